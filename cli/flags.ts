@@ -1,0 +1,134 @@
+import { parseArgs } from "node:util";
+import type { Settings } from "../core/settings.ts";
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+interface FlagSpec {
+  default?: string;
+  help: string;
+}
+
+/** SPEC §2: every serve flag, each also an env var STRATUM_<FLAG>. */
+export const SERVE_FLAGS = {
+  listen: { default: "0.0.0.0:9443", help: "HTTPS address host:port ([::]:9443 for IPv6; port 0 picks a free one)" },
+  "state-dir": { default: "/var/lib/stratum/installer", help: "lowdb store, TLS key/cert, install code, event logs" },
+  payload: { default: "/var/lib/stratum/payload", help: "offline payload folder" },
+  handoff: { default: "/var/lib/stratum/handoff/node.yaml", help: "node.yaml left by stage 1 for an unattended install" },
+  "install-record": { default: "/var/lib/stratum/install-record.json", help: "stage 1's install record" },
+  "node-yaml": { default: "/etc/stratum/node.yaml", help: "where the install writes node.yaml" },
+  firstboot: { default: "/usr/lib/stratum/firstboot", help: "executable run by the firstboot step" },
+  "readiness-url": { default: "https://127.0.0.1:8443/v1/readiness", help: "the cloud's readiness endpoint" },
+  "readiness-timeout": { default: "1800", help: "seconds to wait for READY" },
+  "readiness-interval": { default: "3", help: "seconds between readiness polls" },
+  "host-facts": { help: "JSON file overriding the host inventory read from /sys and /proc" },
+  "tls-cert": { help: "operator-provided certificate (PEM); default: self-signed in the state dir" },
+  "tls-key": { help: "operator-provided private key (PEM), with --tls-cert" },
+} as const satisfies Record<string, FlagSpec>;
+
+export type ServeFlag = keyof typeof SERVE_FLAGS;
+
+export function envName(flag: string): string {
+  return `STRATUM_${flag.toUpperCase().replaceAll("-", "_")}`;
+}
+
+export function parseFlags<const F extends string>(
+  args: string[],
+  flags: Record<F, FlagSpec>,
+  env: NodeJS.ProcessEnv,
+  extra: Record<string, { type: "boolean" }> = {},
+): { values: Partial<Record<F, string>>; booleans: Record<string, boolean>; positionals: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        ...Object.fromEntries(Object.keys(flags).map((name) => [name, { type: "string" as const }])),
+        ...extra,
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/\. To specify a positional argument.*$/s, "."));
+  }
+  const values: Partial<Record<F, string>> = {};
+  for (const name of Object.keys(flags) as F[]) {
+    const value = (parsed.values as Record<string, unknown>)[name] ?? env[envName(name)] ?? flags[name].default;
+    if (typeof value === "string") values[name] = value;
+  }
+  const booleans = Object.fromEntries(Object.keys(extra).map((name) => [name, Boolean((parsed.values as Record<string, unknown>)[name])]));
+  return { values, booleans, positionals: parsed.positionals };
+}
+
+function seconds(flag: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(n) || n < min) {
+    throw new UsageError(`--${flag} must be a number of seconds ≥ ${min}, got "${value}"`);
+  }
+  return n;
+}
+
+export function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(value.trim());
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || port > 65535) {
+    throw new UsageError(`--listen must be host:port (e.g. 0.0.0.0:9443 or [::]:9443), got "${value}"`);
+  }
+  return { host: (match[1] ?? match[2])!, port };
+}
+
+export function settingsFrom(values: Partial<Record<ServeFlag, string>>): Settings {
+  const v = values as Record<ServeFlag, string> & Partial<Record<ServeFlag, string>>;
+  const listen = parseListen(v.listen);
+  if (Boolean(v["tls-cert"]) !== Boolean(v["tls-key"])) {
+    throw new UsageError("--tls-cert and --tls-key go together: give both, or neither for a self-signed certificate");
+  }
+  try {
+    new URL(v["readiness-url"]);
+  } catch {
+    throw new UsageError(`--readiness-url must be a URL, got "${v["readiness-url"]}"`);
+  }
+  return {
+    listenHost: listen.host,
+    listenPort: listen.port,
+    stateDir: v["state-dir"],
+    payload: v.payload,
+    handoff: v.handoff,
+    installRecord: v["install-record"],
+    nodeYaml: v["node-yaml"],
+    firstboot: v.firstboot,
+    readinessUrl: v["readiness-url"],
+    readinessTimeoutSeconds: seconds("readiness-timeout", v["readiness-timeout"], 1),
+    readinessIntervalSeconds: seconds("readiness-interval", v["readiness-interval"], 0.05),
+    hostFacts: v["host-facts"],
+    tlsCert: v["tls-cert"],
+    tlsKey: v["tls-key"],
+  };
+}
+
+export function usage(version: string): string {
+  const flagLines = Object.entries(SERVE_FLAGS).map(([name, spec]) => {
+    const fallback = "default" in spec ? ` (default ${spec.default})` : "";
+    return `  --${name.padEnd(20)} ${spec.help}${fallback}\n  ${"".padEnd(22)} env ${envName(name)}`;
+  });
+  return [
+    `Stratum installer ${version}`,
+    "",
+    "Usage:",
+    "  node installer.js [serve] [flags]        serve the HTTPS installer API",
+    "  node installer.js validate FILE [--host-facts F]  check a node.yaml offline (exit 0 valid, 1 invalid, 2 unreadable)",
+    "  node installer.js openapi                print the OpenAPI 3.1 document",
+    "  node installer.js schema                 print the node.yaml JSON Schema",
+    "  node installer.js code [--state-dir D]   print the install code",
+    "  node installer.js --help | --version",
+    "",
+    "Serve flags:",
+    ...flagLines,
+    "",
+  ].join("\n");
+}

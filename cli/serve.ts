@@ -1,0 +1,91 @@
+import { serve } from "@hono/node-server";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { networkInterfaces } from "node:os";
+import { loadHostFactsFile, readHostFacts } from "../core/host-facts.ts";
+import { loadOrCreateInstallCode } from "../core/install-code.ts";
+import { createLogger } from "../core/log.ts";
+import { createRedactor } from "../core/redact.ts";
+import { createServices } from "../core/services.ts";
+import type { Settings } from "../core/settings.ts";
+import { acquireStateLock } from "../core/state-lock.ts";
+import { openStore } from "../core/store.ts";
+import { loadTls } from "../core/tls-files.ts";
+import { createApp } from "../handlers/app.ts";
+import { draftSecrets } from "../core/secrets.ts";
+import { mkdir } from "node:fs/promises";
+
+function publicUrl(host: string, port: number): string {
+  const wildcard = host === "0.0.0.0" || host === "::";
+  const address = wildcard
+    ? (Object.values(networkInterfaces())
+        .flat()
+        .find((i) => i && !i.internal && i.family === "IPv4")?.address ?? "127.0.0.1")
+    : host;
+  return `https://${address.includes(":") ? `[${address}]` : address}:${port}`;
+}
+
+export async function runServe(settings: Settings, version: string): Promise<void> {
+  const lock = await acquireStateLock(await ensureStateDir(settings.stateDir));
+  const opened = await openStore(settings.stateDir, () => new Date());
+  const installCode = await loadOrCreateInstallCode(settings.stateDir);
+  const redactor = createRedactor(() => [installCode, ...draftSecrets(opened.store.data.draft)]);
+  const log = createLogger(redactor);
+  const [host, tls] = await Promise.all([
+    settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts(),
+    loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }),
+  ]);
+
+  let url = publicUrl(settings.listenHost, settings.listenPort);
+  const services = createServices({ version, url: () => url, settings, store: opened.store, installCode, host, log, redactor, now: () => new Date() });
+  const interrupted = await services.runner.recoverInterrupted();
+  const app = createApp(services);
+
+  const server = serve(
+    {
+      fetch: app.fetch,
+      hostname: settings.listenHost,
+      port: settings.listenPort,
+      createServer,
+      serverOptions: { cert: tls.cert, key: tls.key },
+    },
+    (info: AddressInfo) => {
+      url = publicUrl(settings.listenHost, info.port);
+      const notices = [
+        lock.tookOverFrom ? `took over the lock of a stopped installer (pid ${lock.tookOverFrom})` : undefined,
+        opened.keptAside ? `the store file did not parse: kept aside as ${opened.keptAside}; started with a fresh store` : undefined,
+        ...interrupted.map((a) => `attempt ${a.attempt} was interrupted at ${a.step ?? "its start"}; its verdict says ${a.verdict?.next}`),
+        opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
+      ].filter((n): n is string => n !== undefined);
+      process.stdout.write(
+        [
+          `Stratum installer ${version}`,
+          `  URL:          ${url}  (listening on ${info.address}:${info.port})`,
+          `  Install code: ${installCode}`,
+          `  TLS SHA-256:  ${tls.fingerprint} (${tls.source})`,
+          `  State dir:    ${settings.stateDir}`,
+          ...notices.map((n) => `  NOTICE: ${n}`),
+          "",
+        ].join("\n"),
+      );
+      for (const notice of notices) log.warn(notice);
+      log.info("listening", { url, port: info.port });
+    },
+  );
+
+  const stop = (signal: string) => {
+    log.info("stopping", { signal });
+    server.close();
+    void services.runner
+      .shutdown()
+      .then(() => lock.release())
+      .finally(() => process.exit(0));
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+}
+
+async function ensureStateDir(path: string): Promise<string> {
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  return path;
+}

@@ -1,0 +1,43 @@
+import { InstallerError } from "./errors.ts";
+import { codesMatch, presentedCode } from "./install-code.ts";
+import { gate, recordFailure, recordSuccess } from "./lockout.ts";
+import type { Store } from "./store.ts";
+
+export interface Authenticator {
+  /** Throws UNAUTHORIZED or TOO_MANY_ATTEMPTS; resolves when the request may go on. */
+  authorize(address: string, authorization: string | undefined): Promise<void>;
+}
+
+export function createAuthenticator(store: Store, installCode: string, now: () => number): Authenticator {
+  const lockout = () => store.data.lockout;
+
+  const tooMany = (retryAfterSeconds: number) =>
+    new InstallerError({
+      code: "TOO_MANY_ATTEMPTS",
+      detail: `Too many wrong install codes from this address; try again in ${retryAfterSeconds} s. The code is in the installer's banner and in \`node installer.js code\` on the node.`,
+      retryAfterSeconds,
+    });
+
+  return {
+    async authorize(address, authorization) {
+      const at = now();
+      const gated = gate(lockout(), address, at);
+      if (!gated.allowed) throw tooMany(gated.retryAfterSeconds);
+      const code = presentedCode(authorization);
+      if (code === undefined) {
+        throw new InstallerError({
+          code: "UNAUTHORIZED",
+          detail: "Send the install code as `Authorization: Bearer <code>`; it is shown in the installer's banner and by `node installer.js code`.",
+        });
+      }
+      if (codesMatch(installCode, code)) {
+        if (recordSuccess(lockout(), address)) await store.write();
+        return;
+      }
+      const answer = recordFailure(lockout(), address, at);
+      await store.write();
+      if (!answer.allowed) throw tooMany(answer.retryAfterSeconds);
+      throw new InstallerError({ code: "UNAUTHORIZED", detail: "The install code is wrong. Check the installer's banner or run `node installer.js code` on the node." });
+    },
+  };
+}

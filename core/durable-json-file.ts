@@ -1,0 +1,71 @@
+import { open, readFile, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import type { Adapter } from "lowdb";
+
+export class CorruptStoreError extends Error {
+  constructor(readonly path: string, cause: unknown) {
+    super(`${path} does not parse: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = "CorruptStoreError";
+  }
+}
+
+/**
+ * lowdb adapter that survives kill -9 and power loss: write a temp file, fsync it,
+ * rename over the target, fsync the folder. Writes are serialised; each write
+ * snapshots the data when it is queued.
+ */
+export class DurableJsonFile<T> implements Adapter<T> {
+  #queue: Promise<void> = Promise.resolve();
+  readonly tempPath: string;
+
+  constructor(readonly path: string) {
+    this.tempPath = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  }
+
+  async read(): Promise<T | null> {
+    let text: string;
+    try {
+      text = await readFile(this.path, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw err;
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (err) {
+      throw new CorruptStoreError(this.path, err);
+    }
+  }
+
+  write(data: T): Promise<void> {
+    const text = JSON.stringify(data);
+    const next = this.#queue.then(() => this.#writeNow(text));
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #writeNow(text: string): Promise<void> {
+    const file = await open(this.tempPath, "w", 0o600);
+    try {
+      await file.writeFile(text);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(this.tempPath, this.path);
+    await syncFolder(dirname(this.path));
+  }
+}
+
+export async function syncFolder(path: string): Promise<void> {
+  const folder = await open(path, "r");
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
+
+export async function removeQuietly(path: string): Promise<void> {
+  await rm(path, { force: true });
+}

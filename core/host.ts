@@ -1,0 +1,30 @@
+/** What the installer knows of the machine it runs on (SPEC §5, GET /options). */
+export interface HostInterface {
+  name: string;
+  mac: string;
+  /** Link is up (operstate "up"). */
+  up: boolean;
+  /** Addresses in CIDR notation, e.g. "10.0.0.5/24". */
+  addresses: string[];
+}
+
+export interface HostDisk {
+  name: string;
+  /** Device path, e.g. "/dev/sdb"; what node.yaml's storage.osd_devices names. */
+  path: string;
+  sizeBytes: number;
+  model: string;
+  rotational: boolean;
+  /** Holds partitions, a filesystem, or the running system: not usable for Ceph. */
+  inUse: boolean;
+  /** Why it is in use, for a person ("mounted at /", "has partitions sda1, sda2"). */
+  usage?: string;
+}
+
+export interface HostFacts {
+  hostname: string;
+  interfaces: HostInterface[];
+  disks: HostDisk[];
+  memoryBytes: number;
+  cpuCount: number;
+}

@@ -1,0 +1,69 @@
+import { createHash, randomInt, timingSafeEqual } from "node:crypto";
+import { open, readFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/** No 0/O, 1/I/L, U/V: a code read aloud or off a console screen is typed right. */
+const ALPHABET = "ABCDEFGHJKMNPQRSTWXYZ23456789";
+const GROUPS = 3;
+const GROUP_LENGTH = 4;
+export const INSTALL_CODE_FILE = "install-code";
+/** log2(29^12) ≈ 58 bits. */
+export const INSTALL_CODE_BITS = Math.floor(GROUPS * GROUP_LENGTH * Math.log2(ALPHABET.length));
+
+export function generateInstallCode(): string {
+  const groups: string[] = [];
+  for (let g = 0; g < GROUPS; g++) {
+    let group = "";
+    for (let i = 0; i < GROUP_LENGTH; i++) group += ALPHABET[randomInt(ALPHABET.length)];
+    groups.push(group);
+  }
+  return groups.join("-");
+}
+
+/** Case and dashes/spaces do not matter to a person typing the code. */
+function normalize(code: string): string {
+  return code.toUpperCase().replace(/[\s-]/g, "");
+}
+
+function digest(code: string): Buffer {
+  return createHash("sha256").update(normalize(code)).digest();
+}
+
+export function codesMatch(expected: string, presented: string): boolean {
+  return timingSafeEqual(digest(expected), digest(presented));
+}
+
+/** Reads the state dir's code, creating it (mode 0600) on first use. */
+export async function loadOrCreateInstallCode(stateDir: string): Promise<string> {
+  const path = join(stateDir, INSTALL_CODE_FILE);
+  const existing = await readInstallCode(stateDir);
+  if (existing) return existing;
+  const code = generateInstallCode();
+  const file = await open(path, "w", 0o600);
+  try {
+    await file.writeFile(`${code}\n`);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  return code;
+}
+
+export async function readInstallCode(stateDir: string): Promise<string | undefined> {
+  try {
+    const code = (await readFile(join(stateDir, INSTALL_CODE_FILE), "utf8")).trim();
+    return code.length > 0 ? code : undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+/** `Authorization: Bearer <code>` or the bare code. Undefined when no code was sent at all. */
+export function presentedCode(authorization: string | undefined): string | undefined {
+  const value = authorization?.trim();
+  if (!value) return undefined;
+  const bearer = /^bearer\s+(.*)$/i.exec(value);
+  const code = (bearer ? bearer[1] : value)?.trim();
+  return code ? code : undefined;
+}

@@ -1,0 +1,98 @@
+/** Brute-force protection for the install code (SPEC §3). Pure: state in, decision out; the caller persists. */
+export interface AddressRecord {
+  failures: number;
+  lastFailureAt: number;
+  lockedUntil?: number;
+}
+
+export interface LockoutState {
+  addresses: Record<string, AddressRecord>;
+  /** Times (epoch ms) of wrong codes from all addresses, within the global window. */
+  globalFailures: number[];
+}
+
+export const LOCKOUT_POLICY = {
+  freeFailures: 5,
+  firstLockSeconds: 30,
+  maxLockSeconds: 15 * 60,
+  globalWindowMs: 60 * 60 * 1000,
+  globalBudget: 100,
+  forgetAfterMs: 24 * 60 * 60 * 1000,
+  maxTrackedAddresses: 10_000,
+} as const;
+
+export type Gate = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+function secondsUntil(until: number, now: number): number {
+  return Math.max(1, Math.ceil((until - now) / 1000));
+}
+
+function pruneGlobal(state: LockoutState, now: number): void {
+  const since = now - LOCKOUT_POLICY.globalWindowMs;
+  const recent = state.globalFailures.filter((t) => t > since);
+  state.globalFailures = recent.slice(-(LOCKOUT_POLICY.globalBudget + 1));
+}
+
+function globalExhausted(state: LockoutState, now: number): boolean {
+  pruneGlobal(state, now);
+  return state.globalFailures.length >= LOCKOUT_POLICY.globalBudget;
+}
+
+function globalRetryAfter(state: LockoutState, now: number): number {
+  const oldest = state.globalFailures[0] ?? now;
+  return secondsUntil(oldest + LOCKOUT_POLICY.globalWindowMs, now);
+}
+
+function liveRecord(state: LockoutState, address: string, now: number): AddressRecord | undefined {
+  const record = state.addresses[address];
+  if (record && now - record.lastFailureAt > LOCKOUT_POLICY.forgetAfterMs && !(record.lockedUntil && record.lockedUntil > now)) {
+    delete state.addresses[address];
+    return undefined;
+  }
+  return record;
+}
+
+/** Before the code is looked at: a locked-out address is refused whatever it sends. */
+export function gate(state: LockoutState, address: string, now: number): Gate {
+  const record = liveRecord(state, address, now);
+  if (record?.lockedUntil && record.lockedUntil > now) {
+    return { allowed: false, retryAfterSeconds: secondsUntil(record.lockedUntil, now) };
+  }
+  if (record && globalExhausted(state, now)) {
+    return { allowed: false, retryAfterSeconds: globalRetryAfter(state, now) };
+  }
+  return { allowed: true };
+}
+
+/** A wrong code: counts it and says whether to answer 401 or 429. */
+export function recordFailure(state: LockoutState, address: string, now: number): Gate {
+  const record = liveRecord(state, address, now) ?? { failures: 0, lastFailureAt: now };
+  record.failures += 1;
+  record.lastFailureAt = now;
+  const beyond = record.failures - LOCKOUT_POLICY.freeFailures;
+  if (beyond >= 0) {
+    const seconds = Math.min(LOCKOUT_POLICY.firstLockSeconds * 2 ** beyond, LOCKOUT_POLICY.maxLockSeconds);
+    record.lockedUntil = now + seconds * 1000;
+  }
+  state.addresses[address] = record;
+  evictOldest(state);
+  const exhaustedBefore = globalExhausted(state, now);
+  state.globalFailures.push(now);
+  pruneGlobal(state, now);
+  if (exhaustedBefore) return { allowed: false, retryAfterSeconds: globalRetryAfter(state, now) };
+  if (beyond > 0 && record.lockedUntil) return { allowed: false, retryAfterSeconds: secondsUntil(record.lockedUntil, now) };
+  return { allowed: true };
+}
+
+export function recordSuccess(state: LockoutState, address: string): boolean {
+  if (!(address in state.addresses)) return false;
+  delete state.addresses[address];
+  return true;
+}
+
+function evictOldest(state: LockoutState): void {
+  const entries = Object.entries(state.addresses);
+  if (entries.length <= LOCKOUT_POLICY.maxTrackedAddresses) return;
+  entries.sort(([, a], [, b]) => a.lastFailureAt - b.lastFailureAt);
+  for (const [address] of entries.slice(0, entries.length - LOCKOUT_POLICY.maxTrackedAddresses)) delete state.addresses[address];
+}

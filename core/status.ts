@@ -1,0 +1,60 @@
+import type { AttemptRecord } from "./attempts/types.ts";
+import type { DraftAnalysis } from "./draft.ts";
+import type { Blocker } from "./errors.ts";
+import type { Mode, Phase, Profile, Step } from "./model.ts";
+import type { UnattendedRecord } from "./unattended.ts";
+
+export interface Status {
+  phase: Phase;
+  version: string;
+  mode?: Mode;
+  profile: Profile;
+  hostname: string;
+  url: string;
+  configValid: boolean;
+  attempt: number;
+  step?: Step;
+  startedAt?: string;
+  finishedAt?: string;
+  blockers?: Blocker[];
+  unattended?: UnattendedRecord;
+}
+
+/** Seed 000: configuring until an install starts; installing while one runs; done after one succeeded; failed after the latest failed. */
+export function phaseOf(attempts: readonly AttemptRecord[]): Phase {
+  const latest = attempts.at(-1);
+  if (!latest) return "configuring";
+  if (latest.state === "running") return "installing";
+  if (attempts.some((a) => a.state === "succeeded")) return "done";
+  return "failed";
+}
+
+export interface StatusInputs {
+  version: string;
+  url: string;
+  hostHostname: string;
+  draft: DraftAnalysis;
+  attempts: readonly AttemptRecord[];
+  blockers: Blocker[];
+  unattended?: UnattendedRecord;
+}
+
+export function computeStatus(inputs: StatusInputs): Status {
+  const latest = inputs.attempts.at(-1);
+  const status: Status = {
+    phase: phaseOf(inputs.attempts),
+    version: inputs.version,
+    profile: inputs.draft.profile,
+    hostname: inputs.draft.hostname ?? inputs.hostHostname,
+    url: inputs.url,
+    configValid: inputs.draft.valid,
+    attempt: inputs.attempts.length,
+  };
+  if (inputs.draft.mode) status.mode = inputs.draft.mode;
+  if (latest?.state === "running" && latest.step) status.step = latest.step;
+  if (latest) status.startedAt = latest.startedAt;
+  if (latest?.finishedAt) status.finishedAt = latest.finishedAt;
+  if (inputs.blockers.length > 0) status.blockers = inputs.blockers;
+  if (inputs.unattended) status.unattended = inputs.unattended;
+  return status;
+}

@@ -1,0 +1,83 @@
+import { mkdir, readdir, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { Low } from "lowdb";
+import { CorruptStoreError, DurableJsonFile } from "./durable-json-file.ts";
+import type { AttemptRecord } from "./attempts/types.ts";
+import type { LockoutState } from "./lockout.ts";
+import type { UnattendedRecord } from "./unattended.ts";
+
+export type DraftRecord =
+  | { source: "structured"; config: Record<string, unknown>; revision: number; updatedAt: string | null }
+  | { source: "yaml"; yaml: string; revision: number; updatedAt: string | null };
+
+export interface StoreData {
+  schemaVersion: 1;
+  draft: DraftRecord;
+  attempts: AttemptRecord[];
+  lockout: LockoutState;
+  unattended?: UnattendedRecord;
+}
+
+export function emptyStore(): StoreData {
+  return {
+    schemaVersion: 1,
+    draft: { source: "structured", config: {}, revision: 0, updatedAt: null },
+    attempts: [],
+    lockout: { addresses: {}, globalFailures: [] },
+  };
+}
+
+/** The small state document. Mutate `data`, then `await write()`: writes are durable and serialised. */
+export interface Store {
+  readonly data: StoreData;
+  write(): Promise<void>;
+}
+
+export interface OpenedStore {
+  store: Store;
+  /** True when no store file existed: this is the state dir's first start. */
+  firstStart: boolean;
+  /** Where an unreadable store file was kept aside, when it was. */
+  keptAside?: string;
+  /** Temp files of interrupted writes that were removed. */
+  cleanedTempFiles: string[];
+}
+
+export const STORE_FILE = "installer.json";
+
+export async function openStore(stateDir: string, now: () => Date): Promise<OpenedStore> {
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const cleanedTempFiles = await removeInterruptedWrites(stateDir);
+  const path = join(stateDir, STORE_FILE);
+  const adapter = new DurableJsonFile<StoreData>(path);
+  const low = new Low<StoreData>(adapter, emptyStore());
+  let keptAside: string | undefined;
+  let firstStart = false;
+  try {
+    const data = await adapter.read();
+    if (data === null) firstStart = true;
+    else if (isStoreShaped(data)) low.data = withDefaults(data);
+    else throw new CorruptStoreError(path, new Error("not an installer store document"));
+  } catch (err) {
+    if (!(err instanceof CorruptStoreError)) throw err;
+    keptAside = `${path}.corrupt-${now().toISOString().replace(/[:.]/g, "-")}`;
+    await rename(path, keptAside);
+  }
+  if (firstStart || keptAside) await low.write();
+  return { store: low, firstStart, keptAside, cleanedTempFiles };
+}
+
+function isStoreShaped(data: unknown): data is Partial<StoreData> {
+  return typeof data === "object" && data !== null && !Array.isArray(data) && (data as StoreData).schemaVersion === 1;
+}
+
+function withDefaults(data: Partial<StoreData>): StoreData {
+  const empty = emptyStore();
+  return { ...empty, ...data, lockout: { ...empty.lockout, ...data.lockout } };
+}
+
+async function removeInterruptedWrites(stateDir: string): Promise<string[]> {
+  const names = (await readdir(stateDir)).filter((name) => name.startsWith(".") && name.endsWith(".tmp"));
+  await Promise.all(names.map((name) => rm(join(stateDir, name), { force: true })));
+  return names;
+}

@@ -1,0 +1,60 @@
+import { open, readFile } from "node:fs/promises";
+import { hostname, networkInterfaces } from "node:os";
+import { join } from "node:path";
+import { certificateFingerprint, generateSelfSignedCert } from "./tls.ts";
+
+export interface TlsMaterial {
+  cert: string;
+  key: string;
+  fingerprint: string;
+  /** Where it came from, for the banner. */
+  source: "operator" | "generated" | "reused";
+}
+
+async function readIfPresent(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+async function writePrivate(path: string, text: string): Promise<void> {
+  const file = await open(path, "w", 0o600);
+  try {
+    await file.writeFile(text);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}
+
+function nodeAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((info) => info !== undefined && !info.address.startsWith("fe80"))
+    .map((info) => info!.address.replace(/%.*$/, ""));
+}
+
+/** Operator's cert and key when given; else the state dir's self-signed pair, generated once and reused. */
+export async function loadTls(stateDir: string, operator: { cert?: string; key?: string }): Promise<TlsMaterial> {
+  if (operator.cert && operator.key) {
+    const cert = await readFile(operator.cert, "utf8");
+    const key = await readFile(operator.key, "utf8");
+    return { cert, key, fingerprint: certificateFingerprint(cert), source: "operator" };
+  }
+  const certPath = join(stateDir, "tls.crt");
+  const keyPath = join(stateDir, "tls.key");
+  const [cert, key] = await Promise.all([readIfPresent(certPath), readIfPresent(keyPath)]);
+  if (cert && key) return { cert, key, fingerprint: certificateFingerprint(cert), source: "reused" };
+  const name = hostname();
+  const pair = generateSelfSignedCert({
+    commonName: name,
+    dnsNames: [name, "localhost"],
+    ipAddresses: ["127.0.0.1", "::1", ...nodeAddresses()],
+  });
+  await writePrivate(keyPath, pair.keyPem);
+  await writePrivate(certPath, pair.certPem);
+  return { cert: pair.certPem, key: pair.keyPem, fingerprint: certificateFingerprint(pair.certPem), source: "generated" };
+}

@@ -1,0 +1,91 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
+import { InstallerError } from "../core/errors.ts";
+import type { Services } from "../core/services.ts";
+import type { AppEnv } from "./env.ts";
+import { routes } from "./index.ts";
+import { invalidRequestFromZod, problem, toInstallerError } from "./problem.ts";
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
+
+export const OPENAPI_INFO = {
+  openapi: "3.1.0",
+  info: {
+    title: "Stratum installer",
+    description:
+      "The stage-2 installer of a Stratum node: choose the install mode, fill and validate the draft config, run and follow install attempts. Every /v1/installer endpoint needs the install code shown in the installer's banner.",
+    license: { name: "Apache-2.0", identifier: "Apache-2.0" },
+  },
+  servers: [{ url: "https://{node}:9443", variables: { node: { default: "127.0.0.1", description: "The node's address." } } }],
+  tags: [
+    { name: "Installer", description: "Where the install stands." },
+    { name: "Config", description: "Install options and the draft config." },
+    { name: "Install", description: "Install attempts: start, follow, verdict, report." },
+    { name: "Service", description: "Liveness and the API description; no install code." },
+  ],
+};
+
+export function createApp(services: Services) {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) return problem(c, invalidRequestFromZod(result.error, result.target));
+    },
+  });
+
+  app.use(requestId());
+  app.use(secureHeaders({ strictTransportSecurity: false }));
+  app.use(async (c, next) => {
+    c.set("services", services);
+    await next();
+  });
+  const limit = bodyLimit({
+    maxSize: BODY_LIMIT_BYTES,
+    onError: () => {
+      throw new InstallerError({ code: "BODY_TOO_LARGE", detail: `The body is over the ${BODY_LIMIT_BYTES} byte limit.` });
+    },
+  });
+  app.use(async (c, next) => (BODY_METHODS.has(c.req.method) ? limit(c, next) : next()));
+  app.use("/v1/installer/*", async (c, next) => {
+    const address = c.env?.incoming?.socket?.remoteAddress ?? "unknown";
+    await services.auth.authorize(address, c.req.header("authorization"));
+    await next();
+  });
+
+  mountRoutes(app);
+  let document: unknown;
+  app.get("/openapi.json", (c) => c.json((document ??= describe(app, services.version))));
+
+  app.notFound((c) => problem(c, new InstallerError({ code: "NOT_FOUND", detail: `No endpoint ${c.req.method} ${c.req.path}. /openapi.json lists every route.` })));
+  app.onError((err, c) => {
+    const known = toInstallerError(err);
+    if (known) return problem(c, known);
+    services.log.error("request failed", { requestId: c.get("requestId"), method: c.req.method, path: c.req.path, error: String(err) });
+    return problem(c, new InstallerError({ code: "INTERNAL", detail: `The installer failed to answer; the log has request id ${c.get("requestId")}.` }));
+  });
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;
+
+function mountRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapiRoutes(routes);
+  app.openAPIRegistry.registerComponent("securitySchemes", "installCode", {
+    type: "http",
+    scheme: "bearer",
+    description: "The install code from the installer's banner (`node installer.js code`). A bare code without `Bearer ` is accepted too.",
+  });
+}
+
+function describe(app: OpenAPIHono<AppEnv>, version: string) {
+  return app.getOpenAPI31Document({ ...OPENAPI_INFO, info: { ...OPENAPI_INFO.info, version } });
+}
+
+/** The OpenAPI 3.1 document, generated from the route definitions (served at /openapi.json, printed by `installer openapi`). */
+export function openApiDocument(version: string) {
+  const app = new OpenAPIHono<AppEnv>();
+  mountRoutes(app);
+  return describe(app, version);
+}

@@ -1,0 +1,8 @@
+import type { HttpBindings } from "@hono/node-server";
+import type { RequestIdVariables } from "hono/request-id";
+import type { Services } from "../core/services.ts";
+
+export type AppEnv = {
+  Bindings: HttpBindings;
+  Variables: RequestIdVariables & { services: Services };
+};

@@ -1,0 +1,58 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ZodError } from "zod";
+import { ERROR_CODES, InstallerError, codeToStatus, type ErrorCode } from "../core/errors.ts";
+import type { AppEnv } from "./env.ts";
+
+const HTTP_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
+  400: "INVALID_REQUEST",
+  401: "UNAUTHORIZED",
+  404: "NOT_FOUND",
+  413: "BODY_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+};
+
+const HTTP_DETAILS: Partial<Record<ErrorCode, string>> = {
+  BODY_TOO_LARGE: "The body is over the 1 MiB limit.",
+  UNSUPPORTED_MEDIA_TYPE: "This endpoint does not take that content type; see /openapi.json for the accepted ones.",
+  NOT_FOUND: "No such endpoint. The API is under /v1/installer; /openapi.json lists every route.",
+};
+
+function problemType(code: ErrorCode): string {
+  return `urn:stratum:installer:problem:${code.toLowerCase().replaceAll("_", "-")}`;
+}
+
+export function problem(c: Context<AppEnv>, error: InstallerError): Response {
+  const status = codeToStatus(error.code);
+  const headers: Record<string, string> = { "Content-Type": "application/problem+json" };
+  if (error.retryAfterSeconds !== undefined) headers["Retry-After"] = String(error.retryAfterSeconds);
+  const body = {
+    type: problemType(error.code),
+    title: ERROR_CODES[error.code].title,
+    status,
+    detail: error.detail,
+    code: error.code,
+    requestId: c.get("requestId") ?? "",
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...(error.blockers ? { blockers: error.blockers } : {}),
+  };
+  return c.json(body, status as 400, headers);
+}
+
+/** Anything thrown: domain errors keep their code, Hono's HTTP errors map by status, the rest is a 500 without internals. */
+export function toInstallerError(err: unknown): InstallerError | undefined {
+  if (err instanceof InstallerError) return err;
+  if (err instanceof HTTPException) {
+    const code = HTTP_STATUS_CODES[err.status];
+    if (code) return new InstallerError({ code, detail: HTTP_DETAILS[code] ?? err.message });
+  }
+  return undefined;
+}
+
+export function invalidRequestFromZod(error: ZodError, target: string): InstallerError {
+  return new InstallerError({
+    code: "INVALID_REQUEST",
+    detail: `The request ${target} is not the expected shape: ${error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+    errors: error.issues.map((issue) => ({ field: issue.path.map(String).join("."), message: issue.message })),
+  });
+}

@@ -1,0 +1,68 @@
+import { z } from "@hono/zod-openapi";
+import { ERROR_CODES, type ErrorCode } from "../../core/errors.ts";
+
+export const FieldErrorSchema = z
+  .object({
+    field: z.string().meta({
+      description:
+        "The structured field (network.floatingIpCidrs[1]); empty for the whole config. For a raw YAML draft, the node.yaml key.",
+    }),
+    message: z.string(),
+    hint: z.string().optional().meta({ description: "How to fix it, e.g. the nearest known key for a typo." }),
+    line: z.number().int().optional().meta({ description: "1-based line in a raw YAML draft." }),
+    column: z.number().int().optional().meta({ description: "1-based column in a raw YAML draft." }),
+  })
+  .meta({ id: "FieldError" });
+
+export const BlockerSchema = z
+  .object({
+    code: z.string().meta({ description: "Stable identifier, e.g. PAYLOAD_NOT_LOADED." }),
+    detail: z.string().meta({ description: "What is wrong and how to fix it, for a person." }),
+  })
+  .meta({ id: "Blocker" });
+
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int().min(400).max(599),
+    detail: z.string().optional(),
+    code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]),
+    requestId: z.string(),
+    errors: z.array(FieldErrorSchema).optional().meta({ description: "Field errors, for INVALID_CONFIG." }),
+    blockers: z.array(BlockerSchema).optional().meta({ description: "Why the install is refused, for INSTALL_BLOCKED." }),
+  })
+  .meta({ id: "Problem", description: "RFC 7807 problem details, the control plane's shape." });
+
+const PROBLEM_DESCRIPTIONS = {
+  400: "The body does not parse or is not the expected shape.",
+  401: "No install code, or the wrong one.",
+  404: "Unknown path or attempt.",
+  409: "The request conflicts with the install's state.",
+  412: "If-Match does not match the draft's ETag.",
+  413: "Body over the limit.",
+  415: "Content type not accepted.",
+  422: "The draft does not validate.",
+  429: "Too many wrong install codes; wait for Retry-After.",
+  500: "The installer failed to answer.",
+} as const;
+
+export type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
+
+const retryAfterHeader = z.number().int().meta({ description: "Seconds until the next attempt is considered." });
+
+function problemResponse(status: ProblemStatus) {
+  return {
+    description: PROBLEM_DESCRIPTIONS[status],
+    content: { "application/problem+json": { schema: ProblemSchema } },
+    ...(status === 429 ? { headers: z.object({ "Retry-After": retryAfterHeader }) } : {}),
+  };
+}
+
+/** The problem responses a route really returns; every route spreads these. */
+export function problemResponses<const S extends ProblemStatus>(...statuses: S[]): Record<S, ReturnType<typeof problemResponse>> {
+  return Object.fromEntries(statuses.map((s) => [s, problemResponse(s)])) as Record<S, ReturnType<typeof problemResponse>>;
+}
+
+/** Every /v1/installer route: the code check, its lockout, and a failure to answer. */
+export const authProblems = problemResponses(401, 429, 500);

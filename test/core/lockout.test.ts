@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { LOCKOUT_POLICY, gate, recordFailure, recordSuccess, type LockoutState } from "../../core/lockout.ts";
+
+const fresh = (): LockoutState => ({ addresses: {}, globalFailures: [] });
+const T0 = 1_700_000_000_000;
+
+test("five wrong codes are answered 401; the address is then locked for 30 s", () => {
+  const state = fresh();
+  for (let i = 0; i < 5; i++) assert.deepEqual(recordFailure(state, "10.0.0.1", T0 + i), { allowed: true });
+  assert.deepEqual(gate(state, "10.0.0.1", T0 + 10), { allowed: false, retryAfterSeconds: 30 });
+  assert.deepEqual(gate(state, "10.0.0.2", T0 + 10), { allowed: true }, "another address is not locked");
+  assert.deepEqual(gate(state, "10.0.0.1", T0 + 4 + 30_000), { allowed: true }, "the lock passes");
+});
+
+test("each further wrong code doubles the lock, capped at 15 minutes", () => {
+  const state = fresh();
+  let now = T0;
+  for (let i = 0; i < 5; i++) recordFailure(state, "a", now);
+  const seen: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    now = state.addresses.a!.lockedUntil! + 1;
+    const answer = recordFailure(state, "a", now);
+    assert.equal(answer.allowed, false);
+    if (!answer.allowed) seen.push(answer.retryAfterSeconds);
+  }
+  assert.deepEqual(seen, [60, 120, 240, 480, 900, 900, 900, 900]);
+});
+
+test("a right code clears the address's count", () => {
+  const state = fresh();
+  for (let i = 0; i < 4; i++) recordFailure(state, "a", T0);
+  assert.equal(recordSuccess(state, "a"), true);
+  for (let i = 0; i < 4; i++) assert.equal(recordFailure(state, "a", T0).allowed, true);
+  assert.equal(recordSuccess(state, "b"), false, "nothing to clear, nothing to write");
+});
+
+test("past the global budget every further wrong code is answered 429, but a clean address still gets in", () => {
+  const state = fresh();
+  for (let i = 0; i < LOCKOUT_POLICY.globalBudget; i++) {
+    assert.equal(recordFailure(state, `10.1.${Math.floor(i / 200)}.${i % 200}`, T0 + i).allowed, true);
+  }
+  const answer = recordFailure(state, "10.9.9.9", T0 + 200);
+  assert.equal(answer.allowed, false);
+  assert.deepEqual(gate(state, "10.9.9.9", T0 + 300).allowed, false, "an address that guessed wrong is held off");
+  assert.deepEqual(gate(state, "192.0.2.50", T0 + 300), { allowed: true }, "the console's own address stays usable");
+  assert.deepEqual(gate(state, "10.9.9.9", T0 + LOCKOUT_POLICY.globalWindowMs + 500), { allowed: true }, "the window passes");
+});
+
+test("the tracked state stays bounded", () => {
+  const state = fresh();
+  for (let i = 0; i < 1000; i++) recordFailure(state, `a${i}`, T0 + i);
+  assert.ok(state.globalFailures.length <= LOCKOUT_POLICY.globalBudget + 1);
+});

@@ -1,0 +1,227 @@
+import assert from "node:assert/strict";
+import { copyFile, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { BUNDLE, runCli, startInstaller, tempDir, type RunningInstaller } from "../helpers/installer.ts";
+
+const running: RunningInstaller[] = [];
+async function start(...args: Parameters<typeof startInstaller>) {
+  const installer = await startInstaller(...args);
+  running.push(installer);
+  return installer;
+}
+after(async () => {
+  await Promise.all(running.map((i) => i.kill9()));
+});
+
+function assertProblem(reply: { status: number; headers: Record<string, unknown>; json: any }, status: number, code: string) {
+  assert.equal(reply.status, status, JSON.stringify(reply.json));
+  assert.match(String(reply.headers["content-type"]), /^application\/problem\+json/);
+  assert.equal(reply.json.status, status);
+  assert.equal(reply.json.code, code);
+  assert.equal(typeof reply.json.title, "string");
+  assert.equal(typeof reply.json.type, "string");
+  assert.equal(typeof reply.json.detail, "string");
+  assert.ok(reply.json.requestId.length > 0);
+  assert.equal(reply.headers["x-request-id"], reply.json.requestId);
+  assert.doesNotMatch(JSON.stringify(reply.json), /at .*\.(js|ts):\d+/, "no stack trace in a problem body");
+}
+
+describe("install code", () => {
+  test("no code → 401 UNAUTHORIZED problem+json with a request id; wrong code → 401", async () => {
+    const installer = await start();
+    assertProblem(await installer.request("/v1/installer/status", { code: null }), 401, "UNAUTHORIZED");
+    assertProblem(await installer.request("/v1/installer/status", { code: "AAAA-BBBB-CCCC" }), 401, "UNAUTHORIZED");
+  });
+
+  test("the right code as Bearer, bare, or lower case without dashes → 200", async () => {
+    const installer = await start();
+    for (const authorization of [`Bearer ${installer.code}`, installer.code, `bearer ${installer.code.toLowerCase().replaceAll("-", "")}`]) {
+      const reply = await installer.request("/v1/installer/status", { code: null, headers: { authorization } });
+      assert.equal(reply.status, 200, authorization);
+    }
+    assert.match(installer.code, /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+  });
+
+  test("`installer code` prints the state dir's code alone on one line", async () => {
+    const installer = await start();
+    const result = await runCli(["code", "--state-dir", installer.stateDir]);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, `${installer.code}\n`);
+    const mode = (await stat(join(installer.stateDir, "install-code"))).mode & 0o777;
+    assert.equal(mode, 0o600);
+  });
+
+  test("5 wrong codes → 401; then 429 with Retry-After, even for the right code; survives a restart", async () => {
+    const stateDir = await tempDir();
+    const installer = await start({ stateDir });
+    for (let i = 0; i < 5; i++) {
+      assertProblem(await installer.request("/v1/installer/status", { code: `WRONG-${i}` }), 401, "UNAUTHORIZED");
+    }
+    const locked = await installer.request("/v1/installer/status");
+    assertProblem(locked, 429, "TOO_MANY_ATTEMPTS");
+    const retryAfter = Number(locked.headers["retry-after"]);
+    assert.ok(retryAfter > 25 && retryAfter <= 30, `Retry-After ${retryAfter}`);
+    assertProblem(await installer.request("/v1/installer/status", { code: null }), 429, "TOO_MANY_ATTEMPTS");
+    const healthz = await installer.request("/healthz", { code: null });
+    assert.equal(healthz.status, 200, "endpoints without auth stay open");
+
+    await installer.stop();
+    const restarted = await start({ stateDir });
+    const still = await restarted.request("/v1/installer/status");
+    assertProblem(still, 429, "TOO_MANY_ATTEMPTS");
+    assert.ok(Number(still.headers["retry-after"]) <= retryAfter);
+  });
+});
+
+describe("status", () => {
+  test("seed 000 body before any draft or attempt", async () => {
+    const installer = await start();
+    const reply = await installer.request("/v1/installer/status");
+    assert.equal(reply.status, 200);
+    assert.match(String(reply.headers["content-type"]), /^application\/json/);
+    const { version, url, ...rest } = reply.json;
+    assert.match(version, /^\d+\.\d+\.\d+/);
+    assert.equal(url, installer.url);
+    assert.deepEqual(rest, {
+      phase: "configuring",
+      mode: "single-node",
+      profile: "single-node",
+      hostname: "node-01",
+      configValid: false,
+      attempt: 0,
+    });
+  });
+
+  test("security headers on every response, HSTS off for the self-signed certificate", async () => {
+    const installer = await start();
+    for (const [path, code] of [["/v1/installer/status", undefined], ["/v1/installer/status", null], ["/nope", null]] as const) {
+      const reply = await installer.request(path, { code });
+      assert.equal(reply.headers["x-content-type-options"], "nosniff");
+      assert.equal(reply.headers["x-frame-options"], "SAMEORIGIN");
+      assert.equal(reply.headers["strict-transport-security"], undefined);
+    }
+  });
+
+  test("unknown path → 404 NOT_FOUND problem+json", async () => {
+    const installer = await start();
+    assertProblem(await installer.request("/v1/installer/nope"), 404, "NOT_FOUND");
+    assertProblem(await installer.request("/nope", { code: null }), 404, "NOT_FOUND");
+  });
+});
+
+describe("openapi", () => {
+  test("/openapi.json is OpenAPI 3.1 without auth and lists every route with its problems", async () => {
+    const installer = await start();
+    const reply = await installer.request("/openapi.json", { code: null });
+    assert.equal(reply.status, 200);
+    const doc = reply.json;
+    assert.equal(doc.openapi, "3.1.0");
+    assert.ok(doc.components.securitySchemes.installCode);
+    const status = doc.paths["/v1/installer/status"].get;
+    assert.deepEqual(Object.keys(status.responses).sort(), ["200", "401", "429", "500"]);
+    assert.ok(status.responses["429"].headers["Retry-After"]);
+    assert.match(JSON.stringify(doc.components.schemas.Unattended), /A PUT of the config or a started install hands the draft to the person/);
+    const cli = await runCli(["openapi"]);
+    assert.equal(cli.code, 0);
+    assert.deepEqual(Object.keys(JSON.parse(cli.stdout).paths).sort(), Object.keys(doc.paths).sort());
+  });
+});
+
+describe("TLS", () => {
+  test("self-signed certificate generated once (key 0600), pinned fingerprint, reused after restart", async () => {
+    const stateDir = await tempDir();
+    const first = await start({ stateDir });
+    const reply = await first.request("/healthz", { code: null });
+    assert.equal(reply.peerFingerprint, first.fingerprint);
+    assert.equal((await stat(join(stateDir, "tls.key"))).mode & 0o777, 0o600);
+    await first.stop();
+    const second = await start({ stateDir });
+    assert.equal(second.fingerprint, first.fingerprint);
+    assert.match(second.banner, /\(reused\)/);
+  });
+});
+
+describe("state dir", () => {
+  test("a store file that does not parse is kept aside, the service starts fresh and says so", async () => {
+    const stateDir = await tempDir();
+    await writeFile(join(stateDir, "installer.json"), '{"schemaVersion":1,"draft":{"sour');
+    const installer = await start({ stateDir });
+    assert.match(installer.banner, /NOTICE: the store file did not parse: kept aside as .*installer\.json\.corrupt-/);
+    const names = await readdir(stateDir);
+    const aside = names.find((n) => n.startsWith("installer.json.corrupt-"));
+    assert.ok(aside, names.join(","));
+    assert.equal(await readFile(join(stateDir, aside), "utf8"), '{"schemaVersion":1,"draft":{"sour');
+    assert.equal((await installer.request("/v1/installer/status")).status, 200);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.match(installer.output().stderr, /kept aside/);
+  });
+
+  test("temp files of an interrupted write are removed at start", async () => {
+    const stateDir = await tempDir();
+    await writeFile(join(stateDir, ".installer.json.12345.tmp"), "{half");
+    const installer = await start({ stateDir });
+    assert.ok(!(await readdir(stateDir)).includes(".installer.json.12345.tmp"));
+    assert.match(installer.banner, /removed 1 temp file/);
+  });
+
+  test("a second installer on the same state dir exits 2 naming the holder's pid", async () => {
+    const installer = await start();
+    const second = await runCli(["serve", "--listen", "127.0.0.1:0", "--state-dir", installer.stateDir]);
+    assert.equal(second.code, 2);
+    assert.match(second.stderr, new RegExp(`pid ${installer.proc.pid}`));
+  });
+
+  test("a lock left by a killed installer is taken over", async () => {
+    const stateDir = await tempDir();
+    const first = await start({ stateDir });
+    await first.kill9();
+    const second = await start({ stateDir });
+    assert.match(second.banner, new RegExp(`took over the lock of a stopped installer \\(pid ${first.proc.pid}\\)`));
+    assert.equal(second.code, first.code);
+  });
+});
+
+describe("CLI", () => {
+  test("--version and --help", async () => {
+    const pkg = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8"));
+    const version = await runCli(["--version"]);
+    assert.equal(version.code, 0);
+    assert.equal(version.stdout, `stratum-installer ${pkg.version}\n`);
+    const help = await runCli(["--help"]);
+    assert.equal(help.code, 0);
+    for (const flag of ["--listen", "--state-dir", "--payload", "--handoff", "--install-record", "--node-yaml", "--firstboot", "--readiness-url", "--readiness-timeout", "--host-facts", "--tls-cert", "--tls-key"]) {
+      assert.ok(help.stdout.includes(flag), flag);
+    }
+    assert.match(help.stdout, /STRATUM_STATE_DIR/);
+  });
+
+  for (const [args, message] of [
+    [["--bogus"], /Unknown option '--bogus'/],
+    [["serve", "--listen", "nowhere"], /--listen must be host:port/],
+    [["serve", "--listen", "127.0.0.1:70000"], /--listen must be host:port/],
+    [["serve", "--readiness-timeout", "soon"], /--readiness-timeout must be a number/],
+    [["serve", "--tls-cert", "/x.pem"], /--tls-cert and --tls-key go together/],
+    [["frobnicate"], /unknown command "frobnicate"/],
+  ] as const) {
+    test(`bad flags exit 2: ${args.join(" ")}`, async () => {
+      const result = await runCli([...args]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, message);
+    });
+  }
+
+  test("env vars stand for flags: STRATUM_LISTEN", async () => {
+    const result = await runCli(["serve"], { STRATUM_LISTEN: "bad" });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /got "bad"/);
+  });
+
+  test("the bundle runs copied alone into an empty folder", async () => {
+    const folder = await tempDir("stratum-alone-");
+    const bundle = join(folder, "installer.js");
+    await copyFile(BUNDLE, bundle);
+    const installer = await start({ bundle, cwd: folder, stateDir: join(folder, "state") });
+    assert.equal((await installer.request("/v1/installer/status")).status, 200);
+  });
+});

@@ -1,0 +1,217 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { request as httpsRequest, Agent } from "node:https";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const BUNDLE = join(ROOT, "dist/installer.js");
+export const DEMO_HOST_FACTS = join(ROOT, "demo/host-facts.json");
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: any;
+  peerFingerprint?: string;
+}
+
+export interface RequestOptions {
+  method?: string;
+  body?: string | Buffer | object;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** The install code to send; `null` sends none; default: the right one. */
+  code?: string | null;
+}
+
+export interface RunningInstaller {
+  url: string;
+  port: number;
+  code: string;
+  fingerprint: string;
+  stateDir: string;
+  banner: string;
+  proc: ChildProcess;
+  output(): { stdout: string; stderr: string };
+  request(path: string, options?: RequestOptions): Promise<Reply>;
+  stop(): Promise<number | null>;
+  kill9(): Promise<void>;
+}
+
+export async function tempDir(prefix = "stratum-test-"): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
+
+export function httpsCall(url: string, options: RequestOptions & { code?: string | null } = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.code) headers.authorization = `Bearer ${options.code}`;
+  let payload: string | Buffer | undefined;
+  if (options.body !== undefined) {
+    payload = typeof options.body === "string" || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body);
+    headers["content-type"] ??= options.contentType ?? "application/json";
+  }
+  return new Promise((resolvePromise, reject) => {
+    const req = httpsRequest(url, { method: options.method ?? "GET", headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      const peerFingerprint = (res.socket as import("node:tls").TLSSocket).getPeerCertificate().fingerprint256;
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, json, peerFingerprint });
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+export interface StartOptions {
+  stateDir?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Another copy of the bundle, and the folder to run it from. */
+  bundle?: string;
+  cwd?: string;
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise) => {
+    const proc = spawn(process.execPath, [BUNDLE, ...args], { cwd, env: { ...process.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (d) => (stdout += d));
+    proc.stderr.on("data", (d) => (stderr += d));
+    proc.on("close", (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+export async function startInstaller(options: StartOptions = {}): Promise<RunningInstaller> {
+  const stateDir = options.stateDir ?? (await tempDir());
+  const args = ["serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir, "--host-facts", DEMO_HOST_FACTS, ...(options.args ?? [])];
+  const proc = spawn(process.execPath, [options.bundle ?? BUNDLE, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  proc.stderr!.on("data", (d) => (stderr += d));
+  const banner = await new Promise<string>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`installer did not start in 15 s\nstdout: ${stdout}\nstderr: ${stderr}`)), 15_000);
+    proc.stdout!.on("data", (d) => {
+      stdout += d;
+      if (/TLS SHA-256:.*\n[\s\S]*State dir:.*\n/.test(stdout)) {
+        clearTimeout(timer);
+        resolvePromise(stdout);
+      }
+    });
+    proc.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`installer exited with ${code} before it listened\nstdout: ${stdout}\nstderr: ${stderr}`));
+    });
+  });
+  const url = /URL:\s+(\S+)/.exec(banner)![1]!;
+  const port = Number(/listening on .*:(\d+)\)/.exec(banner)![1]);
+  const code = /Install code:\s+(\S+)/.exec(banner)![1]!;
+  const fingerprint = /TLS SHA-256:\s+(\S+)/.exec(banner)![1]!;
+  const base = `https://127.0.0.1:${port}`;
+  const exited = new Promise<number | null>((r) => proc.on("exit", (c) => r(c)));
+  return {
+    url,
+    port,
+    code,
+    fingerprint,
+    stateDir,
+    banner,
+    proc,
+    output: () => ({ stdout, stderr }),
+    request: (path, opts = {}) => httpsCall(`${base}${path}`, { ...opts, code: opts.code === undefined ? code : opts.code }),
+    async stop() {
+      if (proc.exitCode === null) proc.kill("SIGTERM");
+      return exited;
+    },
+    async kill9() {
+      if (proc.exitCode === null) proc.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+export interface SseMessage {
+  id?: string;
+  data: string;
+}
+
+/** Reads an SSE stream to its end (or until `stopAfter` messages), returning messages and comment lines. */
+export function readSse(
+  url: string,
+  code: string,
+  options: { lastEventId?: string; stopAfter?: number; timeoutMs?: number } = {},
+): Promise<{ status: number; contentType: string; messages: SseMessage[]; comments: string[] }> {
+  const headers: Record<string, string> = { accept: "text/event-stream", authorization: `Bearer ${code}` };
+  if (options.lastEventId) headers["last-event-id"] = options.lastEventId;
+  return new Promise((resolvePromise, reject) => {
+    const req = httpsRequest(url, { headers, rejectUnauthorized: false }, (res) => {
+      const messages: SseMessage[] = [];
+      const comments: string[] = [];
+      let buffer = "";
+      const finish = () => {
+        clearTimeout(timer);
+        resolvePromise({ status: res.statusCode ?? 0, contentType: String(res.headers["content-type"]), messages, comments });
+      };
+      const timer = setTimeout(() => {
+        req.destroy();
+        reject(new Error(`SSE did not end within ${options.timeoutMs ?? 30_000} ms; got ${messages.length} messages`));
+      }, options.timeoutMs ?? 30_000);
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const message: SseMessage = { data: "" };
+          let isMessage = false;
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) comments.push(line);
+            else if (line.startsWith("id:")) message.id = line.slice(3).trim();
+            else if (line.startsWith("data:")) {
+              message.data += (message.data ? "\n" : "") + line.slice(5).trimStart();
+              isMessage = true;
+            }
+          }
+          if (isMessage) messages.push(message);
+          if (options.stopAfter !== undefined && messages.length >= options.stopAfter) {
+            req.destroy();
+            finish();
+            return;
+          }
+        }
+      });
+      res.on("end", finish);
+      res.on("error", () => finish());
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
