@@ -1,0 +1,6 @@
+import { formatPath } from "./path.ts";
+import type { FieldError, PathError } from "./types.ts";
+
+export function toFieldError({ path, message, hint }: PathError, position?: { line: number; column: number }): FieldError {
+  return { field: formatPath(path), message, ...(hint !== undefined && { hint }), ...position };
+}

@@ -1,0 +1,11 @@
+export { draftMode } from "./draft-mode.ts";
+export { draftToNodeYaml, nodeYamlToDraft } from "./mapping.ts";
+export { type ModeOption, modeOptions } from "./modes.ts";
+export { nodeYamlJsonSchema } from "./node-yaml-schema.ts";
+export { redactDraft, SECRET_FIELDS } from "./redact.ts";
+export { renderNodeYaml } from "./render.ts";
+export { type Draft, DraftSchema } from "./schema.ts";
+export type { FieldError, ValidationContext } from "./types.ts";
+export { validateDraft } from "./validate.ts";
+export { analyzeYamlDraft, type YamlDraftAnalysis } from "./yaml-analysis.ts";
+export { parseYamlSafely } from "./yaml-parse.ts";

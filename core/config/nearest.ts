@@ -1,0 +1,38 @@
+/** Optimal string alignment distance: edits, with a swap of two neighbours counting as one. */
+export function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j += 1) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i += 1) {
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+// Case and separators do not count: floatingIpCidrs, floating_ip_cidrs and Floating-IP-CIDRs are one name.
+function normalized(name: string): string {
+  return name.toLowerCase().replace(/[-_\s]/g, "");
+}
+
+function allowedDistance(length: number): number {
+  return length <= 4 ? 1 : length <= 8 ? 2 : 3;
+}
+
+/** The candidate closest to `name`, when close enough to be a likely typo. */
+export function nearest<T>(name: string, candidates: readonly T[], nameOf: (candidate: T) => string): T | undefined {
+  const wanted = normalized(name);
+  if (wanted.length === 0 || wanted.length > 64) return undefined;
+  let best: { candidate: T; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const other = normalized(nameOf(candidate));
+    const limit = allowedDistance(Math.max(wanted.length, other.length));
+    if (Math.abs(other.length - wanted.length) > limit) continue;
+    const distance = editDistance(wanted, other);
+    if (distance <= limit && (!best || distance < best.distance)) best = { candidate, distance };
+  }
+  return best?.candidate;
+}

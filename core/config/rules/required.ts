@@ -1,0 +1,75 @@
+import { MODE_TABLE, type Mode } from "../../model.ts";
+import { valueAt } from "../path.ts";
+import type { Draft } from "../schema.ts";
+import type { Path, PathError, RuleContext } from "../types.ts";
+import { interfaceList, unusedDiskList } from "../host-lists.ts";
+import type { Rule } from "./rule.ts";
+
+interface Requirement {
+  path: Path;
+  what: string;
+  hint?: (draft: Draft, ctx: RuleContext) => string | undefined;
+}
+
+function currentAddresses(draft: Draft, ctx: RuleContext): string | undefined {
+  const found = ctx.host.interfaces.find((i) => i.name === draft.network?.interface);
+  return found && found.addresses.length > 0 ? `${found.name} has ${found.addresses.join(", ")} now` : undefined;
+}
+
+const FOR_EVERY_MODE: Requirement[] = [
+  { path: ["hostname"], what: "the node's name, e.g. node-01" },
+  { path: ["network", "interface"], what: "the network interface the node is managed through", hint: (_, ctx) => interfaceList(ctx.host) },
+  { path: ["network", "address"], what: "the node's address with its prefix, e.g. 10.20.0.11/24", hint: currentAddresses },
+  { path: ["network", "gateway"], what: "the default gateway's IP address, in the management subnet" },
+];
+
+const FOR_MODE: Partial<Record<Mode, Requirement[]>> = {
+  "hyperconverged-init": [
+    { path: ["network", "vip"], what: "the cluster's virtual IP address, in the management subnet" },
+    { path: ["cluster", "name"], what: "the name of the cluster this node founds" },
+  ],
+  "hyperconverged-join": [
+    { path: ["cluster", "joinAddress"], what: "the address of a node already in the cluster" },
+    { path: ["cluster", "joinToken"], what: "the token the cluster issued for this node" },
+  ],
+};
+
+function missing(requirements: Requirement[], mode: Mode | undefined, draft: Draft, ctx: RuleContext): PathError[] {
+  const forMode = mode ? ` for mode ${ctx.names.mode(mode)}` : "";
+  return requirements
+    .filter(({ path }) => valueAt(draft, path) === undefined)
+    .map(({ path, what, hint }) => ({ path, message: `${ctx.names.field(path)} is required${forMode}: ${what}`, hint: hint?.(draft, ctx) }));
+}
+
+function modeMissing(draft: Draft, ctx: RuleContext): PathError[] {
+  if (draft.mode !== undefined) return [];
+  return [{ path: ["mode"], message: `mode is required: one of ${ctx.names.modes.join(", ")}` }];
+}
+
+function loginMissing(draft: Draft, { names }: RuleContext): PathError[] {
+  if ((draft.admin?.sshAuthorizedKeys?.length ?? 0) > 0 || draft.admin?.passwordHash !== undefined) return [];
+  const keys = names.field(["admin", "sshAuthorizedKeys"]);
+  const hash = names.field(["admin", "passwordHash"]);
+  return [{ path: ["admin"], message: `admin needs a way to log in: set ${keys} (at least one key) or ${hash}, or nobody can log in to the node` }];
+}
+
+function disksMissing(draft: Draft, ctx: RuleContext): PathError[] {
+  const mode = draft.mode;
+  if (!mode || MODE_TABLE[mode].profile !== "hyperconverged" || (draft.storage?.osdDevices?.length ?? 0) > 0) return [];
+  const path = ["storage", "osdDevices"];
+  return [
+    {
+      path,
+      message: `${ctx.names.field(path)} needs at least one disk for mode ${ctx.names.mode(mode)}: Ceph keeps the cluster's data there`,
+      hint: unusedDiskList(ctx.host),
+    },
+  ];
+}
+
+export const requiredFields: Rule = (draft, ctx) => [
+  ...modeMissing(draft, ctx),
+  ...missing(FOR_EVERY_MODE, undefined, draft, ctx),
+  ...(draft.mode ? missing(FOR_MODE[draft.mode] ?? [], draft.mode, draft, ctx) : []),
+  ...loginMissing(draft, ctx),
+  ...disksMissing(draft, ctx),
+];

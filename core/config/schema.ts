@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { MODES } from "../model.ts";
+
+// Bounds keep every input cheap to validate; the rules give the precise reasons.
+const text = (max: number) => z.string().min(1).max(max);
+
+const network = z
+  .strictObject({
+    interface: text(15)
+      .meta({ description: "The network interface the node is managed through.", example: "eno1" })
+      .optional(),
+    address: text(64)
+      .meta({
+        description: "The node's management address with its prefix length (CIDR); its subnet is the management subnet.",
+        example: "10.20.0.11/24",
+      })
+      .optional(),
+    gateway: text(64)
+      .meta({ description: "The default gateway's IP address, inside the management subnet.", example: "10.20.0.1" })
+      .optional(),
+    dns: z
+      .array(text(64))
+      .max(8)
+      .meta({ description: "DNS server IP addresses, in order of preference.", example: ["10.20.0.2", "10.20.0.3"] })
+      .optional(),
+    ntp: z
+      .array(text(253))
+      .max(8)
+      .meta({ description: "NTP servers, as hostnames or IP addresses.", example: ["ntp.example.net"] })
+      .optional(),
+    vip: text(64)
+      .meta({
+        description: "The cluster's virtual IP address (hyperconverged): inside the management subnet, not the node's own.",
+        example: "10.20.0.10",
+      })
+      .optional(),
+    floatingIpCidrs: z
+      .array(text(64))
+      .max(64)
+      .meta({
+        description: "Address ranges (CIDR) handed out as floating IPs; they must not overlap each other or the management subnet.",
+        example: ["203.0.113.0/24"],
+      })
+      .optional(),
+  })
+  .meta({ description: "How the node is reached and reaches out." });
+
+const storage = z
+  .strictObject({
+    osdDevices: z
+      .array(text(256))
+      .max(64)
+      .meta({
+        description: "Whole unused disks that Ceph takes for storage (erased at install), by device path.",
+        example: ["/dev/sdb", "/dev/sdc"],
+      })
+      .optional(),
+  })
+  .meta({ description: "Disks for Ceph." });
+
+const cluster = z
+  .strictObject({
+    name: text(63).meta({ description: "The name of the cluster this node founds (hyperconverged-init).", example: "rack-a" }).optional(),
+    joinAddress: text(261)
+      .meta({
+        description: "Where an existing cluster node is reached (hyperconverged-join): IP, IP:port or hostname.",
+        example: "10.20.0.10:9443",
+      })
+      .optional(),
+    joinToken: text(4096)
+      .meta({ description: "The token the cluster issued for this node to join (secret).", example: "stj_4f9c2a61e0b7…" })
+      .optional(),
+  })
+  .meta({ description: "The cluster this node founds or joins." });
+
+const admin = z
+  .strictObject({
+    sshAuthorizedKeys: z
+      .array(text(16384))
+      .max(64)
+      .meta({
+        description: "SSH public keys (one authorized_keys line each) allowed to log in as the admin user.",
+        example: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q ops@example"],
+      })
+      .optional(),
+    passwordHash: text(512)
+      .meta({
+        description: "The admin user's password as a crypt hash (secret), e.g. from `openssl passwd -6` or `mkpasswd -m yescrypt`.",
+        example: "$6$rounds=656000$saltsalt$…",
+      })
+      .optional(),
+  })
+  .meta({ description: "Who may log in to the node: SSH keys, a password hash, or both." });
+
+export const DraftSchema = z
+  .strictObject({
+    mode: z
+      .enum(MODES)
+      .meta({ description: "How this node is installed; GET /v1/installer/options says which modes are available.", example: "single-node" })
+      .optional(),
+    hostname: text(253).meta({ description: "The node's hostname (RFC 1123).", example: "node-01" }).optional(),
+    timezone: text(64).meta({ description: "IANA time zone name.", example: "Europe/Berlin" }).optional(),
+    network: network.optional(),
+    storage: storage.optional(),
+    cluster: cluster.optional(),
+    admin: admin.optional(),
+  })
+  .meta({ description: "The install configuration; every field is optional while drafting, the mode decides which are required to install." });
+
+export type Draft = z.infer<typeof DraftSchema>;

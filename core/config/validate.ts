@@ -1,0 +1,19 @@
+import { toFieldError } from "./field-error.ts";
+import { schemaOrder } from "./field-order.ts";
+import { draftNames } from "./names.ts";
+import { findProblems } from "./problems.ts";
+import { DraftSchema, type Draft } from "./schema.ts";
+import type { FieldError, ValidationContext } from "./types.ts";
+
+const inFieldOrder = schemaOrder(DraftSchema);
+
+/** Every problem of a structured draft (any JSON value) at once, in field order; [] when it is valid. */
+export function validateDraft(input: unknown, ctx: ValidationContext): FieldError[] {
+  const { problems } = findProblems(input, ctx, {
+    schema: DraftSchema,
+    names: draftNames,
+    toDraft: (wellShaped) => wellShaped as Draft,
+    toOwnPath: (path) => path,
+  });
+  return problems.sort((a, b) => inFieldOrder(a.path, b.path)).map((problem) => toFieldError(problem));
+}

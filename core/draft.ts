@@ -1,0 +1,197 @@
+import { createHash } from "node:crypto";
+import {
+  analyzeYamlDraft,
+  draftMode,
+  parseYamlSafely,
+  renderNodeYaml,
+  validateDraft,
+  type Draft,
+  type FieldError,
+  type ValidationContext,
+} from "./config/index.ts";
+import { InstallerError } from "./errors.ts";
+import { DEFAULT_MODE, MODE_TABLE, type Mode, type Profile } from "./model.ts";
+import type { DraftRecord, Store } from "./store.ts";
+
+export type DraftBody = { source: "structured"; config: Record<string, unknown> } | { source: "yaml"; yaml: string };
+
+export interface DraftAnalysis {
+  valid: boolean;
+  errors: FieldError[];
+  /** Seed 000: the draft's install mode; absent for raw YAML that does not parse or names no known mode. */
+  mode?: Mode;
+  profile: Profile;
+  hostname?: string;
+  /** The structured form, when there is one (a raw YAML draft that parses). */
+  draft?: Draft;
+}
+
+export interface DraftView {
+  source: "structured" | "yaml";
+  config?: Record<string, unknown>;
+  yaml?: string;
+  valid: boolean;
+  errors: FieldError[];
+  updatedAt: string | null;
+  etag: string;
+}
+
+export function analyzeBody(body: DraftBody, ctx: ValidationContext): DraftAnalysis {
+  if (body.source === "yaml") {
+    const result = analyzeYamlDraft(body.yaml, ctx);
+    return {
+      valid: result.errors.length === 0,
+      errors: result.errors,
+      mode: result.mode,
+      profile: MODE_TABLE[result.mode ?? DEFAULT_MODE].profile,
+      hostname: result.hostname,
+      draft: result.draft,
+    };
+  }
+  const errors = validateDraft(body.config, ctx);
+  const mode = draftMode(body.config);
+  const hostname = (body.config as { hostname?: unknown } | null)?.hostname;
+  return {
+    valid: errors.length === 0,
+    errors,
+    mode,
+    profile: MODE_TABLE[mode ?? DEFAULT_MODE].profile,
+    hostname: typeof hostname === "string" ? hostname : undefined,
+    draft: errors.length === 0 ? (body.config as Draft) : undefined,
+  };
+}
+
+function etagOf(record: DraftRecord): string {
+  const content = record.source === "yaml" ? record.yaml : JSON.stringify(record.config);
+  return `"${createHash("sha256").update(record.source).update("\0").update(content).digest("base64url").slice(0, 22)}"`;
+}
+
+/** RFC 7396 JSON merge patch. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
+  const base: Record<string, unknown> =
+    typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete base[key];
+    else base[key] = mergePatch(base[key], value);
+  }
+  return base;
+}
+
+export interface DraftService {
+  record(): DraftRecord;
+  analysis(): DraftAnalysis;
+  view(): DraftView;
+  replace(body: DraftBody, ifMatch: string | undefined): Promise<DraftView>;
+  patch(patch: Record<string, unknown>, ifMatch: string | undefined): Promise<DraftView>;
+  validate(body: DraftBody): DraftAnalysis;
+  /** The node.yaml the draft renders to; INVALID_CONFIG when it cannot render. */
+  nodeYaml(): string;
+  /** Subscribers learn when a person or the service changed the draft. */
+  onChange(listener: (by: "person" | "service") => void): void;
+}
+
+export function createDraftService(store: Store, context: () => ValidationContext, now: () => Date): DraftService {
+  let cache: { record: DraftRecord; ctx: ValidationContext; analysis: DraftAnalysis; etag: string } | undefined;
+  const listeners: ((by: "person" | "service") => void)[] = [];
+
+  const current = () => {
+    const record = store.data.draft;
+    const ctx = context();
+    if (!cache || cache.record !== record || cache.ctx !== ctx) {
+      cache = { record, ctx, analysis: analyzeBody(toBody(record), ctx), etag: etagOf(record) };
+    }
+    return cache;
+  };
+
+  const checkPrecondition = (ifMatch: string | undefined) => {
+    if (ifMatch === undefined) return;
+    const etag = current().etag;
+    const accepted = ifMatch.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
+    if (!accepted.includes("*") && !accepted.includes(etag)) {
+      throw new InstallerError({
+        code: "PRECONDITION_FAILED",
+        detail: `The draft changed since you read it (If-Match ${ifMatch}, current ETag ${etag}). GET /v1/installer/config again and reapply your change.`,
+      });
+    }
+  };
+
+  const store_ = async (body: DraftBody, by: "person" | "service") => {
+    const revision = store.data.draft.revision + 1;
+    const updatedAt = now().toISOString();
+    store.data.draft =
+      body.source === "yaml"
+        ? { source: "yaml", yaml: body.yaml, revision, updatedAt }
+        : { source: "structured", config: body.config, revision, updatedAt };
+    await store.write();
+    for (const listener of listeners) listener(by);
+  };
+
+  const service: DraftService = {
+    record: () => store.data.draft,
+    analysis: () => current().analysis,
+    view() {
+      const { record, analysis, etag } = current();
+      return {
+        source: record.source,
+        ...(record.source === "yaml" ? { yaml: record.yaml } : { config: record.config }),
+        valid: analysis.valid,
+        errors: analysis.errors,
+        updatedAt: record.updatedAt,
+        etag,
+      };
+    },
+    async replace(body, ifMatch) {
+      checkPrecondition(ifMatch);
+      await store_(body, "person");
+      return service.view();
+    },
+    async patch(patch, ifMatch) {
+      checkPrecondition(ifMatch);
+      const record = store.data.draft;
+      if (record.source !== "structured") {
+        throw new InstallerError({
+          code: "INVALID_REQUEST",
+          detail: "The draft is raw node.yaml; a merge patch applies to a structured (JSON) draft. PUT the whole node.yaml, or PUT a JSON draft first.",
+        });
+      }
+      const merged = mergePatch(record.config, patch) as Record<string, unknown>;
+      await store_({ source: "structured", config: merged }, "person");
+      return service.view();
+    },
+    validate: (body) => analyzeBody(body, context()),
+    nodeYaml() {
+      const { analysis } = current();
+      if (!analysis.draft) {
+        throw new InstallerError({
+          code: "INVALID_CONFIG",
+          detail: "The draft does not validate, so it renders no node.yaml yet; fix the fields listed in `errors`.",
+          errors: analysis.errors,
+        });
+      }
+      const record = store.data.draft;
+      return record.source === "yaml" ? record.yaml : renderNodeYaml(analysis.draft);
+    },
+    onChange(listener) {
+      listeners.push(listener);
+    },
+  };
+  return service;
+}
+
+export function toBody(record: DraftRecord): DraftBody {
+  return record.source === "yaml" ? { source: "yaml", yaml: record.yaml } : { source: "structured", config: record.config };
+}
+
+export function parseYamlBody(text: string): DraftBody {
+  const parsed = parseYamlSafely(text);
+  if (!parsed.ok) {
+    const { message, line, column } = parsed.error;
+    throw new InstallerError({
+      code: "INVALID_REQUEST",
+      detail: `The body is not valid YAML${line ? ` (line ${line}, column ${column})` : ""}: ${message}`,
+      errors: [parsed.error],
+    });
+  }
+  return { source: "yaml", yaml: text };
+}

@@ -1,0 +1,41 @@
+import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
+import { PROFILES } from "../core/model.ts";
+import type { AppEnv } from "./env.ts";
+import { ModeSchema } from "./get-status.ts";
+import { readDraftBody } from "./read-draft-body.ts";
+import { draftBodyContent } from "./schemas/draft.ts";
+import { FieldErrorSchema, authProblems, problemResponses } from "./schemas/problem.ts";
+import { security } from "./schemas/common.ts";
+
+const ValidationSchema = z
+  .object({
+    valid: z.boolean(),
+    errors: z.array(FieldErrorSchema).meta({ description: "Every problem at once; empty when valid." }),
+    mode: ModeSchema.optional(),
+    profile: z.enum(PROFILES),
+  })
+  .meta({ id: "Validation" });
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/installer/config/validate",
+  tags: ["Config"],
+  operationId: "validateConfig",
+  summary: "Validate a config without storing it.",
+  description: "The same validator as the draft and POST /install, for a structured draft (JSON) or a raw node.yaml. The stored draft is not touched.",
+  security,
+  request: { body: { content: draftBodyContent, required: false } },
+  responses: {
+    200: { description: "What the validator says.", content: { "application/json": { schema: ValidationSchema } } },
+    ...problemResponses(400, 413, 415),
+    ...authProblems,
+  },
+});
+
+export default defineOpenAPIRoute<typeof route, AppEnv>({
+  route,
+  handler: async (c) => {
+    const { valid, errors, mode, profile } = c.var.services.draft.validate(await readDraftBody(c));
+    return c.json({ valid, errors, profile, ...(mode ? { mode } : {}) }, 200);
+  },
+});

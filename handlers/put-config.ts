@@ -1,0 +1,32 @@
+import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
+import type { AppEnv } from "./env.ts";
+import { readDraftBody } from "./read-draft-body.ts";
+import { DraftViewSchema, draftBodyContent, etagHeader, ifMatchHeaders } from "./schemas/draft.ts";
+import { authProblems, problemResponses } from "./schemas/problem.ts";
+import { security } from "./schemas/common.ts";
+
+const route = createRoute({
+  method: "put",
+  path: "/v1/installer/config",
+  tags: ["Config"],
+  operationId: "putConfig",
+  summary: "Replace the draft.",
+  description:
+    "JSON replaces it with a structured draft; application/yaml or text/yaml with a raw node.yaml kept verbatim. The draft is stored even when it does not validate (see errors); only a body that does not parse, or is not an object, is refused. Honours If-Match.",
+  security,
+  request: { headers: ifMatchHeaders, body: { content: draftBodyContent, required: false } },
+  responses: {
+    200: { description: "The stored draft.", headers: z.object(etagHeader), content: { "application/json": { schema: DraftViewSchema } } },
+    ...problemResponses(400, 412, 413, 415),
+    ...authProblems,
+  },
+});
+
+export default defineOpenAPIRoute<typeof route, AppEnv>({
+  route,
+  handler: async (c) => {
+    const body = await readDraftBody(c);
+    const { etag, ...view } = await c.var.services.draft.replace(body, c.req.header("if-match"));
+    return c.json(view, 200, { ETag: etag });
+  },
+});

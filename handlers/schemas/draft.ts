@@ -1,0 +1,39 @@
+import { z } from "@hono/zod-openapi";
+import { FieldErrorSchema } from "./problem.ts";
+
+export const StructuredDraftSchema = z
+  .record(z.string(), z.unknown())
+  .meta({
+    id: "StructuredDraft",
+    description:
+      "A structured draft (camelCase; every field optional in a draft; see the Draft schema for every field): mode, hostname, timezone, network {interface, address, gateway, dns, ntp, vip, floatingIpCidrs}, storage {osdDevices}, cluster {name, joinAddress, joinToken}, admin {sshAuthorizedKeys, passwordHash}. Stored even when it does not validate.",
+  });
+
+export const NodeYamlTextSchema = z.string().meta({
+  description: "A raw node.yaml (snake_case keys, node.yaml mode names), kept verbatim with its comments.",
+  example: "mode: single-node\nhostname: node-01\n",
+});
+
+/** PUT /config and POST /config/validate take either form. */
+export const draftBodyContent = {
+  "application/json": { schema: StructuredDraftSchema },
+  "application/yaml": { schema: NodeYamlTextSchema },
+  "text/yaml": { schema: NodeYamlTextSchema },
+};
+
+export const DraftViewSchema = z
+  .object({
+    source: z.enum(["structured", "yaml"]).meta({ description: "structured: a JSON draft (config); yaml: a raw node.yaml (yaml)." }),
+    config: StructuredDraftSchema.optional(),
+    yaml: z.string().optional().meta({ description: "The raw node.yaml text, for source yaml." }),
+    valid: z.boolean().meta({ description: "Whether the draft validates." }),
+    errors: z.array(FieldErrorSchema).meta({ description: "Every problem at once; empty when valid." }),
+    updatedAt: z.iso.datetime().nullable().meta({ description: "When the draft last changed; null before the first PUT." }),
+  })
+  .meta({ id: "DraftView" });
+
+export const etagHeader = { ETag: z.string().meta({ description: "The draft's version, for If-Match." }) };
+
+export const ifMatchHeaders = z.object({
+  "if-match": z.string().optional().meta({ description: "The ETag from GET /config; the write is refused with 412 if the draft changed since." }),
+});

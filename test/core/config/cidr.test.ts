@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { cidrContains, cidrsOverlap, parseCidr, subnetText } from "../../../core/config/cidr.ts";
+import { formatIp, parseIp } from "../../../core/config/ip.ts";
+
+function cidr(text: string) {
+  const parsed = parseCidr(text);
+  assert.ok(parsed.ok, text);
+  return parsed.value;
+}
+
+function ip(text: string) {
+  const parsed = parseIp(text);
+  assert.ok(parsed.ok, text);
+  return parsed.value;
+}
+
+describe("parseIp / formatIp", () => {
+  it("reads IPv4 and IPv6, and writes them back in canonical form", () => {
+    assert.deepEqual(ip("10.20.0.11"), { family: 4, value: 0x0a14000bn });
+    assert.equal(ip("2001:db8::1").value, 0x20010db8000000000000000000000001n);
+    assert.equal(ip("::ffff:10.0.0.1").value, 0xffff0a000001n);
+    for (const text of ["10.20.0.11", "0.0.0.0", "2001:db8::1", "::", "fe80::1:0:0:2", "1:2:3:4:5:6:7:8", "2001:db8:0:1::"]) {
+      assert.equal(formatIp(ip(text)), text);
+    }
+  });
+
+  it("says what is wrong", () => {
+    const problem = (text: string) => {
+      const parsed = parseIp(text);
+      return parsed.ok ? undefined : parsed.problem;
+    };
+    assert.equal(problem("10.0.0.300"), "10.0.0.300 is not an IP address: 300 is more than 255");
+    assert.equal(problem("10.0.1"), "10.0.1 is not an IP address: an IPv4 address has 4 numbers, this has 3");
+    assert.equal(problem("010.0.0.1"), "010.0.0.1 is not an IP address: 010 has a leading zero");
+    assert.equal(problem("10.0.0.1/24"), "10.0.0.1/24 has a prefix length: write the address alone (10.0.0.1)");
+    assert.equal(problem(" 10.0.0.1"), '" 10.0.0.1" has spaces around it');
+    assert.equal(problem("fe80::1%eno1"), "fe80::1%eno1 has a zone index (%…), which is not allowed here");
+    assert.equal(problem("gateway"), "gateway is not an IP address");
+  });
+});
+
+describe("parseCidr", () => {
+  it("computes the subnet with prefix math", () => {
+    assert.equal(subnetText(cidr("10.20.0.11/24")), "10.20.0.0/24");
+    assert.equal(subnetText(cidr("10.20.0.11/0")), "0.0.0.0/0");
+    assert.equal(subnetText(cidr("2001:db8:0:1::11/64")), "2001:db8:0:1::/64");
+    assert.equal(subnetText(cidr("2001:db8::1/128")), "2001:db8::1/128");
+    const { first, last } = cidr("192.168.1.77/30");
+    assert.deepEqual([formatIp({ family: 4, value: first }), formatIp({ family: 4, value: last })], ["192.168.1.76", "192.168.1.79"]);
+  });
+
+  it("says what is wrong", () => {
+    const problem = (text: string) => {
+      const parsed = parseCidr(text);
+      return parsed.ok ? undefined : parsed.problem;
+    };
+    assert.equal(problem("10.0.0.1/33"), "prefix 33 is out of range for IPv4 (0–32)");
+    assert.equal(problem("2001:db8::/129"), "prefix 129 is out of range for IPv6 (0–128)");
+    assert.equal(problem("10.0.0.1"), "10.0.0.1 has no prefix length (/24, /64, …)");
+    assert.equal(problem("10.0.0.1/"), "10.0.0.1/ has nothing after the /: add the prefix length");
+    assert.equal(problem("10.0.0.1/abc"), 'prefix "abc" is not a number');
+    assert.equal(problem("10.0.0.300/24"), "10.0.0.300 is not an IP address: 300 is more than 255");
+  });
+
+  it("tells containment and overlap, never across IP versions", () => {
+    assert.ok(cidrContains(cidr("10.20.0.0/24"), ip("10.20.0.255")));
+    assert.ok(!cidrContains(cidr("10.20.0.0/24"), ip("10.20.1.0")));
+    assert.ok(cidrsOverlap(cidr("10.0.0.0/8"), cidr("10.20.0.0/24")));
+    assert.ok(!cidrsOverlap(cidr("10.20.0.0/25"), cidr("10.20.0.128/25")));
+    assert.ok(!cidrsOverlap(cidr("0.0.0.0/0"), cidr("::/0")));
+  });
+});

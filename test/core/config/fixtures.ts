@@ -1,0 +1,78 @@
+import type { HostFacts } from "../../../core/host.ts";
+import { BUILT_IN_RELEASE, type ReleaseModel } from "../../../core/release.ts";
+import type { Draft, ValidationContext } from "../../../core/config/index.ts";
+
+export const HOST: HostFacts = {
+  hostname: "localhost",
+  interfaces: [
+    { name: "eno1", mac: "3c:ec:ef:00:00:01", up: true, addresses: ["10.20.0.11/24"] },
+    { name: "eno2", mac: "3c:ec:ef:00:00:02", up: false, addresses: [] },
+  ],
+  disks: [
+    { name: "sda", path: "/dev/sda", sizeBytes: 480e9, model: "SSD 480", rotational: false, inUse: true, usage: "mounted at /" },
+    { name: "sdb", path: "/dev/sdb", sizeBytes: 4e12, model: "HDD 4T", rotational: true, inUse: false },
+    { name: "sdc", path: "/dev/sdc", sizeBytes: 4e12, model: "HDD 4T", rotational: true, inUse: false },
+  ],
+  memoryBytes: 64 * 2 ** 30,
+  cpuCount: 16,
+};
+
+export const RELEASE: ReleaseModel = {
+  release: "2026.11.0",
+  profiles: {
+    "single-node": { enabled: true },
+    hyperconverged: { enabled: true },
+    disaggregated: { enabled: false, preview: true },
+  },
+};
+
+export const CTX: ValidationContext = { host: HOST, release: RELEASE };
+export const BUILT_IN_CTX: ValidationContext = { host: HOST, release: BUILT_IN_RELEASE };
+
+export const ED25519_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q ops@example";
+export const SHA512_HASH = `$6$rounds=656000$saltsaltsaltsalt$${"a".repeat(86)}`;
+
+/** A valid single-node draft. */
+export const SINGLE_NODE: Draft = {
+  mode: "single-node",
+  hostname: "node-01",
+  timezone: "Europe/Berlin",
+  network: {
+    interface: "eno1",
+    address: "10.20.0.11/24",
+    gateway: "10.20.0.1",
+    dns: ["10.20.0.2"],
+    ntp: ["ntp.example.net", "10.20.0.3"],
+    floatingIpCidrs: ["203.0.113.0/24", "198.51.100.0/25"],
+  },
+  admin: { sshAuthorizedKeys: [ED25519_KEY], passwordHash: SHA512_HASH },
+};
+
+/** A valid hyperconverged-init draft. */
+export const HA_INIT: Draft = {
+  ...SINGLE_NODE,
+  mode: "hyperconverged-init",
+  network: { ...SINGLE_NODE.network, vip: "10.20.0.10" },
+  storage: { osdDevices: ["/dev/sdb", "/dev/sdc"] },
+  cluster: { name: "rack-a" },
+};
+
+/** A valid hyperconverged-join draft. */
+export const HA_JOIN: Draft = {
+  ...SINGLE_NODE,
+  mode: "hyperconverged-join",
+  storage: { osdDevices: ["/dev/sdb"] },
+  cluster: { joinAddress: "10.20.0.10:9443", joinToken: "stj_4f9c2a61e0b7" },
+};
+
+/** RFC 7396 merge: `null` removes a key. */
+export function patched(base: unknown, changes: unknown): unknown {
+  if (typeof changes !== "object" || changes === null || Array.isArray(changes)) return changes;
+  const result: Record<string, unknown> =
+    typeof base === "object" && base !== null && !Array.isArray(base) ? { ...(base as Record<string, unknown>) } : {};
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) delete result[key];
+    else result[key] = patched(result[key], value);
+  }
+  return result;
+}

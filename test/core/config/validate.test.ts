@@ -1,0 +1,259 @@
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { analyzeYamlDraft, renderNodeYaml, type ValidationContext, validateDraft } from "../../../core/config/index.ts";
+import { toSnake } from "../../../core/config/keys.ts";
+import { plausibleDraft, wellShapedDraft } from "./arbitraries.ts";
+import { assertErrors, type Expected } from "./expect-errors.ts";
+import { BUILT_IN_CTX, CTX, HA_INIT, HA_JOIN, HOST, patched, SINGLE_NODE } from "./fixtures.ts";
+
+interface Case {
+  name: string;
+  draft: unknown;
+  ctx?: ValidationContext;
+  expected: Expected[];
+}
+
+const single = (changes: unknown) => patched(SINGLE_NODE, changes);
+const haInit = (changes: unknown) => patched(HA_INIT, changes);
+const haJoin = (changes: unknown) => patched(HA_JOIN, changes);
+const network = (changes: Record<string, unknown>) => single({ network: changes });
+
+function keyLine(type: string, blobType: string): string {
+  const name = Buffer.from(blobType);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(name.length);
+  return `${type} ${Buffer.concat([length, name, Buffer.alloc(36, 7)]).toString("base64")} me@laptop`;
+}
+
+const CASES: Case[] = [
+  { name: "valid single-node draft", draft: SINGLE_NODE, expected: [] },
+  { name: "valid hyperconverged-init draft", draft: HA_INIT, expected: [] },
+  { name: "valid hyperconverged-join draft", draft: HA_JOIN, expected: [] },
+
+  // Shape
+  { name: "config that is a list", draft: [1, 2], expected: [["", /config must be an object .* not a list/]] },
+  { name: "config that is null", draft: null, expected: [["", /config must be an object .* not null/]] },
+  { name: "hostname of the wrong type", draft: single({ hostname: 42 }), expected: [["hostname", /hostname must be a string, not the number 42/]] },
+  { name: "network that is a string", draft: single({ network: "eno1" }), expected: [["network", /network must be an object, not a string/]] },
+  { name: "dns that is a single string", draft: network({ dns: "10.20.0.2" }), expected: [["network.dns", /must be a list, not a string/]] },
+  { name: "dns item of the wrong type", draft: network({ dns: ["10.20.0.2", 5] }), expected: [["network.dns[1]", /must be a string, not the number 5/]] },
+  { name: "unknown top-level key near a known one", draft: single({ hostnme: "x" }), expected: [["hostnme", /hostnme is not a known key/]] },
+  { name: "unknown nested key near a known one", draft: network({ gatway: "10.20.0.1" }), expected: [["network.gatway", /network.gatway is not a known key/]] },
+  { name: "snake_case key in a structured draft", draft: network({ floating_ip_cidrs: [] }), expected: [["network.floating_ip_cidrs", /not a known key/]] },
+  { name: "unknown mode", draft: single({ mode: "ha" }), expected: [["mode", /mode "ha" is not one of single-node, hyperconverged-init/]] },
+  { name: "too many DNS servers", draft: network({ dns: Array(9).fill("10.20.0.2") }), expected: [["network.dns", /has 9 entries; at most 8/]] },
+  { name: "hostname over the length bound", draft: single({ hostname: "a".repeat(300) }), expected: [["hostname", /too long: 300 characters, at most 253/]] },
+  { name: "empty gateway", draft: network({ gateway: "" }), expected: [["network.gateway", /network.gateway is empty/]] },
+
+  // Required per mode
+  {
+    name: "empty draft",
+    draft: {},
+    expected: [
+      ["mode", /mode is required/],
+      ["hostname", /hostname is required/],
+      ["network.interface", /network.interface is required/],
+      ["network.address", /network.address is required/],
+      ["network.gateway", /network.gateway is required/],
+      ["admin", /set admin.sshAuthorizedKeys .* or admin.passwordHash/],
+    ],
+  },
+  { name: "mode absent", draft: single({ mode: null }), expected: [["mode", /mode is required/]] },
+  {
+    name: "hyperconverged-init without vip, disks or cluster name",
+    draft: haInit({ network: { vip: null }, storage: null, cluster: null }),
+    expected: [
+      ["network.vip", /network.vip is required for mode hyperconverged-init/],
+      ["storage.osdDevices", /needs at least one disk for mode hyperconverged-init/],
+      ["cluster.name", /cluster.name is required for mode hyperconverged-init/],
+    ],
+  },
+  {
+    name: "hyperconverged-join without join address, token or disks",
+    draft: haJoin({ storage: { osdDevices: [] }, cluster: null }),
+    expected: [
+      ["cluster.joinAddress", /cluster.joinAddress is required for mode hyperconverged-join/],
+      ["cluster.joinToken", /cluster.joinToken is required for mode hyperconverged-join/],
+      ["storage.osdDevices", /needs at least one disk for mode hyperconverged-join/],
+    ],
+  },
+  { name: "no way to log in", draft: single({ admin: { sshAuthorizedKeys: [], passwordHash: null } }), expected: [["admin", /admin needs a way to log in/]] },
+
+  // Hostname (RFC 1123)
+  { name: "hostname with uppercase", draft: single({ hostname: "Node-01" }), expected: [["hostname", /uppercase letters; write it in lowercase \("node-01"\)/]] },
+  { name: "hostname with underscore", draft: single({ hostname: "node_01" }), expected: [["hostname", /contains "_"/]] },
+  { name: "hostname label starting with -", draft: single({ hostname: "-node" }), expected: [["hostname", /label "-node" starts with "-"/]] },
+  { name: "hostname label over 63", draft: single({ hostname: `${"a".repeat(64)}.example` }), expected: [["hostname", /is 64 characters long; a label has at most 63/]] },
+  { name: "hostname with an empty label", draft: single({ hostname: "node..example" }), expected: [["hostname", /empty label/]] },
+
+  // Timezone
+  { name: "misspelt time zone", draft: single({ timezone: "Europe/Pari" }), expected: [["timezone", /"Europe\/Pari" is not an IANA time zone name/]] },
+  { name: "time zone in the wrong case", draft: single({ timezone: "europe/berlin" }), expected: [["timezone", /must be written Europe\/Berlin/]] },
+  { name: "current IANA name ICU lists under an old one", draft: single({ timezone: "Asia/Kolkata" }), expected: [] },
+
+  // Management address, gateway, vip
+  { name: "address without prefix", draft: network({ address: "10.20.0.11" }), expected: [["network.address", /10.20.0.11 has no prefix length/]] },
+  { name: "address prefix out of range", draft: network({ address: "10.20.0.11/33" }), expected: [["network.address", /prefix 33 is out of range for IPv4 \(0–32\)/]] },
+  { name: "address octet over 255", draft: network({ address: "10.20.0.300/24" }), expected: [["network.address", /10.20.0.300 is not an IP address: 300 is more than 255/]] },
+  { name: "address is the network address", draft: network({ address: "10.20.0.0/24" }), expected: [["network.address", /is the network address of 10.20.0.0\/24/]] },
+  { name: "address is the broadcast address", draft: network({ address: "10.20.0.255/24" }), expected: [["network.address", /is the broadcast address of 10.20.0.0\/24/]] },
+  { name: "IPv6 prefix out of range", draft: network({ address: "2001:db8::11/129", gateway: "fe80::1", dns: null, ntp: null, floatingIpCidrs: null }), expected: [["network.address", /prefix 129 is out of range for IPv6 \(0–128\)/]] },
+  { name: "gateway outside the management subnet", draft: network({ gateway: "10.30.0.1" }), expected: [["network.gateway", /10.30.0.1 is outside the management subnet 10.20.0.0\/24 \(from network.address\)/]] },
+  { name: "gateway is the node's own address", draft: network({ gateway: "10.20.0.11" }), expected: [["network.gateway", /is the node's own address/]] },
+  { name: "gateway is not an IP", draft: network({ gateway: "10.20.0.256" }), expected: [["network.gateway", /10.20.0.256 is not an IP address: 256 is more than 255/]] },
+  { name: "gateway written with a prefix", draft: network({ gateway: "10.20.0.1/24" }), expected: [["network.gateway", /has a prefix length: write the address alone \(10.20.0.1\)/]] },
+  { name: "gateway of the other IP version", draft: network({ gateway: "2001:db8::1" }), expected: [["network.gateway", /is IPv6, but the node's address \(network.address\) is IPv4/]] },
+  { name: "vip equal to the gateway", draft: haInit({ network: { vip: "10.20.0.1" } }), expected: [["network.vip", /is the gateway's address \(network.gateway\)/]] },
+  { name: "vip outside the management subnet", draft: haInit({ network: { vip: "192.168.1.10" } }), expected: [["network.vip", /outside the management subnet 10.20.0.0\/24/]] },
+  {
+    name: "IPv6 management network with a link-local gateway",
+    draft: network({ address: "2001:db8:0:1::11/64", gateway: "fe80::1", dns: ["2001:db8:0:1::53"], ntp: ["ntp.example.net"], floatingIpCidrs: ["2001:db8:ff::/48"] }),
+    expected: [],
+  },
+
+  // DNS, NTP
+  { name: "dns entry that is not an IP", draft: network({ dns: ["10.20.0.2", "dns.example.net"] }), expected: [["network.dns[1]", /"?dns.example.net"? is not an IP address/]] },
+  { name: "dns server of the other IP version", draft: network({ dns: ["2001:db8::53"] }), expected: [["network.dns[0]", /2001:db8::53 is IPv6, but the node's address .* is IPv4/]] },
+  { name: "ntp server that is neither IP nor hostname", draft: network({ ntp: ["ntp_server"] }), expected: [["network.ntp[0]", /neither an IP address nor a valid hostname: it contains "_"/]] },
+
+  // Floating IP ranges
+  {
+    name: "floating ranges overlapping each other",
+    draft: network({ floatingIpCidrs: ["203.0.113.0/24", "198.51.100.0/24", "203.0.113.128/25"] }),
+    expected: [["network.floatingIpCidrs[2]", /203.0.113.128\/25 overlaps network.floatingIpCidrs\[0\] \(203.0.113.0\/24\)/]],
+  },
+  { name: "floating range overlapping the management subnet", draft: network({ floatingIpCidrs: ["10.20.0.128/25"] }), expected: [["network.floatingIpCidrs[0]", /overlaps the management subnet 10.20.0.0\/24/]] },
+  { name: "floating range with host bits", draft: network({ floatingIpCidrs: ["203.0.113.5/24"] }), expected: [["network.floatingIpCidrs[0]", /has host bits set: the range starts at 203.0.113.0\/24/]] },
+  { name: "floating range that is not a CIDR", draft: network({ floatingIpCidrs: ["203.0.113.0/24", "203.0.113.0-255"] }), expected: [["network.floatingIpCidrs[1]", /has no prefix length/]] },
+  { name: "floating range of the other IP version", draft: network({ floatingIpCidrs: ["2001:db8:ff::/48"] }), expected: [["network.floatingIpCidrs[0]", /is IPv6, but the node's address .* is IPv4/]] },
+
+  // Host facts
+  { name: "interface the host does not have", draft: network({ interface: "eno3" }), expected: [["network.interface", /eno3 is not a network interface on this host/]] },
+  { name: "interface whose link is down", draft: network({ interface: "eno2" }), expected: [] },
+  { name: "osd device the host does not have", draft: haInit({ storage: { osdDevices: ["/dev/sdx"] } }), expected: [["storage.osdDevices[0]", /\/dev\/sdx is not a disk on this host/]] },
+  { name: "osd device given by name", draft: haInit({ storage: { osdDevices: ["sdb"] } }), expected: [["storage.osdDevices[0]", /sdb is a disk name, not a device path/]] },
+  { name: "osd device in use", draft: haInit({ storage: { osdDevices: ["/dev/sda"] } }), expected: [["storage.osdDevices[0]", /\/dev\/sda is in use \(mounted at \/\)/]] },
+  { name: "osd device listed twice", draft: haInit({ storage: { osdDevices: ["/dev/sdb", "/dev/sdc", "/dev/sdb"] } }), expected: [["storage.osdDevices[2]", /\/dev\/sdb is listed twice \(also storage.osdDevices\[0\]\)/]] },
+  { name: "osd device that is a partition", draft: haInit({ storage: { osdDevices: ["/dev/sdb1"] } }), expected: [["storage.osdDevices[0]", /\/dev\/sdb1 is a partition; Ceph takes whole disks/]] },
+
+  // Cluster
+  { name: "join address with a bad port", draft: haJoin({ cluster: { joinAddress: "10.20.0.10:99999" } }), expected: [["cluster.joinAddress", /port "99999" is not a port number/]] },
+  { name: "join address as a hostname", draft: haJoin({ cluster: { joinAddress: "ctl-1.example.net" } }), expected: [] },
+  { name: "join address as bracketed IPv6 with port", draft: haJoin({ cluster: { joinAddress: "[2001:db8::10]:9443" } }), expected: [] },
+  { name: "join address is the node itself", draft: haJoin({ cluster: { joinAddress: "10.20.0.11" } }), expected: [["cluster.joinAddress", /10.20.0.11 is this node's own address/]] },
+
+  // Admin
+  { name: "ssh key that is not a key line", draft: single({ admin: { sshAuthorizedKeys: ["hello world"] } }), expected: [["admin.sshAuthorizedKeys[0]", /does not start with an SSH key type/]] },
+  { name: "ssh private key", draft: single({ admin: { sshAuthorizedKeys: ["-----BEGIN OPENSSH PRIVATE KEY-----"] } }), expected: [["admin.sshAuthorizedKeys[0]", /is a private key/]] },
+  { name: "ssh key whose data is another type", draft: single({ admin: { sshAuthorizedKeys: [keyLine("ssh-rsa", "ssh-ed25519")] } }), expected: [["admin.sshAuthorizedKeys[0]", /says ssh-rsa, but its key data holds a ssh-ed25519 key/]] },
+  { name: "ssh key with broken base64", draft: single({ admin: { sshAuthorizedKeys: ["ssh-ed25519 AAAA#C3Nz"] } }), expected: [["admin.sshAuthorizedKeys[0]", /not valid base64/]] },
+  { name: "plain password instead of a hash", draft: single({ admin: { passwordHash: "hunter2" } }), expected: [["admin.passwordHash", /not a crypt hash; it looks like a plain password/]] },
+  { name: "MD5 crypt hash", draft: single({ admin: { passwordHash: "$1$salt$abcdefghijklmnopqrstuv" } }), expected: [["admin.passwordHash", /MD5 crypt hash \(\$1\$\), which is too weak/]] },
+  { name: "truncated SHA-512 crypt hash", draft: single({ admin: { passwordHash: "$6$salt$abc" } }), expected: [["admin.passwordHash", /looks like a SHA-512 crypt \(\$6\$\) hash but is malformed/]] },
+  { name: "yescrypt hash", draft: single({ admin: { passwordHash: `$y$j9T$saltsalt$${"b".repeat(43)}` } }), expected: [] },
+
+  // Mode availability
+  { name: "preview mode the release leaves disabled", draft: single({ mode: "disaggregated-control-plane" }), expected: [["mode", /disaggregated profile is a preview that this release leaves disabled/]] },
+  {
+    name: "mode whose profile the release does not ship",
+    draft: HA_INIT,
+    ctx: { ...CTX, release: { release: "2026.11.0", profiles: { "single-node": { enabled: true } } } },
+    expected: [["mode", /mode hyperconverged-init is not available: release 2026.11.0 does not ship the hyperconverged profile/]],
+  },
+  {
+    name: "mode the built-in release model does not ship",
+    draft: HA_INIT,
+    ctx: { ...BUILT_IN_CTX, release: { release: null, profiles: { "single-node": { enabled: true } } } },
+    expected: [["mode", /the built-in release model does not ship the hyperconverged profile/]],
+  },
+  {
+    name: "hyperconverged on a host without an unused disk",
+    draft: haInit({ storage: { osdDevices: ["/dev/sda"] } }),
+    ctx: { ...CTX, host: { ...HOST, disks: HOST.disks.filter((d) => d.inUse) } },
+    expected: [
+      ["mode", /hyperconverged needs at least one unused disk for Ceph; this host has none/],
+      ["storage.osdDevices[0]", /\/dev\/sda is in use \(mounted at \/\)/],
+    ],
+  },
+
+  // A wrong type is reported once, not again by the rules that need the value
+  { name: "gateway of the wrong type is not also 'required'", draft: network({ gateway: ["10.20.0.1"] }), expected: [["network.gateway", /must be a string, not a list/]] },
+  { name: "unknown mode does not also ask for mode fields", draft: haInit({ mode: 7, network: { vip: null } }), expected: [["mode", /mode 7 is not one of/]] },
+];
+
+describe("validateDraft", () => {
+  for (const { name, draft, ctx, expected } of CASES) {
+    it(name, () => assertErrors(validateDraft(draft, ctx ?? CTX), expected));
+  }
+
+  it("suggests the nearest known key, across levels too", () => {
+    const [typo] = validateDraft(network({ gatway: "10.20.0.1" }), CTX);
+    assert.equal(typo?.hint, "did you mean network.gateway?");
+    const [misplaced] = validateDraft(single({ gateway: "10.20.0.1" }), CTX);
+    assert.equal(misplaced?.hint, "did you mean network.gateway?");
+    const [snake] = validateDraft(network({ floating_ip_cidrs: [] }), CTX);
+    assert.equal(snake?.hint, "did you mean network.floatingIpCidrs?");
+    const [far] = validateDraft(network({ zzzz: 1 }), CTX);
+    assert.match(far?.hint ?? "", /^known keys in network: interface, address, gateway/);
+  });
+
+  it("hints at the fix", () => {
+    const hints = (draft: unknown) => validateDraft(draft, CTX).map((e) => e.hint);
+    assert.deepEqual(hints(single({ mode: "ha-init" })), ["did you mean hyperconverged-init?"]);
+    assert.deepEqual(hints(single({ hostname: 42 })), ['put it in quotes: "42"']);
+    assert.deepEqual(hints(haInit({ storage: { osdDevices: ["sdb"] } })), ["write /dev/sdb"]);
+    assert.deepEqual(hints(network({ interface: "eno3" })), ["interfaces on this host: eno1 (10.20.0.11/24), eno2"]);
+    assert.deepEqual(hints(network({ floatingIpCidrs: ["203.0.113.5/24"] })), ["write 203.0.113.0/24"]);
+    assert.deepEqual(hints(single({ timezone: "Europe/Pari" })), ["did you mean Europe/Paris?"]);
+  });
+
+  it("lists errors in field order", () => {
+    const draft = single({ admin: { passwordHash: "x" }, hostname: "A_B", network: { dns: [1, "x"], gatway: "y", interface: "eno9" } });
+    assert.deepEqual(
+      validateDraft(draft, CTX).map((e) => e.field),
+      ["hostname", "network.interface", "network.dns[0]", "network.dns[1]", "network.gatway", "admin.passwordHash"],
+    );
+  });
+
+  it("names every unknown key up to a bound, then sums up the rest", () => {
+    const keys = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i]));
+    const errors = validateDraft(network(keys), CTX);
+    assert.equal(errors.filter((e) => e.field.startsWith("network.k")).length, 50);
+    assert.ok(errors.some((e) => e.field === "network" && e.message === "network has 950 more unknown keys"));
+  });
+
+  it("never puts a secret in a message", () => {
+    const token = "tok-SECRET-123";
+    const hash = "plain-SECRET-password";
+    const errors = validateDraft(haJoin({ cluster: { joinToken: token, joinAdress: token }, admin: { passwordHash: hash } }), CTX);
+    assert.ok(errors.length > 0);
+    for (const error of errors) assert.doesNotMatch(JSON.stringify(error), /SECRET/);
+  });
+
+  it("never throws, whatever the JSON", () => {
+    const anyDraft = fc.oneof(fc.jsonValue(), fc.anything(), wellShapedDraft, plausibleDraft);
+    fc.assert(
+      fc.property(anyDraft, (input) => {
+        for (const error of validateDraft(input, CTX)) {
+          assert.equal(typeof error.field, "string");
+          assert.ok(error.message.length > 0);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("finds the same problems in a draft and in the node.yaml it renders to", () => {
+    const nodeYamlField = (field: string) => field.replace(/[A-Za-z]+/g, toSnake);
+    fc.assert(
+      fc.property(fc.oneof(plausibleDraft, wellShapedDraft), (draft) => {
+        const structured = validateDraft(draft, CTX).map((e) => nodeYamlField(e.field)).sort();
+        const yaml = analyzeYamlDraft(renderNodeYaml(draft), CTX).errors.map((e) => e.field).sort();
+        assert.deepEqual(yaml, structured);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

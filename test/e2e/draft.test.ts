@@ -1,0 +1,215 @@
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { runCli, startInstaller, tempDir, type RunningInstaller } from "../helpers/installer.ts";
+
+const running: RunningInstaller[] = [];
+async function start() {
+  const installer = await startInstaller();
+  running.push(installer);
+  return installer;
+}
+after(async () => {
+  await Promise.all(running.map((i) => i.kill9()));
+});
+
+export const VALID_DRAFT = {
+  mode: "single-node",
+  hostname: "node-01",
+  timezone: "Europe/Berlin",
+  network: { interface: "eno1", address: "10.20.0.11/24", gateway: "10.20.0.1", dns: ["10.20.0.2"], ntp: ["pool.ntp.org"], floatingIpCidrs: ["203.0.113.0/24"] },
+  admin: { sshAuthorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx3b3JsZGhlbGxvd29ybGRoZWxsb3dvcmxkaGVsbG8 ops@example"] },
+};
+
+describe("options", () => {
+  test("modes with availability and reasons, the host inventory, defaults", async () => {
+    const installer = await start();
+    const reply = await installer.request("/v1/installer/options");
+    assert.equal(reply.status, 200);
+    const modes = Object.fromEntries(reply.json.modes.map((m: any) => [m.mode, m]));
+    assert.deepEqual(Object.keys(modes).sort(), ["disaggregated-control-plane", "hyperconverged-init", "hyperconverged-join", "single-node"]);
+    assert.equal(modes["single-node"].available, true);
+    assert.equal(modes["hyperconverged-init"].nodeYamlMode, "ha-init");
+    assert.equal(modes["disaggregated-control-plane"].available, false);
+    assert.match(modes["disaggregated-control-plane"].reason, /preview/);
+    assert.equal(reply.json.host.hostname, "node-01");
+    assert.ok(reply.json.host.disks.some((d: any) => d.path === "/dev/sdb" && d.inUse === false));
+    assert.deepEqual(reply.json.defaults, { mode: "single-node", hostname: "node-01", network: { interface: "eno1" } });
+  });
+});
+
+describe("config", () => {
+  test("a half-filled draft is stored with every problem by path; PATCH fixes it; status follows", async () => {
+    const installer = await start();
+    const half = { mode: "hyperconverged-init", hostname: "-bad-", network: { interface: "eth9", address: "10.20.0.11/24", gateway: "10.30.0.1", floatingIpCidrs: ["10.20.0.0/25", "203.0.113.0/33"] }, storge: {} };
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: half });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.json.valid, false);
+    const fields = put.json.errors.map((e: any) => e.field);
+    for (const field of ["hostname", "network.interface", "network.gateway", "network.floatingIpCidrs[0]", "network.floatingIpCidrs[1]", "network.vip", "cluster.name", "storage.osdDevices", "storge", "admin"]) {
+      assert.ok(fields.includes(field), `${field} in ${fields.join(", ")}`);
+    }
+    const typo = put.json.errors.find((e: any) => e.field === "storge");
+    assert.match(typo.hint, /storage/);
+    assert.ok(put.headers.etag);
+
+    const status = await installer.request("/v1/installer/status");
+    assert.equal(status.json.configValid, false);
+    assert.equal(status.json.mode, "hyperconverged-init");
+    assert.equal(status.json.profile, "hyperconverged");
+    assert.equal(status.json.hostname, "-bad-");
+
+    const patch = await installer.request("/v1/installer/config", {
+      method: "PATCH",
+      contentType: "application/merge-patch+json",
+      headers: { "if-match": String(put.headers.etag) },
+      body: {
+        mode: "single-node",
+        hostname: "node-01",
+        storge: null,
+        network: { interface: "eno1", gateway: "10.20.0.1", floatingIpCidrs: ["203.0.113.0/24"] },
+        admin: VALID_DRAFT.admin,
+      },
+    });
+    assert.equal(patch.status, 200, patch.text);
+    assert.deepEqual(patch.json.errors, []);
+    assert.equal(patch.json.valid, true);
+    assert.notEqual(patch.headers.etag, put.headers.etag);
+    const after = await installer.request("/v1/installer/status");
+    assert.equal(after.json.configValid, true);
+    assert.equal(after.json.mode, "single-node");
+
+    const nodeYaml = await installer.request("/v1/installer/config/node.yaml");
+    assert.equal(nodeYaml.status, 200);
+    assert.match(String(nodeYaml.headers["content-type"]), /^application\/yaml/);
+    assert.match(nodeYaml.text, /^mode: single-node$/m);
+    assert.match(nodeYaml.text, /floating_ip_cidrs:/);
+    assert.match(nodeYaml.text, /ssh_authorized_keys:/);
+
+    const folder = await tempDir();
+    await writeFile(join(folder, "node.yaml"), nodeYaml.text);
+    const cli = await runCli(["validate", join(folder, "node.yaml"), "--host-facts", join(import.meta.dirname, "../../demo/host-facts.json")]);
+    assert.equal(cli.code, 0, cli.stdout + cli.stderr);
+  });
+
+  test("If-Match that does not match → 412 and the draft is unchanged", async () => {
+    const installer = await start();
+    const first = await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
+    const stale = await installer.request("/v1/installer/config", { method: "PUT", headers: { "if-match": '"stale"' }, body: { hostname: "x" } });
+    assert.equal(stale.status, 412);
+    assert.equal(stale.json.code, "PRECONDITION_FAILED");
+    const now = await installer.request("/v1/installer/config");
+    assert.equal(now.headers.etag, first.headers.etag);
+    assert.deepEqual(now.json.config, VALID_DRAFT);
+    const ok = await installer.request("/v1/installer/config", { method: "PATCH", headers: { "if-match": String(first.headers.etag) }, body: { timezone: "UTC" } });
+    assert.equal(ok.status, 200);
+  });
+
+  test("a raw node.yaml draft is kept verbatim, with line:column errors by node.yaml key", async () => {
+    const installer = await start();
+    const yaml = "# rack 4, slot 2\nmode: single-node\nhostname: node-01\nnetwork:\n  interface: eno1\n  address: 10.20.0.11/24\n  gateway: 10.20.0.1\n  floating_ip_cidrs:\n    - 203.0.113.0/24\n    - 10.20.0.0/16\n";
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: yaml, contentType: "application/yaml" });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.json.source, "yaml");
+    assert.equal(put.json.yaml, yaml);
+    const overlap = put.json.errors.find((e: any) => e.field === "network.floating_ip_cidrs[1]");
+    assert.ok(overlap, JSON.stringify(put.json.errors));
+    assert.equal(overlap.line, 10);
+    assert.equal(overlap.column, 7);
+    const status = await installer.request("/v1/installer/status");
+    assert.equal(status.json.mode, "single-node");
+    const get = await installer.request("/v1/installer/config");
+    assert.equal(get.json.yaml, yaml);
+  });
+
+  test("a raw node.yaml with an unknown mode: status has no mode, profile single-node", async () => {
+    const installer = await start();
+    await installer.request("/v1/installer/config", { method: "PUT", body: "mode: galaxy\n", contentType: "text/yaml" });
+    const status = await installer.request("/v1/installer/status");
+    assert.equal(status.json.mode, undefined);
+    assert.equal(status.json.profile, "single-node");
+  });
+
+  for (const [name, options, status, code] of [
+    ["YAML that does not parse", { body: "mode: [single-node\n", contentType: "application/yaml" }, 400, "INVALID_REQUEST"],
+    ["JSON that does not parse", { body: "{\"mode\":", contentType: "application/json" }, 400, "INVALID_REQUEST"],
+    ["a JSON array", { body: "[1,2]", contentType: "application/json" }, 400, "INVALID_REQUEST"],
+    ["a form body", { body: "a=b", contentType: "application/x-www-form-urlencoded" }, 415, "UNSUPPORTED_MEDIA_TYPE"],
+    ["text/plain", { body: "hello", contentType: "text/plain" }, 415, "UNSUPPORTED_MEDIA_TYPE"],
+    ["a 2 MiB body", { body: JSON.stringify({ hostname: "x".repeat(2 * 1024 * 1024) }), contentType: "application/json" }, 413, "BODY_TOO_LARGE"],
+    ["a YAML alias bomb", { body: 'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n', contentType: "application/yaml" }, 400, "INVALID_REQUEST"],
+    ["YAML with a duplicate key", { body: "hostname: a\nhostname: b\n", contentType: "application/yaml" }, 400, "INVALID_REQUEST"],
+  ] as const) {
+    test(`PUT ${name} → ${status} ${code}, the draft unchanged`, async () => {
+      const installer = await start();
+      const first = await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
+      const reply = await installer.request("/v1/installer/config", { method: "PUT", ...options });
+      assert.equal(reply.status, status, reply.text);
+      assert.equal(reply.json.code, code);
+      assert.match(String(reply.headers["content-type"]), /problem\+json/);
+      const now = await installer.request("/v1/installer/config");
+      assert.equal(now.headers.etag, first.headers.etag);
+    });
+  }
+
+  test("YAML syntax errors name line and column", async () => {
+    const installer = await start();
+    const reply = await installer.request("/v1/installer/config", { method: "PUT", body: "mode: single-node\nnetwork:\n  interface: [eno1\n", contentType: "application/yaml" });
+    assert.equal(reply.status, 400);
+    assert.match(reply.json.detail, /line \d+, column \d+/);
+  });
+
+  test("POST /config/validate validates without storing", async () => {
+    const installer = await start();
+    const before = await installer.request("/v1/installer/config");
+    const reply = await installer.request("/v1/installer/config/validate", { method: "POST", body: { ...VALID_DRAFT, hostname: "UPPER_case" } });
+    assert.equal(reply.status, 200);
+    assert.equal(reply.json.valid, false);
+    assert.deepEqual(reply.json.errors.map((e: any) => e.field), ["hostname"]);
+    const ok = await installer.request("/v1/installer/config/validate", { method: "POST", body: VALID_DRAFT });
+    assert.deepEqual(ok.json, { valid: true, errors: [], mode: "single-node", profile: "single-node" });
+    const now = await installer.request("/v1/installer/config");
+    assert.equal(now.headers.etag, before.headers.etag);
+  });
+
+  test("GET /config/node.yaml of an invalid draft → 422 with the errors", async () => {
+    const installer = await start();
+    const reply = await installer.request("/v1/installer/config/node.yaml");
+    assert.equal(reply.status, 422);
+    assert.equal(reply.json.code, "INVALID_CONFIG");
+    assert.ok(reply.json.errors.length > 0);
+  });
+
+  test("the node.yaml JSON Schema is published over HTTP and by the CLI", async () => {
+    const installer = await start();
+    const reply = await installer.request("/v1/installer/config/schema");
+    assert.equal(reply.status, 200);
+    assert.match(String(reply.headers["content-type"]), /application\/schema\+json/);
+    assert.ok(reply.json.properties.network.properties.floating_ip_cidrs);
+    const cli = await runCli(["schema"]);
+    assert.deepEqual(JSON.parse(cli.stdout), reply.json);
+  });
+
+  test("PATCH on a raw YAML draft is refused with a way forward", async () => {
+    const installer = await start();
+    await installer.request("/v1/installer/config", { method: "PUT", body: "mode: single-node\n", contentType: "application/yaml" });
+    const reply = await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "x" } });
+    assert.equal(reply.status, 400);
+    assert.match(reply.json.detail, /PUT/);
+  });
+});
+
+describe("validate CLI", () => {
+  test("a broken node.yaml prints FILE:LINE:COL per problem and exits 1; unreadable exits 2", async () => {
+    const folder = await tempDir();
+    const file = join(folder, "node.yaml");
+    await writeFile(file, "mode: single-node\nhostname: node_01\nnetwork:\n  interface: eno1\n  adress: 10.20.0.11/24\n");
+    const cli = await runCli(["validate", file, "--host-facts", join(import.meta.dirname, "../../demo/host-facts.json")]);
+    assert.equal(cli.code, 1);
+    assert.match(cli.stdout, new RegExp(`${file}:2:11 hostname: `));
+    assert.match(cli.stdout, new RegExp(`${file}:5:3 network.adress: .*address`));
+    const missing = await runCli(["validate", join(folder, "nope.yaml")]);
+    assert.equal(missing.code, 2);
+  });
+});
