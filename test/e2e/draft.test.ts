@@ -19,7 +19,7 @@ export const VALID_DRAFT = {
   hostname: "node-01",
   timezone: "Europe/Berlin",
   network: { interface: "eno1", address: "10.20.0.11/24", gateway: "10.20.0.1", dns: ["10.20.0.2"], ntp: ["pool.ntp.org"], floatingIpCidrs: ["203.0.113.0/24"] },
-  admin: { sshAuthorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx3b3JsZGhlbGxvd29ybGRoZWxsb3dvcmxkaGVsbG8 ops@example"] },
+  admin: { sshAuthorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example"] },
 };
 
 describe("options", () => {
@@ -83,7 +83,7 @@ describe("config", () => {
     const nodeYaml = await installer.request("/v1/installer/config/node.yaml");
     assert.equal(nodeYaml.status, 200);
     assert.match(String(nodeYaml.headers["content-type"]), /^application\/yaml/);
-    assert.match(nodeYaml.text, /^mode: single-node$/m);
+    assert.match(nodeYaml.text, /^mode: "single-node"$/m);
     assert.match(nodeYaml.text, /floating_ip_cidrs:/);
     assert.match(nodeYaml.text, /ssh_authorized_keys:/);
 

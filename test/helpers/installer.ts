@@ -45,7 +45,17 @@ export async function tempDir(prefix = "stratum-test-"): Promise<string> {
 
 const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
 
-export function httpsCall(url: string, options: RequestOptions & { code?: string | null } = {}): Promise<Reply> {
+/** Node's documented pattern: a keep-alive socket the server closed meanwhile is retried once on a new one. */
+export async function httpsCall(url: string, options: RequestOptions & { code?: string | null } = {}): Promise<Reply> {
+  try {
+    return await httpsCallOnce(url, options);
+  } catch (err) {
+    if ((err as { reusedSocket?: boolean }).reusedSocket && (err as NodeJS.ErrnoException).code === "ECONNRESET") return httpsCallOnce(url, options);
+    throw err;
+  }
+}
+
+function httpsCallOnce(url: string, options: RequestOptions & { code?: string | null }): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.code) headers.authorization = `Bearer ${options.code}`;
   let payload: string | Buffer | undefined;
@@ -70,7 +80,7 @@ export function httpsCall(url: string, options: RequestOptions & { code?: string
       });
       res.on("error", reject);
     });
-    req.on("error", reject);
+    req.on("error", (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
     req.end(payload);
   });
 }
