@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { runCli, startInstaller, tempDir, type RunningInstaller } from "../helpers/installer.ts";
 
 const running: RunningInstaller[] = [];
@@ -14,13 +15,6 @@ after(async () => {
   await Promise.all(running.map((i) => i.kill9()));
 });
 
-export const VALID_DRAFT = {
-  mode: "single-node",
-  hostname: "node-01",
-  timezone: "Europe/Berlin",
-  network: { interface: "eno1", address: "10.20.0.11/24", gateway: "10.20.0.1", dns: ["10.20.0.2"], ntp: ["pool.ntp.org"], floatingIpCidrs: ["203.0.113.0/24"] },
-  admin: { sshAuthorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example"] },
-};
 
 describe("options", () => {
   test("modes with availability and reasons, the host inventory, defaults", async () => {

@@ -1,0 +1,10 @@
+import type { Redactor } from "../../redact.ts";
+import type { NewEvent } from "../events.ts";
+
+export interface StepContext {
+  emit(event: Omit<NewEvent, "step">): void;
+  redactor: Redactor;
+  now: () => Date;
+  /** Aborted when the service stops: a step ends at once and the attempt stays interrupted. */
+  signal: AbortSignal;
+}

@@ -1,0 +1,33 @@
+import type { NextAction, Step } from "../model.ts";
+import type { FailureCode } from "./types.ts";
+
+/** A step's failure, as the runner records it: the code says what `next` is. */
+export class StepFailure extends Error {
+  constructor(
+    readonly code: FailureCode,
+    message: string,
+    readonly data?: Record<string, unknown>,
+    /** When the code alone does not say it (a preflight failure that is the node's, not the config's). */
+    readonly next?: NextAction,
+  ) {
+    super(message);
+    this.name = "StepFailure";
+  }
+}
+
+/** SPEC §6: what the operator does next after a failure. */
+export function nextAction(code: FailureCode, step: Step | null): NextAction {
+  switch (code) {
+    case "READINESS_TIMEOUT":
+      return "recheckReadiness";
+    case "INTERRUPTED":
+      return step === "readiness" ? "recheckReadiness" : "retryInstall";
+    case "INSTALL_BLOCKED":
+      return "clearBlockers";
+    case "PREFLIGHT_FAILED":
+      return "fixConfig";
+    case "WRITE_FAILED":
+    case "FIRSTBOOT_FAILED":
+      return "retryInstall";
+  }
+}

@@ -1,0 +1,100 @@
+import { modeOptions, type ModeOption, type ValidationContext } from "./config/index.ts";
+import { AttemptRunner } from "./attempts/runner.ts";
+import { createAuthenticator, type Authenticator } from "./auth.ts";
+import { createDraftService, type DraftService } from "./draft.ts";
+import type { Blocker } from "./errors.ts";
+import type { HostFacts } from "./host.ts";
+import { createInstallService, type InstallService } from "./install.ts";
+import type { Logger } from "./log.ts";
+import { DEFAULT_MODE, type Mode } from "./model.ts";
+import type { Redactor } from "./redact.ts";
+import { BUILT_IN_RELEASE, type ReleaseModel } from "./release.ts";
+import type { Settings } from "./settings.ts";
+import { computeStatus, type Status } from "./status.ts";
+import type { Store } from "./store.ts";
+
+export interface Options {
+  modes: ModeOption[];
+  host: HostFacts;
+  release: string | null;
+  defaults: { mode: Mode; hostname: string; network: { interface?: string } };
+}
+
+/** What the HTTP layer calls: built once from the injected deps. */
+export interface Services {
+  version: string;
+  log: Logger;
+  auth: Authenticator;
+  draft: DraftService;
+  install: InstallService;
+  runner: AttemptRunner;
+  status(): Status;
+  options(): Options;
+}
+
+export interface ServiceDeps {
+  version: string;
+  /** Known once the server listens. */
+  url: () => string;
+  settings: Settings;
+  store: Store;
+  installCode: string;
+  host: HostFacts;
+  log: Logger;
+  redactor: Redactor;
+  now: () => Date;
+}
+
+export function createServices(deps: ServiceDeps): Services {
+  const { store, host } = deps;
+  const release = (): ReleaseModel => BUILT_IN_RELEASE;
+  const blockers = (): Blocker[] => [];
+
+  let context: ValidationContext = { host, release: release() };
+  const validationContext = () => {
+    const current = release();
+    if (context.release !== current) context = { host, release: current };
+    return context;
+  };
+
+  const draft = createDraftService(store, validationContext, deps.now);
+  const runner = new AttemptRunner({
+    store,
+    draft,
+    settings: deps.settings,
+    blockers,
+    payloadVersion: () => release().release,
+    redactor: deps.redactor,
+    log: deps.log,
+    now: deps.now,
+  });
+
+  return {
+    version: deps.version,
+    log: deps.log,
+    auth: createAuthenticator(store, deps.installCode, () => deps.now().getTime()),
+    draft,
+    install: createInstallService(runner, host),
+    runner,
+    status: () =>
+      computeStatus({
+        version: deps.version,
+        url: deps.url(),
+        hostHostname: host.hostname,
+        draft: draft.analysis(),
+        attempts: store.data.attempts,
+        blockers: blockers(),
+        unattended: store.data.unattended,
+      }),
+    options: () => ({
+      modes: modeOptions(validationContext()),
+      host,
+      release: release().release,
+      defaults: {
+        mode: DEFAULT_MODE,
+        hostname: host.hostname,
+        network: { interface: (host.interfaces.find((i) => i.up && i.addresses.length > 0) ?? host.interfaces[0])?.name },
+      },
+    }),
+  };
+}

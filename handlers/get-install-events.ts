@@ -1,0 +1,60 @@
+import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
+import { streamSSE } from "hono/streaming";
+import type { AppEnv } from "./env.ts";
+import { followEvents } from "./sse-events.ts";
+import { EventSchema } from "./schemas/install.ts";
+import { authProblems, problemResponses } from "./schemas/problem.ts";
+import { security } from "./schemas/common.ts";
+
+const EventsPageSchema = z
+  .object({
+    attempt: z.number().int(),
+    events: z.array(EventSchema),
+    finished: z.boolean().meta({ description: "The attempt has finished and these are its last events." }),
+    more: z.boolean().meta({ description: "More events follow: ask again with after = the last seq." }),
+  })
+  .meta({ id: "EventsPage" });
+
+const route = createRoute({
+  method: "get",
+  path: "/v1/installer/install/events",
+  tags: ["Install"],
+  operationId: "getEvents",
+  summary: "An attempt's events, as JSON or a live stream.",
+  description:
+    "Events with seq > after, of the latest attempt or ?attempt=N, oldest first, at most 1000 a page. With Accept: text/event-stream, a Server-Sent Events stream: the replay, then live events as they happen (id = seq; resume with Last-Event-ID; comment lines as heartbeats); it closes after attempt.finished.",
+  security,
+  request: {
+    query: z.object({
+      attempt: z.coerce.number().int().min(1).optional().meta({ description: "The attempt number; default the latest." }),
+      after: z.coerce.number().int().min(0).optional().meta({ description: "Only events with a greater seq." }),
+    }),
+    headers: z.object({ "last-event-id": z.string().regex(/^\d+$/).optional().meta({ description: "SSE resume point: the last seq received." }) }),
+  },
+  responses: {
+    200: {
+      description: "The events.",
+      content: {
+        "application/json": { schema: EventsPageSchema },
+        "text/event-stream": { schema: z.string().meta({ description: "SSE: `id: <seq>` and `data: <InstallEvent JSON>` per event." }) },
+      },
+    },
+    ...problemResponses(400, 404),
+    ...authProblems,
+  },
+});
+
+export default defineOpenAPIRoute<typeof route, AppEnv>({
+  route,
+  handler: async (c) => {
+    const { attempt, after } = c.req.valid("query");
+    const lastEventId = c.req.valid("header")["last-event-id"];
+    const from = lastEventId !== undefined ? Number(lastEventId) : (after ?? 0);
+    const install = c.var.services.install;
+    if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
+      return c.json(await install.events(attempt, from), 200);
+    }
+    const log = await install.eventLog(attempt);
+    return streamSSE(c, (stream) => followEvents(stream, log, from)) as never;
+  },
+});

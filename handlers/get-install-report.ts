@@ -1,0 +1,43 @@
+import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
+import { HostFactsSchema } from "../core/host-facts.ts";
+import type { AppEnv } from "./env.ts";
+import { AttemptQuerySchema, AttemptSummarySchema, StepRecordSchema } from "./schemas/install.ts";
+import { authProblems, problemResponses } from "./schemas/problem.ts";
+import { security } from "./schemas/common.ts";
+
+const ReadinessCheckSchema = z.object({ name: z.string(), status: z.string(), detail: z.string().optional() });
+
+const ReportSchema = AttemptSummarySchema.extend({
+  steps: z.array(StepRecordSchema).meta({ description: "Every step with its times and outcome." }),
+  config: z
+    .object({ source: z.enum(["structured", "yaml"]), config: z.record(z.string(), z.unknown()).optional(), yaml: z.string().optional() })
+    .meta({ description: "The draft as it was installed, secrets redacted." }),
+  host: HostFactsSchema,
+  payloadVersion: z.string().nullable().meta({ description: "The release of the payload the attempt ran with." }),
+  nodeYamlPath: z.string().optional(),
+  firstbootTail: z.array(z.string()).meta({ description: "The last lines firstboot printed, secrets redacted." }),
+  readinessHistory: z
+    .array(z.object({ time: z.iso.datetime(), state: z.string(), detail: z.string().optional(), checks: z.array(ReadinessCheckSchema).optional() }))
+    .meta({ description: "Every change of the cloud's readiness state or checks, oldest first." }),
+}).meta({ id: "Report" });
+
+const route = createRoute({
+  method: "get",
+  path: "/v1/installer/install/report",
+  tags: ["Install"],
+  operationId: "getReport",
+  summary: "Everything about an attempt, for the record.",
+  description: "The verdict, every step with times and outcome, the redacted config, the host inventory, the payload version, firstboot's output tail and the readiness history; of the latest attempt or ?attempt=N.",
+  security,
+  request: { query: AttemptQuerySchema },
+  responses: {
+    200: { description: "The report.", content: { "application/json": { schema: ReportSchema } } },
+    ...problemResponses(400, 404),
+    ...authProblems,
+  },
+});
+
+export default defineOpenAPIRoute<typeof route, AppEnv>({
+  route,
+  handler: (c) => c.json(c.var.services.install.report(c.req.valid("query").attempt) as z.infer<typeof ReportSchema>, 200),
+});

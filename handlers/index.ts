@@ -1,0 +1,34 @@
+import getConfigNodeYaml from "./get-config-node-yaml.ts";
+import getConfigSchema from "./get-config-schema.ts";
+import getConfig from "./get-config.ts";
+import getHealthz from "./get-healthz.ts";
+import getInstallAttempts from "./get-install-attempts.ts";
+import getInstallEvents from "./get-install-events.ts";
+import getInstallReport from "./get-install-report.ts";
+import getInstallVerdict from "./get-install-verdict.ts";
+import getOptions from "./get-options.ts";
+import getStatus from "./get-status.ts";
+import patchConfig from "./patch-config.ts";
+import postConfigValidate from "./post-config-validate.ts";
+import postInstallRecheckReadiness from "./post-install-recheck-readiness.ts";
+import postInstall from "./post-install.ts";
+import putConfig from "./put-config.ts";
+
+/** Every endpoint of the API, in one list. */
+export const routes = [
+  getHealthz,
+  getStatus,
+  getOptions,
+  getConfig,
+  putConfig,
+  patchConfig,
+  postConfigValidate,
+  getConfigNodeYaml,
+  getConfigSchema,
+  postInstall,
+  postInstallRecheckReadiness,
+  getInstallEvents,
+  getInstallVerdict,
+  getInstallReport,
+  getInstallAttempts,
+] as const;

@@ -1,0 +1,26 @@
+import { createRoute, defineOpenAPIRoute } from "@hono/zod-openapi";
+import type { AppEnv } from "./env.ts";
+import { StartedSchema } from "./schemas/install.ts";
+import { authProblems, problemResponses } from "./schemas/problem.ts";
+import { security } from "./schemas/common.ts";
+
+const route = createRoute({
+  method: "post",
+  path: "/v1/installer/install",
+  tags: ["Install"],
+  operationId: "startInstall",
+  summary: "Install the draft.",
+  description:
+    "Starts an install attempt: preflight → write node.yaml → firstboot → wait until the cloud reports READY. 422 INVALID_CONFIG with the field errors when the draft does not validate; 409 INSTALL_BLOCKED with the blockers; 409 INSTALL_RUNNING while an attempt runs; 409 ALREADY_INSTALLED after one succeeded.",
+  security,
+  responses: {
+    202: { description: "The attempt started.", content: { "application/json": { schema: StartedSchema } } },
+    ...problemResponses(409, 422),
+    ...authProblems,
+  },
+});
+
+export default defineOpenAPIRoute<typeof route, AppEnv>({
+  route,
+  handler: async (c) => c.json(await c.var.services.install.start("install"), 202),
+});

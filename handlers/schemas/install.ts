@@ -1,0 +1,68 @@
+import { z } from "@hono/zod-openapi";
+import { EVENT_LEVELS, EVENT_TYPES } from "../../core/attempts/events.ts";
+import { ATTEMPT_STATES, FAILURE_CODES } from "../../core/attempts/types.ts";
+import { ATTEMPT_KINDS, NEXT_ACTIONS, STEPS } from "../../core/model.ts";
+import { PhaseSchema } from "./common.ts";
+
+export const AttemptQuerySchema = z.object({
+  attempt: z.coerce.number().int().min(1).optional().meta({ description: "The attempt number; default the latest." }),
+});
+
+export const StartedSchema = z
+  .object({
+    attempt: z.number().int().min(1),
+    phase: PhaseSchema,
+    eventsUrl: z.string().meta({ description: "Where to follow the attempt (JSON, or SSE with Accept: text/event-stream)." }),
+  })
+  .meta({ id: "AttemptStarted" });
+
+export const VerdictSchema = z
+  .object({
+    attempt: z.number().int(),
+    kind: z.enum(ATTEMPT_KINDS),
+    outcome: z.enum(["succeeded", "failed"]),
+    step: z.enum(STEPS).nullable().meta({ description: "The step it ended at (failed at, or the last one)." }),
+    code: z.enum(FAILURE_CODES).nullable().meta({ description: "Why it failed; null when it succeeded." }),
+    message: z.string().meta({ description: "What happened and what to do, for a person." }),
+    next: z.enum(NEXT_ACTIONS).meta({
+      description:
+        "none: nothing to do. recheckReadiness: it failed at readiness (the cloud was not READY in time): POST /install/recheck-readiness. fixConfig: change the draft, then install. retryInstall: fix the node, then POST /install again. clearBlockers: clear the blockers in /status, then install.",
+    }),
+  })
+  .meta({ id: "Verdict" });
+
+export const StepRecordSchema = z
+  .object({
+    step: z.enum(STEPS),
+    state: z.enum(ATTEMPT_STATES),
+    startedAt: z.iso.datetime(),
+    finishedAt: z.iso.datetime().optional(),
+    message: z.string().optional(),
+  })
+  .meta({ id: "StepRecord" });
+
+export const EventSchema = z
+  .object({
+    seq: z.number().int().min(1).meta({ description: "Monotonic within the attempt; the SSE id." }),
+    attempt: z.number().int(),
+    time: z.iso.datetime(),
+    type: z.enum(EVENT_TYPES),
+    step: z.enum(STEPS).optional(),
+    level: z.enum(EVENT_LEVELS),
+    message: z.string(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: "InstallEvent" });
+
+export const AttemptSummarySchema = z
+  .object({
+    attempt: z.number().int(),
+    kind: z.enum(ATTEMPT_KINDS),
+    startedBy: z.enum(["person", "unattended"]),
+    state: z.enum(ATTEMPT_STATES),
+    step: z.enum(STEPS).nullable(),
+    startedAt: z.iso.datetime(),
+    finishedAt: z.iso.datetime().optional(),
+    verdict: VerdictSchema.optional(),
+  })
+  .meta({ id: "AttemptSummary" });

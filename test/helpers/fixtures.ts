@@ -1,0 +1,8 @@
+/** A structured draft that validates against demo/host-facts.json. */
+export const VALID_DRAFT = {
+  mode: "single-node",
+  hostname: "node-01",
+  timezone: "Europe/Berlin",
+  network: { interface: "eno1", address: "10.20.0.11/24", gateway: "10.20.0.1", dns: ["10.20.0.2"], ntp: ["pool.ntp.org"], floatingIpCidrs: ["203.0.113.0/24"] },
+  admin: { sshAuthorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example"] },
+};
