@@ -1,12 +1,21 @@
+import { benchIngestion } from "./ingestion.ts";
 import { benchStartup } from "./startup.ts";
 
 const fmt = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 
 async function main() {
-  const startup = await benchStartup(Number(process.env.BENCH_RUNS ?? 10));
-  console.log(`cold start (spawn → first 200, median): installer ${fmt(startup.coldStartMs.installer)} ms, bare Hono HTTPS ${fmt(startup.coldStartMs.baseline)} ms, ratio ${startup.coldStartMs.ratio.toFixed(2)}×`);
-  console.log(`idle RSS (median):                      installer ${fmt(startup.idleRssMb.installer)} MB, bare Hono HTTPS ${fmt(startup.idleRssMb.baseline)} MB, ratio ${startup.idleRssMb.ratio.toFixed(2)}×`);
-  console.log(`bundle size (minified):                 installer ${fmt(startup.bundleKb.installer)} KB, bare Hono ${fmt(startup.bundleKb.baseline)} KB`);
+  const only = process.argv[2];
+  if (!only || only === "startup") {
+    const s = await benchStartup(Number(process.env.BENCH_RUNS ?? 10));
+    console.log(`cold start (spawn → first 200, median): installer ${fmt(s.coldStartMs.installer)} ms, bare Hono HTTPS ${fmt(s.coldStartMs.baseline)} ms, ratio ${s.coldStartMs.ratio.toFixed(2)}×`);
+    console.log(`idle RSS (median):                      installer ${fmt(s.idleRssMb.installer)} MB, bare Hono HTTPS ${fmt(s.idleRssMb.baseline)} MB, ratio ${s.idleRssMb.ratio.toFixed(2)}×`);
+    console.log(`bundle size (minified):                 installer ${fmt(s.bundleKb.installer)} KB, bare Hono ${fmt(s.bundleKb.baseline)} KB`);
+  }
+  if (!only || only === "ingestion") {
+    const i = await benchIngestion(Number(process.env.BENCH_LINES ?? 100_000));
+    console.log(`event ingestion (${i.lines} firstboot lines): installer ${fmt(i.linesPerSecond.installer)} lines/s, bare line reader ${fmt(i.linesPerSecond.bareReader)} lines/s, ratio ${i.linesPerSecond.ratio.toFixed(2)}×`);
+    console.log(`/status p99 during the flood: ${fmt(i.statusP99Ms.duringFlood)} ms (${i.statusP99Ms.samplesDuringFlood} requests), at rest ${fmt(i.statusP99Ms.atRest)} ms`);
+  }
 }
 
 main().catch((err) => {

@@ -38,7 +38,7 @@ export async function runServe(settings: Settings, version: string): Promise<voi
 
   let url = publicUrl(settings.listenHost, settings.listenPort);
   const services = createServices({ version, url: () => url, settings, store: opened.store, installCode, host, log, redactor, now: () => new Date() });
-  const interrupted = await services.runner.recoverInterrupted();
+  const started = await services.start();
   const app = createApp(services);
 
   const server = serve(
@@ -54,7 +54,7 @@ export async function runServe(settings: Settings, version: string): Promise<voi
       const notices = [
         lock.tookOverFrom ? `took over the lock of a stopped installer (pid ${lock.tookOverFrom})` : undefined,
         opened.keptAside ? `the store file did not parse: kept aside as ${opened.keptAside}; started with a fresh store` : undefined,
-        ...interrupted.map((a) => `attempt ${a.attempt} was interrupted at ${a.step ?? "its start"}; its verdict says ${a.verdict?.next}`),
+        ...started,
         opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
       ].filter((n): n is string => n !== undefined);
       process.stdout.write(
@@ -76,8 +76,8 @@ export async function runServe(settings: Settings, version: string): Promise<voi
   const stop = (signal: string) => {
     log.info("stopping", { signal });
     server.close();
-    void services.runner
-      .shutdown()
+    void services
+      .stop()
       .then(() => lock.release())
       .finally(() => process.exit(0));
   };

@@ -85,15 +85,17 @@ export interface DraftService {
   replace(body: DraftBody, ifMatch: string | undefined): Promise<DraftView>;
   patch(patch: Record<string, unknown>, ifMatch: string | undefined): Promise<DraftView>;
   validate(body: DraftBody): DraftAnalysis;
+  /** The service's own change (the unattended take-over); the caller persists. */
+  set(body: DraftBody): void;
   /** The node.yaml the draft renders to; INVALID_CONFIG when it cannot render. */
   nodeYaml(): string;
-  /** Subscribers learn when a person or the service changed the draft. */
-  onChange(listener: (by: "person" | "service") => void): void;
+  /** Subscribers learn when a person changed the draft. */
+  onPersonChange(listener: () => Promise<void>): void;
 }
 
 export function createDraftService(store: Store, context: () => ValidationContext, now: () => Date): DraftService {
   let cache: { record: DraftRecord; ctx: ValidationContext; analysis: DraftAnalysis; etag: string } | undefined;
-  const listeners: ((by: "person" | "service") => void)[] = [];
+  const listeners: (() => Promise<void>)[] = [];
 
   const current = () => {
     const record = store.data.draft;
@@ -116,15 +118,19 @@ export function createDraftService(store: Store, context: () => ValidationContex
     }
   };
 
-  const store_ = async (body: DraftBody, by: "person" | "service") => {
+  const assign = (body: DraftBody) => {
     const revision = store.data.draft.revision + 1;
     const updatedAt = now().toISOString();
     store.data.draft =
       body.source === "yaml"
         ? { source: "yaml", yaml: body.yaml, revision, updatedAt }
         : { source: "structured", config: body.config, revision, updatedAt };
+  };
+
+  const store_ = async (body: DraftBody) => {
+    assign(body);
     await store.write();
-    for (const listener of listeners) listener(by);
+    for (const listener of listeners) await listener();
   };
 
   const service: DraftService = {
@@ -143,7 +149,7 @@ export function createDraftService(store: Store, context: () => ValidationContex
     },
     async replace(body, ifMatch) {
       checkPrecondition(ifMatch);
-      await store_(body, "person");
+      await store_(body);
       return service.view();
     },
     async patch(patch, ifMatch) {
@@ -156,10 +162,11 @@ export function createDraftService(store: Store, context: () => ValidationContex
         });
       }
       const merged = mergePatch(record.config, patch) as Record<string, unknown>;
-      await store_({ source: "structured", config: merged }, "person");
+      await store_({ source: "structured", config: merged });
       return service.view();
     },
     validate: (body) => analyzeBody(body, context()),
+    set: assign,
     nodeYaml() {
       const { analysis } = current();
       if (!analysis.draft) {
@@ -172,7 +179,7 @@ export function createDraftService(store: Store, context: () => ValidationContex
       const record = store.data.draft;
       return record.source === "yaml" ? record.yaml : renderNodeYaml(analysis.draft);
     },
-    onChange(listener) {
+    onPersonChange(listener) {
       listeners.push(listener);
     },
   };

@@ -8,10 +8,11 @@ import { createInstallService, type InstallService } from "./install.ts";
 import type { Logger } from "./log.ts";
 import { DEFAULT_MODE, type Mode } from "./model.ts";
 import type { Redactor } from "./redact.ts";
-import { BUILT_IN_RELEASE, type ReleaseModel } from "./release.ts";
+import { PayloadManager } from "./payload/payload.ts";
 import type { Settings } from "./settings.ts";
 import { computeStatus, type Status } from "./status.ts";
 import type { Store } from "./store.ts";
+import { UnattendedService } from "./unattended.ts";
 
 export interface Options {
   modes: ModeOption[];
@@ -28,8 +29,12 @@ export interface Services {
   draft: DraftService;
   install: InstallService;
   runner: AttemptRunner;
+  payload: PayloadManager;
   status(): Status;
   options(): Options;
+  /** Loads the payload, marks interrupted attempts, takes a handoff node.yaml; returns notices for the banner. */
+  start(): Promise<string[]>;
+  stop(): Promise<void>;
 }
 
 export interface ServiceDeps {
@@ -47,8 +52,9 @@ export interface ServiceDeps {
 
 export function createServices(deps: ServiceDeps): Services {
   const { store, host } = deps;
-  const release = (): ReleaseModel => BUILT_IN_RELEASE;
-  const blockers = (): Blocker[] => [];
+  const payload = new PayloadManager({ folder: deps.settings.payload, log: deps.log });
+  const release = () => payload.release();
+  const blockers = (): Blocker[] => payload.blockers();
 
   let context: ValidationContext = { host, release: release() };
   const validationContext = () => {
@@ -69,13 +75,50 @@ export function createServices(deps: ServiceDeps): Services {
     now: deps.now,
   });
 
+  const attempts = createInstallService(runner, host);
+  const unattended = new UnattendedService({
+    store,
+    draft,
+    blockers,
+    startInstall: async () => (await attempts.start("install", "unattended")).attempt,
+    handoff: deps.settings.handoff,
+    installRecord: deps.settings.installRecord,
+    log: deps.log,
+    now: deps.now,
+  });
+  draft.onPersonChange(() => unattended.handOver());
+  const install: InstallService = {
+    ...attempts,
+    async start(kind, startedBy = "person") {
+      const started = await attempts.start(kind, startedBy);
+      if (startedBy === "person") await unattended.handOver();
+      return started;
+    },
+  };
+  payload.onChange(() => {
+    unattended.blockersChanged().catch((err: unknown) => deps.log.error("unattended decision failed", { error: String(err) }));
+  });
+
   return {
     version: deps.version,
     log: deps.log,
     auth: createAuthenticator(store, deps.installCode, () => deps.now().getTime()),
     draft,
-    install: createInstallService(runner, host),
+    install,
     runner,
+    payload,
+    async start() {
+      await payload.start();
+      const interrupted = await runner.recoverInterrupted();
+      const taken = await unattended.takeOver();
+      return [
+        ...interrupted.map((a) => `attempt ${a.attempt} was interrupted at ${a.step ?? "its start"}; its verdict says ${a.verdict?.next}`),
+        ...(taken ? [taken] : []),
+      ];
+    },
+    async stop() {
+      await Promise.all([payload.stop(), runner.shutdown()]);
+    },
     status: () =>
       computeStatus({
         version: deps.version,

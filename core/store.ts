@@ -16,6 +16,8 @@ export interface StoreData {
   attempts: AttemptRecord[];
   lockout: LockoutState;
   unattended?: UnattendedRecord;
+  /** Set once the handoff node.yaml was looked for (first start): the hash of the file taken, or null. */
+  handoff?: { sha256: string | null };
 }
 
 export function emptyStore(): StoreData {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { copyFile, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { BUNDLE, runCli, startInstaller, tempDir, type RunningInstaller } from "../helpers/installer.ts";
+import { BUNDLE, runCli, startInstaller, tempDir, untilNoBlockers, type RunningInstaller } from "../helpers/installer.ts";
 
 const running: RunningInstaller[] = [];
 async function start(...args: Parameters<typeof startInstaller>) {
@@ -77,6 +77,7 @@ describe("install code", () => {
 describe("status", () => {
   test("seed 000 body before any draft or attempt", async () => {
     const installer = await start();
+    await untilNoBlockers(installer);
     const reply = await installer.request("/v1/installer/status");
     assert.equal(reply.status, 200);
     assert.match(String(reply.headers["content-type"]), /^application\/json/);

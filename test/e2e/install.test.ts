@@ -3,7 +3,7 @@ import { chmod, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
-import { readSse, startInstaller, tempDir, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { readSse, startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -50,6 +50,7 @@ async function rig(options: { scenario?: Scenario; timeout?: number; stateDir?: 
     ],
   });
   cleanups.push(() => installer.kill9());
+  await untilNoBlockers(installer);
   const firstbootRuns = async () => (await readFile(join(folder, "runs"), "utf8").catch(() => "")).split("\n").filter(Boolean).length;
   return { installer, readiness, folder, nodeYaml, firstbootRuns };
 }

@@ -3,6 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import { request as httpsRequest, Agent } from "node:https";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { makePayload } from "../../demo/make-payload.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const BUNDLE = join(ROOT, "dist/installer.js");
@@ -89,6 +90,8 @@ export interface StartOptions {
   stateDir?: string;
   args?: string[];
   env?: Record<string, string>;
+  /** The payload folder; default: a fresh valid payload made for this installer; false: none (PAYLOAD_NOT_LOADED). */
+  payload?: string | false;
   /** Another copy of the bundle, and the folder to run it from. */
   bundle?: string;
   cwd?: string;
@@ -107,7 +110,20 @@ export function runCli(args: string[], env: Record<string, string> = {}, cwd = R
 
 export async function startInstaller(options: StartOptions = {}): Promise<RunningInstaller> {
   const stateDir = options.stateDir ?? (await tempDir());
-  const args = ["serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir, "--host-facts", DEMO_HOST_FACTS, ...(options.args ?? [])];
+  let payload = options.payload;
+  if (payload === undefined) {
+    payload = join(await tempDir("stratum-payload-"), "payload");
+    await makePayload(payload);
+  }
+  const args = [
+    "serve",
+    "--listen", "127.0.0.1:0",
+    "--state-dir", stateDir,
+    "--host-facts", DEMO_HOST_FACTS,
+    "--payload", payload === false ? join(stateDir, "no-payload-here") : payload,
+    "--handoff", join(stateDir, "no-handoff/node.yaml"),
+    ...(options.args ?? []),
+  ];
   const proc = spawn(process.execPath, [options.bundle ?? BUNDLE, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
@@ -224,4 +240,9 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The fresh payload's checksum run ends quickly, but not before the banner. */
+export async function untilNoBlockers(installer: RunningInstaller): Promise<void> {
+  await waitFor("no blockers", async () => ((await installer.request("/v1/installer/status")).json.blockers ? undefined : true));
 }

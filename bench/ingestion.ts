@@ -1,0 +1,107 @@
+/**
+ * Event ingestion: a firstboot that floods N lines; lines/s from firstboot's step.started to
+ * step.finished, and /status p99 meanwhile. Baselines in the same run: the same flood read
+ * line by line by a bare node process, and /status p99 on the same installer at rest.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { request, Agent } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { startReadinessServer } from "../demo/readiness-server.ts";
+import { ROOT, percentile, stop } from "./lib.ts";
+
+const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
+
+function call(port: number, method: string, path: string, code: string, body?: object): Promise<{ status: number; json: any; ms: number }> {
+  const t0 = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, method, path, agent, headers: { authorization: `Bearer ${code}`, ...(body ? { "content-type": "application/json" } : {}) } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined, ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
+    });
+    req.on("error", reject);
+    req.end(body ? JSON.stringify(body) : undefined);
+  });
+}
+
+async function statusLatencies(port: number, code: string, until: () => boolean, max = 100_000): Promise<number[]> {
+  const latencies: number[] = [];
+  while (!until() && latencies.length < max) latencies.push((await call(port, "GET", "/v1/installer/status", code)).ms);
+  return latencies;
+}
+
+async function bareLinesPerSecond(lines: number): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  const child = spawn(join(ROOT, "demo/firstboot.sh"), [join(ROOT, "demo/host-facts.json")], { env: { ...process.env, FIRSTBOOT_FLOOD: String(lines) } });
+  let count = 0;
+  createInterface({ input: child.stdout }).on("line", () => count++);
+  await new Promise((r) => child.on("close", r));
+  return count / (Number(process.hrtime.bigint() - t0) / 1e9);
+}
+
+export async function benchIngestion(lines = 100_000) {
+  const work = await mkdtemp(join(tmpdir(), "stratum-bench-ingest-"));
+  const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
+  const proc = spawn(
+    process.execPath,
+    [join(ROOT, "dist/installer.js"), "--listen", "127.0.0.1:0", "--state-dir", join(work, "state"), "--host-facts", join(ROOT, "demo/host-facts.json"),
+      "--firstboot", join(ROOT, "demo/firstboot.sh"), "--node-yaml", join(work, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"],
+    { env: { ...process.env, FIRSTBOOT_FLOOD: String(lines) }, stdio: ["ignore", "pipe", "ignore"] },
+  );
+  let banner = "";
+  const port = await new Promise<number>((resolve) => proc.stdout!.on("data", (d) => {
+    banner += d;
+    const m = /listening on [^\s]*:(\d+)\)/.exec(banner);
+    if (m && /State dir/.test(banner)) resolve(Number(m[1]));
+  }));
+  const code = /Install code:\s+(\S+)/.exec(banner)![1]!;
+  try {
+    const idle = await statusLatencies(port, code, () => false, 2000);
+    await call(port, "PUT", "/v1/installer/config", code, {
+      mode: "single-node", hostname: "node-01",
+      network: { interface: "eno1", address: "10.20.0.11/24", gateway: "10.20.0.1" },
+      admin: { sshAuthorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example"] },
+    });
+    let finished = false;
+    const started = await call(port, "POST", "/v1/installer/install", code);
+    if (started.status !== 202) throw new Error(`install refused: ${JSON.stringify(started.json)}`);
+    const watcher = (async () => {
+      for (;;) {
+        const s = await call(port, "GET", "/v1/installer/status", code);
+        if (s.json.phase !== "installing") break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      finished = true;
+    })();
+    const busy = await statusLatencies(port, code, () => finished);
+    await watcher;
+    let after = 0;
+    let firstbootStart = "";
+    let firstbootEnd = "";
+    let logLines = 0;
+    for (;;) {
+      const page = await call(port, "GET", `/v1/installer/install/events?attempt=1&after=${after}`, code);
+      for (const e of page.json.events) {
+        if (e.type === "step.started" && e.step === "firstboot") firstbootStart = e.time;
+        if (e.type === "step.finished" && e.step === "firstboot") firstbootEnd = e.time;
+        if (e.type === "step.log") logLines++;
+        after = e.seq;
+      }
+      if (!page.json.more) break;
+    }
+    const seconds = (Date.parse(firstbootEnd) - Date.parse(firstbootStart)) / 1000;
+    const bare = await bareLinesPerSecond(lines);
+    return {
+      lines: logLines,
+      linesPerSecond: { installer: logLines / seconds, bareReader: bare, ratio: logLines / seconds / bare },
+      statusP99Ms: { duringFlood: percentile(busy, 99), atRest: percentile(idle, 99), samplesDuringFlood: busy.length },
+    };
+  } finally {
+    await stop(proc);
+    await readiness.close();
+  }
+}

@@ -1,0 +1,120 @@
+import assert from "node:assert/strict";
+import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { makePayload } from "../../demo/make-payload.ts";
+import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+
+const running: RunningInstaller[] = [];
+after(async () => {
+  await Promise.all(running.map((i) => i.kill9()));
+});
+async function start(payload: string) {
+  const installer = await startInstaller({ payload });
+  running.push(installer);
+  return installer;
+}
+async function blockers(installer: RunningInstaller) {
+  return (await installer.request("/v1/installer/status")).json.blockers as { code: string; detail: string }[] | undefined;
+}
+async function until(installer: RunningInstaller, code: string) {
+  return waitFor(`blocker ${code}`, async () => (await blockers(installer))?.find((b) => b.code === code));
+}
+
+describe("offline payload", () => {
+  test("no release.yaml → PAYLOAD_NOT_LOADED saying where; POST /install 409 INSTALL_BLOCKED; copying a payload in clears it without a restart", async () => {
+    const folder = join(await tempDir(), "payload");
+    const installer = await start(folder);
+    const notLoaded = await until(installer, "PAYLOAD_NOT_LOADED");
+    assert.match(notLoaded.detail, new RegExp(`No release.yaml in ${folder}`));
+    assert.match(notLoaded.detail, /without a restart/);
+    await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
+    const refused = await installer.request("/v1/installer/install", { method: "POST" });
+    assert.equal(refused.status, 409);
+    assert.equal(refused.json.code, "INSTALL_BLOCKED");
+    assert.deepEqual(refused.json.blockers.map((b: any) => b.code), ["PAYLOAD_NOT_LOADED"]);
+    assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0, "a refused install starts no attempt");
+
+    await makePayload(folder, { release: "2026.11.1" });
+    await untilNoBlockers(installer);
+    const options = await installer.request("/v1/installer/options");
+    assert.equal(options.json.release, "2026.11.1");
+    const started = await installer.request("/v1/installer/install", { method: "POST" });
+    assert.equal(started.status, 202);
+    const report = await waitFor("report", async () => {
+      const r = await installer.request("/v1/installer/install/report");
+      return r.json.payloadVersion ? r.json : undefined;
+    });
+    assert.equal(report.payloadVersion, "2026.11.1");
+  });
+
+  test("a damaged image → PAYLOAD_INVALID naming the file, expected and actual sha256", async () => {
+    const folder = join(await tempDir(), "payload");
+    const { images } = await makePayload(folder);
+    const damaged = join(folder, images[0]!.file);
+    const bytes = await readFile(damaged);
+    bytes[100] ^= 0xff;
+    await writeFile(damaged, bytes);
+    const installer = await start(folder);
+    const invalid = await until(installer, "PAYLOAD_INVALID");
+    assert.match(invalid.detail, new RegExp(`${images[0]!.file}: sha256 is [0-9a-f]{64}, release.yaml says ${images[0]!.sha256}`));
+    assert.match(invalid.detail, /copy it again/);
+  });
+
+  test("a missing or short image → PAYLOAD_INVALID naming the file and sizes", async () => {
+    const folder = join(await tempDir(), "payload");
+    const { images } = await makePayload(folder);
+    await writeFile(join(folder, images[1]!.file), "short");
+    const installer = await start(folder);
+    const invalid = await until(installer, "PAYLOAD_INVALID");
+    assert.equal(invalid.detail, `${images[1]!.file} is 5 bytes, release.yaml says ${images[1]!.size}: the copy is incomplete or from another release; copy it again.`);
+  });
+
+  test("a release.yaml with an unknown key or a path outside the folder is refused, named", async () => {
+    const folder = join(await tempDir(), "payload");
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, "release.yaml"), "release: 1\nprofiles: {}\nimages:\n  - file: ../etc/passwd\n    size: 1\n    sha256: " + "a".repeat(64) + "\nchannel: beta\n");
+    const installer = await start(folder);
+    const notLoaded = await until(installer, "PAYLOAD_NOT_LOADED");
+    assert.match(notLoaded.detail, /is not a valid release file/);
+    assert.match(notLoaded.detail, /images\[0\]\.file: must be a path inside the payload folder/);
+    assert.match(notLoaded.detail, /channel/);
+  });
+
+  test("the release model drives the modes: a profile the release does not ship is refused with the reason", async () => {
+    const folder = join(await tempDir(), "payload");
+    await makePayload(folder, { release: "2026.12.0", profiles: { "single-node": { enabled: true } } });
+    const installer = await start(folder);
+    await untilNoBlockers(installer);
+    const modes = Object.fromEntries((await installer.request("/v1/installer/options")).json.modes.map((m: any) => [m.mode, m]));
+    assert.equal(modes["single-node"].available, true);
+    assert.equal(modes["hyperconverged-init"].available, false);
+    assert.match(modes["hyperconverged-init"].reason, /2026\.12\.0 does not ship the hyperconverged profile/);
+    const validate = await installer.request("/v1/installer/config/validate", {
+      method: "POST",
+      body: { ...VALID_DRAFT, mode: "hyperconverged-init", network: { ...VALID_DRAFT.network, vip: "10.20.0.10" }, storage: { osdDevices: ["/dev/sdb"] }, cluster: { name: "rack-a" } },
+    });
+    assert.deepEqual(validate.json.errors.map((e: any) => e.field), ["mode"]);
+  });
+
+  test("a payload copied in slowly is not judged half-way: PAYLOAD_VERIFYING while it changes, then it clears", async () => {
+    const folder = join(await tempDir(), "payload");
+    const source = join(await tempDir(), "source");
+    const { images, releaseYaml } = await makePayload(source, { images: [{ file: "images/big.tar", bytes: 256 * 1024 }] });
+    const installer = await start(folder);
+    await until(installer, "PAYLOAD_NOT_LOADED");
+    await mkdir(join(folder, "images"), { recursive: true });
+    await writeFile(join(folder, "release.yaml"), releaseYaml);
+    const content = await readFile(join(source, images[0]!.file));
+    const seen = new Set<string>();
+    for (let offset = 0; offset < content.length; offset += 32 * 1024) {
+      await appendFile(join(folder, images[0]!.file), content.subarray(offset, offset + 32 * 1024));
+      for (const b of (await blockers(installer)) ?? []) seen.add(b.code);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.ok(!seen.has("PAYLOAD_INVALID"), `judged half-way: ${[...seen].join(", ")}`);
+    assert.ok(seen.has("PAYLOAD_VERIFYING"));
+    await untilNoBlockers(installer);
+  });
+});
