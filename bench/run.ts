@@ -1,4 +1,5 @@
 import { benchIngestion } from "./ingestion.ts";
+import { benchPayload } from "./payload.ts";
 import { benchStartup } from "./startup.ts";
 
 const fmt = (n: number) => n.toFixed(n < 10 ? 2 : 1);
@@ -15,6 +16,11 @@ async function main() {
     const i = await benchIngestion(Number(process.env.BENCH_LINES ?? 100_000));
     console.log(`event ingestion (${i.lines} firstboot lines): installer ${fmt(i.linesPerSecond.installer)} lines/s, bare line reader ${fmt(i.linesPerSecond.bareReader)} lines/s, ratio ${i.linesPerSecond.ratio.toFixed(2)}×`);
     console.log(`/status p99 during the flood: ${fmt(i.statusP99Ms.duringFlood)} ms (${i.statusP99Ms.samplesDuringFlood} requests), at rest ${fmt(i.statusP99Ms.atRest)} ms`);
+  }
+  if (!only || only === "payload") {
+    const p = await benchPayload(Number(process.env.BENCH_PAYLOAD_GIB ?? 2) * 1024 ** 3);
+    console.log(`payload verification (${p.gib} GiB): installer ${fmt(p.installerMBps)} MB/s, sha256sum ${fmt(p.sha256sumMBps)} MB/s, ratio ${p.ratio.toFixed(2)}×`);
+    console.log(`/status while verifying: p50 ${fmt(p.statusDuringVerify.p50)} ms, p99 ${fmt(p.statusDuringVerify.p99)} ms (${p.statusDuringVerify.requests} requests, ${p.statusDuringVerify.verifyingSeen} saw PAYLOAD_VERIFYING)`);
   }
 }
 
