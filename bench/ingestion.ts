@@ -9,6 +9,7 @@ import { request, Agent } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { makePayload } from "../demo/make-payload.ts";
 import { startReadinessServer } from "../demo/readiness-server.ts";
 import { ROOT, percentile, stop } from "./lib.ts";
 
@@ -46,10 +47,11 @@ async function bareLinesPerSecond(lines: number): Promise<number> {
 export async function benchIngestion(lines = 100_000) {
   const work = await mkdtemp(join(tmpdir(), "stratum-bench-ingest-"));
   const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
+  await makePayload(join(work, "payload"));
   const proc = spawn(
     process.execPath,
     [join(ROOT, "dist/installer.js"), "--listen", "127.0.0.1:0", "--state-dir", join(work, "state"), "--host-facts", join(ROOT, "demo/host-facts.json"),
-      "--firstboot", join(ROOT, "demo/firstboot.sh"), "--node-yaml", join(work, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"],
+      "--payload", join(work, "payload"), "--firstboot", join(ROOT, "demo/firstboot.sh"), "--node-yaml", join(work, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"],
     { env: { ...process.env, FIRSTBOOT_FLOOD: String(lines) }, stdio: ["ignore", "pipe", "ignore"] },
   );
   let banner = "";
@@ -60,6 +62,7 @@ export async function benchIngestion(lines = 100_000) {
   }));
   const code = /Install code:\s+(\S+)/.exec(banner)![1]!;
   try {
+    while ((await call(port, "GET", "/v1/installer/status", code)).json.blockers) await new Promise((r) => setTimeout(r, 50));
     const idle = await statusLatencies(port, code, () => false, 2000);
     await call(port, "PUT", "/v1/installer/config", code, {
       mode: "single-node", hostname: "node-01",

@@ -31,6 +31,9 @@ export interface InstallEvent {
 export type NewEvent = Omit<InstallEvent, "seq" | "attempt" | "time">;
 type Listener = (events: InstallEvent[]) => void;
 
+const MAX_BATCH = 512;
+export const BACKLOG_LIMIT = 4096;
+
 /**
  * One attempt's append-only JSON Lines file. Appends are batched into one write per
  * turn of the event loop (a firstboot flooding output costs one syscall per batch),
@@ -78,14 +81,19 @@ export class AttemptEventLog {
     return full;
   }
 
+  /** Bounded batches, each an await: a flood never holds the event loop for long. */
   async #drain(): Promise<void> {
     while (this.#pending.length > 0) {
-      const batch = this.#pending;
-      this.#pending = [];
+      const batch = this.#pending.splice(0, MAX_BATCH);
       await this.file.write(batch.map((e) => `${JSON.stringify(e)}\n`).join(""));
       for (const listener of this.#listeners) listener(batch);
     }
     this.#flushing = undefined;
+  }
+
+  /** Events appended but not yet written: producers wait when it grows (backpressure). */
+  get backlog(): number {
+    return this.#pending.length;
   }
 
   async flush(): Promise<void> {

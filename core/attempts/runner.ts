@@ -10,7 +10,7 @@ import type { Redactor } from "../redact.ts";
 import type { Settings } from "../settings.ts";
 import type { Store } from "../store.ts";
 import { phaseOf } from "../status.ts";
-import { AttemptEventLog, type NewEvent } from "./events.ts";
+import { AttemptEventLog, BACKLOG_LIMIT, type NewEvent } from "./events.ts";
 import type { StepContext } from "./steps/context.ts";
 import { runFirstboot } from "./steps/firstboot.ts";
 import { runPreflight } from "./steps/preflight.ts";
@@ -182,6 +182,7 @@ export class AttemptRunner {
     await Promise.all([this.deps.store.write(), log.sync()]);
     const ctx: StepContext = {
       emit: (event: Omit<NewEvent, "step">) => log.append({ ...event, step }),
+      backlogged: () => (log.backlog >= BACKLOG_LIMIT ? log.flush() : undefined),
       redactor: this.deps.redactor,
       now: this.deps.now,
       signal: this.#abort.signal,

@@ -54,7 +54,7 @@ describe("offline payload", () => {
     const { images } = await makePayload(folder);
     const damaged = join(folder, images[0]!.file);
     const bytes = await readFile(damaged);
-    bytes[100] ^= 0xff;
+    bytes[100] = bytes[100]! ^ 0xff;
     await writeFile(damaged, bytes);
     const installer = await start(folder);
     const invalid = await until(installer, "PAYLOAD_INVALID");

@@ -17,6 +17,11 @@ export async function runFirstboot(ctx: StepContext, executable: string, nodeYam
         tail.push(line);
         if (tail.length > TAIL_LINES) tail.shift();
         ctx.emit({ type: "step.log", level, message: line, data: { stream: level === "info" ? "stdout" : "stderr" } });
+        const caughtUp = ctx.backlogged();
+        if (caughtUp) {
+          stream.pause();
+          void caughtUp.then(() => stream.resume());
+        }
       });
       lines.on("close", resolve);
     });
