@@ -37,8 +37,11 @@ export function createApp(services: Services) {
 
   app.use(requestId());
   app.use(secureHeaders({ strictTransportSecurity: false }));
+  let document: unknown;
+  const openapi = () => (document ??= describe(app, services.version));
   app.use(async (c, next) => {
     c.set("services", services);
+    c.set("openapi", openapi);
     await next();
   });
   const limit = bodyLimit({
@@ -55,8 +58,6 @@ export function createApp(services: Services) {
   });
 
   mountRoutes(app);
-  let document: unknown;
-  app.get("/openapi.json", (c) => c.json((document ??= describe(app, services.version))));
 
   app.notFound((c) => problem(c, new InstallerError({ code: "NOT_FOUND", detail: `No endpoint ${c.req.method} ${c.req.path}. /openapi.json lists every route.` })));
   app.onError((err, c) => {

@@ -4,5 +4,5 @@ import type { Services } from "../core/services.ts";
 
 export type AppEnv = {
   Bindings: HttpBindings;
-  Variables: RequestIdVariables & { services: Services };
+  Variables: RequestIdVariables & { services: Services; openapi: () => unknown };
 };

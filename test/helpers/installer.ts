@@ -2,12 +2,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { request as httpsRequest, Agent } from "node:https";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { violations } from "./conformance.ts";
+import { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 
-export const ROOT = resolve(import.meta.dirname, "../..");
-export const BUNDLE = join(ROOT, "dist/installer.js");
-export const DEMO_HOST_FACTS = join(ROOT, "demo/host-facts.json");
+export { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 
 export interface Reply {
   status: number;
@@ -48,12 +48,16 @@ const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
 
 /** Node's documented pattern: a keep-alive socket the server closed meanwhile is retried once on a new one. */
 export async function httpsCall(url: string, options: RequestOptions & { code?: string | null } = {}): Promise<Reply> {
+  let reply: Reply;
   try {
-    return await httpsCallOnce(url, options);
+    reply = await httpsCallOnce(url, options);
   } catch (err) {
-    if ((err as { reusedSocket?: boolean }).reusedSocket && (err as NodeJS.ErrnoException).code === "ECONNRESET") return httpsCallOnce(url, options);
-    throw err;
+    if (!((err as { reusedSocket?: boolean }).reusedSocket && (err as NodeJS.ErrnoException).code === "ECONNRESET")) throw err;
+    reply = await httpsCallOnce(url, options);
   }
+  const problems = await violations({ method: options.method ?? "GET", url, ...reply });
+  if (problems.length > 0) throw new Error(`the reply does not conform to /openapi.json:\n${problems.join("\n")}\n${reply.text.slice(0, 2000)}`);
+  return reply;
 }
 
 function httpsCallOnce(url: string, options: RequestOptions & { code?: string | null }): Promise<Reply> {
@@ -245,4 +249,40 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 /** The fresh payload's checksum run ends quickly, but not before the banner. */
 export async function untilNoBlockers(installer: RunningInstaller): Promise<void> {
   await waitFor("no blockers", async () => ((await installer.request("/v1/installer/status")).json.blockers ? undefined : true));
+}
+
+/**
+ * One request on a connection of its own, optionally from another loopback address (127.0.0.2 …)
+ * as a second client would be, and without the conformance check: for inputs the document does
+ * not describe (fuzzing, header abuse). An error after the reply arrived (the server closed while
+ * a refused body was still being sent) does not hide the reply.
+ */
+export function httpsRaw(url: string, options: RequestOptions & { localAddress?: string } = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.code) headers.authorization = `Bearer ${options.code}`;
+  const payload = options.body === undefined || typeof options.body === "string" || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body);
+  if (payload !== undefined && options.contentType !== undefined) headers["content-type"] ??= options.contentType;
+  return new Promise((resolvePromise, reject) => {
+    let answered = false;
+    const req = httpsRequest(url, { method: options.method ?? "GET", headers, agent: false, rejectUnauthorized: false, localAddress: options.localAddress }, (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+      res.on("error", reject);
+    });
+    req.on("error", (err) => {
+      if (!answered) reject(err);
+    });
+    req.end(payload);
+  });
 }
