@@ -37,7 +37,7 @@ export async function timeToFirst200(
   args: string[],
   path: string,
   headers: (stdout: string) => Record<string, string>,
-): Promise<{ ms: number; proc: ChildProcess; port: number }> {
+): Promise<{ ms: number; proc: ChildProcess; port: number; stdout: string }> {
   const t0 = process.hrtime.bigint();
   const proc = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "ignore"] });
   let stdout = "";
@@ -52,7 +52,7 @@ export async function timeToFirst200(
   for (;;) {
     if ((await get(port, path, headers(stdout))) === 200) break;
   }
-  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, proc, port };
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, proc, port, stdout };
 }
 
 export async function rssKb(pid: number): Promise<number> {

@@ -1,6 +1,7 @@
 import { benchIngestion } from "./ingestion.ts";
 import { benchPayload } from "./payload.ts";
 import { benchStartup } from "./startup.ts";
+import { benchThroughput } from "./throughput.ts";
 
 const fmt = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 
@@ -11,6 +12,10 @@ async function main() {
     console.log(`cold start (spawn → first 200, median): installer ${fmt(s.coldStartMs.installer)} ms, bare Hono HTTPS ${fmt(s.coldStartMs.baseline)} ms, ratio ${s.coldStartMs.ratio.toFixed(2)}×`);
     console.log(`idle RSS (median):                      installer ${fmt(s.idleRssMb.installer)} MB, bare Hono HTTPS ${fmt(s.idleRssMb.baseline)} MB, ratio ${s.idleRssMb.ratio.toFixed(2)}×`);
     console.log(`bundle size (minified):                 installer ${fmt(s.bundleKb.installer)} KB, bare Hono ${fmt(s.bundleKb.baseline)} KB`);
+  }
+  if (!only || only === "throughput") {
+    const t = await benchThroughput(Number(process.env.BENCH_SECONDS ?? 10));
+    console.log(`GET /status over HTTPS, 50 connections: installer ${fmt(t.installer.rps)} req/s p99 ${t.installer.p99} ms, bare Hono HTTPS ${fmt(t.baseline.rps)} req/s p99 ${t.baseline.p99} ms; throughput ${t.rpsRatio.toFixed(2)}×, p99 ${t.p99Ratio.toFixed(2)}× (errors ${t.installer.errors}/${t.baseline.errors})`);
   }
   if (!only || only === "ingestion") {
     const i = await benchIngestion(Number(process.env.BENCH_LINES ?? 100_000));

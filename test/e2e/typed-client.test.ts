@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { chmod, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import createClient from "openapi-fetch";
+import { startReadinessServer } from "../../demo/readiness-server.ts";
+import type { paths } from "../generated/installer-api.d.ts";
+import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { httpsCall, startInstaller, tempDir, untilNoBlockers, waitFor } from "../helpers/installer.ts";
+
+const cleanups: (() => Promise<unknown>)[] = [];
+after(() => Promise.all(cleanups.map((c) => c())));
+
+/** openapi-fetch speaks fetch; the installer's certificate is self-signed, so requests go through node:https. */
+async function selfSignedFetch(request: Request): Promise<Response> {
+  const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+  const reply = await httpsCall(request.url, { method: request.method, body, headers: Object.fromEntries(request.headers), code: null });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(reply.headers)) if (typeof value === "string") headers.set(name, value);
+  return new Response(reply.status === 204 ? null : reply.text, { status: reply.status, headers });
+}
+
+test("a client generated from /openapi.json by openapi-typescript drives a whole install with openapi-fetch", async () => {
+  const folder = await tempDir();
+  const firstboot = join(folder, "firstboot");
+  await writeFile(firstboot, "#!/bin/sh\necho configuring from $1\n");
+  await chmod(firstboot, 0o755);
+  const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
+  cleanups.push(() => readiness.close());
+  const installer = await startInstaller({ args: ["--firstboot", firstboot, "--node-yaml", join(folder, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"] });
+  cleanups.push(() => installer.kill9());
+  await untilNoBlockers(installer);
+
+  const api = createClient<paths>({ baseUrl: `https://127.0.0.1:${installer.port}`, fetch: selfSignedFetch, headers: { Authorization: `Bearer ${installer.code}` } });
+  const status = await api.GET("/v1/installer/status");
+  assert.equal(status.data?.phase, "configuring");
+  const options = await api.GET("/v1/installer/options");
+  assert.ok(options.data?.modes.some((m) => m.mode === "single-node" && m.available));
+  const put = await api.PUT("/v1/installer/config", { body: VALID_DRAFT });
+  assert.equal(put.data?.valid, true);
+  const started = await api.POST("/v1/installer/install");
+  assert.equal(started.response.status, 202);
+  assert.equal(started.data?.attempt, 1);
+  const verdict = await waitFor("verdict", async () => {
+    const v = await api.GET("/v1/installer/install/verdict", { params: { query: { attempt: 1 } } });
+    return v.data;
+  });
+  assert.equal(verdict.outcome, "succeeded");
+  assert.equal(verdict.next, "none");
+  const refused = await api.POST("/v1/installer/install");
+  assert.equal(refused.error?.code, "ALREADY_INSTALLED");
+});
