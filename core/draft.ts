@@ -93,7 +93,11 @@ export interface DraftService {
   onPersonChange(listener: () => Promise<void>): void;
 }
 
-export function createDraftService(store: Store, context: () => ValidationContext, now: () => Date): DraftService {
+/**
+ * `guardChange` throws when the draft may not change (an attempt runs: it installs what it
+ * validated; or the node is installed).
+ */
+export function createDraftService(store: Store, context: () => ValidationContext, now: () => Date, guardChange: () => void): DraftService {
   let cache: { record: DraftRecord; ctx: ValidationContext; analysis: DraftAnalysis; etag: string } | undefined;
   const listeners: (() => Promise<void>)[] = [];
 
@@ -127,7 +131,7 @@ export function createDraftService(store: Store, context: () => ValidationContex
         : { source: "structured", config: body.config, revision, updatedAt };
   };
 
-  const store_ = async (body: DraftBody) => {
+  const persist = async (body: DraftBody) => {
     assign(body);
     await store.write();
     for (const listener of listeners) await listener();
@@ -148,11 +152,13 @@ export function createDraftService(store: Store, context: () => ValidationContex
       };
     },
     async replace(body, ifMatch) {
+      guardChange();
       checkPrecondition(ifMatch);
-      await store_(body);
+      await persist(body);
       return service.view();
     },
     async patch(patch, ifMatch) {
+      guardChange();
       checkPrecondition(ifMatch);
       const record = store.data.draft;
       if (record.source !== "structured") {
@@ -162,7 +168,7 @@ export function createDraftService(store: Store, context: () => ValidationContex
         });
       }
       const merged = mergePatch(record.config, patch) as Record<string, unknown>;
-      await store_({ source: "structured", config: merged });
+      await persist({ source: "structured", config: merged });
       return service.view();
     },
     validate: (body) => analyzeBody(body, context()),

@@ -63,8 +63,9 @@ export function createServices(deps: ServiceDeps): Services {
     return context;
   };
 
-  const draft = createDraftService(store, validationContext, deps.now);
-  const runner = new AttemptRunner({
+  let runner: AttemptRunner | undefined;
+  const draft = createDraftService(store, validationContext, deps.now, () => runner?.refuseWhileBusy("changing the draft"));
+  runner = new AttemptRunner({
     store,
     draft,
     settings: deps.settings,

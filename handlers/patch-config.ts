@@ -11,7 +11,7 @@ const route = createRoute({
   operationId: "patchConfig",
   summary: "Change part of a structured draft.",
   description:
-    "A JSON merge patch (RFC 7396) on a structured draft: a member replaces, null removes, objects merge. application/json is accepted too. Honours If-Match. A raw node.yaml draft is replaced with PUT instead.",
+    "A JSON merge patch (RFC 7396) on a structured draft: a member replaces, null removes, objects merge. application/json is accepted too. Honours If-Match. A raw node.yaml draft is replaced with PUT instead. 409 INSTALL_RUNNING while an attempt runs, 409 ALREADY_INSTALLED once the node is installed.",
   security,
   request: {
     headers: ifMatchHeaders,
@@ -22,7 +22,7 @@ const route = createRoute({
   },
   responses: {
     200: { description: "The patched draft.", headers: z.object(etagHeader), content: { "application/json": { schema: DraftViewSchema } } },
-    ...problemResponses(400, 412, 413, 415),
+    ...problemResponses(400, 409, 412, 413, 415),
     ...authProblems,
   },
 });

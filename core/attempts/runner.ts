@@ -130,10 +130,15 @@ export class AttemptRunner {
     return { attempt: record.attempt, record, done };
   }
 
-  #refuse(kind: AttemptKind): void {
+  /** While an attempt runs the draft stays as it validated it; once installed, it is history. */
+  refuseWhileBusy(what: string): void {
     const phase = phaseOf(this.attempts);
-    if (phase === "installing") throw new InstallerError({ code: "INSTALL_RUNNING", detail: `Attempt ${this.attempts.length} is running; follow it at /v1/installer/install/events.` });
-    if (phase === "done") throw new InstallerError({ code: "ALREADY_INSTALLED", detail: "An install attempt succeeded: this node is installed. Nothing more to do here." });
+    if (phase === "installing") throw new InstallerError({ code: "INSTALL_RUNNING", detail: `Attempt ${this.attempts.length} is running, so ${what} must wait until it ends; follow it at /v1/installer/install/events.` });
+    if (phase === "done") throw new InstallerError({ code: "ALREADY_INSTALLED", detail: `An install attempt succeeded: this node is installed, so ${what} has no effect any more.` });
+  }
+
+  #refuse(kind: AttemptKind): void {
+    this.refuseWhileBusy(kind === "install" ? "another install" : "a readiness recheck");
     if (kind === "recheck-readiness") {
       const last = this.attempts.at(-1);
       if (!last || last.verdict?.step !== "readiness") {

@@ -149,6 +149,10 @@ describe("install attempts", () => {
     assert.equal(recheck.status, 409);
     assert.equal(recheck.json.code, "ALREADY_INSTALLED");
 
+    const late = await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-02" } });
+    assert.equal(late.status, 409);
+    assert.equal(late.json.code, "ALREADY_INSTALLED");
+
     const attempts = await installer.request("/v1/installer/install/attempts");
     assert.deepEqual(attempts.json.attempts.map((a: any) => [a.attempt, a.kind, a.state, a.startedBy]), [[1, "install", "succeeded", "person"]]);
   });
@@ -247,6 +251,11 @@ describe("install attempts", () => {
     const status = (await installer.request("/v1/installer/status")).json;
     assert.equal(status.phase, "installing");
     assert.ok(status.step);
+    const before = await installer.request("/v1/installer/config");
+    const change = await installer.request("/v1/installer/config", { method: "PUT", body: { hostname: "changed-mid-install" } });
+    assert.equal(change.status, 409);
+    assert.equal(change.json.code, "INSTALL_RUNNING");
+    assert.equal((await installer.request("/v1/installer/config")).headers.etag, before.headers.etag, "the running attempt's draft is untouched");
   });
 
   test("SSE resume with Last-Event-ID loses and duplicates nothing", async () => {
