@@ -12,6 +12,7 @@ import { acquireStateLock } from "../core/state-lock.ts";
 import { openStore } from "../core/store.ts";
 import { loadTls } from "../core/tls-files.ts";
 import { createApp } from "../handlers/app.ts";
+import { rawProblem } from "../handlers/problem.ts";
 import { draftSecrets } from "../core/secrets.ts";
 import { mkdir } from "node:fs/promises";
 
@@ -72,6 +73,12 @@ export async function runServe(settings: Settings, version: string): Promise<voi
       log.info("listening", { url, port: info.port });
     },
   );
+
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: import("node:stream").Duplex) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = err.code === "HPE_HEADER_OVERFLOW";
+    socket.end(rawProblem(tooLarge ? 431 : 400, tooLarge ? "The request headers are over 16 KB." : "The request is not valid HTTP."));
+  });
 
   const stop = (signal: string) => {
     log.info("stopping", { signal });

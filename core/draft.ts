@@ -10,6 +10,7 @@ import {
   type ValidationContext,
 } from "./config/index.ts";
 import { InstallerError } from "./errors.ts";
+import { jsonDepth } from "./json-depth.ts";
 import { DEFAULT_MODE, MODE_TABLE, type Mode, type Profile } from "./model.ts";
 import type { DraftRecord, Store } from "./store.ts";
 
@@ -97,6 +98,14 @@ export interface DraftService {
  * `guardChange` throws when the draft may not change (an attempt runs: it installs what it
  * validated; or the node is installed).
  */
+const MAX_DEPTH = 32;
+
+function refuseDeep(value: unknown): void {
+  if (jsonDepth(value, MAX_DEPTH) > MAX_DEPTH) {
+    throw new InstallerError({ code: "INVALID_REQUEST", detail: `The config nests deeper than ${MAX_DEPTH} levels; node.yaml is a few levels deep.` });
+  }
+}
+
 export function createDraftService(store: Store, context: () => ValidationContext, now: () => Date, guardChange: () => void): DraftService {
   let cache: { record: DraftRecord; ctx: ValidationContext; analysis: DraftAnalysis; etag: string } | undefined;
   const listeners: (() => Promise<void>)[] = [];
@@ -131,9 +140,17 @@ export function createDraftService(store: Store, context: () => ValidationContex
         : { source: "structured", config: body.config, revision, updatedAt };
   };
 
+  /** A draft that fails to be written leaves the previous one in place, in memory as on disk. */
   const persist = async (body: DraftBody) => {
+    if (body.source === "structured") refuseDeep(body.config);
+    const previous = store.data.draft;
     assign(body);
-    await store.write();
+    try {
+      await store.write();
+    } catch (err) {
+      store.data.draft = previous;
+      throw err;
+    }
     for (const listener of listeners) await listener();
   };
 
@@ -167,6 +184,7 @@ export function createDraftService(store: Store, context: () => ValidationContex
           detail: "The draft is raw node.yaml; a merge patch applies to a structured (JSON) draft. PUT the whole node.yaml, or PUT a JSON draft first.",
         });
       }
+      refuseDeep(patch);
       const merged = mergePatch(record.config, patch) as Record<string, unknown>;
       await persist({ source: "structured", config: merged });
       return service.view();

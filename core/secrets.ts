@@ -5,7 +5,9 @@ const cache = new WeakMap<DraftRecord, string[]>();
 
 function secretsOf(config: unknown): string[] {
   const draft = config as { cluster?: { joinToken?: unknown }; admin?: { passwordHash?: unknown } } | null;
-  return [draft?.cluster?.joinToken, draft?.admin?.passwordHash].filter((s): s is string => typeof s === "string" && s.length > 0);
+  return [draft?.cluster?.joinToken, draft?.admin?.passwordHash]
+    .map((secret) => (typeof secret === "number" || typeof secret === "bigint" ? String(secret) : secret))
+    .filter((s): s is string => typeof s === "string" && s.length > 0);
 }
 
 /** The draft's secret values (join token, password hash), valid draft or not, for redacting free text. */

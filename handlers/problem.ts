@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
@@ -55,4 +56,26 @@ export function invalidRequestFromZod(error: ZodError, target: string): Installe
     detail: `The request ${target} is not the expected shape: ${error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
     errors: error.issues.map((issue) => ({ field: issue.path.map(String).join("."), message: issue.message })),
   });
+}
+
+/**
+ * For requests Node's HTTP parser refuses before Hono sees them (headers over 16 KB, a
+ * malformed request line): the same problem+json shape, written to the socket.
+ */
+export function rawProblem(status: 400 | 431, detail: string): string {
+  const requestId = randomUUID();
+  const body = JSON.stringify({ type: problemType("INVALID_REQUEST"), title: ERROR_CODES.INVALID_REQUEST.title, status, detail, code: "INVALID_REQUEST", requestId });
+  return [
+    `HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : "Bad Request"}`,
+    "Content-Type: application/problem+json",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
+    "X-Content-Type-Options: nosniff",
+    "X-Frame-Options: SAMEORIGIN",
+    "Referrer-Policy: no-referrer",
+    "Cross-Origin-Resource-Policy: same-origin",
+    "Connection: close",
+    "",
+    body,
+  ].join("\r\n");
 }

@@ -183,8 +183,10 @@ export class AttemptRunner {
     record.step = step;
     const stepRecord = { step, state: "running" as const, startedAt: this.deps.now().toISOString() };
     record.steps.push(stepRecord);
+    // The store learns of the step before any client does: a kill between the two is recovered at this step.
+    await this.deps.store.write();
     log.append({ type: "step.started", step, level: "info", message: `${step} started` });
-    await Promise.all([this.deps.store.write(), log.sync()]);
+    await log.sync();
     const ctx: StepContext = {
       emit: (event: Omit<NewEvent, "step">) => log.append({ ...event, step }),
       backlogged: () => (log.backlog >= BACKLOG_LIMIT ? log.flush() : undefined),

@@ -8,3 +8,10 @@ export function describeValue(value: unknown, objectWord: string): string {
   if (typeof value === "boolean") return `${value} (a yes/no value)`;
   return `a ${typeof value}`;
 }
+
+/** The same, without the value itself: for secrets, which never appear in a message. */
+export function describeKind(value: unknown, objectWord: string): string {
+  if (typeof value === "number" || typeof value === "bigint") return "a number";
+  if (typeof value === "boolean") return "a yes/no value";
+  return describeValue(value, objectWord);
+}

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { MODES, modeFromNodeYaml } from "../model.ts";
-import { describeValue } from "./describe-value.ts";
-import { keyPaths } from "./keys.ts";
+import { describeKind, describeValue } from "./describe-value.ts";
+import { keyPaths, toSnake } from "./keys.ts";
 import { nearest } from "./nearest.ts";
 import { formatPath, valueAt } from "./path.ts";
 import { quoted } from "./quote.ts";
+import { SECRET_FIELDS } from "./redact.ts";
 import type { Names, PathError } from "./types.ts";
 import { unknownKeyErrors } from "./unknown-keys.ts";
 
@@ -14,8 +15,14 @@ function expectedWord(expected: string, names: Names): string {
   return `a ${expected}`;
 }
 
-function typeHint(expected: string, value: unknown): string | undefined {
-  if (expected === "string" && (typeof value === "number" || typeof value === "boolean")) return `put it in quotes: "${String(value)}"`;
+const SECRET_PATHS = new Set(SECRET_FIELDS.flatMap((field) => [field, field.split(".").map(toSnake).join(".")]));
+
+function isSecret(path: readonly (string | number)[]): boolean {
+  return SECRET_PATHS.has(path.join("."));
+}
+
+function typeHint(expected: string, value: unknown, secret: boolean): string | undefined {
+  if (expected === "string" && (typeof value === "number" || typeof value === "boolean")) return secret ? "put it in quotes" : `put it in quotes: "${String(value)}"`;
   if (expected === "array" && typeof value === "string") return `make it a list: [${JSON.stringify(value)}]`;
   return undefined;
 }
@@ -39,7 +46,10 @@ function issueErrors(issue: z.core.$ZodIssue, known: string[][], input: unknown,
         return [{ path, message: `the config must be ${names.objectWord} of keys (mode, hostname, network, …), not ${describeValue(value, names.objectWord)}` }];
       }
       if (value === null || value === undefined) return [{ path, message: `${what} is empty: give it a value or remove it` }];
-      return [{ path, message: `${what} must be ${expectedWord(issue.expected, names)}, not ${describeValue(value, names.objectWord)}`, hint: typeHint(issue.expected, value) }];
+      if (isSecret(path)) {
+        return [{ path, message: `${what} must be ${expectedWord(issue.expected, names)}, not ${describeKind(value, names.objectWord)}`, hint: typeHint(issue.expected, value, true) }];
+      }
+      return [{ path, message: `${what} must be ${expectedWord(issue.expected, names)}, not ${describeValue(value, names.objectWord)}`, hint: typeHint(issue.expected, value, false) }];
     case "too_big":
       return Array.isArray(value)
         ? [{ path, message: `${what} has ${value.length} entries; at most ${issue.maximum} are allowed` }]

@@ -1,0 +1,301 @@
+import assert from "node:assert/strict";
+import { access, chmod, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { startReadinessServer } from "../../demo/readiness-server.ts";
+import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { httpsRaw, readSse, startInstaller, tempDir, untilNoBlockers, waitFor, type Reply, type RunningInstaller } from "../helpers/installer.ts";
+
+const cleanups: (() => Promise<unknown>)[] = [];
+after(async () => {
+  await Promise.all(cleanups.map((c) => c()));
+});
+
+async function start(options: Parameters<typeof startInstaller>[0] = {}): Promise<RunningInstaller> {
+  const installer = await startInstaller(options);
+  cleanups.push(() => installer.kill9());
+  return installer;
+}
+
+const JOIN_TOKEN = "jt-SECRET-4711-token";
+const PASSWORD_HASH = "$6$saltsalt$hRM5XZ86KXEw9UOmjigeVqFgULtFB2sgpC9lXQDfMib3Zgw7mEiUvBJI2EplzfAqxL5Vvwp2scFtv/uamSo5z0";
+const SECRET_DRAFT = { ...VALID_DRAFT, cluster: { joinToken: JOIN_TOKEN }, admin: { ...VALID_DRAFT.admin, passwordHash: PASSWORD_HASH } };
+
+/** Prints everything it is given: its environment, its arguments and the node.yaml with its secrets. */
+const ECHOING_FIRSTBOOT = `#!/bin/sh
+echo "firstboot: args $*"
+env
+cat "$1"
+echo "firstboot: done"
+`;
+
+function assertProblem(reply: Reply, status: number, code: string): void {
+  assert.equal(reply.status, status, reply.text.slice(0, 300));
+  assert.match(String(reply.headers["content-type"]), /^application\/problem\+json/);
+  assert.equal(reply.json.status, status);
+  assert.equal(reply.json.code, code);
+  assert.ok(reply.json.requestId);
+}
+
+/** A client on its own loopback address; the headers are sent as given (spoofed forwarding headers too). */
+function statusFrom(installer: RunningInstaller, address: string, code: string | null, headers: Record<string, string> = {}): Promise<Reply> {
+  return httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer/status`, { localAddress: address, code, headers });
+}
+
+const SPOOFED: Record<string, string>[] = [
+  { "x-forwarded-for": "203.0.113.7" },
+  { "x-real-ip": "198.51.100.9" },
+  { forwarded: "for=192.0.2.60;proto=https" },
+  { "x-forwarded-for": "10.0.0.1, 10.0.0.2", "x-real-ip": "10.0.0.3", forwarded: 'for="[2001:db8::1]"' },
+  { "x-client-ip": "10.9.9.9", "cf-connecting-ip": "10.8.8.8", "true-client-ip": "10.7.7.7", "x-cluster-client-ip": "10.6.6.6" },
+];
+
+const naming = (address: string) => ({ "x-forwarded-for": address, "x-real-ip": address, forwarded: `for=${address}` });
+
+describe("security: the lockout cannot be bypassed", () => {
+  test("5 wrong codes under 5 spoofed forwarding headers lock the socket's address: 429 whatever address the headers claim", async () => {
+    const installer = await start();
+    const attacker = "127.0.0.3";
+    for (const headers of SPOOFED) assertProblem(await statusFrom(installer, attacker, "WRNG-CODE-XXXX", headers), 401, "UNAUTHORIZED");
+    for (const headers of [{}, ...SPOOFED]) {
+      const reply = await statusFrom(installer, attacker, installer.code, headers);
+      assertProblem(reply, 429, "TOO_MANY_ATTEMPTS");
+      assert.ok(Number(reply.headers["retry-after"]) > 0);
+    }
+  });
+
+  test("a right code from another client naming the guessing address in forwarding headers does not reset its count", async () => {
+    const installer = await start();
+    const [attacker, bystander] = ["127.0.0.4", "127.0.0.5"];
+    for (let i = 0; i < 4; i++) assertProblem(await statusFrom(installer, attacker, `WRNG-${i}`), 401, "UNAUTHORIZED");
+    assert.equal((await statusFrom(installer, bystander, installer.code, naming(attacker))).status, 200);
+    assertProblem(await statusFrom(installer, attacker, "WRNG-5"), 401, "UNAUTHORIZED");
+    assertProblem(await statusFrom(installer, attacker, installer.code), 429, "TOO_MANY_ATTEMPTS");
+    assert.equal((await statusFrom(installer, bystander, installer.code)).status, 200, "an address that never guessed wrong is not locked out");
+  });
+
+  test("a locked-out client gets 429 with the right code in every accepted spelling, and with no code", async () => {
+    const installer = await start();
+    const attacker = "127.0.0.6";
+    for (let i = 0; i < 5; i++) await statusFrom(installer, attacker, `WRNG-${i}`);
+    const spellings = [`Bearer ${installer.code}`, installer.code, `bearer ${installer.code.toLowerCase().replaceAll("-", "")}`];
+    for (const authorization of spellings) assertProblem(await statusFrom(installer, attacker, null, { authorization }), 429, "TOO_MANY_ATTEMPTS");
+    assertProblem(await statusFrom(installer, attacker, null), 429, "TOO_MANY_ATTEMPTS");
+  });
+});
+
+interface InstallRig {
+  installer: RunningInstaller;
+  nodeYaml: string;
+  folder: string;
+}
+
+/** An installer whose firstboot echoes what it gets and whose cloud is READY at once; node.yaml goes to folders that do not exist yet. */
+async function installRig(): Promise<InstallRig> {
+  const folder = await tempDir("stratum-security-");
+  const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
+  cleanups.push(() => readiness.close());
+  const firstboot = join(folder, "firstboot");
+  await writeFile(firstboot, ECHOING_FIRSTBOOT);
+  await chmod(firstboot, 0o755);
+  const nodeYaml = join(folder, "not/yet/there/etc/stratum/node.yaml");
+  const installer = await start({
+    stateDir: join(folder, "state"),
+    args: ["--firstboot", firstboot, "--node-yaml", nodeYaml, "--readiness-url", readiness.url, "--readiness-timeout", "10", "--readiness-interval", "0.1"],
+  });
+  await untilNoBlockers(installer);
+  return { installer, nodeYaml, folder };
+}
+
+async function installAndFinish(installer: RunningInstaller): Promise<void> {
+  assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: SECRET_DRAFT })).status, 200);
+  assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+  const verdict = await waitFor("the verdict", async () => {
+    const reply = await installer.request("/v1/installer/install/verdict?attempt=1");
+    return reply.status === 200 ? reply.json : undefined;
+  });
+  assert.equal(verdict.outcome, "succeeded", JSON.stringify(verdict));
+}
+
+/** Everything a person or a log reader sees of an attempt, besides the draft itself. */
+async function attemptOutputs(installer: RunningInstaller): Promise<Record<string, string>> {
+  const get = async (path: string) => (await installer.request(path)).text;
+  const sse = await readSse(`https://127.0.0.1:${installer.port}/v1/installer/install/events?attempt=1`, installer.code);
+  await new Promise((r) => setTimeout(r, 100));
+  const { stdout, stderr } = installer.output();
+  return {
+    events: await get("/v1/installer/install/events?attempt=1"),
+    sse: JSON.stringify(sse.messages),
+    verdict: await get("/v1/installer/install/verdict"),
+    report: await get("/v1/installer/install/report"),
+    attempts: await get("/v1/installer/install/attempts"),
+    status: await get("/v1/installer/status"),
+    "stdout after the banner": stdout.slice(installer.banner.length),
+    "stderr log": stderr,
+  };
+}
+
+/** Replies to mistakes of every kind, each with its headers. */
+async function errorReplies(installer: RunningInstaller): Promise<Record<string, string>> {
+  const code = installer.code;
+  const nearMiss = `${code.slice(0, -1)}${code.endsWith("A") ? "B" : "A"}`;
+  const api = (path: string, options: Parameters<RunningInstaller["request"]>[1] = {}) =>
+    httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer${path}`, { code, ...options });
+  const replies: Record<string, Reply> = {
+    "401 near miss": await httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer/status`, { code: nearMiss, localAddress: "127.0.0.20" }),
+    "401 no code": await api("/status", { code: null }),
+    "404 path": await api("/nope"),
+    "404 attempt": await api("/install/report?attempt=99"),
+    "400 query": await api("/install/verdict?attempt=abc"),
+    "400 body": await api("/config", { method: "PUT", body: '{"cluster":{"joinToken":', contentType: "application/json" }),
+    "412": await api("/config", { method: "PATCH", body: "{}", contentType: "application/json", headers: { "if-match": '"stale"' } }),
+    "413": await api("/config", { method: "PUT", body: `{"h":"${"a".repeat(1_100_000)}"}`, contentType: "application/json" }),
+    "415": await api("/config", { method: "PUT", body: "x", contentType: "text/plain" }),
+    "409": await api("/install", { method: "POST" }),
+  };
+  for (let i = 0; i < 6; i++) replies["429"] = await httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer/status`, { code: `WRNG-${i}`, localAddress: "127.0.0.21" });
+  for (const [name, reply] of Object.entries(replies)) assert.ok(reply.status >= 400 && reply.status < 500, `${name}: ${reply.status} ${reply.text.slice(0, 200)}`);
+  return Object.fromEntries(Object.entries(replies).map(([name, reply]) => [name, `${JSON.stringify(reply.headers)}\n${reply.text}`]));
+}
+
+function assertAbsent(outputs: Record<string, string>, secrets: string[]): void {
+  for (const [where, text] of Object.entries(outputs)) {
+    for (const secret of secrets) assert.ok(!text.toLowerCase().includes(secret.toLowerCase()), `${where} shows ${secret}:\n${text.slice(0, 2000)}`);
+  }
+}
+
+describe("security: secrets stay secret", () => {
+  test("the install code is in no output after the banner: events, SSE, report, verdict, logs, error replies — with a firstboot that echoes its environment and node.yaml", async () => {
+    const { installer } = await installRig();
+    await installAndFinish(installer);
+    const outputs = { ...(await attemptOutputs(installer)), ...(await errorReplies(installer)) };
+    assert.match(outputs.events!, /firstboot: done/, "the firstboot's output is in the events");
+    assertAbsent(outputs, [installer.code, installer.code.replaceAll("-", "")]);
+  });
+
+  test("the draft's secrets: returned by an authorized GET /config, written to node.yaml (0600, folders created), never in events, report, logs or errors", async () => {
+    const { installer, nodeYaml } = await installRig();
+    await installAndFinish(installer);
+    const draft = (await installer.request("/v1/installer/config")).json;
+    assert.equal(draft.config.cluster.joinToken, JOIN_TOKEN);
+    assert.equal(draft.config.admin.passwordHash, PASSWORD_HASH);
+    assert.equal((await stat(nodeYaml)).mode & 0o777, 0o600);
+    assert.match(await readFile(nodeYaml, "utf8"), /jt-SECRET-4711-token/, "the node gets its secrets");
+    const outputs = { ...(await attemptOutputs(installer)), ...(await errorReplies(installer)) };
+    assert.match(outputs.events!, /join_token/, "the firstboot printed node.yaml");
+    assertAbsent(outputs, [JOIN_TOKEN, PASSWORD_HASH, PASSWORD_HASH.slice(20, 60)]);
+  });
+
+  const MALFORMED_SECRETS: { name: string; secret: string; json?: object; yaml?: string }[] = [
+    { name: "a plain password as passwordHash", secret: "hunter2-PLAIN-SECRET", json: { admin: { passwordHash: "hunter2-PLAIN-SECRET" } } },
+    { name: "a cut-short SHA-512 hash", secret: "SECRETcutShort", json: { admin: { passwordHash: "$6$saltsalt$SECRETcutShort" } } },
+    { name: "an MD5 hash", secret: "SECRETmd5crypt", json: { admin: { passwordHash: "$1$saltsalt$SECRETmd5crypt" } } },
+    { name: "a join token over the length limit", secret: "jt-SECRET-LONG-", json: { cluster: { joinToken: `jt-SECRET-LONG-${"x".repeat(5000)}` } } },
+    { name: "a numeric passwordHash (JSON)", secret: "80071992547", json: { admin: { passwordHash: 80071992547 } } },
+    { name: "a numeric join_token (YAML)", secret: "55512345678", yaml: "mode: join\nhostname: node-01\ncluster:\n  join_address: 10.20.0.5\n  join_token: 55512345678\n" },
+    { name: "a YAML syntax error inside the token", secret: "SECRET-UNTERMINATED", yaml: 'mode: join\ncluster:\n  join_token: "jt-SECRET-UNTERMINATED\n' },
+    { name: "a duplicate join_token key", secret: "SECRET-TWICE", yaml: "mode: join\ncluster:\n  join_token: jt-SECRET-TWICE-1\n  join_token: jt-SECRET-TWICE-2\n" },
+  ];
+
+  for (const { name, secret, json, yaml } of MALFORMED_SECRETS) {
+    test(`a validation error about ${name} does not repeat the secret (validate, PUT errors, POST /install 422, log)`, async () => {
+      const installer = await start();
+      await untilNoBlockers(installer);
+      const body = json ? { body: JSON.stringify(json), contentType: "application/json" } : { body: yaml!, contentType: "application/yaml" };
+      const api = (path: string, method: string) => httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer${path}`, { code: installer.code, method, ...body });
+      const validate = await api("/config/validate", "POST");
+      const put = await api("/config", "PUT");
+      const install = await httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer/install`, { code: installer.code, method: "POST" });
+      assert.ok(validate.status < 500 && put.status < 500 && install.status < 500);
+      await new Promise((r) => setTimeout(r, 100));
+      assertAbsent(
+        {
+          "POST /config/validate": validate.text,
+          "PUT /config errors": put.status === 200 ? JSON.stringify(put.json.errors) : put.text,
+          "POST /install": install.text,
+          "GET /status": (await installer.request("/v1/installer/status")).text,
+          "stderr log": installer.output().stderr,
+        },
+        [secret],
+      );
+    });
+  }
+});
+
+describe("security: files", () => {
+  test("the TLS key and the install code file are mode 0600", async () => {
+    const installer = await start();
+    for (const name of ["tls.key", "install-code"]) assert.equal((await stat(join(installer.stateDir, name))).mode & 0o777, 0o600, name);
+  });
+
+  test("the written node.yaml is mode 0600 and its parent folders are created", async () => {
+    const { installer, nodeYaml, folder } = await installRig();
+    await assert.rejects(access(join(folder, "not")), "the folders do not exist before the install");
+    await installAndFinish(installer);
+    assert.equal((await stat(nodeYaml)).mode & 0o777, 0o600);
+    assert.equal(await readFile(nodeYaml, "utf8"), (await installer.request("/v1/installer/config/node.yaml")).text);
+  });
+});
+
+function assertSecurityHeaders(reply: Reply, what: string): void {
+  const h = reply.headers;
+  assert.equal(h["x-content-type-options"], "nosniff", what);
+  assert.match(String(h["x-frame-options"]), /^(DENY|SAMEORIGIN)$/, what);
+  assert.ok(h["referrer-policy"], `${what}: Referrer-Policy`);
+  assert.ok(h["cross-origin-resource-policy"], `${what}: Cross-Origin-Resource-Policy`);
+  assert.equal(h["strict-transport-security"], undefined, `${what}: no HSTS for a self-signed certificate`);
+}
+
+describe("security: response headers", () => {
+  test("security headers on 2xx and on every kind of error reply, no Strict-Transport-Security", async () => {
+    const installer = await start();
+    await untilNoBlockers(installer);
+    const url = (path: string) => `https://127.0.0.1:${installer.port}${path}`;
+    const code = installer.code;
+    const json = (body: unknown) => ({ body: JSON.stringify(body), contentType: "application/json" });
+    const cases: [string, number, Promise<Reply>][] = [
+      ["GET /healthz", 200, httpsRaw(url("/healthz"))],
+      ["GET /openapi.json", 200, httpsRaw(url("/openapi.json"))],
+      ["GET /status", 200, httpsRaw(url("/v1/installer/status"), { code })],
+      ["GET /options", 200, httpsRaw(url("/v1/installer/options"), { code })],
+      ["PUT /config", 200, httpsRaw(url("/v1/installer/config"), { code, method: "PUT", ...json({ mode: "single-node" }) })],
+      ["POST /config/validate", 200, httpsRaw(url("/v1/installer/config/validate"), { code, method: "POST", ...json(VALID_DRAFT) })],
+      ["no code", 401, httpsRaw(url("/v1/installer/status"))],
+      ["unknown path", 404, httpsRaw(url("/v1/installer/nope"), { code })],
+      ["bad query", 400, httpsRaw(url("/v1/installer/install/events?attempt=x"), { code })],
+      ["stale If-Match", 412, httpsRaw(url("/v1/installer/config"), { code, method: "PUT", ...json({}), headers: { "if-match": '"stale"' } })],
+      ["too large", 413, httpsRaw(url("/v1/installer/config"), { code, method: "PUT", ...json({ h: "a".repeat(1_100_000) }) })],
+      ["wrong type", 415, httpsRaw(url("/v1/installer/config"), { code, method: "PUT", body: "x", contentType: "text/plain" })],
+      ["invalid draft", 422, httpsRaw(url("/v1/installer/install"), { code, method: "POST" })],
+      ["nothing to recheck", 409, httpsRaw(url("/v1/installer/install/recheck-readiness"), { code, method: "POST" })],
+    ];
+    for (const [what, status, pending] of cases) {
+      const reply = await pending;
+      assert.equal(reply.status, status, `${what}: ${reply.text.slice(0, 200)}`);
+      assertSecurityHeaders(reply, what);
+    }
+    for (let i = 0; i < 5; i++) await statusFrom(installer, "127.0.0.8", `WRNG-${i}`);
+    const locked = await statusFrom(installer, "127.0.0.8", code);
+    assert.equal(locked.status, 429);
+    assertSecurityHeaders(locked, "locked out");
+  });
+});
+
+describe("security: oversized headers", () => {
+  test("a 10 KB Authorization header → 401 problem+json, and the installer carries on", async () => {
+    const installer = await start();
+    const reply = await httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer/status`, { headers: { authorization: `Bearer ${"K".repeat(10 * 1024)}` } });
+    assertProblem(reply, 401, "UNAUTHORIZED");
+    assert.equal(installer.proc.exitCode, null);
+    assert.equal((await installer.request("/v1/installer/status")).status, 200);
+  });
+
+  test("a header block over the HTTP parser's 16 KB limit → 431 as problem+json, and the installer carries on", async () => {
+    const installer = await start();
+    const reply = await httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer/status`, { headers: { authorization: `Bearer ${"K".repeat(20 * 1024)}` } });
+    assert.equal(installer.proc.exitCode, null);
+    assert.equal((await installer.request("/v1/installer/status")).status, 200);
+    assert.equal(reply.status, 431);
+    assert.match(String(reply.headers["content-type"]), /^application\/problem\+json/, `431 with content-type ${reply.headers["content-type"]} and body ${JSON.stringify(reply.text)}`);
+  });
+});
