@@ -1,3 +1,4 @@
+import { benchFanout } from "./fanout.ts";
 import { benchIngestion } from "./ingestion.ts";
 import { benchPayload } from "./payload.ts";
 import { benchStartup } from "./startup.ts";
@@ -21,6 +22,10 @@ async function main() {
     const i = await benchIngestion(Number(process.env.BENCH_LINES ?? 100_000));
     console.log(`event ingestion (${i.lines} firstboot lines): installer ${fmt(i.linesPerSecond.installer)} lines/s, bare line reader ${fmt(i.linesPerSecond.bareReader)} lines/s, ratio ${i.linesPerSecond.ratio.toFixed(2)}×`);
     console.log(`/status p99 during the flood: ${fmt(i.statusP99Ms.duringFlood)} ms (${i.statusP99Ms.samplesDuringFlood} requests), at rest ${fmt(i.statusP99Ms.atRest)} ms`);
+  }
+  if (!only || only === "fanout") {
+    const f = await benchFanout(Number(process.env.BENCH_SUBSCRIBERS ?? 500));
+    console.log(`SSE fan-out: ${f.complete} of ${f.subscribers} subscribers received every event (${f.eventsEach} events each) in ${fmt(f.seconds)} s`);
   }
   if (!only || only === "payload") {
     const p = await benchPayload(Number(process.env.BENCH_PAYLOAD_GIB ?? 2) * 1024 ** 3);

@@ -22,12 +22,15 @@ export async function followEvents(stream: SSEStreamingApi, log: AttemptEventLog
     closed = true;
     wake?.();
   });
+  // One write a batch: a burst of firstboot output to many subscribers costs one TLS write each, not one per line.
   const send = async (events: InstallEvent[]) => {
+    let text = "";
     for (const event of events) {
       if (event.seq <= last) continue;
-      await stream.writeSSE({ id: String(event.seq), data: JSON.stringify(event) });
+      text += `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
       last = event.seq;
     }
+    if (text) await stream.write(text);
   };
   try {
     await log.flush();
