@@ -1,11 +1,15 @@
 import getConfigNodeYaml from "./get-config-node-yaml.ts";
 import getConfigSchema from "./get-config-schema.ts";
 import getConfig from "./get-config.ts";
+import getConsoleScript from "./get-console-script.ts";
+import getConsoleStyles from "./get-console-styles.ts";
+import getConsole from "./get-console.ts";
 import getHealthz from "./get-healthz.ts";
 import getInstallAttempts from "./get-install-attempts.ts";
 import getInstallEvents from "./get-install-events.ts";
 import getInstallReport from "./get-install-report.ts";
 import getInstallVerdict from "./get-install-verdict.ts";
+import getOpenApi from "./get-openapi.ts";
 import getOptions from "./get-options.ts";
 import getStatus from "./get-status.ts";
 import patchConfig from "./patch-config.ts";
@@ -17,6 +21,10 @@ import putConfig from "./put-config.ts";
 /** Every endpoint of the API, in one list. */
 export const routes = [
   getHealthz,
+  getOpenApi,
+  getConsole,
+  getConsoleScript,
+  getConsoleStyles,
   getStatus,
   getOptions,
   getConfig,

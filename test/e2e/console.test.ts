@@ -1,0 +1,307 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { makePayload } from "../../demo/make-payload.ts";
+import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
+import { ROOT, startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = join(ROOT, "test-artifacts/console");
+const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}; as root, test/setup/ensure-chromium.sh installs Debian's chromium`;
+const SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example";
+
+/** Prints a few lines, a second apart in all, so the console shows firstboot running and its log arriving live. */
+const FIRSTBOOT = `#!/bin/sh
+echo "firstboot: configuring from $1"
+for part in network storage services; do echo "firstboot: setting up $part"; sleep 0.3; done
+echo "warning: clock not synced yet" >&2
+echo "firstboot: done"
+`;
+
+const cleanups: (() => Promise<unknown>)[] = [];
+let browser: Browser;
+
+before(async () => {
+  if (SKIP) return;
+  await mkdir(ARTIFACTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+
+after(async () => {
+  await Promise.all(cleanups.map((c) => c()));
+  await browser?.close();
+});
+
+interface Rig {
+  installer: RunningInstaller;
+  readiness: ReadinessServer;
+}
+
+async function rig(options: { scenario?: Scenario; timeout?: number; handoff?: string; payload?: string } = {}): Promise<Rig> {
+  const folder = await tempDir("stratum-console-");
+  const readiness = await startReadinessServer({ port: 0, scenario: options.scenario ?? "progress", stageMs: 400 });
+  cleanups.push(() => readiness.close());
+  const firstboot = join(folder, "firstboot");
+  await writeFile(firstboot, FIRSTBOOT);
+  await chmod(firstboot, 0o755);
+  const handoff = join(folder, "handoff/node.yaml");
+  if (options.handoff) {
+    await mkdir(join(folder, "handoff"));
+    await writeFile(handoff, options.handoff);
+    await writeFile(join(folder, "install-record.json"), JSON.stringify({ origin: "node.yaml on the partition labeled STRATUM" }));
+  }
+  const installer = await startInstaller({
+    stateDir: join(folder, "state"),
+    ...(options.payload ? { payload: options.payload } : {}),
+    args: [
+      "--firstboot", firstboot,
+      "--node-yaml", join(folder, "etc/stratum/node.yaml"),
+      "--handoff", handoff,
+      "--install-record", join(folder, "install-record.json"),
+      "--readiness-url", readiness.url,
+      "--readiness-timeout", String(options.timeout ?? 20),
+      "--readiness-interval", "0.1",
+    ],
+  });
+  cleanups.push(() => installer.kill9());
+  return { installer, readiness };
+}
+
+/** A fresh browser context at 1024×768 that fails the test on any uncaught page error. */
+async function open(installer: RunningInstaller): Promise<{ page: Page; errors: Error[] }> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1024, height: 768 } });
+  cleanups.push(() => context.close());
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const errors: Error[] = [];
+  page.on("pageerror", (error) => errors.push(error));
+  await page.goto(`https://127.0.0.1:${installer.port}/`);
+  return { page, errors };
+}
+
+async function signIn(page: Page, code: string): Promise<void> {
+  await page.getByLabel("Install code").fill(code);
+  await page.getByLabel("Install code").press("Enter");
+}
+
+async function shot(page: Page, name: string, width = 1024): Promise<void> {
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width, height: width === 1024 ? 768 : 812 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.equal(overflow, 0, `${name}: nothing sticks out sideways at ${width} px`);
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+  await page.setViewportSize(size);
+}
+
+async function text(page: Page, selector: string): Promise<string> {
+  return (await page.locator(selector).innerText()).trim();
+}
+
+/** Every visible form control has a label a screen reader announces. */
+async function assertLabelled(page: Page): Promise<void> {
+  const unlabelled = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLInputElement>("input, select, textarea")]
+      .filter((el) => el.offsetParent !== null && (el.labels?.length ?? 0) === 0 && !el.getAttribute("aria-label"))
+      .map((el) => el.id || el.name),
+  );
+  assert.deepEqual(unlabelled, []);
+}
+
+async function saveStep(page: Page, next: string): Promise<void> {
+  await page.getByRole("button", { name: /^Save( and continue)?$/ }).click();
+  await page.getByRole("heading", { name: next, exact: true }).waitFor();
+}
+
+describe("web console", { skip: SKIP }, () => {
+  test("a person's whole path: wrong code, sign in, the guided form with a field error fixed, install live (and after a reload), done, report", async () => {
+    const { installer } = await rig();
+    await untilNoBlockers(installer);
+    const { page, errors } = await open(installer);
+    await shot(page, "sign-in", 375);
+
+    await signIn(page, "AAAA-BBBB-CCCC");
+    await page.getByText("That install code is wrong").waitFor();
+    assert.equal(await page.getByLabel("Install code").getAttribute("aria-invalid"), "true");
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "Mode", exact: true }).waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("stratum.installCode")), installer.code);
+    assert.equal(await page.evaluate(() => localStorage.length), 0, "the code is kept in sessionStorage only");
+
+    assert.ok(await page.getByLabel("Single node").isChecked());
+    assert.ok(await page.getByLabel("Disaggregated control plane (preview)").isDisabled());
+    assert.match(await text(page, "#mode-disaggregated-control-plane-help"), /^Not available: the disaggregated profile is a preview/);
+    await page.getByLabel("Time zone").fill("Europe/Berlin");
+    await assertLabelled(page);
+    await saveStep(page, "Network");
+
+    await page.getByLabel("Management interface").selectOption("eno1");
+    assert.equal(await page.getByLabel("Address with prefix").inputValue(), "10.20.0.11/24", "pre-filled from eno1");
+    await page.getByLabel("Gateway").fill("10.20.0.1");
+    await page.getByLabel("DNS server 1").fill("10.20.0.2");
+    await page.getByLabel("floating IP range 1").fill("203.0.113.0/24");
+    await page.getByRole("button", { name: "Add floating IP range" }).click();
+    await page.getByLabel("floating IP range 2").fill("203.0.113.128/25");
+    await page.getByRole("button", { name: "Save and continue" }).click();
+
+    const second = page.getByLabel("floating IP range 2");
+    await page.waitForFunction(() => document.activeElement?.id === "f-network.floatingIpCidrs-1");
+    assert.equal(await second.getAttribute("aria-invalid"), "true");
+    const describedBy = (await second.getAttribute("aria-describedby"))!;
+    assert.match(await text(page, `#${describedBy}`), /network\.floatingIpCidrs\[1\] 203\.0\.113\.128\/25 overlaps network\.floatingIpCidrs\[0\]/);
+    assert.equal(await page.getByLabel("floating IP range 1").getAttribute("aria-invalid"), null);
+    assert.match(await text(page, "#summary"), /1 problem to fix\s+Network › floating IP range 2: network\.floatingIpCidrs\[1\]/);
+    await shot(page, "field-error");
+    await shot(page, "field-error", 375);
+
+    await second.fill("198.51.100.0/24");
+    await saveStep(page, "Storage");
+    assert.ok(await page.getByLabel("/dev/sda").isDisabled());
+    assert.match(await text(page, "#disk-sda-help"), /In use: has partitions sda1, sda2/);
+    await page.getByLabel("/dev/sdb").check();
+    await saveStep(page, "Cluster");
+    await page.getByText("A single node founds and joins no cluster").waitFor();
+    await saveStep(page, "Admin");
+    await page.getByLabel("SSH key 1").fill(SSH_KEY);
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.waitForFunction(() => document.activeElement?.id === "install-card");
+    assert.match(await text(page, "#readiness-of-draft"), /^The draft is valid and nothing blocks the install/);
+    assert.equal(await page.locator("#summary").isVisible(), false);
+    await shot(page, "form-done");
+    await shot(page, "form-done", 375);
+
+    const draft = (await installer.request("/v1/installer/config")).json;
+    assert.deepEqual(draft.config, {
+      mode: "single-node",
+      hostname: "node-01",
+      timezone: "Europe/Berlin",
+      network: { interface: "eno1", address: "10.20.0.11/24", gateway: "10.20.0.1", dns: ["10.20.0.2"], floatingIpCidrs: ["203.0.113.0/24", "198.51.100.0/24"] },
+      storage: { osdDevices: ["/dev/sdb"] },
+      admin: { sshAuthorizedKeys: [SSH_KEY] },
+    });
+
+    await page.getByRole("button", { name: "Install", exact: true }).click();
+    await page.locator("#steps li[data-step=firstboot].running").waitFor();
+    assert.ok(await page.locator("#steps li[data-step=preflight].succeeded").isVisible());
+    await page.locator("#log").getByText("firstboot: setting up").first().waitFor();
+    assert.equal(await page.locator("#verdict").isVisible(), false, "the log arrives while the install runs");
+    await shot(page, "installing");
+    await page.reload();
+    await page.getByRole("heading", { name: "Install, attempt 1" }).waitFor();
+
+    await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+    assert.deepEqual(await page.locator("#steps li").evaluateAll((items) => items.map((li) => li.className)), ["succeeded", "succeeded", "succeeded", "succeeded"]);
+    assert.match(await text(page, "#log"), /\[firstboot\] warning: clock not synced yet/);
+    assert.match(await text(page, "#cloud-state"), /^State: READY/);
+    assert.equal(await page.locator("#checks tbody tr").count(), 3);
+    assert.match(await text(page, "#install-view-title"), /^Install, attempt 1$/);
+    await shot(page, "done");
+    await shot(page, "done", 375);
+
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download report" }).click()]);
+    assert.equal(download.suggestedFilename(), "stratum-install-report-attempt-1.json");
+    const report = JSON.parse(await readFile((await download.path())!, "utf8"));
+    assert.equal(report.attempt, 1);
+    assert.equal(report.verdict.outcome, "succeeded");
+    assert.deepEqual(errors, []);
+  });
+
+  test("failure and recovery: node.yaml with a line:column error, READINESS_TIMEOUT, Recheck readiness once the cloud is READY", async () => {
+    const { installer, readiness } = await rig({ scenario: "never", timeout: 2 });
+    await untilNoBlockers(installer);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("tab", { name: "Guided form" }).focus();
+    await page.keyboard.press("ArrowRight");
+    assert.equal(await page.getByRole("tab", { name: "node.yaml" }).getAttribute("aria-selected"), "true");
+    assert.equal(await page.evaluate(() => [document.activeElement!.id, getComputedStyle(document.activeElement!).outlineStyle].join(" ")), "tab-yaml solid", "keyboard focus is visible");
+    const yaml = page.getByRole("textbox", { name: "node.yaml" });
+    const nodeYaml = `mode: single-node\nhostnme: node-01\nnetwork:\n  interface: eno1\n  address: 10.20.0.11/24\n  gateway: 10.20.0.1\nadmin:\n  ssh_authorized_keys:\n    - ${SSH_KEY}\n`;
+    await yaml.fill(nodeYaml);
+    await page.getByRole("button", { name: "Save node.yaml" }).click();
+    await page.getByRole("button", { name: "Line 2, column 1" }).waitFor();
+    assert.match(await text(page, "#yaml-errors"), /2:1 hostnme: hostnme is not a known key \(did you mean hostname\?\)/);
+    assert.equal(await yaml.getAttribute("aria-invalid"), "true");
+    await page.getByRole("button", { name: "Line 2, column 1" }).click();
+    const caret = await yaml.evaluate((el: HTMLTextAreaElement) => [document.activeElement === el, el.selectionStart]);
+    assert.deepEqual(caret, [true, "mode: single-node\n".length], "the caret is at line 2, column 1");
+    await shot(page, "yaml-error");
+
+    await yaml.fill(nodeYaml.replace("hostnme", "hostname"));
+    await page.getByRole("button", { name: "Save node.yaml" }).click();
+    await page.waitForFunction(() => !(document.getElementById("install-button") as HTMLButtonElement).disabled);
+    assert.equal((await installer.request("/v1/installer/config")).json.source, "yaml");
+    await page.getByRole("button", { name: "Install", exact: true }).click();
+
+    await page.getByRole("button", { name: "Recheck readiness" }).waitFor();
+    assert.match(await text(page, "#verdict"), /Attempt 1 failed at readiness\s+READINESS_TIMEOUT\s+The cloud was not READY within 2 s; .*not ready: ceph/);
+    assert.match(await text(page, "#log"), /taking longer than expected/);
+    await shot(page, "readiness-timeout");
+    await shot(page, "readiness-timeout", 375);
+
+    readiness.setScenario("ready");
+    await page.getByRole("button", { name: "Recheck readiness" }).click();
+    await page.getByRole("heading", { name: "Readiness recheck, attempt 2" }).waitFor();
+    await page.getByRole("heading", { name: "Done: the cloud is READY" }).waitFor();
+    assert.deepEqual(await page.locator("#steps li").evaluateAll((items) => items.map((li) => `${li.dataset.step}:${li.className}`)), ["readiness:succeeded"]);
+    assert.equal((await installer.request("/v1/installer/status")).json.phase, "done");
+    await shot(page, "recheck-done");
+    assert.deepEqual(errors, []);
+  });
+
+  test("lockout: the 429 shows a live countdown from Retry-After and disables sign-in", async () => {
+    const { installer } = await rig();
+    const { page, errors } = await open(installer);
+    for (let i = 0; i < 6 && !(await page.locator("#lockout").isVisible()); i++) {
+      await Promise.all([page.waitForResponse((r) => r.url().endsWith("/v1/installer/status")), signIn(page, `WRONG-${i}`)]);
+    }
+    assert.match(await text(page, "#sign-in-error"), /Too many wrong install codes from this address: sign-in is locked for 30 seconds/);
+    const first = await text(page, "#lockout");
+    assert.match(first, /^Try again in 0:(30|29)\.$/);
+    assert.ok(await page.getByRole("button", { name: "Sign in" }).isDisabled());
+    await page.waitForFunction((before) => document.getElementById("lockout")!.textContent !== before, first, { timeout: 3000 });
+    assert.match(await text(page, "#lockout"), /^Try again in 0:2\d\.$/);
+    await shot(page, "lockout", 375);
+    assert.deepEqual(errors, []);
+  });
+
+  test("unattended: stage 1's node.yaml waits on a blocker, then starts by itself and the console follows it", async () => {
+    const payload = join(await tempDir("stratum-console-payload-"), "payload");
+    const nodeYaml = `mode: single-node\nhostname: node-07\nnetwork:\n  interface: eno1\n  address: 10.20.0.11/24\n  gateway: 10.20.0.1\nadmin:\n  ssh_authorized_keys:\n    - ${SSH_KEY}\n`;
+    const { installer } = await rig({ scenario: "ready", handoff: nodeYaml, payload });
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "Unattended install" }).waitFor();
+    assert.match(await text(page, "#unattended"), /node\.yaml on the partition labeled STRATUM.*It validated, but blockers refuse the install.*starts by itself once the blockers clear\. Editing the draft .* ends this wait\./s);
+    assert.match(await text(page, "#blockers"), /PAYLOAD_NOT_LOADED: /);
+    assert.ok(await page.getByRole("button", { name: "Install", exact: true }).isDisabled());
+    assert.equal(await page.getByRole("tab", { name: "node.yaml" }).getAttribute("aria-selected"), "true", "the draft is stage 1's node.yaml");
+    assert.equal(await page.getByRole("textbox", { name: "node.yaml" }).inputValue(), nodeYaml);
+    assert.ok(await page.locator("#panel-yaml").getByText("Saving hands the draft to you").isVisible());
+    await shot(page, "unattended-blocked");
+
+    await makePayload(payload);
+    await page.getByRole("heading", { name: "Install, attempt 1" }).waitFor();
+    await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+    assert.match(await text(page, "#unattended"), /It validated, so the installer started install attempt 1 by itself\./);
+    await shot(page, "unattended-started");
+    assert.deepEqual(errors, []);
+  });
+
+  test("unattended: an invalid node.yaml is the draft, its errors shown with line:column", async () => {
+    const { installer } = await rig({ handoff: "mode: single-node\nhostname: node_07\n" });
+    await waitFor("the handoff taken", async () => ((await installer.request("/v1/installer/status")).json.unattended ? true : undefined));
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "Unattended install" }).waitFor();
+    assert.match(await text(page, "#unattended"), /It did not validate, so nothing started\. It is the draft: fix it in the node\.yaml tab/);
+    assert.match(await text(page, "#unattended"), /2:\d+ hostname: hostname "node_07" is not a valid RFC 1123 hostname/);
+    assert.match(await text(page, "#yaml-errors"), /2:\d+ hostname: /);
+    assert.deepEqual(errors, []);
+  });
+});
