@@ -1,5 +1,5 @@
 import { InstallerError } from "./errors.ts";
-import { codesMatch, presentedCode } from "./install-code.ts";
+import { codeMatcher, presentedCode } from "./install-code.ts";
 import { gate, recordFailure, recordSuccess } from "./lockout.ts";
 import type { Store } from "./store.ts";
 
@@ -10,6 +10,7 @@ export interface Authenticator {
 
 export function createAuthenticator(store: Store, installCode: string, now: () => number): Authenticator {
   const lockout = () => store.data.lockout;
+  const matches = codeMatcher(installCode);
 
   const tooMany = (retryAfterSeconds: number) =>
     new InstallerError({
@@ -30,7 +31,7 @@ export function createAuthenticator(store: Store, installCode: string, now: () =
           detail: "Send the install code as `Authorization: Bearer <code>`; it is shown in the installer's banner and by `node installer.js code`.",
         });
       }
-      if (codesMatch(installCode, code)) {
+      if (matches(code)) {
         if (recordSuccess(lockout(), address)) await store.write();
         return;
       }

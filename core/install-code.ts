@@ -29,8 +29,10 @@ function digest(code: string): Buffer {
   return createHash("sha256").update(normalize(code)).digest();
 }
 
-export function codesMatch(expected: string, presented: string): boolean {
-  return timingSafeEqual(digest(expected), digest(presented));
+/** Compares in constant time; `expected` is hashed once. */
+export function codeMatcher(expected: string): (presented: string) => boolean {
+  const expectedDigest = digest(expected);
+  return (presented) => timingSafeEqual(expectedDigest, digest(presented));
 }
 
 /** Reads the state dir's code, creating it (mode 0600) on first use. */
