@@ -1,12 +1,11 @@
 /** SSE fan-out: N subscribers follow one install whose firstboot prints a burst of lines; every one must get every event. */
-import { spawn } from "node:child_process";
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makePayload } from "../demo/make-payload.ts";
 import { startReadinessServer } from "../demo/readiness-server.ts";
-import { ROOT, stop } from "./lib.ts";
+import { startInstaller, stop } from "./lib.ts";
 
 const agent = new Agent({ keepAlive: false, rejectUnauthorized: false, maxSockets: Infinity });
 
@@ -52,14 +51,7 @@ export async function benchFanout(subscribers = 500, lines = 2000) {
   await writeFile(firstboot, `#!/bin/sh\nsleep 1\nfor i in $(seq 1 ${lines}); do echo "line $i"; done\n`);
   await chmod(firstboot, 0o755);
   const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
-  const proc = spawn(process.execPath, [join(ROOT, "dist/installer.js"), "--listen", "127.0.0.1:0", "--state-dir", join(work, "state"), "--host-facts", join(ROOT, "demo/host-facts.json"), "--payload", join(work, "payload"), "--firstboot", firstboot, "--node-yaml", join(work, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"], { stdio: ["ignore", "pipe", "ignore"] });
-  let banner = "";
-  const port = await new Promise<number>((resolve) => proc.stdout!.on("data", (d) => {
-    banner += d;
-    const m = /listening on [^\s]*:(\d+)\)/.exec(banner);
-    if (m && /State dir/.test(banner)) resolve(Number(m[1]));
-  }));
-  const code = /Install code:\s+(\S+)/.exec(banner)![1]!;
+  const { proc, port, code } = await startInstaller(["--state-dir", join(work, "state"), "--payload", join(work, "payload"), "--firstboot", firstboot, "--node-yaml", join(work, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"]);
   try {
     while ((await call(port, "GET", "/v1/installer/status", code)).blockers) await new Promise((r) => setTimeout(r, 50));
     await call(port, "PUT", "/v1/installer/config", code, {

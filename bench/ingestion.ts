@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { makePayload } from "../demo/make-payload.ts";
 import { startReadinessServer } from "../demo/readiness-server.ts";
-import { ROOT, percentile, stop } from "./lib.ts";
+import { ROOT, percentile, startInstaller, stop } from "./lib.ts";
 
 const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
 
@@ -48,19 +48,10 @@ export async function benchIngestion(lines = 100_000) {
   const work = await mkdtemp(join(tmpdir(), "stratum-bench-ingest-"));
   const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
   await makePayload(join(work, "payload"));
-  const proc = spawn(
-    process.execPath,
-    [join(ROOT, "dist/installer.js"), "--listen", "127.0.0.1:0", "--state-dir", join(work, "state"), "--host-facts", join(ROOT, "demo/host-facts.json"),
-      "--payload", join(work, "payload"), "--firstboot", join(ROOT, "demo/firstboot.sh"), "--node-yaml", join(work, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"],
-    { env: { ...process.env, FIRSTBOOT_FLOOD: String(lines) }, stdio: ["ignore", "pipe", "ignore"] },
+  const { proc, port, code } = await startInstaller(
+    ["--state-dir", join(work, "state"), "--payload", join(work, "payload"), "--firstboot", join(ROOT, "demo/firstboot.sh"), "--node-yaml", join(work, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"],
+    { ...process.env, FIRSTBOOT_FLOOD: String(lines) },
   );
-  let banner = "";
-  const port = await new Promise<number>((resolve) => proc.stdout!.on("data", (d) => {
-    banner += d;
-    const m = /listening on [^\s]*:(\d+)\)/.exec(banner);
-    if (m && /State dir/.test(banner)) resolve(Number(m[1]));
-  }));
-  const code = /Install code:\s+(\S+)/.exec(banner)![1]!;
   try {
     while ((await call(port, "GET", "/v1/installer/status", code)).json.blockers) await new Promise((r) => setTimeout(r, 50));
     const idle = await statusLatencies(port, code, () => false, 2000);

@@ -67,3 +67,20 @@ export function stop(proc: ChildProcess): Promise<void> {
     proc.kill("SIGKILL");
   });
 }
+
+/** Starts the built installer on a free port; resolves with its port and install code once the banner is out. */
+export async function startInstaller(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ proc: ChildProcess; port: number; code: string; log: () => string }> {
+  const proc = spawn(process.execPath, [join(ROOT, "dist/installer.js"), "--listen", "127.0.0.1:0", "--host-facts", join(ROOT, "demo/host-facts.json"), ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let banner = "";
+  let log = "";
+  proc.stderr!.on("data", (d) => (log += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.stdout!.on("data", (d) => {
+      banner += d;
+      const m = /listening on [^\s]*:(\d+)\)/.exec(banner);
+      if (m && /State dir/.test(banner)) resolve(Number(m[1]));
+    });
+    proc.on("exit", (code) => reject(new Error(`installer exited ${code}: ${banner}${log}`)));
+  });
+  return { proc, port, code: /Install code:\s+(\S+)/.exec(banner)![1]!, log: () => log };
+}

@@ -2,14 +2,14 @@
  * Payload verification: the installer's streamed sha256 of a generated payload (default 2 GiB)
  * against `sha256sum` of the same file in the same run; /status latency while it runs.
  */
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { ROOT, percentile, stop } from "./lib.ts";
+import { percentile, startInstaller, stop } from "./lib.ts";
 
 const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
 
@@ -43,16 +43,7 @@ export async function benchPayload(bytes = 2 * 1024 ** 3) {
     const sha256 = stdout.split(" ")[0]!;
     await writeFile(join(folder, "release.yaml"), `release: bench\nprofiles:\n  single-node: { enabled: true }\nimages:\n  - file: images/big.tar\n    size: ${bytes}\n    sha256: ${sha256}\n`);
 
-    const proc = spawn(process.execPath, [join(ROOT, "dist/installer.js"), "--listen", "127.0.0.1:0", "--state-dir", join(work, "state"), "--host-facts", join(ROOT, "demo/host-facts.json"), "--payload", folder], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let log = "";
-    proc.stderr!.on("data", (d) => (log += d));
-    const port = await new Promise<number>((resolve) => proc.stdout!.on("data", (d) => {
-      out += d;
-      const m = /listening on [^\s]*:(\d+)\)/.exec(out);
-      if (m && /State dir/.test(out)) resolve(Number(m[1]));
-    }));
-    const code = /Install code:\s+(\S+)/.exec(out)![1]!;
+    const { proc, port, code, log } = await startInstaller(["--state-dir", join(work, "state"), "--payload", folder]);
     const latencies: number[] = [];
     let verifyingSeen = 0;
     for (;;) {
@@ -62,7 +53,7 @@ export async function benchPayload(bytes = 2 * 1024 ** 3) {
       latencies.push(s.ms);
     }
     await new Promise((r) => setTimeout(r, 100));
-    const verified = /"message":"payload verified".*?"ms":(\d+)/.exec(log);
+    const verified = /"message":"payload verified".*?"ms":(\d+)/.exec(log());
     await stop(proc);
     const installerMs = verified ? Number(verified[1]) : NaN;
     return {

@@ -1,6 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
-import { open, readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
+import { readIfPresent } from "./read-if-present.ts";
 
 /** No 0/O, 1/I/L, U/V: a code read aloud or off a console screen is typed right. */
 const ALPHABET = "ABCDEFGHJKMNPQRSTWXYZ23456789";
@@ -52,13 +53,8 @@ export async function loadOrCreateInstallCode(stateDir: string): Promise<string>
 }
 
 export async function readInstallCode(stateDir: string): Promise<string | undefined> {
-  try {
-    const code = (await readFile(join(stateDir, INSTALL_CODE_FILE), "utf8")).trim();
-    return code.length > 0 ? code : undefined;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
+  const code = (await readIfPresent(join(stateDir, INSTALL_CODE_FILE)))?.trim();
+  return code ? code : undefined;
 }
 
 /** `Authorization: Bearer <code>` or the bare code. Undefined when no code was sent at all. */

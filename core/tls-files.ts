@@ -1,6 +1,7 @@
 import { open, readFile } from "node:fs/promises";
 import { hostname, networkInterfaces } from "node:os";
 import { join } from "node:path";
+import { readIfPresent } from "./read-if-present.ts";
 import { certificateFingerprint, generateSelfSignedCert } from "./tls.ts";
 
 export interface TlsMaterial {
@@ -11,14 +12,6 @@ export interface TlsMaterial {
   source: "operator" | "generated" | "reused";
 }
 
-async function readIfPresent(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-}
 
 async function writePrivate(path: string, text: string): Promise<void> {
   const file = await open(path, "w", 0o600);

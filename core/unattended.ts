@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { readFile, rm } from "node:fs/promises";
+import { readIfPresent } from "./read-if-present.ts";
+import { rm } from "node:fs/promises";
 import type { FieldError } from "./config/index.ts";
 import type { DraftService } from "./draft.ts";
 import type { Blocker } from "./errors.ts";
@@ -35,14 +36,6 @@ function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-async function readIfPresent(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-}
 
 /** Stage 1's install record says where it found node.yaml, e.g. {"origin": "node.yaml on the partition labeled STRATUM"}. */
 async function originFrom(installRecord: string): Promise<string> {

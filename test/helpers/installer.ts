@@ -60,6 +60,17 @@ export async function httpsCall(url: string, options: RequestOptions & { code?: 
   return reply;
 }
 
+function replyOf(res: import("node:http").IncomingMessage, chunks: Buffer[]): Reply {
+  const text = Buffer.concat(chunks).toString("utf8");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode ?? 0, headers: res.headers, text, json };
+}
+
 function httpsCallOnce(url: string, options: RequestOptions & { code?: string | null }): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.code) headers.authorization = `Bearer ${options.code}`;
@@ -73,16 +84,7 @@ function httpsCallOnce(url: string, options: RequestOptions & { code?: string | 
       const chunks: Buffer[] = [];
       const peerFingerprint = (res.socket as import("node:tls").TLSSocket).getPeerCertificate().fingerprint256;
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, json, peerFingerprint });
-      });
+      res.on("end", () => resolvePromise({ ...replyOf(res, chunks), peerFingerprint }));
       res.on("error", reject);
     });
     req.on("error", (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
@@ -268,16 +270,7 @@ export function httpsRaw(url: string, options: RequestOptions & { localAddress?:
       answered = true;
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
+      res.on("end", () => resolvePromise(replyOf(res, chunks)));
       res.on("error", reject);
     });
     req.on("error", (err) => {
