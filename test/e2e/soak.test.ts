@@ -6,7 +6,7 @@ import { after, describe, test } from "node:test";
 import { isDeepStrictEqual } from "node:util";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { BUNDLE, DEMO_HOST_FACTS, httpsRaw, startInstaller, tempDir, untilNoBlockers, waitFor, type Reply, type RunningInstaller } from "../helpers/installer.ts";
 
 /** Kills in a row on one state dir; the `soak` npm script sets 50. */
@@ -25,16 +25,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const exists = (path: string) => access(path).then(() => true, () => false);
 const tally = (counts: Record<string, number>, key: string) => (counts[key] = (counts[key] ?? 0) + 1);
 
-const NODE_YAML = `mode: single-node
-hostname: node-01
-network:
-  interface: eno1
-  address: 10.20.0.11/24
-  gateway: 10.20.0.1
-admin:
-  ssh_authorized_keys:
-    - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example
-`;
+const NODE_YAML = VALID_NODE_YAML;
 
 /** Prints LINES lines PAUSE seconds apart; the test writes both files before a run it means to kill. */
 const FIRSTBOOT = `#!/bin/sh

@@ -3,6 +3,7 @@ import { access, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
+import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { startInstaller, tempDir, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 
 const running: RunningInstaller[] = [];
@@ -10,17 +11,7 @@ after(async () => {
   await Promise.all(running.map((i) => i.kill9()));
 });
 
-const NODE_YAML = `# from the install medium
-mode: single-node
-hostname: node-07
-network:
-  interface: eno1
-  address: 10.20.0.11/24
-  gateway: 10.20.0.1
-admin:
-  ssh_authorized_keys:
-    - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example
-`;
+const NODE_YAML = `# from the install medium\n${VALID_NODE_YAML.replace("hostname: node-01", "hostname: node-07")}`;
 
 const HA_NODE_YAML = `mode: ha-init
 hostname: node-08

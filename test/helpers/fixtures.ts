@@ -6,3 +6,15 @@ export const VALID_DRAFT = {
   network: { interface: "eno1", address: "10.20.0.11/24", gateway: "10.20.0.1", dns: ["10.20.0.2"], ntp: ["pool.ntp.org"], floatingIpCidrs: ["203.0.113.0/24"] },
   admin: { sshAuthorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example"] },
 };
+
+/** The same node as VALID_DRAFT, as a raw node.yaml a stage 1 would leave. */
+export const VALID_NODE_YAML = `mode: single-node
+hostname: node-01
+network:
+  interface: eno1
+  address: 10.20.0.11/24
+  gateway: 10.20.0.1
+admin:
+  ssh_authorized_keys:
+    - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example
+`;
