@@ -32,8 +32,6 @@ export interface RunnerDeps {
 export interface StartedAttempt {
   attempt: number;
   record: AttemptRecord;
-  /** Settles when the attempt has finished (tests, shutdown). */
-  done: Promise<void>;
 }
 
 const STEPS_OF: Record<AttemptKind, readonly Step[]> = {
@@ -45,7 +43,6 @@ export class AttemptRunner {
   readonly #logs = new Map<number, Promise<AttemptEventLog>>();
   readonly #eventsDir: string;
   #abort = new AbortController();
-  #listeners: ((record: AttemptRecord) => void)[] = [];
 
   constructor(private readonly deps: RunnerDeps) {
     this.#eventsDir = join(deps.settings.stateDir, "events");
@@ -75,10 +72,6 @@ export class AttemptRunner {
       this.#logs.set(attempt, log);
     }
     return log;
-  }
-
-  onFinished(listener: (record: AttemptRecord) => void): void {
-    this.#listeners.push(listener);
   }
 
   /** At start: an attempt the previous process left running failed, INTERRUPTED at the step it was in. */
@@ -126,8 +119,8 @@ export class AttemptRunner {
     const log = await this.eventLog(record.attempt);
     log.append({ type: "attempt.started", level: "info", message: `${kind === "install" ? "install" : "readiness recheck"} attempt ${record.attempt} started by ${startedBy === "person" ? "a person" : "the unattended node.yaml"}`, data: { kind, startedBy } });
     await Promise.all([persisted, log.sync()]);
-    const done = this.#run(record, log).catch((err: unknown) => this.deps.log.error("attempt runner failed", { attempt: record.attempt, error: String(err) }));
-    return { attempt: record.attempt, record, done };
+    void this.#run(record, log).catch((err: unknown) => this.deps.log.error("attempt runner failed", { attempt: record.attempt, error: String(err) }));
+    return { attempt: record.attempt, record };
   }
 
   /** While an attempt runs the draft stays as it validated it; once installed, it is history. */
@@ -259,7 +252,6 @@ export class AttemptRunner {
       message,
       data: { verdict },
     });
-    for (const listener of this.#listeners) listener(record);
   }
 
   /** Stops a running attempt where it is; the next start marks it INTERRUPTED. */

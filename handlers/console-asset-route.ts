@@ -1,0 +1,36 @@
+import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
+import { consoleHeaders } from "../console/headers.ts";
+import type { AppEnv } from "./env.ts";
+import { problemResponses } from "./schemas/problem.ts";
+
+interface ConsoleAsset<P extends string> {
+  path: P;
+  operationId: string;
+  summary: string;
+  description: string;
+  mediaType: "text/html" | "text/javascript" | "text/css";
+  what: string;
+  body: string;
+}
+
+/** The console's page and assets: static text, no install code, the console's own headers. */
+export function consoleAssetRoute<P extends string>(asset: ConsoleAsset<P>) {
+  const route = createRoute({
+    method: "get",
+    path: asset.path,
+    tags: ["Service"],
+    operationId: asset.operationId,
+    summary: asset.summary,
+    description: asset.description,
+    security: [],
+    responses: {
+      200: { description: asset.what, content: { [asset.mediaType]: { schema: z.string() } } },
+      ...problemResponses(500),
+    },
+  });
+  const headers = consoleHeaders(`${asset.mediaType}; charset=utf-8`);
+  return defineOpenAPIRoute<typeof route, AppEnv>({
+    route,
+    handler: (c) => c.body(asset.body, 200, headers) as never,
+  });
+}
