@@ -1,5 +1,5 @@
 import { serve } from "@hono/node-server";
-import { createServer } from "node:https";
+import { createServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
 import { loadHostFactsFile, readHostFacts } from "../core/host-facts.ts";
@@ -13,6 +13,7 @@ import { openStore } from "../core/store.ts";
 import { loadTls } from "../core/tls-files.ts";
 import { createApp } from "../handlers/app.ts";
 import { rawProblem } from "../handlers/problem.ts";
+import { lingerOnClose } from "./linger.ts";
 import { draftSecrets } from "../core/secrets.ts";
 import { mkdir } from "node:fs/promises";
 
@@ -74,6 +75,7 @@ export async function runServe(settings: Settings, version: string): Promise<voi
     },
   );
 
+  lingerOnClose(server as HttpsServer);
   server.on("clientError", (err: NodeJS.ErrnoException, socket: import("node:stream").Duplex) => {
     if (!socket.writable) return socket.destroy();
     const tooLarge = err.code === "HPE_HEADER_OVERFLOW";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { access, chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { connect } from "node:tls";
 import { after, describe, test } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
@@ -297,5 +298,58 @@ describe("security: oversized headers", () => {
     assert.equal((await installer.request("/v1/installer/status")).status, 200);
     assert.equal(reply.status, 431);
     assert.match(String(reply.headers["content-type"]), /^application\/problem\+json/, `431 with content-type ${reply.headers["content-type"]} and body ${JSON.stringify(reply.text)}`);
+  });
+});
+
+/**
+ * Sends a head declaring `total` body bytes, then the whole body in 64 KB pieces whatever comes back
+ * (as curl does), reading all the while; resolves once the socket closes.
+ */
+function sendOversized(installer: RunningInstaller, total: number, headers: string): Promise<{ reply: string; error?: string; sentAfterReply: number }> {
+  return new Promise((resolve) => {
+    // tls.connect passes allowHalfOpen on to its socket; @types/node does not list it.
+    const halfOpen = { allowHalfOpen: true };
+    const socket = connect({ host: "127.0.0.1", port: installer.port, rejectUnauthorized: false, ...halfOpen });
+    let reply = "";
+    let error: string | undefined;
+    let sent = 0;
+    let sentAfterReply = 0;
+    const piece = Buffer.alloc(64 * 1024, 0x61);
+    const more = (): void => {
+      if (socket.destroyed) return;
+      if (sent >= total) return void socket.end();
+      const chunk = piece.subarray(0, Math.min(piece.length, total - sent));
+      sent += chunk.length;
+      if (reply.includes("\r\n\r\n")) sentAfterReply += chunk.length;
+      socket.write(chunk, () => setTimeout(more, reply ? 5 : 0));
+    };
+    socket.once("secureConnect", () => {
+      socket.write(`POST /v1/installer/config/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${installer.code}\r\nContent-Type: application/json\r\nContent-Length: ${total}\r\n${headers}\r\n`);
+      more();
+    });
+    socket.on("data", (chunk: Buffer) => (reply += chunk.toString()));
+    socket.on("error", (err) => (error = err.message));
+    socket.on("close", () => resolve({ reply, error, sentAfterReply }));
+  });
+}
+
+describe("security: oversized bodies", () => {
+  test("a client still sending a refused 3 MiB body with Connection: close reads its 413: the installer keeps reading until the client closes, no reset", async () => {
+    const installer = await start();
+    const { reply, error, sentAfterReply } = await sendOversized(installer, 3 * 1024 * 1024, "Connection: close\r\n");
+    assert.match(reply, /^HTTP\/1\.1 413 /, reply);
+    assert.match(reply, /"code":"BODY_TOO_LARGE"/);
+    assert.ok(sentAfterReply > 0, "the body was still being sent after the reply came");
+    assert.equal(error, undefined, `the connection was reset while the client was still sending (${sentAfterReply} bytes after the reply)`);
+  });
+
+  test("twenty 1–3 MiB bodies in a row, each on its own Connection: close socket: every one gets 413 BODY_TOO_LARGE", async () => {
+    const installer = await start();
+    for (let i = 0; i < 20; i++) {
+      const size = 1024 * 1024 + 1 + Math.floor((i / 20) * 2 * 1024 * 1024);
+      const reply = await httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer/config/validate`, { method: "POST", code: installer.code, body: `{"hostname":"${"a".repeat(size - 15)}"}`, contentType: "application/json" });
+      assertProblem(reply, 413, "BODY_TOO_LARGE");
+    }
+    assert.equal((await installer.request("/v1/installer/status")).status, 200);
   });
 });
