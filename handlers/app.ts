@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
@@ -28,6 +29,14 @@ export const OPENAPI_INFO = {
   ],
 };
 
+/** The headers Hono's secureHeaders middleware adds (no HSTS: the certificate is self-signed), read once. */
+async function honoSecureHeaders(): Promise<[string, string][]> {
+  const probe = new Hono();
+  probe.use(secureHeaders({ strictTransportSecurity: false }));
+  probe.get("/", (c) => c.body(null));
+  return [...(await probe.request("/")).headers];
+}
+
 export function createApp(services: Services) {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
@@ -35,8 +44,19 @@ export function createApp(services: Services) {
     },
   });
 
-  app.use(requestId());
-  app.use(secureHeaders({ strictTransportSecurity: false }));
+  // Hono makes the id and chooses the secure headers; they are set on Node's response rather than
+  // through Hono's Headers so replies stay on @hono/node-server's fast path (bench/RESULTS.md).
+  app.use(requestId({ headerName: "" }));
+  const secure = honoSecureHeaders();
+  let secureSet: [string, string][] | undefined;
+  app.use(async (c, next) => {
+    secureSet ??= await secure;
+    const outgoing = c.env?.outgoing;
+    const set = outgoing ? (name: string, value: string) => outgoing.setHeader(name, value) : (name: string, value: string) => c.header(name, value);
+    for (const [name, value] of secureSet) set(name, value);
+    set("X-Request-Id", c.get("requestId"));
+    await next();
+  });
   let document: unknown;
   const openapi = () => (document ??= describe(app, services.version));
   app.use(async (c, next) => {

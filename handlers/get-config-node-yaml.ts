@@ -20,5 +20,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: (c) => c.body(c.var.services.draft.nodeYaml(), 200, { "Content-Type": "application/yaml; charset=utf-8" }),
+  handler: (c) => c.body(c.get("services").draft.nodeYaml(), 200, { "Content-Type": "application/yaml; charset=utf-8" }),
 });

@@ -21,7 +21,7 @@ const route = createRoute({
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
   handler: (c) => {
-    const { etag, ...view } = c.var.services.draft.view();
+    const { etag, ...view } = c.get("services").draft.view();
     return c.json(view, 200, { ETag: etag });
   },
 });

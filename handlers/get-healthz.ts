@@ -21,5 +21,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: (c) => c.json({ ok: true as const, version: c.var.services.version }, 200),
+  handler: (c) => c.json({ ok: true as const, version: c.get("services").version }, 200),
 });

@@ -50,7 +50,7 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
     const { attempt, after } = c.req.valid("query");
     const lastEventId = c.req.valid("header")["last-event-id"];
     const from = lastEventId !== undefined ? Number(lastEventId) : (after ?? 0);
-    const install = c.var.services.install;
+    const install = c.get("services").install;
     if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
       return c.json(await install.events(attempt, from), 200);
     }

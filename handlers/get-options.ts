@@ -48,5 +48,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: (c) => c.json(c.var.services.options(), 200),
+  handler: (c) => c.json(c.get("services").options(), 200),
 });

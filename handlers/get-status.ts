@@ -86,5 +86,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: (c) => c.json(c.var.services.status(), 200),
+  handler: (c) => c.json(c.get("services").status(), 200),
 });

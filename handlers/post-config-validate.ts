@@ -35,7 +35,7 @@ const route = createRoute({
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
   handler: async (c) => {
-    const { valid, errors, mode, profile } = c.var.services.draft.validate(await readDraftBody(c));
+    const { valid, errors, mode, profile } = c.get("services").draft.validate(await readDraftBody(c));
     return c.json({ valid, errors, profile, ...(mode ? { mode } : {}) }, 200);
   },
 });
