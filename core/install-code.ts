@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from "node:crypto";
+import { randomInt, timingSafeEqual } from "node:crypto";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { readIfPresent } from "./read-if-present.ts";
@@ -26,14 +26,16 @@ function normalize(code: string): string {
   return code.toUpperCase().replace(/[\s-]/g, "");
 }
 
-function digest(code: string): Buffer {
-  return createHash("sha256").update(normalize(code)).digest();
-}
-
-/** Compares in constant time; `expected` is hashed once. */
+/**
+ * Compares in constant time. A code of another length is refused without comparing: the length
+ * (12 letters) is printed in every banner, so it tells a guesser nothing.
+ */
 export function codeMatcher(expected: string): (presented: string) => boolean {
-  const expectedDigest = digest(expected);
-  return (presented) => timingSafeEqual(expectedDigest, digest(presented));
+  const want = Buffer.from(normalize(expected));
+  return (presented) => {
+    const got = Buffer.from(normalize(presented));
+    return got.length === want.length && timingSafeEqual(got, want);
+  };
 }
 
 /** Reads the state dir's code, creating it (mode 0600) on first use. */

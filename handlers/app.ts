@@ -73,7 +73,8 @@ export function createApp(services: Services) {
   app.use(async (c, next) => (BODY_METHODS.has(c.req.method) ? limit(c, next) : next()));
   app.use("/v1/installer/*", async (c, next) => {
     const address = c.env?.incoming?.socket?.remoteAddress ?? "unknown";
-    await services.auth.authorize(address, c.req.header("authorization"));
+    // Node has parsed the headers already; c.req.header() would build a Fetch Headers object.
+    await services.auth.authorize(address, c.env?.incoming?.headers.authorization ?? c.req.header("authorization"));
     await next();
   });
 

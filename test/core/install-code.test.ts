@@ -1,0 +1,24 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { codeMatcher, generateInstallCode } from "../../core/install-code.ts";
+
+describe("codeMatcher", () => {
+  const code = "ABCD-EFGH-JKMN";
+  const matches = codeMatcher(code);
+
+  for (const spelled of ["ABCD-EFGH-JKMN", "abcd-efgh-jkmn", "ABCDEFGHJKMN", "abcd efgh jkmn", " ABCD-EFGH-JKMN "]) {
+    test(`accepts ${JSON.stringify(spelled)}`, () => assert.equal(matches(spelled), true));
+  }
+
+  for (const wrong of ["ABCD-EFGH-JKMP", "BBCD-EFGH-JKMN", "ABCD-EFGH-JKM", "ABCD-EFGH-JKMNA", "ABCD-EFGH-JKMN-ABCD", "", "-", "ÄBCD-EFGH-JKMN"]) {
+    test(`refuses ${JSON.stringify(wrong)}`, () => assert.equal(matches(wrong), false));
+  }
+
+  test("a fresh code matches itself and no other fresh code", () => {
+    const a = generateInstallCode();
+    const b = generateInstallCode();
+    assert.match(a, /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    assert.equal(codeMatcher(a)(a), true);
+    if (a !== b) assert.equal(codeMatcher(a)(b), false);
+  });
+});
