@@ -15,8 +15,15 @@ async function main() {
     console.log(`bundle size (minified):                 installer ${fmt(s.bundleKb.installer)} KB, bare Hono ${fmt(s.bundleKb.baseline)} KB`);
   }
   if (!only || only === "throughput") {
-    const t = await benchThroughput(Number(process.env.BENCH_SECONDS ?? 10));
-    console.log(`GET /status over HTTPS, 50 connections: installer ${fmt(t.installer.rps)} req/s p99 ${t.installer.p99} ms, bare Hono HTTPS ${fmt(t.baseline.rps)} req/s p99 ${t.baseline.p99} ms; throughput ${t.rpsRatio.toFixed(2)}×, p99 ${t.p99Ratio.toFixed(2)}× (errors ${t.installer.errors}/${t.baseline.errors})`);
+    const t = await benchThroughput(Number(process.env.BENCH_SECONDS ?? 4), Number(process.env.BENCH_ROUNDS ?? 5));
+    const row = (name: string, f: typeof t.installer) => `  ${name.padEnd(44)} ${fmt(f.rps).padStart(8)} req/s  p99 ${f.p99} ms  (rounds: ${f.rounds.join(", ")}; errors ${f.errors})`;
+    console.log(`GET /status over HTTPS, 50 connections, ${t.rounds} rounds × ${t.seconds} s in rotating order (medians):`);
+    console.log(row("installer GET /v1/installer/status", t.installer));
+    console.log(row("bare Hono HTTPS hello-world", t.baseline));
+    console.log(row("bare Hono HTTPS, the installer's reply bytes", t.sameReply));
+    console.log(`  vs bare Hono: throughput ${t.rpsRatio.toFixed(2)}×, p99 ${t.p99Ratio.toFixed(2)}×`);
+    console.log(`  vs bare Hono with the same reply: throughput ${t.vsSameReply.rps.toFixed(2)}×, p99 ${t.vsSameReply.p99.toFixed(2)}×`);
+    console.log(`  the reply's own cost (same-reply Hono vs hello-world): throughput ${t.replyCost.rps.toFixed(2)}×, p99 ${t.replyCost.p99.toFixed(2)}×`);
   }
   if (!only || only === "ingestion") {
     const i = await benchIngestion(Number(process.env.BENCH_LINES ?? 100_000));
