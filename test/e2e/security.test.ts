@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { access, chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { connect } from "node:tls";
+import { Hono } from "hono";
+import { secureHeaders } from "hono/secure-headers";
 import { after, describe, test } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
@@ -238,8 +240,24 @@ describe("security: files", () => {
   });
 });
 
-function assertSecurityHeaders(reply: Reply, what: string): void {
+/** What Hono's own secureHeaders middleware (HSTS off) sends: the installer must send all of it. */
+async function honoSecureHeaderSet(): Promise<[string, string][]> {
+  const probe = new Hono();
+  probe.use(secureHeaders({ strictTransportSecurity: false }));
+  probe.get("/", (c) => c.body(null));
+  return [...(await probe.request("/")).headers];
+}
+const HONO_SET = honoSecureHeaderSet();
+const seenRequestIds = new Set<string>();
+
+async function assertSecurityHeaders(reply: Reply, what: string): Promise<void> {
   const h = reply.headers;
+  for (const [name, value] of await HONO_SET) assert.equal(h[name], value, `${what}: ${name} as Hono's secureHeaders sets it`);
+  const id = String(h["x-request-id"]);
+  assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, `${what}: X-Request-Id`);
+  assert.ok(!seenRequestIds.has(id), `${what}: X-Request-Id ${id} was already used`);
+  seenRequestIds.add(id);
+  if (reply.status >= 400) assert.equal(reply.json.requestId, id, `${what}: the problem's requestId is the header's`);
   assert.equal(h["x-content-type-options"], "nosniff", what);
   assert.match(String(h["x-frame-options"]), /^(DENY|SAMEORIGIN)$/, what);
   assert.ok(h["referrer-policy"], `${what}: Referrer-Policy`);
@@ -248,7 +266,7 @@ function assertSecurityHeaders(reply: Reply, what: string): void {
 }
 
 describe("security: response headers", () => {
-  test("security headers on 2xx and on every kind of error reply, no Strict-Transport-Security", async () => {
+  test("Hono's security headers and a fresh X-Request-Id on 2xx and on every kind of error reply, no Strict-Transport-Security", async () => {
     const installer = await start();
     await untilNoBlockers(installer);
     const url = (path: string) => `https://127.0.0.1:${installer.port}${path}`;
@@ -273,12 +291,12 @@ describe("security: response headers", () => {
     for (const [what, status, pending] of cases) {
       const reply = await pending;
       assert.equal(reply.status, status, `${what}: ${reply.text.slice(0, 200)}`);
-      assertSecurityHeaders(reply, what);
+      await assertSecurityHeaders(reply, what);
     }
     for (let i = 0; i < 5; i++) await statusFrom(installer, "127.0.0.8", `WRNG-${i}`);
     const locked = await statusFrom(installer, "127.0.0.8", code);
     assert.equal(locked.status, 429);
-    assertSecurityHeaders(locked, "locked out");
+    await assertSecurityHeaders(locked, "locked out");
   });
 });
 
