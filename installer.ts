@@ -31,9 +31,9 @@ async function main(argv: string[]): Promise<Exit | "serving"> {
       return "serving";
     }
     case "validate": {
-      const { values, positionals } = parseFlags(rest, { "host-facts": SERVE_FLAGS["host-facts"] }, process.env);
+      const { values, positionals } = parseFlags(rest, { "host-facts": SERVE_FLAGS["host-facts"], payload: SERVE_FLAGS.payload }, process.env);
       if (positionals.length !== 1) throw new UsageError("validate takes one node.yaml FILE");
-      return validateFile(positionals[0]!, values["host-facts"]);
+      return validateFile(positionals[0]!, values["host-facts"], values.payload!);
     }
     case "code": {
       const { values } = parseFlags(rest, { "state-dir": SERVE_FLAGS["state-dir"] }, process.env);

@@ -121,7 +121,7 @@ export function usage(version: string): string {
     "",
     "Usage:",
     "  node installer.js [serve] [flags]        serve the HTTPS installer API",
-    "  node installer.js validate FILE [--host-facts F]  check a node.yaml offline (exit 0 valid, 1 invalid, 2 unreadable)",
+    "  node installer.js validate FILE [--host-facts F] [--payload DIR]  check a node.yaml offline (exit 0 valid, 1 invalid, 2 unreadable)",
     "  node installer.js openapi                print the OpenAPI 3.1 document",
     "  node installer.js schema                 print the node.yaml JSON Schema",
     "  node installer.js code [--state-dir D]   print the install code",

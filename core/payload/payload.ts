@@ -1,11 +1,11 @@
 import { watch, type FSWatcher } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Blocker } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { BUILT_IN_RELEASE, type ReleaseModel } from "../release.ts";
 import { hashFiles } from "./hash-files.ts";
-import { parseReleaseFile, type ReleaseFile } from "./release-file.ts";
+import { RELEASE_FILE, readReleaseFile, type ReleaseFile } from "./release-file.ts";
 
 export type PayloadState =
   | { kind: "not-loaded"; detail: string }
@@ -23,7 +23,6 @@ export interface PayloadOptions {
   settleMs?: number;
 }
 
-const RELEASE_FILE = "release.yaml";
 
 function gib(bytes: number): string {
   return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(2)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
@@ -199,25 +198,21 @@ export class PayloadManager {
   }
 
   async #readRelease(): Promise<{ kind: "ready"; release: ReleaseFile } | Extract<PayloadState, { kind: "not-loaded" }>> {
+    const read = await readReleaseFile(this.folder);
     const path = join(this.folder, RELEASE_FILE);
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      return {
-        kind: "not-loaded",
-        detail:
-          code === "ENOENT"
-            ? `No ${RELEASE_FILE} in ${this.folder}: copy the offline payload (release.yaml and the images it lists) there, or start the installer with --payload pointing at it. It is picked up without a restart.`
-            : `${path} cannot be read (${code ?? (err as Error).message}): check its permissions.`,
-      };
+    switch (read.kind) {
+      case "ready":
+        return read;
+      case "missing":
+        return {
+          kind: "not-loaded",
+          detail: `No ${RELEASE_FILE} in ${this.folder}: copy the offline payload (release.yaml and the images it lists) there, or start the installer with --payload pointing at it. It is picked up without a restart.`,
+        };
+      case "unreadable":
+        return { kind: "not-loaded", detail: `${path} cannot be read (${read.problem}): check its permissions.` };
+      case "invalid":
+        return { kind: "not-loaded", detail: `${path} is not a valid release file: ${read.problem}. Copy the payload's release.yaml again.` };
     }
-    const parsed = parseReleaseFile(text);
-    if (!parsed.ok) {
-      return { kind: "not-loaded", detail: `${path} is not a valid release file: ${parsed.problem}. Copy the payload's release.yaml again.` };
-    }
-    return { kind: "ready", release: parsed.release };
   }
 
   /** Sizes and times of release.yaml and the files it lists: what changes while a payload is copied in. */

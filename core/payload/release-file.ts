@@ -1,9 +1,11 @@
-import { isAbsolute, normalize } from "node:path";
+import { readFile } from "node:fs/promises";
+import { isAbsolute, join, normalize } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { PROFILES } from "../model.ts";
 import type { ReleaseModel } from "../release.ts";
 
+export const RELEASE_FILE = "release.yaml";
 const MAX_RELEASE_BYTES = 1024 * 1024;
 
 const ProfileSchema = z.strictObject({ enabled: z.boolean(), preview: z.boolean().optional() });
@@ -57,4 +59,19 @@ export function parseReleaseFile(text: string): { ok: true; release: ReleaseFile
   }
   const { release, profiles, images } = parsed.data;
   return { ok: true, release: { model: { release, profiles }, images } };
+}
+
+export type ReleaseRead = { kind: "ready"; release: ReleaseFile } | { kind: "missing" } | { kind: "unreadable" | "invalid"; problem: string };
+
+/** The folder's release.yaml, read and checked. */
+export async function readReleaseFile(folder: string): Promise<ReleaseRead> {
+  let text: string;
+  try {
+    text = await readFile(join(folder, RELEASE_FILE), "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? { kind: "missing" } : { kind: "unreadable", problem: code ?? (err as Error).message };
+  }
+  const parsed = parseReleaseFile(text);
+  return parsed.ok ? { kind: "ready", release: parsed.release } : { kind: "invalid", problem: parsed.problem };
 }

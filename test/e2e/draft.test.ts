@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { DEFAULT_PROFILES, makePayload } from "../../demo/make-payload.ts";
+import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { runCli, startInstaller, tempDir, type RunningInstaller } from "../helpers/installer.ts";
 
 const running: RunningInstaller[] = [];
@@ -205,5 +206,28 @@ describe("validate CLI", () => {
     assert.match(cli.stdout, new RegExp(`${file}:5:3 network.adress: .*address`));
     const missing = await runCli(["validate", join(folder, "nope.yaml")]);
     assert.equal(missing.code, 2);
+  });
+
+  test("modes are judged by the payload's release.yaml (--payload), as the service judges them; without one, by the built-in model, with a note", async () => {
+    const folder = await tempDir();
+    const file = join(folder, "node.yaml");
+    await writeFile(file, VALID_NODE_YAML);
+    const hostFacts = ["--host-facts", join(import.meta.dirname, "../../demo/host-facts.json")];
+
+    const enabled = join(folder, "payload-enabled");
+    await makePayload(enabled);
+    const ok = await runCli(["validate", file, ...hostFacts, "--payload", enabled]);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.equal(ok.stderr, "");
+
+    const disabled = join(folder, "payload-disabled");
+    await makePayload(disabled, { profiles: { ...DEFAULT_PROFILES, "single-node": { enabled: false } } });
+    const refused = await runCli(["validate", file, ...hostFacts, "--payload", disabled]);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stdout, new RegExp(`${file}:1:7 mode: .*single-node`));
+
+    const none = await runCli(["validate", file, ...hostFacts, "--payload", join(folder, "no-payload")]);
+    assert.equal(none.code, 0, none.stdout + none.stderr);
+    assert.match(none.stderr, /^note: no release\.yaml in .*no-payload; modes are checked against the built-in release model/);
   });
 });
