@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { connect, createServer, type Socket } from "node:net";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
+import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { ROOT, startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -74,15 +76,39 @@ async function rig(options: { scenario?: Scenario; timeout?: number; handoff?: s
 }
 
 /** A fresh browser context at 1024×768 that fails the test on any uncaught page error. */
-async function open(installer: RunningInstaller): Promise<{ page: Page; errors: Error[] }> {
+async function open(installer: RunningInstaller, port = installer.port): Promise<{ page: Page; errors: Error[] }> {
   const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1024, height: 768 } });
   cleanups.push(() => context.close());
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
   const errors: Error[] = [];
   page.on("pageerror", (error) => errors.push(error));
-  await page.goto(`https://127.0.0.1:${installer.port}/`);
+  await page.goto(`https://127.0.0.1:${port}/`);
   return { page, errors };
+}
+
+/** A TCP relay to the installer (TLS passes through untouched) whose every connection can be cut at once: a network blip. */
+async function relay(port: number): Promise<{ port: number; cut: () => number; close: () => Promise<void> }> {
+  const open = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(port, "127.0.0.1");
+    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+      open.add(a);
+      a.on("error", () => b.destroy());
+      a.on("close", () => (open.delete(a), b.destroy()));
+      a.pipe(b);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as import("node:net").AddressInfo).port,
+    cut: () => {
+      const n = open.size;
+      for (const socket of open) socket.destroy();
+      return n;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 async function signIn(page: Page, code: string): Promise<void> {
@@ -251,6 +277,37 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(await page.locator("#steps li").evaluateAll((items) => items.map((li) => `${li.dataset.step}:${li.className}`)), ["readiness:succeeded"]);
     assert.equal((await installer.request("/v1/installer/status")).json.phase, "done");
     await shot(page, "recheck-done");
+    assert.deepEqual(errors, []);
+  });
+
+  test("the connection breaks off mid-install: the console reconnects, resumes the event stream where it stopped (Last-Event-ID), every log line shown once", async () => {
+    const { installer } = await rig({ scenario: "ready" });
+    await untilNoBlockers(installer);
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
+    assert.equal(put.json.valid, true, put.text);
+    const blip = await relay(installer.port);
+    cleanups.push(() => blip.close());
+    const { page, errors } = await open(installer, blip.port);
+    await signIn(page, installer.code);
+    const announced: string[] = [];
+    await page.exposeFunction("recordAnnouncement", (text: string) => announced.push(text));
+    await page.evaluate(() => {
+      const live = document.getElementById("announce")!;
+      new MutationObserver(() => (window as unknown as { recordAnnouncement: (t: string) => void }).recordAnnouncement(live.textContent ?? "")).observe(live, { childList: true, characterData: true, subtree: true });
+    });
+
+    await page.getByRole("button", { name: "Install", exact: true }).click();
+    await page.locator("#log").getByText("firstboot: setting up network").waitFor();
+    assert.ok(blip.cut() > 0, "connections were open to cut");
+    await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+
+    assert.ok(announced.includes("The event stream broke off; reconnecting."), `announcements: ${JSON.stringify(announced)}`);
+    const log = await text(page, "#log");
+    for (const line of ["firstboot: setting up network", "firstboot: setting up storage", "firstboot: setting up services", "firstboot: done"]) {
+      assert.equal(log.split(line).length - 1, 1, `"${line}" shown once in:\n${log}`);
+    }
+    assert.ok(log.indexOf("setting up network") < log.indexOf("setting up storage") && log.indexOf("setting up storage") < log.indexOf("firstboot: done"), log);
+    assert.deepEqual(await page.locator("#steps li").evaluateAll((items) => items.map((li) => li.className)), ["succeeded", "succeeded", "succeeded", "succeeded"]);
     assert.deepEqual(errors, []);
   });
 
