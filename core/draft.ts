@@ -214,7 +214,53 @@ export function toBody(record: DraftRecord): DraftBody {
   return record.source === "yaml" ? { source: "yaml", yaml: record.yaml } : { source: "structured", config: record.config };
 }
 
+const EMPTY_BODY = "The body is empty: send the draft as a JSON object (application/json), or a node.yaml as application/yaml.";
+
+/** A JSON draft body: an object, or INVALID_REQUEST saying what is wrong and, where JSON.parse tells, where. */
+export function parseJsonBody(text: string): DraftBody {
+  if (text.trim() === "") throw new InstallerError({ code: "INVALID_REQUEST", detail: EMPTY_BODY });
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    const { problem, line, column } = jsonProblem(text, (err as Error).message);
+    throw new InstallerError({
+      code: "INVALID_REQUEST",
+      detail: `The body is not valid JSON${line ? ` (line ${line}, column ${column})` : ""}: ${problem}.`,
+      errors: [{ field: "", message: problem, ...(line ? { line, column } : {}) }],
+    });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    const what = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
+    throw new InstallerError({ code: "INVALID_REQUEST", detail: `The body must be a JSON object (the draft), not ${what}.` });
+  }
+  return { source: "structured", config: value as Record<string, unknown> };
+}
+
+/**
+ * JSON.parse's complaint without the piece of the body V8 quotes (it may hold a secret), and its
+ * place as line and column: V8 gives an offset, or the end for a body cut short, or (for an
+ * unexpected token) the text around it, which places it when that text occurs once.
+ */
+function jsonProblem(text: string, message: string): { problem: string; line?: number; column?: number } {
+  const cutShort = message.startsWith("Unexpected end of JSON input");
+  const token = /^Unexpected token '(.)', (\.\.\.)?"(.*)"(\.\.\.)? is not valid JSON$/s.exec(message);
+  const problem = cutShort ? "it ends too early (a closing }, ] or \" is missing)" : token ? `Unexpected token '${token[1]}'` : message.replace(/ at position \d+.*$/s, "").replace(/ in JSON$/, "");
+  let at = cutShort ? text.length : Number(/ at position (\d+)/.exec(message)?.[1] ?? NaN);
+  if (token) {
+    const [, char = "", before, context = "", after] = token;
+    const start = text.indexOf(context);
+    const whole = !before && !after && text.indexOf(char) === text.lastIndexOf(char) ? text.indexOf(char) : -1;
+    const guess = before ? start + 10 : after ? context.length - 10 : whole;
+    at = start >= 0 && text.indexOf(context, start + 1) < 0 && text[guess] === char ? guess : NaN;
+  }
+  if (!(at >= 0)) return { problem };
+  const head = text.slice(0, at);
+  return { problem, line: head.split("\n").length, column: at - head.lastIndexOf("\n") };
+}
+
 export function parseYamlBody(text: string): DraftBody {
+  if (text.trim() === "") throw new InstallerError({ code: "INVALID_REQUEST", detail: EMPTY_BODY });
   const parsed = parseYamlSafely(text);
   if (!parsed.ok) {
     const { message, line, column } = parsed.error;

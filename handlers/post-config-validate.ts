@@ -24,7 +24,7 @@ const route = createRoute({
   summary: "Validate a config without storing it.",
   description: "The same validator as the draft and POST /install, for a structured draft (JSON) or a raw node.yaml. The stored draft is not touched.",
   security,
-  request: { body: { content: draftBodyContent, required: false } },
+  request: { body: { content: draftBodyContent, required: true } },
   responses: {
     200: { description: "What the validator says.", content: { "application/json": { schema: ValidationSchema } } },
     ...problemResponses(400, 413, 415),

@@ -14,7 +14,7 @@ const route = createRoute({
   description:
     "JSON replaces it with a structured draft; application/yaml or text/yaml with a raw node.yaml kept verbatim. The draft is stored even when it does not validate (see errors); only a body that does not parse, or is not an object, is refused. Honours If-Match. 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed.",
   security,
-  request: { headers: ifMatchHeaders, body: { content: draftBodyContent, required: false } },
+  request: { headers: ifMatchHeaders, body: { content: draftBodyContent, required: true } },
   responses: {
     200: { description: "The stored draft.", headers: z.object(etagHeader), content: { "application/json": { schema: DraftViewSchema } } },
     ...problemResponses(400, 409, 412, 413, 415),

@@ -1,19 +1,25 @@
 import type { Context } from "hono";
-import { parseYamlBody, type DraftBody } from "../core/draft.ts";
+import { parseJsonBody, parseYamlBody, type DraftBody } from "../core/draft.ts";
 import { InstallerError } from "../core/errors.ts";
 import type { AppEnv } from "./env.ts";
+import { draftBodyContent } from "./schemas/draft.ts";
 
-const YAML_TYPES = /^(application|text)\/(x-)?yaml\s*(;|$)/i;
+const YAML_TYPES = new Set(["application/yaml", "text/yaml"]);
 
 /**
- * A draft body: a JSON object (already parsed and shape-checked by the route's
- * validator) or raw node.yaml text. The route's media-type gate answered 415 for other types.
+ * A draft body: a JSON object or raw node.yaml text, in one of the media types the route
+ * documents, parsed here so a body that does not parse is refused with its line and column.
+ * (The route names its JSON schema by reference, so @hono/zod-openapi does no gating or parsing.)
  */
 export async function readDraftBody(c: Context<AppEnv>): Promise<DraftBody> {
-  const type = c.req.header("content-type");
-  if (type && YAML_TYPES.test(type)) return parseYamlBody(await c.req.text());
-  if (!type) {
-    throw new InstallerError({ code: "INVALID_REQUEST", detail: "The body is empty: send the draft as application/json, or a node.yaml as application/yaml." });
+  const header = c.req.header("content-type");
+  const type = header?.split(";")[0]!.trim().toLowerCase();
+  const text = await c.req.text();
+  if (type === undefined ? text !== "" : !(type in draftBodyContent)) {
+    throw new InstallerError({
+      code: "UNSUPPORTED_MEDIA_TYPE",
+      detail: `${header === undefined ? "A body without a Content-Type" : `Content-Type ${header}`} is not taken here: send a structured draft as application/json, or a node.yaml as application/yaml or text/yaml.`,
+    });
   }
-  return { source: "structured", config: c.req.valid("json" as never) as Record<string, unknown> };
+  return type !== undefined && YAML_TYPES.has(type) ? parseYamlBody(text) : parseJsonBody(text);
 }

@@ -14,9 +14,13 @@ export const NodeYamlTextSchema = z.string().meta({
   example: "mode: single-node\nhostname: node-01\n",
 });
 
-/** PUT /config and POST /config/validate take either form. */
+/**
+ * PUT /config and POST /config/validate take either form. The JSON form is named by reference, not
+ * by its zod schema, so @hono/zod-openapi adds no JSON validator of its own (which would refuse a
+ * node.yaml body once the body is required): readDraftBody parses both forms.
+ */
 export const draftBodyContent = {
-  "application/json": { schema: StructuredDraftSchema },
+  "application/json": { schema: { $ref: "#/components/schemas/StructuredDraft" } },
   "application/yaml": { schema: NodeYamlTextSchema },
   "text/yaml": { schema: NodeYamlTextSchema },
 };

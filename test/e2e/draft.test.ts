@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { DEFAULT_PROFILES, makePayload } from "../../demo/make-payload.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { runCli, startInstaller, tempDir, type RunningInstaller } from "../helpers/installer.ts";
+import { httpsRaw, runCli, startInstaller, tempDir, type RunningInstaller } from "../helpers/installer.ts";
 
 const running: RunningInstaller[] = [];
 async function start() {
@@ -147,6 +147,19 @@ describe("config", () => {
       assert.equal(now.headers.etag, first.headers.etag);
     });
   }
+
+  test("JSON syntax errors name line and column; an empty body and a body without a Content-Type are told apart", async () => {
+    const installer = await start();
+    const broken = await installer.request("/v1/installer/config", { method: "PUT", body: '{\n  "mode": "single-node",\n  "hostname": "node-01",,\n}', contentType: "application/json" });
+    assert.equal(broken.status, 400);
+    assert.match(broken.json.detail, /^The body is not valid JSON \(line 3, column 25\): /);
+    const empty = await installer.request("/v1/installer/config", { method: "PUT", body: "", contentType: "application/json" });
+    assert.equal(empty.status, 400);
+    assert.match(empty.json.detail, /^The body is empty/);
+    const untyped = await httpsRaw(`${installer.url}/v1/installer/config`, { method: "PUT", code: installer.code, body: '{"mode":"single-node"}' });
+    assert.equal(untyped.status, 415);
+    assert.match(untyped.json.detail, /^A body without a Content-Type is not taken here/);
+  });
 
   test("YAML syntax errors name line and column", async () => {
     const installer = await start();
