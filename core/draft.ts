@@ -245,7 +245,7 @@ export function parseJsonBody(text: string): DraftBody {
 function jsonProblem(text: string, message: string): { problem: string; line?: number; column?: number } {
   const cutShort = message.startsWith("Unexpected end of JSON input");
   const token = /^Unexpected token '(.)', (\.\.\.)?"(.*)"(\.\.\.)? is not valid JSON$/s.exec(message);
-  const problem = cutShort ? "it ends too early (a closing }, ] or \" is missing)" : token ? `Unexpected token '${token[1]}'` : message.replace(/ at position \d+.*$/s, "").replace(/ in JSON$/, "");
+  const problem = cutShort ? "it ends too early (a closing }, ] or \" is missing)" : token ? `Unexpected token '${token[1]}'` : message.replace(/ at position \d+.*$/s, "").replace(/, (\.\.\.)?".*$/s, "").replace(/ in JSON$/, "");
   let at = cutShort ? text.length : Number(/ at position (\d+)/.exec(message)?.[1] ?? NaN);
   if (token) {
     const [, char = "", before, context = "", after] = token;

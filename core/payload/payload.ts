@@ -23,7 +23,6 @@ export interface PayloadOptions {
   settleMs?: number;
 }
 
-
 function gib(bytes: number): string {
   return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(2)} GiB` : `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 }
