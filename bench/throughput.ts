@@ -37,7 +37,6 @@ function fetchReply(url: string, headers: Record<string, string>): Promise<{ hea
 }
 
 interface Target {
-  name: "installer" | "bare" | "dressed";
   url: string;
   headers: Record<string, string>;
   rps: number[];
@@ -65,9 +64,9 @@ export async function benchThroughput(seconds = 4, rounds = 5) {
   const dressed = await timeToFirst200([baseline, ...tls, "--dressed", replyFile], "/", () => ({}));
 
   const targets: Target[] = [
-    { name: "installer", url: statusUrl, headers: auth, rps: [], p99: [], errors: 0 },
-    { name: "bare", url: `https://127.0.0.1:${bare.port}/`, headers: {}, rps: [], p99: [], errors: 0 },
-    { name: "dressed", url: `https://127.0.0.1:${dressed.port}/`, headers: {}, rps: [], p99: [], errors: 0 },
+    { url: statusUrl, headers: auth, rps: [], p99: [], errors: 0 },
+    { url: `https://127.0.0.1:${bare.port}/`, headers: {}, rps: [], p99: [], errors: 0 },
+    { url: `https://127.0.0.1:${dressed.port}/`, headers: {}, rps: [], p99: [], errors: 0 },
   ];
   for (const t of targets) await load(t.url, t.headers, 1); // warm-up, not counted
   for (let r = 0; r < rounds; r++) {

@@ -52,9 +52,14 @@ export function createApp(services: Services) {
   app.use(async (c, next) => {
     secureSet ??= await secure;
     const outgoing = c.env?.outgoing;
-    const set = outgoing ? (name: string, value: string) => outgoing.setHeader(name, value) : (name: string, value: string) => c.header(name, value);
-    for (const [name, value] of secureSet) set(name, value);
-    set("X-Request-Id", c.get("requestId"));
+    const requestId = c.get("requestId");
+    if (outgoing) {
+      for (const [name, value] of secureSet) outgoing.setHeader(name, value);
+      outgoing.setHeader("X-Request-Id", requestId);
+    } else {
+      for (const [name, value] of secureSet) c.header(name, value);
+      c.header("X-Request-Id", requestId);
+    }
     await next();
   });
   let document: unknown;

@@ -15,7 +15,7 @@ export async function readDraftBody(c: Context<AppEnv>): Promise<DraftBody> {
   const header = c.req.header("content-type");
   const type = header?.split(";")[0]!.trim().toLowerCase();
   const text = await c.req.text();
-  if (type === undefined ? text !== "" : !(type in draftBodyContent)) {
+  if (type === undefined ? text !== "" : !Object.hasOwn(draftBodyContent, type)) {
     throw new InstallerError({
       code: "UNSUPPORTED_MEDIA_TYPE",
       detail: `${header === undefined ? "A body without a Content-Type" : `Content-Type ${header}`} is not taken here: send a structured draft as application/json, or a node.yaml as application/yaml or text/yaml.`,

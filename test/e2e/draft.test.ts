@@ -159,6 +159,8 @@ describe("config", () => {
     const untyped = await httpsRaw(`${installer.url}/v1/installer/config`, { method: "PUT", code: installer.code, body: '{"mode":"single-node"}' });
     assert.equal(untyped.status, 415);
     assert.match(untyped.json.detail, /^A body without a Content-Type is not taken here/);
+    const inherited = await installer.request("/v1/installer/config", { method: "PUT", body: '{"mode":"single-node"}', contentType: "constructor" });
+    assert.equal(inherited.status, 415, "a Content-Type named like an Object.prototype member is not a documented type");
   });
 
   test("YAML syntax errors name line and column", async () => {
