@@ -33,6 +33,8 @@ export async function runServe(settings: Settings, version: string): Promise<voi
   const installCode = await loadOrCreateInstallCode(settings.stateDir);
   const redactor = createRedactor(() => [installCode, ...draftSecrets(opened.store.data.draft)]);
   const log = createLogger(redactor);
+  // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
+  process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
   const [host, tls] = await Promise.all([
     settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts(),
     loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }),

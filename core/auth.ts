@@ -1,6 +1,7 @@
 import { InstallerError } from "./errors.ts";
 import { codeMatcher, presentedCode } from "./install-code.ts";
 import { gate, recordFailure, recordSuccess } from "./lockout.ts";
+import { isStorageError } from "./storage-error.ts";
 import type { Store } from "./store.ts";
 
 export interface Authenticator {
@@ -11,6 +12,9 @@ export interface Authenticator {
 export function createAuthenticator(store: Store, installCode: string, now: () => number): Authenticator {
   const lockout = () => store.data.lockout;
   const matches = codeMatcher(installCode);
+  // On a full disk the counts hold in memory (a guesser is still locked out); the next write that
+  // succeeds persists them.
+  const persist = () => store.write().catch((err: unknown) => (isStorageError(err) ? undefined : Promise.reject(err)));
 
   const tooMany = (retryAfterSeconds: number) =>
     new InstallerError({
@@ -32,11 +36,11 @@ export function createAuthenticator(store: Store, installCode: string, now: () =
         });
       }
       if (matches(code)) {
-        if (recordSuccess(lockout(), address)) await store.write();
+        if (recordSuccess(lockout(), address)) await persist();
         return;
       }
       const answer = recordFailure(lockout(), address, at);
-      await store.write();
+      await persist();
       if (!answer.allowed) throw tooMany(answer.retryAfterSeconds);
       throw new InstallerError({ code: "UNAUTHORIZED", detail: "The install code is wrong. Check the installer's banner or run `node installer.js code` on the node." });
     },

@@ -90,8 +90,8 @@ export interface DraftService {
   set(body: DraftBody): void;
   /** The node.yaml the draft renders to; INVALID_CONFIG when it cannot render. */
   nodeYaml(): string;
-  /** Subscribers learn when a person changed the draft. */
-  onPersonChange(listener: () => Promise<void>): void;
+  /** Called as a person changes the draft, before it is written; changes memory only and returns its undo. */
+  onPersonChange(listener: () => (() => void) | undefined): void;
 }
 
 /**
@@ -108,7 +108,7 @@ function refuseDeep(value: unknown): void {
 
 export function createDraftService(store: Store, context: () => ValidationContext, now: () => Date, guardChange: () => void): DraftService {
   let cache: { record: DraftRecord; ctx: ValidationContext; analysis: DraftAnalysis; etag: string } | undefined;
-  const listeners: (() => Promise<void>)[] = [];
+  const listeners: (() => (() => void) | undefined)[] = [];
 
   const current = () => {
     const record = store.data.draft;
@@ -145,13 +145,14 @@ export function createDraftService(store: Store, context: () => ValidationContex
     if (body.source === "structured") refuseDeep(body.config);
     const previous = store.data.draft;
     assign(body);
+    const undo = listeners.map((listener) => listener());
     try {
       await store.write();
     } catch (err) {
       store.data.draft = previous;
+      for (const u of undo) u?.();
       throw err;
     }
-    for (const listener of listeners) await listener();
   };
 
   const service: DraftService = {

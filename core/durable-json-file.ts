@@ -45,14 +45,20 @@ export class DurableJsonFile<T> implements Adapter<T> {
   }
 
   async #writeNow(text: string): Promise<void> {
-    const file = await open(this.tempPath, "w", 0o600);
     try {
-      await file.writeFile(text);
-      await file.sync();
-    } finally {
-      await file.close();
+      const file = await open(this.tempPath, "w", 0o600);
+      try {
+        await file.writeFile(text);
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(this.tempPath, this.path);
+    } catch (err) {
+      // A half-written temp file on a full disk would hold the space the next write needs.
+      await rm(this.tempPath, { force: true }).catch(() => undefined);
+      throw err;
     }
-    await rename(this.tempPath, this.path);
     await syncFolder(dirname(this.path));
   }
 }
@@ -64,8 +70,4 @@ export async function syncFolder(path: string): Promise<void> {
   } finally {
     await folder.close();
   }
-}
-
-export async function removeQuietly(path: string): Promise<void> {
-  await rm(path, { force: true });
 }

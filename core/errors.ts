@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   INVALID_CONFIG: { status: 422, title: "Invalid config" },
   TOO_MANY_ATTEMPTS: { status: 429, title: "Too many attempts" },
   INTERNAL: { status: 500, title: "Internal error" },
+  INSUFFICIENT_STORAGE: { status: 507, title: "Insufficient storage" },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

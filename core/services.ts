@@ -74,28 +74,21 @@ export function createServices(deps: ServiceDeps): Services {
     redactor: deps.redactor,
     log: deps.log,
     now: deps.now,
+    personActed: () => unattended.personActed(),
   });
 
-  const attempts = createInstallService(runner, host);
+  const install = createInstallService(runner, host);
   const unattended = new UnattendedService({
     store,
     draft,
     blockers,
-    startInstall: async () => (await attempts.start("install", "unattended")).attempt,
+    startInstall: async () => (await install.start("install", "unattended")).attempt,
     handoff: deps.settings.handoff,
     installRecord: deps.settings.installRecord,
     log: deps.log,
     now: deps.now,
   });
-  draft.onPersonChange(() => unattended.handOver());
-  const install: InstallService = {
-    ...attempts,
-    async start(kind, startedBy = "person") {
-      const started = await attempts.start(kind, startedBy);
-      if (startedBy === "person") await unattended.handOver();
-      return started;
-    },
-  };
+  draft.onPersonChange(() => unattended.personActed());
   payload.onChange(() => {
     unattended.blockersChanged().catch((err: unknown) => deps.log.error("unattended decision failed", { error: String(err) }));
   });

@@ -2,6 +2,7 @@ import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Low } from "lowdb";
 import { CorruptStoreError, DurableJsonFile } from "./durable-json-file.ts";
+import { storageError } from "./storage-error.ts";
 import type { AttemptRecord } from "./attempts/types.ts";
 import type { LockoutState } from "./lockout.ts";
 import type { UnattendedRecord } from "./unattended.ts";
@@ -29,7 +30,10 @@ export function emptyStore(): StoreData {
   };
 }
 
-/** The small state document. Mutate `data`, then `await write()`: writes are durable and serialised. */
+/**
+ * The small state document. Mutate `data`, then `await write()`: writes are durable and serialised;
+ * a write the state dir cannot take rejects with INSUFFICIENT_STORAGE, and the caller restores memory.
+ */
 export interface Store {
   readonly data: StoreData;
   write(): Promise<void>;
@@ -66,7 +70,13 @@ export async function openStore(stateDir: string, now: () => Date): Promise<Open
     await rename(path, keptAside);
   }
   if (firstStart || keptAside) await low.write();
-  return { store: low, firstStart, keptAside, cleanedTempFiles };
+  const store: Store = {
+    get data() {
+      return low.data;
+    },
+    write: () => low.write().catch((err: unknown) => Promise.reject(storageError(stateDir, err))),
+  };
+  return { store, firstStart, keptAside, cleanedTempFiles };
 }
 
 function isStoreShaped(data: unknown): data is Partial<StoreData> {

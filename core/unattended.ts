@@ -97,12 +97,17 @@ export class UnattendedService {
     await this.deps.store.write();
   }
 
-  /** A person changed the draft or started an install: the draft is theirs, and the wait ends for good. */
-  async handOver(): Promise<void> {
+  /**
+   * A person changed the draft or started an install: the draft is theirs, and the wait ends for
+   * good. Memory only, persisted with the person's change; returns the undo for when that fails.
+   */
+  personActed(): (() => void) | undefined {
     const record = this.record;
-    if (record?.state !== "blocked" || !record.autoStart) return;
+    if (record?.state !== "blocked" || !record.autoStart) return undefined;
     record.autoStart = false;
-    await this.deps.store.write();
+    return () => {
+      record.autoStart = true;
+    };
   }
 
   async #decide(): Promise<void> {

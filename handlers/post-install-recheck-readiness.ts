@@ -15,7 +15,7 @@ const route = createRoute({
   security,
   responses: {
     202: { description: "The readiness wait started.", content: { "application/json": { schema: StartedSchema } } },
-    ...problemResponses(409),
+    ...problemResponses(409, 507),
     ...authProblems,
   },
 });

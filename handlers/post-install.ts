@@ -15,7 +15,7 @@ const route = createRoute({
   security,
   responses: {
     202: { description: "The attempt started.", content: { "application/json": { schema: StartedSchema } } },
-    ...problemResponses(409, 422),
+    ...problemResponses(409, 422, 507),
     ...authProblems,
   },
 });

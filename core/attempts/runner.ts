@@ -1,4 +1,5 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { redactDraft } from "../config/index.ts";
 import { writeFileAtomic } from "../atomic-write.ts";
@@ -9,6 +10,7 @@ import type { AttemptKind, Step } from "../model.ts";
 import type { Redactor } from "../redact.ts";
 import type { Settings } from "../settings.ts";
 import type { Store } from "../store.ts";
+import { isStorageError, storageError } from "../storage-error.ts";
 import { phaseOf } from "../status.ts";
 import { AttemptEventLog, BACKLOG_LIMIT, type NewEvent } from "./events.ts";
 import type { StepContext } from "./steps/context.ts";
@@ -27,6 +29,8 @@ export interface RunnerDeps {
   redactor: Redactor;
   log: Logger;
   now: () => Date;
+  /** A person started an attempt: the unattended wait ends. Changes memory only; returns its undo. */
+  personActed: () => (() => void) | undefined;
 }
 
 export interface StartedAttempt {
@@ -63,12 +67,16 @@ export class AttemptRunner {
     return record;
   }
 
-  eventLog(attempt: number): Promise<AttemptEventLog> {
+  eventLog(attempt: number, fresh = false): Promise<AttemptEventLog> {
     let log = this.#logs.get(attempt);
     if (!log) {
-      log = mkdir(this.#eventsDir, { recursive: true, mode: 0o700 }).then(() =>
-        AttemptEventLog.open(attempt, join(this.#eventsDir, `attempt-${attempt}.jsonl`), this.deps.now),
-      );
+      const path = join(this.#eventsDir, `attempt-${attempt}.jsonl`);
+      log = mkdir(this.#eventsDir, { recursive: true, mode: 0o700 })
+        .then(() => AttemptEventLog.open(attempt, path, this.deps.now, (err) => storageError(this.deps.settings.stateDir, err), fresh))
+        .catch((err: unknown) => {
+          this.#logs.delete(attempt);
+          throw storageError(this.deps.settings.stateDir, err);
+        });
       this.#logs.set(attempt, log);
     }
     return log;
@@ -77,23 +85,33 @@ export class AttemptRunner {
   /** At start: an attempt the previous process left running failed, INTERRUPTED at the step it was in. */
   async recoverInterrupted(): Promise<AttemptRecord[]> {
     const interrupted = this.attempts.filter((a) => a.state === "running");
+    const recovered: [AttemptRecord, AttemptEventLog][] = [];
     for (const record of interrupted) {
       const log = await this.eventLog(record.attempt);
       const step = record.step;
-      const running = record.steps.find((s) => s.state === "running");
-      const at = this.deps.now().toISOString();
-      if (running) Object.assign(running, { state: "failed", finishedAt: at, message: "interrupted: the installer stopped" });
       this.#finish(record, log, {
         code: "INTERRUPTED",
         step,
         message: `The installer stopped during ${step ?? "the start of the attempt"} (killed or rebooted); ${step === "readiness" ? "recheck readiness" : "retry the install"}.`,
       });
+      recovered.push([record, log]);
     }
-    if (interrupted.length > 0) await this.deps.store.write();
+    try {
+      await Promise.all(recovered.map(([, log]) => log.sync()));
+      await this.deps.store.write();
+      await Promise.all(recovered.map(([record, log]) => this.#release(record.attempt, log)));
+    } catch (err) {
+      if (!isStorageError(err)) throw err;
+      for (const [record, log] of recovered) void this.#settle(record, log);
+    }
     return interrupted;
   }
 
-  /** Checks and records the attempt synchronously (two concurrent calls cannot both pass), then runs it. */
+  /**
+   * Checks and reserves the attempt synchronously (two concurrent calls cannot both pass), then
+   * records it: its event log first, then the store. An attempt whose record cannot be written
+   * does not start, and memory and disk are as before (INSUFFICIENT_STORAGE).
+   */
   async start(kind: AttemptKind, startedBy: AttemptRecord["startedBy"]): Promise<StartedAttempt> {
     this.#refuse(kind);
     const now = this.deps.now().toISOString();
@@ -115,12 +133,34 @@ export class AttemptRunner {
       readinessHistory: [],
     };
     this.deps.store.data.attempts.push(record);
-    const persisted = this.deps.store.write();
-    const log = await this.eventLog(record.attempt);
-    log.append({ type: "attempt.started", level: "info", message: `${kind === "install" ? "install" : "readiness recheck"} attempt ${record.attempt} started by ${startedBy === "person" ? "a person" : "the unattended node.yaml"}`, data: { kind, startedBy } });
-    await Promise.all([persisted, log.sync()]);
+    const undoPerson = startedBy === "person" ? this.deps.personActed() : undefined;
+    let log: AttemptEventLog | undefined;
+    try {
+      log = await this.eventLog(record.attempt, true);
+      log.append({ type: "attempt.started", level: "info", message: `${kind === "install" ? "install" : "readiness recheck"} attempt ${record.attempt} started by ${startedBy === "person" ? "a person" : "the unattended node.yaml"}`, data: { kind, startedBy } });
+      await log.sync();
+      await this.deps.store.write();
+    } catch (err) {
+      this.deps.store.data.attempts.splice(this.deps.store.data.attempts.indexOf(record), 1);
+      undoPerson?.();
+      await this.#discardLog(record.attempt, log);
+      throw err;
+    }
     void this.#run(record, log).catch((err: unknown) => this.deps.log.error("attempt runner failed", { attempt: record.attempt, error: String(err) }));
     return { attempt: record.attempt, record };
+  }
+
+  /** An ended attempt's log: its handle closes; a later reader opens the file anew. */
+  async #release(attempt: number, log: AttemptEventLog): Promise<void> {
+    this.#logs.delete(attempt);
+    await log.close();
+  }
+
+  async #discardLog(attempt: number, log: AttemptEventLog | undefined): Promise<void> {
+    this.#logs.delete(attempt);
+    if (!log) return;
+    await log.close().catch(() => undefined);
+    await rm(log.path, { force: true }).catch(() => undefined);
   }
 
   /** While an attempt runs the draft stays as it validated it; once installed, it is history. */
@@ -155,23 +195,59 @@ export class AttemptRunner {
   }
 
   async #run(record: AttemptRecord, log: AttemptEventLog): Promise<void> {
-    const signal = this.#abort.signal;
+    const shutdown = this.#abort.signal;
+    // A write the state dir refuses mid-attempt stops the step at once (firstboot included).
+    const storage = new AbortController();
+    const stopListening = log.onFailure((err) => storage.abort(err));
+    const signal = AbortSignal.any([shutdown, storage.signal]);
     let current: Step | null = null;
     try {
       for (const step of STEPS_OF[record.kind]) {
         current = step;
-        await this.#step(record, log, step, (ctx) => this.#perform(step, ctx, record));
+        await this.#step(record, log, step, signal, (ctx) => this.#perform(step, ctx, record));
       }
       this.#finish(record, log, { code: null, step: current, message: record.kind === "install" ? "The node is installed and the cloud reports READY." : "The cloud reports READY." });
     } catch (err) {
-      if (signal.aborted) return;
-      const failure = err instanceof StepFailure ? err : new StepFailure(codeForStep(current), `${current ?? "attempt"} failed: ${(err as Error).message}`);
+      if (shutdown.aborted) return;
+      const failure = storage.signal.aborted || isStorageError(err) ? this.#stateWriteFailure(current, err) : err instanceof StepFailure ? err : new StepFailure(codeForStep(current), `${current ?? "attempt"} failed: ${(err as Error).message}`);
       this.#finish(record, log, { code: failure.code, step: current, message: failure.message, next: failure.next, data: failure.data });
+    } finally {
+      stopListening();
     }
-    await Promise.all([this.deps.store.write(), log.sync()]);
+    await this.#settle(record, log);
   }
 
-  async #step(record: AttemptRecord, log: AttemptEventLog, step: Step, body: (ctx: StepContext) => Promise<void>): Promise<void> {
+  #stateWriteFailure(step: Step | null, err: unknown): StepFailure {
+    const why = isStorageError(err) ? err.detail.replace(/; nothing was changed\..*$/s, "") : `The state dir ${this.deps.settings.stateDir} cannot be written`;
+    return new StepFailure(
+      "STATE_WRITE_FAILED",
+      `${why}, so the attempt stopped during ${step ?? "its start"}. Free space in the state dir (or make it writable), then retry the install.`,
+      undefined,
+      "retryInstall",
+    );
+  }
+
+  /**
+   * A finished attempt's record and events reach the disk as soon as it takes them: while the
+   * state dir refuses writes the verdict lives in memory (the phase is already failed) and this
+   * tries again, backing off, until it is written or the service stops.
+   */
+  async #settle(record: AttemptRecord, log: AttemptEventLog): Promise<void> {
+    const shutdown = this.#abort.signal;
+    for (let delay = 500; !shutdown.aborted; delay = Math.min(delay * 2, 10_000)) {
+      try {
+        await log.sync();
+        await this.deps.store.write();
+        return this.#release(record.attempt, log);
+      } catch (err) {
+        if (!isStorageError(err)) throw err;
+        if (delay === 500) this.deps.log.warn("attempt not recorded yet: the state dir refuses writes; retrying", { attempt: record.attempt, error: err.detail });
+        await sleep(delay, undefined, { signal: shutdown }).catch(() => undefined);
+      }
+    }
+  }
+
+  async #step(record: AttemptRecord, log: AttemptEventLog, step: Step, signal: AbortSignal, body: (ctx: StepContext) => Promise<void>): Promise<void> {
     const started = Date.now();
     record.step = step;
     const stepRecord = { step, state: "running" as const, startedAt: this.deps.now().toISOString() };
@@ -182,13 +258,14 @@ export class AttemptRunner {
     await log.sync();
     const ctx: StepContext = {
       emit: (event: Omit<NewEvent, "step">) => log.append({ ...event, step }),
-      backlogged: () => (log.backlog >= BACKLOG_LIMIT ? log.flush() : undefined),
+      backlogged: () => (log.backlog >= BACKLOG_LIMIT ? log.flush().catch(() => undefined) : undefined),
       redactor: this.deps.redactor,
       now: this.deps.now,
-      signal: this.#abort.signal,
+      signal,
     };
     try {
       await body(ctx);
+      if (signal.aborted) throw signal.reason;
     } catch (err) {
       if (this.#abort.signal.aborted) throw err;
       const message = err instanceof Error ? err.message : String(err);
@@ -244,6 +321,9 @@ export class AttemptRunner {
     };
     record.state = outcome.code === null ? "succeeded" : "failed";
     record.finishedAt = this.deps.now().toISOString();
+    for (const step of record.steps) {
+      if (step.state === "running") Object.assign(step, { state: "failed", finishedAt: record.finishedAt, message });
+    }
     record.verdict = verdict;
     log.append({
       type: "attempt.finished",

@@ -10,6 +10,7 @@ export const FAILURE_CODES = [
   "FIRSTBOOT_FAILED",
   "READINESS_TIMEOUT",
   "INTERRUPTED",
+  "STATE_WRITE_FAILED",
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 

@@ -28,6 +28,7 @@ export function nextAction(code: FailureCode, step: Step | null): NextAction {
       return "fixConfig";
     case "WRITE_FAILED":
     case "FIRSTBOOT_FAILED":
+    case "STATE_WRITE_FAILED":
       return "retryInstall";
   }
 }

@@ -45,6 +45,7 @@ const PROBLEM_DESCRIPTIONS = {
   422: "The draft does not validate.",
   429: "Too many wrong install codes; wait for Retry-After.",
   500: "The installer failed to answer.",
+  507: "The state dir cannot be written (disk full, read-only): nothing was changed; free space and retry.",
 } as const;
 
 export type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;

@@ -1,0 +1,24 @@
+import { InstallerError } from "./errors.ts";
+
+const WHY: Record<string, string> = {
+  ENOSPC: "no space left on its file system",
+  EDQUOT: "the disk quota is used up",
+  EROFS: "its file system is read-only",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EIO: "an I/O error",
+};
+
+/** SPEC §4: the state dir cannot be written; nothing was changed. */
+export function storageError(stateDir: string, cause: unknown): InstallerError {
+  const code = (cause as NodeJS.ErrnoException)?.code;
+  const why = (code && WHY[code]) ?? (cause instanceof Error ? cause.message : String(cause));
+  return new InstallerError({
+    code: "INSUFFICIENT_STORAGE",
+    detail: `The state dir ${stateDir} cannot be written (${code ? `${code}: ` : ""}${why}); nothing was changed. Free space on its file system (or make it writable again), then retry; the installer recovers by itself.`,
+  });
+}
+
+export function isStorageError(err: unknown): err is InstallerError {
+  return err instanceof InstallerError && err.code === "INSUFFICIENT_STORAGE";
+}

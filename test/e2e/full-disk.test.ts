@@ -1,0 +1,213 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { chmod, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { after, before, describe, test } from "node:test";
+import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
+import { httpsRaw, startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { VALID_DRAFT } from "../helpers/fixtures.ts";
+
+const run = promisify(execFile);
+
+/** A real small file system as the state dir: full and read-only are real, not simulated. */
+async function mountTmpfs(path: string): Promise<string | undefined> {
+  await mkdir(path, { recursive: true });
+  try {
+    await run("mount", ["-t", "tmpfs", "-o", "size=3m,mode=0700", "tmpfs", path]);
+    return undefined;
+  } catch (err) {
+    return `mounting a tmpfs is not allowed here (${(err as Error).message.split("\n")[0]})`;
+  }
+}
+
+/** Fills the file system to its last page; returns a function that frees it again. */
+function fill(folder: string): () => Promise<void> {
+  const path = join(folder, "filler");
+  const fd = openSync(path, "a");
+  for (const size of [256 * 1024, 4096, 1]) {
+    const chunk = Buffer.alloc(size, 1);
+    for (;;) {
+      try {
+        writeSync(fd, chunk);
+      } catch {
+        break;
+      }
+    }
+  }
+  closeSync(fd);
+  return () => rm(path, { force: true });
+}
+
+/** Prints a line every 50 ms until READY-TO-END appears beside it, so writes happen while the disk is full. */
+const FIRSTBOOT = `#!/bin/sh
+dir="$(dirname "$0")"
+echo "firstboot: started"
+i=0
+while [ ! -e "$dir/READY-TO-END" ]; do i=$((i+1)); echo "firstboot: working $i"; sleep 0.05; done
+echo "firstboot: done"
+`;
+
+const skip = process.getuid?.() !== 0 ? "needs root to mount a tmpfs" : undefined;
+
+describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, recovery without restart)", { skip }, () => {
+  let folder: string;
+  let mount: string;
+  let mountProblem: string | undefined;
+  let readiness: ReadinessServer;
+  let installer: RunningInstaller;
+  const stateDir = () => join(mount, "state");
+
+  before(async () => {
+    folder = await tempDir();
+    mount = join(folder, "mnt");
+    mountProblem = await mountTmpfs(mount);
+    if (mountProblem) return;
+    readiness = await startReadinessServer({ port: 0, scenario: "ready", stageMs: 100 });
+    const firstboot = join(folder, "firstboot");
+    await writeFile(firstboot, FIRSTBOOT);
+    await chmod(firstboot, 0o755);
+    installer = await startInstaller({
+      stateDir: stateDir(),
+      args: ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", "20", "--readiness-interval", "0.1"],
+    });
+    await untilNoBlockers(installer);
+  });
+
+  after(async () => {
+    if (mountProblem) return;
+    await installer?.kill9();
+    await readiness?.close();
+    await run("umount", ["-l", mount]).catch(() => undefined);
+  });
+
+  const alive = () => assert.equal(installer.proc.exitCode, null, `the installer exited:\n${installer.output().stderr}`);
+  const storeDraft = async () => JSON.parse(await readFile(join(stateDir(), "installer.json"), "utf8")).draft;
+
+  test("a draft that cannot be stored answers 507 naming the state dir; memory and disk keep the previous draft", async (t) => {
+    if (mountProblem) return t.skip(mountProblem);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).status, 200);
+    const before = await installer.request("/v1/installer/config");
+    const onDisk = await storeDraft();
+    const free = fill(mount);
+    try {
+      const refused = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, hostname: "node-02" } });
+      assert.equal(refused.status, 507, refused.text);
+      assert.equal(refused.json.code, "INSUFFICIENT_STORAGE");
+      assert.match(refused.json.detail, new RegExp(stateDir().replaceAll("/", "\\/")));
+      assert.match(refused.json.detail, /free/i);
+      const patched = await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-03" } });
+      assert.equal(patched.status, 507, patched.text);
+      const now = await installer.request("/v1/installer/config");
+      assert.deepEqual(now.json, before.json);
+      assert.equal(now.headers.etag, before.headers.etag);
+      assert.deepEqual(await storeDraft(), onDisk);
+      assert.deepEqual((await readdir(stateDir())).filter((n) => n.endsWith(".tmp")), [], "no temp file is left taking space");
+    } finally {
+      await free();
+    }
+    const stored = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, hostname: "node-02" } });
+    assert.equal(stored.status, 200, "once space frees, the same request succeeds with no restart");
+    assert.equal((await storeDraft()).config.hostname, "node-02");
+    await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
+    alive();
+  });
+
+  test("an install that cannot record its attempt does not start: 507, phase and attempts as before", async (t) => {
+    if (mountProblem) return t.skip(mountProblem);
+    const free = fill(mount);
+    try {
+      const refused = await installer.request("/v1/installer/install", { method: "POST" });
+      assert.equal(refused.status, 507, refused.text);
+      const status = (await installer.request("/v1/installer/status")).json;
+      assert.equal(status.phase, "configuring");
+      assert.equal(status.attempt, 0);
+      assert.deepEqual((await installer.request("/v1/installer/install/attempts")).json, { attempts: [] });
+      assert.equal((await installer.request("/v1/installer/install/verdict")).status, 404);
+      const events = await readdir(join(stateDir(), "events")).catch(() => []);
+      assert.deepEqual(events, [], "no event log of an attempt that did not start");
+    } finally {
+      await free();
+    }
+    alive();
+  });
+
+  test("wrong codes on a full disk still count and lock out (401, then 429), never 500; the right code from elsewhere still works", async (t) => {
+    if (mountProblem) return t.skip(mountProblem);
+    const free = fill(mount);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const reply = await httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer/status`, { code: "WRNG-CODE-0000", localAddress: "127.0.0.9" });
+        statuses.push(reply.status);
+      }
+      assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429]);
+      const locked = await httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer/status`, { code: installer.code, localAddress: "127.0.0.9" });
+      assert.equal(locked.status, 429);
+      assert.equal((await installer.request("/v1/installer/status")).status, 200);
+    } finally {
+      await free();
+    }
+    alive();
+  });
+
+  test("a read-only state dir answers 507 too, and recovers when it is writable again", async (t) => {
+    if (mountProblem) return t.skip(mountProblem);
+    await run("mount", ["-o", "remount,ro", mount]);
+    try {
+      const refused = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, hostname: "node-04" } });
+      assert.equal(refused.status, 507, refused.text);
+      assert.equal(refused.json.code, "INSUFFICIENT_STORAGE");
+      assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 507);
+    } finally {
+      await run("mount", ["-o", "remount,rw", mount]);
+    }
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).status, 200);
+    alive();
+  });
+
+  test("the disk fills during an attempt: it fails STATE_WRITE_FAILED (retryInstall) at once, is recorded once space frees, and a retry installs", async (t) => {
+    if (mountProblem) return t.skip(mountProblem);
+    const started = await installer.request("/v1/installer/install", { method: "POST" });
+    assert.equal(started.status, 202, started.text);
+    const attempt = started.json.attempt as number;
+    await waitFor("firstboot to run", async () => ((await installer.request("/v1/installer/status")).json.step === "firstboot" ? true : undefined));
+    const free = fill(mount);
+    let verdict: any;
+    try {
+      verdict = await waitFor("the attempt to fail", async () => {
+        const reply = await installer.request(`/v1/installer/install/verdict?attempt=${attempt}`);
+        return reply.status === 200 ? reply.json : undefined;
+      });
+      assert.equal(verdict.outcome, "failed");
+      assert.equal(verdict.code, "STATE_WRITE_FAILED");
+      assert.equal(verdict.next, "retryInstall");
+      assert.match(verdict.message, new RegExp(stateDir().replaceAll("/", "\\/")));
+      const status = (await installer.request("/v1/installer/status")).json;
+      assert.equal(status.phase, "failed", "never installing with nothing running");
+      const again = await installer.request("/v1/installer/install", { method: "POST" });
+      assert.equal(again.status, 507, "a retry while the disk is still full does not start");
+    } finally {
+      await free();
+    }
+    await waitFor("the verdict to reach the disk", async () => {
+      const store = JSON.parse(await readFile(join(stateDir(), "installer.json"), "utf8"));
+      return store.attempts.find((a: any) => a.attempt === attempt)?.verdict?.code === "STATE_WRITE_FAILED" ? true : undefined;
+    }, 30_000);
+    const events = (await readFile(join(stateDir(), `events/attempt-${attempt}.jsonl`), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(events.at(-1).type, "attempt.finished");
+    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1), "every event once, in order, none torn");
+
+    await writeFile(join(folder, "READY-TO-END"), "");
+    const retry = await installer.request("/v1/installer/install", { method: "POST" });
+    assert.equal(retry.status, 202, retry.text);
+    const done = await waitFor("the retry to finish", async () => {
+      const reply = await installer.request(`/v1/installer/install/verdict?attempt=${retry.json.attempt}`);
+      return reply.status === 200 ? reply.json : undefined;
+    }, 30_000);
+    assert.equal(done.outcome, "succeeded", JSON.stringify(done));
+    alive();
+    assert.doesNotMatch(installer.output().stderr, /unhandled/i, "no unhandled rejection was logged");
+  });
+});
