@@ -102,7 +102,9 @@ export class AttemptRunner {
       await Promise.all(recovered.map(([record, log]) => this.#release(record.attempt, log)));
     } catch (err) {
       if (!isStorageError(err)) throw err;
-      for (const [record, log] of recovered) void this.#settle(record, log);
+      for (const [record, log] of recovered) {
+        void this.#settle(record, log).catch((e: unknown) => this.deps.log.error("recording an interrupted attempt failed", { attempt: record.attempt, error: String(e) }));
+      }
     }
     return interrupted;
   }
