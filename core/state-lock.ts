@@ -1,4 +1,5 @@
-import { open, readFile, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { link, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 
 export class StateDirLockedError extends Error {
@@ -8,7 +9,37 @@ export class StateDirLockedError extends Error {
   }
 }
 
-function isAlive(pid: number): boolean {
+export interface StateLock {
+  release(): Promise<void>;
+  /** The pid named by the stale lock this one replaced. */
+  tookOverFrom?: number;
+}
+
+interface Holder {
+  pid: number;
+  /** Field 22 of /proc/<pid>/stat: tells a reused pid from the holder. */
+  start?: string;
+}
+
+const LOCK = "installer.lock";
+const LEFTOVER = /^installer\.lock\.(\d+)\.[0-9a-f]+\.(new|aside)$/;
+
+/** The process's start time in clock ticks since boot, where /proc tells it. */
+export async function startTimeOf(pid: number): Promise<string | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function parseHolder(text: string): Holder | undefined {
+  const match = /^(\d+)(?: (\d+))?\n$/.exec(text);
+  return match ? { pid: Number(match[1]), start: match[2] } : undefined;
+}
+
+function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -17,42 +48,93 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function readHolder(path: string): Promise<number | undefined> {
+/** A lock naming this process's own pid was left by an earlier process that had the same pid. */
+async function isRunning(holder: Holder): Promise<boolean> {
+  if (holder.pid === process.pid || !pidAlive(holder.pid)) return false;
+  if (holder.start === undefined) return true;
+  const start = await startTimeOf(holder.pid);
+  return start === undefined || start === holder.start;
+}
+
+async function readIfThere(path: string): Promise<string | undefined> {
   try {
-    const pid = Number.parseInt(await readFile(path, "utf8"), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
+    return await readFile(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+async function attempt(op: Promise<unknown>, expected: "EEXIST" | "ENOENT"): Promise<boolean> {
+  try {
+    await op;
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === expected) return false;
+    throw err;
+  }
+}
+
+function uniqueName(stateDir: string, kind: "new" | "aside"): string {
+  return join(stateDir, `${LOCK}.${process.pid}.${randomBytes(6).toString("hex")}.${kind}`);
+}
+
+async function writeDurably(path: string, text: string): Promise<void> {
+  const file = await open(path, "wx", 0o600);
+  try {
+    await file.writeFile(text);
+    await file.sync();
+  } finally {
+    await file.close();
   }
 }
 
 /**
- * One installer per state dir. The lock file holds the owner's pid; a lock whose
- * pid is gone (killed process) is taken over. Returns a release function.
+ * One installer per state dir. The lock file names the holder's pid and start time. It is
+ * written complete under a unique name and linked into place (link fails if a lock exists), so
+ * a racer never reads a half-written lock. A stale lock is renamed aside, never unlinked where it
+ * stands, so that two racers cannot both remove it and both link their own.
  */
-export async function acquireStateLock(stateDir: string): Promise<{ release(): Promise<void>; tookOverFrom?: number }> {
-  const path = join(stateDir, "installer.lock");
+export async function acquireStateLock(stateDir: string): Promise<StateLock> {
+  const path = join(stateDir, LOCK);
+  const start = await startTimeOf(process.pid);
+  const record = start ? `${process.pid} ${start}\n` : `${process.pid}\n`;
+  const mine = uniqueName(stateDir, "new");
+  await writeDurably(mine, record);
   let tookOverFrom: number | undefined;
-  for (let tries = 0; tries < 5; tries++) {
-    try {
-      const file = await open(path, "wx", 0o600);
-      await file.writeFile(`${process.pid}\n`);
-      await file.sync();
-      await file.close();
-      return { release: () => releaseIfOurs(path), tookOverFrom };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  try {
+    for (let tries = 0; tries < 10; tries++) {
+      if (await attempt(link(mine, path), "EEXIST")) {
+        await removeLeftovers(stateDir);
+        return { release: () => releaseIfOurs(path, record), tookOverFrom };
+      }
+      const text = await readIfThere(path);
+      if (text === undefined) continue;
+      const holder = parseHolder(text);
+      if (holder && (await isRunning(holder))) throw new StateDirLockedError(stateDir, holder.pid);
+      const aside = uniqueName(stateDir, "aside");
+      if (!(await attempt(rename(path, aside), "ENOENT"))) continue;
+      const moved = parseHolder(await readFile(aside, "utf8"));
+      // A racer took the stale lock over between our read and our rename: give its lock back.
+      if (moved && (await isRunning(moved))) await attempt(link(aside, path), "EEXIST");
+      else tookOverFrom = moved?.pid;
+      await rm(aside);
     }
-    const holder = await readHolder(path);
-    if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
-      throw new StateDirLockedError(stateDir, holder);
-    }
-    tookOverFrom = holder;
-    await rm(path, { force: true });
+  } finally {
+    await rm(mine, { force: true });
   }
   throw new Error(`could not take the lock ${path}: it keeps changing hands`);
 }
 
-async function releaseIfOurs(path: string): Promise<void> {
-  if ((await readHolder(path)) === process.pid) await rm(path, { force: true });
+/** Temp and aside files of lock attempts whose process is gone. */
+async function removeLeftovers(stateDir: string): Promise<void> {
+  const names = (await readdir(stateDir)).filter((name) => {
+    const pid = LEFTOVER.exec(name)?.[1];
+    return pid !== undefined && !pidAlive(Number(pid));
+  });
+  await Promise.all(names.map((name) => rm(join(stateDir, name), { force: true })));
+}
+
+async function releaseIfOurs(path: string, record: string): Promise<void> {
+  if ((await readIfThere(path)) === record) await rm(path, { force: true });
 }
