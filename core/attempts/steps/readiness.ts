@@ -11,25 +11,37 @@ export interface ReadinessOptions {
   intervalSeconds: number;
 }
 
-const REQUEST_TIMEOUT_MS = 5_000;
-const MAX_BODY = 256 * 1024;
+const POLL_TIMEOUT_MS = 5_000;
+const MAX_BODY = 1024 * 1024;
 
-/** One poll. Anything but a JSON answer with a `state` is reported as UNREACHABLE with the reason, never thrown. */
-export function pollReadiness(url: string, signal: AbortSignal): Promise<Omit<ReadinessObservation, "time">> {
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/**
+ * One poll, with one deadline for the whole request (connect, headers, body) and a body limit.
+ * Anything but a JSON answer with a `state` is reported as UNREACHABLE with the reason, never thrown.
+ */
+export function pollReadiness(url: string, signal: AbortSignal, budgetMs: number): Promise<Omit<ReadinessObservation, "time">> {
+  const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(budgetMs)));
   return new Promise((resolve) => {
     const unreachable = (detail: string) => resolve({ state: "UNREACHABLE", detail });
+    const failed = (err: Error) => unreachable(deadline.aborted ? `no complete answer within ${seconds(budgetMs)}` : err.message);
     const send = url.startsWith("https:") ? request : httpRequest;
     // The cloud's endpoint on a fresh node has a self-signed certificate.
-    const req = send(url, { method: "GET", rejectUnauthorized: false, timeout: REQUEST_TIMEOUT_MS, signal, headers: { accept: "application/json" } }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        body += chunk;
-        if (body.length > MAX_BODY) req.destroy(new Error("answer over 256 KiB"));
+    const options = { method: "GET", rejectUnauthorized: false, signal: AbortSignal.any([signal, deadline]), headers: { accept: "application/json" } };
+    const req = send(url, options, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        chunks.push(chunk);
+        if (size > MAX_BODY) {
+          unreachable("the answer is over 1 MiB");
+          req.destroy();
+        }
       });
       res.on("end", () => {
         try {
-          const parsed = JSON.parse(body) as { state?: unknown; detail?: unknown; checks?: unknown };
+          const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { state?: unknown; detail?: unknown; checks?: unknown };
           if (typeof parsed.state !== "string") return unreachable(`HTTP ${res.statusCode}: the answer has no "state"`);
           resolve({
             state: parsed.state,
@@ -40,10 +52,9 @@ export function pollReadiness(url: string, signal: AbortSignal): Promise<Omit<Re
           unreachable(`HTTP ${res.statusCode}: the answer is not JSON`);
         }
       });
-      res.on("error", (err) => unreachable(err.message));
+      res.on("error", failed);
     });
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-    req.on("error", (err) => unreachable(err.message));
+    req.on("error", failed);
     req.end();
   });
 }
@@ -68,7 +79,10 @@ function describe(observation: Omit<ReadinessObservation, "time">): string {
   return [observation.state, observation.detail, pending.length ? `not ready: ${pending.join(", ")}` : undefined].filter(Boolean).join(" — ");
 }
 
-/** Polls until the cloud says READY; each change of state, detail or a check is an event and joins the history. */
+/**
+ * Polls until the cloud says READY; each change of state, detail or a check is an event and joins the history.
+ * No poll runs past the wait's end, so the step ends on time whatever the cloud does.
+ */
 export async function waitForReadiness(ctx: StepContext, options: ReadinessOptions, history: ReadinessObservation[]): Promise<void> {
   const started = Date.now();
   const deadline = started + options.timeoutSeconds * 1000;
@@ -77,8 +91,13 @@ export async function waitForReadiness(ctx: StepContext, options: ReadinessOptio
   let last: Omit<ReadinessObservation, "time"> | undefined;
   let lastKey = "";
   for (;;) {
-    const observation = await pollReadiness(options.url, ctx.signal);
+    const budget = Math.min(POLL_TIMEOUT_MS, deadline - Date.now());
+    if (budget <= 0) throw timedOut(options, last);
+    const observation = await pollReadiness(options.url, ctx.signal, budget);
     if (ctx.signal.aborted) throw ctx.signal.reason;
+    const now = Date.now();
+    // A poll the wait's end cut short tells nothing new: the verdict names what the cloud said before.
+    if (now >= deadline && last && observation.state === "UNREACHABLE") throw timedOut(options, last);
     const key = JSON.stringify(observation);
     if (key !== lastKey) {
       lastKey = key;
@@ -88,7 +107,6 @@ export async function waitForReadiness(ctx: StepContext, options: ReadinessOptio
       ctx.emit({ type: "readiness.poll", level: observation.state === "UNREACHABLE" ? "warn" : "info", message: describe(observation), data: { ...observation } });
     }
     if (observation.state === "READY") return;
-    const now = Date.now();
     if (!warned && now >= halfway) {
       warned = true;
       ctx.emit({
@@ -97,17 +115,18 @@ export async function waitForReadiness(ctx: StepContext, options: ReadinessOptio
         message: `The cloud is taking longer than expected to become READY (${Math.round((now - started) / 1000)} s of ${options.timeoutSeconds} s); last: ${describe(observation)}`,
       });
     }
-    if (now >= deadline) {
-      const pending = notReadyChecks(last);
-      const names = pending.map((c) => `${c.name} (${c.status}${c.detail ? `: ${c.detail}` : ""})`);
-      throw new StepFailure(
-        "READINESS_TIMEOUT",
-        `The cloud was not READY within ${options.timeoutSeconds} s; last state ${last?.state ?? "unknown"}${last?.detail ? ` (${last.detail})` : ""}` +
-          (names.length ? `; not ready: ${names.join(", ")}` : "") +
-          ". Fix what is not ready, then recheck readiness.",
-        { lastState: last?.state, notReady: pending },
-      );
-    }
     await sleep(Math.min(options.intervalSeconds * 1000, Math.max(0, deadline - now)), undefined, { signal: ctx.signal }).catch(() => undefined);
   }
+}
+
+function timedOut(options: ReadinessOptions, last: Omit<ReadinessObservation, "time"> | undefined): StepFailure {
+  const pending = notReadyChecks(last);
+  const names = pending.map((c) => `${c.name} (${c.status}${c.detail ? `: ${c.detail}` : ""})`);
+  return new StepFailure(
+    "READINESS_TIMEOUT",
+    `The cloud was not READY within ${options.timeoutSeconds} s; last state ${last?.state ?? "unknown"}${last?.detail ? ` (${last.detail})` : ""}` +
+      (names.length ? `; not ready: ${names.join(", ")}` : "") +
+      ". Fix what is not ready, then recheck readiness.",
+    { lastState: last?.state, notReady: pending },
+  );
 }

@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { after, before, test } from "node:test";
+import type { StepContext } from "../../../core/attempts/steps/context.ts";
+import { pollReadiness, waitForReadiness } from "../../../core/attempts/steps/readiness.ts";
+import type { ReadinessObservation } from "../../../core/attempts/types.ts";
+import { StepFailure } from "../../../core/attempts/verdict.ts";
+
+const json = (body: string) => (_req: IncomingMessage, res: ServerResponse) => res.writeHead(200, { "content-type": "application/json" }).end(body);
+const trickle = (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { "content-type": "application/json" });
+  res.flushHeaders();
+  const timer = setInterval(() => res.write(" "), 100);
+  res.on("close", () => clearInterval(timer));
+};
+const silent = () => undefined;
+
+/** A plain-HTTP cloud on loopback whose nth request (from 0) is answered by `handler(n)`. */
+let handler: (n: number) => (req: IncomingMessage, res: ServerResponse) => void = () => silent;
+let requests = 0;
+const server = createServer((req, res) => handler(requests++)(req, res));
+let url = "";
+before(async () => {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1/readiness`;
+});
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
+const serve = (answer: typeof handler) => {
+  requests = 0;
+  handler = answer;
+};
+
+const never = new AbortController().signal;
+
+test("a poll has one deadline for the whole request: no headers, or headers and a trickle, is UNREACHABLE when it passes", async () => {
+  for (const answer of [silent, trickle]) {
+    serve(() => answer);
+    assert.deepEqual(await pollReadiness(url, never, 300), { state: "UNREACHABLE", detail: "no complete answer within 0.3 s" });
+  }
+});
+
+test("the body limit is 1 MiB: an answer under it is read, one over it is UNREACHABLE", async () => {
+  // Two bytes a character, so that characters are cut between chunks.
+  const answer = (size: number) => JSON.stringify({ state: "BOOTSTRAPPING", detail: "é".repeat(size / 2) });
+  serve(() => json(answer(1000 * 1000)));
+  assert.deepEqual(await pollReadiness(url, never, 5_000), { state: "BOOTSTRAPPING", detail: "é".repeat(500 * 1000) });
+  serve(() => json(answer(1024 * 1024)));
+  assert.deepEqual(await pollReadiness(url, never, 5_000), { state: "UNREACHABLE", detail: "the answer is over 1 MiB" });
+});
+
+test("a poll ends when the step's signal aborts", async () => {
+  serve(() => trickle);
+  const stop = new AbortController();
+  setTimeout(() => stop.abort(), 100);
+  assert.equal((await pollReadiness(url, stop.signal, 60_000)).state, "UNREACHABLE");
+});
+
+function context(): StepContext {
+  return { emit: () => undefined, backlogged: () => undefined, redactor: { text: (s) => s }, now: () => new Date(), signal: never };
+}
+
+test("the wait ends at its deadline even mid-poll, naming the last state the cloud gave, not the poll it cut short", async () => {
+  serve((n) => (n === 0 ? json(JSON.stringify({ state: "CEPH_BOOTSTRAP", checks: [{ name: "ceph", status: "pending" }] })) : trickle));
+  const history: ReadinessObservation[] = [];
+  const failure = await waitForReadiness(context(), { url, timeoutSeconds: 1.5, intervalSeconds: 0.05 }, history).catch((err: unknown) => err);
+  assert.ok(failure instanceof StepFailure);
+  assert.equal(failure.code, "READINESS_TIMEOUT");
+  assert.match(failure.message, /last state CEPH_BOOTSTRAP; not ready: ceph \(pending\)/);
+  assert.deepEqual(history.map((o) => o.state), ["CEPH_BOOTSTRAP"]);
+});
+
+test("a wait shorter than one poll's deadline records the poll as UNREACHABLE and ends", async () => {
+  serve(() => trickle);
+  const history: ReadinessObservation[] = [];
+  const failure = await waitForReadiness(context(), { url, timeoutSeconds: 1, intervalSeconds: 0.05 }, history).catch((err: unknown) => err);
+  assert.ok(failure instanceof StepFailure);
+  assert.match(failure.message, /^The cloud was not READY within 1 s; last state UNREACHABLE \(no complete answer within 1 s\)/);
+  assert.deepEqual(history.map((o) => [o.state, o.detail]), [["UNREACHABLE", "no complete answer within 1 s"]]);
+});
