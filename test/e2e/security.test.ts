@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import { access, chmod, readFile, stat, writeFile } from "node:fs/promises";
+import { connect as connectTcp, createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { connect } from "node:tls";
 import { Hono } from "hono";
@@ -86,6 +88,49 @@ describe("security: the lockout cannot be bypassed", () => {
     assertProblem(await statusFrom(installer, attacker, null), 429, "TOO_MANY_ATTEMPTS");
   });
 });
+
+describe("security: what the lockout counts", () => {
+  test("`Authorization: Bearer` with an empty or blank code is no code: 401 each time, never a guess, and the right code still works", async () => {
+    const installer = await start();
+    const client = "127.0.0.9";
+    for (const authorization of ["Bearer", "Bearer   ", "bearer", "Bearer \t", "BEARER ", ""]) {
+      assertProblem(await statusFrom(installer, client, null, { authorization }), 401, "UNAUTHORIZED");
+    }
+    assert.equal((await statusFrom(installer, client, installer.code)).status, 200);
+  });
+
+  test("an IPv4 client is one address whether it is seen as 127.0.0.10 (IPv4 listener) or ::ffff:127.0.0.10 (dual-stack [::] listener, after a restart)", async (t) => {
+    if (!(await dualStack())) return t.skip("this machine cannot listen on [::] with IPv4 clients");
+    const stateDir = await tempDir();
+    const client = "127.0.0.10";
+    const ipv4 = await start({ stateDir });
+    for (let i = 0; i < 3; i++) assertProblem(await statusFrom(ipv4, client, `WRNG-${i}`), 401, "UNAUTHORIZED");
+    await ipv4.stop();
+    const dual = await start({ stateDir, args: ["--listen", "[::]:0"] });
+    for (let i = 3; i < 5; i++) assertProblem(await statusFrom(dual, client, `WRNG-${i}`), 401, "UNAUTHORIZED");
+    assertProblem(await statusFrom(dual, client, dual.code), 429, "TOO_MANY_ATTEMPTS");
+    const mapped = await httpsRaw(`https://[::ffff:127.0.0.1]:${dual.port}/v1/installer/status`, { localAddress: `::ffff:${client}`, code: dual.code });
+    assertProblem(mapped, 429, "TOO_MANY_ATTEMPTS");
+    const store = JSON.parse(await readFile(join(stateDir, "installer.json"), "utf8"));
+    assert.deepEqual(Object.keys(store.lockout.addresses), [client]);
+  });
+});
+
+/** Whether a [::] listener takes IPv4 clients (as ::ffff:a.b.c.d) on this machine. */
+async function dualStack(): Promise<boolean> {
+  const server = createServer((socket) => socket.end());
+  try {
+    await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "::", resolve));
+    const socket = connectTcp((server.address() as AddressInfo).port, "127.0.0.1");
+    await once(socket, "connect");
+    socket.destroy();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    server.close();
+  }
+}
 
 interface InstallRig {
   installer: RunningInstaller;
