@@ -1,4 +1,3 @@
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { redactDraft } from "../config/index.ts";
 import { writeFileAtomic } from "../atomic-write.ts";
@@ -6,6 +5,7 @@ import type { DraftService } from "../draft.ts";
 import { InstallerError, type Blocker } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { AttemptKind, Step } from "../model.ts";
+import { ensurePrivateDir } from "../private-dir.ts";
 import type { Redactor } from "../redact.ts";
 import type { Settings } from "../settings.ts";
 import type { Store } from "../store.ts";
@@ -66,7 +66,7 @@ export class AttemptRunner {
   eventLog(attempt: number): Promise<AttemptEventLog> {
     let log = this.#logs.get(attempt);
     if (!log) {
-      log = mkdir(this.#eventsDir, { recursive: true, mode: 0o700 }).then(() =>
+      log = ensurePrivateDir(this.#eventsDir).then(() =>
         AttemptEventLog.open(attempt, join(this.#eventsDir, `attempt-${attempt}.jsonl`), this.deps.now),
       );
       this.#logs.set(attempt, log);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { access, chmod, readFile, stat, writeFile } from "node:fs/promises";
+import { access, chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { connect as connectTcp, createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { connect } from "node:tls";
@@ -274,6 +274,20 @@ describe("security: files", () => {
   test("the TLS key and the install code file are mode 0600", async () => {
     const installer = await start();
     for (const name of ["tls.key", "install-code"]) assert.equal((await stat(join(installer.stateDir, name))).mode & 0o777, 0o600, name);
+  });
+
+  test("a state dir that exists with mode 0755 is made 0700 at start, and its events folder once an attempt writes there", async () => {
+    const stateDir = join(await tempDir(), "state");
+    const events = join(stateDir, "events");
+    await mkdir(events, { recursive: true });
+    await Promise.all([chmod(stateDir, 0o755), chmod(events, 0o755)]);
+    const installer = await start({ stateDir });
+    assert.equal((await stat(stateDir)).mode & 0o777, 0o700, "the state dir");
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).status, 200);
+    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+    await waitFor("the verdict", async () => ((await installer.request("/v1/installer/install/verdict")).status === 200 ? true : undefined));
+    assert.equal((await stat(events)).mode & 0o777, 0o700, "the events folder");
   });
 
   test("the written node.yaml is mode 0600 and its parent folders are created", async () => {
