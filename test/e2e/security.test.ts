@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { access, chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { connect as connectTcp, createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { connect } from "node:tls";
@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import { after, describe, test } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { httpsRaw, readSse, startInstaller, tempDir, untilNoBlockers, waitFor, type Reply, type RunningInstaller } from "../helpers/installer.ts";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -155,8 +155,10 @@ async function installRig(): Promise<InstallRig> {
   return { installer, nodeYaml, folder };
 }
 
-async function installAndFinish(installer: RunningInstaller): Promise<void> {
-  assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: SECRET_DRAFT })).status, 200);
+/** `draft`: a structured draft, or a raw node.yaml. */
+async function installAndFinish(installer: RunningInstaller, draft: object | string = SECRET_DRAFT): Promise<void> {
+  const body = typeof draft === "string" ? { body: draft, contentType: "application/yaml" } : { body: draft };
+  assert.equal((await installer.request("/v1/installer/config", { method: "PUT", ...body })).status, 200);
   assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
   const verdict = await waitFor("the verdict", async () => {
     const reply = await installer.request("/v1/installer/install/verdict?attempt=1");
@@ -181,6 +183,14 @@ async function attemptOutputs(installer: RunningInstaller): Promise<Record<strin
     "stdout after the banner": stdout.slice(installer.banner.length),
     "stderr log": stderr,
   };
+}
+
+/** What an attempt leaves in the state dir: its event files, and its record in the store (the draft beside it keeps its secrets, for GET /config). */
+async function attemptFiles(stateDir: string): Promise<Record<string, string>> {
+  const names = (await readdir(join(stateDir, "events"))).map((name) => join("events", name));
+  const files = await Promise.all(names.map(async (name) => [name, await readFile(join(stateDir, name), "utf8")] as const));
+  const store = JSON.parse(await readFile(join(stateDir, "installer.json"), "utf8"));
+  return { ...Object.fromEntries(files), "installer.json attempts": JSON.stringify(store.attempts) };
 }
 
 /** Replies to mistakes of every kind, each with its headers. */
@@ -233,6 +243,26 @@ describe("security: secrets stay secret", () => {
     assert.match(outputs.events!, /join_token/, "the firstboot printed node.yaml");
     assertAbsent(outputs, [JOIN_TOKEN, PASSWORD_HASH, PASSWORD_HASH.slice(20, 60)]);
   });
+
+  // tok'"\x#: S3CRET — node.yaml, JSON and a user's YAML all spell it otherwise than raw; each spelling holds S3CRET.
+  const NASTY_TOKEN = `tok'"\\x#: S3CRET`;
+  const NASTY_DRAFTS: { name: string; draft: object | string }[] = [
+    { name: "a structured draft", draft: { ...SECRET_DRAFT, cluster: { joinToken: NASTY_TOKEN } } },
+    { name: "a raw node.yaml draft, single-quoted", draft: `${VALID_NODE_YAML}cluster:\n  join_token: 'tok''"\\x#: S3CRET'\n` },
+    { name: "a raw node.yaml draft, double-quoted", draft: `${VALID_NODE_YAML}cluster:\n  join_token: "tok'\\"\\\\x#: S3CRET"\n` },
+    { name: "a raw node.yaml draft, a block of two lines", draft: `${VALID_NODE_YAML}cluster:\n  join_token: |\n    tok'"\\x#: S3CRET\n    second-line-S3CRET\n` },
+  ];
+
+  for (const { name, draft } of NASTY_DRAFTS) {
+    test(`a join token with quotes, a backslash, # and ": " in ${name}: in no spelling in events, SSE, report, verdict, event files, attempt records or the log — with a firstboot that cats node.yaml`, async () => {
+      const { installer, nodeYaml } = await installRig();
+      await installAndFinish(installer, draft);
+      assert.match(await readFile(nodeYaml, "utf8"), /S3CRET/, "the node gets its secret");
+      const outputs = { ...(await attemptOutputs(installer)), ...(await attemptFiles(installer.stateDir)) };
+      assert.match(outputs.events!, /join_token/, "the firstboot printed node.yaml");
+      assertAbsent(outputs, ["S3CRET", NASTY_TOKEN]);
+    });
+  }
 
   const MALFORMED_SECRETS: { name: string; secret: string; json?: object; yaml?: string }[] = [
     { name: "a plain password as passwordHash", secret: "hunter2-PLAIN-SECRET", json: { admin: { passwordHash: "hunter2-PLAIN-SECRET" } } },
