@@ -15,7 +15,7 @@ import { createApp } from "../handlers/app.ts";
 import { rawProblem } from "../handlers/problem.ts";
 import { lingerOnClose } from "./linger.ts";
 import { draftSecrets } from "../core/secrets.ts";
-import { mkdir } from "node:fs/promises";
+import { ensurePrivateDir } from "../core/private-dir.ts";
 
 function publicUrl(host: string, port: number): string {
   const wildcard = host === "0.0.0.0" || host === "::";
@@ -28,7 +28,7 @@ function publicUrl(host: string, port: number): string {
 }
 
 export async function runServe(settings: Settings, version: string): Promise<void> {
-  const lock = await acquireStateLock(await ensureStateDir(settings.stateDir));
+  const lock = await acquireStateLock(await ensurePrivateDir(settings.stateDir));
   const opened = await openStore(settings.stateDir, () => new Date());
   const installCode = await loadOrCreateInstallCode(settings.stateDir);
   const redactor = createRedactor(() => [installCode, ...draftSecrets(opened.store.data.draft)]);
@@ -94,9 +94,4 @@ export async function runServe(settings: Settings, version: string): Promise<voi
   };
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));
-}
-
-async function ensureStateDir(path: string): Promise<string> {
-  await mkdir(path, { recursive: true, mode: 0o700 });
-  return path;
 }

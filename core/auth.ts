@@ -1,12 +1,12 @@
 import { InstallerError } from "./errors.ts";
 import { codeMatcher, presentedCode } from "./install-code.ts";
-import { gate, recordFailure, recordSuccess } from "./lockout.ts";
+import { clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
 import { isStorageError } from "./storage-error.ts";
 import type { Store } from "./store.ts";
 
 export interface Authenticator {
   /** Throws UNAUTHORIZED or TOO_MANY_ATTEMPTS; resolves when the request may go on. */
-  authorize(address: string, authorization: string | undefined): Promise<void>;
+  authorize(remoteAddress: string, authorization: string | undefined): Promise<void>;
 }
 
 export function createAuthenticator(store: Store, installCode: string, now: () => number): Authenticator {
@@ -24,7 +24,8 @@ export function createAuthenticator(store: Store, installCode: string, now: () =
     });
 
   return {
-    async authorize(address, authorization) {
+    async authorize(remoteAddress, authorization) {
+      const address = clientAddress(remoteAddress);
       const at = now();
       const gated = gate(lockout(), address, at);
       if (!gated.allowed) throw tooMany(gated.retryAfterSeconds);

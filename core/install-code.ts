@@ -59,11 +59,12 @@ export async function readInstallCode(stateDir: string): Promise<string | undefi
   return code ? code : undefined;
 }
 
-/** `Authorization: Bearer <code>` or the bare code. Undefined when no code was sent at all. */
+/**
+ * `Authorization: Bearer <code>` or the bare code. Undefined when no code was sent at all, `Bearer` alone
+ * included: that is what `curl -H "Authorization: Bearer $CODE"` sends when $CODE is empty.
+ */
 export function presentedCode(authorization: string | undefined): string | undefined {
-  const value = authorization?.trim();
-  if (!value) return undefined;
-  const bearer = /^bearer\s+(.*)$/i.exec(value);
-  const code = (bearer ? bearer[1] : value)?.trim();
+  const value = authorization?.trim() ?? "";
+  const code = (/^bearer(?:\s+|$)(.*)$/i.exec(value)?.[1] ?? value).trim();
   return code ? code : undefined;
 }

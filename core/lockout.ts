@@ -52,6 +52,11 @@ function liveRecord(state: LockoutState, address: string, now: number): AddressR
   return record;
 }
 
+/** A dual-stack ([::]) listener sees an IPv4 client as ::ffff:a.b.c.d: one client, one count, whatever the listener. */
+export function clientAddress(remoteAddress: string): string {
+  return /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(remoteAddress)?.[1] ?? remoteAddress;
+}
+
 /** Before the code is looked at: a locked-out address is refused whatever it sends. */
 export function gate(state: LockoutState, address: string, now: number): Gate {
   const record = liveRecord(state, address, now);

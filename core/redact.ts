@@ -1,16 +1,37 @@
 export const REDACTED = "[redacted]";
+/** Shorter pieces are left alone: redacting every "abc" of every log line would hide more than the secret. */
+const MIN_LENGTH = 4;
 
 /** Replaces every current secret value (install code, join token, password hash) in free text: logs, firstboot output, errors. */
 export interface Redactor {
   text(value: string): string;
 }
 
+/**
+ * The ways a secret's text shows in output: as is; as a file holds it (a lone surrogate is written as U+FFFD);
+ * each of its lines alone, since firstboot's output is read line by line; and each of those JSON-escaped, as log
+ * lines and event files hold them.
+ */
+export function spellings(text: string): string[] {
+  const whole = [text, Buffer.from(text, "utf8").toString("utf8")];
+  const lines = whole.flatMap((t) => [t, ...t.split(/\r\n|\r|\n/).map((line) => line.trim())]);
+  return [...new Set(lines.flatMap((t) => [t, JSON.stringify(t).slice(1, -1)]))];
+}
+
 export function createRedactor(secrets: () => readonly (string | undefined)[]): Redactor {
+  let seen: readonly (string | undefined)[] = [];
+  let ordered: string[] = [];
   return {
     text(value) {
+      const current = secrets();
+      if (current.length !== seen.length || current.some((secret, i) => secret !== seen[i])) {
+        seen = current;
+        // Longest first: a secret inside a longer one (the raw token inside its quoted spelling) must not cut that one apart.
+        ordered = [...new Set(current)].filter((s): s is string => s !== undefined && s.length >= MIN_LENGTH).sort((a, b) => b.length - a.length);
+      }
       let out = value;
-      for (const secret of secrets()) {
-        if (secret && secret.length >= 4 && out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+      for (const secret of ordered) {
+        if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
       }
       return out;
     },

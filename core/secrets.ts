@@ -1,24 +1,38 @@
-import { parseYamlSafely, nodeYamlToDraft } from "./config/index.ts";
+import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, secretScalarTexts, type Draft } from "./config/index.ts";
+import { spellings } from "./redact.ts";
 import type { DraftRecord } from "./store.ts";
 
 const cache = new WeakMap<DraftRecord, string[]>();
 
-function secretsOf(config: unknown): string[] {
-  const draft = config as { cluster?: { joinToken?: unknown }; admin?: { passwordHash?: unknown } } | null;
-  return [draft?.cluster?.joinToken, draft?.admin?.passwordHash]
-    .map((secret) => (typeof secret === "number" || typeof secret === "bigint" ? String(secret) : secret))
-    .filter((s): s is string => typeof s === "string" && s.length > 0);
+function asText(value: unknown): string | undefined {
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  return typeof value === "string" && value.length > 0 ? value : undefined;
 }
 
-/** The draft's secret values (join token, password hash), valid draft or not, for redacting free text. */
+/** Only the draft's secrets, valid draft or not. */
+function secretsOf(config: unknown): Draft {
+  const draft = config as { cluster?: { joinToken?: unknown }; admin?: { passwordHash?: unknown } } | null;
+  return { cluster: { joinToken: asText(draft?.cluster?.joinToken) }, admin: { passwordHash: asText(draft?.admin?.passwordHash) } };
+}
+
+/** The secrets' values in a node.yaml text, and the text of their scalars as it spells them. */
+function inNodeYaml(yaml: string): string[] {
+  const result = parseYamlDocument(yaml);
+  if (!result.ok) return [];
+  const { cluster, admin } = secretsOf(nodeYamlToDraft(result.parsed.value));
+  const values = [cluster?.joinToken, admin?.passwordHash].filter((s): s is string => s !== undefined);
+  return [...values, ...secretScalarTexts(result.parsed.doc, yaml)];
+}
+
+/**
+ * Every spelling of the draft's secrets (join token, password hash) that output can hold, for redacting free
+ * text. node.yaml is the draft's own text for a raw YAML draft; for a structured one the secrets are rendered
+ * alone, by the installer's own renderer, so they are spelled as the node.yaml firstboot reads.
+ */
 export function draftSecrets(record: DraftRecord): string[] {
   let secrets = cache.get(record);
   if (!secrets) {
-    if (record.source === "structured") secrets = secretsOf(record.config);
-    else {
-      const parsed = parseYamlSafely(record.yaml);
-      secrets = parsed.ok ? secretsOf(nodeYamlToDraft(parsed.value)) : [];
-    }
+    secrets = inNodeYaml(record.source === "yaml" ? record.yaml : renderNodeYaml(secretsOf(record.config))).flatMap(spellings);
     cache.set(record, secrets);
   }
   return secrets;

@@ -1,7 +1,8 @@
-import { mkdir, readdir, rename, rm } from "node:fs/promises";
+import { readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Low } from "lowdb";
 import { CorruptStoreError, DurableJsonFile } from "./durable-json-file.ts";
+import { ensurePrivateDir } from "./private-dir.ts";
 import { storageError } from "./storage-error.ts";
 import type { AttemptRecord } from "./attempts/types.ts";
 import type { LockoutState } from "./lockout.ts";
@@ -52,7 +53,7 @@ export interface OpenedStore {
 export const STORE_FILE = "installer.json";
 
 export async function openStore(stateDir: string, now: () => Date): Promise<OpenedStore> {
-  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  await ensurePrivateDir(stateDir);
   const cleanedTempFiles = await removeInterruptedWrites(stateDir);
   const path = join(stateDir, STORE_FILE);
   const adapter = new DurableJsonFile<StoreData>(path);

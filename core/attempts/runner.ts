@@ -1,4 +1,4 @@
-import { mkdir, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { redactDraft } from "../config/index.ts";
@@ -7,6 +7,7 @@ import type { DraftService } from "../draft.ts";
 import { InstallerError, type Blocker } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { AttemptKind, Step } from "../model.ts";
+import { ensurePrivateDir } from "../private-dir.ts";
 import type { Redactor } from "../redact.ts";
 import type { Settings } from "../settings.ts";
 import type { Store } from "../store.ts";
@@ -71,7 +72,7 @@ export class AttemptRunner {
     let log = this.#logs.get(attempt);
     if (!log) {
       const path = join(this.#eventsDir, `attempt-${attempt}.jsonl`);
-      log = mkdir(this.#eventsDir, { recursive: true, mode: 0o700 })
+      log = ensurePrivateDir(this.#eventsDir)
         .then(() => AttemptEventLog.open(attempt, path, this.deps.now, (err) => storageError(this.deps.settings.stateDir, err), fresh))
         .catch((err: unknown) => {
           this.#logs.delete(attempt);

@@ -1,3 +1,4 @@
+import { isAlias, isScalar, type Document } from "yaml";
 import { toSnake } from "./keys.ts";
 import { isPlainObject } from "./plain-object.ts";
 
@@ -19,4 +20,15 @@ export function redactDraft(draft: unknown): unknown {
     return [keys, keys.map(toSnake)];
   });
   return paths.reduce(redactPath, draft);
+}
+
+const NODE_YAML_PATHS = SECRET_FIELDS.map((field) => field.split(".").map(toSnake));
+
+/** The source text of each secret scalar in a node.yaml (quotes, escapes, block lines as written): what firstboot prints back. */
+export function secretScalarTexts(doc: Document.Parsed, text: string): string[] {
+  return NODE_YAML_PATHS.flatMap((path) => {
+    let node = doc.getIn(path, true);
+    if (isAlias(node)) node = node.resolve(doc);
+    return isScalar(node) && node.range ? [text.slice(node.range[0], node.range[1])] : [];
+  });
 }

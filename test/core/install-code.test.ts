@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { codeMatcher, generateInstallCode } from "../../core/install-code.ts";
+import { codeMatcher, generateInstallCode, presentedCode } from "../../core/install-code.ts";
 
 describe("codeMatcher", () => {
   const code = "ABCD-EFGH-JKMN";
@@ -21,4 +21,22 @@ describe("codeMatcher", () => {
     assert.equal(codeMatcher(a)(a), true);
     if (a !== b) assert.equal(codeMatcher(a)(b), false);
   });
+});
+
+describe("presentedCode", () => {
+  const cases: [string | undefined, string | undefined][] = [
+    ["Bearer ABCD-EFGH-JKMN", "ABCD-EFGH-JKMN"],
+    ["bearer   abcd efgh jkmn ", "abcd efgh jkmn"],
+    ["ABCD-EFGH-JKMN", "ABCD-EFGH-JKMN"],
+    ["BearerABCD", "BearerABCD"],
+    [undefined, undefined],
+    ["", undefined],
+    ["   ", undefined],
+    ["Bearer", undefined],
+    ["Bearer   ", undefined],
+    ["BEARER\t", undefined],
+  ];
+  for (const [header, code] of cases) {
+    test(`${JSON.stringify(header)} → ${JSON.stringify(code)}`, () => assert.equal(presentedCode(header), code));
+  }
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LOCKOUT_POLICY, gate, recordFailure, recordSuccess, type LockoutState } from "../../core/lockout.ts";
+import { LOCKOUT_POLICY, clientAddress, gate, recordFailure, recordSuccess, type LockoutState } from "../../core/lockout.ts";
 
 const fresh = (): LockoutState => ({ addresses: {}, globalFailures: [] });
 const T0 = 1_700_000_000_000;
@@ -51,4 +51,18 @@ test("the tracked state stays bounded", () => {
   const state = fresh();
   for (let i = 0; i < 1000; i++) recordFailure(state, `a${i}`, T0 + i);
   assert.ok(state.globalFailures.length <= LOCKOUT_POLICY.globalBudget + 1);
+});
+
+test("an IPv4 client is one address, plain or IPv4-mapped; other addresses stay as they are", () => {
+  for (const [remote, client] of [
+    ["::ffff:127.0.0.1", "127.0.0.1"],
+    ["::FFFF:10.20.0.11", "10.20.0.11"],
+    ["10.20.0.11", "10.20.0.11"],
+    ["::1", "::1"],
+    ["2001:db8::ffff:10.0.0.1", "2001:db8::ffff:10.0.0.1"],
+    ["::ffff:7f00:1", "::ffff:7f00:1"],
+    ["unknown", "unknown"],
+  ]) {
+    assert.equal(clientAddress(remote!), client, remote);
+  }
 });

@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
-import { access, chmod, readFile, stat, writeFile } from "node:fs/promises";
+import { once } from "node:events";
+import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { connect as connectTcp, createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { connect } from "node:tls";
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import { after, describe, test } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { httpsRaw, readSse, startInstaller, tempDir, untilNoBlockers, waitFor, type Reply, type RunningInstaller } from "../helpers/installer.ts";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -87,6 +89,49 @@ describe("security: the lockout cannot be bypassed", () => {
   });
 });
 
+describe("security: what the lockout counts", () => {
+  test("`Authorization: Bearer` with an empty or blank code is no code: 401 each time, never a guess, and the right code still works", async () => {
+    const installer = await start();
+    const client = "127.0.0.9";
+    for (const authorization of ["Bearer", "Bearer   ", "bearer", "Bearer \t", "BEARER ", ""]) {
+      assertProblem(await statusFrom(installer, client, null, { authorization }), 401, "UNAUTHORIZED");
+    }
+    assert.equal((await statusFrom(installer, client, installer.code)).status, 200);
+  });
+
+  test("an IPv4 client is one address whether it is seen as 127.0.0.10 (IPv4 listener) or ::ffff:127.0.0.10 (dual-stack [::] listener, after a restart)", async (t) => {
+    if (!(await dualStack())) return t.skip("this machine cannot listen on [::] with IPv4 clients");
+    const stateDir = await tempDir();
+    const client = "127.0.0.10";
+    const ipv4 = await start({ stateDir });
+    for (let i = 0; i < 3; i++) assertProblem(await statusFrom(ipv4, client, `WRNG-${i}`), 401, "UNAUTHORIZED");
+    await ipv4.stop();
+    const dual = await start({ stateDir, args: ["--listen", "[::]:0"] });
+    for (let i = 3; i < 5; i++) assertProblem(await statusFrom(dual, client, `WRNG-${i}`), 401, "UNAUTHORIZED");
+    assertProblem(await statusFrom(dual, client, dual.code), 429, "TOO_MANY_ATTEMPTS");
+    const mapped = await httpsRaw(`https://[::ffff:127.0.0.1]:${dual.port}/v1/installer/status`, { localAddress: `::ffff:${client}`, code: dual.code });
+    assertProblem(mapped, 429, "TOO_MANY_ATTEMPTS");
+    const store = JSON.parse(await readFile(join(stateDir, "installer.json"), "utf8"));
+    assert.deepEqual(Object.keys(store.lockout.addresses), [client]);
+  });
+});
+
+/** Whether a [::] listener takes IPv4 clients (as ::ffff:a.b.c.d) on this machine. */
+async function dualStack(): Promise<boolean> {
+  const server = createServer((socket) => socket.end());
+  try {
+    await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "::", resolve));
+    const socket = connectTcp((server.address() as AddressInfo).port, "127.0.0.1");
+    await once(socket, "connect");
+    socket.destroy();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    server.close();
+  }
+}
+
 interface InstallRig {
   installer: RunningInstaller;
   nodeYaml: string;
@@ -110,8 +155,10 @@ async function installRig(): Promise<InstallRig> {
   return { installer, nodeYaml, folder };
 }
 
-async function installAndFinish(installer: RunningInstaller): Promise<void> {
-  assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: SECRET_DRAFT })).status, 200);
+/** `draft`: a structured draft, or a raw node.yaml. */
+async function installAndFinish(installer: RunningInstaller, draft: object | string = SECRET_DRAFT): Promise<void> {
+  const body = typeof draft === "string" ? { body: draft, contentType: "application/yaml" } : { body: draft };
+  assert.equal((await installer.request("/v1/installer/config", { method: "PUT", ...body })).status, 200);
   assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
   const verdict = await waitFor("the verdict", async () => {
     const reply = await installer.request("/v1/installer/install/verdict?attempt=1");
@@ -136,6 +183,14 @@ async function attemptOutputs(installer: RunningInstaller): Promise<Record<strin
     "stdout after the banner": stdout.slice(installer.banner.length),
     "stderr log": stderr,
   };
+}
+
+/** What an attempt leaves in the state dir: its event files, and its record in the store (the draft beside it keeps its secrets, for GET /config). */
+async function attemptFiles(stateDir: string): Promise<Record<string, string>> {
+  const names = (await readdir(join(stateDir, "events"))).map((name) => join("events", name));
+  const files = await Promise.all(names.map(async (name) => [name, await readFile(join(stateDir, name), "utf8")] as const));
+  const store = JSON.parse(await readFile(join(stateDir, "installer.json"), "utf8"));
+  return { ...Object.fromEntries(files), "installer.json attempts": JSON.stringify(store.attempts) };
 }
 
 /** Replies to mistakes of every kind, each with its headers. */
@@ -189,6 +244,26 @@ describe("security: secrets stay secret", () => {
     assertAbsent(outputs, [JOIN_TOKEN, PASSWORD_HASH, PASSWORD_HASH.slice(20, 60)]);
   });
 
+  // tok'"\x#: S3CRET — node.yaml, JSON and a user's YAML all spell it otherwise than raw; each spelling holds S3CRET.
+  const NASTY_TOKEN = `tok'"\\x#: S3CRET`;
+  const NASTY_DRAFTS: { name: string; draft: object | string }[] = [
+    { name: "a structured draft", draft: { ...SECRET_DRAFT, cluster: { joinToken: NASTY_TOKEN } } },
+    { name: "a raw node.yaml draft, single-quoted", draft: `${VALID_NODE_YAML}cluster:\n  join_token: 'tok''"\\x#: S3CRET'\n` },
+    { name: "a raw node.yaml draft, double-quoted", draft: `${VALID_NODE_YAML}cluster:\n  join_token: "tok'\\"\\\\x#: S3CRET"\n` },
+    { name: "a raw node.yaml draft, a block of two lines", draft: `${VALID_NODE_YAML}cluster:\n  join_token: |\n    tok'"\\x#: S3CRET\n    second-line-S3CRET\n` },
+  ];
+
+  for (const { name, draft } of NASTY_DRAFTS) {
+    test(`a join token with quotes, a backslash, # and ": " in ${name}: in no spelling in events, SSE, report, verdict, event files, attempt records or the log — with a firstboot that cats node.yaml`, async () => {
+      const { installer, nodeYaml } = await installRig();
+      await installAndFinish(installer, draft);
+      assert.match(await readFile(nodeYaml, "utf8"), /S3CRET/, "the node gets its secret");
+      const outputs = { ...(await attemptOutputs(installer)), ...(await attemptFiles(installer.stateDir)) };
+      assert.match(outputs.events!, /join_token/, "the firstboot printed node.yaml");
+      assertAbsent(outputs, ["S3CRET", NASTY_TOKEN]);
+    });
+  }
+
   const MALFORMED_SECRETS: { name: string; secret: string; json?: object; yaml?: string }[] = [
     { name: "a plain password as passwordHash", secret: "hunter2-PLAIN-SECRET", json: { admin: { passwordHash: "hunter2-PLAIN-SECRET" } } },
     { name: "a cut-short SHA-512 hash", secret: "SECRETcutShort", json: { admin: { passwordHash: "$6$saltsalt$SECRETcutShort" } } },
@@ -229,6 +304,20 @@ describe("security: files", () => {
   test("the TLS key and the install code file are mode 0600", async () => {
     const installer = await start();
     for (const name of ["tls.key", "install-code"]) assert.equal((await stat(join(installer.stateDir, name))).mode & 0o777, 0o600, name);
+  });
+
+  test("a state dir that exists with mode 0755 is made 0700 at start, and its events folder once an attempt writes there", async () => {
+    const stateDir = join(await tempDir(), "state");
+    const events = join(stateDir, "events");
+    await mkdir(events, { recursive: true });
+    await Promise.all([chmod(stateDir, 0o755), chmod(events, 0o755)]);
+    const installer = await start({ stateDir });
+    assert.equal((await stat(stateDir)).mode & 0o777, 0o700, "the state dir");
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).status, 200);
+    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+    await waitFor("the verdict", async () => ((await installer.request("/v1/installer/install/verdict")).status === 200 ? true : undefined));
+    assert.equal((await stat(events)).mode & 0o777, 0o700, "the events folder");
   });
 
   test("the written node.yaml is mode 0600 and its parent folders are created", async () => {
