@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import {
   analyzeYamlDraft,
   draftMode,
-  parseYamlSafely,
   renderNodeYaml,
   validateDraft,
   type Draft,
@@ -260,16 +259,8 @@ function jsonProblem(text: string, message: string): { problem: string; line?: n
   return { problem, line: head.split("\n").length, column: at - head.lastIndexOf("\n") };
 }
 
-export function parseYamlBody(text: string): DraftBody {
+/** A node.yaml body is kept as text, even one that does not parse: the draft's analysis reports that at line and column (SPEC §9). */
+export function yamlBody(text: string): DraftBody {
   if (text.trim() === "") throw new InstallerError({ code: "INVALID_REQUEST", detail: EMPTY_BODY });
-  const parsed = parseYamlSafely(text);
-  if (!parsed.ok) {
-    const { message, line, column } = parsed.error;
-    throw new InstallerError({
-      code: "INVALID_REQUEST",
-      detail: `The body is not valid YAML${line ? ` (line ${line}, column ${column})` : ""}: ${message}`,
-      errors: [parsed.error],
-    });
-  }
   return { source: "yaml", yaml: text };
 }

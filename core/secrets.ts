@@ -9,6 +9,22 @@ function asText(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;
 }
 
+const SECRET_LINE = /^[\t -]*(?:join_token|password_hash)[\t ]*:[\t ]*(.*)$/gm;
+/** node.yaml names each secret once; a half-edited one may repeat a key, but thousands would make every redaction slow. */
+const MAX_LINE_SECRETS = 8;
+
+/** A node.yaml that does not parse has no tree, yet a half-edited one still has its secrets on their key's line, maybe half quoted. */
+function secretsOnLines(yaml: string): string[] {
+  const secrets = new Set<string>();
+  for (const [, value = ""] of yaml.matchAll(SECRET_LINE)) {
+    const comment = value.search(/[\t ]#/); // not /[\t ]+#.*$/: that backtracks quadratically over a long run of blanks
+    const secret = (comment < 0 ? value : value.slice(0, comment)).trim().replace(/^(["'])(.*?)\1?$/, "$2");
+    if (secret.length > 0) secrets.add(secret);
+    if (secrets.size === MAX_LINE_SECRETS) break;
+  }
+  return [...secrets];
+}
+
 /** Only the draft's secrets, valid draft or not. */
 function secretsOf(config: unknown): Draft {
   const draft = config as { cluster?: { joinToken?: unknown }; admin?: { passwordHash?: unknown } } | null;
@@ -18,7 +34,7 @@ function secretsOf(config: unknown): Draft {
 /** The secrets' values in a node.yaml text, and the text of their scalars as it spells them. */
 function inNodeYaml(yaml: string): string[] {
   const result = parseYamlDocument(yaml);
-  if (!result.ok) return [];
+  if (!result.ok) return secretsOnLines(yaml);
   const { cluster, admin } = secretsOf(nodeYamlToDraft(result.parsed.value));
   const values = [cluster?.joinToken, admin?.passwordHash].filter((s): s is string => s !== undefined);
   return [...values, ...secretScalarTexts(result.parsed.doc, yaml)];

@@ -5,16 +5,16 @@ import type { AppEnv } from "./env.ts";
 import { BlockerSchema, FieldErrorSchema, authProblems } from "./schemas/problem.ts";
 import { PhaseSchema, security } from "./schemas/common.ts";
 
-export const ModeSchema = z.enum(MODES).meta({
-  id: "InstallMode",
-  description:
-    "How this node is installed: the first answer of stage 2. Each mode is a deployment profile of the release model and the node's part in it. " +
-    "single-node: one node runs everything (profile single-node; node.yaml mode: single-node). " +
-    "hyperconverged-init: the first node of a hyperconverged cluster, the one that founds it (\"HA init\"; node.yaml mode: ha-init). " +
-    "hyperconverged-join: a node that joins a hyperconverged cluster (\"HA join\"; node.yaml mode: join). " +
-    "disaggregated-control-plane: a control-plane-only node that compute and storage nodes join later (profile disaggregated, a preview whose design is open). " +
-    "GET /v1/installer/options says which are available; the others are refused at mode, with the reason.",
-});
+/** Seed 000's words for `mode`, as its page shows them (the stray comma before ")" included). */
+const MODE_DESCRIPTION =
+  "How this node is installed: the first answer of stage 2. Each mode is a deployment profile of the release model and the node's part in it.\n\n" +
+  "- single-node: one node runs everything (profile single-node; node.yaml mode: single-node).\n" +
+  "- hyperconverged-init: the first node of a hyperconverged cluster, the one that founds it (\"HA init\"; node.yaml mode: ha-init).\n" +
+  "- hyperconverged-join: a node that joins a hyperconverged cluster (\"HA join\"; node.yaml mode: join).\n" +
+  "- disaggregated-control-plane: a control-plane-only node that compute and storage nodes join later (profile disaggregated, a preview whose design is open,).\n\n" +
+  "GET /v1/installer/options says which are available; the others are refused at mode, with the reason.";
+
+export const ModeSchema = z.enum(MODES).meta({ id: "InstallMode", description: MODE_DESCRIPTION });
 
 const UnattendedSchema = z
   .object({
@@ -46,10 +46,7 @@ export const StatusSchema = z
   .object({
     phase: PhaseSchema,
     version: z.string().meta({ description: "The installer's version line." }),
-    mode: ModeSchema.optional().meta({
-      description:
-        "The draft's install mode: its mode, or single-node for a structured draft with none; for a raw node.yaml, the install mode its mode resolves to. Absent when a raw node.yaml does not parse or names no mode the installer knows.",
-    }),
+    mode: ModeSchema.optional().meta({ description: MODE_DESCRIPTION }),
     profile: z.enum(PROFILES).meta({
       description:
         "The draft's profile: the one its install mode installs (single-node for a draft with no mode, and for a raw node.yaml whose mode cannot be read).",
@@ -67,7 +64,11 @@ export const StatusSchema = z
     }),
     unattended: UnattendedSchema.optional(),
   })
-  .meta({ id: "Status" });
+  .meta({
+    id: "Status",
+    description:
+      "mode is the draft's install mode: its mode, or single-node for a structured draft with none; for a raw node.yaml, the install mode its mode resolves to. Absent when a raw node.yaml does not parse or names no mode the installer knows.",
+  });
 
 const route = createRoute({
   method: "get",

@@ -22,7 +22,8 @@ const route = createRoute({
   tags: ["Config"],
   operationId: "validateConfig",
   summary: "Validate a config without storing it.",
-  description: "The same validator as the draft and POST /install, for a structured draft (JSON) or a raw node.yaml. The stored draft is not touched.",
+  description:
+    "The same validator as the draft and POST /install, for a structured draft (JSON) or a raw node.yaml. A node.yaml that does not parse is answered as PUT would store it: valid false, its parse error a field error with line and column, no mode. The stored draft is not touched.",
   security,
   request: { body: { content: draftBodyContent, required: true } },
   responses: {

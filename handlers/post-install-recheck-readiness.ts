@@ -1,7 +1,7 @@
 import { createRoute, defineOpenAPIRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
 import { StartedSchema } from "./schemas/install.ts";
-import { authProblems, problemResponses } from "./schemas/problem.ts";
+import { authProblems, problemResponse, problemResponses } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
 
 const route = createRoute({
@@ -15,7 +15,8 @@ const route = createRoute({
   security,
   responses: {
     202: { description: "The readiness wait started.", content: { "application/json": { schema: StartedSchema } } },
-    ...problemResponses(409, 507),
+    409: problemResponse(409, "An install is running or has succeeded."),
+    ...problemResponses(507),
     ...authProblems,
   },
 });

@@ -12,7 +12,7 @@ const route = createRoute({
   operationId: "putConfig",
   summary: "Replace the draft.",
   description:
-    "JSON replaces it with a structured draft; application/yaml or text/yaml with a raw node.yaml kept verbatim. The draft is stored even when it does not validate (see errors); only a body that does not parse, or is not an object, is refused. Honours If-Match. 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed.",
+    "JSON replaces it with a structured draft; application/yaml or text/yaml with a raw node.yaml kept verbatim. The draft is stored even when it does not validate (see errors), a node.yaml that does not parse included: its parse error is a field error with line and column, and /status has no mode. Only an empty body, or JSON that does not parse or is not an object, is refused. Honours If-Match. 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed.",
   security,
   request: { headers: ifMatchHeaders, body: { content: draftBodyContent, required: true } },
   responses: {

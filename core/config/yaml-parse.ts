@@ -2,7 +2,7 @@ import { type Document, isAlias, isCollection, isMap, LineCounter, parseAllDocum
 import type { FieldError } from "./types.ts";
 import { yamlBudgetProblem } from "./yaml-budget.ts";
 import { YAML_LIMITS } from "./yaml-limits.ts";
-import { aliasProblem, duplicateKeyMessage, firstAliasOffset, tooDeep } from "./yaml-problems.ts";
+import { aliasProblem, duplicateKeyMessage, firstAliasOffset, syntaxMessage, tooDeep } from "./yaml-problems.ts";
 
 export interface ParsedYaml {
   value: Record<string, unknown>;
@@ -39,8 +39,7 @@ function parseOrFail(text: string, lineCounter: LineCounter): YamlParseResult {
   }
   const problem = [...doc.errors, ...doc.warnings][0];
   if (problem) {
-    const message =
-      problem.code === "DUPLICATE_KEY" ? duplicateKeyMessage(doc, problem.pos[0]) : `YAML syntax error: ${problem.message}`;
+    const message = problem.code === "DUPLICATE_KEY" ? duplicateKeyMessage(doc, problem.pos[0]) : syntaxMessage(problem);
     return failAt(message, lineCounter, problem.pos[0]);
   }
   if (second) {

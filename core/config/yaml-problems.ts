@@ -1,5 +1,5 @@
 // What is wrong with a parsed node.yaml document, in words an operator acts on.
-import { type Document, isCollection, isPair, isScalar, type Node, visit } from "yaml";
+import { type Document, isCollection, isPair, isScalar, type Node, visit, type YAMLError } from "yaml";
 import { formatPath } from "./path.ts";
 import { YAML_LIMITS } from "./yaml-limits.ts";
 
@@ -14,6 +14,12 @@ export function duplicateKeyMessage(doc: Document.Parsed, offset: number): strin
     },
   });
   return message;
+}
+
+/** The yaml library's message without the text it quotes from a tag or a block scalar header: a secret's value may be read as either. */
+export function syntaxMessage(problem: YAMLError): string {
+  if (problem.code === "TAG_RESOLVE_FAILED") return "YAML syntax error: Unresolved tag (a value starting with !); quote the value if the ! belongs to it";
+  return `YAML syntax error: ${problem.message.replace(/^(Block scalar header includes extra characters): .*$/s, "$1 (after | or >); quote the value if it starts with | or >")}`;
 }
 
 /** The first collection nested deeper than the limit, if any. */

@@ -52,9 +52,10 @@ export type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
 
 const retryAfterHeader = z.number().int().meta({ description: "Seconds until the next attempt is considered." });
 
-function problemResponse(status: ProblemStatus) {
+/** One problem response; `description` when a route says more precisely when it answers so. */
+export function problemResponse(status: ProblemStatus, description: string = PROBLEM_DESCRIPTIONS[status]) {
   return {
-    description: PROBLEM_DESCRIPTIONS[status],
+    description,
     content: { "application/problem+json": { schema: ProblemSchema } },
     ...(status === 429 ? { headers: z.object({ "Retry-After": retryAfterHeader }) } : {}),
   };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseJsonBody, parseYamlBody } from "../../core/draft.ts";
+import { parseJsonBody, yamlBody } from "../../core/draft.ts";
 import { InstallerError } from "../../core/errors.ts";
 
 function refusal(parse: () => unknown): InstallerError {
@@ -41,8 +41,12 @@ describe("parseJsonBody", () => {
   });
 });
 
-describe("parseYamlBody", () => {
+describe("yamlBody", () => {
   test("an empty node.yaml is refused as empty, like an empty JSON body", () => {
-    assert.match(refusal(() => parseYamlBody("")).detail, /^The body is empty/);
+    assert.match(refusal(() => yamlBody("")).detail, /^The body is empty/);
+  });
+
+  test("a node.yaml that does not parse is taken verbatim: the draft's analysis reports it (SPEC §9)", () => {
+    assert.deepEqual(yamlBody("mode: [single-node\n"), { source: "yaml", yaml: "mode: [single-node\n" });
   });
 });

@@ -116,3 +116,26 @@ describe("draftSecrets + createRedactor: every spelling of a secret the installe
     assert.equal(redactor.text(`x-secret: &s 'tok''"\\x#: S3CRET'`), `x-secret: &s ${REDACTED}`);
   });
 });
+
+const LINE_TOKEN = "jt-SECRET-4711-token";
+const LINE_HASH = "$6$saltsalt$hRM5XZ86KXEw9UOmjigeVqFgULtFB2sgpC9lXQDfMib3Zgw7mEiUvBJI2EplzfAqxL5Vvwp2scFtv/uamSo5z0";
+const yamlSecrets = (text: string) => draftSecrets({ source: "yaml", yaml: text, revision: 1, updatedAt: null });
+
+describe("draftSecrets of a raw node.yaml", () => {
+  it("a node.yaml that parses: its join token and password hash", () => {
+    const secrets = yamlSecrets(`cluster:\n  join_token: ${LINE_TOKEN}\nadmin:\n  password_hash: '${LINE_HASH}'\n`);
+    assert.ok(secrets.includes(LINE_TOKEN) && secrets.includes(LINE_HASH), JSON.stringify(secrets));
+  });
+
+  for (const [name, text] of [
+    ["a bad indent", `mode: join\ncluster:\n  join_token: ${LINE_TOKEN}\n   join_address: 10.20.0.5\nadmin:\n  password_hash: ${LINE_HASH}\n`],
+    ["unclosed quotes and a comment", `mode: join\ncluster:\n  join_token: "${LINE_TOKEN}\nadmin:\n  password_hash: '${LINE_HASH}' # from the vault\n  - x: [\n`],
+    ["a duplicate key", `cluster:\n  join_token: "${LINE_TOKEN}"\n  join_token: x\nadmin: {}\nadmin:\n  password_hash: ${LINE_HASH}\n`],
+    ["an alias bomb past the limits", `cluster:\n  join_token: ${LINE_TOKEN}\nadmin:\n  password_hash: ${LINE_HASH}\na0: &a0 [x, x]\n${Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(8).fill(`*a${i}`).join(", ")}]`).join("\n")}\n`],
+  ] as const) {
+    it(`a node.yaml that does not parse (${name}): the values on the secret keys' lines`, () => {
+      const secrets = yamlSecrets(text);
+      assert.ok(secrets.includes(LINE_TOKEN) && secrets.includes(LINE_HASH), JSON.stringify(secrets));
+    });
+  }
+});

@@ -248,6 +248,12 @@ describe("web console", { skip: SKIP }, () => {
     assert.equal(await page.evaluate(() => [document.activeElement!.id, getComputedStyle(document.activeElement!).outlineStyle].join(" ")), "tab-yaml solid", "keyboard focus is visible");
     const yaml = page.getByRole("textbox", { name: "node.yaml" });
     const nodeYaml = `mode: single-node\nhostnme: node-01\nnetwork:\n  interface: eno1\n  address: 10.20.0.11/24\n  gateway: 10.20.0.1\nadmin:\n  ssh_authorized_keys:\n    - ${SSH_KEY}\n`;
+    await yaml.fill(nodeYaml.replace("  gateway: 10.20.0.1", '   gateway: "10.20.0.1'));
+    await page.getByRole("button", { name: "Save node.yaml" }).click();
+    await page.getByRole("button", { name: "Line 5, column 12" }).waitFor();
+    assert.match(await text(page, "#yaml-errors"), /^1 problem in node\.yaml\s*5:12 node\.yaml: YAML syntax error: /, "a half-edited node.yaml is saved, its parse error shown like any other");
+    assert.equal((await installer.request("/v1/installer/config")).json.valid, false);
+
     await yaml.fill(nodeYaml);
     await page.getByRole("button", { name: "Save node.yaml" }).click();
     await page.getByRole("button", { name: "Line 2, column 1" }).waitFor();

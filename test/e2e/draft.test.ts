@@ -127,14 +127,11 @@ describe("config", () => {
   });
 
   for (const [name, options, status, code] of [
-    ["YAML that does not parse", { body: "mode: [single-node\n", contentType: "application/yaml" }, 400, "INVALID_REQUEST"],
     ["JSON that does not parse", { body: "{\"mode\":", contentType: "application/json" }, 400, "INVALID_REQUEST"],
     ["a JSON array", { body: "[1,2]", contentType: "application/json" }, 400, "INVALID_REQUEST"],
     ["a form body", { body: "a=b", contentType: "application/x-www-form-urlencoded" }, 415, "UNSUPPORTED_MEDIA_TYPE"],
     ["text/plain", { body: "hello", contentType: "text/plain" }, 415, "UNSUPPORTED_MEDIA_TYPE"],
     ["a 2 MiB body", { body: JSON.stringify({ hostname: "x".repeat(2 * 1024 * 1024) }), contentType: "application/json" }, 413, "BODY_TOO_LARGE"],
-    ["a YAML alias bomb", { body: 'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n', contentType: "application/yaml" }, 400, "INVALID_REQUEST"],
-    ["YAML with a duplicate key", { body: "hostname: a\nhostname: b\n", contentType: "application/yaml" }, 400, "INVALID_REQUEST"],
   ] as const) {
     test(`PUT ${name} → ${status} ${code}, the draft unchanged`, async () => {
       const installer = await start();
@@ -163,12 +160,65 @@ describe("config", () => {
     assert.equal(inherited.status, 415, "a Content-Type named like an Object.prototype member is not a documented type");
   });
 
-  test("YAML syntax errors name line and column", async () => {
+  test("a half-edited node.yaml that does not parse is stored (SPEC §9): its parse error at line and column, no mode, and no install", async () => {
     const installer = await start();
-    const reply = await installer.request("/v1/installer/config", { method: "PUT", body: "mode: single-node\nnetwork:\n  interface: [eno1\n", contentType: "application/yaml" });
-    assert.equal(reply.status, 400);
-    assert.match(reply.json.detail, /line \d+, column \d+/);
+    const yaml = "# rack 4, slot 2\nmode: single-node\nhostname: node-07\nnetwork:\n  interface: eno1\n   address: 10.20.0.11/24\n  gateway: \"10.20.0.1\nadmin:\n  ssh_authorized_keys: []\n";
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: yaml, contentType: "application/yaml" });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.json.source, "yaml");
+    assert.equal(put.json.yaml, yaml);
+    assert.equal(put.json.valid, false);
+    assert.equal(put.json.errors.length, 1, JSON.stringify(put.json.errors));
+    const [error] = put.json.errors;
+    assert.deepEqual(Object.keys(error).sort(), ["column", "field", "line", "message"]);
+    assert.equal(error.field, "");
+    assert.match(error.message, /^YAML syntax error: /);
+    assert.ok(error.line >= 5 && error.line <= 7 && error.column >= 1, JSON.stringify(error));
+
+    const get = await installer.request("/v1/installer/config");
+    assert.deepEqual(get.json, put.json);
+    assert.equal(get.headers.etag, put.headers.etag);
+    const status = await installer.request("/v1/installer/status");
+    assert.equal(status.json.mode, undefined);
+    assert.equal(status.json.profile, "single-node");
+    assert.equal(status.json.configValid, false);
+    assert.equal(status.json.hostname, "node-01", "the machine's own hostname: the draft names none that can be read");
+
+    const validate = await installer.request("/v1/installer/config/validate", { method: "POST", body: yaml, contentType: "text/yaml" });
+    assert.equal(validate.status, 200, validate.text);
+    assert.deepEqual(validate.json, { valid: false, errors: put.json.errors, profile: "single-node" });
+    const install = await installer.request("/v1/installer/install", { method: "POST" });
+    assert.equal(install.status, 422, install.text);
+    assert.equal(install.json.code, "INVALID_CONFIG");
+    assert.deepEqual(install.json.errors, put.json.errors);
+    const nodeYaml = await installer.request("/v1/installer/config/node.yaml");
+    assert.equal(nodeYaml.status, 422);
+    assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
   });
+
+  const ALIAS_BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n';
+  for (const [name, yaml, message] of [
+    ["an unclosed flow sequence", "mode: [single-node\n", /^YAML syntax error: /],
+    ["an alias bomb", ALIAS_BOMB, /aliases/],
+    ["a duplicate key", "hostname: a\nhostname: b\n", /key hostname appears twice/],
+    ["nesting over the limit", `mode: single-node\nnetwork: ${"[".repeat(5_000)}${"]".repeat(5_000)}\n`, /nests deeper than 32 levels/],
+    ["a list, not a mapping", "- mode: single-node\n", /must be a mapping/],
+    ["only a comment", "# to be written\n", /node\.yaml is empty/],
+  ] as const) {
+    test(`PUT a node.yaml with ${name}: stored, valid false, the problem at line and column; status and node.yaml still answer`, async () => {
+      const installer = await start();
+      const put = await installer.request("/v1/installer/config", { method: "PUT", body: yaml, contentType: "application/yaml" });
+      assert.equal(put.status, 200, put.text);
+      assert.equal(put.json.valid, false);
+      assert.equal(put.json.yaml, yaml);
+      assert.match(put.json.errors[0].message, message);
+      assert.ok(put.json.errors[0].line >= 1 && put.json.errors[0].column >= 1, JSON.stringify(put.json.errors));
+      const status = await installer.request("/v1/installer/status");
+      assert.equal(status.json.mode, undefined);
+      assert.deepEqual([status.json.profile, status.json.configValid], ["single-node", false]);
+      assert.equal((await installer.request("/v1/installer/config/node.yaml")).status, 422);
+    });
+  }
 
   test("POST /config/validate validates without storing", async () => {
     const installer = await start();

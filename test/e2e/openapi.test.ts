@@ -20,3 +20,111 @@ test("the generated OpenAPI document passes Redocly's recommended lint with zero
   assert.equal(report.totals.errors, 0);
   console.log(`redocly lint: ${report.totals.errors} errors, ${report.totals.warnings} warnings (${report.problems.map((p) => p.ruleId).join(", ") || "none"})`);
 });
+
+/**
+ * The seeds (the user's own API pages for GET /status and POST /install/recheck-readiness) as their pages
+ * show them: each description at its place in the generated document. The pages render descriptions as
+ * Markdown, so list markers, code ticks and typographic quotes are compared as shown.
+ */
+const SEED_STATUS_MODE =
+  "How this node is installed: the first answer of stage 2. Each mode is a deployment profile of the release model and the node’s part in it. " +
+  "single-node: one node runs everything (profile single-node; node.yaml mode: single-node). " +
+  "hyperconverged-init: the first node of a hyperconverged cluster, the one that founds it (“HA init”; node.yaml mode: ha-init). " +
+  "hyperconverged-join: a node that joins a hyperconverged cluster (“HA join”; node.yaml mode: join). " +
+  "disaggregated-control-plane: a control-plane-only node that compute and storage nodes join later (profile disaggregated, a preview whose design is open,). " +
+  "GET /v1/installer/options says which are available; the others are refused at mode, with the reason.";
+
+const SEED_DESCRIPTIONS: [string, string][] = [
+  ["status get summary", "Where the install stands."],
+  ["status get description", "The phase (configuring, installing, done, failed), the installer’s version, the draft’s install mode and profile, whether the current draft config is valid, and what became of a node.yaml stage 1 brought for an unattended install (unattended)."],
+  ["status 200", "The install’s status."],
+  ["status 200 body", "mode is the draft’s install mode: its mode, or single-node for a structured draft with none; for a raw node.yaml, the install mode its mode resolves to. Absent when a raw node.yaml does not parse or names no mode the installer knows."],
+  ["status 200 body phase", "configuring until an install starts; installing while one runs; done after one succeeded; failed after the latest one failed."],
+  ["status 200 body version", "The installer’s version line."],
+  ["status 200 body mode", SEED_STATUS_MODE],
+  ["status 200 body profile", "The draft’s profile: the one its install mode installs (single-node for a draft with no mode, and for a raw node.yaml whose mode cannot be read)."],
+  ["status 200 body url", "Where this API is served."],
+  ["status 200 body configValid", "Whether the current draft validates."],
+  ["status 200 body attempt", "Install attempts started so far (0 before the first)."],
+  ["status 200 body step", "The step running now, while installing."],
+  ["status 200 body blockers", "Why POST /install would be refused right now, whatever the config says: for example, the offline payload did not load (PAYLOAD_NOT_LOADED). Empty or absent when an install can start. A front end shows these before offering the install."],
+  ["status 200 body blockers items code", "Stable identifier, e.g. PAYLOAD_NOT_LOADED."],
+  ["status 200 body blockers items detail", "What is wrong and how to fix it, for a person."],
+  ["status 200 body unattended", "An unattended stage 2. Stage 1 found a node.yaml beside install.yaml on the install medium and left it on the node; the service took it at its first start, made it the draft (source yaml), removed the file, and either started the install by itself or left it waiting. Absent when there was no such file. It records what became of the file. Only a blocked one that waits (autoStart) changes later: once its blockers clear it is decided again as at the first start, so state becomes started with attempt (or invalid, should the machine no longer accept it); and a person who takes the draft over ends the wait. A later draft or install is the person’s."],
+  ["status 200 body unattended state", "started: it validated and the service started install attempt attempt with no install code (at once, or once its blockers cleared); follow it like any install. invalid: it did not validate (errors), so nothing started; it is the draft, to fix and install. blocked: it validated, but blockers refused the install, so nothing started; it is the draft. While autoStart is true it starts by itself once they clear; otherwise a person installs it."],
+  ["status 200 body unattended autoStart", "blocked only. True while the install still starts by itself once the blockers clear: nobody has changed the draft or started an install since the file was taken. A PUT of the config or a started install hands the draft to the person and turns this off for good. Absent otherwise."],
+  ["status 200 body unattended origin", "Where stage 1 found it, e.g. node.yaml on the partition labeled STRATUM. Empty when the node’s install record does not say."],
+  ["status 200 body unattended takenAt", "When the service took it."],
+  ["status 200 body unattended attempt", "The install attempt it started (started only)."],
+  ["status 200 body unattended errors", "Why it did not validate (invalid only), by node.yaml key."],
+  ["status 200 body unattended errors items field", "The structured field (network.floatingIpCidrs[1]); empty for the whole config. For a raw YAML draft, the node.yaml key."],
+  ["status 401", "No install code, or the wrong one."],
+  ["status 401 body", "RFC 7807 problem details, the control plane’s shape."],
+  ["status 401 body errors", "Field errors, for INVALID_CONFIG."],
+  ["status 429", "Too many wrong install codes; wait for Retry-After."],
+  ["status 429 header Retry-After", "Seconds until the next attempt is considered."],
+  ["status 500", "The installer failed to answer."],
+  ["recheck post summary", "Wait for READY again, without running the install."],
+  ["recheck post description", "Starts a new attempt that runs only the readiness wait: firstboot is not run, node.yaml is not written, and the draft is not touched. For an install whose last attempt failed at the readiness step (the cloud was not READY within the wait; a slow Ceph bootstrap or image pull is enough), which is the case when the verdict and the report say recheckReadiness. The attempt writes the same events, verdict and report as any other; its only step is readiness. 409 RECHECK_NOT_APPLICABLE when the last attempt did not fail at the readiness step, 409 INSTALL_RUNNING while an attempt runs."],
+  ["recheck 202", "The readiness wait started."],
+  ["recheck 202 body phase", "configuring until an install starts; installing while one runs; done after one succeeded; failed after the latest one failed."],
+  ["recheck 401", "No install code, or the wrong one."],
+  ["recheck 409", "An install is running or has succeeded."],
+  ["recheck 409 body", "RFC 7807 problem details, the control plane’s shape."],
+  ["recheck 429", "Too many wrong install codes; wait for Retry-After."],
+  ["recheck 500", "The installer failed to answer."],
+];
+
+const SEED_SHAPES: [string, { required: string[]; enums?: Record<string, string[]> }][] = [
+  ["status 200 body", { required: ["phase", "version", "profile", "hostname", "url", "configValid", "attempt"], enums: { phase: ["configuring", "installing", "done", "failed"], mode: ["single-node", "hyperconverged-init", "hyperconverged-join", "disaggregated-control-plane"] } }],
+  ["status 200 body blockers items", { required: ["code", "detail"] }],
+  ["status 200 body unattended", { required: ["state", "origin", "takenAt"], enums: { state: ["started", "invalid", "blocked"] } }],
+  ["status 200 body unattended errors items", { required: ["field", "message"] }],
+  ["status 401 body", { required: ["type", "title", "status", "code", "requestId"] }],
+  ["recheck 202 body", { required: ["attempt", "phase", "eventsUrl"], enums: { phase: ["configuring", "installing", "done", "failed"] } }],
+];
+
+/** As a page shows a Markdown description: no list markers or code ticks, typographic quotes, one line. */
+function shown(markdown: string): string {
+  return markdown
+    .replace(/^\s*[-*] /gm, "")
+    .replace(/`/g, "")
+    .replace(/'/g, "’")
+    .replace(/"([^"]*)"/g, "“$1”")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+type Node = { $ref?: string; description?: string; properties?: Record<string, Node>; items?: Node; required?: string[]; enum?: string[] } & Record<string, any>;
+
+/** "status 200 body unattended errors items field" → the node at that place, following $refs; its own description first. */
+function locate(doc: any, where: string): Node {
+  const resolve = (node: Node): Node => (node.$ref ? { ...resolve(doc.components.schemas[node.$ref.split("/").at(-1)!]), ...(node.description ? { description: node.description } : {}) } : node);
+  const [endpoint, ...rest] = where.split(" ");
+  const [path, method] = endpoint === "status" ? ["/v1/installer/status", "get"] : ["/v1/installer/install/recheck-readiness", "post"];
+  let node: any = doc.paths[path][method];
+  let words = rest;
+  if (words[0] === method) return { description: node[words[1]!] };
+  node = node.responses[words[0]!];
+  words = words.slice(1);
+  if (words[0] === "header") return node.headers[words[1]!];
+  if (words[0] === "body") {
+    node = resolve(Object.values(node.content as Record<string, { schema: Node }>)[0]!.schema);
+    for (const word of words.slice(1)) node = resolve(word === "items" ? node.items : node.properties[word]);
+  }
+  return node;
+}
+
+test("the generated document carries the seeds' descriptions, required fields and allowed values where the seeds put them", async () => {
+  const printed = await runCli(["openapi"]);
+  const doc = JSON.parse(printed.stdout);
+  const wrong = SEED_DESCRIPTIONS.filter(([where, text]) => shown(locate(doc, where).description ?? "") !== text).map(
+    ([where, text]) => `${where}:\n  seed:     ${text}\n  document: ${shown(locate(doc, where).description ?? "(none)")}`,
+  );
+  assert.deepEqual(wrong, []);
+  for (const [where, { required, enums = {} }] of SEED_SHAPES) {
+    const node = locate(doc, where);
+    assert.deepEqual([...(node.required ?? [])].sort(), [...required].sort(), where);
+    for (const [property, values] of Object.entries(enums)) assert.deepEqual(locate(doc, `${where} ${property}`).enum, values, `${where} ${property}`);
+  }
+});

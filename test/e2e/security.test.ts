@@ -273,6 +273,8 @@ describe("security: secrets stay secret", () => {
     { name: "a numeric join_token (YAML)", secret: "55512345678", yaml: "mode: join\nhostname: node-01\ncluster:\n  join_address: 10.20.0.5\n  join_token: 55512345678\n" },
     { name: "a YAML syntax error inside the token", secret: "SECRET-UNTERMINATED", yaml: 'mode: join\ncluster:\n  join_token: "jt-SECRET-UNTERMINATED\n' },
     { name: "a duplicate join_token key", secret: "SECRET-TWICE", yaml: "mode: join\ncluster:\n  join_token: jt-SECRET-TWICE-1\n  join_token: jt-SECRET-TWICE-2\n" },
+    { name: "a token read as a YAML tag", secret: "SECRET-TAGGED", yaml: "mode: join\ncluster:\n  join_token: !jt-SECRET-TAGGED\n" },
+    { name: "a token read as a block scalar header", secret: "SECRET-FOLDED", yaml: "mode: join\ncluster:\n  join_token: >jt-SECRET-FOLDED\n" },
   ];
 
   for (const { name, secret, json, yaml } of MALFORMED_SECRETS) {
@@ -298,6 +300,46 @@ describe("security: secrets stay secret", () => {
       );
     });
   }
+});
+
+describe("security: a node.yaml draft that does not parse", () => {
+  test("its secrets stay out of a later attempt's report, events and the log (a readiness recheck after the draft was half-edited)", async () => {
+    const folder = await tempDir("stratum-security-");
+    const readiness = await startReadinessServer({ port: 0, scenario: "never" });
+    cleanups.push(() => readiness.close());
+    const installer = await start({
+      stateDir: join(folder, "state"),
+      args: ["--firstboot", "/bin/true", "--node-yaml", join(folder, "node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", "1", "--readiness-interval", "0.1"],
+    });
+    await untilNoBlockers(installer);
+    const verdict = async (attempt: number) =>
+      waitFor(`the verdict of attempt ${attempt}`, async () => {
+        const reply = await installer.request(`/v1/installer/install/verdict?attempt=${attempt}`);
+        return reply.status === 200 ? reply.json : undefined;
+      });
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).status, 200);
+    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+    assert.equal((await verdict(1)).next, "recheckReadiness");
+
+    const halfEdited = `mode: join\nhostname: node-01\ncluster:\n  join_token: ${JOIN_TOKEN}\n   join_address: "10.20.0.5\nadmin:\n  password_hash: '${PASSWORD_HASH}' # from the vault\n`;
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: halfEdited, contentType: "application/yaml" });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.json.valid, false);
+    assert.equal((await installer.request("/v1/installer/install/recheck-readiness", { method: "POST" })).status, 202);
+    await verdict(2);
+    const report = await installer.request("/v1/installer/install/report?attempt=2");
+    assert.equal(report.json.config.source, "yaml", "the report shows the draft as the recheck found it");
+    assert.match(report.json.config.yaml, /join_token: \[redacted\]/);
+    assertAbsent(
+      {
+        report: report.text,
+        events: (await installer.request("/v1/installer/install/events?attempt=2")).text,
+        status: (await installer.request("/v1/installer/status")).text,
+        "stderr log": installer.output().stderr,
+      },
+      [JOIN_TOKEN, PASSWORD_HASH],
+    );
+  });
 });
 
 describe("security: files", () => {

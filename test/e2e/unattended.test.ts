@@ -93,6 +93,30 @@ describe("unattended install (seed 000 `unattended`)", () => {
     assert.equal(await exists(n.handoff), false);
   });
 
+  for (const [name, broken] of [
+    ["a half-edited file (a bad indent, an unclosed quote)", NODE_YAML.replace("  gateway: 10.20.0.1", '   gateway: "10.20.0.1')],
+    ["an alias bomb past the YAML limits", `mode: single-node\na0: &a0 [x, x]\n${Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(8).fill(`*a${i}`).join(", ")}]`).join("\n")}\n`],
+    ["nesting past the YAML limits", `mode: single-node\nnetwork: ${"[".repeat(50_000)}${"]".repeat(50_000)}\n`],
+  ] as const) {
+    test(`invalid: ${name} that does not parse is taken as the draft, its problem at line and column; status has no mode`, async () => {
+      const n = await node(broken);
+      await makePayload(n.payload);
+      const installer = await boot(n);
+      const s = await status(installer);
+      assert.equal(s.unattended.state, "invalid");
+      assert.equal(s.unattended.errors.length, 1, JSON.stringify(s.unattended.errors));
+      assert.equal(s.unattended.errors[0].field, "");
+      assert.ok(s.unattended.errors[0].line >= 1 && s.unattended.errors[0].column >= 1, JSON.stringify(s.unattended.errors));
+      assert.equal(s.mode, undefined);
+      assert.deepEqual([s.profile, s.configValid, s.attempt], ["single-node", false, 0]);
+      const draft = (await installer.request("/v1/installer/config")).json;
+      assert.deepEqual([draft.source, draft.yaml, draft.valid], ["yaml", broken, false]);
+      assert.deepEqual(draft.errors, s.unattended.errors);
+      assert.equal((await installer.request("/v1/installer/config/node.yaml")).status, 422);
+      assert.equal(await exists(n.handoff), false);
+    });
+  }
+
   test("origin is empty when the install record does not say", async () => {
     const n = await node(NODE_YAML, null);
     const installer = await boot(n);
