@@ -43,6 +43,7 @@ export class AttemptRunner {
   readonly #logs = new Map<number, Promise<AttemptEventLog>>();
   readonly #eventsDir: string;
   #abort = new AbortController();
+  #running: Promise<void> | undefined;
 
   constructor(private readonly deps: RunnerDeps) {
     this.#eventsDir = join(deps.settings.stateDir, "events");
@@ -119,7 +120,7 @@ export class AttemptRunner {
     const log = await this.eventLog(record.attempt);
     log.append({ type: "attempt.started", level: "info", message: `${kind === "install" ? "install" : "readiness recheck"} attempt ${record.attempt} started by ${startedBy === "person" ? "a person" : "the unattended node.yaml"}`, data: { kind, startedBy } });
     await Promise.all([persisted, log.sync()]);
-    void this.#run(record, log).catch((err: unknown) => this.deps.log.error("attempt runner failed", { attempt: record.attempt, error: String(err) }));
+    this.#running = this.#run(record, log).catch((err: unknown) => this.deps.log.error("attempt runner failed", { attempt: record.attempt, error: String(err) }));
     return { attempt: record.attempt, record };
   }
 
@@ -217,7 +218,7 @@ export class AttemptRunner {
         return;
       }
       case "firstboot":
-        return runFirstboot(ctx, settings.firstboot, settings.nodeYaml, record.firstbootTail);
+        return runFirstboot(ctx, { executable: settings.firstboot, nodeYamlPath: settings.nodeYaml, record, persist: () => this.deps.store.write() });
       case "readiness":
         return waitForReadiness(
           ctx,
@@ -254,10 +255,11 @@ export class AttemptRunner {
     });
   }
 
-  /** Stops a running attempt where it is; the next start marks it INTERRUPTED. */
+  /** Stops a running attempt where it is (firstboot's whole group included); the next start marks it INTERRUPTED. */
   async shutdown(): Promise<void> {
     this.#abort.abort(new Error("installer stopping"));
     this.#abort = new AbortController();
+    await this.#running;
     await Promise.all([...this.#logs.values()].map(async (log) => (await log).sync().catch(() => undefined)));
   }
 }
