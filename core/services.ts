@@ -1,5 +1,6 @@
 import { modeOptions, type ModeOption, type ValidationContext } from "./config/index.ts";
 import { AttemptRunner } from "./attempts/runner.ts";
+import { stopLeftoverFirstboots } from "./attempts/steps/firstboot.ts";
 import { createAuthenticator, type Authenticator } from "./auth.ts";
 import { createDraftService, type DraftService } from "./draft.ts";
 import type { Blocker } from "./errors.ts";
@@ -102,10 +103,18 @@ export function createServices(deps: ServiceDeps): Services {
     runner,
     payload,
     async start() {
+      const leftovers = await stopLeftoverFirstboots(
+        store.data.attempts,
+        async (attempt, event) => {
+          (await runner.eventLog(attempt)).append(event);
+        },
+        () => store.write(),
+      );
       await payload.start();
       const interrupted = await runner.recoverInterrupted();
       const taken = await unattended.takeOver();
       return [
+        ...leftovers,
         ...interrupted.map((a) => `attempt ${a.attempt} was interrupted at ${a.step ?? "its start"}; its verdict says ${a.verdict?.next}`),
         ...(taken ? [taken] : []),
       ];

@@ -48,6 +48,7 @@ export class AttemptRunner {
   readonly #logs = new Map<number, Promise<AttemptEventLog>>();
   readonly #eventsDir: string;
   #abort = new AbortController();
+  #running: Promise<void> | undefined;
 
   constructor(private readonly deps: RunnerDeps) {
     this.#eventsDir = join(deps.settings.stateDir, "events");
@@ -149,7 +150,7 @@ export class AttemptRunner {
       await this.#discardLog(record.attempt, log);
       throw err;
     }
-    void this.#run(record, log).catch((err: unknown) => this.deps.log.error("attempt runner failed", { attempt: record.attempt, error: String(err) }));
+    this.#running = this.#run(record, log).catch((err: unknown) => this.deps.log.error("attempt runner failed", { attempt: record.attempt, error: String(err) }));
     return { attempt: record.attempt, record };
   }
 
@@ -297,7 +298,7 @@ export class AttemptRunner {
         return;
       }
       case "firstboot":
-        return runFirstboot(ctx, settings.firstboot, settings.nodeYaml, record.firstbootTail);
+        return runFirstboot(ctx, { executable: settings.firstboot, nodeYamlPath: settings.nodeYaml, record, persist: () => this.deps.store.write() });
       case "readiness":
         return waitForReadiness(
           ctx,
@@ -337,10 +338,11 @@ export class AttemptRunner {
     });
   }
 
-  /** Stops a running attempt where it is; the next start marks it INTERRUPTED. */
+  /** Stops a running attempt where it is (firstboot's whole group included); the next start marks it INTERRUPTED. */
   async shutdown(): Promise<void> {
     this.#abort.abort(new Error("installer stopping"));
     this.#abort = new AbortController();
+    await this.#running;
     await Promise.all([...this.#logs.values()].map(async (log) => (await log).sync().catch(() => undefined)));
   }
 }

@@ -1,4 +1,5 @@
 import type { AttemptKind, NextAction, Step } from "../model.ts";
+import type { GroupRecord } from "../process-group.ts";
 
 export const ATTEMPT_STATES = ["running", "succeeded", "failed"] as const;
 export type AttemptState = (typeof ATTEMPT_STATES)[number];
@@ -60,6 +61,8 @@ export interface AttemptRecord {
   payloadVersion: string | null;
   nodeYamlPath?: string;
   firstbootTail: string[];
+  /** The firstboot process group while it may be alive: a start after a crash stops what is left of it. */
+  firstbootGroup?: GroupRecord;
   /** Every change of the cloud's readiness state or checks, oldest first. */
   readinessHistory: ReadinessObservation[];
 }

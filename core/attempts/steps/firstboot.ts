@@ -1,42 +1,91 @@
 import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
+import { setTimeout as delay } from "node:timers/promises";
+import { isStorageError } from "../../storage-error.ts";
+import { describeStopped, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process-group.ts";
+import type { NewEvent } from "../events.ts";
+import type { AttemptRecord } from "../types.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
+import { LineSplitter } from "./line-splitter.ts";
 
 export const TAIL_LINES = 50;
+export const MAX_LINE_BYTES = 16 * 1024;
+/** Kept past the cut until redaction, so a secret that straddles the cut is redacted whole, never shown in part. */
+const REDACTION_MARGIN = 1024;
+/** After the group is stopped, how long output may still take to arrive before the pipes are closed (something outside the group may hold them). */
+const DRAIN_MS = 2000;
+/** Waits for a line on stdin, then becomes firstboot ($0) with the node.yaml path; stdin closed without one: firstboot never starts. */
+const GATE = 'read -r go && exec "$0" "$@"';
 
-/** Runs the firstboot executable with the node.yaml path; every output line is an event; a non-zero exit fails. */
-export async function runFirstboot(ctx: StepContext, executable: string, nodeYamlPath: string, tail: string[]): Promise<void> {
-  const child = spawn(executable, [nodeYamlPath], { stdio: ["ignore", "pipe", "pipe"], signal: ctx.signal });
-  const follow = (stream: Readable, level: "info" | "warn") =>
-    new Promise<void>((resolve) => {
-      const lines = createInterface({ input: stream, crlfDelay: Infinity });
-      lines.on("line", (raw) => {
-        const line = ctx.redactor.text(raw);
-        tail.push(line);
-        if (tail.length > TAIL_LINES) tail.shift();
-        ctx.emit({ type: "step.log", level, message: line, data: { stream: level === "info" ? "stdout" : "stderr" } });
-        const caughtUp = ctx.backlogged();
-        if (caughtUp) {
-          stream.pause();
-          void caughtUp.then(() => stream.resume());
-        }
-      });
-      lines.on("close", resolve);
-    });
-  const output = Promise.all([follow(child.stdout, "info"), follow(child.stderr, "warn")]);
-  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+export interface FirstbootRun {
+  executable: string;
+  nodeYamlPath: string;
+  record: Pick<AttemptRecord, "firstbootTail" | "firstbootGroup">;
+  /** Writes the store: the group is on disk before firstboot gets going, for a crash to find. */
+  persist: () => Promise<void>;
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  error?: Error;
+}
+
+/**
+ * Runs the firstboot executable with the node.yaml path in a process group of its own; every output
+ * line is an event; a non-zero exit fails. The step ends when firstboot exits; what it left running
+ * is stopped then, and so is the whole group when the installer stops.
+ */
+export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath, record, persist }: FirstbootRun): Promise<void> {
+  // A gate: firstboot starts only once its group is on disk, so no crash can leave one unrecorded.
+  const child = spawn("/bin/sh", ["-c", GATE, executable, nodeYamlPath], { stdio: ["pipe", "pipe", "pipe"], detached: true });
+  child.stdin.on("error", () => undefined);
+  const exited = new Promise<Exit>((resolve) => {
     child.once("error", (error) => resolve({ code: null, signal: null, error }));
-    child.once("close", (code, signal) => resolve({ code, signal }));
+    child.once("exit", (code, signal) => resolve({ code, signal }));
   });
-  await output;
-  if (ctx.signal.aborted) throw ctx.signal.reason;
+  const output = Promise.all([follow(ctx, child.stdout, "stdout", record.firstbootTail), follow(ctx, child.stderr, "stderr", record.firstbootTail)]);
+  const pid = child.pid;
+  let stopping!: () => void;
+  const abort = new Promise<undefined>((resolve) => (stopping = () => resolve(undefined)));
+  ctx.signal.addEventListener("abort", stopping, { once: true });
+  if (ctx.signal.aborted) stopping();
+  let exit: Exit | undefined;
+  try {
+    if (pid !== undefined) {
+      record.firstbootGroup = { pid, startTime: startTimeOf(pid) };
+      await persist();
+      child.stdin.end("go\n");
+    }
+    exit = await Promise.race([exited, abort]);
+  } finally {
+    child.stdin.destroy();
+    ctx.signal.removeEventListener("abort", stopping);
+    if (pid !== undefined) {
+      const stopped = await stopGroup(pid);
+      delete record.firstbootGroup;
+      const what = exit
+        ? "firstboot left running"
+        : isStorageError(ctx.signal.reason)
+          ? "of firstboot as the state dir refuses writes"
+          : ctx.signal.aborted
+            ? "of firstboot as the installer stops"
+            : "of firstboot as its step failed";
+      if (stopped.processes.length > 0) ctx.emit(stoppedEvent(stopped, what));
+    }
+    await Promise.race([output, delay(DRAIN_MS)]);
+    child.stdout.destroy();
+    child.stderr.destroy();
+    await output;
+  }
+  if (!exit || ctx.signal.aborted) throw ctx.signal.reason;
   if (exit.error) {
     throw new StepFailure("FIRSTBOOT_FAILED", `could not run ${executable}: ${exit.error.message}. Check that --firstboot names an executable file on this node.`);
   }
   if (exit.code !== 0) {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+    const tail = record.firstbootTail;
     const last = tail.slice(-5).join(" | ");
     throw new StepFailure("FIRSTBOOT_FAILED", `firstboot ${how}${last ? `; last output: ${last}` : ""}`, {
       exitCode: exit.code,
@@ -44,4 +93,68 @@ export async function runFirstboot(ctx: StepContext, executable: string, nodeYam
       tail: tail.slice(),
     });
   }
+}
+
+/**
+ * At start, before anything else runs: stops what the firstboot of an installer that was killed
+ * left running, so a retry never runs beside it. Returns what it stopped, for the banner.
+ */
+export async function stopLeftoverFirstboots(
+  attempts: AttemptRecord[],
+  emit: (attempt: number, event: NewEvent) => Promise<void>,
+  persist: () => Promise<void>,
+): Promise<string[]> {
+  const notices: string[] = [];
+  const recorded = attempts.filter((a) => a.firstbootGroup);
+  for (const record of recorded) {
+    const stopped = await stopRecordedGroup(record.firstbootGroup!);
+    delete record.firstbootGroup;
+    if (!stopped?.processes.length) continue;
+    const event = stoppedEvent(stopped, `the interrupted firstboot of attempt ${record.attempt} left running`);
+    await emit(record.attempt, { ...event, step: "firstboot" });
+    notices.push(event.message);
+  }
+  if (recorded.length > 0) await persist();
+  return notices;
+}
+
+function stoppedEvent(stopped: StoppedGroup, why: string): Omit<NewEvent, "step"> {
+  return { type: "step.progress", level: "warn", message: describeStopped(stopped, why), data: { stopped: stopped.processes, ...(stopped.killedAfterMs ? { killedAfterMs: stopped.killedAfterMs } : {}) } };
+}
+
+/** Every line of one pipe becomes an event (cut at MAX_LINE_BYTES, saying how much was cut); resolves once the pipe closed. */
+function follow(ctx: StepContext, stream: Readable, name: "stdout" | "stderr", tail: string[]): Promise<void> {
+  const lines = new LineSplitter(MAX_LINE_BYTES + REDACTION_MARGIN, (line, dropped) => {
+    const { text, cutBytes } = cut(ctx.redactor.text(line), dropped);
+    const message = cutBytes > 0 ? `${text} … [cut ${formatBytes(cutBytes)}]` : text;
+    tail.push(message);
+    if (tail.length > TAIL_LINES) tail.shift();
+    ctx.emit({ type: "step.log", level: name === "stdout" ? "info" : "warn", message, data: { stream: name, ...(cutBytes > 0 ? { truncatedBytes: cutBytes } : {}) } });
+    const caughtUp = ctx.backlogged();
+    if (caughtUp) {
+      stream.pause();
+      void caughtUp.then(() => stream.resume());
+    }
+  });
+  stream.on("data", (chunk: Buffer) => lines.push(chunk));
+  return new Promise((resolve) => {
+    stream.once("close", () => {
+      lines.end();
+      resolve();
+    });
+  });
+}
+
+/** The first MAX_LINE_BYTES of a line, cut at a character boundary, and how many bytes of the line that leaves out. */
+function cut(line: string, droppedBytes: number): { text: string; cutBytes: number } {
+  if (droppedBytes === 0 && Buffer.byteLength(line) <= MAX_LINE_BYTES) return { text: line, cutBytes: 0 };
+  const bytes = Buffer.from(line);
+  let end = Math.min(bytes.length, MAX_LINE_BYTES);
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return { text: bytes.subarray(0, end).toString("utf8"), cutBytes: bytes.length - end + droppedBytes };
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  return n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
 }

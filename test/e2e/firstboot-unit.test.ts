@@ -1,0 +1,182 @@
+import assert from "node:assert/strict";
+import { chmod, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
+import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { alive } from "../helpers/processes.ts";
+
+const cleanups: (() => Promise<unknown>)[] = [];
+after(async () => {
+  await Promise.all(cleanups.map((c) => c()));
+});
+
+async function pidIn(folder: string, name: string): Promise<number | undefined> {
+  const text = await readFile(join(folder, name), "utf8").catch(() => "");
+  return /^\d+\n/.test(text) ? Number.parseInt(text, 10) : undefined;
+}
+
+/** Kills what a test's firstboot may have left behind when the installer under test did not. */
+function reap(folder: string, names: string[]) {
+  cleanups.push(async () => {
+    for (const name of names) {
+      const pid = await pidIn(folder, name);
+      if (pid) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {}
+      }
+    }
+  });
+}
+
+async function rig(script: string, options: { folder?: string; readiness?: ReadinessServer; env?: Record<string, string> } = {}) {
+  const folder = options.folder ?? (await tempDir());
+  const readiness = options.readiness ?? (await startReadinessServer({ port: 0, scenario: "ready", stageMs: 200 }));
+  if (!options.readiness) cleanups.push(() => readiness.close());
+  const firstboot = join(folder, "firstboot");
+  await writeFile(firstboot, script);
+  await chmod(firstboot, 0o755);
+  const installer = await startInstaller({
+    stateDir: join(folder, "state"),
+    env: options.env,
+    args: ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", "30", "--readiness-interval", "0.1"],
+  });
+  cleanups.push(() => installer.kill9());
+  await untilNoBlockers(installer);
+  return { installer, readiness, folder };
+}
+
+async function install(installer: RunningInstaller): Promise<number> {
+  const put = await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
+  assert.equal(put.status, 200, put.text);
+  const reply = await installer.request("/v1/installer/install", { method: "POST" });
+  assert.equal(reply.status, 202, reply.text);
+  return reply.json.attempt;
+}
+
+async function events(installer: RunningInstaller, attempt: number): Promise<any[]> {
+  return (await installer.request(`/v1/installer/install/events?attempt=${attempt}`)).json.events;
+}
+
+async function verdict(installer: RunningInstaller, attempt: number) {
+  return waitFor(
+    `attempt ${attempt} to finish`,
+    async () => {
+      const reply = await installer.request(`/v1/installer/install/verdict?attempt=${attempt}`);
+      return reply.status === 200 ? reply.json : undefined;
+    },
+    120_000,
+  );
+}
+
+describe("firstboot runs as a unit", () => {
+  test("the step ends when firstboot exits; what it left running is stopped and named in an event", async () => {
+    const { installer, folder } = await rig(`#!/bin/sh
+dir="$(dirname "$0")"
+(sleep 300 & echo $! > "$dir/sleep.pid"; wait; echo late) &
+echo $! > "$dir/helper.pid"
+until [ -s "$dir/sleep.pid" ]; do sleep 0.05; done
+echo "firstboot: started a helper"
+`);
+    reap(folder, ["helper.pid", "sleep.pid"]);
+    await install(installer);
+    const finished = await waitFor(
+      "the firstboot step to finish",
+      async () => (await events(installer, 1)).find((e) => e.type === "step.finished" && e.step === "firstboot"),
+      60_000,
+    );
+    assert.equal(finished.data.outcome, "succeeded");
+    const [helper, sleep] = [(await pidIn(folder, "helper.pid"))!, (await pidIn(folder, "sleep.pid"))!];
+    assert.equal(await alive(helper), false, "the helper is gone once the step finished");
+    assert.equal(await alive(sleep), false, "and so is its sleep");
+    const stopped = (await events(installer, 1)).find((e) => e.step === "firstboot" && e.data?.stopped);
+    assert.ok(stopped, "an event names what was stopped");
+    assert.equal(stopped.level, "warn");
+    assert.match(stopped.message, /^stopped 2 processes firstboot left running: \d+ \S+, \d+ \S+$/);
+    assert.ok(stopped.data.stopped.some((p: any) => p.pid === helper));
+    assert.ok(stopped.data.stopped.some((p: any) => p.pid === sleep && p.command === "sleep"));
+    for (const { pid } of stopped.data.stopped) assert.equal(await alive(pid), false, `${pid} is gone`);
+    assert.equal((await verdict(installer, 1)).outcome, "succeeded");
+    assert.ok(!(await events(installer, 1)).some((e) => e.message === "late"));
+  });
+
+  test("SIGTERM to the installer stops a firstboot group that ignores TERM before the installer exits", async () => {
+    const { installer, folder } = await rig(`#!/bin/sh
+trap '' TERM
+echo $$ > "$(dirname "$0")/firstboot.pid"
+sleep 300 &
+echo $! > "$(dirname "$0")/helper.pid"
+echo "firstboot: waiting"
+wait
+`);
+    reap(folder, ["firstboot.pid", "helper.pid"]);
+    await install(installer);
+    const pids = await waitFor("firstboot to start its helper", async () => {
+      const [firstboot, helper] = [await pidIn(folder, "firstboot.pid"), await pidIn(folder, "helper.pid")];
+      return firstboot && helper ? [firstboot, helper] : undefined;
+    });
+    assert.equal(await alive(pids[1]!), true);
+    assert.equal(await installer.stop(), 0);
+    for (const pid of pids) assert.equal(await alive(pid), false, `${pid} of the firstboot group is gone once the installer exited`);
+  });
+
+  test("after kill -9 the next start stops the old group before anything runs; a retry runs exactly one firstboot", async () => {
+    const folder = await tempDir();
+    const script = `#!/bin/sh
+dir="$(dirname "$0")"
+echo $$ >> "$dir/runs"
+exec 9>"$dir/lock"
+if ! flock -n 9; then echo "another firstboot is still running" >&2; exit 9; fi
+trap '' TERM
+echo $$ > "$dir/firstboot.pid"
+sleep \${FIRSTBOOT_SLEEP:-0} &
+echo $! > "$dir/helper.pid"
+wait
+echo "firstboot: done"
+`;
+    reap(folder, ["firstboot.pid", "helper.pid"]);
+    const first = await rig(script, { folder, env: { FIRSTBOOT_SLEEP: "300" } });
+    await install(first.installer);
+    const pids = await waitFor("firstboot to start its helper", async () => {
+      const [firstboot, helper] = [await pidIn(folder, "firstboot.pid"), await pidIn(folder, "helper.pid")];
+      return firstboot && helper ? [firstboot, helper] : undefined;
+    });
+    await first.installer.kill9();
+    for (const pid of pids) assert.equal(await alive(pid), true, `${pid} outlived the killed installer`);
+
+    const second = await rig(script, { folder, readiness: first.readiness, env: { FIRSTBOOT_SLEEP: "0" } });
+    for (const pid of pids) assert.equal(await alive(pid), false, `${pid} was stopped before the installer listened`);
+    assert.match(second.installer.banner, /NOTICE: stopped 2 processes the interrupted firstboot of attempt 1 left running/);
+    assert.equal((await verdict(second.installer, 1)).code, "INTERRUPTED");
+
+    assert.equal(await install(second.installer), 2);
+    const retry = await verdict(second.installer, 2);
+    assert.equal(retry.outcome, "succeeded", retry.message);
+    const runs = (await readFile(join(folder, "runs"), "utf8")).split("\n").filter(Boolean);
+    assert.equal(runs.length, 2, "one firstboot before the crash, one in the retry");
+  });
+
+  test("a 200 MB line without a newline is cut at 16 KiB with a note; memory stays bounded", async () => {
+    const { installer } = await rig(`#!/bin/sh
+head -c 200000000 /dev/zero | tr '\\0' x
+echo
+echo "firstboot: done"
+`);
+    await install(installer);
+    const result = await verdict(installer, 1);
+    assert.equal(result.outcome, "succeeded", result.message);
+    const logs = (await events(installer, 1)).filter((e) => e.type === "step.log");
+    const long = logs.find((e) => e.data.truncatedBytes);
+    assert.ok(long, "the long line is an event");
+    const cut = 200_000_000 - 16 * 1024;
+    assert.deepEqual(long.data, { stream: "stdout", truncatedBytes: cut });
+    assert.equal(long.message, `${"x".repeat(16 * 1024)} … [cut ${(cut / 1024 ** 2).toFixed(1)} MiB]`);
+    assert.ok(logs.some((e) => e.message === "firstboot: done"));
+    const status = await readFile(`/proc/${installer.proc.pid}/status`, "utf8");
+    const peakMiB = Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+    process.stdout.write(`# installer peak RSS (VmHWM) after 200 MB of firstboot output: ${peakMiB.toFixed(0)} MiB\n`);
+    assert.ok(peakMiB < 200, `peak RSS ${peakMiB.toFixed(0)} MiB`);
+  });
+});
