@@ -48,6 +48,18 @@ async function originFrom(installRecord: string): Promise<string> {
   }
 }
 
+/** A wait says what it waits for and that it ends by itself: a bare "blocked" reads as a failure. */
+function takeOverOutcome(record: UnattendedRecord, blockers: Blocker[]): string {
+  if (record.state === "started") return `started (attempt ${record.attempt})`;
+  if (record.state === "invalid") return "invalid";
+  const codes = [...new Set(blockers.map((b) => b.code))];
+  if (codes.length === 0) return "blocked: the install could not start (see the log); it is tried again when the payload changes";
+  if (codes.every((code) => code === "PAYLOAD_VERIFYING")) {
+    return "waiting for the payload check (PAYLOAD_VERIFYING); it starts by itself once the payload is verified";
+  }
+  return `blocked by ${codes.join(", ")}; it starts by itself once they clear (GET /status lists them with how to fix each)`;
+}
+
 export class UnattendedService {
   #deciding = false;
 
@@ -82,10 +94,10 @@ export class UnattendedService {
     store.data.unattended = { state: "blocked", origin: await originFrom(this.deps.installRecord), takenAt: this.deps.now().toISOString() };
     this.deps.draft.set({ source: "yaml", yaml: text });
     await this.#decide();
+    const outcome = takeOverOutcome(store.data.unattended, this.deps.blockers());
     await store.write();
     await rm(handoff, { force: true });
-    const record = store.data.unattended;
-    return `took ${handoff} as the draft for an unattended install: ${record.state}${record.attempt ? ` (attempt ${record.attempt})` : ""}`;
+    return `took ${handoff} as the draft for an unattended install: ${outcome}`;
   }
 
   /** Once blockers clear, a blocked node.yaml that still waits is decided again, as at the first start. */

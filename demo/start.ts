@@ -1,9 +1,13 @@
 /**
  * `npm start`: the installer with an embedded demo — demo host facts, a sample payload,
  * the sample firstboot program and a simulated cloud readiness endpoint; state in .demo/.
+ * After the installer's banner it prints the lines to paste into a shell (CODE, API, H, CONTROL).
  * Env: STRATUM_LISTEN (default 0.0.0.0:9443); DEMO_SCENARIO (progress | never | ready | error);
  * DEMO_UNATTENDED=1 starts from a fresh state dir with a node.yaml left by "stage 1",
- * which the installer takes and installs by itself.
+ * which the installer takes and installs by itself; DEMO_CLOUD_PORT (default 8443; 0 = any free
+ * port) for the simulated cloud; DEMO_DIR (default .demo) for all the demo's files.
+ * Each scenario keeps its own state (.demo/state, .demo/never/state, .demo/unattended/state…),
+ * so one walk-through never finds the node another one installed.
  */
 import { spawn } from "node:child_process";
 import { access, mkdir, rm, writeFile } from "node:fs/promises";
@@ -26,14 +30,39 @@ admin:
     - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example
 `;
 
+/** The lines a newcomer pastes into another shell, read off the installer's banner. */
+function linesToPaste(banner: string, control: string): string[] | undefined {
+  const code = /Install code:\s+(\S+)/.exec(banner)?.[1];
+  const listening = /\(listening on (.+):(\d+)\)/.exec(banner);
+  if (!code || !listening || !/State dir:.*\n/.test(banner)) return undefined;
+  const [, address, port] = listening;
+  const host = address === "0.0.0.0" || address === "::" ? "127.0.0.1" : address!.includes(":") ? `[${address}]` : address;
+  return [
+    "demo: paste these lines into another terminal (the walk-throughs in README.md start with them):",
+    `CODE=${code}`,
+    `API=https://${host}:${port}/v1/installer`,
+    'H="Authorization: Bearer $CODE"',
+    `CONTROL=${control}`,
+    `demo: switch the simulated cloud with: curl -sk -X POST $CONTROL -H 'Content-Type: application/json' -d '{"scenario":"ready"}'`,
+    "",
+  ];
+}
+
+function cloudPort(): number {
+  const port = Number(process.env.DEMO_CLOUD_PORT ?? "8443");
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`DEMO_CLOUD_PORT must be a port number (0 = any free one), got "${process.env.DEMO_CLOUD_PORT}"`);
+  return port;
+}
+
 async function main(): Promise<void> {
   const unattended = process.env.DEMO_UNATTENDED === "1";
-  const demoDir = join(root, unattended ? ".demo/unattended" : ".demo");
   const scenario = (process.env.DEMO_SCENARIO ?? "progress") as Scenario;
   if (!SCENARIOS.includes(scenario)) throw new Error(`DEMO_SCENARIO must be one of ${SCENARIOS.join(", ")}`);
+  const base = resolve(process.env.DEMO_DIR ?? join(root, ".demo"));
+  const demoDir = unattended ? join(base, "unattended") : scenario === "progress" ? base : join(base, scenario);
 
   await mkdir(demoDir, { recursive: true });
-  const payload = join(root, ".demo/payload");
+  const payload = join(base, "payload");
   if (!(await access(join(payload, "release.yaml")).then(() => true, () => false))) await makePayload(payload);
   if (unattended) {
     await rm(join(demoDir, "state"), { recursive: true, force: true });
@@ -42,9 +71,11 @@ async function main(): Promise<void> {
     await writeFile(join(demoDir, "install-record.json"), JSON.stringify({ origin: "node.yaml on the partition labeled STRATUM" }));
   }
 
-  const readiness = await startReadinessServer({ port: 0, scenario });
+  const port = cloudPort();
+  const readiness = await startReadinessServer({ port, scenario }).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === "EADDRINUSE" ? new Error(`port ${port} (the simulated cloud) is in use: free it, or start with DEMO_CLOUD_PORT=0`) : err;
+  });
   console.log(`demo: simulated cloud readiness at ${readiness.url} (scenario ${scenario})`);
-  console.log(`demo: switch it with: curl -sk -X POST ${new URL("/control/scenario", readiness.url)} -H 'Content-Type: application/json' -d '{"scenario":"ready"}'`);
 
   const installer = spawn(
     process.execPath,
@@ -61,8 +92,19 @@ async function main(): Promise<void> {
       "--readiness-url", readiness.url,
       "--readiness-timeout", process.env.STRATUM_READINESS_TIMEOUT ?? "60",
     ],
-    { stdio: "inherit", env: { STRATUM_LISTEN: "0.0.0.0:9443", ...process.env } },
+    { stdio: ["inherit", "pipe", "inherit"], env: { STRATUM_LISTEN: "0.0.0.0:9443", ...process.env } },
   );
+  // The banner is the installer's only stdout, written at once (well under a pipe's atomic size).
+  let banner = "";
+  let pasted = false;
+  installer.stdout.on("data", (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    if (pasted) return;
+    banner += chunk.toString();
+    const lines = linesToPaste(banner, new URL("/control/scenario", readiness.url).href);
+    if (lines) process.stdout.write(lines.join("\n"));
+    pasted = lines !== undefined;
+  });
   const stop = () => installer.kill("SIGTERM");
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
@@ -73,6 +115,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  console.error(`demo: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

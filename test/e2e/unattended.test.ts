@@ -130,6 +130,7 @@ describe("unattended install (seed 000 `unattended`)", () => {
     assert.deepEqual(s.unattended, { state: "blocked", origin: "node.yaml on the partition labeled STRATUM", takenAt: s.unattended.takenAt, autoStart: true });
     assert.deepEqual(s.blockers.map((b: any) => b.code), ["PAYLOAD_NOT_LOADED"]);
     assert.equal(s.attempt, 0);
+    assert.match(installer.banner, /unattended install: blocked by PAYLOAD_NOT_LOADED; it starts by itself once they clear/);
     await makePayload(n.payload);
     const started = await waitFor("started", async () => {
       const st = await status(installer);
