@@ -1,6 +1,6 @@
-import { build, transform, type Plugin } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
+import { bundleConsole } from "./console.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
 const outfile = "dist/installer.js";
@@ -31,23 +31,14 @@ const leanZod: Plugin = {
   },
 };
 
-/**
- * The console's script and stylesheet are written readable in string modules; the bundle carries
- * them minified (browsers get the same code, ≈45% smaller). The console tests drive this build.
- */
-const CONSOLE_ASSETS: Record<string, { name: string; loader: "js" | "css" }> = {
-  "console/script.ts": { name: "CONSOLE_JS", loader: "js" },
-  "console/styles.ts": { name: "CONSOLE_CSS", loader: "css" },
-};
-const minifiedConsole: Plugin = {
-  name: "minified-console",
+/** The console's page, script and stylesheet, built once and carried in the bundle as strings. */
+const embeddedConsole: Plugin = {
+  name: "embedded-console",
   setup(b) {
-    b.onLoad({ filter: /\/console\/(script|styles)\.ts$/ }, async (args) => {
-      const asset = CONSOLE_ASSETS[args.path.slice(args.path.lastIndexOf("console/"))]!;
-      const source = ((await import(pathToFileURL(args.path).href)) as Record<string, string>)[asset.name]!;
-      const { code } = await transform(source, { loader: asset.loader, minify: true, target: asset.loader === "js" ? "es2020" : "chrome100" });
-      return { contents: `export const ${asset.name} = ${JSON.stringify(code)};`, loader: "js" };
-    });
+    b.onLoad({ filter: /\/build\/console-assets\.ts$/ }, () => ({
+      contents: Object.entries(bundleConsole()).map(([name, text]) => `export const ${name} = ${JSON.stringify(text)};`).join("\n"),
+      loader: "js",
+    }));
   },
 };
 
@@ -61,7 +52,7 @@ const result = await build({
   minify: true,
   legalComments: "none",
   metafile: true,
-  plugins: [leanZod, minifiedConsole],
+  plugins: [leanZod, embeddedConsole],
   define: { __STRATUM_VERSION__: JSON.stringify(pkg.version) },
   banner: { js: "#!/usr/bin/env node" },
 });

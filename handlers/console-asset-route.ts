@@ -1,7 +1,9 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
-import { consoleHeaders } from "../console/headers.ts";
 import type { AppEnv } from "./env.ts";
 import { problemResponses } from "./schemas/problem.ts";
+
+/** The page may load only its own script and stylesheet and talk only to this installer. */
+const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 interface ConsoleAsset<P extends string> {
   path: P;
@@ -28,7 +30,7 @@ export function consoleAssetRoute<P extends string>(asset: ConsoleAsset<P>) {
       ...problemResponses(500),
     },
   });
-  const headers = consoleHeaders(`${asset.mediaType}; charset=utf-8`);
+  const headers = { "Content-Type": `${asset.mediaType}; charset=utf-8`, "Cache-Control": "no-cache", "Content-Security-Policy": PAGE_POLICY };
   return defineOpenAPIRoute<typeof route, AppEnv>({
     route,
     handler: (c) => c.body(asset.body, 200, headers) as never,

@@ -1,4 +1,4 @@
-import { CONSOLE_JS } from "../console/script.ts";
+import { CONSOLE_JS } from "../build/console-assets.ts";
 import { consoleAssetRoute } from "./console-asset-route.ts";
 
 export default consoleAssetRoute({

@@ -1,4 +1,4 @@
-import { CONSOLE_CSS } from "../console/styles.ts";
+import { CONSOLE_CSS } from "../build/console-assets.ts";
 import { consoleAssetRoute } from "./console-asset-route.ts";
 
 export default consoleAssetRoute({

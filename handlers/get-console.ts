@@ -1,4 +1,4 @@
-import { CONSOLE_HTML } from "../console/page.ts";
+import { CONSOLE_HTML } from "../build/console-assets.ts";
 import { consoleAssetRoute } from "./console-asset-route.ts";
 
 export default consoleAssetRoute({

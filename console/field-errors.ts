@@ -1,0 +1,79 @@
+/** The draft's errors beside their fields (matched by field path, falling back to the nearest parent) and in a summary list. */
+import type { Schemas } from "./api.ts";
+import { $, fill, h, plural } from "./dom.ts";
+import { form, goStep, renderStepper, stepOf, steps } from "./form.ts";
+import { state } from "./state.ts";
+import { renderYamlErrors, selectTab } from "./yaml-tab.ts";
+
+type FieldError = Schemas["FieldError"];
+
+let errorSeq = 0;
+
+/** Errors of steps the person has not saved yet would only nag. */
+export function visibleErrors(): FieldError[] {
+  if (!state.draft) return [];
+  return state.draft.source === "yaml" ? state.draft.errors : state.draft.errors.filter((e) => stepOf(e.field) <= state.shownUpTo);
+}
+
+function fieldElement(path: string): HTMLElement | null {
+  for (let p = path; p; p = p.replace(/(\[\d+\]|\.[^.[]+|^[^.[]+)$/, "")) {
+    const el = form().querySelector<HTMLElement>('[data-field="' + CSS.escape(p) + '"]');
+    if (el) return el;
+  }
+  return null;
+}
+
+function fieldLabel(path: string): string {
+  const el = fieldElement(path);
+  if (!el) return path || "The whole config";
+  const label = el.tagName === "FIELDSET" ? el.querySelector("legend") : document.querySelector('label[for="' + CSS.escape(el.id) + '"]');
+  return steps()[stepOf(path)]!.dataset.title + " › " + (label ? label.textContent!.replace(/\s*\(optional\)/, "") : path);
+}
+
+export function renderErrors(): void {
+  clearFieldErrors();
+  const errors = visibleErrors();
+  const structured = state.draft!.source === "structured";
+  if (structured) errors.forEach(markField);
+  renderYamlErrors(structured ? [] : errors);
+  renderSummary(structured ? errors : []);
+  renderStepper();
+}
+
+function clearFieldErrors(): void {
+  for (const el of form().querySelectorAll("[data-error]")) el.remove();
+  for (const el of form().querySelectorAll<HTMLElement>("[aria-invalid]")) {
+    el.removeAttribute("aria-invalid");
+    if (el.dataset.describedby) el.setAttribute("aria-describedby", el.dataset.describedby);
+    else el.removeAttribute("aria-describedby");
+  }
+}
+
+function markField(error: FieldError): void {
+  const el = fieldElement(error.field);
+  if (!el) return;
+  const id = "error-" + ++errorSeq;
+  const message = h("p", { class: "error", id, "data-error": true }, error.message, error.hint ? h("span", { class: "hint" }, error.hint) : null);
+  if (el.tagName === "FIELDSET") return el.querySelector("legend")!.after(message);
+  const row = el.closest(".list-row, .choice");
+  if (row) row.lastElementChild!.after(message);
+  else el.after(message);
+  if (!el.hasAttribute("aria-invalid")) el.dataset.describedby = el.getAttribute("aria-describedby") || "";
+  el.setAttribute("aria-invalid", "true");
+  el.setAttribute("aria-describedby", ((el.getAttribute("aria-describedby") || "") + " " + id).trim());
+}
+
+function renderSummary(errors: FieldError[]): void {
+  const box = $("summary");
+  box.hidden = errors.length === 0;
+  fill(box, h("h3", {}, plural(errors.length, "problem") + " to fix"),
+    h("ul", {}, errors.map((e) => h("li", {}, h("button", { type: "button", class: "linkish", onclick: () => focusField(e.field) }, fieldLabel(e.field)), ": " + e.message))));
+}
+
+export function focusField(path: string): void {
+  selectTab("form");
+  if (stepOf(path) !== state.step) goStep(stepOf(path));
+  const el = fieldElement(path);
+  const target = el && el.tagName === "FIELDSET" ? el.querySelector<HTMLElement>("input:not([disabled]), textarea, select") : el;
+  (target || $("s" + state.step)).focus();
+}

@@ -1,0 +1,34 @@
+/** The console's entry: wires the page's fixed controls, then signs in or resumes the session. */
+import { guard, report } from "./actions.ts";
+import { enter } from "./boot.ts";
+import { $ } from "./dom.ts";
+import { applyMode, goStep, saveForm } from "./form.ts";
+import { showSignIn, signIn, signOut } from "./sign-in.ts";
+import { state } from "./state.ts";
+import { install } from "./status.ts";
+import { onTabKey, saveYaml, selectTab } from "./yaml-tab.ts";
+
+document.addEventListener("submit", (event) => event.preventDefault());
+$("sign-in-form").addEventListener("submit", guard(signIn));
+$("sign-out").addEventListener("click", () => signOut());
+$("config-form").addEventListener("submit", guard(saveForm));
+$("back").addEventListener("click", () => goStep(state.step - 1));
+$("modes").addEventListener("change", applyMode);
+$("yaml-form").addEventListener("submit", guard(saveYaml));
+$("yaml").addEventListener("input", () => {
+  state.yamlDirty = true;
+});
+for (const tab of ["form", "yaml"] as const) {
+  $("tab-" + tab).addEventListener("click", () => selectTab(tab));
+  $("tab-" + tab).addEventListener("keydown", onTabKey);
+}
+$("install-button").addEventListener("click", guard(install));
+if (state.code) {
+  enter().catch((err) => {
+    if (err.status) return;
+    showSignIn();
+    report(err);
+  });
+} else {
+  showSignIn();
+}

@@ -1,0 +1,72 @@
+/** The tabs, and the raw node.yaml editor: PUT as application/yaml, errors by line:column. */
+import { api, type Schemas } from "./api.ts";
+import { $, fill, h, plural } from "./dom.ts";
+import { readForm, saved, steps } from "./form.ts";
+import { state } from "./state.ts";
+
+const TABS = ["form", "yaml"] as const;
+
+export function selectTab(name: (typeof TABS)[number]): void {
+  for (const tab of TABS) {
+    const on = tab === name;
+    $("tab-" + tab).setAttribute("aria-selected", String(on));
+    $("tab-" + tab).tabIndex = on ? 0 : -1;
+    $("panel-" + tab).hidden = !on;
+  }
+  if (name === "yaml" && !state.yamlDirty) $<HTMLTextAreaElement>("yaml").value = state.draft!.source === "yaml" ? state.draft!.yaml! : toNodeYaml(readForm());
+}
+
+export function onTabKey(event: KeyboardEvent): void {
+  const at = (TABS as readonly string[]).indexOf((event.target as HTMLElement).id.slice(4));
+  const to = ({ ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: TABS.length - 1 } as Record<string, number>)[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  const name = TABS[(to + TABS.length) % TABS.length]!;
+  selectTab(name);
+  $("tab-" + name).focus();
+}
+
+/** What the form holds, as node.yaml: snake_case keys, node.yaml mode names, every scalar quoted. */
+function toNodeYaml(config: Record<string, unknown>): string {
+  const lines: string[] = [];
+  const emit = (key: string, value: unknown, depth: number) => {
+    const line = "  ".repeat(depth) + key.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase()) + ":";
+    if (Array.isArray(value)) {
+      lines.push(line + (value.length ? "" : " []"));
+      for (const item of value) lines.push("  ".repeat(depth + 1) + "- " + JSON.stringify(String(item)));
+    } else if (value && typeof value === "object") {
+      lines.push(line);
+      for (const [k, v] of Object.entries(value)) emit(k, v, depth + 1);
+    } else {
+      const mode = depth === 0 && key === "mode" && state.options!.modes.find((m) => m.mode === value);
+      lines.push(line + " " + JSON.stringify(String(mode ? mode.nodeYamlMode : value)));
+    }
+  };
+  for (const [key, value] of Object.entries(config)) emit(key, value, 0);
+  return lines.join("\n") + "\n";
+}
+
+export async function saveYaml(): Promise<void> {
+  const draft = await api("/config", { method: "put", yaml: $<HTMLTextAreaElement>("yaml").value });
+  state.yamlDirty = false;
+  state.shownUpTo = steps().length;
+  await saved(draft);
+  if (!draft.valid) $("yaml-errors").querySelector("button")!.focus();
+}
+
+export function renderYamlErrors(errors: Schemas["FieldError"][]): void {
+  const box = $("yaml-errors");
+  $("yaml").setAttribute("aria-invalid", String(errors.length > 0));
+  fill(box, errors.length ? [h("h3", {}, plural(errors.length, "problem") + " in node.yaml"),
+    h("ul", {}, errors.map((e) => h("li", {},
+      h("button", { type: "button", class: "linkish", "aria-label": "Line " + (e.line || 1) + ", column " + (e.column || 1), onclick: () => caretTo(e.line || 1, e.column || 1) }, (e.line || 1) + ":" + (e.column || 1)),
+      " " + (e.field || "node.yaml") + ": " + e.message + (e.hint ? " (" + e.hint + ")" : ""))))] : []);
+}
+
+function caretTo(line: number, column: number): void {
+  const area = $<HTMLTextAreaElement>("yaml");
+  const offset = area.value.split("\n").slice(0, line - 1).reduce((n, text) => n + text.length + 1, 0) + column - 1;
+  area.focus();
+  area.setSelectionRange(offset, offset);
+  area.scrollTop = Math.max(0, (line - 3) * parseFloat(getComputedStyle(area).lineHeight));
+}
