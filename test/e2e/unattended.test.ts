@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { access, writeFile, mkdir } from "node:fs/promises";
+import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
+import { STORE_FILE } from "../../core/store.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { startInstaller, tempDir, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 
@@ -199,7 +200,11 @@ describe("unattended install (seed 000 `unattended`)", () => {
     const n = await node(NODE_YAML);
     await makePayload(n.payload);
     const first = await boot(n);
-    await waitFor("started", async () => ((await status(first)).unattended?.state === "started" ? true : undefined));
+    // Status reads memory, which runs a write ahead of the disk: wait until the take-over is on disk.
+    await waitFor("the take-over persisted", async () => {
+      const persisted = JSON.parse((await readFile(join(n.stateDir, STORE_FILE), "utf8").catch(() => "{}")) || "{}");
+      return persisted.unattended?.state === "started" && persisted.attempts?.length === 1 ? true : undefined;
+    });
     await first.kill9();
     await writeFile(n.handoff, NODE_YAML);
     const second = await boot(n);
