@@ -1,4 +1,4 @@
-import { type Cidr, cidrsOverlap, parseCidr, subnetText } from "../cidr.ts";
+import { type Cidr, cidrsOverlap, parseCidr, subnetText } from "../net.ts";
 import type { Names, Path, PathError } from "../types.ts";
 import { managementSubnet } from "./management-subnet.ts";
 import { itemsOf, type Rule } from "./rule.ts";

@@ -1,4 +1,4 @@
-import { hostnameProblem } from "../hostname-check.ts";
+import { hostnameProblem } from "../net.ts";
 import { quoted } from "../quote.ts";
 import type { Rule } from "./rule.ts";
 

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { parseHostOrIp } from "../host-or-ip.ts";
+import { parseHostOrIp } from "../net.ts";
 import { quoted } from "../quote.ts";
 import type { Draft } from "../schema.ts";
 import type { Names } from "../types.ts";

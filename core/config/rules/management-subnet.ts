@@ -1,4 +1,4 @@
-import { type Cidr, parseCidr } from "../cidr.ts";
+import { type Cidr, parseCidr } from "../net.ts";
 import type { Draft } from "../schema.ts";
 
 /** The subnet of network.address, when it parses (the address rule reports it when not). */

@@ -1,5 +1,4 @@
-import { parseCidr, subnetText } from "../cidr.ts";
-import { formatIp } from "../ip.ts";
+import { formatIp, parseCidr, subnetText } from "../net.ts";
 import { reservedAddressKind } from "./management-subnet.ts";
 import type { Rule } from "./rule.ts";
 

@@ -1,5 +1,4 @@
-import { cidrContains, type Cidr, subnetText } from "../cidr.ts";
-import { type Ip, parseIp } from "../ip.ts";
+import { type Cidr, cidrContains, type Ip, parseIp, subnetText } from "../net.ts";
 import type { Draft } from "../schema.ts";
 import type { Names, Path, PathError } from "../types.ts";
 import { managementSubnet, reservedAddressKind } from "./management-subnet.ts";

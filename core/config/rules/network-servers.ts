@@ -1,5 +1,4 @@
-import { parseHostOrIp } from "../host-or-ip.ts";
-import { type Ip, parseIp } from "../ip.ts";
+import { type Ip, parseHostOrIp, parseIp } from "../net.ts";
 import type { Draft } from "../schema.ts";
 import type { Names, PathError } from "../types.ts";
 import { managementSubnet } from "./management-subnet.ts";

@@ -1,0 +1,143 @@
+import { isIP } from "node:net";
+import { quoted, shown } from "./quote.ts";
+
+export type Family = 4 | 6;
+
+export interface Ip {
+  family: Family;
+  value: bigint;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+export const ADDRESS_BITS: Record<Family, number> = { 4: 32, 6: 128 };
+
+function ipv4Groups(text: string): number[] {
+  const [a = 0, b = 0, c = 0, d = 0] = text.split(".").map(Number);
+  return [(a << 8) | b, (c << 8) | d];
+}
+
+function ipv6Groups(text: string): number[] {
+  const groupsOf = (part: string) =>
+    part === "" ? [] : part.split(":").flatMap((group) => (group.includes(".") ? ipv4Groups(group) : [parseInt(group, 16)]));
+  const [headText = "", tailText] = text.split("::");
+  const head = groupsOf(headText);
+  if (tailText === undefined) return head;
+  const tail = groupsOf(tailText);
+  return [...head, ...Array<number>(8 - head.length - tail.length).fill(0), ...tail];
+}
+
+function whyNotIpv4(text: string): string | undefined {
+  if (!/^\d+(\.\d+)*$/.test(text)) return undefined;
+  const parts = text.split(".");
+  if (parts.length !== 4) return `an IPv4 address has 4 numbers, this has ${parts.length}`;
+  const tooBig = parts.find((part) => Number(part) > 255);
+  if (tooBig) return `${tooBig} is more than 255`;
+  const leadingZero = parts.find((part) => part.length > 1 && part.startsWith("0"));
+  return leadingZero ? `${leadingZero} has a leading zero` : undefined;
+}
+
+export function parseIp(text: string): Parsed<Ip> {
+  if (text.trim() !== text) return { ok: false, problem: `${JSON.stringify(text)} has spaces around it` };
+  if (text.includes("/")) return { ok: false, problem: `${shown(text)} has a prefix length: write the address alone (${shown(text.split("/")[0] ?? "")})` };
+  if (text.includes("%")) return { ok: false, problem: `${shown(text)} has a zone index (%…), which is not allowed here` };
+  const family = isIP(text);
+  if (family === 4) return { ok: true, value: { family, value: BigInt(ipv4Groups(text).reduce((acc, g) => acc * 65536 + g, 0)) } };
+  if (family === 6) return { ok: true, value: { family, value: ipv6Groups(text).reduce((acc, g) => (acc << 16n) | BigInt(g), 0n) } };
+  const why = whyNotIpv4(text);
+  return { ok: false, problem: `${shown(text)} is not an IP address${why ? `: ${why}` : ""}` };
+}
+
+function ipv6Text(value: bigint): string {
+  const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt(16 * (7 - i))) & 0xffffn));
+  let run = { start: -1, length: 0 };
+  for (let i = 0; i < 8; i += 1) {
+    let length = 0;
+    while (i + length < 8 && groups[i + length] === 0) length += 1;
+    if (length > run.length && length > 1) run = { start: i, length };
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (run.start < 0) return hex.join(":");
+  return `${hex.slice(0, run.start).join(":")}::${hex.slice(run.start + run.length).join(":")}`;
+}
+
+export function formatIp({ family, value }: Ip): string {
+  if (family === 6) return ipv6Text(value);
+  return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join(".");
+}
+
+export interface Cidr {
+  ip: Ip;
+  prefix: number;
+  /** The subnet's first and last addresses. */
+  first: bigint;
+  last: bigint;
+}
+
+export function parseCidr(text: string): Parsed<Cidr> {
+  const slash = text.indexOf("/");
+  if (slash < 0) return { ok: false, problem: `${shown(text)} has no prefix length (/24, /64, …)` };
+  const ip = parseIp(text.slice(0, slash));
+  if (!ip.ok) return ip;
+  const prefixText = text.slice(slash + 1);
+  if (prefixText === "") return { ok: false, problem: `${shown(text)} has nothing after the /: add the prefix length` };
+  if (!/^\d{1,3}$/.test(prefixText)) return { ok: false, problem: `prefix ${quoted(prefixText)} is not a number` };
+  const prefix = Number(prefixText);
+  const bits = ADDRESS_BITS[ip.value.family];
+  if (prefix > bits) return { ok: false, problem: `prefix ${prefix} is out of range for IPv${ip.value.family} (0–${bits})` };
+  const hostMask = (1n << BigInt(bits - prefix)) - 1n;
+  const first = ip.value.value & ~hostMask;
+  return { ok: true, value: { ip: ip.value, prefix, first, last: first | hostMask } };
+}
+
+/** "10.20.0.0/24": the subnet a CIDR lies in. */
+export function subnetText(cidr: Cidr): string {
+  return `${formatIp({ family: cidr.ip.family, value: cidr.first })}/${cidr.prefix}`;
+}
+
+export function cidrContains(cidr: Cidr, ip: Ip): boolean {
+  return cidr.ip.family === ip.family && cidr.first <= ip.value && ip.value <= cidr.last;
+}
+
+export function cidrsOverlap(a: Cidr, b: Cidr): boolean {
+  return a.ip.family === b.ip.family && a.first <= b.last && b.first <= a.last;
+}
+
+function characterProblem(name: string): string | undefined {
+  const bad = [...name].find((ch) => !/[A-Za-z0-9.-]/.test(ch));
+  if (bad !== undefined) {
+    const shownBad = bad === " " ? "a space" : quoted(bad);
+    return `it contains ${shownBad}; a hostname has only letters a-z, digits 0-9, "-" and dots between labels`;
+  }
+  if (/[A-Z]/.test(name)) return `it has uppercase letters; write it in lowercase (${quoted(name.toLowerCase())})`;
+  return undefined;
+}
+
+function labelProblem(label: string): string | undefined {
+  if (label.length > 63) return `label ${quoted(label)} is ${label.length} characters long; a label has at most 63`;
+  if (label.startsWith("-")) return `label ${quoted(label)} starts with "-"`;
+  if (label.endsWith("-")) return `label ${quoted(label)} ends with "-"`;
+  return undefined;
+}
+
+/** Which RFC 1123 rule `name` breaks, if any. */
+export function hostnameProblem(name: string): string | undefined {
+  if (name.length > 253) return `it is ${name.length} characters long; a hostname has at most 253`;
+  if (name.split(".").includes("")) return "it has an empty label (a dot at the start or end, or two dots in a row)";
+  const characters = characterProblem(name);
+  if (characters) return characters;
+  if (/^[\d.]+$/.test(name)) return "it has only digits and dots, so it reads as an IP address; a hostname needs a letter";
+  return name.split(".").map(labelProblem).find((problem) => problem !== undefined);
+}
+
+export type HostOrIp = { kind: "ip"; ip: Ip } | { kind: "hostname"; name: string };
+
+export function parseHostOrIp(text: string): Parsed<HostOrIp> {
+  const ip = parseIp(text);
+  if (ip.ok) return { ok: true, value: { kind: "ip", ip: ip.value } };
+  // Digits and dots, colons, a prefix or a zone: meant as an IP address, so say what is wrong with it as one.
+  if (/^[\d.]+$/.test(text) || /[:/%]/.test(text) || text.trim() !== text) return ip;
+  const problem = hostnameProblem(text);
+  if (problem) return { ok: false, problem: `${quoted(text)} is neither an IP address nor a valid hostname: ${problem}` };
+  return { ok: true, value: { kind: "hostname", name: text } };
+}
