@@ -1,4 +1,4 @@
-import { formatPath } from "./path.ts";
+import { formatPath } from "./paths.ts";
 import type { FieldError, PathError } from "./types.ts";
 
 export function toFieldError({ path, message, hint }: PathError, position?: { line: number; column: number }): FieldError {

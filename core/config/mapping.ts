@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { MODE_TABLE, MODES, modeFromNodeYaml } from "../model.ts";
-import { objectSchemaOf, toSnake } from "./keys.ts";
-import { isPlainObject } from "./plain-object.ts";
+import { isPlainObject, objectSchemaOf, toSnake } from "./paths.ts";
 import { DraftSchema, type Draft } from "./schema.ts";
 
 function snakeToCamel(value: unknown, schema: z.ZodObject): unknown {

@@ -1,6 +1,5 @@
 import { MODE_TABLE, MODES, NODE_YAML_MODES } from "../model.ts";
-import { toSnake } from "./keys.ts";
-import { formatPath } from "./path.ts";
+import { formatPath, toSnake } from "./paths.ts";
 import type { Names, Path } from "./types.ts";
 
 export const draftNames: Names = {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { NODE_YAML_MODES } from "../model.ts";
-import { objectSchemaOf, toSnake } from "./keys.ts";
+import { objectSchemaOf, toSnake } from "./paths.ts";
 import { DraftSchema } from "./schema.ts";
 
 const nodeYamlMode = z

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { isPrefixOf } from "./path.ts";
+import { isPrefixOf } from "./paths.ts";
 import { RULES } from "./rules/index.ts";
 import type { Draft } from "./schema.ts";
 import { shapeErrors } from "./shape.ts";

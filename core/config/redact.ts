@@ -1,6 +1,5 @@
 import { isAlias, isScalar, type Document } from "yaml";
-import { toSnake } from "./keys.ts";
-import { isPlainObject } from "./plain-object.ts";
+import { isPlainObject, toSnake } from "./paths.ts";
 
 /** Paths of the draft's secret fields: never in events, reports, logs or error messages (SPEC §3). */
 export const SECRET_FIELDS = ["cluster.joinToken", "admin.passwordHash"] as const;

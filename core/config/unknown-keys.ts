@@ -1,5 +1,5 @@
 import { nearest } from "./nearest.ts";
-import { formatPath, isPrefixOf } from "./path.ts";
+import { formatPath, isPrefixOf } from "./paths.ts";
 import { shown } from "./quote.ts";
 import type { Path, PathError } from "./types.ts";
 

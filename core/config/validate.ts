@@ -1,6 +1,6 @@
 import { toFieldError } from "./field-error.ts";
-import { schemaOrder } from "./field-order.ts";
 import { draftNames } from "./names.ts";
+import { schemaOrder } from "./paths.ts";
 import { findProblems } from "./problems.ts";
 import { DraftSchema, type Draft } from "./schema.ts";
 import type { FieldError, ValidationContext } from "./types.ts";

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { objectSchemaOf } from "./keys.ts";
-import { isPlainObject } from "./plain-object.ts";
+import { isPlainObject, objectSchemaOf } from "./paths.ts";
 import type { Path } from "./types.ts";
 
 function keep(schema: z.ZodType, value: unknown, path: Path, bad: Set<string>): unknown {

@@ -1,6 +1,6 @@
 // What is wrong with a parsed node.yaml document, in words an operator acts on.
 import { type Document, isCollection, isPair, isScalar, type Node, visit, type YAMLError } from "yaml";
-import { formatPath } from "./path.ts";
+import { formatPath } from "./paths.ts";
 import { YAML_LIMITS } from "./yaml-limits.ts";
 
 export function duplicateKeyMessage(doc: Document.Parsed, offset: number): string {

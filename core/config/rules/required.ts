@@ -1,8 +1,8 @@
 import { MODE_TABLE, type Mode } from "../../model.ts";
-import { valueAt } from "../path.ts";
+import { interfaceList, unusedDiskList } from "../host-lists.ts";
+import { valueAt } from "../paths.ts";
 import type { Draft } from "../schema.ts";
 import type { Path, PathError, RuleContext } from "../types.ts";
-import { interfaceList, unusedDiskList } from "../host-lists.ts";
 import type { Rule } from "./rule.ts";
 
 interface Requirement {

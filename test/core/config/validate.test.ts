@@ -3,7 +3,7 @@ import { Buffer } from "node:buffer";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { analyzeYamlDraft, renderNodeYaml, type ValidationContext, validateDraft } from "../../../core/config/index.ts";
-import { toSnake } from "../../../core/config/keys.ts";
+import { toSnake } from "../../../core/config/paths.ts";
 import { plausibleDraft, wellShapedDraft } from "./arbitraries.ts";
 import { assertErrors, type Expected } from "./expect-errors.ts";
 import { BUILT_IN_CTX, CTX, HA_INIT, HA_JOIN, HOST, patched, SINGLE_NODE } from "./fixtures.ts";
