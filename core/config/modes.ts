@@ -1,7 +1,7 @@
 import type { HostFacts } from "../host.ts";
 import { MODE_TABLE, MODES, type Mode, type NodeYamlMode, type Profile } from "../model.ts";
 import type { ReleaseModel } from "../release.ts";
-import { unusedDisks } from "./host-lists.ts";
+import { unusedDisks } from "./messages.ts";
 import type { ValidationContext } from "./types.ts";
 
 export interface ModeOption {

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { quoted, shown } from "./quote.ts";
+import { quoted, shown } from "./messages.ts";
 
 export type Family = 4 | 6;
 

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { MODES, modeFromNodeYaml } from "../model.ts";
 import { describeKind, describeValue } from "./describe-value.ts";
-import { nearest } from "./nearest.ts";
+import { nearest, quoted } from "./messages.ts";
 import { formatPath, keyPaths, toSnake, valueAt } from "./paths.ts";
-import { quoted } from "./quote.ts";
 import { SECRET_FIELDS } from "./redact.ts";
 import type { Names, PathError } from "./types.ts";
 import { unknownKeyErrors } from "./unknown-keys.ts";

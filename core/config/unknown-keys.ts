@@ -1,6 +1,5 @@
-import { nearest } from "./nearest.ts";
+import { nearest, shown } from "./messages.ts";
 import { formatPath, isPrefixOf } from "./paths.ts";
-import { shown } from "./quote.ts";
 import type { Path, PathError } from "./types.ts";
 
 // Past this many, one error sums up the rest: a flood of keys is one mistake, and hints cost time.

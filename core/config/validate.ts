@@ -1,5 +1,5 @@
 import { toFieldError } from "./field-error.ts";
-import { draftNames } from "./names.ts";
+import { draftNames } from "./messages.ts";
 import { schemaOrder } from "./paths.ts";
 import { findProblems } from "./problems.ts";
 import { DraftSchema, type Draft } from "./schema.ts";

@@ -1,7 +1,7 @@
 import { type Mode, modeFromNodeYaml } from "../model.ts";
 import { toFieldError } from "./field-error.ts";
 import { nodeYamlToDraft } from "./mapping.ts";
-import { nodeYamlNames, toNodeYamlPath } from "./names.ts";
+import { nodeYamlNames, toNodeYamlPath } from "./messages.ts";
 import { NodeYamlSchema } from "./node-yaml-schema.ts";
 import { findProblems } from "./problems.ts";
 import type { Draft } from "./schema.ts";

@@ -1,5 +1,5 @@
+import { quoted } from "../messages.ts";
 import { hostnameProblem } from "../net.ts";
-import { quoted } from "../quote.ts";
 import type { Rule } from "./rule.ts";
 
 export const validHostname: Rule = (draft) => {

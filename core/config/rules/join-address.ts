@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
+import { quoted } from "../messages.ts";
 import { parseHostOrIp } from "../net.ts";
-import { quoted } from "../quote.ts";
 import type { Draft } from "../schema.ts";
 import type { Names } from "../types.ts";
 import { managementSubnet } from "./management-subnet.ts";

@@ -1,5 +1,4 @@
-import { shown } from "../quote.ts";
-import { interfaceList } from "../host-lists.ts";
+import { interfaceList, shown } from "../messages.ts";
 import type { Rule } from "./rule.ts";
 
 // A link that is down is allowed: the cable may be plugged in later, and firstboot brings the interface up.

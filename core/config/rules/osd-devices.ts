@@ -1,7 +1,6 @@
 import type { HostFacts } from "../../host.ts";
-import { shown } from "../quote.ts";
+import { diskList, shown, unusedDiskList } from "../messages.ts";
 import type { Names, PathError } from "../types.ts";
-import { diskList, unusedDiskList } from "../host-lists.ts";
 import { itemsOf, type Rule } from "./rule.ts";
 
 type Problem = Omit<PathError, "path">;

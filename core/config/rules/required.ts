@@ -1,5 +1,5 @@
 import { MODE_TABLE, type Mode } from "../../model.ts";
-import { interfaceList, unusedDiskList } from "../host-lists.ts";
+import { interfaceList, unusedDiskList } from "../messages.ts";
 import { valueAt } from "../paths.ts";
 import type { Draft } from "../schema.ts";
 import type { Path, PathError, RuleContext } from "../types.ts";

@@ -1,5 +1,4 @@
-import { nearest } from "../nearest.ts";
-import { quoted } from "../quote.ts";
+import { nearest, quoted } from "../messages.ts";
 import type { PathError } from "../types.ts";
 import type { Rule } from "./rule.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { editDistance, nearest } from "../../../core/config/nearest.ts";
+import { editDistance, nearest } from "../../../core/config/messages.ts";
 
 describe("nearest", () => {
   it("counts a swap of neighbours as one edit", () => {
