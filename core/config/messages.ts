@@ -1,7 +1,7 @@
 import type { HostDisk, HostFacts } from "../host.ts";
 import { MODE_TABLE, MODES, NODE_YAML_MODES } from "../model.ts";
 import { formatPath, toSnake } from "./paths.ts";
-import type { Names, Path } from "./types.ts";
+import type { Names, Path } from "./schema.ts";
 
 const MAX_SHOWN = 64;
 

@@ -2,7 +2,7 @@ import type { HostFacts } from "../host.ts";
 import { MODE_TABLE, MODES, type Mode, type NodeYamlMode, type Profile } from "../model.ts";
 import type { ReleaseModel } from "../release.ts";
 import { unusedDisks } from "./messages.ts";
-import type { ValidationContext } from "./types.ts";
+import type { ValidationContext } from "./schema.ts";
 
 export interface ModeOption {
   mode: Mode;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Path } from "./types.ts";
+import type { Path } from "./schema.ts";
 
 /** ["network", "floatingIpCidrs", 1] → "network.floatingIpCidrs[1]"; [] → "". */
 export function formatPath(path: Path): string {

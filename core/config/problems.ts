@@ -1,9 +1,8 @@
 import type { z } from "zod";
 import { isPrefixOf } from "./paths.ts";
 import { RULES } from "./rules/index.ts";
-import type { Draft } from "./schema.ts";
+import type { Draft, Names, Path, PathError, ValidationContext } from "./schema.ts";
 import { shapeErrors } from "./shape.ts";
-import type { Names, Path, PathError, ValidationContext } from "./types.ts";
 import { wellShapedPart } from "./well-shaped.ts";
 
 /** How a draft is written: the structured API draft, or node.yaml. */

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { MODES } from "../model.ts";
+import type { HostFacts } from "../host.ts";
+import { type Mode, MODES } from "../model.ts";
+import type { ReleaseModel } from "../release.ts";
 
 // Bounds keep every input cheap to validate; the rules give the precise reasons.
 const text = (max: number) => z.string().min(1).max(max);
@@ -108,3 +110,40 @@ export const DraftSchema = z
   .meta({ description: "The install configuration; every field is optional while drafting, the mode decides which are required to install." });
 
 export type Draft = z.infer<typeof DraftSchema>;
+
+export interface FieldError {
+  field: string;
+  message: string;
+  hint?: string;
+  line?: number;
+  column?: number;
+}
+
+export interface ValidationContext {
+  host: HostFacts;
+  release: ReleaseModel;
+}
+
+/** A field's place in the draft: keys and list indexes, e.g. ["network", "floatingIpCidrs", 1]. */
+export type Path = readonly (string | number)[];
+
+export interface PathError {
+  path: Path;
+  message: string;
+  hint?: string;
+  /** The error is about the key itself (an unknown key), not its value. */
+  atKey?: boolean;
+}
+
+/** How messages name fields and modes: camelCase API names or node.yaml names. */
+export interface Names {
+  field(path: Path): string;
+  mode(mode: Mode): string;
+  readonly modes: readonly string[];
+  /** "an object" in JSON, "a mapping" in YAML. */
+  readonly objectWord: string;
+}
+
+export interface RuleContext extends ValidationContext {
+  names: Names;
+}

@@ -4,7 +4,7 @@ import { describeKind, describeValue } from "./describe-value.ts";
 import { nearest, quoted } from "./messages.ts";
 import { formatPath, keyPaths, toSnake, valueAt } from "./paths.ts";
 import { SECRET_FIELDS } from "./redact.ts";
-import type { Names, PathError } from "./types.ts";
+import type { Names, PathError } from "./schema.ts";
 import { unknownKeyErrors } from "./unknown-keys.ts";
 
 function expectedWord(expected: string, names: Names): string {

@@ -1,6 +1,6 @@
 import { nearest, shown } from "./messages.ts";
 import { formatPath, isPrefixOf } from "./paths.ts";
-import type { Path, PathError } from "./types.ts";
+import type { Path, PathError } from "./schema.ts";
 
 // Past this many, one error sums up the rest: a flood of keys is one mistake, and hints cost time.
 const MAX_UNKNOWN_KEYS_SHOWN = 50;

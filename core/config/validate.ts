@@ -2,8 +2,7 @@ import { toFieldError } from "./field-error.ts";
 import { draftNames } from "./messages.ts";
 import { schemaOrder } from "./paths.ts";
 import { findProblems } from "./problems.ts";
-import { DraftSchema, type Draft } from "./schema.ts";
-import type { FieldError, ValidationContext } from "./types.ts";
+import { type Draft, DraftSchema, type FieldError, type ValidationContext } from "./schema.ts";
 
 const inFieldOrder = schemaOrder(DraftSchema);
 

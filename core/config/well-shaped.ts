@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isPlainObject, objectSchemaOf } from "./paths.ts";
-import type { Path } from "./types.ts";
+import type { Path } from "./schema.ts";
 
 function keep(schema: z.ZodType, value: unknown, path: Path, bad: Set<string>): unknown {
   if (value === undefined || bad.has(JSON.stringify(path))) return undefined;

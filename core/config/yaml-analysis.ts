@@ -4,8 +4,7 @@ import { nodeYamlToDraft } from "./mapping.ts";
 import { nodeYamlNames, toNodeYamlPath } from "./messages.ts";
 import { NodeYamlSchema } from "./node-yaml-schema.ts";
 import { findProblems } from "./problems.ts";
-import type { Draft } from "./schema.ts";
-import type { FieldError, ValidationContext } from "./types.ts";
+import type { Draft, FieldError, ValidationContext } from "./schema.ts";
 import { offsetOf } from "./yaml-locate.ts";
 import { parseYamlDocument } from "./yaml-parse.ts";
 

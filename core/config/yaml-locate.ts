@@ -1,5 +1,5 @@
 import { type Document, isMap, isScalar, isSeq, type Node } from "yaml";
-import type { Path } from "./types.ts";
+import type { Path } from "./schema.ts";
 
 /**
  * Where the node at `path` starts in the text: its value, or its key when the error is about the key or the value is

@@ -1,5 +1,5 @@
 import { type Document, isAlias, isCollection, isMap, LineCounter, parseAllDocuments } from "yaml";
-import type { FieldError } from "./types.ts";
+import type { FieldError } from "./schema.ts";
 import { yamlBudgetProblem } from "./yaml-budget.ts";
 import { YAML_LIMITS } from "./yaml-limits.ts";
 import { aliasProblem, duplicateKeyMessage, firstAliasOffset, syntaxMessage, tooDeep } from "./yaml-problems.ts";

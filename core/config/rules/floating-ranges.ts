@@ -1,5 +1,5 @@
 import { type Cidr, cidrsOverlap, parseCidr, subnetText } from "../net.ts";
-import type { Names, Path, PathError } from "../types.ts";
+import type { Names, Path, PathError } from "../schema.ts";
 import { managementSubnet } from "./management-subnet.ts";
 import { itemsOf, type Rule } from "./rule.ts";
 

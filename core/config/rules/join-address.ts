@@ -1,8 +1,7 @@
 import { isIP } from "node:net";
 import { quoted } from "../messages.ts";
 import { parseHostOrIp } from "../net.ts";
-import type { Draft } from "../schema.ts";
-import type { Names } from "../types.ts";
+import type { Draft, Names } from "../schema.ts";
 import { managementSubnet } from "./management-subnet.ts";
 import type { Rule } from "./rule.ts";
 

@@ -1,6 +1,5 @@
 import { type Cidr, cidrContains, type Ip, parseIp, subnetText } from "../net.ts";
-import type { Draft } from "../schema.ts";
-import type { Names, Path, PathError } from "../types.ts";
+import type { Draft, Names, Path, PathError } from "../schema.ts";
 import { managementSubnet, reservedAddressKind } from "./management-subnet.ts";
 import type { Rule } from "./rule.ts";
 

@@ -1,6 +1,5 @@
 import { type Ip, parseHostOrIp, parseIp } from "../net.ts";
-import type { Draft } from "../schema.ts";
-import type { Names, PathError } from "../types.ts";
+import type { Draft, Names, PathError } from "../schema.ts";
 import { managementSubnet } from "./management-subnet.ts";
 import { itemsOf, type Rule } from "./rule.ts";
 

@@ -1,6 +1,6 @@
 import type { HostFacts } from "../../host.ts";
 import { diskList, shown, unusedDiskList } from "../messages.ts";
-import type { Names, PathError } from "../types.ts";
+import type { Names, PathError } from "../schema.ts";
 import { itemsOf, type Rule } from "./rule.ts";
 
 type Problem = Omit<PathError, "path">;

@@ -1,8 +1,7 @@
 import { MODE_TABLE, type Mode } from "../../model.ts";
 import { interfaceList, unusedDiskList } from "../messages.ts";
 import { valueAt } from "../paths.ts";
-import type { Draft } from "../schema.ts";
-import type { Path, PathError, RuleContext } from "../types.ts";
+import type { Draft, Path, PathError, RuleContext } from "../schema.ts";
 import type { Rule } from "./rule.ts";
 
 interface Requirement {

@@ -1,5 +1,4 @@
-import type { Draft } from "../schema.ts";
-import type { PathError, RuleContext } from "../types.ts";
+import type { Draft, PathError, RuleContext } from "../schema.ts";
 
 export type Rule = (draft: Draft, ctx: RuleContext) => PathError[];
 

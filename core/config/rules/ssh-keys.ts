@@ -1,4 +1,4 @@
-import type { PathError } from "../types.ts";
+import type { PathError } from "../schema.ts";
 import { itemsOf, type Rule } from "./rule.ts";
 
 const KEY_TYPES = [

@@ -1,5 +1,5 @@
 import { nearest, quoted } from "../messages.ts";
-import type { PathError } from "../types.ts";
+import type { PathError } from "../schema.ts";
 import type { Rule } from "./rule.ts";
 
 let zones: Set<string> | undefined;
