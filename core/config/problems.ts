@@ -2,8 +2,7 @@ import type { z } from "zod";
 import { isPrefixOf } from "./paths.ts";
 import { RULES } from "./rules/index.ts";
 import type { Draft, Names, Path, PathError, ValidationContext } from "./schema.ts";
-import { shapeErrors } from "./shape.ts";
-import { wellShapedPart } from "./well-shaped.ts";
+import { shapeErrors, wellShapedPart } from "./shape.ts";
 
 /** How a draft is written: the structured API draft, or node.yaml. */
 export interface Convention {

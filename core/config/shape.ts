@@ -1,11 +1,51 @@
 import { z } from "zod";
 import { MODES, modeFromNodeYaml } from "../model.ts";
-import { describeKind, describeValue } from "./describe-value.ts";
-import { nearest, quoted } from "./messages.ts";
-import { formatPath, keyPaths, toSnake, valueAt } from "./paths.ts";
+import { nearest, quoted, shown } from "./messages.ts";
+import { formatPath, isPlainObject, isPrefixOf, keyPaths, objectSchemaOf, toSnake, valueAt } from "./paths.ts";
 import { SECRET_FIELDS } from "./redact.ts";
-import type { Names, PathError } from "./schema.ts";
-import { unknownKeyErrors } from "./unknown-keys.ts";
+import type { Names, Path, PathError } from "./schema.ts";
+
+/** What a value is, in words: "a list", "the number 1234", "null". */
+export function describeValue(value: unknown, objectWord: string): string {
+  if (value === null || value === undefined) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (value instanceof Uint8Array) return "binary data";
+  if (typeof value === "object") return objectWord;
+  if (typeof value === "number" || typeof value === "bigint") return `the number ${String(value)}`;
+  if (typeof value === "boolean") return `${value} (a yes/no value)`;
+  return `a ${typeof value}`;
+}
+
+/** The same, without the value itself: for secrets, which never appear in a message. */
+export function describeKind(value: unknown, objectWord: string): string {
+  if (typeof value === "number" || typeof value === "bigint") return "a number";
+  if (typeof value === "boolean") return "a yes/no value";
+  return describeValue(value, objectWord);
+}
+
+// Past this many, one error sums up the rest: a flood of keys is one mistake, and hints cost time.
+const MAX_UNKNOWN_KEYS_SHOWN = 50;
+
+function unknownKeyError(known: string[][], parent: Path, key: string): PathError {
+  const path = [...parent, key];
+  const siblings = known.filter((p) => p.length === parent.length + 1 && isPrefixOf(parent, p));
+  const others = known.filter((p) => !siblings.includes(p));
+  const match = nearest(key, [...siblings, ...others], (p) => p.at(-1) ?? "");
+  const hint = match
+    ? `did you mean ${formatPath(match)}?`
+    : `${parent.length === 0 ? "known top-level keys" : `known keys in ${formatPath(parent)}`}: ${siblings.map((p) => p.at(-1)).join(", ")}`;
+  return { path, message: `${shown(formatPath(path))} is not a known key`, hint, atKey: true };
+}
+
+/** One error per unknown key, hinting at the nearest known key, e.g. "did you mean network.gateway?". */
+export function unknownKeyErrors(known: string[][], parent: Path, keys: string[]): PathError[] {
+  const errors = keys.slice(0, MAX_UNKNOWN_KEYS_SHOWN).map((key) => unknownKeyError(known, parent, key));
+  const more = keys.length - MAX_UNKNOWN_KEYS_SHOWN;
+  if (more > 0) {
+    errors.push({ path: parent, message: `${formatPath(parent) || "the config"} has ${more} more unknown keys`, atKey: true });
+  }
+  return errors;
+}
 
 function expectedWord(expected: string, names: Names): string {
   if (expected === "array") return "a list";
@@ -76,4 +116,29 @@ export function shapeErrors(schema: z.ZodObject, input: unknown, names: Names): 
   if (result.success) return [];
   const known = keyPaths(schema);
   return withoutFollowUps(result.error.issues).flatMap((issue) => issueErrors(issue, known, input, names));
+}
+
+function keep(schema: z.ZodType, value: unknown, path: Path, bad: Set<string>): unknown {
+  if (value === undefined || bad.has(JSON.stringify(path))) return undefined;
+  const object = objectSchemaOf(schema);
+  if (object) {
+    if (!isPlainObject(value)) return undefined;
+    const entries = Object.entries(object.shape)
+      .map(([key, child]) => [key, keep(child as z.ZodType, value[key], [...path, key], bad)] as const)
+      .filter(([, kept]) => kept !== undefined);
+    return Object.fromEntries(entries);
+  }
+  if (!Array.isArray(value)) return value;
+  // Items keep their indexes, so later rules name the right one; a bad item leaves a hole.
+  const items: unknown[] = new Array(value.length);
+  value.forEach((item, i) => {
+    if (!bad.has(JSON.stringify([...path, i]))) items[i] = item;
+  });
+  return items;
+}
+
+/** The part of `input` that `schema` accepts: values at the bad paths and unknown keys left out. */
+export function wellShapedPart(schema: z.ZodObject, input: unknown, badPaths: readonly Path[]): Record<string, unknown> | undefined {
+  const kept = keep(schema, input, [], new Set(badPaths.map((path) => JSON.stringify(path))));
+  return isPlainObject(kept) ? kept : undefined;
 }
