@@ -1,9 +1,7 @@
 export { draftMode } from "./draft-mode.ts";
-export { draftToNodeYaml, nodeYamlToDraft } from "./mapping.ts";
 export { type ModeOption, modeOptions } from "./modes.ts";
-export { nodeYamlJsonSchema } from "./node-yaml-schema.ts";
+export { draftToNodeYaml, nodeYamlJsonSchema, nodeYamlToDraft, renderNodeYaml } from "./node-yaml.ts";
 export { redactDraft, SECRET_FIELDS, secretScalarTexts } from "./redact.ts";
-export { renderNodeYaml } from "./render.ts";
 export { type Draft, DraftSchema, type FieldError, type ValidationContext } from "./schema.ts";
 export { validateDraft } from "./validate.ts";
 export { analyzeYamlDraft, type YamlDraftAnalysis } from "./yaml-analysis.ts";

@@ -1,8 +1,7 @@
 import { type Mode, modeFromNodeYaml } from "../model.ts";
 import { toFieldError } from "./field-error.ts";
-import { nodeYamlToDraft } from "./mapping.ts";
 import { nodeYamlNames, toNodeYamlPath } from "./messages.ts";
-import { NodeYamlSchema } from "./node-yaml-schema.ts";
+import { NodeYamlSchema, nodeYamlToDraft } from "./node-yaml.ts";
 import { findProblems } from "./problems.ts";
 import type { Draft, FieldError, ValidationContext } from "./schema.ts";
 import { offsetOf } from "./yaml-locate.ts";

@@ -1,9 +1,64 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { draftToNodeYaml, nodeYamlJsonSchema } from "../../../core/config/index.ts";
+import { DraftSchema, draftToNodeYaml, nodeYamlJsonSchema, nodeYamlToDraft, parseYamlSafely, renderNodeYaml } from "../../../core/config/index.ts";
 import { wellShapedDraft } from "./arbitraries.ts";
-import { HA_JOIN } from "./fixtures.ts";
+import { HA_INIT, HA_JOIN } from "./fixtures.ts";
+
+describe("nodeYamlToDraft / draftToNodeYaml", () => {
+  it("renames every key and the mode, both ways", () => {
+    const nodeYaml = draftToNodeYaml(HA_INIT);
+    assert.deepEqual(Object.keys(nodeYaml), ["mode", "hostname", "timezone", "network", "storage", "cluster", "admin"]);
+    assert.equal(nodeYaml.mode, "ha-init");
+    assert.deepEqual(nodeYaml.storage, { osd_devices: ["/dev/sdb", "/dev/sdc"] });
+    assert.deepEqual(Object.keys(nodeYaml.network as object), ["interface", "address", "gateway", "dns", "ntp", "vip", "floating_ip_cidrs"]);
+    assert.deepEqual(Object.keys(nodeYaml.admin as object), ["ssh_authorized_keys", "password_hash"]);
+    assert.deepEqual(nodeYamlToDraft(nodeYaml), HA_INIT);
+  });
+
+  it("keeps unknown keys and values as they are, so validation can name them", () => {
+    const nodeYaml = { mode: "hyperconverged-init", network: { gatway: "x", floatingIpCidrs: ["a"] }, extra: { join_token: 1 } };
+    assert.deepEqual(nodeYamlToDraft(nodeYaml), nodeYaml);
+  });
+
+  it("leaves values that are not objects alone", () => {
+    for (const value of [null, 3, "x", [1], undefined]) assert.deepEqual(nodeYamlToDraft(value), value);
+    assert.deepEqual(nodeYamlToDraft({ network: "eno1", storage: [1] }), { network: "eno1", storage: [1] });
+  });
+
+  it("keeps a __proto__ key as data", () => {
+    const draft = nodeYamlToDraft(JSON.parse('{"__proto__": {"polluted": true}}')) as Record<string, unknown>;
+    assert.ok(Object.hasOwn(draft, "__proto__"));
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+});
+
+describe("renderNodeYaml", () => {
+  it("writes snake_case keys, the node.yaml mode name and one line per SSH key", () => {
+    const text = renderNodeYaml(HA_JOIN);
+    assert.match(text, /^mode: "join"$/m);
+    assert.match(text, /^  join_address: "10\.20\.0\.10:9443"$/m);
+    assert.match(text, /^  floating_ip_cidrs:$/m);
+    assert.match(text, /^    - "ssh-ed25519 AAAA\S+ ops@example"$/m);
+    assert.doesNotMatch(text, /^\s*-?\s*[a-z]+[A-Z]\w*:/m, "no camelCase key");
+  });
+
+  it("quotes every string, so no YAML reader takes one for something else", () => {
+    assert.match(renderNodeYaml({ hostname: "yes", timezone: "2026-11-01" }), /hostname: "yes"\ntimezone: "2026-11-01"/);
+  });
+
+  it("round-trips: structured → node.yaml text → structured is lossless", () => {
+    fc.assert(
+      fc.property(wellShapedDraft, (draft) => {
+        assert.ok(DraftSchema.safeParse(draft).success);
+        const parsed = parseYamlSafely(renderNodeYaml(draft));
+        assert.ok(parsed.ok, JSON.stringify(parsed));
+        assert.deepEqual(nodeYamlToDraft(parsed.value), draft);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
 
 interface JsonSchema {
   type?: string;
