@@ -5,4 +5,4 @@ export { redactDraft, SECRET_FIELDS, secretScalarTexts } from "./redact.ts";
 export { type Draft, DraftSchema, type FieldError, type ValidationContext } from "./schema.ts";
 export { validateDraft } from "./validate.ts";
 export { analyzeYamlDraft, type YamlDraftAnalysis } from "./yaml-analysis.ts";
-export { parseYamlDocument, parseYamlSafely } from "./yaml-parse.ts";
+export { parseYamlDocument, parseYamlSafely } from "./yaml.ts";

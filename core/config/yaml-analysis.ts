@@ -4,8 +4,7 @@ import { nodeYamlNames, toNodeYamlPath } from "./messages.ts";
 import { NodeYamlSchema, nodeYamlToDraft } from "./node-yaml.ts";
 import { findProblems } from "./problems.ts";
 import type { Draft, FieldError, ValidationContext } from "./schema.ts";
-import { offsetOf } from "./yaml-locate.ts";
-import { parseYamlDocument } from "./yaml-parse.ts";
+import { offsetOf, parseYamlDocument } from "./yaml.ts";
 
 export interface YamlDraftAnalysis {
   parsed: boolean;

@@ -1,0 +1,213 @@
+import { CST, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, type Node, parseAllDocuments, visit, type YAMLError } from "yaml";
+import { formatPath } from "./paths.ts";
+import type { FieldError, Path } from "./schema.ts";
+
+export const YAML_LIMITS = {
+  maxBytes: 1024 * 1024,
+  maxAliasCount: 50,
+  maxDepth: 32,
+  /** A full node.yaml is a few thousand tokens; the yaml parser slows badly on pathological token streams. */
+  maxTokens: 20_000,
+} as const;
+
+export interface BudgetProblem {
+  message: string;
+  offset: number;
+}
+
+const MARKERS = new Set<string>([CST.DOCUMENT, CST.FLOW_END, CST.SCALAR]);
+
+// Each block level costs at least one column of indentation or one "- "/"? "/": " marker on its line, so this bounds the
+// block nesting the parser recurses into. Far above any real node.yaml, far below what exhausts the parser's stack
+// (near 900 levels, where V8 may even abort the process instead of throwing).
+const MAX_LINE_DEPTH = 200;
+
+function blockDepthProblem(text: string): BudgetProblem | undefined {
+  let offset = 0;
+  for (const line of text.split("\n")) {
+    const indent = /^ */.exec(line)?.[0].length ?? 0;
+    const markers = /^(?:[-?:](?: +|$))*/.exec(line.slice(indent))?.[0].replace(/ /g, "").length ?? 0;
+    if (indent + markers > MAX_LINE_DEPTH) {
+      return { message: `node.yaml nests too deeply here (over ${MAX_LINE_DEPTH} columns of indentation and markers); it may nest at most ${YAML_LIMITS.maxDepth} levels`, offset };
+    }
+    offset += line.length + 1;
+  }
+  return undefined;
+}
+
+function tokenProblem(text: string): BudgetProblem | undefined {
+  let tokens = 0;
+  let flowDepth = 0;
+  let offset = 0;
+  for (const lexeme of new Lexer().lex(text)) {
+    if (MARKERS.has(lexeme)) continue;
+    tokens += 1;
+    if (tokens > YAML_LIMITS.maxTokens) {
+      return { message: `node.yaml has more than ${YAML_LIMITS.maxTokens} YAML tokens, far more than a node configuration needs`, offset };
+    }
+    if (lexeme === "[" || lexeme === "{") flowDepth += 1;
+    if (lexeme === "]" || lexeme === "}") flowDepth = Math.max(0, flowDepth - 1);
+    if (flowDepth > YAML_LIMITS.maxDepth) {
+      return { message: `node.yaml nests deeper than ${YAML_LIMITS.maxDepth} levels`, offset };
+    }
+    offset += lexeme.length;
+  }
+  return undefined;
+}
+
+/** A cheap pass that refuses token floods and deep nesting before the (much slower, recursive) parser sees them. */
+export function yamlBudgetProblem(text: string): BudgetProblem | undefined {
+  return blockDepthProblem(text) ?? tokenProblem(text);
+}
+
+// What is wrong with a parsed node.yaml document, in words an operator acts on.
+
+export function duplicateKeyMessage(doc: Document.Parsed, offset: number): string {
+  let message = "a key appears twice in the same mapping; remove one of them";
+  visit(doc, {
+    Pair(_, pair, ancestors) {
+      if (!isScalar(pair.key) || pair.key.range?.[0] !== offset) return undefined;
+      const keys = ancestors.filter(isPair).map((p) => String(isScalar(p.key) ? p.key.value : p.key));
+      message = `key ${formatPath([...keys, String(pair.key.value)])} appears twice in the same mapping; YAML would keep only one, so remove the other`;
+      return visit.BREAK;
+    },
+  });
+  return message;
+}
+
+/** The yaml library's message without the text it quotes from a tag or a block scalar header: a secret's value may be read as either. */
+export function syntaxMessage(problem: YAMLError): string {
+  if (problem.code === "TAG_RESOLVE_FAILED") return "YAML syntax error: Unresolved tag (a value starting with !); quote the value if the ! belongs to it";
+  return `YAML syntax error: ${problem.message.replace(/^(Block scalar header includes extra characters): .*$/s, "$1 (after | or >); quote the value if it starts with | or >")}`;
+}
+
+/** The first collection nested deeper than the limit, if any. */
+export function tooDeep(node: unknown, depth: number): Node | undefined {
+  if (!isCollection(node)) return undefined;
+  if (depth > YAML_LIMITS.maxDepth) return node;
+  for (const item of node.items) {
+    const found = isPair(item) ? (tooDeep(item.key, depth + 1) ?? tooDeep(item.value, depth + 1)) : tooDeep(item, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+export function firstAliasOffset(doc: Document.Parsed): number {
+  let offset = 0;
+  visit(doc, {
+    Alias(_, alias) {
+      offset = alias.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
+}
+
+export function aliasProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/excessive alias/i.test(message)) {
+    return `node.yaml uses aliases (*name) too heavily: more than ${YAML_LIMITS.maxAliasCount} aliased values; write the values out`;
+  }
+  const unresolved = /^Unresolved alias.*: (.*)$/.exec(message);
+  if (unresolved) return `alias *${unresolved[1]} refers to no anchor: &${unresolved[1]} must be set before it`;
+  return `node.yaml could not be read: ${message}`;
+}
+
+export interface ParsedYaml {
+  value: Record<string, unknown>;
+  doc: Document.Parsed;
+  lineCounter: LineCounter;
+}
+
+export type YamlParseResult = { ok: true; parsed: ParsedYaml } | { ok: false; error: FieldError };
+
+function failAt(message: string, lineCounter: LineCounter, offset: number): { ok: false; error: FieldError } {
+  const { line, col } = lineCounter.linePos(offset);
+  return { ok: false, error: { field: "", message, line, column: col } };
+}
+
+/** Before parsing, the LineCounter knows no lines yet. */
+function failBeforeParse(message: string, text: string, offset: number): { ok: false; error: FieldError } {
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  return { ok: false, error: { field: "", message, line, column: offset - before.lastIndexOf("\n") } };
+}
+
+function parseOrFail(text: string, lineCounter: LineCounter): YamlParseResult {
+  if (Buffer.byteLength(text, "utf8") > YAML_LIMITS.maxBytes) {
+    return failBeforeParse(`node.yaml is larger than ${YAML_LIMITS.maxBytes} bytes (1 MiB)`, text, 0);
+  }
+  const budget = yamlBudgetProblem(text);
+  if (budget) return failBeforeParse(budget.message, text, budget.offset);
+
+  // logLevel "error": the yaml library would otherwise print process warnings (e.g. for collection keys) to stderr.
+  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: "error" });
+  const [doc, second] = docs;
+  if (!doc || doc.contents === null) {
+    return failAt("node.yaml is empty: it must be a mapping of keys, starting with mode: and hostname:", lineCounter, 0);
+  }
+  const problem = [...doc.errors, ...doc.warnings][0];
+  if (problem) {
+    const message = problem.code === "DUPLICATE_KEY" ? duplicateKeyMessage(doc, problem.pos[0]) : syntaxMessage(problem);
+    return failAt(message, lineCounter, problem.pos[0]);
+  }
+  if (second) {
+    return failAt("node.yaml holds more than one YAML document (a second one starts here after ---): keep one", lineCounter, second.range[0]);
+  }
+  const deep = tooDeep(doc.contents, 1);
+  if (deep) return failAt(`node.yaml nests deeper than ${YAML_LIMITS.maxDepth} levels`, lineCounter, deep.range?.[0] ?? 0);
+  if (!isMap(doc.contents)) {
+    const found = isAlias(doc.contents) ? "an alias" : isCollection(doc.contents) ? "a list" : "a single value";
+    return failAt(`node.yaml must be a mapping of keys (key: value lines), not ${found}`, lineCounter, doc.contents.range?.[0] ?? 0);
+  }
+  try {
+    const value = doc.toJS({ maxAliasCount: YAML_LIMITS.maxAliasCount }) as Record<string, unknown>;
+    return { ok: true, parsed: { value, doc, lineCounter } };
+  } catch (error) {
+    return failAt(aliasProblem(error), lineCounter, firstAliasOffset(doc));
+  }
+}
+
+/** Parses node.yaml text with limits on size, tokens, nesting and aliases. Never throws. */
+export function parseYamlDocument(text: string): YamlParseResult {
+  const lineCounter = new LineCounter();
+  try {
+    return parseOrFail(text, lineCounter);
+  } catch (error) {
+    // The yaml library can still throw on inputs its limits do not foresee (e.g. stack exhaustion).
+    return failBeforeParse(`node.yaml could not be read: ${error instanceof Error ? error.message : String(error)}`, text, 0);
+  }
+}
+
+export function parseYamlSafely(text: string): { ok: true; value: unknown } | { ok: false; error: FieldError } {
+  const result = parseYamlDocument(text);
+  return result.ok ? { ok: true, value: result.parsed.value } : result;
+}
+
+/**
+ * Where the node at `path` starts in the text: its value, or its key when the error is about the key or the value is
+ * empty. A missing key points at its parent's key (offset 0 for a top-level key).
+ */
+export function offsetOf(doc: Document.Parsed, path: Path, atKey = false): number {
+  let node: unknown = doc.contents;
+  let anchor = 0;
+  for (const [i, segment] of path.entries()) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+      if (!pair) return anchor;
+      const keyOffset = (pair.key as Node).range?.[0] ?? anchor;
+      const value = pair.value as Node | null;
+      if ((atKey && i === path.length - 1) || value === null || (isScalar(value) && value.value === null)) return keyOffset;
+      node = value;
+      anchor = keyOffset;
+    } else if (isSeq(node) && typeof segment === "number") {
+      const item = node.items[segment] as Node | undefined;
+      if (!item) return anchor;
+      node = item;
+      anchor = item.range?.[0] ?? anchor;
+    } else {
+      return anchor;
+    }
+  }
+  return (node as Node | null)?.range?.[0] ?? anchor;
+}
