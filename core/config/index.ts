@@ -3,6 +3,5 @@ export { type ModeOption, modeOptions } from "./modes.ts";
 export { draftToNodeYaml, nodeYamlJsonSchema, nodeYamlToDraft, renderNodeYaml } from "./node-yaml.ts";
 export { redactDraft, SECRET_FIELDS, secretScalarTexts } from "./redact.ts";
 export { type Draft, DraftSchema, type FieldError, type ValidationContext } from "./schema.ts";
-export { validateDraft } from "./validate.ts";
-export { analyzeYamlDraft, type YamlDraftAnalysis } from "./yaml-analysis.ts";
+export { analyzeYamlDraft, validateDraft, type YamlDraftAnalysis } from "./validate.ts";
 export { parseYamlDocument, parseYamlSafely } from "./yaml.ts";
