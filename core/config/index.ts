@@ -1,5 +1,4 @@
-export { draftMode } from "./draft-mode.ts";
-export { type ModeOption, modeOptions } from "./modes.ts";
+export { draftMode, type ModeOption, modeOptions } from "./modes.ts";
 export { draftToNodeYaml, nodeYamlJsonSchema, nodeYamlToDraft, renderNodeYaml } from "./node-yaml.ts";
 export { redactDraft, SECRET_FIELDS, secretScalarTexts } from "./redact.ts";
 export { type Draft, DraftSchema, type FieldError, type ValidationContext } from "./schema.ts";

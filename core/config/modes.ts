@@ -1,7 +1,8 @@
 import type { HostFacts } from "../host.ts";
-import { MODE_TABLE, MODES, type Mode, type NodeYamlMode, type Profile } from "../model.ts";
+import { DEFAULT_MODE, MODE_TABLE, MODES, type Mode, type NodeYamlMode, type Profile } from "../model.ts";
 import type { ReleaseModel } from "../release.ts";
 import { unusedDisks } from "./messages.ts";
+import { isPlainObject } from "./paths.ts";
 import type { ValidationContext } from "./schema.ts";
 
 export interface ModeOption {
@@ -42,4 +43,11 @@ export function modeOptions(ctx: ValidationContext): ModeOption[] {
       ? { mode, profile, nodeYamlMode, available: true, preview }
       : { mode, profile, nodeYamlMode, available: false, reason, preview };
   });
+}
+
+/** A structured draft's install mode: its mode when a known one, the default when it has none, undefined when unknown. */
+export function draftMode(draft: unknown): Mode | undefined {
+  const mode = isPlainObject(draft) ? draft.mode : undefined;
+  if (mode === undefined) return DEFAULT_MODE;
+  return MODES.find((m) => m === mode);
 }

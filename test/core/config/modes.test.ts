@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { modeOptions } from "../../../core/config/index.ts";
+import { draftMode, modeOptions } from "../../../core/config/index.ts";
 import { BUILT_IN_CTX, CTX, HOST } from "./fixtures.ts";
 
 describe("modeOptions", () => {
@@ -44,5 +44,19 @@ describe("modeOptions", () => {
     const why = "hyperconverged needs at least one unused disk for Ceph; this host has none";
     assert.deepEqual([reasons({ ...CTX, host })["hyperconverged-init"], reasons({ ...CTX, host })["hyperconverged-join"]], [why, why]);
     assert.equal(reasons({ ...CTX, host })["single-node"], undefined);
+  });
+});
+
+describe("draftMode", () => {
+  it("is the draft's mode when it is a known one", () => {
+    assert.equal(draftMode({ mode: "hyperconverged-join" }), "hyperconverged-join");
+  });
+  it("is single-node when the draft has no mode", () => {
+    assert.equal(draftMode({}), "single-node");
+    assert.equal(draftMode(null), "single-node");
+  });
+  it("is undefined for a mode it does not know, node.yaml names included", () => {
+    assert.equal(draftMode({ mode: "ha-init" }), undefined);
+    assert.equal(draftMode({ mode: 3 }), undefined);
   });
 });
