@@ -61,3 +61,10 @@ export function schemaOrder(schema: z.ZodObject): (a: Path, b: Path) => number {
     return ra.length - rb.length;
   };
 }
+
+/** A list's items with their indexes; items the shape check refused are holes and are skipped. */
+export function itemsOf<T>(list: readonly T[] | undefined): Array<[number, T]> {
+  const items: Array<[number, T]> = [];
+  list?.forEach((item, i) => items.push([i, item]));
+  return items;
+}

@@ -147,3 +147,5 @@ export interface Names {
 export interface RuleContext extends ValidationContext {
   names: Names;
 }
+
+export type Rule = (draft: Draft, ctx: RuleContext) => PathError[];

@@ -1,8 +1,8 @@
 import { MODE_TABLE, type Mode } from "../../model.ts";
 import { interfaceList, unusedDiskList } from "../messages.ts";
+import { modeOptions } from "../modes.ts";
 import { valueAt } from "../paths.ts";
-import type { Draft, Path, PathError, RuleContext } from "../schema.ts";
-import type { Rule } from "./rule.ts";
+import type { Draft, Path, PathError, Rule, RuleContext } from "../schema.ts";
 
 interface Requirement {
   path: Path;
@@ -72,3 +72,16 @@ export const requiredFields: Rule = (draft, ctx) => [
   ...loginMissing(draft, ctx),
   ...disksMissing(draft, ctx),
 ];
+
+export const modeAvailable: Rule = (draft, ctx) => {
+  const option = modeOptions(ctx).find((o) => o.mode === draft.mode);
+  if (!option || option.available) return [];
+  const others = modeOptions(ctx).filter((o) => o.available).map((o) => ctx.names.mode(o.mode));
+  return [
+    {
+      path: ["mode"],
+      message: `mode ${ctx.names.mode(option.mode)} is not available: ${option.reason}`,
+      hint: others.length > 0 ? `available on this host: ${others.join(", ")}` : undefined,
+    },
+  ];
+};

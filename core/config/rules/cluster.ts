@@ -1,0 +1,77 @@
+import { isIP } from "node:net";
+import type { HostFacts } from "../../host.ts";
+import { diskList, quoted, shown, unusedDiskList } from "../messages.ts";
+import { parseHostOrIp } from "../net.ts";
+import { itemsOf } from "../paths.ts";
+import type { Draft, Names, PathError, Rule } from "../schema.ts";
+import { managementSubnet } from "./network.ts";
+
+type Problem = Omit<PathError, "path">;
+
+function deviceProblem(device: string, host: HostFacts): Problem | undefined {
+  const disk = host.disks.find((d) => d.path === device);
+  if (disk) {
+    if (!disk.inUse) return undefined;
+    return {
+      message: `${device} is in use${disk.usage ? ` (${disk.usage})` : ""}; Ceph needs a whole unused disk and erases it`,
+      hint: unusedDiskList(host),
+    };
+  }
+  const byName = host.disks.find((d) => d.name === device || d.path === `/dev/${device}`);
+  if (byName) return { message: `${shown(device)} is a disk name, not a device path`, hint: `write ${byName.path}` };
+  const whole = host.disks.find((d) => device.startsWith(d.path) && /^p?\d+$/.test(device.slice(d.path.length)));
+  if (whole) return { message: `${device} is a partition; Ceph takes whole disks`, hint: `did you mean ${whole.path}? ${diskList(host)}` };
+  return { message: `${shown(device)} is not a disk on this host`, hint: diskList(host) };
+}
+
+function duplicateProblem(device: string, index: number, devices: Array<[number, string]>, names: Names): Problem | undefined {
+  const first = devices.find(([, other]) => other === device);
+  if (!first || first[0] === index) return undefined;
+  return { message: `${shown(device)} is listed twice (also ${names.field(["storage", "osdDevices", first[0]])})` };
+}
+
+export const osdDevicesUsable: Rule = (draft, { host, names }) => {
+  const devices = itemsOf(draft.storage?.osdDevices);
+  return devices.flatMap(([i, device]) => {
+    const path = ["storage", "osdDevices", i];
+    const problem = duplicateProblem(device, i, devices, names) ?? deviceProblem(device, host);
+    return problem ? [{ path, message: `${names.field(path)} ${problem.message}`, hint: problem.hint }] : [];
+  });
+};
+
+function splitPort(text: string): { host: string; port?: string } {
+  const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(text);
+  if (bracketed) return { host: bracketed[1] ?? "", port: bracketed[2] };
+  const colon = text.indexOf(":");
+  if (isIP(text) === 6 || colon < 0 || colon !== text.lastIndexOf(":")) return { host: text };
+  return { host: text.slice(0, colon), port: text.slice(colon + 1) };
+}
+
+function joinAddressProblem(text: string, draft: Draft, names: Names): string | undefined {
+  const { host, port } = splitPort(text);
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) {
+    return `port ${quoted(port)} is not a port number (1–65535)`;
+  }
+  const parsed = parseHostOrIp(host);
+  if (!parsed.ok) return parsed.problem;
+  const own = managementSubnet(draft)?.ip;
+  if (parsed.value.kind === "ip" && own && own.family === parsed.value.ip.family && own.value === parsed.value.ip.value) {
+    return `${host} is this node's own address (${names.field(["network", "address"])}); point it at a node already in the cluster`;
+  }
+  return undefined;
+}
+
+export const validJoinAddress: Rule = (draft, { names }) => {
+  const text = draft.cluster?.joinAddress;
+  if (text === undefined) return [];
+  const path = ["cluster", "joinAddress"];
+  const problem = joinAddressProblem(text, draft, names);
+  if (!problem) return [];
+  return [
+    {
+      path,
+      message: `${names.field(path)}: ${problem}`,
+      hint: "give a node already in the cluster as IP, IP:port or hostname, e.g. 10.20.0.10 or 10.20.0.10:9443",
+    },
+  ];
+};
