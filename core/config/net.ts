@@ -10,7 +10,7 @@ export interface Ip {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-export const ADDRESS_BITS: Record<Family, number> = { 4: 32, 6: 128 };
+const ADDRESS_BITS: Record<Family, number> = { 4: 32, 6: 128 };
 
 function ipv4Groups(text: string): number[] {
   const [a = 0, b = 0, c = 0, d = 0] = text.split(".").map(Number);

@@ -6,7 +6,7 @@ import { SECRET_FIELDS } from "./redact.ts";
 import type { Names, Path, PathError } from "./schema.ts";
 
 /** What a value is, in words: "a list", "the number 1234", "null". */
-export function describeValue(value: unknown, objectWord: string): string {
+function describeValue(value: unknown, objectWord: string): string {
   if (value === null || value === undefined) return "null";
   if (Array.isArray(value)) return "a list";
   if (value instanceof Uint8Array) return "binary data";
@@ -17,7 +17,7 @@ export function describeValue(value: unknown, objectWord: string): string {
 }
 
 /** The same, without the value itself: for secrets, which never appear in a message. */
-export function describeKind(value: unknown, objectWord: string): string {
+function describeKind(value: unknown, objectWord: string): string {
   if (typeof value === "number" || typeof value === "bigint") return "a number";
   if (typeof value === "boolean") return "a yes/no value";
   return describeValue(value, objectWord);
@@ -38,7 +38,7 @@ function unknownKeyError(known: string[][], parent: Path, key: string): PathErro
 }
 
 /** One error per unknown key, hinting at the nearest known key, e.g. "did you mean network.gateway?". */
-export function unknownKeyErrors(known: string[][], parent: Path, keys: string[]): PathError[] {
+function unknownKeyErrors(known: string[][], parent: Path, keys: string[]): PathError[] {
   const errors = keys.slice(0, MAX_UNKNOWN_KEYS_SHOWN).map((key) => unknownKeyError(known, parent, key));
   const more = keys.length - MAX_UNKNOWN_KEYS_SHOWN;
   if (more > 0) {

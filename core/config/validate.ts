@@ -8,26 +8,26 @@ import { type Draft, DraftSchema, type FieldError, type Names, type Path, type P
 import { shapeErrors, wellShapedPart } from "./shape.ts";
 import { offsetOf, parseYamlDocument } from "./yaml.ts";
 
-export function toFieldError({ path, message, hint }: PathError, position?: { line: number; column: number }): FieldError {
+function toFieldError({ path, message, hint }: PathError, position?: { line: number; column: number }): FieldError {
   return { field: formatPath(path), message, ...(hint !== undefined && { hint }), ...position };
 }
 
 /** How a draft is written: the structured API draft, or node.yaml. */
-export interface Convention {
+interface Convention {
   schema: z.ZodObject;
   names: Names;
   toDraft(wellShaped: Record<string, unknown>): Draft;
   toOwnPath(draftPath: Path): Path;
 }
 
-export interface Problems {
+interface Problems {
   problems: PathError[];
   /** The well-shaped part of the input as a structured draft; absent when the input is not an object at all. */
   draft?: Draft;
 }
 
 /** Every problem of `input` at once, at paths in the convention's own keys. */
-export function findProblems(input: unknown, ctx: ValidationContext, convention: Convention): Problems {
+function findProblems(input: unknown, ctx: ValidationContext, convention: Convention): Problems {
   const shape = shapeErrors(convention.schema, input, convention.names);
   // A value with the wrong type is left out of the rules below; their errors about it would only repeat the type error.
   const refused = shape.filter((e) => !e.atKey).map((e) => e.path);

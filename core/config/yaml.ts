@@ -2,7 +2,7 @@ import { CST, type Document, isAlias, isCollection, isMap, isPair, isScalar, isS
 import { formatPath } from "./paths.ts";
 import type { FieldError, Path } from "./schema.ts";
 
-export const YAML_LIMITS = {
+const YAML_LIMITS = {
   maxBytes: 1024 * 1024,
   maxAliasCount: 50,
   maxDepth: 32,
@@ -10,7 +10,7 @@ export const YAML_LIMITS = {
   maxTokens: 20_000,
 } as const;
 
-export interface BudgetProblem {
+interface BudgetProblem {
   message: string;
   offset: number;
 }
@@ -56,13 +56,13 @@ function tokenProblem(text: string): BudgetProblem | undefined {
 }
 
 /** A cheap pass that refuses token floods and deep nesting before the (much slower, recursive) parser sees them. */
-export function yamlBudgetProblem(text: string): BudgetProblem | undefined {
+function yamlBudgetProblem(text: string): BudgetProblem | undefined {
   return blockDepthProblem(text) ?? tokenProblem(text);
 }
 
 // What is wrong with a parsed node.yaml document, in words an operator acts on.
 
-export function duplicateKeyMessage(doc: Document.Parsed, offset: number): string {
+function duplicateKeyMessage(doc: Document.Parsed, offset: number): string {
   let message = "a key appears twice in the same mapping; remove one of them";
   visit(doc, {
     Pair(_, pair, ancestors) {
@@ -76,13 +76,13 @@ export function duplicateKeyMessage(doc: Document.Parsed, offset: number): strin
 }
 
 /** The yaml library's message without the text it quotes from a tag or a block scalar header: a secret's value may be read as either. */
-export function syntaxMessage(problem: YAMLError): string {
+function syntaxMessage(problem: YAMLError): string {
   if (problem.code === "TAG_RESOLVE_FAILED") return "YAML syntax error: Unresolved tag (a value starting with !); quote the value if the ! belongs to it";
   return `YAML syntax error: ${problem.message.replace(/^(Block scalar header includes extra characters): .*$/s, "$1 (after | or >); quote the value if it starts with | or >")}`;
 }
 
 /** The first collection nested deeper than the limit, if any. */
-export function tooDeep(node: unknown, depth: number): Node | undefined {
+function tooDeep(node: unknown, depth: number): Node | undefined {
   if (!isCollection(node)) return undefined;
   if (depth > YAML_LIMITS.maxDepth) return node;
   for (const item of node.items) {
@@ -92,7 +92,7 @@ export function tooDeep(node: unknown, depth: number): Node | undefined {
   return undefined;
 }
 
-export function firstAliasOffset(doc: Document.Parsed): number {
+function firstAliasOffset(doc: Document.Parsed): number {
   let offset = 0;
   visit(doc, {
     Alias(_, alias) {
@@ -103,7 +103,7 @@ export function firstAliasOffset(doc: Document.Parsed): number {
   return offset;
 }
 
-export function aliasProblem(error: unknown): string {
+function aliasProblem(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   if (/excessive alias/i.test(message)) {
     return `node.yaml uses aliases (*name) too heavily: more than ${YAML_LIMITS.maxAliasCount} aliased values; write the values out`;

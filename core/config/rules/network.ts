@@ -12,7 +12,7 @@ export function managementSubnet(draft: Draft): Cidr | undefined {
 }
 
 /** The network or broadcast address of an IPv4 subnet that has room for hosts besides them. */
-export function reservedAddressKind(subnet: Cidr, value: bigint): "network" | "broadcast" | undefined {
+function reservedAddressKind(subnet: Cidr, value: bigint): "network" | "broadcast" | undefined {
   if (subnet.ip.family !== 4 || subnet.prefix > 30) return undefined;
   if (value === subnet.first) return "network";
   if (value === subnet.last) return "broadcast";
