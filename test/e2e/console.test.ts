@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
-import { ROOT, startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, ROOT, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(ROOT, "test-artifacts/console");
@@ -23,7 +23,7 @@ echo "warning: clock not synced yet" >&2
 echo "firstboot: done"
 `;
 
-const cleanups: (() => Promise<unknown>)[] = [];
+const lab = harness();
 let browser: Browser;
 
 before(async () => {
@@ -36,7 +36,6 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.all(cleanups.map((c) => c()));
   await browser?.close();
 });
 
@@ -48,17 +47,15 @@ interface Rig {
 async function rig(options: { scenario?: Scenario; timeout?: number; handoff?: string; payload?: string } = {}): Promise<Rig> {
   const folder = await tempDir("stratum-console-");
   const readiness = await startReadinessServer({ port: 0, scenario: options.scenario ?? "progress", stageMs: 400 });
-  cleanups.push(() => readiness.close());
-  const firstboot = join(folder, "firstboot");
-  await writeFile(firstboot, FIRSTBOOT);
-  await chmod(firstboot, 0o755);
+  lab.defer(() => readiness.close());
+  const firstboot = await writeFirstboot(folder, FIRSTBOOT);
   const handoff = join(folder, "handoff/node.yaml");
   if (options.handoff) {
     await mkdir(join(folder, "handoff"));
     await writeFile(handoff, options.handoff);
     await writeFile(join(folder, "install-record.json"), JSON.stringify({ origin: "node.yaml on the partition labeled STRATUM" }));
   }
-  const installer = await startInstaller({
+  const installer = await lab.start({
     stateDir: join(folder, "state"),
     ...(options.payload ? { payload: options.payload } : {}),
     args: [
@@ -71,14 +68,13 @@ async function rig(options: { scenario?: Scenario; timeout?: number; handoff?: s
       "--readiness-interval", "0.1",
     ],
   });
-  cleanups.push(() => installer.kill9());
   return { installer, readiness };
 }
 
 /** A fresh browser context at 1024×768 that fails the test on any uncaught page error. */
 async function open(installer: RunningInstaller, port = installer.port): Promise<{ page: Page; errors: Error[] }> {
   const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1024, height: 768 } });
-  cleanups.push(() => context.close());
+  lab.defer(() => context.close());
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
   const errors: Error[] = [];
@@ -292,7 +288,7 @@ describe("web console", { skip: SKIP }, () => {
     const put = await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
     assert.equal(put.json.valid, true, put.text);
     const blip = await relay(installer.port);
-    cleanups.push(() => blip.close());
+    lab.defer(() => blip.close());
     const { page, errors } = await open(installer, blip.port);
     await signIn(page, installer.code);
     const announced: string[] = [];

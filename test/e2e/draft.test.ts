@@ -1,20 +1,12 @@
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { DEFAULT_PROFILES, makePayload } from "../../demo/make-payload.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { httpsRaw, runCli, startInstaller, tempDir, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, httpsRaw, runCli, tempDir } from "../helpers/installer.ts";
 
-const running: RunningInstaller[] = [];
-async function start() {
-  const installer = await startInstaller();
-  running.push(installer);
-  return installer;
-}
-after(async () => {
-  await Promise.all(running.map((i) => i.kill9()));
-});
+const { start } = harness();
 
 
 describe("options", () => {

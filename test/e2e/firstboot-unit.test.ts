@@ -1,16 +1,13 @@
 import assert from "node:assert/strict";
-import { chmod, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
-import { startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { alive } from "../helpers/processes.ts";
 
-const cleanups: (() => Promise<unknown>)[] = [];
-after(async () => {
-  await Promise.all(cleanups.map((c) => c()));
-});
+const lab = harness();
 
 async function pidIn(folder: string, name: string): Promise<number | undefined> {
   const text = await readFile(join(folder, name), "utf8").catch(() => "");
@@ -19,7 +16,7 @@ async function pidIn(folder: string, name: string): Promise<number | undefined> 
 
 /** Kills what a test's firstboot may have left behind when the installer under test did not. */
 function reap(folder: string, names: string[]) {
-  cleanups.push(async () => {
+  lab.defer(async () => {
     for (const name of names) {
       const pid = await pidIn(folder, name);
       if (pid) {
@@ -34,16 +31,13 @@ function reap(folder: string, names: string[]) {
 async function rig(script: string, options: { folder?: string; readiness?: ReadinessServer; env?: Record<string, string> } = {}) {
   const folder = options.folder ?? (await tempDir());
   const readiness = options.readiness ?? (await startReadinessServer({ port: 0, scenario: "ready", stageMs: 200 }));
-  if (!options.readiness) cleanups.push(() => readiness.close());
-  const firstboot = join(folder, "firstboot");
-  await writeFile(firstboot, script);
-  await chmod(firstboot, 0o755);
-  const installer = await startInstaller({
+  if (!options.readiness) lab.defer(() => readiness.close());
+  const firstboot = await writeFirstboot(folder, script);
+  const installer = await lab.start({
     stateDir: join(folder, "state"),
     env: options.env,
     args: ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", "30", "--readiness-interval", "0.1"],
   });
-  cleanups.push(() => installer.kill9());
   await untilNoBlockers(installer);
   return { installer, readiness, folder };
 }

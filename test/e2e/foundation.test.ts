@@ -1,18 +1,10 @@
 import assert from "node:assert/strict";
 import { copyFile, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
-import { BUNDLE, runCli, startInstaller, tempDir, untilNoBlockers, type RunningInstaller } from "../helpers/installer.ts";
+import { describe, test } from "node:test";
+import { BUNDLE, harness, runCli, tempDir, untilNoBlockers } from "../helpers/installer.ts";
 
-const running: RunningInstaller[] = [];
-async function start(...args: Parameters<typeof startInstaller>) {
-  const installer = await startInstaller(...args);
-  running.push(installer);
-  return installer;
-}
-after(async () => {
-  await Promise.all(running.map((i) => i.kill9()));
-});
+const { start } = harness();
 
 function assertProblem(reply: { status: number; headers: Record<string, unknown>; json: any }, status: number, code: string) {
   assert.equal(reply.status, status, JSON.stringify(reply.json));

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { closeSync, openSync, writeSync } from "node:fs";
-import { chmod, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
-import { httpsRaw, startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { httpsRaw, startInstaller, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 
 const run = promisify(execFile);
@@ -65,9 +65,7 @@ describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, re
     mountProblem = await mountTmpfs(mount);
     if (mountProblem) return;
     readiness = await startReadinessServer({ port: 0, scenario: "ready", stageMs: 100 });
-    const firstboot = join(folder, "firstboot");
-    await writeFile(firstboot, FIRSTBOOT);
-    await chmod(firstboot, 0o755);
+    const firstboot = await writeFirstboot(folder, FIRSTBOOT);
     installer = await startInstaller({
       stateDir: stateDir(),
       args: ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", "20", "--readiness-interval", "0.1"],

@@ -4,7 +4,7 @@ import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import YAML from "yaml";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
-import { httpsRaw, startInstaller, tempDir, untilNoBlockers, waitFor, type Reply, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, httpsRaw, tempDir, untilNoBlockers, waitFor, type Reply, type RunningInstaller } from "../helpers/installer.ts";
 
 /** Samples per property = RUNS × a small factor; FUZZ_RUNS=500 for a long run, FUZZ_SEED to replay one. */
 const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 12));
@@ -40,16 +40,15 @@ interface Sample {
 }
 
 const tried = new Map<string, Map<string, number>>();
-const running: RunningInstaller[] = [];
+const lab = harness();
 
-after(async () => {
+after(() => {
   console.log(`fuzz: requests tried per endpoint and input family (FUZZ_RUNS=${RUNS})`);
   for (const [endpoint, families] of [...tried].sort(([a], [b]) => a.localeCompare(b))) {
     const total = [...families.values()].reduce((a, b) => a + b, 0);
     const detail = [...families].map(([family, n]) => `${family} ${n}`).join(", ");
     console.log(`  ${endpoint.padEnd(44)} ${String(total).padStart(5)}  (${detail})`);
   }
-  await Promise.all(running.map((i) => i.kill9()));
 });
 
 function count(sample: Sample): void {
@@ -173,11 +172,10 @@ async function fuzz(installer: RunningInstaller, samples: fc.Arbitrary<Sample>, 
 
 async function start(args: string[] = []): Promise<RunningInstaller> {
   const folder = await tempDir("stratum-fuzz-");
-  const installer = await startInstaller({
+  const installer = await lab.start({
     stateDir: join(folder, "state"),
     args: ["--node-yaml", join(folder, "etc/node.yaml"), "--firstboot", "/bin/true", "--readiness-url", "https://127.0.0.1:1/v1/readiness", "--readiness-interval", "0.2", ...args],
   });
-  running.push(installer);
   await untilNoBlockers(installer);
   return installer;
 }

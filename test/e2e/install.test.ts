@@ -1,15 +1,12 @@
 import assert from "node:assert/strict";
-import { chmod, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
-import { readSse, startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 
-const cleanups: (() => Promise<unknown>)[] = [];
-after(async () => {
-  await Promise.all(cleanups.map((c) => c()));
-});
+const lab = harness();
 
 interface Rig {
   installer: RunningInstaller;
@@ -33,12 +30,10 @@ echo "firstboot: done"
 async function rig(options: { scenario?: Scenario; timeout?: number; stateDir?: string; folder?: string; readiness?: ReadinessServer; env?: Record<string, string> } = {}): Promise<Rig> {
   const folder = options.folder ?? (await tempDir());
   const readiness = options.readiness ?? (await startReadinessServer({ port: 0, scenario: options.scenario ?? "ready", stageMs: 200 }));
-  if (!options.readiness) cleanups.push(() => readiness.close());
-  const firstboot = join(folder, "firstboot");
-  await writeFile(firstboot, FIRSTBOOT);
-  await chmod(firstboot, 0o755);
+  if (!options.readiness) lab.defer(() => readiness.close());
+  const firstboot = await writeFirstboot(folder, FIRSTBOOT);
   const nodeYaml = join(folder, "etc/stratum/node.yaml");
-  const installer = await startInstaller({
+  const installer = await lab.start({
     stateDir: options.stateDir ?? join(folder, "state"),
     env: options.env,
     args: [
@@ -49,7 +44,6 @@ async function rig(options: { scenario?: Scenario; timeout?: number; stateDir?: 
       "--readiness-interval", "0.1",
     ],
   });
-  cleanups.push(() => installer.kill9());
   await untilNoBlockers(installer);
   const firstbootRuns = async () => (await readFile(join(folder, "runs"), "utf8").catch(() => "")).split("\n").filter(Boolean).length;
   return { installer, readiness, folder, nodeYaml, firstbootRuns };

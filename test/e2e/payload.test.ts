@@ -1,20 +1,13 @@
 import assert from "node:assert/strict";
 import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
-import { startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 
-const running: RunningInstaller[] = [];
-after(async () => {
-  await Promise.all(running.map((i) => i.kill9()));
-});
-async function start(payload: string) {
-  const installer = await startInstaller({ payload });
-  running.push(installer);
-  return installer;
-}
+const lab = harness();
+const start = (payload: string) => lab.start({ payload });
 async function blockers(installer: RunningInstaller) {
   return (await installer.request("/v1/installer/status")).json.blockers as { code: string; detail: string }[] | undefined;
 }

@@ -3,15 +3,12 @@ import type { ServerResponse } from "node:http";
 import https from "node:https";
 import type { Socket } from "node:net";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { generateSelfSignedCert } from "../../core/tls.ts";
-import { startInstaller, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 
-const cleanups: (() => Promise<unknown>)[] = [];
-after(async () => {
-  await Promise.all(cleanups.map((c) => c()));
-});
+const lab = harness();
 
 type Behaviour = "trickle" | "huge" | "ready";
 
@@ -58,13 +55,13 @@ async function startFaultyCloud(behaviour: Behaviour): Promise<FaultyCloud> {
       await new Promise((resolve) => server.close(resolve));
     },
   };
-  cleanups.push(() => cloud.close());
+  lab.defer(() => cloud.close());
   return cloud;
 }
 
 async function installAgainst(cloud: FaultyCloud, timeoutSeconds: number): Promise<RunningInstaller> {
   const folder = await tempDir("stratum-readiness-faults-");
-  const installer = await startInstaller({
+  const installer = await lab.start({
     stateDir: join(folder, "state"),
     args: [
       "--firstboot", "/bin/true",
@@ -74,7 +71,6 @@ async function installAgainst(cloud: FaultyCloud, timeoutSeconds: number): Promi
       "--readiness-interval", "0.1",
     ],
   });
-  cleanups.push(() => installer.kill9());
   await untilNoBlockers(installer);
   assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).status, 200);
   const started = await installer.request("/v1/installer/install", { method: "POST" });

@@ -1,26 +1,18 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { access, chmod, mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { connect as connectTcp, createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { connect } from "node:tls";
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { httpsRaw, readSse, startInstaller, tempDir, untilNoBlockers, waitFor, type Reply, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, httpsRaw, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type Reply, type RunningInstaller } from "../helpers/installer.ts";
 
-const cleanups: (() => Promise<unknown>)[] = [];
-after(async () => {
-  await Promise.all(cleanups.map((c) => c()));
-});
-
-async function start(options: Parameters<typeof startInstaller>[0] = {}): Promise<RunningInstaller> {
-  const installer = await startInstaller(options);
-  cleanups.push(() => installer.kill9());
-  return installer;
-}
+const lab = harness();
+const { start } = lab;
 
 const JOIN_TOKEN = "jt-SECRET-4711-token";
 const PASSWORD_HASH = "$6$saltsalt$hRM5XZ86KXEw9UOmjigeVqFgULtFB2sgpC9lXQDfMib3Zgw7mEiUvBJI2EplzfAqxL5Vvwp2scFtv/uamSo5z0";
@@ -142,10 +134,8 @@ interface InstallRig {
 async function installRig(): Promise<InstallRig> {
   const folder = await tempDir("stratum-security-");
   const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
-  cleanups.push(() => readiness.close());
-  const firstboot = join(folder, "firstboot");
-  await writeFile(firstboot, ECHOING_FIRSTBOOT);
-  await chmod(firstboot, 0o755);
+  lab.defer(() => readiness.close());
+  const firstboot = await writeFirstboot(folder, ECHOING_FIRSTBOOT);
   const nodeYaml = join(folder, "not/yet/there/etc/stratum/node.yaml");
   const installer = await start({
     stateDir: join(folder, "state"),
@@ -306,7 +296,7 @@ describe("security: a node.yaml draft that does not parse", () => {
   test("its secrets stay out of a later attempt's report, events and the log (a readiness recheck after the draft was half-edited)", async () => {
     const folder = await tempDir("stratum-security-");
     const readiness = await startReadinessServer({ port: 0, scenario: "never" });
-    cleanups.push(() => readiness.close());
+    lab.defer(() => readiness.close());
     const installer = await start({
       stateDir: join(folder, "state"),
       args: ["--firstboot", "/bin/true", "--node-yaml", join(folder, "node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", "1", "--readiness-interval", "0.1"],

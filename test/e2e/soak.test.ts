@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { access, chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { access, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { isDeepStrictEqual } from "node:util";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { BUNDLE, DEMO_HOST_FACTS, httpsRaw, startInstaller, tempDir, untilNoBlockers, waitFor, type Reply, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, httpsRaw, tempDir, untilNoBlockers, waitFor, writeFirstboot, type Reply, type RunningInstaller } from "../helpers/installer.ts";
 
 /** Kills in a row on one state dir; the `soak` npm script sets 50. */
 const KILLS = Math.max(1, Number(process.env.SOAK_KILLS ?? 12));
@@ -15,10 +14,7 @@ const MOMENTS = ["draft-writes", "preflight", "write-config", "firstboot", "read
 type Moment = (typeof MOMENTS)[number];
 const LOCKED_ADDRESS = "127.0.0.2";
 
-const cleanups: (() => Promise<unknown>)[] = [];
-after(async () => {
-  await Promise.all(cleanups.map((c) => c()));
-});
+const lab = harness();
 
 const between = (min: number, max: number) => min + Math.random() * (max - min);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -51,9 +47,7 @@ interface Rig {
 
 async function rig(readiness: ReadinessServer, extraArgs: string[] = []): Promise<Rig> {
   const folder = await tempDir("stratum-soak-");
-  const firstboot = join(folder, "firstboot");
-  await writeFile(firstboot, FIRSTBOOT);
-  await chmod(firstboot, 0o755);
+  const firstboot = await writeFirstboot(folder, FIRSTBOOT);
   const payload = join(folder, "payload");
   await makePayload(payload);
   const nodeYaml = join(folder, "etc/stratum/node.yaml");
@@ -61,10 +55,8 @@ async function rig(readiness: ReadinessServer, extraArgs: string[] = []): Promis
   return { folder, stateDir: join(folder, "state"), payload, nodeYaml, args };
 }
 
-async function boot(r: Rig): Promise<RunningInstaller> {
-  const installer = await startInstaller({ stateDir: r.stateDir, payload: r.payload, args: r.args });
-  cleanups.push(() => installer.kill9());
-  return installer;
+function boot(r: Rig): Promise<RunningInstaller> {
+  return lab.start({ stateDir: r.stateDir, payload: r.payload, args: r.args });
 }
 
 async function readStore(stateDir: string, where: string): Promise<any> {
@@ -265,7 +257,7 @@ describe("soak: kill -9 at random moments, restart on the same state dir", () =>
   test(`${KILLS} kills during draft writes and every install step: nothing acknowledged is lost`, { timeout: 30 * 60_000 }, async () => {
     const began = Date.now();
     const readiness = await startReadinessServer({ port: 0, scenario: "never" });
-    cleanups.push(() => readiness.close());
+    lab.defer(() => readiness.close());
     const r = await rig(readiness);
     const installer = await boot(r);
     const draft = await installer.request("/v1/installer/config");
@@ -305,7 +297,7 @@ describe("soak: kill -9 at random moments, restart on the same state dir", () =>
   test("kills during the unattended take-over and its attempt: the handoff node.yaml is taken once", { timeout: 30 * 60_000 }, async () => {
     const began = Date.now();
     const readiness = await startReadinessServer({ port: 0, scenario: "never" });
-    cleanups.push(() => readiness.close());
+    lab.defer(() => readiness.close());
     const runs = Math.max(1, Math.round(KILLS / 4));
     const takeOverKills: Record<string, number> = {};
     let kills = 0;
@@ -353,15 +345,14 @@ async function unattendedRig(readiness: ReadinessServer): Promise<UnattendedRig>
 async function killDuringTakeOver(n: UnattendedRig): Promise<string> {
   const { rig: r } = n;
   const storeFile = join(r.stateDir, "installer.json");
-  const proc = spawn(process.execPath, [BUNDLE, "serve", "--listen", "127.0.0.1:0", "--state-dir", r.stateDir, "--host-facts", DEMO_HOST_FACTS, "--payload", r.payload, ...r.args], { stdio: "ignore" });
+  const installer = await lab.spawn({ stateDir: r.stateDir, payload: r.payload, args: r.args });
   let alive = true;
-  const exited = new Promise((resolve) => proc.on("exit", resolve)).finally(() => (alive = false));
+  void installer.exited.finally(() => (alive = false));
   if (Math.random() < 0.5) await sleep(between(100, 1_200));
   else {
     while (alive && !(await readFile(storeFile, "utf8").catch(() => "")).includes('"handoff"')) await sleep(1);
   }
-  proc.kill("SIGKILL");
-  await exited;
+  await installer.kill9();
   const taken = (await exists(storeFile)) && Boolean((await readStore(r.stateDir, "after the take-over kill")).handoff?.sha256);
   if (!taken) return "before the take-over";
   return (await exists(n.handoff)) ? "between persisting and removing the file" : "after the take-over";

@@ -1,15 +1,13 @@
 import assert from "node:assert/strict";
-import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import createClient from "openapi-fetch";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import type { paths } from "../generated/installer-api.d.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
-import { httpsCall, startInstaller, tempDir, untilNoBlockers, waitFor } from "../helpers/installer.ts";
+import { harness, httpsCall, tempDir, untilNoBlockers, waitFor, writeFirstboot } from "../helpers/installer.ts";
 
-const cleanups: (() => Promise<unknown>)[] = [];
-after(() => Promise.all(cleanups.map((c) => c())));
+const lab = harness();
 
 /** openapi-fetch speaks fetch; the installer's certificate is self-signed, so requests go through node:https. */
 async function selfSignedFetch(request: Request): Promise<Response> {
@@ -22,13 +20,10 @@ async function selfSignedFetch(request: Request): Promise<Response> {
 
 test("a client generated from /openapi.json by openapi-typescript drives a whole install with openapi-fetch", async () => {
   const folder = await tempDir();
-  const firstboot = join(folder, "firstboot");
-  await writeFile(firstboot, "#!/bin/sh\necho configuring from $1\n");
-  await chmod(firstboot, 0o755);
+  const firstboot = await writeFirstboot(folder, "#!/bin/sh\necho configuring from $1\n");
   const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
-  cleanups.push(() => readiness.close());
-  const installer = await startInstaller({ args: ["--firstboot", firstboot, "--node-yaml", join(folder, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"] });
-  cleanups.push(() => installer.kill9());
+  lab.defer(() => readiness.close());
+  const installer = await lab.start({ args: ["--firstboot", firstboot, "--node-yaml", join(folder, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"] });
   await untilNoBlockers(installer);
 
   const api = createClient<paths>({ baseUrl: `https://127.0.0.1:${installer.port}`, fetch: selfSignedFetch, headers: { Authorization: `Bearer ${installer.code}` } });

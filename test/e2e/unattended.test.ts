@@ -1,16 +1,13 @@
 import assert from "node:assert/strict";
 import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
 import { STORE_FILE } from "../../core/store.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { startInstaller, tempDir, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, tempDir, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 
-const running: RunningInstaller[] = [];
-after(async () => {
-  await Promise.all(running.map((i) => i.kill9()));
-});
+const lab = harness();
 
 const NODE_YAML = `# from the install medium\n${VALID_NODE_YAML.replace("hostname: node-01", "hostname: node-07")}`;
 
@@ -46,14 +43,12 @@ async function node(nodeYaml: string | undefined, origin: string | null = "node.
   return n;
 }
 
-async function boot(n: Node) {
-  const installer = await startInstaller({
+function boot(n: Node) {
+  return lab.start({
     stateDir: n.stateDir,
     payload: n.payload,
     args: ["--handoff", n.handoff, "--install-record", n.record, "--firstboot", "/bin/true", "--node-yaml", join(n.folder, "out/node.yaml"), "--readiness-url", "https://127.0.0.1:1/v1/readiness", "--readiness-timeout", "1", "--readiness-interval", "0.2"],
   });
-  running.push(installer);
-  return installer;
 }
 
 const exists = (path: string) => access(path).then(() => true, () => false);

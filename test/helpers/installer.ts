@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { request as httpsRequest, Agent } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after } from "node:test";
 import { violations } from "./conformance.ts";
 import { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 import { makePayload } from "../../demo/make-payload.ts";
@@ -26,22 +27,26 @@ export interface RequestOptions {
   code?: string | null;
 }
 
-export interface RunningInstaller {
+/** An installer that printed its banner: it listens. */
+export interface RunningInstaller extends Omit<SpawnedInstaller, "banner"> {
   url: string;
   port: number;
   code: string;
   fingerprint: string;
-  stateDir: string;
   banner: string;
-  proc: ChildProcess;
-  output(): { stdout: string; stderr: string };
   request(path: string, options?: RequestOptions): Promise<Reply>;
-  stop(): Promise<number | null>;
-  kill9(): Promise<void>;
 }
 
 export async function tempDir(prefix = "stratum-test-"): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
+}
+
+/** Writes `script` as `folder`/firstboot, executable; returns its path. */
+export async function writeFirstboot(folder: string, script: string): Promise<string> {
+  const path = join(folder, "firstboot");
+  await writeFile(path, script);
+  await chmod(path, 0o755);
+  return path;
 }
 
 const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
@@ -114,7 +119,21 @@ export function runCli(args: string[], env: Record<string, string> = {}, cwd = R
   });
 }
 
-export async function startInstaller(options: StartOptions = {}): Promise<RunningInstaller> {
+/** A `serve` process as spawned: it may still be starting, or have exited without listening. */
+export interface SpawnedInstaller {
+  proc: ChildProcess;
+  stateDir: string;
+  /** Its stdout once the banner is complete; undefined if it exits first. */
+  banner: Promise<string | undefined>;
+  exited: Promise<number | null>;
+  output(): { stdout: string; stderr: string };
+  stop(): Promise<number | null>;
+  kill9(): Promise<void>;
+}
+
+const BANNER_END = /TLS SHA-256:.*\n[\s\S]*State dir:.*\n/;
+
+export async function spawnInstaller(options: StartOptions = {}): Promise<SpawnedInstaller> {
   const stateDir = options.stateDir ?? (await tempDir());
   let payload = options.payload;
   if (payload === undefined) {
@@ -138,36 +157,20 @@ export async function startInstaller(options: StartOptions = {}): Promise<Runnin
   let stdout = "";
   let stderr = "";
   proc.stderr!.on("data", (d) => (stderr += d));
-  const banner = await new Promise<string>((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`installer did not start in 15 s\nstdout: ${stdout}\nstderr: ${stderr}`)), 15_000);
+  const exited = new Promise<number | null>((r) => proc.on("exit", (c) => r(c)));
+  const banner = new Promise<string | undefined>((resolvePromise) => {
     proc.stdout!.on("data", (d) => {
       stdout += d;
-      if (/TLS SHA-256:.*\n[\s\S]*State dir:.*\n/.test(stdout)) {
-        clearTimeout(timer);
-        resolvePromise(stdout);
-      }
+      if (BANNER_END.test(stdout)) resolvePromise(stdout);
     });
-    proc.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`installer exited with ${code} before it listened\nstdout: ${stdout}\nstderr: ${stderr}`));
-    });
+    void exited.then(() => resolvePromise(undefined));
   });
-  const url = /URL:\s+(\S+)/.exec(banner)![1]!;
-  const port = Number(/listening on .*:(\d+)\)/.exec(banner)![1]);
-  const code = /Install code:\s+(\S+)/.exec(banner)![1]!;
-  const fingerprint = /TLS SHA-256:\s+(\S+)/.exec(banner)![1]!;
-  const base = `https://127.0.0.1:${port}`;
-  const exited = new Promise<number | null>((r) => proc.on("exit", (c) => r(c)));
   return {
-    url,
-    port,
-    code,
-    fingerprint,
+    proc,
     stateDir,
     banner,
-    proc,
+    exited,
     output: () => ({ stdout, stderr }),
-    request: (path, opts = {}) => httpsCall(`${base}${path}`, { ...opts, code: opts.code === undefined ? code : opts.code }),
     async stop() {
       if (proc.exitCode === null) proc.kill("SIGTERM");
       return exited;
@@ -177,6 +180,63 @@ export async function startInstaller(options: StartOptions = {}): Promise<Runnin
       await exited;
     },
   };
+}
+
+const shown = (spawned: SpawnedInstaller) => `\nstdout: ${spawned.output().stdout}\nstderr: ${spawned.output().stderr}`;
+
+/** The banner, or undefined if the installer exited first; fails if it did neither within `seconds`. */
+export async function bannerWithin(spawned: SpawnedInstaller, seconds: number): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`installer neither listened nor exited in ${seconds} s${shown(spawned)}`)), seconds * 1000);
+  });
+  return Promise.race([spawned.banner, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Waits for the banner of a spawned installer and reads the URL, port, code and fingerprint from it. */
+async function listening(spawned: SpawnedInstaller): Promise<RunningInstaller> {
+  const banner = await bannerWithin(spawned, 15);
+  if (banner === undefined) throw new Error(`installer exited with ${await spawned.exited} before it listened${shown(spawned)}`);
+  const url = /URL:\s+(\S+)/.exec(banner)![1]!;
+  const port = Number(/listening on .*:(\d+)\)/.exec(banner)![1]);
+  const code = /Install code:\s+(\S+)/.exec(banner)![1]!;
+  const fingerprint = /TLS SHA-256:\s+(\S+)/.exec(banner)![1]!;
+  const base = `https://127.0.0.1:${port}`;
+  return {
+    ...spawned,
+    url,
+    port,
+    code,
+    fingerprint,
+    banner,
+    request: (path, opts = {}) => httpsCall(`${base}${path}`, { ...opts, code: opts.code === undefined ? code : opts.code }),
+  };
+}
+
+export async function startInstaller(options: StartOptions = {}): Promise<RunningInstaller> {
+  return listening(await spawnInstaller(options));
+}
+
+export interface Harness {
+  /** Starts an installer and waits for its banner; it is killed -9 when the file's tests end. */
+  start(options?: StartOptions): Promise<RunningInstaller>;
+  /** Spawns an installer without waiting for it to listen; killed -9 when the file's tests end. */
+  spawn(options?: StartOptions): Promise<SpawnedInstaller>;
+  /** Runs `cleanup` when the file's tests end. */
+  defer(cleanup: () => unknown): void;
+}
+
+/** Call once at the top of an e2e file: its `after()` kills every installer started through it and runs every deferred cleanup. */
+export function harness(): Harness {
+  const cleanups: (() => unknown)[] = [];
+  after(() => Promise.all(cleanups.map((cleanup) => cleanup())));
+  const defer = (cleanup: () => unknown) => void cleanups.push(cleanup);
+  const spawnKilledAfter = async (options?: StartOptions) => {
+    const spawned = await spawnInstaller(options);
+    defer(() => spawned.kill9());
+    return spawned;
+  };
+  return { defer, spawn: spawnKilledAfter, start: async (options) => listening(await spawnKilledAfter(options)) };
 }
 
 export interface SseMessage {

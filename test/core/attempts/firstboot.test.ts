@@ -8,7 +8,6 @@ import { MAX_LINE_BYTES, runFirstboot } from "../../../core/attempts/steps/first
 import type { AttemptRecord } from "../../../core/attempts/types.ts";
 import { createRedactor } from "../../../core/redact.ts";
 import { tempDir, waitFor } from "../../helpers/installer.ts";
-import { alive } from "../../helpers/processes.ts";
 
 const SECRET = "jt-SECRET-4711-token";
 
