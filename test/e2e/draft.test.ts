@@ -5,6 +5,7 @@ import { describe, test } from "node:test";
 import { DEFAULT_PROFILES, makePayload } from "../../demo/make-payload.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { harness, httpsRaw, runCli, tempDir } from "../helpers/installer.ts";
+import { assertProblem } from "../helpers/problem.ts";
 
 const { start } = harness();
 
@@ -84,8 +85,7 @@ describe("config", () => {
     const installer = await start();
     const first = await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
     const stale = await installer.request("/v1/installer/config", { method: "PUT", headers: { "if-match": '"stale"' }, body: { hostname: "x" } });
-    assert.equal(stale.status, 412);
-    assert.equal(stale.json.code, "PRECONDITION_FAILED");
+    assertProblem(stale, 412, "PRECONDITION_FAILED");
     const now = await installer.request("/v1/installer/config");
     assert.equal(now.headers.etag, first.headers.etag);
     assert.deepEqual(now.json.config, VALID_DRAFT);
@@ -129,9 +129,7 @@ describe("config", () => {
       const installer = await start();
       const first = await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
       const reply = await installer.request("/v1/installer/config", { method: "PUT", ...options });
-      assert.equal(reply.status, status, reply.text);
-      assert.equal(reply.json.code, code);
-      assert.match(String(reply.headers["content-type"]), /problem\+json/);
+      assertProblem(reply, status, code);
       const now = await installer.request("/v1/installer/config");
       assert.equal(now.headers.etag, first.headers.etag);
     });
@@ -140,16 +138,13 @@ describe("config", () => {
   test("JSON syntax errors name line and column; an empty body and a body without a Content-Type are told apart", async () => {
     const installer = await start();
     const broken = await installer.request("/v1/installer/config", { method: "PUT", body: '{\n  "mode": "single-node",\n  "hostname": "node-01",,\n}', contentType: "application/json" });
-    assert.equal(broken.status, 400);
-    assert.match(broken.json.detail, /^The body is not valid JSON \(line 3, column 25\): /);
+    assertProblem(broken, 400, "INVALID_REQUEST", { detail: /^The body is not valid JSON \(line 3, column 25\): / });
     const empty = await installer.request("/v1/installer/config", { method: "PUT", body: "", contentType: "application/json" });
-    assert.equal(empty.status, 400);
-    assert.match(empty.json.detail, /^The body is empty/);
+    assertProblem(empty, 400, "INVALID_REQUEST", { detail: /^The body is empty/ });
     const untyped = await httpsRaw(`${installer.url}/v1/installer/config`, { method: "PUT", code: installer.code, body: '{"mode":"single-node"}' });
-    assert.equal(untyped.status, 415);
-    assert.match(untyped.json.detail, /^A body without a Content-Type is not taken here/);
+    assertProblem(untyped, 415, "UNSUPPORTED_MEDIA_TYPE", { detail: /^A body without a Content-Type is not taken here/ });
     const inherited = await installer.request("/v1/installer/config", { method: "PUT", body: '{"mode":"single-node"}', contentType: "constructor" });
-    assert.equal(inherited.status, 415, "a Content-Type named like an Object.prototype member is not a documented type");
+    assertProblem(inherited, 415, "UNSUPPORTED_MEDIA_TYPE", { what: "a Content-Type named like an Object.prototype member is not a documented type" });
   });
 
   test("a half-edited node.yaml that does not parse is stored (SPEC §9): its parse error at line and column, no mode, and no install", async () => {
@@ -180,11 +175,9 @@ describe("config", () => {
     assert.equal(validate.status, 200, validate.text);
     assert.deepEqual(validate.json, { valid: false, errors: put.json.errors, profile: "single-node" });
     const install = await installer.request("/v1/installer/install", { method: "POST" });
-    assert.equal(install.status, 422, install.text);
-    assert.equal(install.json.code, "INVALID_CONFIG");
-    assert.deepEqual(install.json.errors, put.json.errors);
+    assertProblem(install, 422, "INVALID_CONFIG", { errors: put.json.errors });
     const nodeYaml = await installer.request("/v1/installer/config/node.yaml");
-    assert.equal(nodeYaml.status, 422);
+    assertProblem(nodeYaml, 422, "INVALID_CONFIG");
     assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
   });
 
@@ -208,7 +201,7 @@ describe("config", () => {
       const status = await installer.request("/v1/installer/status");
       assert.equal(status.json.mode, undefined);
       assert.deepEqual([status.json.profile, status.json.configValid], ["single-node", false]);
-      assert.equal((await installer.request("/v1/installer/config/node.yaml")).status, 422);
+      assertProblem(await installer.request("/v1/installer/config/node.yaml"), 422, "INVALID_CONFIG");
     });
   }
 
@@ -228,9 +221,7 @@ describe("config", () => {
   test("GET /config/node.yaml of an invalid draft → 422 with the errors", async () => {
     const installer = await start();
     const reply = await installer.request("/v1/installer/config/node.yaml");
-    assert.equal(reply.status, 422);
-    assert.equal(reply.json.code, "INVALID_CONFIG");
-    assert.ok(reply.json.errors.length > 0);
+    assertProblem(reply, 422, "INVALID_CONFIG");
   });
 
   test("the node.yaml JSON Schema is published over HTTP and by the CLI", async () => {
@@ -247,8 +238,7 @@ describe("config", () => {
     const installer = await start();
     await installer.request("/v1/installer/config", { method: "PUT", body: "mode: single-node\n", contentType: "application/yaml" });
     const reply = await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "x" } });
-    assert.equal(reply.status, 400);
-    assert.match(reply.json.detail, /PUT/);
+    assertProblem(reply, 400, "INVALID_REQUEST", { detail: /PUT/ });
   });
 });
 

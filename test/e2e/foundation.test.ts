@@ -3,21 +3,9 @@ import { copyFile, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { BUNDLE, harness, runCli, tempDir, untilNoBlockers } from "../helpers/installer.ts";
+import { assertProblem } from "../helpers/problem.ts";
 
 const { start } = harness();
-
-function assertProblem(reply: { status: number; headers: Record<string, unknown>; json: any }, status: number, code: string) {
-  assert.equal(reply.status, status, JSON.stringify(reply.json));
-  assert.match(String(reply.headers["content-type"]), /^application\/problem\+json/);
-  assert.equal(reply.json.status, status);
-  assert.equal(reply.json.code, code);
-  assert.equal(typeof reply.json.title, "string");
-  assert.equal(typeof reply.json.type, "string");
-  assert.equal(typeof reply.json.detail, "string");
-  assert.ok(reply.json.requestId.length > 0);
-  assert.equal(reply.headers["x-request-id"], reply.json.requestId);
-  assert.doesNotMatch(JSON.stringify(reply.json), /at .*\.(js|ts):\d+/, "no stack trace in a problem body");
-}
 
 describe("install code", () => {
   test("no code → 401 UNAUTHORIZED problem+json with a request id; wrong code → 401", async () => {

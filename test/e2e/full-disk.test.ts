@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { httpsRaw, startInstaller, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { assertProblem } from "../helpers/problem.ts";
 
 const run = promisify(execFile);
 
@@ -91,12 +92,10 @@ describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, re
     const free = fill(mount);
     try {
       const refused = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, hostname: "node-02" } });
-      assert.equal(refused.status, 507, refused.text);
-      assert.equal(refused.json.code, "INSUFFICIENT_STORAGE");
-      assert.match(refused.json.detail, new RegExp(stateDir().replaceAll("/", "\\/")));
+      assertProblem(refused, 507, "INSUFFICIENT_STORAGE", { detail: new RegExp(stateDir().replaceAll("/", "\\/")) });
       assert.match(refused.json.detail, /free/i);
       const patched = await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-03" } });
-      assert.equal(patched.status, 507, patched.text);
+      assertProblem(patched, 507, "INSUFFICIENT_STORAGE");
       const now = await installer.request("/v1/installer/config");
       assert.deepEqual(now.json, before.json);
       assert.equal(now.headers.etag, before.headers.etag);
@@ -116,13 +115,12 @@ describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, re
     if (mountProblem) return t.skip(mountProblem);
     const free = fill(mount);
     try {
-      const refused = await installer.request("/v1/installer/install", { method: "POST" });
-      assert.equal(refused.status, 507, refused.text);
+      assertProblem(await installer.request("/v1/installer/install", { method: "POST" }), 507, "INSUFFICIENT_STORAGE");
       const status = (await installer.request("/v1/installer/status")).json;
       assert.equal(status.phase, "configuring");
       assert.equal(status.attempt, 0);
       assert.deepEqual((await installer.request("/v1/installer/install/attempts")).json, { attempts: [] });
-      assert.equal((await installer.request("/v1/installer/install/verdict")).status, 404);
+      assertProblem(await installer.request("/v1/installer/install/verdict"), 404, "NOT_FOUND");
       const events = await readdir(join(stateDir(), "events")).catch(() => []);
       assert.deepEqual(events, [], "no event log of an attempt that did not start");
     } finally {
@@ -142,7 +140,7 @@ describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, re
       }
       assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429]);
       const locked = await httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer/status`, { code: installer.code, localAddress: "127.0.0.9" });
-      assert.equal(locked.status, 429);
+      assertProblem(locked, 429, "TOO_MANY_ATTEMPTS");
       assert.equal((await installer.request("/v1/installer/status")).status, 200);
     } finally {
       await free();
@@ -155,9 +153,8 @@ describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, re
     await run("mount", ["-o", "remount,ro", mount]);
     try {
       const refused = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, hostname: "node-04" } });
-      assert.equal(refused.status, 507, refused.text);
-      assert.equal(refused.json.code, "INSUFFICIENT_STORAGE");
-      assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 507);
+      assertProblem(refused, 507, "INSUFFICIENT_STORAGE");
+      assertProblem(await installer.request("/v1/installer/install", { method: "POST" }), 507, "INSUFFICIENT_STORAGE");
     } finally {
       await run("mount", ["-o", "remount,rw", mount]);
     }
@@ -185,7 +182,7 @@ describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, re
       const status = (await installer.request("/v1/installer/status")).json;
       assert.equal(status.phase, "failed", "never installing with nothing running");
       const again = await installer.request("/v1/installer/install", { method: "POST" });
-      assert.equal(again.status, 507, "a retry while the disk is still full does not start");
+      assertProblem(again, 507, "INSUFFICIENT_STORAGE", { what: "a retry while the disk is still full does not start" });
     } finally {
       await free();
     }

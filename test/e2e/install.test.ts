@@ -5,6 +5,7 @@ import { describe, test } from "node:test";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
 import { harness, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { assertProblem } from "../helpers/problem.ts";
 
 const lab = harness();
 
@@ -137,15 +138,12 @@ describe("install attempts", () => {
     assert.doesNotMatch(everything, new RegExp(installer.code));
 
     const again = await installer.request("/v1/installer/install", { method: "POST" });
-    assert.equal(again.status, 409);
-    assert.equal(again.json.code, "ALREADY_INSTALLED");
+    assertProblem(again, 409, "ALREADY_INSTALLED");
     const recheck = await installer.request("/v1/installer/install/recheck-readiness", { method: "POST" });
-    assert.equal(recheck.status, 409);
-    assert.equal(recheck.json.code, "ALREADY_INSTALLED");
+    assertProblem(recheck, 409, "ALREADY_INSTALLED");
 
     const late = await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-02" } });
-    assert.equal(late.status, 409);
-    assert.equal(late.json.code, "ALREADY_INSTALLED");
+    assertProblem(late, 409, "ALREADY_INSTALLED");
 
     const attempts = await installer.request("/v1/installer/install/attempts");
     assert.deepEqual(attempts.json.attempts.map((a: any) => [a.attempt, a.kind, a.state, a.startedBy]), [[1, "install", "succeeded", "person"]]);
@@ -166,8 +164,7 @@ describe("install attempts", () => {
     assert.equal((await installer.request("/v1/installer/status")).json.phase, "failed");
 
     const recheck = await installer.request("/v1/installer/install/recheck-readiness", { method: "POST" });
-    assert.equal(recheck.status, 409);
-    assert.equal(recheck.json.code, "RECHECK_NOT_APPLICABLE");
+    assertProblem(recheck, 409, "RECHECK_NOT_APPLICABLE");
 
     await rm(join(folder, "FAIL"));
     const retry = await install(installer);
@@ -221,16 +218,14 @@ describe("install attempts", () => {
     const { installer } = await rig();
     await installer.request("/v1/installer/config", { method: "PUT", body: { mode: "single-node" } });
     const reply = await installer.request("/v1/installer/install", { method: "POST" });
-    assert.equal(reply.status, 422);
-    assert.equal(reply.json.code, "INVALID_CONFIG");
+    assertProblem(reply, 422, "INVALID_CONFIG");
     assert.ok(reply.json.errors.some((e: any) => e.field === "hostname"));
     assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
     const recheck = await installer.request("/v1/installer/install/recheck-readiness", { method: "POST" });
-    assert.equal(recheck.json.code, "RECHECK_NOT_APPLICABLE");
+    assertProblem(recheck, 409, "RECHECK_NOT_APPLICABLE");
     for (const path of ["verdict", "report", "events"]) {
       const missing = await installer.request(`/v1/installer/install/${path}?attempt=7`);
-      assert.equal(missing.status, 404, path);
-      assert.equal(missing.json.code, "NOT_FOUND");
+      assertProblem(missing, 404, "NOT_FOUND", { what: path });
     }
   });
 
@@ -239,17 +234,15 @@ describe("install attempts", () => {
     await putDraft(installer);
     const replies = await Promise.all([1, 2, 3].map(() => installer.request("/v1/installer/install", { method: "POST" })));
     assert.deepEqual(replies.map((r) => r.status).sort(), [202, 409, 409]);
-    assert.ok(replies.filter((r) => r.status === 409).every((r) => r.json.code === "INSTALL_RUNNING"));
-    const running = await installer.request("/v1/installer/install/verdict");
-    assert.equal(running.json.code, "INSTALL_RUNNING");
+    for (const refused of replies.filter((r) => r.status === 409)) assertProblem(refused, 409, "INSTALL_RUNNING");
+    assertProblem(await installer.request("/v1/installer/install/verdict"), 409, "INSTALL_RUNNING");
     const status = (await installer.request("/v1/installer/status")).json;
     assert.equal(status.phase, "installing");
     // The first step starts a tick after the 202: until then the running attempt has step null.
     await waitFor("the first step", async () => ((await installer.request("/v1/installer/status")).json.step ?? undefined));
     const before = await installer.request("/v1/installer/config");
     const change = await installer.request("/v1/installer/config", { method: "PUT", body: { hostname: "changed-mid-install" } });
-    assert.equal(change.status, 409);
-    assert.equal(change.json.code, "INSTALL_RUNNING");
+    assertProblem(change, 409, "INSTALL_RUNNING");
     assert.equal((await installer.request("/v1/installer/config")).headers.etag, before.headers.etag, "the running attempt's draft is untouched");
   });
 

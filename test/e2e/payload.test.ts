@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { assertProblem } from "../helpers/problem.ts";
 import { harness, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 
 const lab = harness();
@@ -24,8 +25,7 @@ describe("offline payload", () => {
     assert.match(notLoaded.detail, /without a restart/);
     await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
     const refused = await installer.request("/v1/installer/install", { method: "POST" });
-    assert.equal(refused.status, 409);
-    assert.equal(refused.json.code, "INSTALL_BLOCKED");
+    assertProblem(refused, 409, "INSTALL_BLOCKED");
     assert.deepEqual(refused.json.blockers.map((b: any) => b.code), ["PAYLOAD_NOT_LOADED"]);
     assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0, "a refused install starts no attempt");
 

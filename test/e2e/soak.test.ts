@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from "node:util";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
+import { assertProblem } from "../helpers/problem.ts";
 import { harness, httpsRaw, tempDir, untilNoBlockers, waitFor, writeFirstboot, type Reply, type RunningInstaller } from "../helpers/installer.ts";
 
 /** Kills in a row on one state dir; the `soak` npm script sets 50. */
@@ -223,8 +224,8 @@ async function checkAttempts(chain: Chain, interrupted: number | undefined, wher
 
 async function lockOut(installer: RunningInstaller): Promise<void> {
   const status = `https://127.0.0.1:${installer.port}/v1/installer/status`;
-  for (let i = 0; i < 5; i++) assert.equal((await httpsRaw(status, { code: `WRONG-${i}`, localAddress: LOCKED_ADDRESS })).status, 401);
-  assert.equal((await httpsRaw(status, { code: installer.code, localAddress: LOCKED_ADDRESS })).status, 429);
+  for (let i = 0; i < 5; i++) assertProblem(await httpsRaw(status, { code: `WRONG-${i}`, localAddress: LOCKED_ADDRESS }), 401, "UNAUTHORIZED");
+  assertProblem(await httpsRaw(status, { code: installer.code, localAddress: LOCKED_ADDRESS }), 429, "TOO_MANY_ATTEMPTS");
 }
 
 /** The counters must be in the store; while the 30 s lock lasts (with a margin), the address must still be refused. */
@@ -233,7 +234,7 @@ async function checkLockout(chain: Chain, store: any, where: string): Promise<vo
   assert.ok(record?.failures >= 5, `${where}: the wrong codes of ${LOCKED_ADDRESS} were forgotten: ${JSON.stringify(store.lockout)}`);
   if (Date.now() > record.lockedUntil - 1_500) return;
   const reply = await httpsRaw(`https://127.0.0.1:${chain.installer.port}/v1/installer/status`, { code: chain.code, localAddress: LOCKED_ADDRESS });
-  assert.equal(reply.status, 429, `${where}: ${LOCKED_ADDRESS} is no longer locked out: ${reply.status}`);
+  assertProblem(reply, 429, "TOO_MANY_ATTEMPTS", { what: `${where}: ${LOCKED_ADDRESS} is no longer locked out` });
   chain.figures.lockChecks += 1;
 }
 

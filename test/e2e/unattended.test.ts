@@ -6,6 +6,7 @@ import { makePayload } from "../../demo/make-payload.ts";
 import { STORE_FILE } from "../../core/store.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { harness, tempDir, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { assertProblem } from "../helpers/problem.ts";
 
 const lab = harness();
 
@@ -108,7 +109,7 @@ describe("unattended install (seed 000 `unattended`)", () => {
       const draft = (await installer.request("/v1/installer/config")).json;
       assert.deepEqual([draft.source, draft.yaml, draft.valid], ["yaml", broken, false]);
       assert.deepEqual(draft.errors, s.unattended.errors);
-      assert.equal((await installer.request("/v1/installer/config/node.yaml")).status, 422);
+      assertProblem(await installer.request("/v1/installer/config/node.yaml"), 422, "INVALID_CONFIG");
       assert.equal(await exists(n.handoff), false);
     });
   }
