@@ -64,15 +64,3 @@ export const HA_JOIN: Draft = {
   storage: { osdDevices: ["/dev/sdb"] },
   cluster: { joinAddress: "10.20.0.10:9443", joinToken: "stj_4f9c2a61e0b7" },
 };
-
-/** RFC 7396 merge: `null` removes a key. */
-export function patched(base: unknown, changes: unknown): unknown {
-  if (typeof changes !== "object" || changes === null || Array.isArray(changes)) return changes;
-  const result: Record<string, unknown> =
-    typeof base === "object" && base !== null && !Array.isArray(base) ? { ...(base as Record<string, unknown>) } : {};
-  for (const [key, value] of Object.entries(changes)) {
-    if (value === null) delete result[key];
-    else result[key] = patched(result[key], value);
-  }
-  return result;
-}

@@ -4,9 +4,10 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { analyzeYamlDraft, renderNodeYaml, type ValidationContext, validateDraft } from "../../../core/config/index.ts";
 import { toSnake } from "../../../core/config/paths.ts";
+import { mergePatch } from "../../../core/draft.ts";
 import { plausibleDraft, wellShapedDraft } from "./arbitraries.ts";
 import { assertErrors, type Expected } from "./expect-errors.ts";
-import { BUILT_IN_CTX, CTX, HA_INIT, HA_JOIN, HOST, patched, SINGLE_NODE } from "./fixtures.ts";
+import { BUILT_IN_CTX, CTX, HA_INIT, HA_JOIN, HOST, SINGLE_NODE } from "./fixtures.ts";
 
 interface Case {
   name: string;
@@ -15,9 +16,9 @@ interface Case {
   expected: Expected[];
 }
 
-const single = (changes: unknown) => patched(SINGLE_NODE, changes);
-const haInit = (changes: unknown) => patched(HA_INIT, changes);
-const haJoin = (changes: unknown) => patched(HA_JOIN, changes);
+const single = (changes: unknown) => mergePatch(SINGLE_NODE, changes);
+const haInit = (changes: unknown) => mergePatch(HA_INIT, changes);
+const haJoin = (changes: unknown) => mergePatch(HA_JOIN, changes);
 const network = (changes: Record<string, unknown>) => single({ network: changes });
 
 function keyLine(type: string, blobType: string): string {
