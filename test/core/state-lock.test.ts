@@ -2,9 +2,12 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { createInterface } from "node:readline";
+import { after, before, describe, test, type TestContext } from "node:test";
+import { pathToFileURL } from "node:url";
 import { acquireStateLock, startTimeOf, StateDirLockedError } from "../../core/state-lock.ts";
 import { tempDir } from "../helpers/installer.ts";
+import { ROOT } from "../helpers/paths.ts";
 
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
 const live = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
@@ -18,6 +21,29 @@ async function stateDirWithLock(text?: string): Promise<{ stateDir: string; lock
   return { stateDir, lock };
 }
 
+interface Case {
+  holding: string;
+  /** What installer.lock holds before acquireStateLock; none: there is no lock. */
+  text?: () => string | Promise<string>;
+  /** Set: the lock is refused, naming this pid. Unset: it is taken. */
+  heldBy?: number;
+  tookOverFrom?: (written: string) => number;
+  skip?: boolean;
+}
+
+const CASES: Case[] = [
+  { holding: "nothing (a fresh state dir)" },
+  { holding: "a running process's pid and start time", text: async () => `${livePid} ${await startTimeOf(livePid)}\n`, heldBy: livePid },
+  { holding: "a running process's pid alone (an older installer)", text: () => `${livePid}\n`, heldBy: livePid },
+  { holding: "pid 1 alone (alive, even where signalling it is not permitted)", text: () => "1\n", heldBy: 1 },
+  { holding: "a dead pid", text: () => `${deadPid()}\n`, tookOverFrom: (written) => Number.parseInt(written, 10) },
+  { holding: "a live pid with another start time (the pid was reused)", text: () => `${livePid} 1\n`, tookOverFrom: () => livePid, skip: process.platform !== "linux" },
+  { holding: "this process's own pid (left by an earlier process with the same pid)", text: () => `${process.pid}\n`, tookOverFrom: () => process.pid },
+  { holding: "an empty file (a writer that crashed before writing)", text: () => "" },
+  { holding: "half a record", text: () => "12" },
+  { holding: "garbage", text: () => "\u0000\u0000not a pid\n" },
+];
+
 describe("acquireStateLock", () => {
   let ours: string;
   before(async () => {
@@ -25,46 +51,23 @@ describe("acquireStateLock", () => {
     ours = start ? `${process.pid} ${start}\n` : `${process.pid}\n`;
   });
 
-  test("a fresh state dir: the lock names this process; release removes it", async () => {
-    const { stateDir, lock } = await stateDirWithLock();
-    const acquired = await acquireStateLock(stateDir);
-    assert.equal(acquired.tookOverFrom, undefined);
-    assert.equal(await readFile(lock, "utf8"), ours);
-    assert.deepEqual(await readdir(stateDir), ["installer.lock"]);
-    await acquired.release();
-    assert.deepEqual(await readdir(stateDir), []);
-  });
-
-  for (const [name, text] of [
-    ["pid and start time", async () => `${livePid} ${await startTimeOf(livePid)}\n`],
-    ["pid alone (an older installer)", async () => `${livePid}\n`],
-  ] as const) {
-    test(`held by a running process (${name}) → StateDirLockedError naming it; the lock is untouched`, async () => {
-      const { stateDir, lock } = await stateDirWithLock(await text());
-      const held = await readFile(lock, "utf8");
-      await assert.rejects(acquireStateLock(stateDir), (err) => err instanceof StateDirLockedError && err.pid === livePid && err.stateDir === stateDir);
-      assert.equal(await readFile(lock, "utf8"), held);
-      assert.deepEqual(await readdir(stateDir), ["installer.lock"]);
-    });
-  }
-
-  const stale: [string, () => string, number | "dead" | undefined][] = [
-    ["a dead pid", () => `${deadPid()}\n`, "dead"],
-    ["a live pid with another start time (the pid was reused)", () => `${livePid} 1\n`, livePid],
-    ["this process's own pid (left by an earlier process with the same pid)", () => `${process.pid}\n`, process.pid],
-    ["nothing (a writer that crashed before writing)", () => "", undefined],
-    ["half a record", () => "12", undefined],
-    ["garbage", () => "\u0000\u0000not a pid\n", undefined],
-  ];
-  for (const [name, text, from] of stale) {
-    test(`a lock holding ${name} is taken over`, { skip: from === livePid && process.platform !== "linux" }, async () => {
-      const written = text();
+  for (const { holding, text, heldBy, tookOverFrom, skip } of CASES) {
+    const outcome = heldBy === undefined ? "taken: the lock names this process; release removes it" : "refused with StateDirLockedError naming it; the lock untouched";
+    test(`a lock holding ${holding} → ${outcome}`, { skip }, async () => {
+      const written = await text?.();
       const { stateDir, lock } = await stateDirWithLock(written);
+      if (heldBy !== undefined) {
+        await assert.rejects(acquireStateLock(stateDir), (err) => err instanceof StateDirLockedError && err.pid === heldBy && err.stateDir === stateDir);
+        assert.equal(await readFile(lock, "utf8"), written);
+        assert.deepEqual(await readdir(stateDir), ["installer.lock"], "no temp or aside file is left");
+        return;
+      }
       const acquired = await acquireStateLock(stateDir);
-      assert.equal(acquired.tookOverFrom, from === "dead" ? Number.parseInt(written, 10) : from);
+      assert.equal(acquired.tookOverFrom, tookOverFrom?.(written!));
       assert.equal(await readFile(lock, "utf8"), ours);
-      assert.deepEqual(await readdir(stateDir), ["installer.lock"]);
+      assert.deepEqual(await readdir(stateDir), ["installer.lock"], "a stale lock is renamed aside and removed");
       await acquired.release();
+      assert.deepEqual(await readdir(stateDir), []);
     });
   }
 
@@ -85,5 +88,73 @@ describe("acquireStateLock", () => {
     const acquired = await acquireStateLock(stateDir);
     assert.deepEqual((await readdir(stateDir)).sort(), ["installer.lock", ...inFlight].sort());
     await acquired.release();
+  });
+});
+
+/** A process that takes the lock of the state dir it is sent a line naming, and releases it on "release". */
+const RACER = `
+import { createInterface } from "node:readline";
+import { acquireStateLock, StateDirLockedError } from ${JSON.stringify(pathToFileURL(join(ROOT, "core/state-lock.ts")).href)};
+let held;
+console.log("ready");
+for await (const line of createInterface({ input: process.stdin })) {
+  if (line === "release") {
+    await held?.release();
+    held = undefined;
+    console.log("released");
+    continue;
+  }
+  try {
+    held = await acquireStateLock(line);
+    console.log("won " + (held.tookOverFrom ?? "-"));
+  } catch (err) {
+    console.log(err instanceof StateDirLockedError ? "lost " + err.pid : "error " + err.message);
+  }
+}
+`;
+
+interface Racer {
+  pid: number;
+  ask(line: string): Promise<string>;
+}
+
+async function racer(t: TestContext): Promise<Racer> {
+  const proc = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", RACER], { cwd: ROOT });
+  t.after(() => proc.kill("SIGKILL"));
+  let stderr = "";
+  proc.stderr.on("data", (d) => (stderr += d));
+  const answers = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const { value, done } = await answers.next();
+    if (done) throw new Error(`the racer ended: ${stderr}`);
+    return value as string;
+  };
+  assert.equal(await next(), "ready");
+  return {
+    pid: proc.pid!,
+    ask: (line) => {
+      proc.stdin.write(`${line}\n`);
+      return next();
+    },
+  };
+}
+
+describe("two processes race for one stale lock", () => {
+  test("every round: one wins, the other is refused naming the winner; the lock names the winner; nothing is left after release", { timeout: 60_000 }, async (t) => {
+    const racers = await Promise.all([racer(t), racer(t)]);
+    for (let round = 1; round <= 20; round++) {
+      const stale = deadPid();
+      const { stateDir, lock } = await stateDirWithLock(`${stale}\n`);
+      const answers = await Promise.all(racers.map((r) => r.ask(stateDir)));
+      const winners = racers.filter((_, i) => answers[i]!.startsWith("won "));
+      assert.equal(winners.length, 1, `round ${round}: ${answers.join(" | ")}`);
+      const winner = winners[0]!;
+      const loserAnswer = answers.find((a) => !a.startsWith("won "));
+      assert.equal(loserAnswer, `lost ${winner.pid}`, `round ${round}`);
+      assert.ok([`won ${stale}`, "won -"].includes(answers[racers.indexOf(winner)]!), `round ${round}: ${answers.join(" | ")}`);
+      assert.equal(Number.parseInt(await readFile(lock, "utf8"), 10), winner.pid, `round ${round}`);
+      assert.equal(await winner.ask("release"), "released");
+      assert.deepEqual(await readdir(stateDir), [], `round ${round}: the lock and its temp and aside files are gone`);
+    }
   });
 });
