@@ -7,13 +7,13 @@ import { after, before, describe, test } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { harness, ROOT, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(ROOT, "test-artifacts/console");
 const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}; as root, test/setup/ensure-chromium.sh installs Debian's chromium`;
-const SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example";
+const SSH_KEY = VALID_DRAFT.admin.sshAuthorizedKeys[0]!;
 
 /** Prints a few lines, a second apart in all, so the console shows firstboot running and its log arriving live. */
 const FIRSTBOOT = `#!/bin/sh
@@ -243,7 +243,7 @@ describe("web console", { skip: SKIP }, () => {
     assert.equal(await page.getByRole("tab", { name: "node.yaml" }).getAttribute("aria-selected"), "true");
     assert.equal(await page.evaluate(() => [document.activeElement!.id, getComputedStyle(document.activeElement!).outlineStyle].join(" ")), "tab-yaml solid", "keyboard focus is visible");
     const yaml = page.getByRole("textbox", { name: "node.yaml" });
-    const nodeYaml = `mode: single-node\nhostnme: node-01\nnetwork:\n  interface: eno1\n  address: 10.20.0.11/24\n  gateway: 10.20.0.1\nadmin:\n  ssh_authorized_keys:\n    - ${SSH_KEY}\n`;
+    const nodeYaml = VALID_NODE_YAML.replace("hostname:", "hostnme:");
     await yaml.fill(nodeYaml.replace("  gateway: 10.20.0.1", '   gateway: "10.20.0.1'));
     await page.getByRole("button", { name: "Save node.yaml" }).click();
     await page.getByRole("button", { name: "Line 5, column 12" }).waitFor();
@@ -331,7 +331,7 @@ describe("web console", { skip: SKIP }, () => {
 
   test("unattended: stage 1's node.yaml waits on a blocker, then starts by itself and the console follows it", async () => {
     const payload = join(await tempDir("stratum-console-payload-"), "payload");
-    const nodeYaml = `mode: single-node\nhostname: node-07\nnetwork:\n  interface: eno1\n  address: 10.20.0.11/24\n  gateway: 10.20.0.1\nadmin:\n  ssh_authorized_keys:\n    - ${SSH_KEY}\n`;
+    const nodeYaml = VALID_NODE_YAML.replace("hostname: node-01", "hostname: node-07");
     const { installer } = await rig({ scenario: "ready", handoff: nodeYaml, payload });
     const { page, errors } = await open(installer);
     await signIn(page, installer.code);

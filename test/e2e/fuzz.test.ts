@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import YAML from "yaml";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
 import { harness, httpsRaw, tempDir, untilNoBlockers, waitFor, type Reply, type RunningInstaller } from "../helpers/installer.ts";
 
@@ -181,20 +181,11 @@ async function start(args: string[] = []): Promise<RunningInstaller> {
 
 // ---- inputs ----
 
-const NODE_YAML = `mode: single-node
-hostname: node-01
-timezone: Europe/Berlin
-network:
-  interface: eno1
-  address: 10.20.0.11/24
-  gateway: 10.20.0.1
-  dns: [10.20.0.2]
-  floating_ip_cidrs:
-    - 203.0.113.0/24
-admin:
-  ssh_authorized_keys:
-    - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example
-`;
+/** The sample node.yaml with optional fields in flow and block style: more for the mutations to work on. */
+const NODE_YAML = VALID_NODE_YAML.replace("hostname: node-01\n", "hostname: node-01\ntimezone: Europe/Berlin\n").replace(
+  "  gateway: 10.20.0.1\n",
+  "  gateway: 10.20.0.1\n  dns: [10.20.0.2]\n  floating_ip_cidrs:\n    - 203.0.113.0/24\n",
+);
 const DRAFT_JSON = JSON.stringify(VALID_DRAFT);
 
 const JSON_TYPES = ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json"];

@@ -22,8 +22,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const exists = (path: string) => access(path).then(() => true, () => false);
 const tally = (counts: Record<string, number>, key: string) => (counts[key] = (counts[key] ?? 0) + 1);
 
-const NODE_YAML = VALID_NODE_YAML;
-
 /** Prints LINES lines PAUSE seconds apart; the test writes both files before a run it means to kill. */
 const FIRSTBOOT = `#!/bin/sh
 here="$(dirname "$0")"
@@ -75,7 +73,7 @@ type DraftWrite = { kind: "json"; config: Record<string, unknown> } | { kind: "y
 function randomDraftWrite(hostname: string): DraftWrite {
   const padding = Math.random() < 0.3 ? Math.floor(between(1_000, 200_000)) : 0;
   if (Math.random() < 0.5) return { kind: "json", config: { ...VALID_DRAFT, hostname, ...(padding ? { notes: "n".repeat(padding) } : {}) } };
-  return { kind: "yaml", yaml: `${NODE_YAML.replace("node-01", hostname)}${padding ? `# ${"n".repeat(padding)}\n` : ""}` };
+  return { kind: "yaml", yaml: `${VALID_NODE_YAML.replace("node-01", hostname)}${padding ? `# ${"n".repeat(padding)}\n` : ""}` };
 }
 
 function putDraft(installer: RunningInstaller, write: DraftWrite): Promise<Reply> {
@@ -334,7 +332,7 @@ async function unattendedRig(readiness: ReadinessServer): Promise<UnattendedRig>
   const handoff = join(base.folder, "handoff/node.yaml");
   const record = join(base.folder, "install-record.json");
   await mkdir(join(base.folder, "handoff"), { recursive: true });
-  await writeFile(handoff, NODE_YAML);
+  await writeFile(handoff, VALID_NODE_YAML);
   await writeFile(record, JSON.stringify({ origin: "node.yaml on the partition labeled STRATUM" }));
   return { rig: { ...base, args: [...base.args, "--handoff", handoff, "--install-record", record] }, handoff };
 }

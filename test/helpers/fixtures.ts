@@ -1,13 +1,18 @@
+const SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example";
+
 /** A structured draft that validates against demo/host-facts.json. */
 export const VALID_DRAFT = {
   mode: "single-node",
   hostname: "node-01",
   timezone: "Europe/Berlin",
   network: { interface: "eno1", address: "10.20.0.11/24", gateway: "10.20.0.1", dns: ["10.20.0.2"], ntp: ["pool.ntp.org"], floatingIpCidrs: ["203.0.113.0/24"] },
-  admin: { sshAuthorizedKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example"] },
+  admin: { sshAuthorizedKeys: [SSH_KEY] },
 };
 
-/** The same node as VALID_DRAFT, as a raw node.yaml a stage 1 would leave. */
+/**
+ * The sample node.yaml, as a stage 1 would leave it: VALID_DRAFT's node with the required fields
+ * only. Tests derive their variants from it (another hostname, a typo, a broken indent).
+ */
 export const VALID_NODE_YAML = `mode: single-node
 hostname: node-01
 network:
@@ -16,5 +21,5 @@ network:
   gateway: 10.20.0.1
 admin:
   ssh_authorized_keys:
-    - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example
+    - ${SSH_KEY}
 `;
