@@ -1,0 +1,123 @@
+import { join } from "node:path";
+import type { TestContext } from "node:test";
+import { SERVE_FLAGS, parseFlags, settingsFrom } from "../../cli/flags.ts";
+import { loadHostFactsFile } from "../../core/host-facts.ts";
+import { loadOrCreateInstallCode } from "../../core/install-code.ts";
+import { createLogger } from "../../core/log.ts";
+import { ensurePrivateDir } from "../../core/private-dir.ts";
+import { createRedactor } from "../../core/redact.ts";
+import { draftSecrets } from "../../core/secrets.ts";
+import { createServices, type Services } from "../../core/services.ts";
+import { openStore } from "../../core/store.ts";
+import { createApp } from "../../handlers/app.ts";
+import { makePayload } from "../../demo/make-payload.ts";
+import { tempDir, waitFor, type Reply, type RequestOptions } from "./installer.ts";
+import { DEMO_HOST_FACTS } from "./paths.ts";
+
+export interface AppOptions {
+  /** Extra `serve` flags; by default firstboot is /bin/true and readiness polls a closed port for an hour. */
+  args?: string[];
+  /** false: no payload (the PAYLOAD_NOT_LOADED blocker); default: a fresh valid one. */
+  payload?: false;
+}
+
+export interface AppRequestOptions extends Omit<RequestOptions, "contentType"> {
+  /** Default for a body: application/json; null: no Content-Type. */
+  contentType?: string | null;
+  /** The client's address; default 127.0.0.1. */
+  from?: string;
+}
+
+export interface InProcessApp {
+  app: ReturnType<typeof createApp>;
+  services: Services;
+  code: string;
+  stateDir: string;
+  /** The log lines the services wrote. */
+  log: string[];
+  /** One request through app.request; like RunningInstaller.request. */
+  request(path: string, options?: AppRequestOptions): Promise<Reply>;
+  untilNoBlockers(): Promise<void>;
+}
+
+/**
+ * createApp over services built as cli/serve.ts builds them, on a fresh temp state dir, without a
+ * socket: the one place tests build the app's deps. The services stop when the test ends.
+ */
+export async function inProcessApp(t: TestContext, options: AppOptions = {}): Promise<InProcessApp> {
+  const folder = await tempDir("stratum-app-");
+  const payload = join(folder, "payload");
+  if (options.payload !== false) await makePayload(payload);
+  const { values } = parseFlags(
+    [
+      "--state-dir", join(folder, "state"),
+      "--host-facts", DEMO_HOST_FACTS,
+      "--payload", payload,
+      "--handoff", join(folder, "no-handoff/node.yaml"),
+      "--install-record", join(folder, "install-record.json"),
+      "--node-yaml", join(folder, "etc/node.yaml"),
+      "--firstboot", "/bin/true",
+      "--readiness-url", "https://127.0.0.1:1/v1/readiness",
+      "--readiness-timeout", "3600",
+      "--readiness-interval", "0.2",
+      ...(options.args ?? []),
+    ],
+    SERVE_FLAGS,
+    {},
+  );
+  const settings = settingsFrom(values);
+  const stateDir = await ensurePrivateDir(settings.stateDir);
+  const now = () => new Date();
+  const { store } = await openStore(stateDir, now);
+  const code = await loadOrCreateInstallCode(stateDir);
+  const redactor = createRedactor(() => [code, ...draftSecrets(store.data.draft)]);
+  const log: string[] = [];
+  const services = createServices({
+    version: "0.0.0-test",
+    url: () => "https://127.0.0.1:9443",
+    settings,
+    store,
+    installCode: code,
+    host: await loadHostFactsFile(DEMO_HOST_FACTS),
+    log: createLogger(redactor, (line) => log.push(line)),
+    redactor,
+    now,
+  });
+  await services.start();
+  t.after(() => services.stop());
+  const app = createApp(services);
+
+  const request = async (path: string, { method = "GET", body, contentType, headers = {}, code: presented = code, from = "127.0.0.1" }: AppRequestOptions = {}): Promise<Reply> => {
+    const sent: Record<string, string> = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+    if (presented) sent.authorization = `Bearer ${presented}`;
+    // Bytes: a string body would get a text/plain Content-Type from fetch's Request.
+    let payload: Uint8Array<ArrayBuffer> | undefined;
+    if (body !== undefined) {
+      payload = new Uint8Array(typeof body === "string" || Buffer.isBuffer(body) ? Buffer.from(body) : Buffer.from(JSON.stringify(body)));
+      if (contentType !== null) sent["content-type"] ??= contentType ?? "application/json";
+    }
+    // What @hono/node-server hands the app: the socket's address and Node's parsed headers.
+    const env = { incoming: { socket: { remoteAddress: from }, headers: sent } };
+    const response = await app.request(path, { method, headers: sent, body: payload }, env);
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: Object.fromEntries(response.headers), text, json };
+  };
+
+  return {
+    app,
+    services,
+    code,
+    stateDir,
+    log,
+    request,
+    async untilNoBlockers() {
+      await waitFor("no blockers", async () => ((await request("/v1/installer/status", { from: "127.0.0.99" })).json.blockers ? undefined : true));
+    },
+  };
+}
