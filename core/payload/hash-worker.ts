@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
-import type { HashMessage, HashTarget } from "./hash-files.ts";
+import type { HashMessage, HashTarget } from "./verify.ts";
 
 /**
- * The worker thread's program (build/worker.ts bundles it; hash-files.ts starts it): streams each
+ * The worker thread's program (build/worker.ts bundles it; checkChecksums in verify.ts starts it): streams each
  * target through sha256 and reports its progress, then its digest or why it could not be read.
  */
 async function hashTargets(targets: HashTarget[], post: (message: HashMessage) => void): Promise<void> {
