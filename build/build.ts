@@ -1,6 +1,7 @@
 import { build, type Plugin } from "esbuild";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { bundleConsole } from "./console.ts";
+import { bundleHashWorker } from "./worker.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
 const outfile = "dist/installer.js";
@@ -42,6 +43,14 @@ const embeddedConsole: Plugin = {
   },
 };
 
+/** The payload's hash worker, built once and carried in the bundle as a string. */
+const embeddedHashWorker: Plugin = {
+  name: "embedded-hash-worker",
+  setup(b) {
+    b.onLoad({ filter: /\/build\/worker-assets\.ts$/ }, () => ({ contents: `export const HASH_WORKER_JS = ${JSON.stringify(bundleHashWorker())};`, loader: "js" }));
+  },
+};
+
 const result = await build({
   entryPoints: ["installer.ts"],
   outfile,
@@ -52,7 +61,7 @@ const result = await build({
   minify: true,
   legalComments: "none",
   metafile: true,
-  plugins: [leanZod, embeddedConsole],
+  plugins: [leanZod, embeddedConsole, embeddedHashWorker],
   define: { __STRATUM_VERSION__: JSON.stringify(pkg.version) },
   banner: { js: "#!/usr/bin/env node" },
 });

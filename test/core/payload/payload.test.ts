@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { makePayload } from "../../../demo/make-payload.ts";
+import type { Logger } from "../../../core/log.ts";
+import { PayloadManager } from "../../../core/payload/payload.ts";
+import type { PayloadState } from "../../../core/payload/state.ts";
+import { BUILT_IN_RELEASE } from "../../../core/release.ts";
+
+function manager(folder: string) {
+  const logged: [string, Record<string, unknown> | undefined][] = [];
+  const log: Logger = { info: (m, f) => logged.push([m, f]), warn: (m, f) => logged.push([m, f]), error: (m, f) => logged.push([m, f]) };
+  const payload = new PayloadManager({ folder, log, pollMs: 20, settleMs: 100 });
+  const kinds: PayloadState["kind"][] = [];
+  payload.onChange((state) => kinds.push(state.kind));
+  return { payload, logged, kinds };
+}
+
+async function until(payload: PayloadManager, kind: PayloadState["kind"]): Promise<void> {
+  for (const deadline = Date.now() + 5000; payload.state.kind !== kind; await sleep(20)) {
+    if (Date.now() > deadline) throw new Error(`still ${payload.state.kind}, waiting for ${kind}`);
+  }
+}
+
+test("a payload in place: verifying when start returns, then ready with its release, logged once", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "stratum-payload-"));
+  const { images } = await makePayload(folder, { release: "2026.11.3" });
+  const { payload, logged, kinds } = manager(folder);
+  await payload.start();
+  assert.equal(payload.state.kind, "verifying");
+  assert.equal(payload.blockers()[0]?.code, "PAYLOAD_VERIFYING");
+  await until(payload, "ready");
+  await payload.stop();
+  assert.deepEqual(kinds, ["verifying", "ready"]);
+  assert.deepEqual(payload.blockers(), []);
+  assert.equal(payload.release().release, "2026.11.3");
+  const totalBytes = images.reduce((sum, image) => sum + image.size, 0);
+  assert.deepEqual(
+    logged.map(([message, fields]) => [message, fields?.release, fields?.bytes]),
+    [["payload verified", "2026.11.3", totalBytes]],
+  );
+});
+
+test("no payload, then one copied in: not loaded, settling while it changes, then ready without a restart", async () => {
+  const folder = join(await mkdtemp(join(tmpdir(), "stratum-payload-")), "payload");
+  const { payload, kinds } = manager(folder);
+  await payload.start();
+  assert.equal(payload.state.kind, "not-loaded");
+  assert.equal(payload.blockers()[0]?.code, "PAYLOAD_NOT_LOADED");
+  assert.equal(payload.release(), BUILT_IN_RELEASE);
+  await makePayload(folder, { release: "2026.11.4" });
+  await until(payload, "ready");
+  await payload.stop();
+  assert.deepEqual(kinds, ["not-loaded", "settling", "verifying", "ready"]);
+  assert.equal(payload.release().release, "2026.11.4");
+});

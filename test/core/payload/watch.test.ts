@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { appendFile, mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { FolderWatch } from "../../../core/payload/watch.ts";
+
+const FILES = ["release.yaml", "images/a.tar"];
+
+/** A watch over a temp folder that, like the payload, takes the folder as judged whenever it settles. */
+async function watched(settleMs: number) {
+  const folder = await mkdtemp(join(tmpdir(), "stratum-watch-"));
+  await writeFile(join(folder, "release.yaml"), "release: 1\n");
+  const calls: ("changed" | "settled")[] = [];
+  const watch: FolderWatch = new FolderWatch(
+    { folder, pollMs: 20, settleMs },
+    {
+      files: () => FILES,
+      changed: async () => {
+        calls.push("changed");
+      },
+      settled: async () => {
+        calls.push("settled");
+        await watch.judged(FILES);
+      },
+    },
+  );
+  await watch.judged(FILES);
+  watch.start();
+  return { folder, calls, watch };
+}
+
+async function until(what: string, ok: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5000; !ok(); await sleep(20)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  }
+}
+
+test("a still folder is neither changed nor settled", async () => {
+  const { calls, watch } = await watched(100);
+  await sleep(300);
+  watch.stop();
+  assert.deepEqual(calls, []);
+});
+
+test("a change to a listed file: changed, then settled once it is still, once", async () => {
+  const { folder, calls, watch } = await watched(100);
+  await writeFile(join(folder, "release.yaml"), "release: 2\n");
+  await until("settled", () => calls.includes("settled"));
+  await sleep(300);
+  watch.stop();
+  assert.deepEqual([...new Set(calls)], ["changed", "settled"]);
+  assert.equal(calls.indexOf("settled"), calls.length - 1, "settled once, last");
+});
+
+test("a file appearing that the release lists counts as a change", async () => {
+  const { folder, calls, watch } = await watched(100);
+  await mkdir(join(folder, "images"));
+  await writeFile(join(folder, "images/a.tar"), "x");
+  await until("settled", () => calls.includes("settled"));
+  watch.stop();
+  assert.equal(calls[0], "changed");
+});
+
+test("a file the release does not list is not watched", async () => {
+  const { folder, calls, watch } = await watched(100);
+  await writeFile(join(folder, "notes.txt"), "hello");
+  await sleep(300);
+  watch.stop();
+  assert.deepEqual(calls, []);
+});
+
+test("a copy in progress is not settled until it stops changing", async () => {
+  const { folder, calls, watch } = await watched(500);
+  for (let i = 0; i < 25; i++) {
+    await appendFile(join(folder, "release.yaml"), "# more\n");
+    await sleep(40);
+  }
+  assert.ok(calls.includes("changed"));
+  assert.ok(!calls.includes("settled"), "settled while the file was still changing");
+  await until("settled", () => calls.includes("settled"));
+  watch.stop();
+});
+
+test("stop: later changes are not seen", async () => {
+  const { folder, calls, watch } = await watched(100);
+  watch.stop();
+  await writeFile(join(folder, "release.yaml"), "release: 3\n");
+  await sleep(300);
+  assert.deepEqual(calls, []);
+});
