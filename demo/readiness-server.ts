@@ -1,9 +1,16 @@
-/** A simulated cloud readiness endpoint (SPEC §6) for the demo and tests. */
-import type { IncomingMessage, ServerResponse } from "node:http";
+/**
+ * A simulated cloud API (SPEC §6) for the demo and tests: the readiness endpoint, and the founding node's
+ * `GET /v1/cluster/join-info` and `POST /v1/cluster/join-check` that joining nodes check before they install.
+ */
+import { createHash, X509Certificate } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { parse as parseYaml } from "yaml";
+import { isValidProof } from "../core/cluster/join-proof.ts";
 import { generateSelfSignedCert } from "../core/tls.ts";
 
 export const SCENARIOS = ["progress", "ready", "never", "error"] as const;
@@ -72,6 +79,26 @@ export interface ReadinessServerOptions {
   scenario?: Scenario;
   /** How long each stage of the "progress" scenario lasts. */
   stageMs?: number;
+  /** The cluster this cloud founded, given outright (tests)… */
+  cluster?: Founding;
+  /** …or read on each request from the node.yaml it was founded with (`cluster.name`, `cluster.join_token`), once firstboot wrote it. */
+  foundedWith?: string;
+  /** The release join-info reports; default make-payload's default, 2026.11.0. */
+  release?: string;
+  /** Added to this cloud's clock in join-info, to play a skewed cluster. */
+  clockOffsetMs?: number;
+}
+
+export interface Founding {
+  name: string;
+  secret: string;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
 }
 
 export interface ReadinessServer {
@@ -82,6 +109,12 @@ export interface ReadinessServer {
   close(): Promise<void>;
   /** How many readiness polls were answered. */
   requests(): number;
+  /** SHA-256 of its certificate (DER), lowercase hex: the fingerprint a join token pins. */
+  certSha256: string;
+  /** TCP connections accepted, whether or not a request followed. */
+  connections(): number;
+  /** Every request received (the last 500), with its headers and body. */
+  received(): ReceivedRequest[];
 }
 
 const isScenario = (value: unknown): value is Scenario => SCENARIOS.includes(value as Scenario);
@@ -90,13 +123,36 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
 
-async function readBody(req: IncomingMessage, limit = 4096): Promise<string> {
+const MAX_BODY = 64 * 1024;
+const MAX_RECEIVED = 500;
+const NONCE = /^[A-Za-z0-9_-]{43}$/; // 32 bytes, base64url
+const MAX_NONCES = 10_000;
+
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
   let body = "";
   for await (const chunk of req) {
     body += chunk;
-    if (body.length > limit) throw new Error(`body over ${limit} bytes`);
+    if (body.length > MAX_BODY) return undefined;
   }
   return body;
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+async function foundingIn(nodeYaml: string): Promise<Founding | undefined> {
+  const text = await readFile(nodeYaml, "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  const cluster = (text === undefined ? undefined : (parseYaml(text) as { cluster?: { name?: unknown; join_token?: unknown } } | null)?.cluster) ?? {};
+  const { name, join_token: secret } = cluster;
+  return typeof name === "string" && typeof secret === "string" ? { name, secret } : undefined;
 }
 
 export async function startReadinessServer(opts: ReadinessServerOptions = {}): Promise<ReadinessServer> {
@@ -128,18 +184,54 @@ export async function startReadinessServer(opts: ReadinessServerOptions = {}): P
     }
   };
 
-  const switchScenario = async (req: IncomingMessage, res: ServerResponse) => {
-    let requested: unknown;
-    try {
-      requested = (JSON.parse(await readBody(req)) as { scenario?: unknown } | null)?.scenario;
-    } catch (error) {
-      return sendJson(res, 400, { error: `body is not JSON: ${(error as Error).message}` });
-    }
+  const switchScenario = (body: string, res: ServerResponse) => {
+    const requested = (parseJson(body) as { scenario?: unknown } | undefined)?.scenario;
     if (!isScenario(requested)) {
       return sendJson(res, 400, { error: `scenario must be one of ${SCENARIOS.join(", ")}` });
     }
     setScenario(requested);
     sendJson(res, 200, { scenario });
+  };
+
+  const release = opts.release ?? "2026.11.0";
+  const founding = async () => opts.cluster ?? (opts.foundedWith === undefined ? undefined : await foundingIn(opts.foundedWith));
+  const notFounded = (res: ServerResponse) =>
+    sendJson(res, 503, { error: `this cloud has founded no cluster yet${opts.foundedWith ? ` (no cluster.name and cluster.join_token in ${opts.foundedWith})` : ""}: install the init node first` });
+
+  const answerJoinInfo = async (res: ServerResponse) => {
+    const cluster = await founding();
+    if (!cluster) return notFounded(res);
+    sendJson(res, 200, { cluster: cluster.name, release, time: new Date(Date.now() + (opts.clockOffsetMs ?? 0)).toISOString() });
+  };
+
+  const seenNonces = new Set<string>();
+  const answerJoinCheck = async (body: string, res: ServerResponse) => {
+    const cluster = await founding();
+    if (!cluster) return notFounded(res);
+    const { nonce, proof } = (parseJson(body) ?? {}) as { nonce?: unknown; proof?: unknown };
+    if (typeof nonce !== "string" || !NONCE.test(nonce) || typeof proof !== "string") {
+      return sendJson(res, 400, { error: "expected {nonce: 32 random bytes in base64url, proof: hex HMAC-SHA256 of the nonce with the secret}" });
+    }
+    // A proof seen once is refused after: whoever recorded one cannot replay it.
+    if (seenNonces.has(nonce) || !isValidProof(cluster.secret, nonce, proof)) return sendJson(res, 403, { error: "the proof does not match this cluster's secret" });
+    if (seenNonces.size >= MAX_NONCES) seenNonces.clear();
+    seenNonces.add(nonce);
+    res.writeHead(204).end();
+  };
+
+  let connections = 0;
+  const received: ReceivedRequest[] = [];
+  const route = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? "/", "https://localhost").pathname;
+    const body = await readBody(req);
+    received.push({ method: req.method ?? "", path, headers: req.headers, body: body ?? "" });
+    if (received.length > MAX_RECEIVED) received.shift();
+    if (body === undefined) return sendJson(res, 413, { error: `body over ${MAX_BODY} bytes` });
+    if (req.method === "GET" && path === "/v1/readiness") return answerPoll(res);
+    if (req.method === "GET" && path === "/v1/cluster/join-info") return answerJoinInfo(res);
+    if (req.method === "POST" && path === "/v1/cluster/join-check") return answerJoinCheck(body, res);
+    if (req.method === "POST" && path === "/control/scenario") return switchScenario(body, res);
+    sendJson(res, 404, { error: `no route for ${req.method} ${path}` });
   };
 
   const { certPem, keyPem } = generateSelfSignedCert({
@@ -148,11 +240,9 @@ export async function startReadinessServer(opts: ReadinessServerOptions = {}): P
     ipAddresses: ["127.0.0.1", "::1", ...(isIP(host) ? [host] : [])],
   });
   const server = https.createServer({ cert: certPem, key: keyPem }, (req, res) => {
-    const path = new URL(req.url ?? "/", "https://localhost").pathname;
-    if (req.method === "GET" && path === "/v1/readiness") return answerPoll(res);
-    if (req.method === "POST" && path === "/control/scenario") return void switchScenario(req, res);
-    sendJson(res, 404, { error: `no route for ${req.method} ${path}` });
+    route(req, res).catch((error: Error) => sendJson(res, 500, { error: error.message }));
   });
+  server.on("connection", () => (connections += 1));
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -166,6 +256,9 @@ export async function startReadinessServer(opts: ReadinessServerOptions = {}): P
     port,
     setScenario,
     requests: () => polls,
+    certSha256: createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex"),
+    connections: () => connections,
+    received: () => [...received],
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -181,6 +274,8 @@ async function runAsScript(): Promise<void> {
       host: { type: "string", default: "127.0.0.1" },
       scenario: { type: "string", default: "progress" },
       "stage-ms": { type: "string", default: "3000" },
+      "founded-with": { type: "string" },
+      release: { type: "string" },
     },
   });
   if (!isScenario(values.scenario)) {
@@ -192,6 +287,8 @@ async function runAsScript(): Promise<void> {
     host: values.host,
     scenario: values.scenario,
     stageMs: Number(values["stage-ms"]),
+    foundedWith: values["founded-with"],
+    release: values.release,
   });
   console.log(`readiness endpoint ${server.url} (scenario ${values.scenario})`);
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void server.close());

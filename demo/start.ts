@@ -1,6 +1,7 @@
 /**
  * `npm start`: the installer with an embedded demo — demo host facts, a sample payload,
- * the sample firstboot program and a simulated cloud readiness endpoint; state in .demo/.
+ * the sample firstboot program and a simulated cloud API (readiness, and the join endpoints
+ * with the secret of the node.yaml the installer writes); state in .demo/.
  * After the installer's banner it prints the lines to paste into a shell (CODE, API, H, CONTROL).
  * Env: STRATUM_LISTEN (default 0.0.0.0:9443); DEMO_SCENARIO (progress | never | ready | error);
  * DEMO_UNATTENDED=1 starts from a fresh state dir with a node.yaml left by "stage 1",
@@ -10,7 +11,7 @@
  * so one walk-through never finds the node another one installed.
  */
 import { spawn } from "node:child_process";
-import { access, mkdir, rm, writeFile } from "node:fs/promises";
+import { access, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { makePayload } from "./make-payload.ts";
 import { SCENARIOS, startReadinessServer, type Scenario } from "./readiness-server.ts";
@@ -72,7 +73,9 @@ async function main(): Promise<void> {
   }
 
   const port = cloudPort();
-  const readiness = await startReadinessServer({ port, scenario }).catch((err: NodeJS.ErrnoException) => {
+  const nodeYaml = join(demoDir, "etc/stratum/node.yaml");
+  const release = /^release:\s*(\S+)/m.exec(await readFile(join(payload, "release.yaml"), "utf8"))?.[1];
+  const readiness = await startReadinessServer({ port, scenario, foundedWith: nodeYaml, release }).catch((err: NodeJS.ErrnoException) => {
     throw err.code === "EADDRINUSE" ? new Error(`port ${port} (the simulated cloud) is in use: free it, or start with DEMO_CLOUD_PORT=0`) : err;
   });
   console.log(`demo: simulated cloud readiness at ${readiness.url} (scenario ${scenario})`);
@@ -85,7 +88,7 @@ async function main(): Promise<void> {
       "--state-dir", join(demoDir, "state"),
       "--host-facts", join(root, "demo/host-facts.json"),
       "--firstboot", join(root, "demo/firstboot.sh"),
-      "--node-yaml", join(demoDir, "etc/stratum/node.yaml"),
+      "--node-yaml", nodeYaml,
       "--payload", payload,
       "--handoff", join(demoDir, "handoff/node.yaml"),
       "--install-record", join(demoDir, "install-record.json"),
