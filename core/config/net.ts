@@ -141,3 +141,12 @@ export function parseHostOrIp(text: string): Parsed<HostOrIp> {
   if (problem) return { ok: false, problem: `${quoted(text)} is neither an IP address nor a valid hostname: ${problem}` };
   return { ok: true, value: { kind: "hostname", name: text } };
 }
+
+/** `host`, `host:port`, a bare IPv6 literal or `[IPv6]:port`; the port as written, for the caller to judge. */
+export function splitHostPort(text: string): { host: string; port?: string } {
+  const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(text);
+  if (bracketed) return { host: bracketed[1] ?? "", port: bracketed[2] };
+  const colon = text.indexOf(":");
+  if (isIP(text) === 6 || colon < 0 || colon !== text.lastIndexOf(":")) return { host: text };
+  return { host: text.slice(0, colon), port: text.slice(colon + 1) };
+}

@@ -1,7 +1,7 @@
-import { isIP } from "node:net";
+import { isBareSecret, joinTokenProblem, secretProblem, TOKEN_HINT } from "../../cluster/join-token.ts";
 import type { HostFacts } from "../../host.ts";
 import { diskList, quoted, shown, unusedDiskList } from "../messages.ts";
-import { parseHostOrIp } from "../net.ts";
+import { parseHostOrIp, splitHostPort } from "../net.ts";
 import { itemsOf } from "../paths.ts";
 import type { Draft, Names, PathError, Rule } from "../schema.ts";
 import { managementSubnet } from "./network.ts";
@@ -39,16 +39,8 @@ export const osdDevicesUsable: Rule = (draft, { host, names }) => {
   });
 };
 
-function splitPort(text: string): { host: string; port?: string } {
-  const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(text);
-  if (bracketed) return { host: bracketed[1] ?? "", port: bracketed[2] };
-  const colon = text.indexOf(":");
-  if (isIP(text) === 6 || colon < 0 || colon !== text.lastIndexOf(":")) return { host: text };
-  return { host: text.slice(0, colon), port: text.slice(colon + 1) };
-}
-
 function joinAddressProblem(text: string, draft: Draft, names: Names): string | undefined {
-  const { host, port } = splitPort(text);
+  const { host, port } = splitHostPort(text);
   if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) {
     return `port ${quoted(port)} is not a port number (1–65535)`;
   }
@@ -74,4 +66,28 @@ export const validJoinAddress: Rule = (draft, { names }) => {
       hint: "give a node already in the cluster as IP, IP:port or hostname, e.g. 10.20.0.10 or 10.20.0.10:9443",
     },
   ];
+};
+
+/** SPEC §6: a join carries the whole token; an ha-init node makes its token and may carry only the secret. Never quoted. */
+function joinTokenFieldProblem(text: string, mode: Draft["mode"]): { message: string; hint: string } | undefined {
+  if (mode === "hyperconverged-join") {
+    const problem = joinTokenProblem(text);
+    return problem && { message: `is ${problem.message}`, hint: problem.hint };
+  }
+  if (mode !== "hyperconverged-init" || isBareSecret(text)) return undefined;
+  if (joinTokenProblem(text) === undefined) {
+    return {
+      message: "is a whole join token, but an ha-init node founds the cluster and makes its token itself",
+      hint: "leave it out (a secret is generated) or give the secret alone, at least 22 base64url characters",
+    };
+  }
+  return { message: `is not a secret: ${secretProblem(text)}`, hint: `leave it out and a secret is generated; ${TOKEN_HINT} is for joins` };
+}
+
+export const validJoinToken: Rule = (draft, { names }) => {
+  const text = draft.cluster?.joinToken;
+  if (text === undefined) return [];
+  const path = ["cluster", "joinToken"];
+  const problem = joinTokenFieldProblem(text, draft.mode);
+  return problem ? [{ path, message: `${names.field(path)} ${problem.message}`, hint: problem.hint }] : [];
 };

@@ -1,5 +1,5 @@
 import type { Rule } from "../schema.ts";
-import { osdDevicesUsable, validJoinAddress } from "./cluster.ts";
+import { osdDevicesUsable, validJoinAddress, validJoinToken } from "./cluster.ts";
 import { validHostname, validPasswordHash, validSshKeys, validTimezone } from "./identity.ts";
 import { interfaceExists, validFloatingRanges, validGatewayAndVip, validNetworkAddress, validServers } from "./network.ts";
 import { modeAvailable, requiredFields } from "./required.ts";
@@ -17,6 +17,7 @@ export const RULES: readonly Rule[] = [
   validFloatingRanges,
   osdDevicesUsable,
   validJoinAddress,
+  validJoinToken,
   validSshKeys,
   validPasswordHash,
 ];

@@ -2,6 +2,9 @@ import type { HostFacts } from "../../../core/host.ts";
 import { BUILT_IN_RELEASE, type ReleaseModel } from "../../../core/release.ts";
 import type { Draft, ValidationContext } from "../../../core/config/index.ts";
 
+/** A well-shaped join token (SPEC §6): the fingerprint of a certificate and a 256-bit secret. */
+export const JOIN_TOKEN = `STRATUM1:${"3f".repeat(32)}:zKq9TnJ4v2X8mQw1Rr7bYc5uE0aLsD3hFgH6iPkV-_o`;
+
 export const HOST: HostFacts = {
   hostname: "localhost",
   interfaces: [
@@ -62,5 +65,5 @@ export const HA_JOIN: Draft = {
   ...SINGLE_NODE,
   mode: "hyperconverged-join",
   storage: { osdDevices: ["/dev/sdb"] },
-  cluster: { joinAddress: "10.20.0.10:9443", joinToken: "stj_4f9c2a61e0b7" },
+  cluster: { joinAddress: "10.20.0.10:9443", joinToken: JOIN_TOKEN },
 };

@@ -7,7 +7,7 @@ import { toSnake } from "../../../core/config/paths.ts";
 import { mergePatch } from "../../../core/draft.ts";
 import { plausibleDraft, wellShapedDraft } from "./arbitraries.ts";
 import { assertErrors, type Expected } from "./expect-errors.ts";
-import { BUILT_IN_CTX, CTX, HA_INIT, HA_JOIN, HOST, SINGLE_NODE } from "./fixtures.ts";
+import { BUILT_IN_CTX, CTX, HA_INIT, HA_JOIN, HOST, JOIN_TOKEN, SINGLE_NODE } from "./fixtures.ts";
 
 interface Case {
   name: string;
@@ -145,6 +145,15 @@ const CASES: Case[] = [
   { name: "join address as bracketed IPv6 with port", draft: haJoin({ cluster: { joinAddress: "[2001:db8::10]:9443" } }), expected: [] },
   { name: "join address is the node itself", draft: haJoin({ cluster: { joinAddress: "10.20.0.11" } }), expected: [["cluster.joinAddress", /10.20.0.11 is this node's own address/]] },
 
+  // Join token (SPEC §6): its shape, never quoted
+  { name: "join token of another shape", draft: haJoin({ cluster: { joinToken: "stj_4f9c2a61e0b7" } }), expected: [["cluster.joinToken", /^cluster\.joinToken is not a join token \(expected STRATUM1:<fingerprint>:<secret>\): it does not start with STRATUM1:$/]] },
+  { name: "join token with a short fingerprint", draft: haJoin({ cluster: { joinToken: JOIN_TOKEN.replace("3f3f", "3f") } }), expected: [["cluster.joinToken", /its fingerprint is not 64 lowercase hex digits/]] },
+  { name: "join token with a short secret", draft: haJoin({ cluster: { joinToken: `STRATUM1:${"ab".repeat(32)}:short` } }), expected: [["cluster.joinToken", /its secret is shorter than 22 base64url characters \(128 bits\)/]] },
+  { name: "join with a bare secret", draft: haJoin({ cluster: { joinToken: JOIN_TOKEN.split(":")[2] } }), expected: [["cluster.joinToken", /bare secret, which only an ha-init draft carries/]] },
+  { name: "ha-init with a bare secret", draft: haInit({ cluster: { joinToken: JOIN_TOKEN.split(":")[2] } }), expected: [] },
+  { name: "ha-init with a whole token", draft: haInit({ cluster: { joinToken: JOIN_TOKEN } }), expected: [["cluster.joinToken", /an ha-init node founds the cluster and makes its token itself/]] },
+  { name: "ha-init with a secret too short", draft: haInit({ cluster: { joinToken: "hunter2" } }), expected: [["cluster.joinToken", /is not a secret: the secret is shorter than 22/]] },
+
   // Admin
   { name: "ssh key that is not a key line", draft: single({ admin: { sshAuthorizedKeys: ["hello world"] } }), expected: [["admin.sshAuthorizedKeys[0]", /does not start with an SSH key type/]] },
   { name: "ssh private key", draft: single({ admin: { sshAuthorizedKeys: ["-----BEGIN OPENSSH PRIVATE KEY-----"] } }), expected: [["admin.sshAuthorizedKeys[0]", /is a private key/]] },
@@ -257,4 +266,17 @@ describe("validateDraft", () => {
       { numRuns: 300 },
     );
   });
+});
+
+describe("a malformed join token is never quoted", () => {
+  for (const [mode, token] of [["join", "STRATUM1:zz:S3CRET-never-shown"], ["join", "S3CRET-never-shown-but-long-enough-x"], ["init", "S3CRET!never"], ["init", JOIN_TOKEN]] as const) {
+    it(`${mode}: ${token.length} characters`, () => {
+      const errors = validateDraft(mode === "join" ? haJoin({ cluster: { joinToken: token } }) : haInit({ cluster: { joinToken: token } }), CTX);
+      const error = errors.find((e) => e.field === "cluster.joinToken");
+      assert.ok(error, JSON.stringify(errors));
+      const said = `${error.message} ${error.hint ?? ""}`;
+      for (const part of token.split(":").filter((p) => p.length >= 6 && p !== "STRATUM1")) assert.ok(!said.includes(part), `${said} quotes ${part}`);
+      assert.ok(!said.includes("S3CRET"), said);
+    });
+  }
 });
