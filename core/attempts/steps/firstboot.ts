@@ -4,7 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { isStorageError } from "../../storage-error.ts";
 import { describeStopped, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process-group.ts";
 import type { NewEvent } from "../events.ts";
-import type { AttemptRecord } from "../types.ts";
+import type { AttemptRecord } from "../../records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 import { LineSplitter } from "./line-splitter.ts";

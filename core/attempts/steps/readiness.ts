@@ -1,7 +1,7 @@
 import { request } from "node:https";
 import { request as httpRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ReadinessCheck, ReadinessObservation } from "../types.ts";
+import type { ReadinessCheck, ReadinessObservation } from "../../records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 
