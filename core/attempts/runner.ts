@@ -144,7 +144,7 @@ export class AttemptRunner {
     } catch (err) {
       if (shutdown.aborted) return;
       const failure = storage.signal.aborted || isStorageError(err) ? this.#stateWriteFailure(current, err) : err instanceof StepFailure ? err : new StepFailure(failureCodeOf(current), `${current ?? "attempt"} failed: ${(err as Error).message}`);
-      this.#finish(record, log, { code: failure.code, step: current, message: failure.message, next: failure.next, data: failure.data });
+      this.#finish(record, log, { code: failure.code, step: current, message: failure.message, next: failure.next });
     } finally {
       stopListening();
     }
@@ -156,7 +156,6 @@ export class AttemptRunner {
     return new StepFailure(
       "STATE_WRITE_FAILED",
       `${why}, so the attempt stopped during ${step ?? "its start"}. Free space in the state dir (or make it writable), then retry the install.`,
-      undefined,
       "retryInstall",
     );
   }
@@ -183,7 +182,7 @@ export class AttemptRunner {
 
   async #step(record: AttemptRecord, log: AttemptEventLog, step: Step, signal: AbortSignal): Promise<void> {
     const { now, redactor } = this.deps;
-    const started = Date.now();
+    const started = now().getTime();
     record.step = step;
     const stepRecord = { step, state: "running" as const, startedAt: now().toISOString() };
     record.steps.push(stepRecord);
@@ -205,17 +204,17 @@ export class AttemptRunner {
       if (this.#abort.signal.aborted) throw err;
       const message = redactor.text(err instanceof Error ? err.message : String(err));
       Object.assign(stepRecord, { state: "failed", finishedAt: now().toISOString(), message });
-      log.append({ type: "step.finished", step, level: "error", message: `${step} failed: ${message}`, data: { outcome: "failed", durationMs: Date.now() - started } });
+      log.append({ type: "step.finished", step, level: "error", message: `${step} failed: ${message}`, data: { outcome: "failed", durationMs: now().getTime() - started } });
       throw err;
     }
     Object.assign(stepRecord, { state: "succeeded", finishedAt: now().toISOString() });
-    log.append({ type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: Date.now() - started } });
+    log.append({ type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: now().getTime() - started } });
   }
 
   #finish(
     record: AttemptRecord,
     log: AttemptEventLog,
-    outcome: { code: FailureCode | null; step: Step | null; message: string; next?: Verdict["next"]; data?: Record<string, unknown> },
+    outcome: { code: FailureCode | null; step: Step | null; message: string; next?: Verdict["next"] },
   ): void {
     const message = this.deps.redactor.text(outcome.message);
     const verdict: Verdict = {

@@ -6,7 +6,6 @@ export class StepFailure extends Error {
   constructor(
     readonly code: FailureCode,
     message: string,
-    readonly data?: Record<string, unknown>,
     /** When the code alone does not say it (a preflight failure that is the node's, not the config's). */
     readonly next?: NextAction,
   ) {

@@ -85,13 +85,8 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
   }
   if (exit.code !== 0) {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-    const tail = record.firstbootTail;
-    const last = tail.slice(-5).join(" | ");
-    throw new StepFailure("FIRSTBOOT_FAILED", `firstboot ${how}${last ? `; last output: ${last}` : ""}`, {
-      exitCode: exit.code,
-      signal: exit.signal,
-      tail: tail.slice(),
-    });
+    const last = record.firstbootTail.slice(-5).join(" | ");
+    throw new StepFailure("FIRSTBOOT_FAILED", `firstboot ${how}${last ? `; last output: ${last}` : ""}`);
   }
 }
 
