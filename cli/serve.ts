@@ -29,9 +29,11 @@ function publicUrl(host: string, port: number): string {
 
 export async function runServe(settings: Settings, version: string): Promise<void> {
   const lock = await acquireStateLock(await ensurePrivateDir(settings.stateDir));
-  const opened = await openStore(settings.stateDir, () => new Date());
+  const now = () => new Date();
+  const opened = await openStore(settings.stateDir, now);
   const installCode = await loadOrCreateInstallCode(settings.stateDir);
-  const redactor = createRedactor(() => [installCode, ...draftSecrets(opened.store.data.draft)]);
+  const draft = opened.store.slice("draft");
+  const redactor = createRedactor(() => [installCode, ...draftSecrets(draft.get())]);
   const log = createLogger(redactor);
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
@@ -41,7 +43,7 @@ export async function runServe(settings: Settings, version: string): Promise<voi
   ]);
 
   let url = publicUrl(settings.listenHost, settings.listenPort);
-  const services = createServices({ version, url: () => url, settings, store: opened.store, installCode, host, log, redactor, now: () => new Date() });
+  const services = createServices({ version, url: () => url, settings, store: opened.store, installCode, host, log, redactor, now });
   const started = await services.start();
   const app = createApp(services);
 

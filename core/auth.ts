@@ -2,19 +2,19 @@ import { InstallerError } from "./errors.ts";
 import { codeMatcher, presentedCode } from "./install-code.ts";
 import { clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
 import { isStorageError } from "./storage-error.ts";
-import type { Store } from "./store.ts";
+import type { LockoutState } from "./records.ts";
+import type { Slice } from "./store.ts";
 
 export interface Authenticator {
   /** Throws UNAUTHORIZED or TOO_MANY_ATTEMPTS; resolves when the request may go on. */
   authorize(remoteAddress: string, authorization: string | undefined): Promise<void>;
 }
 
-export function createAuthenticator(store: Store, installCode: string, now: () => number): Authenticator {
-  const lockout = () => store.data.lockout;
+export function createAuthenticator(lockout: Slice<LockoutState>, installCode: string, now: () => number): Authenticator {
   const matches = codeMatcher(installCode);
   // On a full disk the counts hold in memory (a guesser is still locked out); the next write that
   // succeeds persists them.
-  const persist = () => store.write().catch((err: unknown) => (isStorageError(err) ? undefined : Promise.reject(err)));
+  const persist = () => lockout.save().catch((err: unknown) => (isStorageError(err) ? undefined : Promise.reject(err)));
 
   const tooMany = (retryAfterSeconds: number) =>
     new InstallerError({
@@ -27,7 +27,7 @@ export function createAuthenticator(store: Store, installCode: string, now: () =
     async authorize(remoteAddress, authorization) {
       const address = clientAddress(remoteAddress);
       const at = now();
-      const gated = gate(lockout(), address, at);
+      const gated = gate(lockout.get(), address, at);
       if (!gated.allowed) throw tooMany(gated.retryAfterSeconds);
       const code = presentedCode(authorization);
       if (code === undefined) {
@@ -37,10 +37,10 @@ export function createAuthenticator(store: Store, installCode: string, now: () =
         });
       }
       if (matches(code)) {
-        if (recordSuccess(lockout(), address)) await persist();
+        if (recordSuccess(lockout.get(), address)) await persist();
         return;
       }
-      const answer = recordFailure(lockout(), address, at);
+      const answer = recordFailure(lockout.get(), address, at);
       await persist();
       if (!answer.allowed) throw tooMany(answer.retryAfterSeconds);
       throw new InstallerError({ code: "UNAUTHORIZED", detail: "The install code is wrong. Check the installer's banner or run `node installer.js code` on the node." });

@@ -8,10 +8,12 @@ import {
   type FieldError,
   type ValidationContext,
 } from "./config/index.ts";
+import { refusal } from "./attempts/admission.ts";
 import { InstallerError } from "./errors.ts";
 import { jsonDepth } from "./json-depth.ts";
 import { DEFAULT_MODE, MODE_TABLE, type Mode, type Profile } from "./model.ts";
-import type { DraftRecord, Store } from "./store.ts";
+import type { AttemptRecord, DraftRecord } from "./records.ts";
+import type { Slice } from "./store.ts";
 
 export type DraftBody = { source: "structured"; config: Record<string, unknown> } | { source: "yaml"; yaml: string };
 
@@ -85,18 +87,22 @@ export interface DraftService {
   replace(body: DraftBody, ifMatch: string | undefined): Promise<DraftView>;
   patch(patch: Record<string, unknown>, ifMatch: string | undefined): Promise<DraftView>;
   validate(body: DraftBody): DraftAnalysis;
-  /** The service's own change (the unattended take-over); the caller persists. */
-  set(body: DraftBody): void;
+  /** The service's own change (the unattended take-over), written; no person acted. */
+  set(body: DraftBody): Promise<void>;
   /** The node.yaml the draft renders to; INVALID_CONFIG when it cannot render. */
   nodeYaml(): string;
-  /** Called as a person changes the draft, before it is written; changes memory only and returns its undo. */
-  onPersonChange(listener: () => (() => void) | undefined): void;
 }
 
-/**
- * `guardChange` throws when the draft may not change (an attempt runs: it installs what it
- * validated; or the node is installed).
- */
+export interface DraftDeps {
+  draft: Slice<DraftRecord>;
+  context: () => ValidationContext;
+  now: () => Date;
+  /** The attempts so far: while one runs, or once one succeeded, the draft may not change. */
+  attempts: () => readonly AttemptRecord[];
+  /** A person changed the draft: changes memory only, written with the draft; returns its undo. */
+  personActed: () => (() => void) | undefined;
+}
+
 const MAX_DEPTH = 32;
 
 function refuseDeep(value: unknown): void {
@@ -105,12 +111,11 @@ function refuseDeep(value: unknown): void {
   }
 }
 
-export function createDraftService(store: Store, context: () => ValidationContext, now: () => Date, guardChange: () => void): DraftService {
+export function createDraftService({ draft, context, now, attempts, personActed }: DraftDeps): DraftService {
   let cache: { record: DraftRecord; ctx: ValidationContext; analysis: DraftAnalysis; etag: string } | undefined;
-  const listeners: (() => (() => void) | undefined)[] = [];
 
   const current = () => {
-    const record = store.data.draft;
+    const record = draft.get();
     const ctx = context();
     if (!cache || cache.record !== record || cache.ctx !== ctx) {
       cache = { record, ctx, analysis: analyzeBody(toBody(record), ctx), etag: etagOf(record) };
@@ -118,7 +123,9 @@ export function createDraftService(store: Store, context: () => ValidationContex
     return cache;
   };
 
-  const checkPrecondition = (ifMatch: string | undefined) => {
+  const admitChange = (ifMatch: string | undefined) => {
+    const refused = refusal({ action: "change-draft", attempts: attempts() });
+    if (refused) throw refused;
     if (ifMatch === undefined) return;
     const etag = current().etag;
     const accepted = ifMatch.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
@@ -130,32 +137,28 @@ export function createDraftService(store: Store, context: () => ValidationContex
     }
   };
 
-  const assign = (body: DraftBody) => {
-    const revision = store.data.draft.revision + 1;
-    const updatedAt = now().toISOString();
-    store.data.draft =
-      body.source === "yaml"
-        ? { source: "yaml", yaml: body.yaml, revision, updatedAt }
-        : { source: "structured", config: body.config, revision, updatedAt };
-  };
-
   /** A draft that fails to be written leaves the previous one in place, in memory as on disk. */
-  const persist = async (body: DraftBody) => {
-    if (body.source === "structured") refuseDeep(body.config);
-    const previous = store.data.draft;
-    assign(body);
-    const undo = listeners.map((listener) => listener());
+  const save = async (body: DraftBody, undo?: () => void) => {
+    const previous = draft.get();
+    const revision = previous.revision + 1;
+    const updatedAt = now().toISOString();
+    draft.set(body.source === "yaml" ? { source: "yaml", yaml: body.yaml, revision, updatedAt } : { source: "structured", config: body.config, revision, updatedAt });
     try {
-      await store.write();
+      await draft.save();
     } catch (err) {
-      store.data.draft = previous;
-      for (const u of undo) u?.();
+      draft.set(previous);
+      undo?.();
       throw err;
     }
   };
 
+  const personSaves = async (body: DraftBody) => {
+    if (body.source === "structured") refuseDeep(body.config);
+    await save(body, personActed());
+  };
+
   const service: DraftService = {
-    record: () => store.data.draft,
+    record: () => draft.get(),
     analysis: () => current().analysis,
     view() {
       const { record, analysis, etag } = current();
@@ -169,15 +172,13 @@ export function createDraftService(store: Store, context: () => ValidationContex
       };
     },
     async replace(body, ifMatch) {
-      guardChange();
-      checkPrecondition(ifMatch);
-      await persist(body);
+      admitChange(ifMatch);
+      await personSaves(body);
       return service.view();
     },
     async patch(patch, ifMatch) {
-      guardChange();
-      checkPrecondition(ifMatch);
-      const record = store.data.draft;
+      admitChange(ifMatch);
+      const record = draft.get();
       if (record.source !== "structured") {
         throw new InstallerError({
           code: "INVALID_REQUEST",
@@ -186,11 +187,11 @@ export function createDraftService(store: Store, context: () => ValidationContex
       }
       refuseDeep(patch);
       const merged = mergePatch(record.config, patch) as Record<string, unknown>;
-      await persist({ source: "structured", config: merged });
+      await personSaves({ source: "structured", config: merged });
       return service.view();
     },
     validate: (body) => analyzeBody(body, context()),
-    set: assign,
+    set: (body) => save(body),
     nodeYaml() {
       const { analysis } = current();
       if (!analysis.draft) {
@@ -200,11 +201,8 @@ export function createDraftService(store: Store, context: () => ValidationContex
           errors: analysis.errors,
         });
       }
-      const record = store.data.draft;
+      const record = draft.get();
       return record.source === "yaml" ? record.yaml : renderNodeYaml(analysis.draft);
-    },
-    onPersonChange(listener) {
-      listeners.push(listener);
     },
   };
   return service;

@@ -8,8 +8,6 @@ const ALPHABET = "ABCDEFGHJKMNPQRSTWXYZ23456789";
 const GROUPS = 3;
 const GROUP_LENGTH = 4;
 export const INSTALL_CODE_FILE = "install-code";
-/** log2(29^12) ≈ 58 bits. */
-export const INSTALL_CODE_BITS = Math.floor(GROUPS * GROUP_LENGTH * Math.log2(ALPHABET.length));
 
 export function generateInstallCode(): string {
   const groups: string[] = [];

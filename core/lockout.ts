@@ -1,15 +1,5 @@
 /** Brute-force protection for the install code (SPEC §3). Pure: state in, decision out; the caller persists. */
-export interface AddressRecord {
-  failures: number;
-  lastFailureAt: number;
-  lockedUntil?: number;
-}
-
-export interface LockoutState {
-  addresses: Record<string, AddressRecord>;
-  /** Times (epoch ms) of wrong codes from all addresses, within the global window. */
-  globalFailures: number[];
-}
+import type { AddressRecord, LockoutState } from "./records.ts";
 
 export const LOCKOUT_POLICY = {
   freeFailures: 5,

@@ -1,6 +1,6 @@
 import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, secretScalarTexts, type Draft } from "./config/index.ts";
 import { spellings } from "./redact.ts";
-import type { DraftRecord } from "./store.ts";
+import type { DraftRecord } from "./records.ts";
 
 const cache = new WeakMap<DraftRecord, string[]>();
 

@@ -1,11 +1,9 @@
 import { modeOptions, type ModeOption, type ValidationContext } from "./config/index.ts";
-import { AttemptRunner } from "./attempts/runner.ts";
-import { stopLeftoverFirstboots } from "./attempts/steps/firstboot.ts";
+import { createAttempts, type Attempts } from "./attempts/index.ts";
 import { createAuthenticator, type Authenticator } from "./auth.ts";
 import { createDraftService, type DraftService } from "./draft.ts";
 import type { Blocker } from "./errors.ts";
 import type { HostFacts } from "./host.ts";
-import { createInstallService, type InstallService } from "./install.ts";
 import type { Logger } from "./log.ts";
 import { DEFAULT_MODE, type Mode } from "./model.ts";
 import type { Redactor } from "./redact.ts";
@@ -28,12 +26,10 @@ export interface Services {
   log: Logger;
   auth: Authenticator;
   draft: DraftService;
-  install: InstallService;
-  runner: AttemptRunner;
-  payload: PayloadManager;
+  attempts: Attempts;
   status(): Status;
   options(): Options;
-  /** Loads the payload, marks interrupted attempts, takes a handoff node.yaml; returns notices for the banner. */
+  /** Recovers interrupted attempts, loads the payload, takes a handoff node.yaml; returns notices for the banner. */
   start(): Promise<string[]>;
   stop(): Promise<void>;
 }
@@ -48,12 +44,13 @@ export interface ServiceDeps {
   host: HostFacts;
   log: Logger;
   redactor: Redactor;
+  /** The one clock: timestamps and deadlines. */
   now: () => Date;
 }
 
 export function createServices(deps: ServiceDeps): Services {
-  const { store, host } = deps;
-  const payload = new PayloadManager({ folder: deps.settings.payload, log: deps.log });
+  const { store, host, settings, now, log } = deps;
+  const payload = new PayloadManager({ folder: settings.payload, log });
   const release = () => payload.release();
   const blockers = (): Blocker[] => payload.blockers();
 
@@ -64,63 +61,51 @@ export function createServices(deps: ServiceDeps): Services {
     return context;
   };
 
-  let runner: AttemptRunner | undefined;
-  const draft = createDraftService(store, validationContext, deps.now, () => runner?.refuseWhileBusy("changing the draft"));
-  runner = new AttemptRunner({
-    store,
+  // A person changed the draft or started an attempt: an unattended install that waits stops waiting.
+  const personActed = () => unattended.personActed();
+  const attemptRecords = store.slice("attempts");
+  const draft = createDraftService({ draft: store.slice("draft"), context: validationContext, now, attempts: () => attemptRecords.get(), personActed });
+  const attempts = createAttempts({
+    attempts: attemptRecords,
     draft,
-    settings: deps.settings,
     blockers,
+    settings,
+    host,
     payloadVersion: () => release().release,
     redactor: deps.redactor,
-    log: deps.log,
-    now: deps.now,
-    personActed: () => unattended.personActed(),
+    log,
+    now,
+    personActed,
   });
-
-  const install = createInstallService(runner, host);
   const unattended = new UnattendedService({
-    store,
+    unattended: store.slice("unattended"),
+    handoff: store.slice("handoff"),
     draft,
+    attempts,
     blockers,
-    startInstall: async () => (await install.start("install", "unattended")).attempt,
-    handoff: deps.settings.handoff,
-    installRecord: deps.settings.installRecord,
-    log: deps.log,
-    now: deps.now,
+    handoffPath: settings.handoff,
+    installRecord: settings.installRecord,
+    log,
+    now,
   });
-  draft.onPersonChange(() => unattended.personActed());
   payload.onChange(() => {
-    unattended.blockersChanged().catch((err: unknown) => deps.log.error("unattended decision failed", { error: String(err) }));
+    unattended.blockersChanged().catch((err: unknown) => log.error("unattended decision failed", { error: String(err) }));
   });
 
   return {
     version: deps.version,
-    log: deps.log,
-    auth: createAuthenticator(store, deps.installCode, () => deps.now().getTime()),
+    log,
+    auth: createAuthenticator(store.slice("lockout"), deps.installCode, () => now().getTime()),
     draft,
-    install,
-    runner,
-    payload,
+    attempts,
     async start() {
-      const leftovers = await stopLeftoverFirstboots(
-        store.data.attempts,
-        async (attempt, event) => {
-          (await runner.eventLog(attempt)).append(event);
-        },
-        () => store.write(),
-      );
+      const recovered = await attempts.recover();
       await payload.start();
-      const interrupted = await runner.recoverInterrupted();
       const taken = await unattended.takeOver();
-      return [
-        ...leftovers,
-        ...interrupted.map((a) => `attempt ${a.attempt} was interrupted at ${a.step ?? "its start"}; its verdict says ${a.verdict?.next}`),
-        ...(taken ? [taken] : []),
-      ];
+      return [...recovered, ...(taken ? [taken] : [])];
     },
     async stop() {
-      await Promise.all([payload.stop(), runner.shutdown()]);
+      await Promise.all([payload.stop(), attempts.stop()]);
     },
     status: () =>
       computeStatus({
@@ -128,9 +113,9 @@ export function createServices(deps: ServiceDeps): Services {
         url: deps.url(),
         hostHostname: host.hostname,
         draft: draft.analysis(),
-        attempts: store.data.attempts,
+        attempts: attemptRecords.get(),
         blockers: blockers(),
-        unattended: store.data.unattended,
+        unattended: unattended.record,
       }),
     options: () => ({
       modes: modeOptions(validationContext()),

@@ -1,8 +1,8 @@
-import type { AttemptRecord } from "./attempts/types.ts";
+import { phaseOf } from "./attempts/admission.ts";
 import type { DraftAnalysis } from "./draft.ts";
 import type { Blocker } from "./errors.ts";
 import type { Mode, Phase, Profile, Step } from "./model.ts";
-import type { UnattendedRecord } from "./unattended.ts";
+import type { AttemptRecord, UnattendedRecord } from "./records.ts";
 
 export interface Status {
   phase: Phase;
@@ -18,15 +18,6 @@ export interface Status {
   finishedAt?: string;
   blockers?: Blocker[];
   unattended?: UnattendedRecord;
-}
-
-/** Seed 000: configuring until an install starts; installing while one runs; done after one succeeded; failed after the latest failed. */
-export function phaseOf(attempts: readonly AttemptRecord[]): Phase {
-  const latest = attempts.at(-1);
-  if (!latest) return "configuring";
-  if (latest.state === "running") return "installing";
-  if (attempts.some((a) => a.state === "succeeded")) return "done";
-  return "failed";
 }
 
 export interface StatusInputs {

@@ -4,23 +4,7 @@ import { Low } from "lowdb";
 import { CorruptStoreError, DurableJsonFile } from "./durable-json-file.ts";
 import { ensurePrivateDir } from "./private-dir.ts";
 import { storageError } from "./storage-error.ts";
-import type { AttemptRecord } from "./attempts/types.ts";
-import type { LockoutState } from "./lockout.ts";
-import type { UnattendedRecord } from "./unattended.ts";
-
-export type DraftRecord =
-  | { source: "structured"; config: Record<string, unknown>; revision: number; updatedAt: string | null }
-  | { source: "yaml"; yaml: string; revision: number; updatedAt: string | null };
-
-export interface StoreData {
-  schemaVersion: 1;
-  draft: DraftRecord;
-  attempts: AttemptRecord[];
-  lockout: LockoutState;
-  unattended?: UnattendedRecord;
-  /** Set once the handoff node.yaml was looked for (first start): the hash of the file taken, or null. */
-  handoff?: { sha256: string | null };
-}
+import type { StoreData } from "./records.ts";
 
 export function emptyStore(): StoreData {
   return {
@@ -32,12 +16,19 @@ export function emptyStore(): StoreData {
 }
 
 /**
- * The small state document. Mutate `data`, then `await write()`: writes are durable and serialised;
- * a write the state dir cannot take rejects with INSUFFICIENT_STORAGE, and the caller restores memory.
+ * One service's part of the store document. `set` and changes to what `get` returns are memory;
+ * `save()` writes the whole document: durable and serialised. A write the state dir cannot take
+ * rejects with INSUFFICIENT_STORAGE, and the caller restores its memory.
  */
+export interface Slice<T> {
+  get(): T;
+  set(value: T): void;
+  save(): Promise<void>;
+}
+
+/** The small state document, handed out a slice a service. */
 export interface Store {
-  readonly data: StoreData;
-  write(): Promise<void>;
+  slice<K extends keyof StoreData>(key: K): Slice<StoreData[K]>;
 }
 
 export interface OpenedStore {
@@ -71,11 +62,15 @@ export async function openStore(stateDir: string, now: () => Date): Promise<Open
     await rename(path, keptAside);
   }
   if (firstStart || keptAside) await low.write();
+  const save = () => low.write().catch((err: unknown) => Promise.reject(storageError(stateDir, err)));
   const store: Store = {
-    get data() {
-      return low.data;
-    },
-    write: () => low.write().catch((err: unknown) => Promise.reject(storageError(stateDir, err))),
+    slice: (key) => ({
+      get: () => low.data[key],
+      set: (value) => {
+        low.data[key] = value;
+      },
+      save,
+    }),
   };
   return { store, firstStart, keptAside, cleanedTempFiles };
 }

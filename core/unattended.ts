@@ -1,32 +1,21 @@
 import { createHash } from "node:crypto";
-import { readIfPresent } from "./read-if-present.ts";
 import { rm } from "node:fs/promises";
-import type { FieldError } from "./config/index.ts";
+import type { Attempts } from "./attempts/index.ts";
 import type { DraftService } from "./draft.ts";
 import type { Blocker } from "./errors.ts";
 import type { Logger } from "./log.ts";
-import type { Store } from "./store.ts";
-
-export const UNATTENDED_STATES = ["started", "invalid", "blocked"] as const;
-export type UnattendedState = (typeof UNATTENDED_STATES)[number];
-
-/** What became of the node.yaml stage 1 left for an unattended install (seed 000 `unattended`). */
-export interface UnattendedRecord {
-  state: UnattendedState;
-  origin: string;
-  takenAt: string;
-  attempt?: number;
-  errors?: FieldError[];
-  autoStart?: boolean;
-}
+import { readIfPresent } from "./read-if-present.ts";
+import type { HandoffRecord, UnattendedRecord } from "./records.ts";
+import type { Slice } from "./store.ts";
 
 export interface UnattendedDeps {
-  store: Store;
-  draft: DraftService;
+  unattended: Slice<UnattendedRecord | undefined>;
+  handoff: Slice<HandoffRecord | undefined>;
+  draft: Pick<DraftService, "set" | "analysis">;
+  attempts: Pick<Attempts, "startUnattended">;
   blockers: () => Blocker[];
-  /** Starts install attempt N with no install code; returns N. */
-  startInstall: () => Promise<number>;
-  handoff: string;
+  /** Where stage 1 leaves the node.yaml (--handoff). */
+  handoffPath: string;
   installRecord: string;
   log: Logger;
   now: () => Date;
@@ -35,7 +24,6 @@ export interface UnattendedDeps {
 function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
-
 
 /** Stage 1's install record says where it found node.yaml, e.g. {"origin": "node.yaml on the partition labeled STRATUM"}. */
 async function originFrom(installRecord: string): Promise<string> {
@@ -66,7 +54,7 @@ export class UnattendedService {
   constructor(private readonly deps: UnattendedDeps) {}
 
   get record(): UnattendedRecord | undefined {
-    return this.deps.store.data.unattended;
+    return this.deps.unattended.get();
   }
 
   /**
@@ -75,29 +63,32 @@ export class UnattendedService {
    * the file, which the next start recognises by its hash and removes, not taking it twice.
    */
   async takeOver(): Promise<string | undefined> {
-    const { store, handoff } = this.deps;
-    const text = await readIfPresent(handoff);
-    if (store.data.handoff) {
+    const { unattended, handoff, handoffPath } = this.deps;
+    const text = await readIfPresent(handoffPath);
+    const taken = handoff.get();
+    if (taken) {
       if (text === undefined) return undefined;
-      if (sha256(text) === store.data.handoff.sha256) {
-        await rm(handoff, { force: true });
-        return `removed ${handoff}, already taken before the last stop`;
+      if (sha256(text) === taken.sha256) {
+        await rm(handoffPath, { force: true });
+        return `removed ${handoffPath}, already taken before the last stop`;
       }
-      return `${handoff} is not taken: a node.yaml is taken only at the state dir's first start`;
+      return `${handoffPath} is not taken: a node.yaml is taken only at the state dir's first start`;
     }
     if (text === undefined) {
-      store.data.handoff = { sha256: null };
-      await store.write();
+      handoff.set({ sha256: null });
+      await handoff.save();
       return undefined;
     }
-    store.data.handoff = { sha256: sha256(text) };
-    store.data.unattended = { state: "blocked", origin: await originFrom(this.deps.installRecord), takenAt: this.deps.now().toISOString() };
-    this.deps.draft.set({ source: "yaml", yaml: text });
+    // Written before the file counts as taken: a crash now takes it again at the next start.
+    await this.deps.draft.set({ source: "yaml", yaml: text });
+    handoff.set({ sha256: sha256(text) });
+    const origin = await originFrom(this.deps.installRecord);
+    unattended.set({ state: "blocked", origin, takenAt: this.deps.now().toISOString() });
     await this.#decide();
-    const outcome = takeOverOutcome(store.data.unattended, this.deps.blockers());
-    await store.write();
-    await rm(handoff, { force: true });
-    return `took ${handoff} as the draft for an unattended install: ${outcome}`;
+    const outcome = takeOverOutcome(unattended.get()!, this.deps.blockers());
+    await unattended.save();
+    await rm(handoffPath, { force: true });
+    return `took ${handoffPath} as the draft for an unattended install: ${outcome}`;
   }
 
   /** Once blockers clear, a blocked node.yaml that still waits is decided again, as at the first start. */
@@ -106,7 +97,7 @@ export class UnattendedService {
     if (!record || record.state !== "blocked" || !record.autoStart || this.#deciding) return;
     if (this.deps.blockers().length > 0) return;
     await this.#decide();
-    await this.deps.store.write();
+    await this.deps.unattended.save();
   }
 
   /**
@@ -134,9 +125,10 @@ export class UnattendedService {
       } else if (this.deps.blockers().length > 0) {
         Object.assign(record, { state: "blocked", autoStart: true });
       } else {
-        Object.assign(record, { state: "started", attempt: this.deps.store.data.attempts.length + 1 });
         try {
-          record.attempt = await this.deps.startInstall();
+          await this.deps.attempts.startUnattended((attempt) => {
+            Object.assign(record, { state: "started", attempt });
+          });
         } catch (err) {
           Object.assign(record, { state: "blocked", autoStart: true });
           delete record.attempt;

@@ -95,8 +95,6 @@ export function createApp(services: Services) {
   return app;
 }
 
-export type App = ReturnType<typeof createApp>;
-
 function mountRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapiRoutes(routes);
   app.openAPIRegistry.registerComponent("securitySchemes", "installCode", {

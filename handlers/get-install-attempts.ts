@@ -22,5 +22,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: (c) => c.json({ attempts: c.get("services").install.attempts() }, 200),
+  handler: (c) => c.json({ attempts: c.get("services").attempts.list() }, 200),
 });

@@ -1,7 +1,7 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import type { AppEnv } from "./env.ts";
-import { followEvents } from "./sse-events.ts";
+import { writeEvents } from "./sse-events.ts";
 import { EventSchema } from "./schemas/install.ts";
 import { authProblems, problemResponses } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
@@ -50,11 +50,15 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
     const { attempt, after } = c.req.valid("query");
     const lastEventId = c.req.valid("header")["last-event-id"];
     const from = lastEventId !== undefined ? Number(lastEventId) : (after ?? 0);
-    const install = c.get("services").install;
+    const attempts = c.get("services").attempts;
     if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
-      return c.json(await install.events(attempt, from), 200);
+      return c.json(await attempts.events(attempt, from), 200);
     }
-    const log = await install.eventLog(attempt);
-    return streamSSE(c, (stream) => followEvents(stream, log, from)) as never;
+    const gone = new AbortController();
+    const events = attempts.follow(attempt, from, gone.signal);
+    return streamSSE(c, (stream) => {
+      stream.onAbort(() => gone.abort());
+      return writeEvents(stream, events);
+    }) as never;
   },
 });

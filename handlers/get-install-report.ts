@@ -39,5 +39,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: (c) => c.json(c.get("services").install.report(c.req.valid("query").attempt) as z.infer<typeof ReportSchema>, 200),
+  handler: (c) => c.json(c.get("services").attempts.report(c.req.valid("query").attempt) as z.infer<typeof ReportSchema>, 200),
 });

@@ -22,5 +22,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: (c) => c.json(c.get("services").install.verdict(c.req.valid("query").attempt), 200),
+  handler: (c) => c.json(c.get("services").attempts.verdict(c.req.valid("query").attempt), 200),
 });

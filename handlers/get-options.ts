@@ -2,9 +2,8 @@ import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
 import { HostFactsSchema } from "../core/host-facts.ts";
 import { NODE_YAML_MODES, PROFILES } from "../core/model.ts";
 import type { AppEnv } from "./env.ts";
-import { ModeSchema } from "./get-status.ts";
 import { authProblems } from "./schemas/problem.ts";
-import { security } from "./schemas/common.ts";
+import { ModeSchema, security } from "./schemas/common.ts";
 
 const ModeOptionSchema = z
   .object({

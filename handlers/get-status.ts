@@ -1,20 +1,9 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
-import { MODES, PROFILES, STEPS } from "../core/model.ts";
-import { UNATTENDED_STATES } from "../core/unattended.ts";
+import { PROFILES, STEPS } from "../core/model.ts";
+import { UNATTENDED_STATES } from "../core/records.ts";
 import type { AppEnv } from "./env.ts";
 import { BlockerSchema, FieldErrorSchema, authProblems } from "./schemas/problem.ts";
-import { PhaseSchema, security } from "./schemas/common.ts";
-
-/** Seed 000's words for `mode`, as its page shows them (the stray comma before ")" included). */
-const MODE_DESCRIPTION =
-  "How this node is installed: the first answer of stage 2. Each mode is a deployment profile of the release model and the node's part in it.\n\n" +
-  "- single-node: one node runs everything (profile single-node; node.yaml mode: single-node).\n" +
-  "- hyperconverged-init: the first node of a hyperconverged cluster, the one that founds it (\"HA init\"; node.yaml mode: ha-init).\n" +
-  "- hyperconverged-join: a node that joins a hyperconverged cluster (\"HA join\"; node.yaml mode: join).\n" +
-  "- disaggregated-control-plane: a control-plane-only node that compute and storage nodes join later (profile disaggregated, a preview whose design is open,).\n\n" +
-  "GET /v1/installer/options says which are available; the others are refused at mode, with the reason.";
-
-export const ModeSchema = z.enum(MODES).meta({ id: "InstallMode", description: MODE_DESCRIPTION });
+import { MODE_DESCRIPTION, ModeSchema, PhaseSchema, security } from "./schemas/common.ts";
 
 const UnattendedSchema = z
   .object({

@@ -1,11 +1,10 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
 import { PROFILES } from "../core/model.ts";
 import type { AppEnv } from "./env.ts";
-import { ModeSchema } from "./get-status.ts";
 import { readDraftBody } from "./read-draft-body.ts";
 import { draftBodyContent } from "./schemas/draft.ts";
 import { FieldErrorSchema, authProblems, problemResponses } from "./schemas/problem.ts";
-import { security } from "./schemas/common.ts";
+import { ModeSchema, security } from "./schemas/common.ts";
 
 const ValidationSchema = z
   .object({

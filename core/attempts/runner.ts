@@ -1,95 +1,64 @@
-import { rm } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { join } from "node:path";
 import { redactDraft } from "../config/index.ts";
-import { writeFileAtomic } from "../atomic-write.ts";
 import type { DraftService } from "../draft.ts";
-import { InstallerError, type Blocker } from "../errors.ts";
+import type { Blocker } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { AttemptKind, Step } from "../model.ts";
-import { ensurePrivateDir } from "../private-dir.ts";
+import type { AttemptRecord, FailureCode, Verdict } from "../records.ts";
 import type { Redactor } from "../redact.ts";
-import type { Settings } from "../settings.ts";
-import type { Store } from "../store.ts";
-import { isStorageError, storageError } from "../storage-error.ts";
-import { phaseOf } from "../status.ts";
-import { AttemptEventLog, BACKLOG_LIMIT, type NewEvent } from "./events.ts";
+import type { Slice } from "../store.ts";
+import { isStorageError } from "../storage-error.ts";
+import { refusal } from "./admission.ts";
+import type { EventLog } from "./event-log.ts";
+import { BACKLOG_LIMIT, type AttemptEventLog, type NewEvent } from "./events.ts";
 import type { StepContext } from "./steps/context.ts";
-import { runFirstboot } from "./steps/firstboot.ts";
-import { runPreflight } from "./steps/preflight.ts";
-import { waitForReadiness } from "./steps/readiness.ts";
-import type { AttemptRecord, FailureCode, Verdict } from "./types.ts";
-import { StepFailure, nextAction } from "./verdict.ts";
+import { stopLeftoverFirstboots } from "./steps/firstboot.ts";
+import { STEPS_OF, runStep, type StepSettings } from "./steps/index.ts";
+import { StepFailure, failureCodeOf, nextAction } from "./verdict.ts";
 
 export interface RunnerDeps {
-  store: Store;
-  draft: DraftService;
-  settings: Pick<Settings, "stateDir" | "nodeYaml" | "firstboot" | "readinessUrl" | "readinessTimeoutSeconds" | "readinessIntervalSeconds">;
+  attempts: Slice<AttemptRecord[]>;
+  events: EventLog;
+  draft: Pick<DraftService, "record" | "analysis" | "nodeYaml">;
   blockers: () => Blocker[];
+  settings: StepSettings & { stateDir: string };
   payloadVersion: () => string | null;
   redactor: Redactor;
   log: Logger;
   now: () => Date;
-  /** A person started an attempt: the unattended wait ends. Changes memory only; returns its undo. */
-  personActed: () => (() => void) | undefined;
 }
 
-export interface StartedAttempt {
-  attempt: number;
-  record: AttemptRecord;
-}
+/**
+ * Called once the attempt is admitted and numbered, before the write that records it: what it
+ * changes in memory is written with the attempt. Returns the undo for when that write fails.
+ */
+export type Admitted = (attempt: number) => (() => void) | undefined | void;
 
-const STEPS_OF: Record<AttemptKind, readonly Step[]> = {
-  install: ["preflight", "write-config", "firstboot", "readiness"],
-  "recheck-readiness": ["readiness"],
-};
-
+/** Attempts as a state machine: admitted, recorded, each step in turn, finished with a verdict, settled on disk. */
 export class AttemptRunner {
-  readonly #logs = new Map<number, Promise<AttemptEventLog>>();
-  readonly #eventsDir: string;
   #abort = new AbortController();
   #running: Promise<void> | undefined;
 
-  constructor(private readonly deps: RunnerDeps) {
-    this.#eventsDir = join(deps.settings.stateDir, "events");
-  }
+  constructor(private readonly deps: RunnerDeps) {}
 
-  get attempts(): readonly AttemptRecord[] {
-    return this.deps.store.data.attempts;
-  }
-
-  find(attempt?: number): AttemptRecord {
-    const record = attempt === undefined ? this.attempts.at(-1) : this.attempts.find((a) => a.attempt === attempt);
-    if (!record) {
-      throw new InstallerError({
-        code: "NOT_FOUND",
-        detail: attempt === undefined ? "No install attempt has started yet." : `There is no attempt ${attempt}; attempts so far: ${this.attempts.length}.`,
-      });
-    }
-    return record;
-  }
-
-  eventLog(attempt: number, fresh = false): Promise<AttemptEventLog> {
-    let log = this.#logs.get(attempt);
-    if (!log) {
-      const path = join(this.#eventsDir, `attempt-${attempt}.jsonl`);
-      log = ensurePrivateDir(this.#eventsDir)
-        .then(() => AttemptEventLog.open(attempt, path, this.deps.now, (err) => storageError(this.deps.settings.stateDir, err), fresh))
-        .catch((err: unknown) => {
-          this.#logs.delete(attempt);
-          throw storageError(this.deps.settings.stateDir, err);
-        });
-      this.#logs.set(attempt, log);
-    }
-    return log;
-  }
-
-  /** At start: an attempt the previous process left running failed, INTERRUPTED at the step it was in. */
-  async recoverInterrupted(): Promise<AttemptRecord[]> {
-    const interrupted = this.attempts.filter((a) => a.state === "running");
+  /**
+   * At start, before anything else runs: stops what the firstboot of a killed installer left
+   * running, then fails each attempt it left running, INTERRUPTED at the step it was in.
+   * Returns the notices for the banner.
+   */
+  async recover(): Promise<string[]> {
+    const { attempts, events } = this.deps;
+    const leftovers = await stopLeftoverFirstboots(
+      attempts.get(),
+      async (attempt, event) => {
+        (await events.writer(attempt)).append(event);
+      },
+      () => attempts.save(),
+    );
+    const interrupted = attempts.get().filter((a) => a.state === "running");
     const recovered: [AttemptRecord, AttemptEventLog][] = [];
     for (const record of interrupted) {
-      const log = await this.eventLog(record.attempt);
+      const log = await events.writer(record.attempt);
       const step = record.step;
       this.#finish(record, log, {
         code: "INTERRUPTED",
@@ -100,33 +69,38 @@ export class AttemptRunner {
     }
     try {
       await Promise.all(recovered.map(([, log]) => log.sync()));
-      await this.deps.store.write();
-      await Promise.all(recovered.map(([record, log]) => this.#release(record.attempt, log)));
+      await attempts.save();
+      await Promise.all(recovered.map(([record, log]) => events.close(record.attempt, log)));
     } catch (err) {
       if (!isStorageError(err)) throw err;
       for (const [record, log] of recovered) {
         void this.#settle(record, log).catch((e: unknown) => this.deps.log.error("recording an interrupted attempt failed", { attempt: record.attempt, error: String(e) }));
       }
     }
-    return interrupted;
+    return [
+      ...leftovers,
+      ...interrupted.map((a) => `attempt ${a.attempt} was interrupted at ${a.step ?? "its start"}; its verdict says ${a.verdict?.next}`),
+    ];
   }
 
   /**
-   * Checks and reserves the attempt synchronously (two concurrent calls cannot both pass), then
+   * Admits and numbers the attempt synchronously (two concurrent calls cannot both pass), then
    * records it: its event log first, then the store. An attempt whose record cannot be written
    * does not start, and memory and disk are as before (INSUFFICIENT_STORAGE).
    */
-  async start(kind: AttemptKind, startedBy: AttemptRecord["startedBy"]): Promise<StartedAttempt> {
-    this.#refuse(kind);
-    const now = this.deps.now().toISOString();
-    const draftRecord = this.deps.draft.record();
+  async start(kind: AttemptKind, startedBy: AttemptRecord["startedBy"], admitted: Admitted): Promise<AttemptRecord> {
+    const { draft, events } = this.deps;
+    const attempts = this.deps.attempts.get();
+    const refused = refusal(kind === "install" ? { action: kind, attempts, draft: draft.analysis(), blockers: this.deps.blockers() } : { action: kind, attempts });
+    if (refused) throw refused;
+    const draftRecord = draft.record();
     const record: AttemptRecord = {
-      attempt: this.attempts.length + 1,
+      attempt: attempts.length + 1,
       kind,
       startedBy,
       state: "running",
       step: null,
-      startedAt: now,
+      startedAt: this.deps.now().toISOString(),
       steps: [],
       config:
         draftRecord.source === "yaml"
@@ -136,66 +110,22 @@ export class AttemptRunner {
       firstbootTail: [],
       readinessHistory: [],
     };
-    this.deps.store.data.attempts.push(record);
-    const undoPerson = startedBy === "person" ? this.deps.personActed() : undefined;
+    attempts.push(record);
+    const undo = admitted(record.attempt);
     let log: AttemptEventLog | undefined;
     try {
-      log = await this.eventLog(record.attempt, true);
+      log = await events.writer(record.attempt, true);
       log.append({ type: "attempt.started", level: "info", message: `${kind === "install" ? "install" : "readiness recheck"} attempt ${record.attempt} started by ${startedBy === "person" ? "a person" : "the unattended node.yaml"}`, data: { kind, startedBy } });
       await log.sync();
-      await this.deps.store.write();
+      await this.deps.attempts.save();
     } catch (err) {
-      this.deps.store.data.attempts.splice(this.deps.store.data.attempts.indexOf(record), 1);
-      undoPerson?.();
-      await this.#discardLog(record.attempt, log);
+      attempts.splice(attempts.indexOf(record), 1);
+      undo?.();
+      await events.discard(record.attempt, log);
       throw err;
     }
     this.#running = this.#run(record, log).catch((err: unknown) => this.deps.log.error("attempt runner failed", { attempt: record.attempt, error: String(err) }));
-    return { attempt: record.attempt, record };
-  }
-
-  /** An ended attempt's log: its handle closes; a later reader opens the file anew. */
-  async #release(attempt: number, log: AttemptEventLog): Promise<void> {
-    this.#logs.delete(attempt);
-    await log.close();
-  }
-
-  async #discardLog(attempt: number, log: AttemptEventLog | undefined): Promise<void> {
-    this.#logs.delete(attempt);
-    if (!log) return;
-    await log.close().catch(() => undefined);
-    await rm(log.path, { force: true }).catch(() => undefined);
-  }
-
-  /** While an attempt runs the draft stays as it validated it; once installed, it is history. */
-  refuseWhileBusy(what: string): void {
-    const phase = phaseOf(this.attempts);
-    if (phase === "installing") throw new InstallerError({ code: "INSTALL_RUNNING", detail: `Attempt ${this.attempts.length} is running, so ${what} must wait until it ends; follow it at /v1/installer/install/events.` });
-    if (phase === "done") throw new InstallerError({ code: "ALREADY_INSTALLED", detail: `An install attempt succeeded: this node is installed, so ${what} has no effect any more.` });
-  }
-
-  #refuse(kind: AttemptKind): void {
-    this.refuseWhileBusy(kind === "install" ? "another install" : "a readiness recheck");
-    if (kind === "recheck-readiness") {
-      const last = this.attempts.at(-1);
-      if (!last || last.verdict?.step !== "readiness") {
-        throw new InstallerError({
-          code: "RECHECK_NOT_APPLICABLE",
-          detail: last
-            ? `The last attempt (${last.attempt}) failed at ${last.verdict?.step ?? "its start"}, not at readiness; its verdict says ${last.verdict?.next ?? "retryInstall"}.`
-            : "No install attempt has run yet; start one with POST /v1/installer/install.",
-        });
-      }
-      return;
-    }
-    const analysis = this.deps.draft.analysis();
-    if (!analysis.valid) {
-      throw new InstallerError({ code: "INVALID_CONFIG", detail: "The draft does not validate; fix the fields listed in `errors`, then install.", errors: analysis.errors });
-    }
-    const blockers = this.deps.blockers();
-    if (blockers.length > 0) {
-      throw new InstallerError({ code: "INSTALL_BLOCKED", detail: "Blockers refuse the install; each says how to clear it.", blockers });
-    }
+    return record;
   }
 
   async #run(record: AttemptRecord, log: AttemptEventLog): Promise<void> {
@@ -208,13 +138,13 @@ export class AttemptRunner {
     try {
       for (const step of STEPS_OF[record.kind]) {
         current = step;
-        await this.#step(record, log, step, signal, (ctx) => this.#perform(step, ctx, record));
+        await this.#step(record, log, step, signal);
       }
       this.#finish(record, log, { code: null, step: current, message: record.kind === "install" ? "The node is installed and the cloud reports READY." : "The cloud reports READY." });
     } catch (err) {
       if (shutdown.aborted) return;
-      const failure = storage.signal.aborted || isStorageError(err) ? this.#stateWriteFailure(current, err) : err instanceof StepFailure ? err : new StepFailure(codeForStep(current), `${current ?? "attempt"} failed: ${(err as Error).message}`);
-      this.#finish(record, log, { code: failure.code, step: current, message: failure.message, next: failure.next, data: failure.data });
+      const failure = storage.signal.aborted || isStorageError(err) ? this.#stateWriteFailure(current, err) : err instanceof StepFailure ? err : new StepFailure(failureCodeOf(current), `${current ?? "attempt"} failed: ${(err as Error).message}`);
+      this.#finish(record, log, { code: failure.code, step: current, message: failure.message, next: failure.next });
     } finally {
       stopListening();
     }
@@ -226,7 +156,6 @@ export class AttemptRunner {
     return new StepFailure(
       "STATE_WRITE_FAILED",
       `${why}, so the attempt stopped during ${step ?? "its start"}. Free space in the state dir (or make it writable), then retry the install.`,
-      undefined,
       "retryInstall",
     );
   }
@@ -234,15 +163,15 @@ export class AttemptRunner {
   /**
    * A finished attempt's record and events reach the disk as soon as it takes them: while the
    * state dir refuses writes the verdict lives in memory (the phase is already failed) and this
-   * tries again, backing off, until it is written or the service stops.
+   * tries again, backing off, until it is written or the service stops. Then its log closes.
    */
   async #settle(record: AttemptRecord, log: AttemptEventLog): Promise<void> {
     const shutdown = this.#abort.signal;
     for (let delay = 500; !shutdown.aborted; delay = Math.min(delay * 2, 10_000)) {
       try {
         await log.sync();
-        await this.deps.store.write();
-        return this.#release(record.attempt, log);
+        await this.deps.attempts.save();
+        return this.deps.events.close(record.attempt, log);
       } catch (err) {
         if (!isStorageError(err)) throw err;
         if (delay === 500) this.deps.log.warn("attempt not recorded yet: the state dir refuses writes; retrying", { attempt: record.attempt, error: err.detail });
@@ -251,67 +180,41 @@ export class AttemptRunner {
     }
   }
 
-  async #step(record: AttemptRecord, log: AttemptEventLog, step: Step, signal: AbortSignal, body: (ctx: StepContext) => Promise<void>): Promise<void> {
-    const started = Date.now();
+  async #step(record: AttemptRecord, log: AttemptEventLog, step: Step, signal: AbortSignal): Promise<void> {
+    const { now, redactor } = this.deps;
+    const started = now().getTime();
     record.step = step;
-    const stepRecord = { step, state: "running" as const, startedAt: this.deps.now().toISOString() };
+    const stepRecord = { step, state: "running" as const, startedAt: now().toISOString() };
     record.steps.push(stepRecord);
     // The store learns of the step before any client does: a kill between the two is recovered at this step.
-    await this.deps.store.write();
+    await this.deps.attempts.save();
     log.append({ type: "step.started", step, level: "info", message: `${step} started` });
     await log.sync();
     const ctx: StepContext = {
       emit: (event: Omit<NewEvent, "step">) => log.append({ ...event, step }),
       backlogged: () => (log.backlog >= BACKLOG_LIMIT ? log.flush().catch(() => undefined) : undefined),
-      redactor: this.deps.redactor,
-      now: this.deps.now,
+      redactor,
+      now,
       signal,
     };
     try {
-      await body(ctx);
+      await runStep(step, ctx, record, { ...this.deps, persist: () => this.deps.attempts.save() });
       if (signal.aborted) throw signal.reason;
     } catch (err) {
       if (this.#abort.signal.aborted) throw err;
-      const message = err instanceof Error ? err.message : String(err);
-      Object.assign(stepRecord, { state: "failed", finishedAt: this.deps.now().toISOString(), message: this.deps.redactor.text(message) });
-      log.append({ type: "step.finished", step, level: "error", message: `${step} failed: ${this.deps.redactor.text(message)}`, data: { outcome: "failed", durationMs: Date.now() - started } });
+      const message = redactor.text(err instanceof Error ? err.message : String(err));
+      Object.assign(stepRecord, { state: "failed", finishedAt: now().toISOString(), message });
+      log.append({ type: "step.finished", step, level: "error", message: `${step} failed: ${message}`, data: { outcome: "failed", durationMs: now().getTime() - started } });
       throw err;
     }
-    Object.assign(stepRecord, { state: "succeeded", finishedAt: this.deps.now().toISOString() });
-    log.append({ type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: Date.now() - started } });
-  }
-
-  async #perform(step: Step, ctx: StepContext, record: AttemptRecord): Promise<void> {
-    const { settings } = this.deps;
-    switch (step) {
-      case "preflight":
-        return runPreflight(ctx, { draft: this.deps.draft.analysis(), blockers: this.deps.blockers(), firstboot: settings.firstboot });
-      case "write-config": {
-        const text = this.deps.draft.nodeYaml();
-        try {
-          await writeFileAtomic(settings.nodeYaml, text, 0o600);
-        } catch (err) {
-          throw new StepFailure("WRITE_FAILED", `could not write ${settings.nodeYaml}: ${(err as Error).message}`);
-        }
-        record.nodeYamlPath = settings.nodeYaml;
-        ctx.emit({ type: "step.progress", level: "info", message: `wrote ${settings.nodeYaml} (${Buffer.byteLength(text)} bytes, mode 0600)` });
-        return;
-      }
-      case "firstboot":
-        return runFirstboot(ctx, { executable: settings.firstboot, nodeYamlPath: settings.nodeYaml, record, persist: () => this.deps.store.write() });
-      case "readiness":
-        return waitForReadiness(
-          ctx,
-          { url: settings.readinessUrl, timeoutSeconds: settings.readinessTimeoutSeconds, intervalSeconds: settings.readinessIntervalSeconds },
-          record.readinessHistory,
-        );
-    }
+    Object.assign(stepRecord, { state: "succeeded", finishedAt: now().toISOString() });
+    log.append({ type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: now().getTime() - started } });
   }
 
   #finish(
     record: AttemptRecord,
     log: AttemptEventLog,
-    outcome: { code: FailureCode | null; step: Step | null; message: string; next?: Verdict["next"]; data?: Record<string, unknown> },
+    outcome: { code: FailureCode | null; step: Step | null; message: string; next?: Verdict["next"] },
   ): void {
     const message = this.deps.redactor.text(outcome.message);
     const verdict: Verdict = {
@@ -343,19 +246,6 @@ export class AttemptRunner {
     this.#abort.abort(new Error("installer stopping"));
     this.#abort = new AbortController();
     await this.#running;
-    await Promise.all([...this.#logs.values()].map(async (log) => (await log).sync().catch(() => undefined)));
-  }
-}
-
-function codeForStep(step: Step | null): FailureCode {
-  switch (step) {
-    case "write-config":
-      return "WRITE_FAILED";
-    case "firstboot":
-      return "FIRSTBOOT_FAILED";
-    case "readiness":
-      return "READINESS_TIMEOUT";
-    default:
-      return "PREFLIGHT_FAILED";
+    await this.deps.events.sync();
   }
 }

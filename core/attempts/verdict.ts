@@ -1,12 +1,11 @@
 import type { NextAction, Step } from "../model.ts";
-import type { FailureCode } from "./types.ts";
+import type { FailureCode } from "../records.ts";
 
 /** A step's failure, as the runner records it: the code says what `next` is. */
 export class StepFailure extends Error {
   constructor(
     readonly code: FailureCode,
     message: string,
-    readonly data?: Record<string, unknown>,
     /** When the code alone does not say it (a preflight failure that is the node's, not the config's). */
     readonly next?: NextAction,
   ) {
@@ -31,4 +30,11 @@ export function nextAction(code: FailureCode, step: Step | null): NextAction {
     case "STATE_WRITE_FAILED":
       return "retryInstall";
   }
+}
+
+const FAILURE_OF: Partial<Record<Step, FailureCode>> = { "write-config": "WRITE_FAILED", firstboot: "FIRSTBOOT_FAILED", readiness: "READINESS_TIMEOUT" };
+
+/** The failure code of an error no step named: the step it happened in says what failed. */
+export function failureCodeOf(step: Step | null): FailureCode {
+  return (step && FAILURE_OF[step]) ?? "PREFLIGHT_FAILED";
 }

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { EVENT_LEVELS, EVENT_TYPES } from "../../core/attempts/events.ts";
-import { ATTEMPT_STATES, FAILURE_CODES } from "../../core/attempts/types.ts";
+import { ATTEMPT_STATES, FAILURE_CODES } from "../../core/records.ts";
 import { ATTEMPT_KINDS, NEXT_ACTIONS, STEPS } from "../../core/model.ts";
 import { PhaseSchema } from "./common.ts";
 

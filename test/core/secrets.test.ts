@@ -5,7 +5,7 @@ import { isAlias, isScalar, parseDocument, stringify } from "yaml";
 import { renderNodeYaml } from "../../core/config/index.ts";
 import { createRedactor, REDACTED } from "../../core/redact.ts";
 import { draftSecrets } from "../../core/secrets.ts";
-import type { DraftRecord } from "../../core/store.ts";
+import type { DraftRecord } from "../../core/records.ts";
 import { SINGLE_NODE } from "./config/fixtures.ts";
 
 const CODE = "ABCD-EFGH-JKMN";

@@ -4,7 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { isStorageError } from "../../storage-error.ts";
 import { describeStopped, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process-group.ts";
 import type { NewEvent } from "../events.ts";
-import type { AttemptRecord } from "../types.ts";
+import type { AttemptRecord } from "../../records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 import { LineSplitter } from "./line-splitter.ts";
@@ -85,13 +85,8 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
   }
   if (exit.code !== 0) {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-    const tail = record.firstbootTail;
-    const last = tail.slice(-5).join(" | ");
-    throw new StepFailure("FIRSTBOOT_FAILED", `firstboot ${how}${last ? `; last output: ${last}` : ""}`, {
-      exitCode: exit.code,
-      signal: exit.signal,
-      tail: tail.slice(),
-    });
+    const last = record.firstbootTail.slice(-5).join(" | ");
+    throw new StepFailure("FIRSTBOOT_FAILED", `firstboot ${how}${last ? `; last output: ${last}` : ""}`);
   }
 }
 

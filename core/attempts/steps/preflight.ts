@@ -15,13 +15,11 @@ export interface PreflightInputs {
 export async function runPreflight(ctx: StepContext, inputs: PreflightInputs): Promise<void> {
   if (!inputs.draft.valid) {
     const list = inputs.draft.errors.map((e) => `${e.field || "(config)"}: ${e.message}`);
-    throw new StepFailure("PREFLIGHT_FAILED", `The config does not validate: ${list.join("; ")}`, { errors: inputs.draft.errors });
+    throw new StepFailure("PREFLIGHT_FAILED", `The config does not validate: ${list.join("; ")}`);
   }
   ctx.emit({ type: "step.progress", level: "info", message: "config validates" });
   if (inputs.blockers.length > 0) {
-    throw new StepFailure("INSTALL_BLOCKED", `Blockers refuse the install: ${inputs.blockers.map((b) => `${b.code}: ${b.detail}`).join("; ")}`, {
-      blockers: inputs.blockers,
-    });
+    throw new StepFailure("INSTALL_BLOCKED", `Blockers refuse the install: ${inputs.blockers.map((b) => `${b.code}: ${b.detail}`).join("; ")}`);
   }
   ctx.emit({ type: "step.progress", level: "info", message: "no blockers" });
   if (inputs.firstboot !== undefined) {
@@ -31,7 +29,6 @@ export async function runPreflight(ctx: StepContext, inputs: PreflightInputs): P
       throw new StepFailure(
         "PREFLIGHT_FAILED",
         `The firstboot program ${inputs.firstboot} cannot be run (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); the install medium may be incomplete. Check --firstboot, then retry the install.`,
-        undefined,
         "retryInstall",
       );
     }

@@ -1,7 +1,7 @@
 import { request } from "node:https";
 import { request as httpRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ReadinessCheck, ReadinessObservation } from "../types.ts";
+import type { ReadinessCheck, ReadinessObservation } from "../../records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 
@@ -81,21 +81,22 @@ function describe(observation: Omit<ReadinessObservation, "time">): string {
 
 /**
  * Polls until the cloud says READY; each change of state, detail or a check is an event and joins the history.
- * No poll runs past the wait's end, so the step ends on time whatever the cloud does.
+ * No poll runs past the wait's end (by the step's clock), so the step ends on time whatever the cloud does.
  */
 export async function waitForReadiness(ctx: StepContext, options: ReadinessOptions, history: ReadinessObservation[]): Promise<void> {
-  const started = Date.now();
+  const clock = () => ctx.now().getTime();
+  const started = clock();
   const deadline = started + options.timeoutSeconds * 1000;
   const halfway = started + (options.timeoutSeconds * 1000) / 2;
   let warned = false;
   let last: Omit<ReadinessObservation, "time"> | undefined;
   let lastKey = "";
   for (;;) {
-    const budget = Math.min(POLL_TIMEOUT_MS, deadline - Date.now());
+    const budget = Math.min(POLL_TIMEOUT_MS, deadline - clock());
     if (budget <= 0) throw timedOut(options, last);
     const observation = await pollReadiness(options.url, ctx.signal, budget);
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    const now = Date.now();
+    const now = clock();
     // A poll the wait's end cut short tells nothing new: the verdict names what the cloud said before.
     if (now >= deadline && last && observation.state === "UNREACHABLE") throw timedOut(options, last);
     const key = JSON.stringify(observation);
@@ -127,6 +128,5 @@ function timedOut(options: ReadinessOptions, last: Omit<ReadinessObservation, "t
     `The cloud was not READY within ${options.timeoutSeconds} s; last state ${last?.state ?? "unknown"}${last?.detail ? ` (${last.detail})` : ""}` +
       (names.length ? `; not ready: ${names.join(", ")}` : "") +
       ". Fix what is not ready, then recheck readiness.",
-    { lastState: last?.state, notReady: pending },
   );
 }

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { after, before, test } from "node:test";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
 import { pollReadiness, waitForReadiness } from "../../../core/attempts/steps/readiness.ts";
-import type { ReadinessObservation } from "../../../core/attempts/types.ts";
+import type { ReadinessObservation } from "../../../core/records.ts";
 import { StepFailure } from "../../../core/attempts/verdict.ts";
 
 const json = (body: string) => (_req: IncomingMessage, res: ServerResponse) => res.writeHead(200, { "content-type": "application/json" }).end(body);

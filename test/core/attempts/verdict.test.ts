@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { runPreflight } from "../../../core/attempts/steps/preflight.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
 import { StepFailure, nextAction } from "../../../core/attempts/verdict.ts";
-import type { FailureCode } from "../../../core/attempts/types.ts";
+import type { FailureCode } from "../../../core/records.ts";
 import type { Step } from "../../../core/model.ts";
 
 const cases: [FailureCode, Step | null, string][] = [

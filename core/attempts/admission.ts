@@ -1,0 +1,58 @@
+import type { FieldError } from "../config/index.ts";
+import { InstallerError, type Blocker } from "../errors.ts";
+import type { Phase } from "../model.ts";
+import type { AttemptRecord } from "../records.ts";
+
+/** Seed 000: configuring until an install starts; installing while one runs; done after one succeeded; failed after the latest failed. */
+export function phaseOf(attempts: readonly AttemptRecord[]): Phase {
+  const latest = attempts.at(-1);
+  if (!latest) return "configuring";
+  if (latest.state === "running") return "installing";
+  if (attempts.some((a) => a.state === "succeeded")) return "done";
+  return "failed";
+}
+
+export type AdmissionRequest =
+  | { action: "change-draft" | "recheck-readiness"; attempts: readonly AttemptRecord[] }
+  | { action: "install"; attempts: readonly AttemptRecord[]; draft: { valid: boolean; errors: FieldError[] }; blockers: Blocker[] };
+
+const WHAT: Record<AdmissionRequest["action"], string> = {
+  "change-draft": "changing the draft",
+  install: "another install",
+  "recheck-readiness": "a readiness recheck",
+};
+
+/**
+ * May it happen now: undefined when it may, else the refusal to throw. While an attempt runs the
+ * draft stays as it validated it; once installed, the draft is history and nothing starts.
+ */
+export function refusal(request: AdmissionRequest): InstallerError | undefined {
+  const { attempts } = request;
+  const phase = phaseOf(attempts);
+  const what = WHAT[request.action];
+  if (phase === "installing") {
+    return new InstallerError({ code: "INSTALL_RUNNING", detail: `Attempt ${attempts.length} is running, so ${what} must wait until it ends; follow it at /v1/installer/install/events.` });
+  }
+  if (phase === "done") {
+    return new InstallerError({ code: "ALREADY_INSTALLED", detail: `An install attempt succeeded: this node is installed, so ${what} has no effect any more.` });
+  }
+  if (request.action === "recheck-readiness") {
+    const last = attempts.at(-1);
+    if (last?.verdict?.step === "readiness") return undefined;
+    return new InstallerError({
+      code: "RECHECK_NOT_APPLICABLE",
+      detail: last
+        ? `The last attempt (${last.attempt}) failed at ${last.verdict?.step ?? "its start"}, not at readiness; its verdict says ${last.verdict?.next ?? "retryInstall"}.`
+        : "No install attempt has run yet; start one with POST /v1/installer/install.",
+    });
+  }
+  if (request.action === "install") {
+    if (!request.draft.valid) {
+      return new InstallerError({ code: "INVALID_CONFIG", detail: "The draft does not validate; fix the fields listed in `errors`, then install.", errors: request.draft.errors });
+    }
+    if (request.blockers.length > 0) {
+      return new InstallerError({ code: "INSTALL_BLOCKED", detail: "Blockers refuse the install; each says how to clear it.", blockers: request.blockers });
+    }
+  }
+  return undefined;
+}

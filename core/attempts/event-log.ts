@@ -1,0 +1,121 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { ensurePrivateDir } from "../private-dir.ts";
+import { storageError } from "../storage-error.ts";
+import { AttemptEventLog, readEvents, type InstallEvent } from "./events.ts";
+
+const REPLAY_PAGE = 1000;
+
+export interface EventsPage {
+  events: InstallEvent[];
+  /** The attempt's attempt.finished event is among these or earlier ones. */
+  finished: boolean;
+  /** More events follow: ask again with after = the last seq. */
+  more: boolean;
+}
+
+/**
+ * Every attempt's events, one JSON Lines file each under <state dir>/events. A running attempt
+ * has an open writer; once it ended and its events are on disk the writer is closed, and
+ * readers read the file: an attempt whose record is no longer running has attempt.finished there.
+ */
+export interface EventLog {
+  /** The attempt's writer, opened once; `fresh` for a new attempt (whatever a crash left under its name goes). */
+  writer(attempt: number, fresh?: boolean): Promise<AttemptEventLog>;
+  /** An ended attempt's events are on disk: its writer closes. */
+  close(attempt: number, writer: AttemptEventLog): Promise<void>;
+  /** An attempt that did not start leaves no log. */
+  discard(attempt: number, writer: AttemptEventLog | undefined): Promise<void>;
+  /** Every open writer's events reach the disk, as far as it takes them (at shutdown). */
+  sync(): Promise<void>;
+  /** Events with seq > after, oldest first, at most `limit`. */
+  page(attempt: number, after: number, limit: number): Promise<EventsPage>;
+  /**
+   * Events with seq > after in batches: the file's, then live ones as they are written, with no
+   * gap and no duplicate (the subscription starts before the replay; live events at or below the
+   * last replayed seq are dropped). Ends after attempt.finished or when `signal` aborts.
+   */
+  follow(attempt: number, after: number, signal: AbortSignal): AsyncGenerator<InstallEvent[]>;
+}
+
+export function createEventLog(stateDir: string, now: () => Date): EventLog {
+  const writers = new Map<number, Promise<AttemptEventLog>>();
+  const dir = join(stateDir, "events");
+  const path = (attempt: number) => join(dir, `attempt-${attempt}.jsonl`);
+  const failed = (err: unknown) => storageError(stateDir, err);
+
+  return {
+    writer(attempt, fresh = false) {
+      let writer = writers.get(attempt);
+      if (!writer) {
+        writer = ensurePrivateDir(dir)
+          .then(() => AttemptEventLog.open(attempt, path(attempt), now, failed, fresh))
+          .catch((err: unknown) => {
+            writers.delete(attempt);
+            throw failed(err);
+          });
+        writers.set(attempt, writer);
+      }
+      return writer;
+    },
+    async close(attempt, writer) {
+      writers.delete(attempt);
+      await writer.close();
+    },
+    async discard(attempt, writer) {
+      writers.delete(attempt);
+      if (!writer) return;
+      await writer.close().catch(() => undefined);
+      await rm(writer.path, { force: true }).catch(() => undefined);
+    },
+    async sync() {
+      await Promise.all([...writers.values()].map(async (writer) => (await writer).sync().catch(() => undefined)));
+    },
+    async page(attempt, after, limit) {
+      const writer = await writers.get(attempt);
+      await writer?.flush();
+      const events = await readEvents(path(attempt), after, limit + 1);
+      const more = events.length > limit;
+      return { events: more ? events.slice(0, limit) : events, finished: !more && (writer?.finished ?? true), more };
+    },
+    async *follow(attempt, after, signal) {
+      const writer = await writers.get(attempt);
+      let last = after;
+      let live: InstallEvent[] = [];
+      let wake: (() => void) | undefined;
+      const unsubscribe = writer?.subscribe((batch) => {
+        live.push(...batch);
+        wake?.();
+      });
+      const aborted = () => wake?.();
+      signal.addEventListener("abort", aborted);
+      try {
+        await writer?.flush();
+        for (;;) {
+          const page = await readEvents(path(attempt), last, REPLAY_PAGE);
+          if (page.length > 0) {
+            last = page.at(-1)!.seq;
+            yield page;
+          }
+          if (page.length < REPLAY_PAGE || signal.aborted) break;
+        }
+        while (writer && !signal.aborted && !(writer.finished && last >= writer.lastSeq)) {
+          if (live.length === 0) {
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+            continue;
+          }
+          const batch = live.filter((e) => e.seq > last);
+          live = [];
+          if (batch.length > 0) {
+            last = batch.at(-1)!.seq;
+            yield batch;
+          }
+        }
+      } finally {
+        unsubscribe?.();
+        signal.removeEventListener("abort", aborted);
+      }
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { InstallerError } from "../errors.ts";
+import type { HostFacts } from "../host.ts";
+import type { AttemptKind, Phase } from "../model.ts";
+import type { AttemptRecord, Verdict } from "../records.ts";
+import { phaseOf } from "./admission.ts";
+import { createEventLog, type EventsPage } from "./event-log.ts";
+import type { InstallEvent } from "./events.ts";
+import { AttemptRunner, type Admitted, type RunnerDeps } from "./runner.ts";
+
+const EVENTS_PAGE_LIMIT = 1000;
+
+export interface Started {
+  attempt: number;
+  phase: Phase;
+  eventsUrl: string;
+}
+
+export type AttemptSummary = Pick<AttemptRecord, "attempt" | "kind" | "startedBy" | "state" | "step" | "startedAt" | "finishedAt" | "verdict">;
+
+export interface Report extends AttemptSummary {
+  steps: AttemptRecord["steps"];
+  config: AttemptRecord["config"];
+  host: HostFacts;
+  payloadVersion: string | null;
+  nodeYamlPath?: string;
+  firstbootTail: string[];
+  readinessHistory: AttemptRecord["readinessHistory"];
+}
+
+/** Install attempts: what the API and the unattended install start, follow and read. */
+export interface Attempts {
+  /** A person starts an attempt: that is the "a person acted" signal too. */
+  start(kind: AttemptKind): Promise<Started>;
+  /** The unattended node.yaml starts the install; `admitted` records its number in the write that records the attempt. */
+  startUnattended(admitted: Admitted): Promise<Started>;
+  list(): AttemptSummary[];
+  verdict(attempt?: number): Verdict;
+  report(attempt?: number): Report;
+  events(attempt: number | undefined, after: number): Promise<EventsPage & { attempt: number }>;
+  /** NOT_FOUND at once for an unknown attempt; otherwise its events in batches, until it finished or `signal` aborts. */
+  follow(attempt: number | undefined, after: number, signal: AbortSignal): AsyncIterable<InstallEvent[]>;
+  /** At start: what a killed installer left running is stopped and failed; returns notices for the banner. */
+  recover(): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+export interface AttemptsDeps extends Omit<RunnerDeps, "events"> {
+  host: HostFacts;
+  /** A person acted: changes memory only, written with the attempt; returns its undo. */
+  personActed: () => (() => void) | undefined;
+}
+
+function summary(record: AttemptRecord): AttemptSummary {
+  const { attempt, kind, startedBy, state, step, startedAt, finishedAt, verdict } = record;
+  return { attempt, kind, startedBy, state, step, startedAt, ...(finishedAt ? { finishedAt } : {}), ...(verdict ? { verdict } : {}) };
+}
+
+export function createAttempts(deps: AttemptsDeps): Attempts {
+  const events = createEventLog(deps.settings.stateDir, deps.now);
+  const runner = new AttemptRunner({ ...deps, events });
+  const records = () => deps.attempts.get();
+
+  const find = (attempt?: number): AttemptRecord => {
+    const record = attempt === undefined ? records().at(-1) : records().find((a) => a.attempt === attempt);
+    if (record) return record;
+    throw new InstallerError({
+      code: "NOT_FOUND",
+      detail: attempt === undefined ? "No install attempt has started yet." : `There is no attempt ${attempt}; attempts so far: ${records().length}.`,
+    });
+  };
+
+  const started = ({ attempt }: AttemptRecord): Started => ({ attempt, phase: phaseOf(records()), eventsUrl: `/v1/installer/install/events?attempt=${attempt}` });
+
+  return {
+    start: async (kind) => started(await runner.start(kind, "person", deps.personActed)),
+    startUnattended: async (admitted) => started(await runner.start("install", "unattended", admitted)),
+    list: () => records().map(summary),
+    verdict(attempt) {
+      const record = find(attempt);
+      if (record.verdict) return record.verdict;
+      throw new InstallerError({
+        code: "INSTALL_RUNNING",
+        detail: `Attempt ${record.attempt} is still running (${record.step ?? "starting"}); its verdict comes when it finishes. Follow /v1/installer/install/events?attempt=${record.attempt}.`,
+      });
+    },
+    report(attempt) {
+      const record = find(attempt);
+      return {
+        ...summary(record),
+        steps: record.steps,
+        config: record.config,
+        host: deps.host,
+        payloadVersion: record.payloadVersion,
+        ...(record.nodeYamlPath ? { nodeYamlPath: record.nodeYamlPath } : {}),
+        firstbootTail: record.firstbootTail,
+        readinessHistory: record.readinessHistory,
+      };
+    },
+    async events(attempt, after) {
+      const { attempt: n } = find(attempt);
+      return { attempt: n, ...(await events.page(n, after, EVENTS_PAGE_LIMIT)) };
+    },
+    follow: (attempt, after, signal) => events.follow(find(attempt).attempt, after, signal),
+    recover: () => runner.recover(),
+    stop: () => runner.shutdown(),
+  };
+}

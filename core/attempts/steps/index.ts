@@ -1,0 +1,43 @@
+import type { DraftService } from "../../draft.ts";
+import type { Blocker } from "../../errors.ts";
+import { STEPS, type AttemptKind, type Step } from "../../model.ts";
+import type { AttemptRecord } from "../../records.ts";
+import type { Settings } from "../../settings.ts";
+import type { StepContext } from "./context.ts";
+import { runFirstboot } from "./firstboot.ts";
+import { runPreflight } from "./preflight.ts";
+import { waitForReadiness } from "./readiness.ts";
+import { writeConfig } from "./write-config.ts";
+
+export const STEPS_OF: Record<AttemptKind, readonly Step[]> = {
+  install: STEPS,
+  "recheck-readiness": ["readiness"],
+};
+
+export type StepSettings = Pick<Settings, "nodeYaml" | "firstboot" | "readinessUrl" | "readinessTimeoutSeconds" | "readinessIntervalSeconds">;
+
+export interface StepInputs {
+  draft: Pick<DraftService, "analysis" | "nodeYaml">;
+  blockers: () => Blocker[];
+  settings: StepSettings;
+  /** Writes the store, the attempt's record with it. */
+  persist: () => Promise<void>;
+}
+
+/** One step of an attempt, given what it works from. */
+export function runStep(step: Step, ctx: StepContext, record: AttemptRecord, { draft, blockers, settings, persist }: StepInputs): Promise<void> {
+  switch (step) {
+    case "preflight":
+      return runPreflight(ctx, { draft: draft.analysis(), blockers: blockers(), firstboot: settings.firstboot });
+    case "write-config":
+      return writeConfig(ctx, { path: settings.nodeYaml, text: draft.nodeYaml(), record });
+    case "firstboot":
+      return runFirstboot(ctx, { executable: settings.firstboot, nodeYamlPath: settings.nodeYaml, record, persist });
+    case "readiness":
+      return waitForReadiness(
+        ctx,
+        { url: settings.readinessUrl, timeoutSeconds: settings.readinessTimeoutSeconds, intervalSeconds: settings.readinessIntervalSeconds },
+        record.readinessHistory,
+      );
+  }
+}

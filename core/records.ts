@@ -1,0 +1,117 @@
+/**
+ * Every record the store persists, in one leaf module: the store and the services that own
+ * these records import their shapes from here, never from each other.
+ */
+import type { FieldError } from "./config/index.ts";
+import type { AttemptKind, NextAction, Step } from "./model.ts";
+import type { GroupRecord } from "./process-group.ts";
+
+export type DraftRecord =
+  | { source: "structured"; config: Record<string, unknown>; revision: number; updatedAt: string | null }
+  | { source: "yaml"; yaml: string; revision: number; updatedAt: string | null };
+
+export const ATTEMPT_STATES = ["running", "succeeded", "failed"] as const;
+export type AttemptState = (typeof ATTEMPT_STATES)[number];
+
+export const FAILURE_CODES = [
+  "PREFLIGHT_FAILED",
+  "INSTALL_BLOCKED",
+  "WRITE_FAILED",
+  "FIRSTBOOT_FAILED",
+  "READINESS_TIMEOUT",
+  "INTERRUPTED",
+  "STATE_WRITE_FAILED",
+] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+export interface StepRecord {
+  step: Step;
+  state: AttemptState;
+  startedAt: string;
+  finishedAt?: string;
+  message?: string;
+}
+
+export interface Verdict {
+  attempt: number;
+  kind: AttemptKind;
+  outcome: "succeeded" | "failed";
+  step: Step | null;
+  code: FailureCode | null;
+  message: string;
+  next: NextAction;
+}
+
+export interface ReadinessCheck {
+  name: string;
+  status: string;
+  detail?: string;
+}
+
+export interface ReadinessObservation {
+  time: string;
+  state: string;
+  detail?: string;
+  checks?: ReadinessCheck[];
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  kind: AttemptKind;
+  startedBy: "person" | "unattended";
+  state: AttemptState;
+  step: Step | null;
+  startedAt: string;
+  finishedAt?: string;
+  steps: StepRecord[];
+  verdict?: Verdict;
+  /** The draft as it was installed, secrets redacted. */
+  config: { source: "structured" | "yaml"; config?: unknown; yaml?: string };
+  payloadVersion: string | null;
+  nodeYamlPath?: string;
+  firstbootTail: string[];
+  /** The firstboot process group while it may be alive: a start after a crash stops what is left of it. */
+  firstbootGroup?: GroupRecord;
+  /** Every change of the cloud's readiness state or checks, oldest first. */
+  readinessHistory: ReadinessObservation[];
+}
+
+export const UNATTENDED_STATES = ["started", "invalid", "blocked"] as const;
+export type UnattendedState = (typeof UNATTENDED_STATES)[number];
+
+/** What became of the node.yaml stage 1 left for an unattended install (seed 000 `unattended`). */
+export interface UnattendedRecord {
+  state: UnattendedState;
+  origin: string;
+  takenAt: string;
+  attempt?: number;
+  errors?: FieldError[];
+  autoStart?: boolean;
+}
+
+/** Set once the handoff node.yaml was looked for (first start): the hash of the file taken, or null. */
+export interface HandoffRecord {
+  sha256: string | null;
+}
+
+export interface AddressRecord {
+  failures: number;
+  lastFailureAt: number;
+  lockedUntil?: number;
+}
+
+export interface LockoutState {
+  addresses: Record<string, AddressRecord>;
+  /** Times (epoch ms) of wrong codes from all addresses, within the global window. */
+  globalFailures: number[];
+}
+
+/** The one store document. */
+export interface StoreData {
+  schemaVersion: 1;
+  draft: DraftRecord;
+  attempts: AttemptRecord[];
+  lockout: LockoutState;
+  unattended?: UnattendedRecord;
+  handoff?: HandoffRecord;
+}

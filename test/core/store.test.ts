@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, readFile, rmdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { DraftRecord } from "../../core/records.ts";
+import { STORE_FILE, openStore } from "../../core/store.ts";
+
+const now = () => new Date("2026-12-02T12:00:00Z");
+const stateDir = () => mkdtemp(join(tmpdir(), "store-"));
+const onDisk = async (dir: string) => JSON.parse(await readFile(join(dir, STORE_FILE), "utf8"));
+const draft = (hostname: string): DraftRecord => ({ source: "structured", config: { hostname }, revision: 1, updatedAt: now().toISOString() });
+
+test("a first start writes the empty document; each slice reads its part of it", async () => {
+  const dir = await stateDir();
+  const { store, firstStart } = await openStore(dir, now);
+  assert.equal(firstStart, true);
+  assert.deepEqual(store.slice("draft").get(), { source: "structured", config: {}, revision: 0, updatedAt: null });
+  assert.deepEqual(store.slice("attempts").get(), []);
+  assert.deepEqual(store.slice("lockout").get(), { addresses: {}, globalFailures: [] });
+  assert.equal(store.slice("unattended").get(), undefined);
+  assert.deepEqual(await onDisk(dir), { schemaVersion: 1, draft: { source: "structured", config: {}, revision: 0, updatedAt: null }, attempts: [], lockout: { addresses: {}, globalFailures: [] } });
+});
+
+test("set changes memory only; save writes it, and the next start reads it back", async () => {
+  const dir = await stateDir();
+  const { store } = await openStore(dir, now);
+  const slice = store.slice("draft");
+  slice.set(draft("node-01"));
+  assert.deepEqual(slice.get(), draft("node-01"));
+  assert.deepEqual((await onDisk(dir)).draft.config, {}, "not written before save()");
+  await slice.save();
+  assert.deepEqual((await onDisk(dir)).draft, draft("node-01"));
+  const reopened = await openStore(dir, now);
+  assert.equal(reopened.firstStart, false);
+  assert.deepEqual(reopened.store.slice("draft").get(), draft("node-01"));
+});
+
+test("one document: a save writes what every slice holds in memory, changed in place or set", async () => {
+  const dir = await stateDir();
+  const { store } = await openStore(dir, now);
+  store.slice("lockout").get().globalFailures.push(42);
+  store.slice("handoff").set({ sha256: null });
+  await store.slice("draft").save();
+  const saved = await onDisk(dir);
+  assert.deepEqual(saved.lockout.globalFailures, [42]);
+  assert.deepEqual(saved.handoff, { sha256: null });
+});
+
+test("writes are serialised, each with the memory it was asked with: the last one asked is what stays", async () => {
+  const dir = await stateDir();
+  const { store } = await openStore(dir, now);
+  const slice = store.slice("draft");
+  const saves: Promise<void>[] = [];
+  for (const hostname of ["node-01", "node-02", "node-03"]) {
+    slice.set(draft(hostname));
+    saves.push(slice.save());
+  }
+  await Promise.all(saves);
+  assert.equal((await onDisk(dir)).draft.config.hostname, "node-03");
+});
+
+test("a save the state dir refuses rejects INSUFFICIENT_STORAGE and leaves the disk as it was; memory is the caller's to restore", async () => {
+  const dir = await stateDir();
+  const { store } = await openStore(dir, now);
+  const slice = store.slice("draft");
+  // A folder where the write's temp file goes: the write fails as on a full or read-only disk.
+  const blocker = join(dir, `.${STORE_FILE}.${process.pid}.tmp`);
+  await mkdir(blocker);
+  slice.set(draft("node-02"));
+  await assert.rejects(slice.save(), (err: { code?: string; detail?: string }) => err.code === "INSUFFICIENT_STORAGE" && err.detail!.includes(dir));
+  assert.deepEqual((await onDisk(dir)).draft.config, {});
+  assert.deepEqual(slice.get(), draft("node-02"), "the store does not roll memory back");
+  await rmdir(blocker);
+  await slice.save();
+  assert.equal((await onDisk(dir)).draft.config.hostname, "node-02", "the next save succeeds once the state dir takes writes");
+});
