@@ -3,18 +3,13 @@ import { createServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
 import { loadHostFactsFile, readHostFacts } from "../core/host-facts.ts";
-import { loadOrCreateInstallCode } from "../core/install-code.ts";
-import { createLogger } from "../core/log.ts";
-import { createRedactor } from "../core/redact.ts";
-import { createServices } from "../core/services.ts";
 import type { Settings } from "../core/settings.ts";
 import { acquireStateLock } from "../core/state-lock.ts";
-import { openStore } from "../core/store.ts";
 import { loadTls } from "../core/tls-files.ts";
 import { createApp } from "../handlers/app.ts";
 import { rawProblem } from "../handlers/problem.ts";
 import { lingerOnClose } from "./linger.ts";
-import { draftSecrets } from "../core/secrets.ts";
+import { wireServices } from "./wire.ts";
 import { ensurePrivateDir } from "../core/private-dir.ts";
 
 function publicUrl(host: string, port: number): string {
@@ -29,21 +24,12 @@ function publicUrl(host: string, port: number): string {
 
 export async function runServe(settings: Settings, version: string): Promise<void> {
   const lock = await acquireStateLock(await ensurePrivateDir(settings.stateDir));
-  const now = () => new Date();
-  const opened = await openStore(settings.stateDir, now);
-  const installCode = await loadOrCreateInstallCode(settings.stateDir);
-  const draft = opened.store.slice("draft");
-  const redactor = createRedactor(() => [installCode, ...draftSecrets(draft.get())]);
-  const log = createLogger(redactor);
+  const host = await (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts());
+  let url = publicUrl(settings.listenHost, settings.listenPort);
+  const { services, opened, installCode, log } = await wireServices(settings, { version, url: () => url, host });
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
-  const [host, tls] = await Promise.all([
-    settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts(),
-    loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }),
-  ]);
-
-  let url = publicUrl(settings.listenHost, settings.listenPort);
-  const services = createServices({ version, url: () => url, settings, store: opened.store, installCode, host, log, redactor, now });
+  const tls = await loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey });
   const started = await services.start();
   const app = createApp(services);
 

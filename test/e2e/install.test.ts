@@ -3,7 +3,7 @@ import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
-import { harness, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, persistedStore, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
 
@@ -274,7 +274,7 @@ describe("crash recovery", () => {
       const first = await rig({ folder, stateDir, scenario, timeout: 60, env: { FIRSTBOOT_SLEEP: step === "firstboot" ? "30" : "0" } });
       await putDraft(first.installer);
       await install(first.installer);
-      await waitFor(`step ${step}`, async () => ((await first.installer.request("/v1/installer/status")).json.step === step ? true : undefined));
+      await waitFor(`step ${step} on disk`, async () => ((await persistedStore(stateDir)).attempts?.[0]?.step === step ? true : undefined));
       if (step === "readiness") await new Promise((r) => setTimeout(r, 300));
       await first.installer.kill9();
       const second = await rig({ folder, stateDir, readiness: first.readiness });

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { access, mkdir, readFile, writeFile } from "node:fs/promises";
+import { access, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
-import { STORE_FILE } from "../../core/store.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { harness, tempDir, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, persistedStore, tempDir, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 import { assertProblem } from "../helpers/problem.ts";
 
 const lab = harness();
@@ -198,7 +197,7 @@ describe("unattended install (seed 000 `unattended`)", () => {
     const first = await boot(n);
     // Status reads memory, which runs a write ahead of the disk: wait until the take-over is on disk.
     await waitFor("the take-over persisted", async () => {
-      const persisted = JSON.parse((await readFile(join(n.stateDir, STORE_FILE), "utf8").catch(() => "{}")) || "{}");
+      const persisted = await persistedStore(n.stateDir);
       return persisted.unattended?.state === "started" && persisted.attempts?.length === 1 ? true : undefined;
     });
     await first.kill9();

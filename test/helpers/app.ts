@@ -2,13 +2,9 @@ import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { SERVE_FLAGS, parseFlags, settingsFrom } from "../../cli/flags.ts";
 import { loadHostFactsFile } from "../../core/host-facts.ts";
-import { loadOrCreateInstallCode } from "../../core/install-code.ts";
-import { createLogger } from "../../core/log.ts";
 import { ensurePrivateDir } from "../../core/private-dir.ts";
-import { createRedactor } from "../../core/redact.ts";
-import { draftSecrets } from "../../core/secrets.ts";
-import { createServices, type Services } from "../../core/services.ts";
-import { openStore } from "../../core/store.ts";
+import type { Services } from "../../core/services.ts";
+import { wireServices } from "../../cli/wire.ts";
 import { createApp } from "../../handlers/app.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { tempDir, waitFor, type Reply, type RequestOptions } from "./installer.ts";
@@ -41,7 +37,7 @@ export interface InProcessApp {
 }
 
 /**
- * createApp over services built as cli/serve.ts builds them, on a fresh temp state dir, without a
+ * createApp over services wired as `serve` wires them (cli/wire.ts), on a fresh temp state dir, without a
  * socket: the one place tests build the app's deps. The services stop when the test ends.
  */
 export async function inProcessApp(t: TestContext, options: AppOptions = {}): Promise<InProcessApp> {
@@ -67,21 +63,12 @@ export async function inProcessApp(t: TestContext, options: AppOptions = {}): Pr
   );
   const settings = settingsFrom(values);
   const stateDir = await ensurePrivateDir(settings.stateDir);
-  const now = () => new Date();
-  const { store } = await openStore(stateDir, now);
-  const code = await loadOrCreateInstallCode(stateDir);
-  const redactor = createRedactor(() => [code, ...draftSecrets(store.data.draft)]);
   const log: string[] = [];
-  const services = createServices({
+  const { services, installCode: code } = await wireServices(settings, {
     version: "0.0.0-test",
     url: () => "https://127.0.0.1:9443",
-    settings,
-    store,
-    installCode: code,
     host: await loadHostFactsFile(DEMO_HOST_FACTS),
-    log: createLogger(redactor, (line) => log.push(line)),
-    redactor,
-    now,
+    writeLog: (line) => log.push(line),
   });
   await services.start();
   t.after(() => services.stop());

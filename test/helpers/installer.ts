@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { request as httpsRequest, Agent } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,7 @@ import { after } from "node:test";
 import { violations } from "./conformance.ts";
 import { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 import { makePayload } from "../../demo/make-payload.ts";
+import { STORE_FILE } from "../../core/store.ts";
 
 export { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 
@@ -338,4 +339,9 @@ export function httpsRaw(url: string, options: RequestOptions & { localAddress?:
     });
     req.end(payload);
   });
+}
+
+/** The store document as it is on disk (status reads memory, which runs one write ahead of the disk); {} before the first write. */
+export async function persistedStore(stateDir: string): Promise<any> {
+  return JSON.parse((await readFile(join(stateDir, STORE_FILE), "utf8").catch(() => "")) || "{}");
 }

@@ -1,0 +1,30 @@
+import type { HostFacts } from "../core/host.ts";
+import { loadOrCreateInstallCode } from "../core/install-code.ts";
+import { createLogger, type Logger } from "../core/log.ts";
+import { createRedactor } from "../core/redact.ts";
+import { draftSecrets } from "../core/secrets.ts";
+import { createServices, type Services } from "../core/services.ts";
+import type { Settings } from "../core/settings.ts";
+import { openStore, type OpenedStore } from "../core/store.ts";
+
+export interface Wired {
+  services: Services;
+  opened: OpenedStore;
+  installCode: string;
+  log: Logger;
+}
+
+/** The service's deps, built once from the settings: the one wiring `serve` and the in-process tests share. */
+export async function wireServices(
+  settings: Settings,
+  options: { version: string; url: () => string; host: HostFacts; now?: () => Date; writeLog?: (line: string) => void },
+): Promise<Wired> {
+  const now = options.now ?? (() => new Date());
+  const opened = await openStore(settings.stateDir, now);
+  const installCode = await loadOrCreateInstallCode(settings.stateDir);
+  const draft = opened.store.slice("draft");
+  const redactor = createRedactor(() => [installCode, ...draftSecrets(draft.get())]);
+  const log = createLogger(redactor, options.writeLog);
+  const services = createServices({ version: options.version, url: options.url, settings, store: opened.store, installCode, host: options.host, log, redactor, now });
+  return { services, opened, installCode, log };
+}
