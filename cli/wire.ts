@@ -2,7 +2,7 @@ import type { HostFacts } from "../core/host.ts";
 import { loadOrCreateInstallCode } from "../core/install-code.ts";
 import { createLogger, type Logger } from "../core/log.ts";
 import { createRedactor } from "../core/redact.ts";
-import { draftSecrets } from "../core/secrets.ts";
+import { clusterSecrets, draftSecrets } from "../core/secrets.ts";
 import { createServices, type Services } from "../core/services.ts";
 import type { Settings } from "../core/settings.ts";
 import { openStore, type OpenedStore } from "../core/store.ts";
@@ -23,7 +23,8 @@ export async function wireServices(
   const opened = await openStore(settings.stateDir, now);
   const installCode = await loadOrCreateInstallCode(settings.stateDir);
   const draft = opened.store.slice("draft");
-  const redactor = createRedactor(() => [installCode, ...draftSecrets(draft.get())]);
+  const cluster = opened.store.slice("cluster");
+  const redactor = createRedactor(() => [installCode, ...draftSecrets(draft.get()), ...clusterSecrets(cluster.get())]);
   const log = createLogger(redactor, options.writeLog);
   const services = createServices({ version: options.version, url: options.url, settings, store: opened.store, installCode, host: options.host, log, redactor, now });
   return { services, opened, installCode, log };

@@ -8,6 +8,7 @@ export const ERROR_CODES = {
   ALREADY_INSTALLED: { status: 409, title: "Already installed" },
   INSTALL_BLOCKED: { status: 409, title: "Install blocked" },
   RECHECK_NOT_APPLICABLE: { status: 409, title: "Recheck not applicable" },
+  NOT_INSTALLED: { status: 409, title: "Not installed yet" },
   PRECONDITION_FAILED: { status: 412, title: "Precondition failed" },
   BODY_TOO_LARGE: { status: 413, title: "Body too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported media type" },

@@ -5,6 +5,7 @@
 import type { FieldError } from "./config/index.ts";
 import type { AttemptKind, NextAction, Step } from "./model.ts";
 import type { GroupRecord } from "./process-group.ts";
+import type { JoinCheck } from "./cluster/join-codes.ts";
 
 export type DraftRecord =
   | { source: "structured"; config: Record<string, unknown>; revision: number; updatedAt: string | null }
@@ -40,6 +41,8 @@ export interface Verdict {
   code: FailureCode | null;
   message: string;
   next: NextAction;
+  /** A join check that failed preflight: every check, each failure with its code (SPEC §6). */
+  checks?: JoinCheck[];
 }
 
 export interface ReadinessCheck {
@@ -74,6 +77,10 @@ export interface AttemptRecord {
   firstbootGroup?: GroupRecord;
   /** Every change of the cloud's readiness state or checks, oldest first. */
   readinessHistory: ReadinessObservation[];
+  /** The join check a hyperconverged-join preflight ran, every check in order. */
+  joinCheck?: JoinCheck[];
+  /** SHA-256 (hex) of the cloud API's certificate, as the readiness poll that saw READY met it over https. */
+  cloudCertSha256?: string;
 }
 
 export const UNATTENDED_STATES = ["started", "invalid", "blocked"] as const;
@@ -106,6 +113,11 @@ export interface LockoutState {
   globalFailures: number[];
 }
 
+/** The cluster an ha-init node founds: the secret written to node.yaml when the draft brought none, kept for every retry. */
+export interface ClusterRecord {
+  secret: string;
+}
+
 /** The one store document. */
 export interface StoreData {
   schemaVersion: 1;
@@ -114,4 +126,5 @@ export interface StoreData {
   lockout: LockoutState;
   unattended?: UnattendedRecord;
   handoff?: HandoffRecord;
+  cluster?: ClusterRecord;
 }

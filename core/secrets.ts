@@ -1,6 +1,7 @@
 import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, secretScalarTexts, type Draft } from "./config/index.ts";
 import { spellings } from "./redact.ts";
-import type { DraftRecord } from "./records.ts";
+import { parseJoinToken } from "./cluster/join-token.ts";
+import type { ClusterRecord, DraftRecord } from "./records.ts";
 
 const cache = new WeakMap<DraftRecord, string[]>();
 
@@ -36,7 +37,9 @@ function inNodeYaml(yaml: string): string[] {
   const result = parseYamlDocument(yaml);
   if (!result.ok) return secretsOnLines(yaml);
   const { cluster, admin } = secretsOf(nodeYamlToDraft(result.parsed.value));
-  const values = [cluster?.joinToken, admin?.passwordHash].filter((s): s is string => s !== undefined);
+  const token = cluster?.joinToken === undefined ? undefined : parseJoinToken(cluster.joinToken);
+  // A firstboot may print the token's secret alone: it is the part that must not show.
+  const values = [cluster?.joinToken, token?.ok ? token.value.secret : undefined, admin?.passwordHash].filter((s): s is string => s !== undefined);
   return [...values, ...secretScalarTexts(result.parsed.doc, yaml)];
 }
 
@@ -50,6 +53,19 @@ export function draftSecrets(record: DraftRecord): string[] {
   if (!secrets) {
     secrets = inNodeYaml(record.source === "yaml" ? record.yaml : renderNodeYaml(secretsOf(record.config))).flatMap(spellings);
     cache.set(record, secrets);
+  }
+  return secrets;
+}
+
+const clusterCache = new WeakMap<ClusterRecord, string[]>();
+
+/** The cluster secret an ha-init node generated, in every spelling output can hold. */
+export function clusterSecrets(record: ClusterRecord | undefined): string[] {
+  if (!record) return [];
+  let secrets = clusterCache.get(record);
+  if (!secrets) {
+    secrets = spellings(record.secret);
+    clusterCache.set(record, secrets);
   }
   return secrets;
 }

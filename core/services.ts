@@ -1,6 +1,7 @@
 import { modeOptions, type ModeOption, type ValidationContext } from "./config/index.ts";
 import { createAttempts, type Attempts } from "./attempts/index.ts";
 import { createAuthenticator, type Authenticator } from "./auth.ts";
+import { createCluster, type Cluster } from "./cluster/service.ts";
 import { createDraftService, type DraftService } from "./draft.ts";
 import type { Blocker } from "./errors.ts";
 import type { HostFacts } from "./host.ts";
@@ -27,6 +28,7 @@ export interface Services {
   auth: Authenticator;
   draft: DraftService;
   attempts: Attempts;
+  cluster: Pick<Cluster, "check" | "joinToken">;
   status(): Status;
   options(): Options;
   /** Recovers interrupted attempts, loads the payload, takes a handoff node.yaml; returns notices for the banner. */
@@ -65,6 +67,14 @@ export function createServices(deps: ServiceDeps): Services {
   const personActed = () => unattended.personActed();
   const attemptRecords = store.slice("attempts");
   const draft = createDraftService({ draft: store.slice("draft"), context: validationContext, now, attempts: () => attemptRecords.get(), personActed });
+  const cluster = createCluster({
+    cluster: store.slice("cluster"),
+    draft,
+    attempts: () => attemptRecords.get(),
+    release: () => release().release,
+    readinessUrl: settings.readinessUrl,
+    now,
+  });
   const attempts = createAttempts({
     attempts: attemptRecords,
     draft,
@@ -76,6 +86,7 @@ export function createServices(deps: ServiceDeps): Services {
     log,
     now,
     personActed,
+    cluster,
   });
   const unattended = new UnattendedService({
     unattended: store.slice("unattended"),
@@ -98,6 +109,7 @@ export function createServices(deps: ServiceDeps): Services {
     auth: createAuthenticator(store.slice("lockout"), deps.installCode, () => now().getTime()),
     draft,
     attempts,
+    cluster,
     async start() {
       const recovered = await attempts.recover();
       await payload.start();

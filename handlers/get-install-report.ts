@@ -1,6 +1,7 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
 import { HostFactsSchema } from "../core/host-facts.ts";
 import type { AppEnv } from "./env.ts";
+import { JoinCheckSchema } from "./schemas/cluster.ts";
 import { AttemptQuerySchema, AttemptSummarySchema, StepRecordSchema } from "./schemas/install.ts";
 import { authProblems, problemResponses } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
@@ -19,6 +20,7 @@ const ReportSchema = AttemptSummarySchema.extend({
   readinessHistory: z
     .array(z.object({ time: z.iso.datetime(), state: z.string(), detail: z.string().optional(), checks: z.array(ReadinessCheckSchema).optional() }))
     .meta({ description: "Every change of the cloud's readiness state or checks, oldest first." }),
+  joinCheck: z.array(JoinCheckSchema).optional().meta({ description: "The join check a hyperconverged-join preflight ran: every check in order." }),
 }).meta({ id: "Report" });
 
 const route = createRoute({

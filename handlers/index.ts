@@ -1,3 +1,4 @@
+import getClusterJoinToken from "./get-cluster-join-token.ts";
 import getConfigNodeYaml from "./get-config-node-yaml.ts";
 import getConfigSchema from "./get-config-schema.ts";
 import getConfig from "./get-config.ts";
@@ -13,6 +14,7 @@ import getOpenApi from "./get-openapi.ts";
 import getOptions from "./get-options.ts";
 import getStatus from "./get-status.ts";
 import patchConfig from "./patch-config.ts";
+import postClusterJoinCheck from "./post-cluster-join-check.ts";
 import postConfigValidate from "./post-config-validate.ts";
 import postInstallRecheckReadiness from "./post-install-recheck-readiness.ts";
 import postInstall from "./post-install.ts";
@@ -39,4 +41,6 @@ export const routes = [
   getInstallVerdict,
   getInstallReport,
   getInstallAttempts,
+  postClusterJoinCheck,
+  getClusterJoinToken,
 ] as const;

@@ -25,6 +25,7 @@ export interface Report extends AttemptSummary {
   nodeYamlPath?: string;
   firstbootTail: string[];
   readinessHistory: AttemptRecord["readinessHistory"];
+  joinCheck?: AttemptRecord["joinCheck"];
 }
 
 /** Install attempts: what the API and the unattended install start, follow and read. */
@@ -94,6 +95,7 @@ export function createAttempts(deps: AttemptsDeps): Attempts {
         ...(record.nodeYamlPath ? { nodeYamlPath: record.nodeYamlPath } : {}),
         firstbootTail: record.firstbootTail,
         readinessHistory: record.readinessHistory,
+        ...(record.joinCheck ? { joinCheck: record.joinCheck } : {}),
       };
     },
     async events(attempt, after) {

@@ -13,7 +13,7 @@ import type { EventLog } from "./event-log.ts";
 import { BACKLOG_LIMIT, type AttemptEventLog, type NewEvent } from "./events.ts";
 import type { StepContext } from "./steps/context.ts";
 import { stopLeftoverFirstboots } from "./steps/firstboot.ts";
-import { STEPS_OF, runStep, type StepSettings } from "./steps/index.ts";
+import { STEPS_OF, runStep, type StepInputs, type StepSettings } from "./steps/index.ts";
 import { StepFailure, failureCodeOf, nextAction } from "./verdict.ts";
 
 export interface RunnerDeps {
@@ -26,6 +26,7 @@ export interface RunnerDeps {
   redactor: Redactor;
   log: Logger;
   now: () => Date;
+  cluster: StepInputs["cluster"];
 }
 
 /**
@@ -144,7 +145,7 @@ export class AttemptRunner {
     } catch (err) {
       if (shutdown.aborted) return;
       const failure = storage.signal.aborted || isStorageError(err) ? this.#stateWriteFailure(current, err) : err instanceof StepFailure ? err : new StepFailure(failureCodeOf(current), `${current ?? "attempt"} failed: ${(err as Error).message}`);
-      this.#finish(record, log, { code: failure.code, step: current, message: failure.message, next: failure.next });
+      this.#finish(record, log, { code: failure.code, step: current, message: failure.message, next: failure.next, checks: failure.checks });
     } finally {
       stopListening();
     }
@@ -214,7 +215,7 @@ export class AttemptRunner {
   #finish(
     record: AttemptRecord,
     log: AttemptEventLog,
-    outcome: { code: FailureCode | null; step: Step | null; message: string; next?: Verdict["next"] },
+    outcome: { code: FailureCode | null; step: Step | null; message: string; next?: Verdict["next"]; checks?: Verdict["checks"] },
   ): void {
     const message = this.deps.redactor.text(outcome.message);
     const verdict: Verdict = {
@@ -225,6 +226,7 @@ export class AttemptRunner {
       code: outcome.code,
       message,
       next: outcome.code === null ? "none" : (outcome.next ?? nextAction(outcome.code, outcome.step)),
+      ...(outcome.checks ? { checks: outcome.checks } : {}),
     };
     record.state = outcome.code === null ? "succeeded" : "failed";
     record.finishedAt = this.deps.now().toISOString();

@@ -1,4 +1,5 @@
 import type { NextAction, Step } from "../model.ts";
+import type { JoinCheck } from "../cluster/join-codes.ts";
 import type { FailureCode } from "../records.ts";
 
 /** A step's failure, as the runner records it: the code says what `next` is. */
@@ -8,6 +9,8 @@ export class StepFailure extends Error {
     message: string,
     /** When the code alone does not say it (a preflight failure that is the node's, not the config's). */
     readonly next?: NextAction,
+    /** The join check's checks, when it is what failed. */
+    readonly checks?: JoinCheck[],
   ) {
     super(message);
     this.name = "StepFailure";

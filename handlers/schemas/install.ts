@@ -1,3 +1,4 @@
+import { JoinCheckSchema } from "./cluster.ts";
 import { z } from "@hono/zod-openapi";
 import { EVENT_LEVELS, EVENT_TYPES } from "../../core/attempts/events.ts";
 import { ATTEMPT_STATES, FAILURE_CODES } from "../../core/records.ts";
@@ -28,6 +29,7 @@ export const VerdictSchema = z
       description:
         "none: nothing to do. recheckReadiness: it failed at readiness (the cloud was not READY in time): POST /install/recheck-readiness. fixConfig: change the draft, then install. retryInstall: fix the node, then POST /install again. clearBlockers: clear the blockers in /status, then install.",
     }),
+    checks: z.array(JoinCheckSchema).optional().meta({ description: "When a join check failed preflight: every check, each failure with its code (SPEC §6)." }),
   })
   .meta({ id: "Verdict" });
 

@@ -3,6 +3,7 @@ import type { Blocker } from "../../errors.ts";
 import { STEPS, type AttemptKind, type Step } from "../../model.ts";
 import type { AttemptRecord } from "../../records.ts";
 import type { Settings } from "../../settings.ts";
+import type { Cluster } from "../../cluster/service.ts";
 import type { StepContext } from "./context.ts";
 import { runFirstboot } from "./firstboot.ts";
 import { runPreflight } from "./preflight.ts";
@@ -22,15 +23,16 @@ export interface StepInputs {
   settings: StepSettings;
   /** Writes the store, the attempt's record with it. */
   persist: () => Promise<void>;
+  cluster: Pick<Cluster, "foundingSecret" | "preflightCheck">;
 }
 
 /** One step of an attempt, given what it works from. */
-export function runStep(step: Step, ctx: StepContext, record: AttemptRecord, { draft, blockers, settings, persist }: StepInputs): Promise<void> {
+export function runStep(step: Step, ctx: StepContext, record: AttemptRecord, { draft, blockers, settings, persist, cluster }: StepInputs): Promise<void> {
   switch (step) {
     case "preflight":
-      return runPreflight(ctx, { draft: draft.analysis(), blockers: blockers(), firstboot: settings.firstboot });
+      return runPreflight(ctx, { draft: draft.analysis(), blockers: blockers(), firstboot: settings.firstboot, joinCheck: (signal) => cluster.preflightCheck(signal), record });
     case "write-config":
-      return writeConfig(ctx, { path: settings.nodeYaml, text: draft.nodeYaml(), record });
+      return writeConfig(ctx, { path: settings.nodeYaml, text: draft.nodeYaml(), foundingSecret: () => cluster.foundingSecret(), record });
     case "firstboot":
       return runFirstboot(ctx, { executable: settings.firstboot, nodeYamlPath: settings.nodeYaml, record, persist });
     case "readiness":
@@ -38,6 +40,7 @@ export function runStep(step: Step, ctx: StepContext, record: AttemptRecord, { d
         ctx,
         { url: settings.readinessUrl, timeoutSeconds: settings.readinessTimeoutSeconds, intervalSeconds: settings.readinessIntervalSeconds },
         record.readinessHistory,
+        (sha256) => (record.cloudCertSha256 = sha256),
       );
   }
 }

@@ -1,4 +1,6 @@
 import { request } from "node:https";
+import { TLSSocket } from "node:tls";
+import { peerSha256 } from "../../cluster/tls-connect.ts";
 import { request as httpRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ReadinessCheck, ReadinessObservation } from "../../records.ts";
@@ -20,7 +22,7 @@ const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
  * One poll, with one deadline for the whole request (connect, headers, body) and a body limit.
  * Anything but a JSON answer with a `state` is reported as UNREACHABLE with the reason, never thrown.
  */
-export function pollReadiness(url: string, signal: AbortSignal, budgetMs: number): Promise<Omit<ReadinessObservation, "time">> {
+export function pollReadiness(url: string, signal: AbortSignal, budgetMs: number, onCertificate?: (sha256: string) => void): Promise<Omit<ReadinessObservation, "time">> {
   const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(budgetMs)));
   return new Promise((resolve) => {
     const unreachable = (detail: string) => resolve({ state: "UNREACHABLE", detail });
@@ -29,6 +31,8 @@ export function pollReadiness(url: string, signal: AbortSignal, budgetMs: number
     // The cloud's endpoint on a fresh node has a self-signed certificate.
     const options = { method: "GET", rejectUnauthorized: false, signal: AbortSignal.any([signal, deadline]), headers: { accept: "application/json" } };
     const req = send(url, options, (res) => {
+      const sha256 = res.socket instanceof TLSSocket ? peerSha256(res.socket) : undefined;
+      if (sha256) onCertificate?.(sha256);
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (chunk: Buffer) => {
@@ -83,7 +87,13 @@ function describe(observation: Omit<ReadinessObservation, "time">): string {
  * Polls until the cloud says READY; each change of state, detail or a check is an event and joins the history.
  * No poll runs past the wait's end (by the step's clock), so the step ends on time whatever the cloud does.
  */
-export async function waitForReadiness(ctx: StepContext, options: ReadinessOptions, history: ReadinessObservation[]): Promise<void> {
+export async function waitForReadiness(
+  ctx: StepContext,
+  options: ReadinessOptions,
+  history: ReadinessObservation[],
+  /** The cloud API's certificate as the READY poll met it: the ha-init node's join token pins it. */
+  onReadyCertificate?: (sha256: string) => void,
+): Promise<void> {
   const clock = () => ctx.now().getTime();
   const started = clock();
   const deadline = started + options.timeoutSeconds * 1000;
@@ -94,7 +104,8 @@ export async function waitForReadiness(ctx: StepContext, options: ReadinessOptio
   for (;;) {
     const budget = Math.min(POLL_TIMEOUT_MS, deadline - clock());
     if (budget <= 0) throw timedOut(options, last);
-    const observation = await pollReadiness(options.url, ctx.signal, budget);
+    let certificate: string | undefined;
+    const observation = await pollReadiness(options.url, ctx.signal, budget, (sha256) => (certificate = sha256));
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const now = clock();
     // A poll the wait's end cut short tells nothing new: the verdict names what the cloud said before.
@@ -107,7 +118,10 @@ export async function waitForReadiness(ctx: StepContext, options: ReadinessOptio
       if (history.length > 200) history.shift();
       ctx.emit({ type: "readiness.poll", level: observation.state === "UNREACHABLE" ? "warn" : "info", message: describe(observation), data: { ...observation } });
     }
-    if (observation.state === "READY") return;
+    if (observation.state === "READY") {
+      if (certificate) onReadyCertificate?.(certificate);
+      return;
+    }
     if (!warned && now >= halfway) {
       warned = true;
       ctx.emit({

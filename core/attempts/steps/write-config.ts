@@ -1,4 +1,5 @@
 import { writeFileAtomic } from "../../atomic-write.ts";
+import { withJoinToken } from "../../cluster/service.ts";
 import type { AttemptRecord } from "../../records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
@@ -8,11 +9,16 @@ export interface WriteConfig {
   path: string;
   /** The node.yaml the draft renders to. */
   text: string;
+  /** An ha-init node's generated cluster secret, for node.yaml's cluster.join_token (SPEC §6). */
+  foundingSecret: () => Promise<string | undefined>;
   record: Pick<AttemptRecord, "nodeYamlPath">;
 }
 
 /** The draft becomes node.yaml, private (0600) and whole or not at all. */
-export async function writeConfig(ctx: StepContext, { path, text, record }: WriteConfig): Promise<void> {
+export async function writeConfig(ctx: StepContext, { path, text: rendered, foundingSecret, record }: WriteConfig): Promise<void> {
+  const secret = await foundingSecret();
+  const text = secret === undefined ? rendered : withJoinToken(rendered, secret);
+  if (secret !== undefined) ctx.emit({ type: "step.progress", level: "info", message: "generated the cluster's join secret (cluster.join_token); joins get the token from GET /v1/installer/cluster/join-token once installed" });
   try {
     await writeFileAtomic(path, text, 0o600);
   } catch (err) {

@@ -1,0 +1,150 @@
+/**
+ * The cluster as this node sees it (SPEC §6): an ha-init node founds it with a secret and hands out the join
+ * token once installed; a joining node checks it before anything is written, in preflight or on demand.
+ */
+import { parseDocument } from "yaml";
+import { nodeYamlToDraft, parseYamlDocument, type Draft } from "../config/index.ts";
+import { InstallerError } from "../errors.ts";
+import type { ClusterRecord, AttemptRecord, DraftRecord } from "../records.ts";
+import type { Slice } from "../store.ts";
+import { phaseOf } from "../attempts/admission.ts";
+import type { JoinCheckResult } from "./join-codes.ts";
+import { runJoinCheck } from "./join-check.ts";
+import { formatJoinToken, generateSecret, isBareSecret } from "./join-token.ts";
+import { certificateSha256 } from "./tls-connect.ts";
+
+export interface JoinTokenView {
+  token: string;
+  joinAddress: string;
+  cluster: string;
+  release: string | null;
+}
+
+export interface ClusterDeps {
+  cluster: Slice<ClusterRecord | undefined>;
+  draft: { record(): DraftRecord; analysis(): { mode?: string; errors: { field: string; message: string; hint?: string }[] } };
+  attempts: () => readonly AttemptRecord[];
+  release: () => string | null;
+  readinessUrl: string;
+  now: () => Date;
+}
+
+export interface Cluster {
+  /** The secret to add to an ha-init node.yaml whose draft brought none: generated once, kept for every retry. */
+  foundingSecret(): Promise<string | undefined>;
+  /** A hyperconverged-join draft's join check; undefined for any other mode. */
+  preflightCheck(signal: AbortSignal): Promise<JoinCheckResult | undefined>;
+  /** POST /cluster/join-check: the draft's cluster fields checked, nothing changed. */
+  check(signal?: AbortSignal): Promise<JoinCheckResult>;
+  /** GET /cluster/join-token. */
+  joinToken(signal?: AbortSignal): Promise<JoinTokenView>;
+  /** The secrets the cluster adds to what is redacted. */
+  secrets(): string[];
+}
+
+/** node.yaml with the founding secret as `cluster.join_token`, the rest of the text (comments too) as it was. */
+export function withJoinToken(nodeYaml: string, secret: string): string {
+  const doc = parseDocument(nodeYaml);
+  doc.setIn(["cluster", "join_token"], secret);
+  return doc.toString();
+}
+
+/** The draft's tree, whether it is structured or a node.yaml that parses. */
+function draftTree(record: DraftRecord): Draft {
+  if (record.source === "structured") return record.config as Draft;
+  const parsed = parseYamlDocument(record.yaml);
+  return (parsed.ok ? nodeYamlToDraft(parsed.parsed.value) : {}) as Draft;
+}
+
+const text = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : undefined);
+const JOIN_FIELDS = /^cluster\.(joinAddress|joinToken|join_address|join_token)\b/;
+
+export function createCluster(deps: ClusterDeps): Cluster {
+  const run = (tree: Draft, signal?: AbortSignal) =>
+    runJoinCheck({
+      joinAddress: tree.cluster?.joinAddress ?? "",
+      token: tree.cluster?.joinToken ?? "",
+      clusterName: text(tree.cluster?.name),
+      release: deps.release() ?? "",
+      now: deps.now,
+      signal,
+    });
+
+  return {
+    async foundingSecret() {
+      const tree = draftTree(deps.draft.record());
+      if (deps.draft.analysis().mode !== "hyperconverged-init") return undefined;
+      const own = text(tree.cluster?.joinToken);
+      if (own && isBareSecret(own)) return undefined;
+      const kept = deps.cluster.get();
+      if (kept) return kept.secret;
+      deps.cluster.set({ secret: generateSecret() });
+      try {
+        await deps.cluster.save();
+      } catch (err) {
+        deps.cluster.set(kept);
+        throw err;
+      }
+      return deps.cluster.get()?.secret;
+    },
+
+    async preflightCheck(signal) {
+      if (deps.draft.analysis().mode !== "hyperconverged-join") return undefined;
+      return run(draftTree(deps.draft.record()), signal);
+    },
+
+    async check(signal) {
+      const analysis = deps.draft.analysis();
+      if (analysis.mode !== "hyperconverged-join") {
+        throw new InstallerError({
+          code: "INVALID_CONFIG",
+          detail: "The join check verifies the cluster a hyperconverged-join draft joins; set the draft's mode to hyperconverged-join with its cluster fields first.",
+          errors: [{ field: "mode", message: `the draft's mode is ${analysis.mode ?? "not set"}, not hyperconverged-join` }],
+        });
+      }
+      const errors = analysis.errors.filter((e) => JOIN_FIELDS.test(e.field));
+      if (errors.length > 0) {
+        throw new InstallerError({ code: "INVALID_CONFIG", detail: "The draft's join address or join token is missing or malformed; fix the fields listed in `errors`, then check again.", errors });
+      }
+      return run(draftTree(deps.draft.record()), signal);
+    },
+
+    async joinToken(signal) {
+      const analysis = deps.draft.analysis();
+      if (analysis.mode !== "hyperconverged-init") {
+        throw new InstallerError({
+          code: "NOT_FOUND",
+          detail: `This node's mode is ${analysis.mode ?? "not set"}: only an installed hyperconverged-init node hands out a join token. Ask the cluster's init node.`,
+        });
+      }
+      const attempts = deps.attempts();
+      if (phaseOf(attempts) !== "done") {
+        throw new InstallerError({
+          code: "NOT_INSTALLED",
+          detail: "The init node is not installed yet: its join token exists once an install attempt succeeded. Install it, then ask again.",
+        });
+      }
+      const tree = draftTree(deps.draft.record());
+      const secret = text(tree.cluster?.joinToken) ?? deps.cluster.get()?.secret;
+      const installed = attempts.filter((a) => a.state === "succeeded").at(-1);
+      const fingerprint = installed?.cloudCertSha256 ?? (await certificateSha256(deps.readinessUrl, 5_000, signal).catch((err: Error) => {
+        throw new InstallerError({
+          code: "NOT_INSTALLED",
+          detail: `The token pins the cloud API's certificate, and it could not be read from ${deps.readinessUrl} (${err.message}). Check that the cloud API answers over https, then ask again.`,
+        });
+      }));
+      if (!secret) throw new InstallerError({ code: "NOT_INSTALLED", detail: "This node was installed without a cluster secret; install it again to found the cluster." });
+      return {
+        token: formatJoinToken({ fingerprint, secret }),
+        joinAddress: text(tree.network?.vip) ?? "",
+        cluster: text(tree.cluster?.name) ?? "",
+        release: installed?.payloadVersion ?? deps.release(),
+      };
+    },
+
+    secrets() {
+      const kept = deps.cluster.get()?.secret;
+      return kept ? [kept] : [];
+    },
+  };
+}
