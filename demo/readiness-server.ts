@@ -87,6 +87,8 @@ export interface ReadinessServerOptions {
   release?: string;
   /** Added to this cloud's clock in join-info, to play a skewed cluster. */
   clockOffsetMs?: number;
+  /** Its certificate and key; default a new self-signed pair for the host. */
+  tls?: { certPem: string; keyPem: string };
 }
 
 export interface Founding {
@@ -234,11 +236,13 @@ export async function startReadinessServer(opts: ReadinessServerOptions = {}): P
     sendJson(res, 404, { error: `no route for ${req.method} ${path}` });
   };
 
-  const { certPem, keyPem } = generateSelfSignedCert({
-    commonName: "stratum-readiness-demo",
-    dnsNames: ["localhost"],
-    ipAddresses: ["127.0.0.1", "::1", ...(isIP(host) ? [host] : [])],
-  });
+  const { certPem, keyPem } =
+    opts.tls ??
+    generateSelfSignedCert({
+      commonName: "stratum-readiness-demo",
+      dnsNames: ["localhost"],
+      ipAddresses: ["127.0.0.1", "::1", ...(isIP(host) ? [host] : [])],
+    });
   const server = https.createServer({ cert: certPem, key: keyPem }, (req, res) => {
     route(req, res).catch((error: Error) => sendJson(res, 500, { error: error.message }));
   });

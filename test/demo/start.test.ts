@@ -1,63 +1,10 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import https from "node:https";
 import { join } from "node:path";
-import { describe, test, type TestContext } from "node:test";
+import { describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
-import { httpsCall, ROOT, runCli, tempDir, waitFor, type Reply } from "../helpers/installer.ts";
-
-/** `npm start` without its build step, on free ports and in a temp demo folder; stopped when the test ends. */
-interface Demo {
-  stdout: () => string;
-  code: string;
-  api: string;
-  control: string;
-  stateDir: string;
-  call(path: string, method?: string, body?: object): Promise<Reply>;
-}
-
-async function startDemo(t: TestContext, demoDir: string, env: Record<string, string> = {}): Promise<Demo> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "demo/start.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, STRATUM_LISTEN: "127.0.0.1:0", DEMO_CLOUD_PORT: "0", DEMO_DIR: demoDir, FIRSTBOOT_DELAY: "0.01", STRATUM_READINESS_INTERVAL: "0.2", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  proc.stdout.on("data", (d) => (stdout += d));
-  proc.stderr.on("data", (d) => (stderr += d));
-  const exited = new Promise<void>((resolve) => proc.on("exit", () => resolve()));
-  const stop = async () => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
-    await exited;
-  };
-  t.after(stop);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("not within 90 s")), 90_000);
-    proc.stdout.on("data", () => {
-      if (!/^CONTROL=.*\n/m.test(stdout)) return;
-      clearTimeout(timer);
-      resolve();
-    });
-    proc.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`it exited with ${code}`));
-    });
-  }).catch((err: Error) => {
-    throw new Error(`the demo did not print its lines to paste (${err.message})\nstdout: ${stdout}\nstderr: ${stderr}`);
-  });
-  const line = (name: string) => new RegExp(`^${name}=(.*)$`, "m").exec(stdout)?.[1] ?? assert.fail(`no ${name}= line in\n${stdout}`);
-  const code = line("CODE");
-  const api = line("API");
-  return {
-    stdout: () => stdout,
-    code,
-    api,
-    control: line("CONTROL"),
-    stateDir: /State dir:\s+(.*)$/m.exec(stdout)![1]!,
-    call: (path, method = "GET", body) => httpsCall(`${api}${path}`, { method, body, code }),
-  };
-}
+import { startDemo, verdictOf, type Demo } from "../helpers/demo.ts";
+import { runCli, tempDir, waitFor } from "../helpers/installer.ts";
 
 function postJson(url: string, body: object): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
@@ -70,18 +17,6 @@ function postJson(url: string, body: object): Promise<{ status: number; json: un
     req.on("error", reject);
     req.end(JSON.stringify(body));
   });
-}
-
-/** The verdict of attempt N once it has one (409 INSTALL_RUNNING while it runs). */
-async function verdictOf(demo: Demo, attempt: number) {
-  return waitFor(
-    `the verdict of attempt ${attempt}`,
-    async () => {
-      const reply = await demo.call(`/install/verdict?attempt=${attempt}`);
-      return reply.status === 200 ? reply.json : undefined;
-    },
-    90_000,
-  );
 }
 
 /** The README's draft: PUT half of it, then the merge patch. */
