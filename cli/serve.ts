@@ -4,13 +4,13 @@ import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
 import { loadHostFactsFile, readHostFacts } from "../core/host-facts.ts";
 import type { Settings } from "../core/settings.ts";
-import { acquireStateLock } from "../core/state-lock.ts";
-import { loadTls } from "../core/tls-files.ts";
+import { acquireStateLock } from "../core/fs/state-lock.ts";
+import { loadTls } from "../core/access/tls-files.ts";
 import { createApp } from "../handlers/app.ts";
 import { rawProblem } from "../handlers/problem.ts";
 import { lingerOnClose } from "./linger.ts";
 import { wireServices } from "./wire.ts";
-import { ensurePrivateDir } from "../core/private-dir.ts";
+import { ensurePrivateDir } from "../core/fs/private-dir.ts";
 
 function publicUrl(host: string, port: number): string {
   const wildcard = host === "0.0.0.0" || host === "::";

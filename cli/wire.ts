@@ -1,5 +1,5 @@
 import type { HostFacts } from "../core/host.ts";
-import { loadOrCreateInstallCode } from "../core/install-code.ts";
+import { loadOrCreateInstallCode } from "../core/access/install-code.ts";
 import { createLogger, type Logger } from "../core/log.ts";
 import { createRedactor } from "../core/redact.ts";
 import { draftSecrets } from "../core/secrets.ts";

@@ -1,6 +1,6 @@
 import { modeOptions, type ModeOption, type ValidationContext } from "./config/index.ts";
 import { createAttempts, type Attempts } from "./attempts/index.ts";
-import { createAuthenticator, type Authenticator } from "./auth.ts";
+import { createAuthenticator, type Authenticator } from "./access/auth.ts";
 import { createDraftService, type DraftService } from "./draft.ts";
 import type { Blocker } from "./errors.ts";
 import type { HostFacts } from "./host.ts";

@@ -4,7 +4,7 @@ import type { Attempts } from "./attempts/index.ts";
 import type { DraftService } from "./draft.ts";
 import type { Blocker } from "./errors.ts";
 import type { Logger } from "./log.ts";
-import { readIfPresent } from "./read-if-present.ts";
+import { readIfPresent } from "./fs/read-if-present.ts";
 import type { HandoffRecord, UnattendedRecord } from "./records.ts";
 import type { Slice } from "./store.ts";
 

@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { isValidProof } from "../core/cluster/join-proof.ts";
-import { generateSelfSignedCert } from "../core/tls.ts";
+import { generateSelfSignedCert } from "../core/access/tls.ts";
 
 export const SCENARIOS = ["progress", "ready", "never", "error"] as const;
 export type Scenario = (typeof SCENARIOS)[number];

@@ -7,7 +7,7 @@ import type { AttemptKind, Step } from "../model.ts";
 import type { AttemptRecord, FailureCode, Verdict } from "../records.ts";
 import type { Redactor } from "../redact.ts";
 import type { Slice } from "../store.ts";
-import { isStorageError } from "../storage-error.ts";
+import { isStorageError } from "../fs/storage-error.ts";
 import { refusal } from "./admission.ts";
 import type { EventLog } from "./event-log.ts";
 import { BACKLOG_LIMIT, type AttemptEventLog, type NewEvent } from "./events.ts";

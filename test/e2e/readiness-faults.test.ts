@@ -4,7 +4,7 @@ import https from "node:https";
 import type { Socket } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { generateSelfSignedCert } from "../../core/tls.ts";
+import { generateSelfSignedCert } from "../../core/access/tls.ts";
 import { harness, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
-import { isStorageError } from "../../storage-error.ts";
+import { isStorageError } from "../../fs/storage-error.ts";
 import { describeStopped, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process-group.ts";
 import type { NewEvent } from "../events.ts";
 import type { AttemptRecord } from "../../records.ts";

@@ -1,4 +1,4 @@
-import { writeFileAtomic } from "../../atomic-write.ts";
+import { writeFileAtomic } from "../../fs/atomic-write.ts";
 import type { AttemptRecord } from "../../records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
@@ -14,7 +14,7 @@ export interface WriteConfig {
 /** The draft becomes node.yaml, private (0600) and whole or not at all. */
 export async function writeConfig(ctx: StepContext, { path, text, record }: WriteConfig): Promise<void> {
   try {
-    await writeFileAtomic(path, text, 0o600);
+    await writeFileAtomic(path, text);
   } catch (err) {
     throw new StepFailure("WRITE_FAILED", `could not write ${path}: ${(err as Error).message}`);
   }

@@ -8,7 +8,7 @@ import { runJoinCheck, type JoinCheckInput } from "../../../core/cluster/join-ch
 import { JOIN_CHECK_NAMES, joinCheckNext, type JoinCheckResult } from "../../../core/cluster/join-codes.ts";
 import { formatJoinToken, generateSecret } from "../../../core/cluster/join-token.ts";
 import { certificateSha256 } from "../../../core/cluster/tls-connect.ts";
-import { generateSelfSignedCert } from "../../../core/tls.ts";
+import { generateSelfSignedCert } from "../../../core/access/tls.ts";
 import { startReadinessServer, type ReadinessServer, type ReadinessServerOptions } from "../../../demo/readiness-server.ts";
 
 const SECRET = generateSecret();

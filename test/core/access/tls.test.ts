@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { checkServerIdentity, type TLSSocket } from "node:tls";
-import { certificateFingerprint, generateSelfSignedCert, type SelfSignedOptions } from "../../core/tls.ts";
+import { certificateFingerprint, generateSelfSignedCert, type SelfSignedOptions } from "../../../core/access/tls.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;

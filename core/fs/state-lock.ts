@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { link, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { link, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { readIfPresent } from "./read-if-present.ts";
+import { writePrivateFile } from "./write-private-file.ts";
 
 export class StateDirLockedError extends Error {
   constructor(readonly stateDir: string, readonly pid: number) {
@@ -56,15 +58,6 @@ async function isRunning(holder: Holder): Promise<boolean> {
   return start === undefined || start === holder.start;
 }
 
-async function readIfThere(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-}
-
 async function attempt(op: Promise<unknown>, expected: "EEXIST" | "ENOENT"): Promise<boolean> {
   try {
     await op;
@@ -79,16 +72,6 @@ function uniqueName(stateDir: string, kind: "new" | "aside"): string {
   return join(stateDir, `${LOCK}.${process.pid}.${randomBytes(6).toString("hex")}.${kind}`);
 }
 
-async function writeDurably(path: string, text: string): Promise<void> {
-  const file = await open(path, "wx", 0o600);
-  try {
-    await file.writeFile(text);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-}
-
 /**
  * One installer per state dir. The lock file names the holder's pid and start time. It is
  * written complete under a unique name and linked into place (link fails if a lock exists), so
@@ -100,7 +83,7 @@ export async function acquireStateLock(stateDir: string): Promise<StateLock> {
   const start = await startTimeOf(process.pid);
   const record = start ? `${process.pid} ${start}\n` : `${process.pid}\n`;
   const mine = uniqueName(stateDir, "new");
-  await writeDurably(mine, record);
+  await writePrivateFile(mine, record, { exclusive: true });
   let tookOverFrom: number | undefined;
   try {
     for (let tries = 0; tries < 10; tries++) {
@@ -108,7 +91,7 @@ export async function acquireStateLock(stateDir: string): Promise<StateLock> {
         await removeLeftovers(stateDir);
         return { release: () => releaseIfOurs(path, record), tookOverFrom };
       }
-      const text = await readIfThere(path);
+      const text = await readIfPresent(path);
       if (text === undefined) continue;
       const holder = parseHolder(text);
       if (holder && (await isRunning(holder))) throw new StateDirLockedError(stateDir, holder.pid);
@@ -136,5 +119,5 @@ async function removeLeftovers(stateDir: string): Promise<void> {
 }
 
 async function releaseIfOurs(path: string, record: string): Promise<void> {
-  if ((await readIfThere(path)) === record) await rm(path, { force: true });
+  if ((await readIfPresent(path)) === record) await rm(path, { force: true });
 }

@@ -1,7 +1,8 @@
-import { open, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { hostname, networkInterfaces } from "node:os";
 import { join } from "node:path";
-import { readIfPresent } from "./read-if-present.ts";
+import { readIfPresent } from "../fs/read-if-present.ts";
+import { writePrivateFile } from "../fs/write-private-file.ts";
 import { certificateFingerprint, generateSelfSignedCert } from "./tls.ts";
 
 export interface TlsMaterial {
@@ -10,17 +11,6 @@ export interface TlsMaterial {
   fingerprint: string;
   /** Where it came from, for the banner. */
   source: "operator" | "generated" | "reused";
-}
-
-
-async function writePrivate(path: string, text: string): Promise<void> {
-  const file = await open(path, "w", 0o600);
-  try {
-    await file.writeFile(text);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
 }
 
 function nodeAddresses(): string[] {
@@ -47,7 +37,7 @@ export async function loadTls(stateDir: string, operator: { cert?: string; key?:
     dnsNames: [name, "localhost"],
     ipAddresses: ["127.0.0.1", "::1", ...nodeAddresses()],
   });
-  await writePrivate(keyPath, pair.keyPem);
-  await writePrivate(certPath, pair.certPem);
+  await writePrivateFile(keyPath, pair.keyPem);
+  await writePrivateFile(certPath, pair.certPem);
   return { cert: pair.certPem, key: pair.keyPem, fingerprint: certificateFingerprint(pair.certPem), source: "generated" };
 }

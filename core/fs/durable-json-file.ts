@@ -1,6 +1,7 @@
-import { open, readFile, rename, rm } from "node:fs/promises";
+import { readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Adapter } from "lowdb";
+import { syncFolder, writePrivateFile } from "./write-private-file.ts";
 
 export class CorruptStoreError extends Error {
   constructor(readonly path: string, cause: unknown) {
@@ -46,13 +47,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
   async #writeNow(text: string): Promise<void> {
     try {
-      const file = await open(this.tempPath, "w", 0o600);
-      try {
-        await file.writeFile(text);
-        await file.sync();
-      } finally {
-        await file.close();
-      }
+      await writePrivateFile(this.tempPath, text);
       await rename(this.tempPath, this.path);
     } catch (err) {
       // A half-written temp file on a full disk would hold the space the next write needs.
@@ -60,14 +55,5 @@ export class DurableJsonFile<T> implements Adapter<T> {
       throw err;
     }
     await syncFolder(dirname(this.path));
-  }
-}
-
-export async function syncFolder(path: string): Promise<void> {
-  const folder = await open(path, "r");
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
   }
 }
