@@ -1,8 +1,7 @@
 import type { HostFacts } from "../core/host.ts";
 import { loadOrCreateInstallCode } from "../core/access/install-code.ts";
 import { createLogger, type Logger } from "../core/log.ts";
-import { createRedactor } from "../core/redact.ts";
-import { draftSecrets } from "../core/secrets.ts";
+import { createRedactor, draftSecrets } from "../core/secrets/index.ts";
 import { createServices, type Services } from "../core/services.ts";
 import type { Settings } from "../core/settings.ts";
 import { openStore, type OpenedStore } from "../core/store.ts";

@@ -6,7 +6,7 @@ import type { Blocker } from "./errors.ts";
 import type { HostFacts } from "./host.ts";
 import type { Logger } from "./log.ts";
 import { DEFAULT_MODE, type Mode } from "./model.ts";
-import type { Redactor } from "./redact.ts";
+import type { Redactor } from "./secrets/index.ts";
 import { PayloadManager } from "./payload/payload.ts";
 import type { Settings } from "./settings.ts";
 import { computeStatus, type Status } from "./status.ts";

@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { redactDraft } from "../config/index.ts";
+import { redactDraft, type Redactor } from "../secrets/index.ts";
 import type { DraftService } from "../draft.ts";
 import type { Blocker } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { AttemptKind, Step } from "../model.ts";
 import type { AttemptRecord, FailureCode, Verdict } from "../records.ts";
-import type { Redactor } from "../redact.ts";
 import type { Slice } from "../store.ts";
 import { isStorageError } from "../fs/storage-error.ts";
 import { refusal } from "./admission.ts";
