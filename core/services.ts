@@ -1,7 +1,7 @@
 import { modeOptions, type ModeOption, type ValidationContext } from "./config/index.ts";
 import { createAttempts, type Attempts } from "./attempts/index.ts";
 import { createAuthenticator, type Authenticator } from "./access/auth.ts";
-import { createDraftService, type DraftService } from "./draft.ts";
+import { createDraftService, type DraftService } from "./draft/index.ts";
 import type { Blocker } from "./errors.ts";
 import type { HostFacts } from "./host.ts";
 import type { Logger } from "./log.ts";

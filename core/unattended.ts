@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { rm } from "node:fs/promises";
 import type { Attempts } from "./attempts/index.ts";
-import type { DraftService } from "./draft.ts";
+import type { DraftService } from "./draft/index.ts";
 import type { Blocker } from "./errors.ts";
 import type { Logger } from "./log.ts";
 import { readIfPresent } from "./fs/read-if-present.ts";

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { redactDraft, type Redactor } from "../secrets/index.ts";
-import type { DraftService } from "../draft.ts";
+import type { DraftService } from "../draft/index.ts";
 import type { Blocker } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { AttemptKind, Step } from "../model.ts";

@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
-import type { DraftAnalysis } from "../../draft.ts";
+import type { DraftAnalysis } from "../../draft/index.ts";
 import type { Blocker } from "../../errors.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
