@@ -1,6 +1,7 @@
-import { readFile, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Adapter } from "lowdb";
+import { readIfPresent } from "./read-if-present.ts";
 import { syncFolder, writePrivateFile } from "./write-private-file.ts";
 
 export class CorruptStoreError extends Error {
@@ -24,13 +25,8 @@ export class DurableJsonFile<T> implements Adapter<T> {
   }
 
   async read(): Promise<T | null> {
-    let text: string;
-    try {
-      text = await readFile(this.path, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw err;
-    }
+    const text = await readIfPresent(this.path);
+    if (text === undefined) return null;
     try {
       return JSON.parse(text) as T;
     } catch (err) {

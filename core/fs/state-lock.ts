@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { link, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { startTimeOf } from "../process-group.ts";
 import { readIfPresent } from "./read-if-present.ts";
 import { writePrivateFile } from "./write-private-file.ts";
 
@@ -26,16 +27,6 @@ interface Holder {
 const LOCK = "installer.lock";
 const LEFTOVER = /^installer\.lock\.(\d+)\.[0-9a-f]+\.(new|aside)$/;
 
-/** The process's start time in clock ticks since boot, where /proc tells it. */
-export async function startTimeOf(pid: number): Promise<string | undefined> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
-}
-
 function parseHolder(text: string): Holder | undefined {
   const match = /^(\d+)(?: (\d+))?\n$/.exec(text);
   return match ? { pid: Number(match[1]), start: match[2] } : undefined;
@@ -54,8 +45,8 @@ function pidAlive(pid: number): boolean {
 async function isRunning(holder: Holder): Promise<boolean> {
   if (holder.pid === process.pid || !pidAlive(holder.pid)) return false;
   if (holder.start === undefined) return true;
-  const start = await startTimeOf(holder.pid);
-  return start === undefined || start === holder.start;
+  const start = startTimeOf(holder.pid);
+  return start === null || String(start) === holder.start;
 }
 
 async function attempt(op: Promise<unknown>, expected: "EEXIST" | "ENOENT"): Promise<boolean> {
@@ -80,8 +71,8 @@ function uniqueName(stateDir: string, kind: "new" | "aside"): string {
  */
 export async function acquireStateLock(stateDir: string): Promise<StateLock> {
   const path = join(stateDir, LOCK);
-  const start = await startTimeOf(process.pid);
-  const record = start ? `${process.pid} ${start}\n` : `${process.pid}\n`;
+  const start = startTimeOf(process.pid);
+  const record = start === null ? `${process.pid}\n` : `${process.pid} ${start}\n`;
   const mine = uniqueName(stateDir, "new");
   await writePrivateFile(mine, record, { exclusive: true });
   let tookOverFrom: number | undefined;

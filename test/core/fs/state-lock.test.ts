@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, describe, test, type TestContext } from "node:test";
 import { pathToFileURL } from "node:url";
-import { acquireStateLock, startTimeOf, StateDirLockedError } from "../../../core/fs/state-lock.ts";
+import { acquireStateLock, StateDirLockedError } from "../../../core/fs/state-lock.ts";
+import { startTimeOf } from "../../../core/process-group.ts";
 import { tempDir } from "../../helpers/installer.ts";
 import { ROOT } from "../../helpers/paths.ts";
 
