@@ -13,11 +13,11 @@ export interface TlsMaterial {
   source: "operator" | "generated" | "reused";
 }
 
+/** The node's addresses but link-local ones (fe80::), which mean nothing off their link. */
 function nodeAddresses(): string[] {
   return Object.values(networkInterfaces())
     .flat()
-    .filter((info) => info !== undefined && !info.address.startsWith("fe80"))
-    .map((info) => info!.address.replace(/%.*$/, ""));
+    .flatMap((info) => (info && !info.address.startsWith("fe80") ? [info.address] : []));
 }
 
 /** Operator's cert and key when given; else the state dir's self-signed pair, generated once and reused. */
