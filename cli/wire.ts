@@ -11,6 +11,7 @@ export interface Wired {
   opened: OpenedStore;
   installCode: string;
   log: Logger;
+  now: () => Date;
 }
 
 /** The service's deps, built once from the settings: the one wiring `serve` and the in-process tests share. */
@@ -23,7 +24,7 @@ export async function wireServices(
   const installCode = await loadOrCreateInstallCode(settings.stateDir);
   const draft = opened.store.slice("draft");
   const redactor = createRedactor(() => [installCode, ...draftSecrets(draft.get())]);
-  const log = createLogger(redactor, options.writeLog);
+  const log = createLogger(redactor, now, options.writeLog);
   const services = createServices({ version: options.version, url: options.url, settings, store: opened.store, installCode, host: options.host, log, redactor, now });
-  return { services, opened, installCode, log };
+  return { services, opened, installCode, log, now };
 }

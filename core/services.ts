@@ -50,7 +50,7 @@ export interface ServiceDeps {
 
 export function createServices(deps: ServiceDeps): Services {
   const { store, host, settings, now, log } = deps;
-  const payload = new PayloadManager({ folder: settings.payload, log });
+  const payload = new PayloadManager({ folder: settings.payload, log, now });
   const release = () => payload.release();
   const blockers = (): Blocker[] => payload.blockers();
 

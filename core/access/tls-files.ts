@@ -20,8 +20,8 @@ function nodeAddresses(): string[] {
     .flatMap((info) => (info && !info.address.startsWith("fe80") ? [info.address] : []));
 }
 
-/** Operator's cert and key when given; else the state dir's self-signed pair, generated once and reused. */
-export async function loadTls(stateDir: string, operator: { cert?: string; key?: string }): Promise<TlsMaterial> {
+/** Operator's cert and key when given; else the state dir's self-signed pair, generated once (valid from `now`) and reused. */
+export async function loadTls(stateDir: string, operator: { cert?: string; key?: string }, now: () => Date): Promise<TlsMaterial> {
   if (operator.cert && operator.key) {
     const cert = await readFile(operator.cert, "utf8");
     const key = await readFile(operator.key, "utf8");
@@ -36,6 +36,7 @@ export async function loadTls(stateDir: string, operator: { cert?: string; key?:
     commonName: name,
     dnsNames: [name, "localhost"],
     ipAddresses: ["127.0.0.1", "::1", ...nodeAddresses()],
+    now: now(),
   });
   await writePrivateFile(keyPath, pair.keyPem);
   await writePrivateFile(certPath, pair.certPem);

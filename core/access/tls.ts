@@ -11,7 +11,7 @@ export interface SelfSignedOptions {
   ipAddresses: string[];
   /** Validity in days from `now`; default 3650. */
   days?: number;
-  now?: Date;
+  now: Date;
 }
 
 export interface CertificatePair {
@@ -96,9 +96,8 @@ function pem(label: string, der: Buffer): string {
 
 export function generateSelfSignedCert(opts: SelfSignedOptions): CertificatePair {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
-  const now = opts.now ?? new Date();
-  const notBefore = new Date(now.getTime() - 60 * 60 * 1000);
-  const notAfter = new Date(now.getTime() + (opts.days ?? 3650) * 24 * 60 * 60 * 1000);
+  const notBefore = new Date(opts.now.getTime() - 60 * 60 * 1000);
+  const notAfter = new Date(opts.now.getTime() + (opts.days ?? 3650) * 24 * 60 * 60 * 1000);
 
   const serial = randomBytes(16);
   serial[0] = ((serial[0] ?? 0) & 0x7f) | 0x40; // positive, and no leading zero byte to strip

@@ -53,6 +53,7 @@ export class AttemptRunner {
         (await events.writer(attempt)).append(event);
       },
       () => attempts.save(),
+      this.deps.now,
     );
     const interrupted = attempts.get().filter((a) => a.state === "running");
     const recovered: [AttemptRecord, AttemptEventLog][] = [];

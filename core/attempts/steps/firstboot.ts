@@ -63,7 +63,7 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     child.stdin.destroy();
     ctx.signal.removeEventListener("abort", stopping);
     if (pid !== undefined) {
-      const stopped = await stopGroup(pid);
+      const stopped = await stopGroup(pid, ctx.now);
       delete record.firstbootGroup;
       const what = exit
         ? "firstboot left running"
@@ -98,11 +98,12 @@ export async function stopLeftoverFirstboots(
   attempts: AttemptRecord[],
   emit: (attempt: number, event: NewEvent) => Promise<void>,
   persist: () => Promise<void>,
+  now: () => Date,
 ): Promise<string[]> {
   const notices: string[] = [];
   const recorded = attempts.filter((a) => a.firstbootGroup);
   for (const record of recorded) {
-    const stopped = await stopRecordedGroup(record.firstbootGroup!);
+    const stopped = await stopRecordedGroup(record.firstbootGroup!, now);
     delete record.firstbootGroup;
     if (!stopped?.processes.length) continue;
     const event = stoppedEvent(stopped, `the interrupted firstboot of attempt ${record.attempt} left running`);
