@@ -1,7 +1,7 @@
 import { printCode, printOpenApi, printSchema, validateFile, type Exit } from "./cli/commands.ts";
 import { SERVE_FLAGS, UsageError, parseFlags, settingsFrom, usage } from "./cli/flags.ts";
 import { runServe } from "./cli/serve.ts";
-import { StateDirLockedError } from "./core/state-lock.ts";
+import { StateDirLockedError } from "./core/fs/state-lock.ts";
 
 declare const __STRATUM_VERSION__: string | undefined;
 const VERSION = typeof __STRATUM_VERSION__ === "string" ? __STRATUM_VERSION__ : "0.0.0-dev";

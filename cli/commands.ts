@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { analyzeYamlDraft, nodeYamlJsonSchema } from "../core/config/index.ts";
 import { loadHostFactsFile, readHostFacts } from "../core/host-facts.ts";
-import { readInstallCode } from "../core/install-code.ts";
+import { readInstallCode } from "../core/access/install-code.ts";
 import { RELEASE_FILE, readReleaseFile } from "../core/payload/release-file.ts";
 import { BUILT_IN_RELEASE } from "../core/release.ts";
 import { openApiDocument } from "../handlers/app.ts";

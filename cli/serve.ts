@@ -4,13 +4,13 @@ import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
 import { loadHostFactsFile, readHostFacts } from "../core/host-facts.ts";
 import type { Settings } from "../core/settings.ts";
-import { acquireStateLock } from "../core/state-lock.ts";
-import { loadTls } from "../core/tls-files.ts";
+import { acquireStateLock } from "../core/fs/state-lock.ts";
+import { loadTls } from "../core/access/tls-files.ts";
 import { createApp } from "../handlers/app.ts";
 import { rawProblem } from "../handlers/problem.ts";
 import { lingerOnClose } from "./linger.ts";
 import { wireServices } from "./wire.ts";
-import { ensurePrivateDir } from "../core/private-dir.ts";
+import { ensurePrivateDir } from "../core/fs/private-dir.ts";
 
 function publicUrl(host: string, port: number): string {
   const wildcard = host === "0.0.0.0" || host === "::";
@@ -26,10 +26,10 @@ export async function runServe(settings: Settings, version: string): Promise<voi
   const lock = await acquireStateLock(await ensurePrivateDir(settings.stateDir));
   const host = await (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts());
   let url = publicUrl(settings.listenHost, settings.listenPort);
-  const { services, opened, installCode, log } = await wireServices(settings, { version, url: () => url, host });
+  const { services, opened, installCode, log, now } = await wireServices(settings, { version, url: () => url, host });
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
-  const tls = await loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey });
+  const tls = await loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }, now);
   const started = await services.start();
   const app = createApp(services);
 

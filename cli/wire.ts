@@ -1,8 +1,7 @@
 import type { HostFacts } from "../core/host.ts";
-import { loadOrCreateInstallCode } from "../core/install-code.ts";
+import { loadOrCreateInstallCode } from "../core/access/install-code.ts";
 import { createLogger, type Logger } from "../core/log.ts";
-import { createRedactor } from "../core/redact.ts";
-import { clusterSecrets, draftSecrets } from "../core/secrets.ts";
+import { clusterSecrets, createRedactor, draftSecrets } from "../core/secrets/index.ts";
 import { createServices, type Services } from "../core/services.ts";
 import type { Settings } from "../core/settings.ts";
 import { openStore, type OpenedStore } from "../core/store.ts";
@@ -12,6 +11,7 @@ export interface Wired {
   opened: OpenedStore;
   installCode: string;
   log: Logger;
+  now: () => Date;
 }
 
 /** The service's deps, built once from the settings: the one wiring `serve` and the in-process tests share. */
@@ -25,7 +25,7 @@ export async function wireServices(
   const draft = opened.store.slice("draft");
   const cluster = opened.store.slice("cluster");
   const redactor = createRedactor(() => [installCode, ...draftSecrets(draft.get()), ...clusterSecrets(cluster.get())]);
-  const log = createLogger(redactor, options.writeLog);
+  const log = createLogger(redactor, now, options.writeLog);
   const services = createServices({ version: options.version, url: options.url, settings, store: opened.store, installCode, host: options.host, log, redactor, now });
-  return { services, opened, installCode, log };
+  return { services, opened, installCode, log, now };
 }

@@ -1,4 +1,4 @@
-import type { Redactor } from "./redact.ts";
+import type { Redactor } from "./secrets/index.ts";
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -7,8 +7,8 @@ export interface Logger {
 }
 
 /** JSON lines on stderr (the banner alone goes to stdout), secrets redacted. */
-export function createLogger(redactor: Redactor, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
+export function createLogger(redactor: Redactor, now: () => Date, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
   const emit = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    write(`${redactor.text(JSON.stringify({ time: new Date().toISOString(), level, message, ...fields }))}\n`);
+    write(`${redactor.text(JSON.stringify({ time: now().toISOString(), level, message, ...fields }))}\n`);
   return { info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

@@ -79,8 +79,11 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-/** Stops every process of a group like a systemd unit: SIGTERM, then SIGKILL after the grace period; names what it found. */
-export async function stopGroup(pgid: number, graceMs = GRACE_MS): Promise<StoppedGroup> {
+/**
+ * Stops every process of a group like a systemd unit: SIGTERM, then SIGKILL after the grace period (by `now`, the
+ * service's clock); names what it found.
+ */
+export async function stopGroup(pgid: number, now: () => Date, graceMs = GRACE_MS): Promise<StoppedGroup> {
   const seen = new Map<number, string>();
   const anyLeft = async () => {
     const live = await members(pgid);
@@ -89,9 +92,9 @@ export async function stopGroup(pgid: number, graceMs = GRACE_MS): Promise<Stopp
     return live.length > 0;
   };
   const gone = async (ms: number) => {
-    const end = Date.now() + ms;
+    const end = now().getTime() + ms;
     while (await anyLeft()) {
-      if (Date.now() >= end) return false;
+      if (now().getTime() >= end) return false;
       await delay(POLL_MS);
     }
     return true;
@@ -114,11 +117,11 @@ export async function stopGroup(pgid: number, graceMs = GRACE_MS): Promise<Stopp
  * another start time is not that group's leader and is left alone; while any member lives the
  * kernel does not hand the group's id to a new process, so members found by it are the group's.
  */
-export async function stopRecordedGroup(group: GroupRecord, graceMs = GRACE_MS): Promise<StoppedGroup | undefined> {
+export async function stopRecordedGroup(group: GroupRecord, now: () => Date, graceMs = GRACE_MS): Promise<StoppedGroup | undefined> {
   if (group.startTime === null) return undefined;
   const leader = await readStat(group.pid);
   if (leader && leader.startTime !== group.startTime) return undefined;
-  return stopGroup(group.pid, graceMs);
+  return stopGroup(group.pid, now, graceMs);
 }
 
 /** "stopped 2 processes firstboot left running: 4242 sleep, 4243 bash" */

@@ -1,13 +1,13 @@
 import { modeOptions, type ModeOption, type ValidationContext } from "./config/index.ts";
 import { createAttempts, type Attempts } from "./attempts/index.ts";
-import { createAuthenticator, type Authenticator } from "./auth.ts";
+import { createAuthenticator, type Authenticator } from "./access/auth.ts";
 import { createCluster, type Cluster } from "./cluster/service.ts";
-import { createDraftService, type DraftService } from "./draft.ts";
+import { createDraftService, type DraftService } from "./draft/index.ts";
 import type { Blocker } from "./errors.ts";
 import type { HostFacts } from "./host.ts";
 import type { Logger } from "./log.ts";
 import { DEFAULT_MODE, type Mode } from "./model.ts";
-import type { Redactor } from "./redact.ts";
+import type { Redactor } from "./secrets/index.ts";
 import { PayloadManager } from "./payload/payload.ts";
 import type { Settings } from "./settings.ts";
 import { computeStatus, type Status } from "./status.ts";
@@ -52,7 +52,7 @@ export interface ServiceDeps {
 
 export function createServices(deps: ServiceDeps): Services {
   const { store, host, settings, now, log } = deps;
-  const payload = new PayloadManager({ folder: settings.payload, log });
+  const payload = new PayloadManager({ folder: settings.payload, log, now });
   const release = () => payload.release();
   const blockers = (): Blocker[] => payload.blockers();
 

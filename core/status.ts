@@ -1,5 +1,5 @@
 import { phaseOf } from "./attempts/admission.ts";
-import type { DraftAnalysis } from "./draft.ts";
+import type { DraftAnalysis } from "./draft/index.ts";
 import type { Blocker } from "./errors.ts";
 import type { Mode, Phase, Profile, Step } from "./model.ts";
 import type { AttemptRecord, UnattendedRecord } from "./records.ts";

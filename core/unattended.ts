@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { rm } from "node:fs/promises";
 import type { Attempts } from "./attempts/index.ts";
-import type { DraftService } from "./draft.ts";
+import type { DraftService } from "./draft/index.ts";
 import type { Blocker } from "./errors.ts";
 import type { Logger } from "./log.ts";
-import { readIfPresent } from "./read-if-present.ts";
+import { readIfPresent } from "./fs/read-if-present.ts";
 import type { HandoffRecord, UnattendedRecord } from "./records.ts";
 import type { Slice } from "./store.ts";
 

@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { isValidProof } from "../core/cluster/join-proof.ts";
-import { generateSelfSignedCert } from "../core/tls.ts";
+import { generateSelfSignedCert } from "../core/access/tls.ts";
 
 export const SCENARIOS = ["progress", "ready", "never", "error"] as const;
 export type Scenario = (typeof SCENARIOS)[number];
@@ -242,6 +242,7 @@ export async function startReadinessServer(opts: ReadinessServerOptions = {}): P
       commonName: "stratum-readiness-demo",
       dnsNames: ["localhost"],
       ipAddresses: ["127.0.0.1", "::1", ...(isIP(host) ? [host] : [])],
+      now: new Date(),
     });
   const server = https.createServer({ cert: certPem, key: keyPem }, (req, res) => {
     route(req, res).catch((error: Error) => sendJson(res, 500, { error: error.message }));

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { parseJsonBody, yamlBody, type DraftBody } from "../core/draft.ts";
+import { parseJsonBody, yamlBody, type DraftBody } from "../core/draft/index.ts";
 import { InstallerError } from "../core/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { draftBodyContent } from "./schemas/draft.ts";

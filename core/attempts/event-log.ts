@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { ensurePrivateDir } from "../private-dir.ts";
-import { storageError } from "../storage-error.ts";
+import { ensurePrivateDir } from "../fs/private-dir.ts";
+import { storageError } from "../fs/storage-error.ts";
 import { AttemptEventLog, readEvents, type InstallEvent } from "./events.ts";
 
 const REPLAY_PAGE = 1000;

@@ -1,13 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { redactDraft } from "../config/index.ts";
-import type { DraftService } from "../draft.ts";
+import { redactDraft, type Redactor } from "../secrets/index.ts";
+import type { DraftService } from "../draft/index.ts";
 import type { Blocker } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { AttemptKind, Step } from "../model.ts";
 import type { AttemptRecord, FailureCode, Verdict } from "../records.ts";
-import type { Redactor } from "../redact.ts";
 import type { Slice } from "../store.ts";
-import { isStorageError } from "../storage-error.ts";
+import { isStorageError } from "../fs/storage-error.ts";
 import { refusal } from "./admission.ts";
 import type { EventLog } from "./event-log.ts";
 import { BACKLOG_LIMIT, type AttemptEventLog, type NewEvent } from "./events.ts";
@@ -55,6 +54,7 @@ export class AttemptRunner {
         (await events.writer(attempt)).append(event);
       },
       () => attempts.save(),
+      this.deps.now,
     );
     const interrupted = attempts.get().filter((a) => a.state === "running");
     const recovered: [AttemptRecord, AttemptEventLog][] = [];

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { MODES, modeFromNodeYaml } from "../model.ts";
 import { nearest, quoted, shown } from "./messages.ts";
 import { formatPath, isPlainObject, isPrefixOf, keyPaths, objectSchemaOf, toSnake, valueAt } from "./paths.ts";
-import { SECRET_FIELDS } from "./redact.ts";
+import { SECRET_FIELDS } from "../secrets/redact.ts";
 import type { Names, Path, PathError } from "./schema.ts";
 
 /** What a value is, in words: "a list", "the number 1234", "null". */

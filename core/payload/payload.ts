@@ -89,7 +89,7 @@ export class PayloadManager {
     const totalBytes = release.images.reduce((sum, image) => sum + image.size, 0);
     let doneBytes = 0;
     this.#set({ kind: "verifying", release, doneBytes, totalBytes });
-    const started = Date.now();
+    const started = this.options.now().getTime();
     const run = checkChecksums(this.folder, release, (bytes, file) => {
       doneBytes += bytes;
       this.#state = { kind: "verifying", release, doneBytes, totalBytes, file };
@@ -99,7 +99,7 @@ export class PayloadManager {
       if (this.#cancel !== run.cancel) return;
       this.#cancel = undefined;
       if (mismatch) return this.#set({ kind: "invalid", release, detail: mismatch });
-      this.options.log.info("payload verified", { release: release.model.release, bytes: totalBytes, ms: Date.now() - started });
+      this.options.log.info("payload verified", { release: release.model.release, bytes: totalBytes, ms: this.options.now().getTime() - started });
       this.#set({ kind: "ready", release });
     });
   }

@@ -8,6 +8,8 @@ export interface WatchSettings {
   pollMs?: number;
   /** A change is judged only once nothing has changed for this long: a payload copied in slowly is not judged half-way. */
   settleMs?: number;
+  /** The service's clock: the settle time is measured by it. */
+  now: () => Date;
 }
 
 export interface WatchCallbacks {
@@ -71,11 +73,11 @@ export class FolderWatch {
       const signature = await this.#signature(this.#on.files());
       if (signature !== this.#seen) {
         this.#seen = signature;
-        this.#seenSince = Date.now();
+        this.#seenSince = this.#settings.now().getTime();
         if (signature !== this.#judged) await this.#on.changed();
         return;
       }
-      if (signature === this.#judged || Date.now() - this.#seenSince < (this.#settings.settleMs ?? 1000)) return;
+      if (signature === this.#judged || this.#settings.now().getTime() - this.#seenSince < (this.#settings.settleMs ?? 1000)) return;
       await this.#on.settled();
     } finally {
       this.#checking = false;

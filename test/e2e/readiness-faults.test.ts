@@ -4,7 +4,7 @@ import https from "node:https";
 import type { Socket } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { generateSelfSignedCert } from "../../core/tls.ts";
+import { generateSelfSignedCert } from "../../core/access/tls.ts";
 import { harness, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 
@@ -21,7 +21,7 @@ interface FaultyCloud {
 
 /** A cloud readiness endpoint that misbehaves: 200 and then one byte every 2 s forever, or a valid answer of 2 MiB. */
 async function startFaultyCloud(behaviour: Behaviour): Promise<FaultyCloud> {
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "faulty-cloud", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"] });
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "faulty-cloud", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"], now: new Date() });
   const sockets = new Set<Socket>();
   const trickles = new Set<NodeJS.Timeout>();
   const answer = (res: ServerResponse) => {

@@ -1,4 +1,4 @@
-import type { Redactor } from "../../redact.ts";
+import type { Redactor } from "../../secrets/index.ts";
 import type { NewEvent } from "../events.ts";
 
 export interface StepContext {

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
-import { isStorageError } from "../../storage-error.ts";
+import { isStorageError } from "../../fs/storage-error.ts";
 import { describeStopped, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process-group.ts";
 import type { NewEvent } from "../events.ts";
 import type { AttemptRecord } from "../../records.ts";
@@ -63,7 +63,7 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     child.stdin.destroy();
     ctx.signal.removeEventListener("abort", stopping);
     if (pid !== undefined) {
-      const stopped = await stopGroup(pid);
+      const stopped = await stopGroup(pid, ctx.now);
       delete record.firstbootGroup;
       const what = exit
         ? "firstboot left running"
@@ -98,11 +98,12 @@ export async function stopLeftoverFirstboots(
   attempts: AttemptRecord[],
   emit: (attempt: number, event: NewEvent) => Promise<void>,
   persist: () => Promise<void>,
+  now: () => Date,
 ): Promise<string[]> {
   const notices: string[] = [];
   const recorded = attempts.filter((a) => a.firstbootGroup);
   for (const record of recorded) {
-    const stopped = await stopRecordedGroup(record.firstbootGroup!);
+    const stopped = await stopRecordedGroup(record.firstbootGroup!, now);
     delete record.firstbootGroup;
     if (!stopped?.processes.length) continue;
     const event = stoppedEvent(stopped, `the interrupted firstboot of attempt ${record.attempt} left running`);

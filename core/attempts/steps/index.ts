@@ -1,4 +1,4 @@
-import type { DraftService } from "../../draft.ts";
+import type { DraftService } from "../../draft/index.ts";
 import type { Blocker } from "../../errors.ts";
 import { STEPS, type AttemptKind, type Step } from "../../model.ts";
 import type { AttemptRecord } from "../../records.ts";

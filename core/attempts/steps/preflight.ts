@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
-import type { DraftAnalysis } from "../../draft.ts";
+import type { DraftAnalysis } from "../../draft/index.ts";
 import type { Blocker } from "../../errors.ts";
 import { joinCheckNext, type JoinCheckResult } from "../../cluster/join-codes.ts";
 import type { AttemptRecord } from "../../records.ts";

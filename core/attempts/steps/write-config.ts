@@ -1,4 +1,4 @@
-import { writeFileAtomic } from "../../atomic-write.ts";
+import { writeFileAtomic } from "../../fs/atomic-write.ts";
 import { withJoinToken } from "../../cluster/service.ts";
 import type { AttemptRecord } from "../../records.ts";
 import { StepFailure } from "../verdict.ts";
@@ -20,7 +20,7 @@ export async function writeConfig(ctx: StepContext, { path, text: rendered, foun
   const text = secret === undefined ? rendered : withJoinToken(rendered, secret);
   if (secret !== undefined) ctx.emit({ type: "step.progress", level: "info", message: "generated the cluster's join secret (cluster.join_token); joins get the token from GET /v1/installer/cluster/join-token once installed" });
   try {
-    await writeFileAtomic(path, text, 0o600);
+    await writeFileAtomic(path, text);
   } catch (err) {
     throw new StepFailure("WRITE_FAILED", `could not write ${path}: ${(err as Error).message}`);
   }

@@ -6,7 +6,7 @@ import type { NewEvent } from "../../../core/attempts/events.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
 import { MAX_LINE_BYTES, runFirstboot } from "../../../core/attempts/steps/firstboot.ts";
 import type { AttemptRecord } from "../../../core/records.ts";
-import { createRedactor } from "../../../core/redact.ts";
+import { createRedactor } from "../../../core/secrets/index.ts";
 import { tempDir, waitFor } from "../../helpers/installer.ts";
 
 const SECRET = "jt-SECRET-4711-token";

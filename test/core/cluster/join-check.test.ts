@@ -8,7 +8,7 @@ import { runJoinCheck, type JoinCheckInput } from "../../../core/cluster/join-ch
 import { JOIN_CHECK_NAMES, joinCheckNext, type JoinCheckResult } from "../../../core/cluster/join-codes.ts";
 import { formatJoinToken, generateSecret } from "../../../core/cluster/join-token.ts";
 import { certificateSha256 } from "../../../core/cluster/tls-connect.ts";
-import { generateSelfSignedCert } from "../../../core/tls.ts";
+import { generateSelfSignedCert } from "../../../core/access/tls.ts";
 import { startReadinessServer, type ReadinessServer, type ReadinessServerOptions } from "../../../demo/readiness-server.ts";
 
 const SECRET = generateSecret();
@@ -207,7 +207,7 @@ test("a cloud that has founded no cluster yet: join-info and the proof fail, the
 });
 
 test("a cluster API that stalls or floods is a bounded failure of join-info and of the proof", async (t) => {
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "stalling", dnsNames: [], ipAddresses: ["127.0.0.1"] });
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "stalling", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
   const fingerprint = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
   const server = https.createServer({ cert: certPem, key: keyPem }, (req, res) => {
     if (req.url === "/v1/cluster/join-info") res.writeHead(200).end("x".repeat(100 * 1024));

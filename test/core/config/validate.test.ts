@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { analyzeYamlDraft, renderNodeYaml, type ValidationContext, validateDraft } from "../../../core/config/index.ts";
 import { toSnake } from "../../../core/config/paths.ts";
-import { mergePatch } from "../../../core/draft.ts";
+import { mergePatch } from "../../../core/draft/service.ts";
 import { plausibleDraft, wellShapedDraft } from "./arbitraries.ts";
 import { assertErrors, type Expected } from "./expect-errors.ts";
 import { BUILT_IN_CTX, CTX, HA_INIT, HA_JOIN, HOST, JOIN_TOKEN, SINGLE_NODE } from "./fixtures.ts";

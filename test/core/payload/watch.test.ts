@@ -14,7 +14,7 @@ async function watched(settleMs: number) {
   await writeFile(join(folder, "release.yaml"), "release: 1\n");
   const calls: ("changed" | "settled")[] = [];
   const watch: FolderWatch = new FolderWatch(
-    { folder, pollMs: 20, settleMs },
+    { folder, pollMs: 20, settleMs, now: () => new Date() },
     {
       files: () => FILES,
       changed: async () => {

@@ -1,9 +1,9 @@
-import { InstallerError } from "./errors.ts";
+import { InstallerError } from "../errors.ts";
 import { codeMatcher, presentedCode } from "./install-code.ts";
 import { clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
-import { isStorageError } from "./storage-error.ts";
-import type { LockoutState } from "./records.ts";
-import type { Slice } from "./store.ts";
+import { isStorageError } from "../fs/storage-error.ts";
+import type { LockoutState } from "../records.ts";
+import type { Slice } from "../store.ts";
 
 export interface Authenticator {
   /** Throws UNAUTHORIZED or TOO_MANY_ATTEMPTS; resolves when the request may go on. */

@@ -1,32 +1,11 @@
 import { createHash } from "node:crypto";
-import {
-  analyzeYamlDraft,
-  draftMode,
-  renderNodeYaml,
-  validateDraft,
-  type Draft,
-  type FieldError,
-  type ValidationContext,
-} from "./config/index.ts";
-import { refusal } from "./attempts/admission.ts";
-import { InstallerError } from "./errors.ts";
+import { renderNodeYaml, type FieldError, type ValidationContext } from "../config/index.ts";
+import { refusal } from "../attempts/admission.ts";
+import { InstallerError } from "../errors.ts";
+import type { AttemptRecord, DraftRecord } from "../records.ts";
+import type { Slice } from "../store.ts";
+import { analyzeBody, toBody, type DraftAnalysis, type DraftBody } from "./analysis.ts";
 import { jsonDepth } from "./json-depth.ts";
-import { DEFAULT_MODE, MODE_TABLE, type Mode, type Profile } from "./model.ts";
-import type { AttemptRecord, DraftRecord } from "./records.ts";
-import type { Slice } from "./store.ts";
-
-export type DraftBody = { source: "structured"; config: Record<string, unknown> } | { source: "yaml"; yaml: string };
-
-export interface DraftAnalysis {
-  valid: boolean;
-  errors: FieldError[];
-  /** Seed 000: the draft's install mode; absent for raw YAML that does not parse or names no known mode. */
-  mode?: Mode;
-  profile: Profile;
-  hostname?: string;
-  /** The structured form, when there is one (a raw YAML draft that parses). */
-  draft?: Draft;
-}
 
 export interface DraftView {
   source: "structured" | "yaml";
@@ -36,31 +15,6 @@ export interface DraftView {
   errors: FieldError[];
   updatedAt: string | null;
   etag: string;
-}
-
-export function analyzeBody(body: DraftBody, ctx: ValidationContext): DraftAnalysis {
-  if (body.source === "yaml") {
-    const result = analyzeYamlDraft(body.yaml, ctx);
-    return {
-      valid: result.errors.length === 0,
-      errors: result.errors,
-      mode: result.mode,
-      profile: MODE_TABLE[result.mode ?? DEFAULT_MODE].profile,
-      hostname: result.hostname,
-      draft: result.draft,
-    };
-  }
-  const errors = validateDraft(body.config, ctx);
-  const mode = draftMode(body.config);
-  const hostname = (body.config as { hostname?: unknown } | null)?.hostname;
-  return {
-    valid: errors.length === 0,
-    errors,
-    mode,
-    profile: MODE_TABLE[mode ?? DEFAULT_MODE].profile,
-    hostname: typeof hostname === "string" ? hostname : undefined,
-    draft: errors.length === 0 ? (body.config as Draft) : undefined,
-  };
 }
 
 function etagOf(record: DraftRecord): string {
@@ -206,59 +160,4 @@ export function createDraftService({ draft, context, now, attempts, personActed 
     },
   };
   return service;
-}
-
-export function toBody(record: DraftRecord): DraftBody {
-  return record.source === "yaml" ? { source: "yaml", yaml: record.yaml } : { source: "structured", config: record.config };
-}
-
-const EMPTY_BODY = "The body is empty: send the draft as a JSON object (application/json), or a node.yaml as application/yaml.";
-
-/** A JSON draft body: an object, or INVALID_REQUEST saying what is wrong and, where JSON.parse tells, where. */
-export function parseJsonBody(text: string): DraftBody {
-  if (text.trim() === "") throw new InstallerError({ code: "INVALID_REQUEST", detail: EMPTY_BODY });
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    const { problem, line, column } = jsonProblem(text, (err as Error).message);
-    throw new InstallerError({
-      code: "INVALID_REQUEST",
-      detail: `The body is not valid JSON${line ? ` (line ${line}, column ${column})` : ""}: ${problem}.`,
-      errors: [{ field: "", message: problem, ...(line ? { line, column } : {}) }],
-    });
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    const what = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
-    throw new InstallerError({ code: "INVALID_REQUEST", detail: `The body must be a JSON object (the draft), not ${what}.` });
-  }
-  return { source: "structured", config: value as Record<string, unknown> };
-}
-
-/**
- * JSON.parse's complaint without the piece of the body V8 quotes (it may hold a secret), and its
- * place as line and column: V8 gives an offset, or the end for a body cut short, or (for an
- * unexpected token) the text around it, which places it when that text occurs once.
- */
-function jsonProblem(text: string, message: string): { problem: string; line?: number; column?: number } {
-  const cutShort = message.startsWith("Unexpected end of JSON input");
-  const token = /^Unexpected token '(.)', (\.\.\.)?"(.*)"(\.\.\.)? is not valid JSON$/s.exec(message);
-  const problem = cutShort ? "it ends too early (a closing }, ] or \" is missing)" : token ? `Unexpected token '${token[1]}'` : message.replace(/ at position \d+.*$/s, "").replace(/, (\.\.\.)?".*$/s, "").replace(/ in JSON$/, "");
-  let at = cutShort ? text.length : Number(/ at position (\d+)/.exec(message)?.[1] ?? NaN);
-  if (token) {
-    const [, char = "", before, context = "", after] = token;
-    const start = text.indexOf(context);
-    const whole = !before && !after && text.indexOf(char) === text.lastIndexOf(char) ? text.indexOf(char) : -1;
-    const guess = before ? start + 10 : after ? context.length - 10 : whole;
-    at = start >= 0 && text.indexOf(context, start + 1) < 0 && text[guess] === char ? guess : NaN;
-  }
-  if (!(at >= 0)) return { problem };
-  const head = text.slice(0, at);
-  return { problem, line: head.split("\n").length, column: at - head.lastIndexOf("\n") };
-}
-
-/** A node.yaml body is kept as text, even one that does not parse: the draft's analysis reports that at line and column (SPEC §9). */
-export function yamlBody(text: string): DraftBody {
-  if (text.trim() === "") throw new InstallerError({ code: "INVALID_REQUEST", detail: EMPTY_BODY });
-  return { source: "yaml", yaml: text };
 }

@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, describe, test, type TestContext } from "node:test";
 import { pathToFileURL } from "node:url";
-import { acquireStateLock, startTimeOf, StateDirLockedError } from "../../core/state-lock.ts";
-import { tempDir } from "../helpers/installer.ts";
-import { ROOT } from "../helpers/paths.ts";
+import { acquireStateLock, StateDirLockedError } from "../../../core/fs/state-lock.ts";
+import { startTimeOf } from "../../../core/process-group.ts";
+import { tempDir } from "../../helpers/installer.ts";
+import { ROOT } from "../../helpers/paths.ts";
 
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
 const live = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
@@ -94,7 +95,7 @@ describe("acquireStateLock", () => {
 /** A process that takes the lock of the state dir it is sent a line naming, and releases it on "release". */
 const RACER = `
 import { createInterface } from "node:readline";
-import { acquireStateLock, StateDirLockedError } from ${JSON.stringify(pathToFileURL(join(ROOT, "core/state-lock.ts")).href)};
+import { acquireStateLock, StateDirLockedError } from ${JSON.stringify(pathToFileURL(join(ROOT, "core/fs/state-lock.ts")).href)};
 let held;
 console.log("ready");
 for await (const line of createInterface({ input: process.stdin })) {

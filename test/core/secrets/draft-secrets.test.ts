@@ -2,11 +2,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { isAlias, isScalar, parseDocument, stringify } from "yaml";
-import { renderNodeYaml } from "../../core/config/index.ts";
-import { createRedactor, REDACTED } from "../../core/redact.ts";
-import { draftSecrets } from "../../core/secrets.ts";
-import type { DraftRecord } from "../../core/records.ts";
-import { SINGLE_NODE } from "./config/fixtures.ts";
+import { renderNodeYaml } from "../../../core/config/index.ts";
+import type { DraftRecord } from "../../../core/records.ts";
+import { createRedactor, draftSecrets, REDACTED } from "../../../core/secrets/index.ts";
+import { SINGLE_NODE } from "../config/fixtures.ts";
 
 const CODE = "ABCD-EFGH-JKMN";
 /** The redactor leaves shorter pieces of a multi-line secret alone (they would hide common text everywhere). */

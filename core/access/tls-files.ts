@@ -1,7 +1,8 @@
-import { open, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { hostname, networkInterfaces } from "node:os";
 import { join } from "node:path";
-import { readIfPresent } from "./read-if-present.ts";
+import { readIfPresent } from "../fs/read-if-present.ts";
+import { writePrivateFile } from "../fs/write-private-file.ts";
 import { certificateFingerprint, generateSelfSignedCert } from "./tls.ts";
 
 export interface TlsMaterial {
@@ -12,26 +13,15 @@ export interface TlsMaterial {
   source: "operator" | "generated" | "reused";
 }
 
-
-async function writePrivate(path: string, text: string): Promise<void> {
-  const file = await open(path, "w", 0o600);
-  try {
-    await file.writeFile(text);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-}
-
+/** The node's addresses but link-local ones (fe80::), which mean nothing off their link. */
 function nodeAddresses(): string[] {
   return Object.values(networkInterfaces())
     .flat()
-    .filter((info) => info !== undefined && !info.address.startsWith("fe80"))
-    .map((info) => info!.address.replace(/%.*$/, ""));
+    .flatMap((info) => (info && !info.address.startsWith("fe80") ? [info.address] : []));
 }
 
-/** Operator's cert and key when given; else the state dir's self-signed pair, generated once and reused. */
-export async function loadTls(stateDir: string, operator: { cert?: string; key?: string }): Promise<TlsMaterial> {
+/** Operator's cert and key when given; else the state dir's self-signed pair, generated once (valid from `now`) and reused. */
+export async function loadTls(stateDir: string, operator: { cert?: string; key?: string }, now: () => Date): Promise<TlsMaterial> {
   if (operator.cert && operator.key) {
     const cert = await readFile(operator.cert, "utf8");
     const key = await readFile(operator.key, "utf8");
@@ -46,8 +36,9 @@ export async function loadTls(stateDir: string, operator: { cert?: string; key?:
     commonName: name,
     dnsNames: [name, "localhost"],
     ipAddresses: ["127.0.0.1", "::1", ...nodeAddresses()],
+    now: now(),
   });
-  await writePrivate(keyPath, pair.keyPem);
-  await writePrivate(certPath, pair.certPem);
+  await writePrivateFile(keyPath, pair.keyPem);
+  await writePrivateFile(certPath, pair.certPem);
   return { cert: pair.certPem, key: pair.keyPem, fingerprint: certificateFingerprint(pair.certPem), source: "generated" };
 }

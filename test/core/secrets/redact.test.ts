@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DraftSchema, redactDraft, SECRET_FIELDS } from "../../../core/config/index.ts";
-import { HA_JOIN } from "./fixtures.ts";
+import { DraftSchema } from "../../../core/config/index.ts";
+import { toSnake } from "../../../core/config/paths.ts";
+import { redactDraft, SECRET_FIELDS } from "../../../core/secrets/index.ts";
+import { SECRET_NODE_YAML_FIELDS } from "../../../core/secrets/redact.ts";
+import { HA_JOIN } from "../config/fixtures.ts";
 
 describe("redactDraft", () => {
   it("replaces the join token and the password hash", () => {
@@ -33,5 +36,9 @@ describe("redactDraft", () => {
       const sectionSchema = DraftSchema.shape[section as keyof typeof DraftSchema.shape].unwrap() as { shape: Record<string, unknown> };
       assert.ok(key in sectionSchema.shape, field);
     }
+  });
+
+  it("spells the secret fields in node.yaml's snake_case", () => {
+    assert.deepEqual(SECRET_NODE_YAML_FIELDS, SECRET_FIELDS.map((field) => field.split(".").map(toSnake).join(".")));
   });
 });

@@ -1,7 +1,7 @@
 import { randomInt, timingSafeEqual } from "node:crypto";
-import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { readIfPresent } from "./read-if-present.ts";
+import { readIfPresent } from "../fs/read-if-present.ts";
+import { writePrivateFile } from "../fs/write-private-file.ts";
 
 /** No 0/O, 1/I/L, U/V: a code read aloud or off a console screen is typed right. */
 const ALPHABET = "ABCDEFGHJKMNPQRSTWXYZ23456789";
@@ -42,13 +42,7 @@ export async function loadOrCreateInstallCode(stateDir: string): Promise<string>
   const existing = await readInstallCode(stateDir);
   if (existing) return existing;
   const code = generateInstallCode();
-  const file = await open(path, "w", 0o600);
-  try {
-    await file.writeFile(`${code}\n`);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
+  await writePrivateFile(path, `${code}\n`);
   return code;
 }
 

@@ -1,6 +1,8 @@
-import { open, readFile, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Adapter } from "lowdb";
+import { readIfPresent } from "./read-if-present.ts";
+import { syncFolder, writePrivateFile } from "./write-private-file.ts";
 
 export class CorruptStoreError extends Error {
   constructor(readonly path: string, cause: unknown) {
@@ -23,13 +25,8 @@ export class DurableJsonFile<T> implements Adapter<T> {
   }
 
   async read(): Promise<T | null> {
-    let text: string;
-    try {
-      text = await readFile(this.path, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw err;
-    }
+    const text = await readIfPresent(this.path);
+    if (text === undefined) return null;
     try {
       return JSON.parse(text) as T;
     } catch (err) {
@@ -46,13 +43,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
   async #writeNow(text: string): Promise<void> {
     try {
-      const file = await open(this.tempPath, "w", 0o600);
-      try {
-        await file.writeFile(text);
-        await file.sync();
-      } finally {
-        await file.close();
-      }
+      await writePrivateFile(this.tempPath, text);
       await rename(this.tempPath, this.path);
     } catch (err) {
       // A half-written temp file on a full disk would hold the space the next write needs.
@@ -60,14 +51,5 @@ export class DurableJsonFile<T> implements Adapter<T> {
       throw err;
     }
     await syncFolder(dirname(this.path));
-  }
-}
-
-export async function syncFolder(path: string): Promise<void> {
-  const folder = await open(path, "r");
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
   }
 }

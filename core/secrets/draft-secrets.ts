@@ -1,7 +1,8 @@
-import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, secretScalarTexts, type Draft } from "./config/index.ts";
-import { spellings } from "./redact.ts";
-import { parseJoinToken } from "./cluster/join-token.ts";
-import type { ClusterRecord, DraftRecord } from "./records.ts";
+import { isAlias, isScalar, type Document } from "yaml";
+import { parseJoinToken } from "../cluster/join-token.ts";
+import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, type Draft } from "../config/index.ts";
+import type { ClusterRecord, DraftRecord } from "../records.ts";
+import { SECRET_NODE_YAML_FIELDS, spellings } from "./redact.ts";
 
 const cache = new WeakMap<DraftRecord, string[]>();
 
@@ -30,6 +31,15 @@ function secretsOnLines(yaml: string): string[] {
 function secretsOf(config: unknown): Draft {
   const draft = config as { cluster?: { joinToken?: unknown }; admin?: { passwordHash?: unknown } } | null;
   return { cluster: { joinToken: asText(draft?.cluster?.joinToken) }, admin: { passwordHash: asText(draft?.admin?.passwordHash) } };
+}
+
+/** The source text of each secret scalar in a node.yaml (quotes, escapes, block lines as written): what firstboot prints back. */
+function secretScalarTexts(doc: Document.Parsed, text: string): string[] {
+  return SECRET_NODE_YAML_FIELDS.flatMap((field) => {
+    let node = doc.getIn(field.split("."), true);
+    if (isAlias(node)) node = node.resolve(doc);
+    return isScalar(node) && node.range ? [text.slice(node.range[0], node.range[1])] : [];
+  });
 }
 
 /** The secrets' values in a node.yaml text, and the text of their scalars as it spells them. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { codeMatcher, generateInstallCode, presentedCode } from "../../core/install-code.ts";
+import { codeMatcher, generateInstallCode, presentedCode } from "../../../core/access/install-code.ts";
 
 describe("codeMatcher", () => {
   const code = "ABCD-EFGH-JKMN";

@@ -3,7 +3,7 @@
  * a minimal DER encoder assembles the TBSCertificate, which is then signed.
  */
 import { X509Certificate, generateKeyPairSync, randomBytes, sign } from "node:crypto";
-import { isIP } from "node:net";
+import { parseIp } from "../config/net.ts";
 
 export interface SelfSignedOptions {
   commonName: string;
@@ -11,7 +11,7 @@ export interface SelfSignedOptions {
   ipAddresses: string[];
   /** Validity in days from `now`; default 3650. */
   days?: number;
-  now?: Date;
+  now: Date;
 }
 
 export interface CertificatePair {
@@ -67,32 +67,12 @@ function extension(id: string, critical: boolean, value: Buffer): Buffer {
   return sequence(oid(id), ...(critical ? [tlv(0x01, Buffer.from([0xff]))] : []), tlv(0x04, value));
 }
 
-function ipv6Bytes(address: string): Buffer {
-  let text = address.split("%")[0] ?? "";
-  const embeddedV4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (embeddedV4) {
-    const [a, b, c, d] = embeddedV4.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, embeddedV4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const groupsOf = (part: string) => (part ? part.split(":").map((group) => parseInt(group, 16)) : []);
-  const [head = "", tail] = text.split("::");
-  const headGroups = groupsOf(head);
-  const tailGroups = groupsOf(tail ?? "");
-  const zeros = new Array<number>(8 - headGroups.length - tailGroups.length).fill(0);
-  const bytes = Buffer.alloc(16);
-  [...headGroups, ...zeros, ...tailGroups].forEach((group, index) => bytes.writeUInt16BE(group, index * 2));
-  return bytes;
-}
-
+/** The address's bytes, as the SAN's iPAddress holds them; a zone index (%eth0) names no other address. */
 function ipBytes(address: string): Buffer {
-  switch (isIP(address)) {
-    case 4:
-      return Buffer.from(address.split(".").map(Number));
-    case 6:
-      return ipv6Bytes(address);
-    default:
-      throw new Error(`not an IP address: ${JSON.stringify(address)}`);
-  }
+  const parsed = parseIp(address.split("%")[0]!);
+  if (!parsed.ok) throw new Error(parsed.problem);
+  const { family, value } = parsed.value;
+  return Buffer.from(value.toString(16).padStart(family === 4 ? 8 : 32, "0"), "hex");
 }
 
 function subjectAltNames(dnsNames: string[], ipAddresses: string[]): Buffer[] {
@@ -116,9 +96,8 @@ function pem(label: string, der: Buffer): string {
 
 export function generateSelfSignedCert(opts: SelfSignedOptions): CertificatePair {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
-  const now = opts.now ?? new Date();
-  const notBefore = new Date(now.getTime() - 60 * 60 * 1000);
-  const notAfter = new Date(now.getTime() + (opts.days ?? 3650) * 24 * 60 * 60 * 1000);
+  const notBefore = new Date(opts.now.getTime() - 60 * 60 * 1000);
+  const notAfter = new Date(opts.now.getTime() + (opts.days ?? 3650) * 24 * 60 * 60 * 1000);
 
   const serial = randomBytes(16);
   serial[0] = ((serial[0] ?? 0) & 0x7f) | 0x40; // positive, and no leading zero byte to strip

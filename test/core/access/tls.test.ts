@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { checkServerIdentity, type TLSSocket } from "node:tls";
-import { certificateFingerprint, generateSelfSignedCert, type SelfSignedOptions } from "../../core/tls.ts";
+import { certificateFingerprint, generateSelfSignedCert, type SelfSignedOptions } from "../../../core/access/tls.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -15,6 +15,7 @@ const options: SelfSignedOptions = {
   commonName: "Stratum installer",
   dnsNames: ["localhost", "node1.stratum.internal", "localhost", "  ", ""],
   ipAddresses: ["127.0.0.1", "::1", "fe80::1", "0:0:0:0:0:0:0:1", ""],
+  now: new Date(),
 };
 
 const pair = generateSelfSignedCert(options);
@@ -72,6 +73,7 @@ test("IPv6 forms: compression at either end, embedded IPv4", () => {
     commonName: "v6",
     dnsNames: [],
     ipAddresses: ["2001:db8::", "::ffff:10.1.2.3", "2001:db8:0:0:1::1"],
+    now: new Date(),
   });
   const v6 = new X509Certificate(certPem);
   assert.equal(v6.checkIP("2001:db8::"), "2001:db8::");
@@ -80,7 +82,7 @@ test("IPv6 forms: compression at either end, embedded IPv4", () => {
 });
 
 test("rejects entries that are not IP addresses", () => {
-  assert.throws(() => generateSelfSignedCert({ commonName: "x", dnsNames: [], ipAddresses: ["localhost"] }), /not an IP address/);
+  assert.throws(() => generateSelfSignedCert({ commonName: "x", dnsNames: [], ipAddresses: ["localhost"], now: new Date() }), /not an IP address/);
 });
 
 test("validity is now - 1h to now + days (UTCTime before 2050)", () => {

@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { link, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { link, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { startTimeOf } from "../process-group.ts";
+import { readIfPresent } from "./read-if-present.ts";
+import { writePrivateFile } from "./write-private-file.ts";
 
 export class StateDirLockedError extends Error {
   constructor(readonly stateDir: string, readonly pid: number) {
@@ -24,16 +27,6 @@ interface Holder {
 const LOCK = "installer.lock";
 const LEFTOVER = /^installer\.lock\.(\d+)\.[0-9a-f]+\.(new|aside)$/;
 
-/** The process's start time in clock ticks since boot, where /proc tells it. */
-export async function startTimeOf(pid: number): Promise<string | undefined> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
-}
-
 function parseHolder(text: string): Holder | undefined {
   const match = /^(\d+)(?: (\d+))?\n$/.exec(text);
   return match ? { pid: Number(match[1]), start: match[2] } : undefined;
@@ -52,17 +45,8 @@ function pidAlive(pid: number): boolean {
 async function isRunning(holder: Holder): Promise<boolean> {
   if (holder.pid === process.pid || !pidAlive(holder.pid)) return false;
   if (holder.start === undefined) return true;
-  const start = await startTimeOf(holder.pid);
-  return start === undefined || start === holder.start;
-}
-
-async function readIfThere(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
+  const start = startTimeOf(holder.pid);
+  return start === null || String(start) === holder.start;
 }
 
 async function attempt(op: Promise<unknown>, expected: "EEXIST" | "ENOENT"): Promise<boolean> {
@@ -79,16 +63,6 @@ function uniqueName(stateDir: string, kind: "new" | "aside"): string {
   return join(stateDir, `${LOCK}.${process.pid}.${randomBytes(6).toString("hex")}.${kind}`);
 }
 
-async function writeDurably(path: string, text: string): Promise<void> {
-  const file = await open(path, "wx", 0o600);
-  try {
-    await file.writeFile(text);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-}
-
 /**
  * One installer per state dir. The lock file names the holder's pid and start time. It is
  * written complete under a unique name and linked into place (link fails if a lock exists), so
@@ -97,10 +71,10 @@ async function writeDurably(path: string, text: string): Promise<void> {
  */
 export async function acquireStateLock(stateDir: string): Promise<StateLock> {
   const path = join(stateDir, LOCK);
-  const start = await startTimeOf(process.pid);
-  const record = start ? `${process.pid} ${start}\n` : `${process.pid}\n`;
+  const start = startTimeOf(process.pid);
+  const record = start === null ? `${process.pid}\n` : `${process.pid} ${start}\n`;
   const mine = uniqueName(stateDir, "new");
-  await writeDurably(mine, record);
+  await writePrivateFile(mine, record, { exclusive: true });
   let tookOverFrom: number | undefined;
   try {
     for (let tries = 0; tries < 10; tries++) {
@@ -108,7 +82,7 @@ export async function acquireStateLock(stateDir: string): Promise<StateLock> {
         await removeLeftovers(stateDir);
         return { release: () => releaseIfOurs(path, record), tookOverFrom };
       }
-      const text = await readIfThere(path);
+      const text = await readIfPresent(path);
       if (text === undefined) continue;
       const holder = parseHolder(text);
       if (holder && (await isRunning(holder))) throw new StateDirLockedError(stateDir, holder.pid);
@@ -136,5 +110,5 @@ async function removeLeftovers(stateDir: string): Promise<void> {
 }
 
 async function releaseIfOurs(path: string, record: string): Promise<void> {
-  if ((await readIfThere(path)) === record) await rm(path, { force: true });
+  if ((await readIfPresent(path)) === record) await rm(path, { force: true });
 }

@@ -1,4 +1,22 @@
 export const REDACTED = "[redacted]";
+
+/** Paths of the draft's secret fields: never in events, reports, logs or error messages (SPEC §3). */
+export const SECRET_FIELDS = ["cluster.joinToken", "admin.passwordHash"] as const;
+/** The same fields as node.yaml spells them (snake_case). */
+export const SECRET_NODE_YAML_FIELDS = ["cluster.join_token", "admin.password_hash"] as const;
+
+function redactPath(value: unknown, keys: readonly string[]): unknown {
+  const [key, ...rest] = keys;
+  if (key === undefined || typeof value !== "object" || value === null || Array.isArray(value) || !Object.hasOwn(value, key)) return value;
+  const object = value as Record<string, unknown>;
+  return { ...object, [key]: rest.length === 0 ? REDACTED : redactPath(object[key], rest) };
+}
+
+/** A copy of a draft with its secrets replaced by "[redacted]" where present; node.yaml's snake_case spelling too. */
+export function redactDraft(draft: unknown): unknown {
+  return [...SECRET_FIELDS, ...SECRET_NODE_YAML_FIELDS].map((field) => field.split(".")).reduce(redactPath, draft);
+}
+
 /** Shorter pieces are left alone: redacting every "abc" of every log line would hide more than the secret. */
 const MIN_LENGTH = 4;
 

@@ -1,0 +1,46 @@
+import { analyzeYamlDraft, draftMode, validateDraft, type Draft, type FieldError, type ValidationContext } from "../config/index.ts";
+import { DEFAULT_MODE, MODE_TABLE, type Mode, type Profile } from "../model.ts";
+import type { DraftRecord } from "../records.ts";
+
+/** A draft as a person sends it: a structured (JSON) draft, or node.yaml text kept as written. */
+export type DraftBody = { source: "structured"; config: Record<string, unknown> } | { source: "yaml"; yaml: string };
+
+export interface DraftAnalysis {
+  valid: boolean;
+  errors: FieldError[];
+  /** Seed 000: the draft's install mode; absent for raw YAML that does not parse or names no known mode. */
+  mode?: Mode;
+  profile: Profile;
+  hostname?: string;
+  /** The structured form, when there is one (a raw YAML draft that parses). */
+  draft?: Draft;
+}
+
+export function analyzeBody(body: DraftBody, ctx: ValidationContext): DraftAnalysis {
+  if (body.source === "yaml") {
+    const result = analyzeYamlDraft(body.yaml, ctx);
+    return {
+      valid: result.errors.length === 0,
+      errors: result.errors,
+      mode: result.mode,
+      profile: MODE_TABLE[result.mode ?? DEFAULT_MODE].profile,
+      hostname: result.hostname,
+      draft: result.draft,
+    };
+  }
+  const errors = validateDraft(body.config, ctx);
+  const mode = draftMode(body.config);
+  const hostname = (body.config as { hostname?: unknown } | null)?.hostname;
+  return {
+    valid: errors.length === 0,
+    errors,
+    mode,
+    profile: MODE_TABLE[mode ?? DEFAULT_MODE].profile,
+    hostname: typeof hostname === "string" ? hostname : undefined,
+    draft: errors.length === 0 ? (body.config as Draft) : undefined,
+  };
+}
+
+export function toBody(record: DraftRecord): DraftBody {
+  return record.source === "yaml" ? { source: "yaml", yaml: record.yaml } : { source: "structured", config: record.config };
+}

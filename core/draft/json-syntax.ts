@@ -1,0 +1,123 @@
+/** Where a text stops being JSON (RFC 8259), and why: an offset in UTF-16 code units and a message that quotes at most one character. */
+export interface JsonSyntaxError {
+  message: string;
+  offset: number;
+}
+
+export const ENDS_EARLY = 'it ends too early (a closing }, ] or " is missing)';
+
+const LITERALS: Record<string, string> = { t: "true", f: "false", n: "null" };
+
+/**
+ * JSON.parse's own complaint is V8's wording, which changes between versions and quotes the text around the
+ * error (it may hold a secret); this scanner finds the place itself. Iterative: a body may nest thousands deep.
+ * Undefined for a text that is JSON.
+ */
+export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
+  let at = 0;
+  const fail = (message: string): never => {
+    throw { message, offset: at } satisfies JsonSyntaxError;
+  };
+  const is = (pattern: RegExp) => pattern.test(text[at] ?? "");
+  const skipSpace = () => {
+    while (is(/[ \t\n\r]/)) at++;
+  };
+  const next = () => {
+    skipSpace();
+    return text[at] ?? fail(ENDS_EARLY);
+  };
+  const unexpected = () => fail(`Unexpected token '${String.fromCodePoint(text.codePointAt(at)!)}'`);
+  const digits = (message: string) => {
+    if (!is(/\d/)) fail(message);
+    while (is(/\d/)) at++;
+  };
+
+  const string = () => {
+    for (;;) {
+      const c = text[++at] ?? fail(ENDS_EARLY);
+      if (c === '"') return at++;
+      if (c < " ") fail("Bad control character in string literal");
+      if (c !== "\\") continue;
+      const escaped = text[++at] ?? fail(ENDS_EARLY);
+      if (escaped !== "u") {
+        if (!'"\\/bfnrt'.includes(escaped)) fail("Bad escaped character");
+        continue;
+      }
+      for (let i = 0; i < 4; i++) {
+        at++;
+        if (at === text.length) fail(ENDS_EARLY);
+        if (!is(/[\da-fA-F]/)) fail("Bad Unicode escape");
+      }
+    }
+  };
+  const number = () => {
+    if (text[at] === "-") at++;
+    if (text[at] === "0") {
+      at++;
+      if (is(/\d/)) fail("Unexpected number");
+    } else digits("No number after minus sign");
+    if (text[at] === ".") {
+      at++;
+      digits("Unterminated fractional number");
+    }
+    if (is(/[eE]/)) {
+      at++;
+      if (is(/[+-]/)) at++;
+      digits("Exponent part is missing a number");
+    }
+  };
+  const literal = (word: string) => {
+    for (const c of word) {
+      if (at === text.length) fail(ENDS_EARLY);
+      if (text[at] !== c) unexpected();
+      at++;
+    }
+  };
+  const key = (message: string) => {
+    if (next() !== '"') fail(message);
+    string();
+    if (next() !== ":") fail("Expected ':' after property name");
+    at++;
+  };
+
+  const open: ("}" | "]")[] = [];
+  try {
+    for (;;) {
+      const c = next();
+      if (c === "{" || c === "[") {
+        at++;
+        const close = c === "{" ? "}" : "]";
+        if (next() !== close) {
+          open.push(close);
+          if (close === "}") key("Expected property name or '}'");
+          continue;
+        }
+        at++;
+      } else if (c === '"') string();
+      else if (is(/[-\d]/)) number();
+      else if (LITERALS[c]) literal(LITERALS[c]);
+      else unexpected();
+      // A value ended: close what it ends, then a comma opens the next one.
+      for (;;) {
+        const close = open.at(-1);
+        if (!close) {
+          skipSpace();
+          return at < text.length ? fail("Unexpected non-whitespace character after JSON") : undefined;
+        }
+        const d = next();
+        if (d === close) {
+          at++;
+          open.pop();
+          continue;
+        }
+        if (d !== ",") fail(`Expected ',' or '${close}' after ${close === "}" ? "property value" : "array element"}`);
+        at++;
+        if (close === "}") key("Expected double-quoted property name");
+        break;
+      }
+    }
+  } catch (failure) {
+    // Only `fail` throws here: the scanner reads the text and nothing else.
+    return failure as JsonSyntaxError;
+  }
+}

@@ -1,0 +1,27 @@
+import { open } from "node:fs/promises";
+
+/**
+ * Writes a file only its owner may read (0600) and fsyncs it. The mode is set on the open file too:
+ * open's mode passes through the umask and leaves a file that already exists as it was.
+ * `exclusive`: fail with EEXIST rather than overwrite.
+ */
+export async function writePrivateFile(path: string, data: string, { exclusive = false } = {}): Promise<void> {
+  const file = await open(path, exclusive ? "wx" : "w", 0o600);
+  try {
+    await file.writeFile(data);
+    await file.chmod(0o600);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}
+
+/** Makes a rename or a new name in the folder survive power loss. */
+export async function syncFolder(path: string): Promise<void> {
+  const folder = await open(path, "r");
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
