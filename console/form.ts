@@ -171,13 +171,19 @@ export function goStep(index: number): void {
 }
 
 export async function saveForm(): Promise<void> {
-  const draft = await api("/config", { method: "put", body: readForm() });
-  state.shownUpTo = Math.max(state.shownUpTo, state.step);
-  await saved(draft);
+  const draft = await saveDraft();
   const here = draft.errors.filter((e) => stepOf(e.field) === state.step);
   if (here.length) return focusField(here[0]!.field);
   if (state.step < steps().length - 1) goStep(state.step + 1);
   else $("install-card").focus();
+}
+
+/** The form as the draft; errors of the steps up to this one are shown from now on. */
+export async function saveDraft(): Promise<Schemas["DraftView"]> {
+  const draft = await api("/config", { method: "put", body: readForm() });
+  state.shownUpTo = Math.max(state.shownUpTo, state.step);
+  await saved(draft);
+  return draft;
 }
 
 export async function saved(draft: Schemas["DraftView"]): Promise<void> {

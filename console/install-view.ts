@@ -6,6 +6,8 @@ import { $, fill, h, showView } from "./dom.ts";
 import { readEvents } from "./events.ts";
 import { renderErrors, visibleErrors } from "./field-errors.ts";
 import { steps } from "./form.ts";
+import { renderJoinChecks } from "./join-check.ts";
+import { showJoinToken } from "./join-token.ts";
 import { state, type Run, type StepName, type StepState } from "./state.ts";
 import { install, refreshStatus, refused, showBlockers } from "./status.ts";
 
@@ -32,6 +34,7 @@ export function follow(attempt: number): void {
   state.run = { attempt, kind: "install", steps: {} };
   showView("install");
   $("verdict").hidden = true;
+  $("join-token").hidden = true;
   fill($("log"));
   $("cloud-state").textContent = "Not polled yet.";
   $("checks").hidden = true;
@@ -57,7 +60,7 @@ function onEvent(event: Schemas["InstallEvent"]): void {
   if (event.type === "attempt.finished") {
     for (const step of Object.keys(run.steps) as StepName[]) if (run.steps[step] === "running") run.steps[step] = "failed";
     showVerdict(data.verdict);
-    refreshStatus().catch(report);
+    refreshStatus().then(showJoinToken).catch(report);
   }
   renderRun();
 }
@@ -99,6 +102,7 @@ function showVerdict(verdict: Verdict): void {
     h("h3", {}, ok ? (verdict.kind === "install" ? "Done: the node is installed" : "Done: the cloud is READY") : "Attempt " + verdict.attempt + " failed at " + verdict.step),
     ok ? null : h("p", {}, h("code", {}, verdict.code)),
     h("p", {}, verdict.message),
+    verdict.checks ? renderJoinChecks(verdict.checks, "Join check") : null,
     h("div", { class: "actions" },
       next ? h("button", { type: "button", class: "primary", onclick: guard(next[1]) }, next[0]) : null,
       !ok && (verdict.next === "retryInstall" || verdict.next === "recheckReadiness") ? h("button", { type: "button", onclick: guard(fixConfig) }, "Edit the config") : null,

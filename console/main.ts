@@ -3,6 +3,8 @@ import { guard, report } from "./actions.ts";
 import { enter } from "./boot.ts";
 import { $ } from "./dom.ts";
 import { applyMode, goStep, saveForm } from "./form.ts";
+import { checkCluster } from "./join-check.ts";
+import { copyToken, toggleToken } from "./join-token.ts";
 import { showSignIn, signIn, signOut } from "./sign-in.ts";
 import { state } from "./state.ts";
 import { install } from "./status.ts";
@@ -23,6 +25,9 @@ for (const tab of ["form", "yaml"] as const) {
   $("tab-" + tab).addEventListener("keydown", onTabKey);
 }
 $("install-button").addEventListener("click", guard(install));
+$("join-check-button").addEventListener("click", guard(checkCluster));
+$("join-token-show").addEventListener("click", toggleToken);
+$("join-token-copy").addEventListener("click", () => copyToken().catch(report));
 if (state.code) {
   enter().catch((err) => {
     if (err.status) return;

@@ -1,0 +1,47 @@
+/** An installed init node hands out the join token (SPEC §6): shown masked, with a copy button that works on plain http too. */
+import { api } from "./api.ts";
+import { $, fill, h } from "./dom.ts";
+import { state } from "./state.ts";
+
+export async function showJoinToken(): Promise<void> {
+  const s = state.status!;
+  const card = $("join-token");
+  if (s.phase !== "done" || s.mode !== "hyperconverged-init") return void (card.hidden = true);
+  if (!card.hidden) return;
+  const join = await api("/cluster/join-token");
+  $<HTMLInputElement>("join-token-value").value = join.token;
+  reveal(false);
+  $("join-token-copied").textContent = "";
+  fill($("join-token-facts"), [["Join address", join.joinAddress], ["Cluster", join.cluster], ["Release", join.release || "unknown"]].map(([term, value]) =>
+    h("div", {}, h("dt", {}, term), h("dd", {}, h("code", {}, value)))));
+  card.hidden = false;
+}
+
+export function toggleToken(): void {
+  reveal($<HTMLInputElement>("join-token-value").type === "password");
+}
+
+function reveal(shown: boolean): void {
+  $<HTMLInputElement>("join-token-value").type = shown ? "text" : "password";
+  $("join-token-show").textContent = shown ? "Hide" : "Show";
+}
+
+/** The clipboard API exists only in secure contexts; elsewhere the token is selected for the person to copy. */
+export async function copyToken(): Promise<void> {
+  const input = $<HTMLInputElement>("join-token-value");
+  const said = $("join-token-copied");
+  said.textContent = "";
+  if (navigator.clipboard) {
+    try {
+      await navigator.clipboard.writeText(input.value);
+      said.textContent = "Copied";
+      return;
+    } catch {
+      // refused (no permission, page not focused): select it instead
+    }
+  }
+  reveal(true);
+  input.focus();
+  input.select();
+  said.textContent = document.execCommand("copy") ? "Copied" : "Selected: press Ctrl+C to copy";
+}
