@@ -23,6 +23,8 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export interface Blocker {
   code: string;
   detail: string;
+  /** PAYLOAD_VERIFYING while checksums are read, so a front end can draw a bar. */
+  progress?: { doneBytes: number; totalBytes: number };
 }
 
 export interface InstallerErrorInit {

@@ -40,6 +40,7 @@ export function payloadBlockers(state: PayloadState, folder: string): Blocker[] 
         {
           code: "PAYLOAD_VERIFYING",
           detail: `Checking the payload's checksums: ${gib(state.doneBytes)} of ${gib(state.totalBytes)} (${percent}%)${state.file ? `, now ${state.file}` : ""}. The install can start when it is done.`,
+          progress: { doneBytes: state.doneBytes, totalBytes: state.totalBytes },
         },
       ];
     }

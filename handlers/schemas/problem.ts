@@ -18,6 +18,16 @@ export const BlockerSchema = z
   .object({
     code: z.string().meta({ description: "Stable identifier, e.g. PAYLOAD_NOT_LOADED." }),
     detail: z.string().meta({ description: "What is wrong and how to fix it, for a person." }),
+    progress: z
+      .object({
+        doneBytes: z.number().int().min(0).meta({ description: "Bytes of the payload's images checked so far." }),
+        totalBytes: z.number().int().min(0).meta({ description: "Bytes to check in all; 0 when the release lists no images." }),
+      })
+      .optional()
+      .meta({
+        description:
+          "PAYLOAD_VERIFYING only, while the checksums are being read (absent while the payload is still changing and its check has not begun): how far the check is, for a progress bar.",
+      }),
   })
   .meta({ id: "Blocker" });
 

@@ -91,6 +91,24 @@ describe("offline payload", () => {
     assert.deepEqual(validate.json.errors.map((e: any) => e.field), ["mode"]);
   });
 
+  test("while checksums are read, the PAYLOAD_VERIFYING blocker carries numeric progress up to the images' total", async () => {
+    const folder = join(await tempDir(), "payload");
+    const MiB = 1024 * 1024;
+    await makePayload(folder, { images: [{ file: "images/a.tar", bytes: 96 * MiB }, { file: "images/b.tar", bytes: 96 * MiB }] });
+    const installer = await start(folder);
+    const seen: { doneBytes: number; totalBytes: number }[] = [];
+    await waitFor("the check to end", async () => {
+      const now = (await installer.request("/v1/installer/status")).json.blockers as { code: string; progress?: { doneBytes: number; totalBytes: number } }[] | undefined;
+      for (const b of now ?? []) if (b.code === "PAYLOAD_VERIFYING" && b.progress) seen.push(b.progress);
+      return now?.length ? undefined : true;
+    });
+    assert.ok(seen.length > 0, "no progress seen while verifying");
+    for (const p of seen) {
+      assert.equal(p.totalBytes, 192 * MiB);
+      assert.ok(Number.isInteger(p.doneBytes) && p.doneBytes >= 0 && p.doneBytes <= p.totalBytes, JSON.stringify(p));
+    }
+  });
+
   test("a payload copied in slowly is not judged half-way: PAYLOAD_VERIFYING while it changes, then it clears", async () => {
     const folder = join(await tempDir(), "payload");
     const source = join(await tempDir(), "source");

@@ -22,17 +22,17 @@ const cases: [string, PayloadState, Blocker[]][] = [
   [
     "verifying, in MiB, before the first chunk",
     { kind: "verifying", release, doneBytes: 0, totalBytes: 96 * MiB },
-    [{ code: "PAYLOAD_VERIFYING", detail: "Checking the payload's checksums: 0.0 MiB of 96.0 MiB (0%). The install can start when it is done." }],
+    [{ code: "PAYLOAD_VERIFYING", detail: "Checking the payload's checksums: 0.0 MiB of 96.0 MiB (0%). The install can start when it is done.", progress: { doneBytes: 0, totalBytes: 96 * MiB } }],
   ],
   [
     "verifying, in GiB, naming the file",
     { kind: "verifying", release, doneBytes: 1.5 * GiB, totalBytes: 4 * GiB, file: "images/ceph.tar" },
-    [{ code: "PAYLOAD_VERIFYING", detail: "Checking the payload's checksums: 1.50 GiB of 4.00 GiB (37%), now images/ceph.tar. The install can start when it is done." }],
+    [{ code: "PAYLOAD_VERIFYING", detail: "Checking the payload's checksums: 1.50 GiB of 4.00 GiB (37%), now images/ceph.tar. The install can start when it is done.", progress: { doneBytes: 1.5 * GiB, totalBytes: 4 * GiB } }],
   ],
   [
     "verifying nothing (no images) counts as done",
     { kind: "verifying", release, doneBytes: 0, totalBytes: 0 },
-    [{ code: "PAYLOAD_VERIFYING", detail: "Checking the payload's checksums: 0.0 MiB of 0.0 MiB (100%). The install can start when it is done." }],
+    [{ code: "PAYLOAD_VERIFYING", detail: "Checking the payload's checksums: 0.0 MiB of 0.0 MiB (100%). The install can start when it is done.", progress: { doneBytes: 0, totalBytes: 0 } }],
   ],
 ];
 for (const [name, state, blockers] of cases) {
