@@ -26,10 +26,12 @@ export async function runServe(settings: Settings, version: string): Promise<voi
   const lock = await acquireStateLock(await ensurePrivateDir(settings.stateDir));
   const host = await (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts());
   let url = publicUrl(settings.listenHost, settings.listenPort);
-  const { services, opened, installCode, log, now } = await wireServices(settings, { version, url: () => url, host });
+  let fingerprint: string | undefined;
+  const { services, opened, installCode, log, now } = await wireServices(settings, { version, url: () => url, tlsFingerprint: () => fingerprint, host });
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
   const tls = await loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }, now);
+  fingerprint = tls.fingerprint;
   const started = await services.start();
   const app = createApp(services);
 

@@ -8,6 +8,21 @@ import { renderYamlErrors, selectTab } from "./yaml-tab.ts";
 type FieldError = Schemas["FieldError"];
 
 let errorSeq = 0;
+const LIST_ITEM = /([A-Za-z]+(?:\.[A-Za-z]+)*)\[(\d+)\](?: ([0-9A-Fa-f.:]+\/\d+)(?= ))?/g;
+
+/** The validator names list items by path (network.floatingIpCidrs[1]); the form says what its labels say (Floating IP range 2). */
+export function inFormWords(message: string): string {
+  const said = message.replace(LIST_ITEM, (whole, path: string, index: string, value?: string) => {
+    const list = form().querySelector<HTMLElement>('[data-list="' + CSS.escape(path) + '"]');
+    return list ? list.dataset.item + " " + (Number(index) + 1) + (value ? " (" + value + ")" : "") : whole;
+  });
+  return said.charAt(0).toUpperCase() + said.slice(1);
+}
+
+/** The other fields a message names (the range a range overlaps): marked too, since either may be the one to change. */
+function namedFields(error: FieldError): string[] {
+  return [...error.message.matchAll(LIST_ITEM)].map((m) => m[1] + "[" + m[2] + "]").filter((path) => path !== error.field);
+}
 
 /** Errors of steps the person has not saved yet would only nag. */
 export function visibleErrors(): FieldError[] {
@@ -51,9 +66,16 @@ function clearFieldErrors(): void {
 
 function markField(error: FieldError): void {
   const el = fieldElement(error.field);
-  if (!el) return;
+  if (el) mark(el, error);
+  for (const path of namedFields(error)) {
+    const other = form().querySelector<HTMLElement>('[data-field="' + CSS.escape(path) + '"]');
+    if (other && other !== el) mark(other, error);
+  }
+}
+
+function mark(el: HTMLElement, error: FieldError): void {
   const id = "error-" + ++errorSeq;
-  const message = h("p", { class: "error", id, "data-error": true }, error.message, error.hint ? h("span", { class: "hint" }, error.hint) : null);
+  const message = h("p", { class: "error", id, "data-error": true }, inFormWords(error.message), error.hint ? h("span", { class: "hint" }, error.hint) : null);
   if (el.tagName === "FIELDSET") return el.querySelector("legend")!.after(message);
   const row = el.closest(".list-row, .choice");
   if (row) row.lastElementChild!.after(message);
@@ -67,7 +89,7 @@ function renderSummary(errors: FieldError[]): void {
   const box = $("summary");
   box.hidden = errors.length === 0;
   fill(box, h("h3", {}, plural(errors.length, "problem") + " to fix"),
-    h("ul", {}, errors.map((e) => h("li", {}, h("button", { type: "button", class: "linkish", onclick: () => focusField(e.field) }, fieldLabel(e.field)), ": " + e.message))));
+    h("ul", {}, errors.map((e) => h("li", {}, h("button", { type: "button", class: "linkish", onclick: () => focusField(e.field) }, fieldLabel(e.field)), ": " + inFormWords(e.message)))));
 }
 
 export function focusField(path: string): void {

@@ -35,6 +35,7 @@ export function follow(attempt: number): void {
   showView("install");
   $("verdict").hidden = true;
   $("join-token").hidden = true;
+  $("next").hidden = true;
   fill($("log"));
   $("cloud-state").textContent = "Not polled yet.";
   $("checks").hidden = true;
@@ -60,7 +61,7 @@ function onEvent(event: Schemas["InstallEvent"]): void {
   if (event.type === "attempt.finished") {
     for (const step of Object.keys(run.steps) as StepName[]) if (run.steps[step] === "running") run.steps[step] = "failed";
     showVerdict(data.verdict);
-    refreshStatus().then(showJoinToken).catch(report);
+    refreshStatus().then(showJoinToken).then(showNext).catch(report);
   }
   renderRun();
 }
@@ -109,6 +110,19 @@ function showVerdict(verdict: Verdict): void {
       h("button", { type: "button", onclick: guard(() => downloadReport(verdict.attempt)) }, "Download report")));
   box.hidden = false;
   box.focus();
+}
+
+/** Once installed: how to reach the node, from the draft it was installed with. */
+async function showNext(): Promise<void> {
+  if (state.status!.phase !== "done") return;
+  const draft = (await api("/config")).config as { network?: { address?: string }; admin?: { sshAuthorizedKeys?: string[] } } | undefined;
+  const ip = (draft?.network?.address || "").split("/")[0];
+  const keys = draft?.admin?.sshAuthorizedKeys || [];
+  fill($("next-body"),
+    h("p", {}, "The node is installed and its cloud answered READY."),
+    ip ? h("p", {}, "Reach the node over SSH at ", h("code", {}, ip), " with the private key of one of the admin keys set in the Admin step:") : null,
+    keys.length ? h("ul", {}, keys.map((k) => h("li", {}, h("code", {}, k.split(/\s+/).slice(0, 1).join(" ") + " … " + (k.split(/\s+/)[2] || ""))))) : null);
+  $("next").hidden = false;
 }
 
 async function recheck(): Promise<void> {

@@ -1,5 +1,6 @@
 /** An installed init node hands out the join token (SPEC §6): shown masked, with a copy button that works on plain http too. */
 import { api } from "./api.ts";
+import { copyField } from "./copy.ts";
 import { $, fill, h } from "./dom.ts";
 import { state } from "./state.ts";
 
@@ -26,22 +27,6 @@ function reveal(shown: boolean): void {
   $("join-token-show").textContent = shown ? "Hide" : "Show";
 }
 
-/** The clipboard API exists only in secure contexts; elsewhere the token is selected for the person to copy. */
-export async function copyToken(): Promise<void> {
-  const input = $<HTMLInputElement>("join-token-value");
-  const said = $("join-token-copied");
-  said.textContent = "";
-  if (navigator.clipboard) {
-    try {
-      await navigator.clipboard.writeText(input.value);
-      said.textContent = "Copied";
-      return;
-    } catch {
-      // refused (no permission, page not focused): select it instead
-    }
-  }
-  reveal(true);
-  input.focus();
-  input.select();
-  said.textContent = document.execCommand("copy") ? "Copied" : "Selected: press Ctrl+C to copy";
+export function copyToken(): Promise<void> {
+  return copyField($<HTMLInputElement>("join-token-value"), $("join-token-copied"), () => reveal(true));
 }

@@ -4,6 +4,7 @@ import { enter } from "./boot.ts";
 import { $ } from "./dom.ts";
 import { applyMode, goStep, saveForm } from "./form.ts";
 import { checkCluster } from "./join-check.ts";
+import { copyField } from "./copy.ts";
 import { copyToken, toggleToken } from "./join-token.ts";
 import { showSignIn, signIn, signOut } from "./sign-in.ts";
 import { state } from "./state.ts";
@@ -28,6 +29,7 @@ $("install-button").addEventListener("click", guard(install));
 $("join-check-button").addEventListener("click", guard(checkCluster));
 $("join-token-show").addEventListener("click", toggleToken);
 $("join-token-copy").addEventListener("click", () => copyToken().catch(report));
+$("tls-copy").addEventListener("click", () => copyField($<HTMLInputElement>("tls-fingerprint"), $("tls-copied")).catch(report));
 if (state.code) {
   enter().catch((err) => {
     if (err.status) return;

@@ -2,7 +2,7 @@
 import { api, type Failure, type Schemas } from "./api.ts";
 import { showConfigure } from "./boot.ts";
 import { $, fill, h, plural } from "./dom.ts";
-import { renderErrors } from "./field-errors.ts";
+import { renderErrors, visibleErrors } from "./field-errors.ts";
 import { steps } from "./form.ts";
 import { follow } from "./install-view.ts";
 import { state } from "./state.ts";
@@ -19,6 +19,8 @@ export function renderStatus(): void {
   const s = state.status!;
   $("where").textContent = s.hostname + " · " + s.phase + (state.options && state.options.release ? " · release " + state.options.release : "");
   renderUnattended(s.unattended);
+  $<HTMLInputElement>("tls-fingerprint").value = s.tlsFingerprint || "";
+  $("tls").hidden = !s.tlsFingerprint;
   renderInstallCard();
 }
 
@@ -43,14 +45,30 @@ function renderInstallCard(): void {
   const s = state.status!;
   const blockers = s.blockers || [];
   fill($("blockers"), blockers.length ? [h("p", { class: "error" }, "The install cannot start while these blockers stand:"),
-    h("ul", {}, blockers.map((b) => h("li", {}, h("code", {}, b.code), ": " + b.detail)))] : []);
-  const problems = state.draft ? state.draft.errors.length : 0;
+    h("ul", {}, blockers.map((b) => h("li", {}, h("code", {}, b.code), ": " + b.detail, b.progress ? progressBar(b.progress) : null)))] : []);
   const reasons: string[] = [];
-  if (!s.configValid) reasons.push("The draft does not validate yet (" + plural(problems, "problem") + " in all): fill each step, save, and fix what is listed.");
+  if (!s.configValid) reasons.push(draftProblems());
   if (blockers.length) reasons.push("Clear the blockers to install.");
   $("readiness-of-draft").textContent = reasons.join(" ") || "The draft is valid and nothing blocks the install: it writes node.yaml, runs firstboot and waits until the cloud is READY.";
   $<HTMLButtonElement>("install-button").disabled = reasons.length > 0;
   for (const note of document.querySelectorAll<HTMLElement>("[data-hand-over]")) note.hidden = !(s.unattended && s.unattended.autoStart);
+}
+
+/** The bar's label says the numbers, so a screen reader and the eye read the same. */
+function progressBar(p: { doneBytes: number; totalBytes: number }): HTMLElement {
+  const percent = p.totalBytes ? Math.floor((p.doneBytes / p.totalBytes) * 100) : 100;
+  const label = "Payload checked: " + percent + "%";
+  return h("div", { class: "payload-progress" },
+    h("label", { for: "payload-progress" }, label),
+    h("progress", { id: "payload-progress", max: p.totalBytes || 1, value: p.totalBytes ? p.doneBytes : 1 }, percent + "%"));
+}
+
+/** The same count the summary lists; steps not saved yet are named, not counted, since their problems are listed nowhere yet. */
+function draftProblems(): string {
+  const shown = visibleErrors().length;
+  const unsaved = state.draft && state.draft.source === "structured" ? steps().slice(state.shownUpTo + 1).map((el) => el.dataset.title) : [];
+  return "The draft does not validate yet" + (shown ? " (" + plural(shown, "problem") + " listed above)" : "") + ": " +
+    (unsaved.length ? "fill and save the remaining steps (" + unsaved.join(", ") + ")" + (shown ? ", and fix what is listed." : ".") : "fix what is listed.");
 }
 
 export async function install(): Promise<void> {

@@ -40,6 +40,8 @@ export interface ServiceDeps {
   version: string;
   /** Known once the server listens. */
   url: () => string;
+  /** The served certificate's SHA-256, once loaded. */
+  tlsFingerprint?: () => string | undefined;
   settings: Settings;
   store: Store;
   installCode: string;
@@ -123,6 +125,7 @@ export function createServices(deps: ServiceDeps): Services {
       computeStatus({
         version: deps.version,
         url: deps.url(),
+        tlsFingerprint: deps.tlsFingerprint?.(),
         hostHostname: host.hostname,
         draft: draft.analysis(),
         attempts: attemptRecords.get(),
