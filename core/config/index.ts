@@ -1,5 +1,5 @@
 export { draftMode, type ModeOption, modeOptions } from "./modes.ts";
-export { NODE_YAML_SCHEMA_ID, nodeYamlJsonSchema } from "./json-schema.ts";
+export { nodeYamlJsonSchema } from "./json-schema.ts";
 export { draftToNodeYaml, nodeYamlToDraft, renderNodeYaml } from "./node-yaml.ts";
 export { redactDraft, SECRET_FIELDS, secretScalarTexts } from "./redact.ts";
 export { type Draft, DraftSchema, type FieldError, type ValidationContext } from "./schema.ts";

@@ -6,7 +6,7 @@ import { DISKS, FOR_EVERY_MODE, FOR_MODE, LOGIN, needsDisks } from "./rules/requ
 import { type Path, TEXT_KINDS, type TextKind } from "./schema.ts";
 
 /** The same on every node and release: editors and validators key their caches by it, not by the node's address. */
-export const NODE_YAML_SCHEMA_ID = "urn:stratum:installer:schema:node.yaml";
+const NODE_YAML_SCHEMA_ID = "urn:stratum:installer:schema:node.yaml";
 
 // The patterns flag a typo as it is typed and never refuse what the validator accepts; the rules say
 // precisely what is wrong (a gateway outside the subnet, an IPv6 group too long).
@@ -51,11 +51,11 @@ function merge(a: Fragment, b: Fragment): Fragment {
   return { ...a, ...b, ...(a.properties || b.properties ? { properties } : {}), ...(required.length > 0 ? { required } : {}) };
 }
 
-const login = (): Fragment => {
+function login(): Fragment {
   const [admin = "", keys = ""] = snake(LOGIN.keys);
   const [, hash = ""] = snake(LOGIN.hash);
   return requiredAt([admin], { anyOf: [requiredAt([keys], NOT_EMPTY), requiredAt([hash])] });
-};
+}
 
 function forMode(mode: Mode): Fragment[] {
   const fragments = [

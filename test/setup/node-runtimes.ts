@@ -10,7 +10,7 @@ import { ROOT } from "../helpers/paths.ts";
  */
 export const NODE_RUNTIMES = ["20.20.2", "22.23.5", "24.22.3", "26.12.1"] as const;
 
-export const NODE_CACHE = join(ROOT, ".cache/node");
+const NODE_CACHE = join(ROOT, ".cache/node");
 
 export type Runtime = { node: string } | { skip: string };
 
