@@ -12,6 +12,7 @@ import getInstallReport from "./get-install-report.ts";
 import getInstallVerdict from "./get-install-verdict.ts";
 import getOpenApi from "./get-openapi.ts";
 import getOptions from "./get-options.ts";
+import getSchemasNodeYaml from "./get-schemas-node-yaml.ts";
 import getStatus from "./get-status.ts";
 import patchConfig from "./patch-config.ts";
 import postClusterJoinCheck from "./post-cluster-join-check.ts";
@@ -24,6 +25,7 @@ import putConfig from "./put-config.ts";
 export const routes = [
   getHealthz,
   getOpenApi,
+  getSchemasNodeYaml,
   getConsole,
   getConsoleScript,
   getConsoleStyles,

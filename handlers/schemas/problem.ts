@@ -51,13 +51,21 @@ const PROBLEM_DESCRIPTIONS = {
 export type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
 
 const retryAfterHeader = z.number().int().meta({ description: "Seconds until the next attempt is considered." });
+const challengeHeader = z.string().meta({
+  description: 'The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong.',
+});
+
+const PROBLEM_HEADERS: Partial<Record<ProblemStatus, z.ZodObject>> = {
+  401: z.object({ "WWW-Authenticate": challengeHeader }),
+  429: z.object({ "Retry-After": retryAfterHeader }),
+};
 
 /** One problem response; `description` when a route says more precisely when it answers so. */
 export function problemResponse(status: ProblemStatus, description: string = PROBLEM_DESCRIPTIONS[status]) {
   return {
     description,
     content: { "application/problem+json": { schema: ProblemSchema } },
-    ...(status === 429 ? { headers: z.object({ "Retry-After": retryAfterHeader }) } : {}),
+    ...(PROBLEM_HEADERS[status] ? { headers: PROBLEM_HEADERS[status] } : {}),
   };
 }
 
