@@ -18,6 +18,7 @@ import postClusterJoinCheck from "./post-cluster-join-check.ts";
 import postConfigValidate from "./post-config-validate.ts";
 import postInstallRecheckReadiness from "./post-install-recheck-readiness.ts";
 import postInstall from "./post-install.ts";
+import putConfigNodeYaml from "./put-config-node-yaml.ts";
 import putConfig from "./put-config.ts";
 
 /** Every endpoint of the API, in one list. */
@@ -34,6 +35,7 @@ export const routes = [
   patchConfig,
   postConfigValidate,
   getConfigNodeYaml,
+  putConfigNodeYaml,
   getConfigSchema,
   postInstall,
   postInstallRecheckReadiness,
