@@ -21,7 +21,8 @@ export const NodeYamlTextSchema = z.string().meta({
  */
 export const structuredDraftContent = { "application/json": { schema: { $ref: "#/components/schemas/StructuredDraft" } } };
 
-export const nodeYamlContent = { "application/yaml": { schema: NodeYamlTextSchema }, "text/yaml": { schema: NodeYamlTextSchema } };
+/** text/yaml first: a generator that takes an operation's first media type (@hey-api/openapi-ts) then sends the string as it is, where for application/yaml it would JSON-encode it. */
+export const nodeYamlContent = { "text/yaml": { schema: NodeYamlTextSchema }, "application/yaml": { schema: NodeYamlTextSchema } };
 
 /** POST /config/validate, and PUT /config (which documents its JSON form only), take either form. */
 export const draftBodyContent = { ...structuredDraftContent, ...nodeYamlContent };
