@@ -18,13 +18,16 @@ export const OPENAPI_INFO = {
     title: "Stratum installer",
     description:
       "The stage-2 installer of a Stratum node: choose the install mode, fill and validate the draft config, run and follow install attempts. Every /v1/installer endpoint needs the install code shown in the installer's banner.",
+    contact: { name: "Stratum installer maintainers" },
     license: { name: "Apache-2.0", identifier: "Apache-2.0" },
   },
-  servers: [{ url: "https://{node}:9443", variables: { node: { default: "127.0.0.1", description: "The node's address." } } }],
+  // The variable's default is the node's address; a `description` here fails swagger-parser's 3.1 schema.
+  servers: [{ url: "https://{node}:9443", variables: { node: { default: "127.0.0.1" } } }],
   tags: [
     { name: "Installer", description: "Where the install stands." },
     { name: "Config", description: "Install options and the draft config." },
     { name: "Install", description: "Install attempts: start, follow, verdict, report." },
+    { name: "Cluster", description: "Joining a hyperconverged cluster: check a join before installing, and the token joining nodes need." },
     { name: "Service", description: "Liveness and the API description; no install code." },
   ],
 };

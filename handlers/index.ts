@@ -19,6 +19,7 @@ import postClusterJoinCheck from "./post-cluster-join-check.ts";
 import postConfigValidate from "./post-config-validate.ts";
 import postInstallRecheckReadiness from "./post-install-recheck-readiness.ts";
 import postInstall from "./post-install.ts";
+import putConfigNodeYaml from "./put-config-node-yaml.ts";
 import putConfig from "./put-config.ts";
 
 /** Every endpoint of the API, in one list. */
@@ -36,6 +37,7 @@ export const routes = [
   patchConfig,
   postConfigValidate,
   getConfigNodeYaml,
+  putConfigNodeYaml,
   getConfigSchema,
   postInstall,
   postInstallRecheckReadiness,

@@ -44,6 +44,7 @@ const PROBLEM_DESCRIPTIONS = {
   415: "Content type not accepted.",
   422: "The draft does not validate.",
   429: "Too many wrong install codes; wait for Retry-After.",
+  431: "The request headers are over 16 KB; refused before the request is routed.",
   500: "The installer failed to answer.",
   507: "The state dir cannot be written (disk full, read-only): nothing was changed; free space and retry.",
 } as const;
@@ -76,3 +77,9 @@ export function problemResponses<const S extends ProblemStatus>(...statuses: S[]
 
 /** Every /v1/installer route: the code check, its lockout, and a failure to answer. */
 export const authProblems = problemResponses(401, 429, 500);
+
+/** Every route without the install code: what Node's HTTP parser refuses (cli/serve.ts), and a failure to answer. */
+export const publicProblems = {
+  400: problemResponse(400, "The request is not valid HTTP (a malformed request line or header); refused before the request is routed."),
+  ...problemResponses(431, 500),
+};

@@ -92,6 +92,22 @@ const ROWS: Row[] = [
     code: "PRECONDITION_FAILED",
   },
   {
+    name: "a node.yaml PUT whose If-Match is not the draft's ETag",
+    path: "/v1/installer/config/node.yaml",
+    request: { method: "PUT", body: VALID_NODE_YAML, contentType: "application/yaml", headers: { "if-match": '"stale"' } },
+    status: 412,
+    code: "PRECONDITION_FAILED",
+  },
+  { name: "an empty node.yaml", path: "/v1/installer/config/node.yaml", request: put("", "application/yaml"), status: 400, code: "INVALID_REQUEST", expected: { detail: /^The body is empty/ } },
+  {
+    name: "a JSON draft PUT as a node.yaml",
+    path: "/v1/installer/config/node.yaml",
+    request: put('{"mode":"single-node"}', "application/json"),
+    status: 415,
+    code: "UNSUPPORTED_MEDIA_TYPE",
+    expected: { detail: /^Content-Type application\/json is not taken here: send the node\.yaml as application\/yaml or text\/yaml\.$/ },
+  },
+  {
     name: "a PATCH whose If-Match is not the draft's ETag",
     path: "/v1/installer/config",
     request: { method: "PATCH", body: { hostname: "x" }, headers: { "if-match": '"stale"' } },
@@ -123,6 +139,7 @@ const ROWS: Row[] = [
   },
   { name: "an install while one runs", given: startAttempt, path: "/v1/installer/install", request: { method: "POST" }, status: 409, code: "INSTALL_RUNNING" },
   { name: "a draft change while an install runs", given: startAttempt, path: "/v1/installer/config", request: { method: "PATCH", body: { hostname: "node-02" } }, status: 409, code: "INSTALL_RUNNING" },
+  { name: "a node.yaml while an install runs", given: startAttempt, path: "/v1/installer/config/node.yaml", request: put(VALID_NODE_YAML, "application/yaml"), status: 409, code: "INSTALL_RUNNING" },
   { name: "the verdict of the attempt that runs", given: startAttempt, path: "/v1/installer/install/verdict", status: 409, code: "INSTALL_RUNNING" },
   { name: "a readiness recheck before any attempt", path: "/v1/installer/install/recheck-readiness", request: { method: "POST" }, status: 409, code: "RECHECK_NOT_APPLICABLE" },
 ];
