@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { ERROR_CODES, InstallerError, codeToStatus, type ErrorCode } from "../core/errors.ts";
-import { presentedCode } from "../core/install-code.ts";
+import { presentedCode } from "../core/access/install-code.ts";
 import type { AppEnv } from "./env.ts";
 
 const HTTP_STATUS_CODES: Partial<Record<number, ErrorCode>> = {

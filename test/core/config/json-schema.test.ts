@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { parse } from "yaml";
 import { draftToNodeYaml, nodeYamlJsonSchema, renderNodeYaml, validateDraft } from "../../../core/config/index.ts";
 import { hostnameProblem, parseCidr, parseHostOrIp, parseIp } from "../../../core/config/net.ts";
-import { mergePatch } from "../../../core/draft.ts";
+import { mergePatch } from "../../../core/draft/service.ts";
 import type { Draft } from "../../../core/config/index.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../../helpers/fixtures.ts";
 import { CTX, HA_INIT, HA_JOIN, SINGLE_NODE } from "./fixtures.ts";
