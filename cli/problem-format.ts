@@ -4,7 +4,7 @@ export const FORMATS = ["text", "json", "github"] as const;
 export type Format = (typeof FORMATS)[number];
 
 /** The validator's messages open with their field's path; beside a `field:` column that says it twice. */
-export function messageWithoutField({ field, message }: Pick<FieldError, "field" | "message">): string {
+function messageWithoutField({ field, message }: Pick<FieldError, "field" | "message">): string {
   if (!field || !message.startsWith(field)) return message;
   const rest = message.slice(field.length);
   if (rest.startsWith(": ")) return rest.slice(2);

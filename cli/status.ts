@@ -132,7 +132,7 @@ function phaseLine(status: Status): string {
   }
 }
 
-export function describeStatus(status: Status, verdict?: Verdict): string[] {
+function describeStatus(status: Status, verdict?: Verdict): string[] {
   const field = (name: string, value: string) => `${name.padEnd(10)} ${value}`;
   return [
     field("phase", phaseLine(status)),

@@ -8,7 +8,7 @@ import { BUILT_IN_RELEASE } from "../core/release.ts";
 import type { Exit } from "./commands.ts";
 import { formatProblems, type Format } from "./problem-format.ts";
 
-export const STDIN = "-";
+const STDIN = "-";
 
 export interface ValidateOptions {
   hostFacts: string | undefined;
