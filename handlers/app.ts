@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
+import { clientAddress } from "../core/access/lockout.ts";
 import { InstallerError } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import type { AppEnv } from "./env.ts";
@@ -70,6 +71,7 @@ export function createApp(services: Services) {
   app.use(async (c, next) => {
     c.set("services", services);
     c.set("openapi", openapi);
+    c.set("origin", { requestId: c.get("requestId"), client: clientAddress(c.env?.incoming?.socket?.remoteAddress ?? "unknown") });
     await next();
   });
   const limit = bodyLimit({
@@ -80,9 +82,8 @@ export function createApp(services: Services) {
   });
   app.use(async (c, next) => (BODY_METHODS.has(c.req.method) ? limit(c, next) : next()));
   app.use("/v1/installer/*", async (c, next) => {
-    const address = c.env?.incoming?.socket?.remoteAddress ?? "unknown";
     // Node has parsed the headers already; c.req.header() would build a Fetch Headers object.
-    await services.auth.authorize(address, c.env?.incoming?.headers.authorization ?? c.req.header("authorization"));
+    await services.auth.authorize(c.get("origin"), c.env?.incoming?.headers.authorization ?? c.req.header("authorization"));
     await next();
   });
 
@@ -91,8 +92,9 @@ export function createApp(services: Services) {
   app.notFound((c) => problem(c, new InstallerError({ code: "NOT_FOUND", detail: `No endpoint ${c.req.method} ${c.req.path}. /openapi.json lists every route.` })));
   app.onError((err, c) => {
     const known = toInstallerError(err);
+    if (known?.code === "INSUFFICIENT_STORAGE") services.log.error("state dir write failed", { ...c.get("origin"), method: c.req.method, path: c.req.path, detail: known.detail });
     if (known) return problem(c, known);
-    services.log.error("request failed", { requestId: c.get("requestId"), method: c.req.method, path: c.req.path, error: String(err) });
+    services.log.error("request failed", { ...c.get("origin"), method: c.req.method, path: c.req.path, error: String(err) });
     return problem(c, new InstallerError({ code: "INTERNAL", detail: `The installer failed to answer; the log has request id ${c.get("requestId")}.` }));
   });
   return app;

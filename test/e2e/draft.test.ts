@@ -275,8 +275,8 @@ describe("validate CLI", () => {
     await writeFile(file, "mode: single-node\nhostname: node_01\nnetwork:\n  interface: eno1\n  adress: 10.20.0.11/24\n");
     const cli = await runCli(["validate", file, "--host-facts", join(import.meta.dirname, "../../demo/host-facts.json")]);
     assert.equal(cli.code, 1);
-    assert.match(cli.stdout, new RegExp(`${file}:2:11 hostname: `));
-    assert.match(cli.stdout, new RegExp(`${file}:5:3 network.adress: .*address`));
+    assert.match(cli.stdout, new RegExp(`${file}:2:11: error: hostname: `));
+    assert.match(cli.stdout, new RegExp(`${file}:5:3: error: network.adress: .*address`));
     const missing = await runCli(["validate", join(folder, "nope.yaml")]);
     assert.equal(missing.code, 2);
   });
@@ -297,7 +297,7 @@ describe("validate CLI", () => {
     await makePayload(disabled, { profiles: { ...DEFAULT_PROFILES, "single-node": { enabled: false } } });
     const refused = await runCli(["validate", file, ...hostFacts, "--payload", disabled]);
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
-    assert.match(refused.stdout, new RegExp(`${file}:1:7 mode: .*single-node`));
+    assert.match(refused.stdout, new RegExp(`${file}:1:7: error: mode: .*single-node`));
 
     const none = await runCli(["validate", file, ...hostFacts, "--payload", join(folder, "no-payload")]);
     assert.equal(none.code, 0, none.stdout + none.stderr);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { storageError } from "../../core/fs/storage-error.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { inProcessApp, type AppOptions, type AppRequestOptions, type InProcessApp } from "../helpers/app.ts";
 import { assertProblem, type ProblemExpectations } from "../helpers/problem.ts";
@@ -182,5 +183,17 @@ describe("createApp: every error path answers problem+json (SPEC §4) and change
     const logged = installer.log.map((line) => JSON.parse(line)).find((entry) => entry.message === "request failed");
     assert.equal(logged?.requestId, body.requestId);
     assert.match(logged.error, /disk on fire/);
+  });
+
+  test("a state dir that refuses a write → 507, and one error line naming the request and the client", async (t) => {
+    const installer = await inProcessApp(t);
+    installer.services.draft.replace = async () => {
+      throw storageError(installer.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+    };
+    const body = assertProblem(await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT, from: "::ffff:127.0.0.5" }), 507, "INSUFFICIENT_STORAGE");
+    const logged = installer.log.map((line) => JSON.parse(line)).filter((entry) => entry.level === "error");
+    assert.deepEqual(logged.map(({ time: _time, ...entry }) => entry), [
+      { level: "error", message: "state dir write failed", requestId: body.requestId, client: "127.0.0.5", method: "PUT", path: "/v1/installer/config", detail: body.detail },
+    ]);
   });
 });
