@@ -1,4 +1,5 @@
 import { printCode, printOpenApi, printSchema, validateFile, type Exit } from "./cli/commands.ts";
+import { runFleet } from "./cli/fleet/index.ts";
 import { SERVE_FLAGS, UsageError, parseFlags, settingsFrom, usage } from "./cli/flags.ts";
 import { runServe } from "./cli/serve.ts";
 import { StateDirLockedError } from "./core/state-lock.ts";
@@ -6,21 +7,22 @@ import { StateDirLockedError } from "./core/state-lock.ts";
 declare const __STRATUM_VERSION__: string | undefined;
 const VERSION = typeof __STRATUM_VERSION__ === "string" ? __STRATUM_VERSION__ : "0.0.0-dev";
 
-const COMMANDS = ["serve", "validate", "openapi", "schema", "code"] as const;
+const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "fleet"] as const;
 type Command = (typeof COMMANDS)[number];
 
-async function main(argv: string[]): Promise<Exit | "serving"> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(usage(VERSION));
-    return 0;
-  }
-  if (argv.includes("--version")) {
-    process.stdout.write(`stratum-installer ${VERSION}\n`);
-    return 0;
-  }
+async function main(argv: string[]): Promise<Exit | number | "serving"> {
   const first = argv[0];
   const command: Command = first && !first.startsWith("-") ? (first as Command) : "serve";
   const rest = first && !first.startsWith("-") ? argv.slice(1) : argv;
+  // fleet documents its own plan format under --help.
+  if (command !== "fleet" && (argv.includes("--help") || argv.includes("-h"))) {
+    process.stdout.write(usage(VERSION));
+    return 0;
+  }
+  if (command !== "fleet" && argv.includes("--version")) {
+    process.stdout.write(`stratum-installer ${VERSION}\n`);
+    return 0;
+  }
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command "${first}"; commands: ${COMMANDS.join(", ")}`);
 
   switch (command) {
@@ -45,6 +47,8 @@ async function main(argv: string[]): Promise<Exit | "serving"> {
     case "schema":
       parseFlags(rest, {}, process.env);
       return printSchema();
+    case "fleet":
+      return runFleet(rest, process.env);
   }
 }
 
