@@ -47,7 +47,7 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
       return { outcomes };
     }
   }
-  if (joins.length > 0) ctx.out.note(null, "info", `${init.node.name} founded cluster ${token.cluster}: its join token goes into the joins' drafts`);
+  if (joins.some((join) => join.status.phase !== "done")) ctx.out.note(null, "info", `${init.node.name} founded cluster ${token.cluster}: its join token goes into the joins' drafts`);
   const joinToken = token.token;
   await pool(joins, parallel, async (join: Connected) => {
     ctx.signal.throwIfAborted();

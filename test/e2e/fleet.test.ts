@@ -140,6 +140,38 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     for (const node of [rig.nodes[0]!, rig.nodes[2]!]) assert.equal((await statusOf(node)).attempt, 1);
   });
 
+  test("a failed join stops no other join; exit 1, the summary says why", async () => {
+    const rig = await startRig(lab, { joins: 2, failing: ["node-02"] });
+    const run = await rig.fleet();
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /\[node-02\] error: attempt 1 failed: FIRSTBOOT_FAILED: .*\(next: retryInstall\)/);
+    assert.match(run.stdout, /node-02 +join +failed +1 .*FIRSTBOOT_FAILED/);
+    assert.match(run.stdout, /node-03 +join +installed +1/);
+    assert.match(run.stdout, /2 of 3 nodes installed/);
+    assert.equal((await statusOf(rig.nodes[2]!)).phase, "done");
+  });
+
+  test("a failed init stops the joins, which depend on it: none is started", async () => {
+    const rig = await startRig(lab, { joins: 2, failing: ["node-01"] });
+    const run = await rig.fleet();
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /node-02 +join +stopped +- .*not started: the init node node-01 did not install/);
+    for (const join of rig.nodes.slice(1)) assert.equal((await statusOf(join)).attempt, 0);
+  });
+
+  test("a verdict that says fixConfig stops the node with its errors: a join address that is not the founding node's cloud", async () => {
+    const rig = await startRig(lab, { joins: 1 });
+    const stranger = await startReadinessServer({ port: 0, cluster: { name: "lab-1", secret: "c".repeat(43) } });
+    lab.defer(() => stranger.close());
+    await rig.writePlan((text) => text.replace(`joinAddress: 127.0.0.1:${rig.nodes[0]!.cloud.port}`, `joinAddress: 127.0.0.1:${stranger.port}`));
+    const run = await rig.fleet(["--rechecks", "3"]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /\[node-02\] error: attempt 1 failed: PREFLIGHT_FAILED: .*\(next: fixConfig\)/);
+    assert.match(run.stdout, /\[node-02\] error: join check fingerprint: JOIN_FINGERPRINT_MISMATCH: /);
+    assert.equal((await statusOf(rig.nodes[1]!)).attempt, 1, "no recheck, no retry");
+    assert.deepEqual(stranger.received(), [], "the join sent nothing to a cloud its token does not pin");
+  });
+
   test("the fleet killed mid-install (kill -9) and run again: it follows what runs and goes on, with no second attempt on any node", async () => {
     const rig = await startRig(lab, { joins: 2, scenarios: { "node-02": "progress" }, stageMs: { "node-02": 1_500 } });
     const fleet = rig.spawnFleet();

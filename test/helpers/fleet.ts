@@ -13,6 +13,10 @@ echo "firstboot: configuring from $1"
 echo "firstboot: starting services"
 `;
 
+const FAILING_FIRSTBOOT = `${FIRSTBOOT}echo "firstboot: ceph-osd did not start" >&2
+exit 1
+`;
+
 /** What the rig needs of a harness: the e2e tests' own, or a script's. */
 export type Lab = Pick<Harness, "start" | "defer">;
 
@@ -59,6 +63,8 @@ export interface RigOptions {
   /** How long each stage of a "progress" cloud lasts, by node name; default 300 ms. */
   stageMs?: Record<string, number>;
   readinessTimeoutSeconds?: number;
+  /** Nodes whose firstboot fails. */
+  failing?: string[];
 }
 
 const SSH_KEY = VALID_DRAFT.admin.sshAuthorizedKeys[0]!;
@@ -77,7 +83,7 @@ async function startNode(lab: Lab, name: string, role: RigNode["role"], payload:
     stateDir: join(folder, "state"),
     payload,
     args: [
-      "--firstboot", await writeFirstboot(folder, FIRSTBOOT),
+      "--firstboot", await writeFirstboot(folder, options.failing?.includes(name) ? FAILING_FIRSTBOOT : FIRSTBOOT),
       "--node-yaml", nodeYaml,
       "--readiness-url", cloud.url,
       "--readiness-timeout", String(options.readinessTimeoutSeconds ?? 10),

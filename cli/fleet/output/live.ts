@@ -5,7 +5,11 @@ import type { FleetOutput, NodeChange } from "./types.ts";
 interface Row extends NodeChange {
   role: string;
   last: string;
+  /** When it stopped running: its elapsed time stops there. */
+  until?: number;
 }
+
+const RUNNING = new Set(["waiting", "installing"]);
 
 const REDRAW_MS = 100;
 const UP = (n: number) => (n > 0 ? `\x1b[${n}A` : "");
@@ -21,7 +25,7 @@ export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableSt
   const fit = (line: string) => line.slice(0, Math.max(20, (stdout.columns || 120) - 1));
   const tableLines = () => {
     const now = Date.now();
-    const body = [...rows].map(([node, r]) => [node, r.role, r.phase ?? "", r.step ?? "", r.since ? elapsed((now - r.since) / 1000) : "-", r.last]);
+    const body = [...rows].map(([node, r]) => [node, r.role, r.phase ?? "", r.step ?? "", r.since ? elapsed(((r.until ?? now) - r.since) / 1000) : "-", r.last]);
     return formatTable(["NODE", "ROLE", "PHASE", "STEP", "ELAPSED", "LAST LINE"], body).map(fit);
   };
   const draw = (above: string[] = []) => {
@@ -37,7 +41,7 @@ export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableSt
   };
   const update = (node: string, change: Partial<Row>) => {
     const row = rows.get(node);
-    if (row) Object.assign(row, change);
+    if (row) Object.assign(row, change, change.phase ? { until: RUNNING.has(change.phase) ? undefined : Date.now() } : {});
     later();
   };
   const stop = () => {
