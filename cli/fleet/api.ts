@@ -46,9 +46,11 @@ export class ApiProblem extends Error {
 const TIMEOUT_MS = 15_000;
 const BASE = "/v1/installer";
 
-function parse(answer: Answer): unknown {
+type ProblemBody = ConstructorParameters<typeof ApiProblem>[1];
+
+function parse(text: string): unknown {
   try {
-    return JSON.parse(answer.body);
+    return JSON.parse(text);
   } catch {
     return {};
   }
@@ -66,14 +68,14 @@ export class NodeApi {
     return this.#access.url.host;
   }
 
-  async #call<T>(method: string, path: string, expect: number, options: { body?: unknown; ifMatch?: string; signal?: AbortSignal } = {}): Promise<{ value: T; answer: Answer }> {
+  async #call<T>(method: string, path: string, expect: number, options: { body?: unknown; ifMatch?: string } = {}): Promise<{ value: T; answer: Answer }> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#access.code}`, accept: "application/json" };
     if (options.body !== undefined) headers["content-type"] = "application/json";
     if (options.ifMatch !== undefined) headers["if-match"] = options.ifMatch;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const answer = await pinnedRequest(this.#access.url, this.#access.pin, { method, path: `${BASE}${path}`, headers, body, timeoutMs: TIMEOUT_MS, signal: options.signal });
-    const value = parse(answer);
-    if (answer.status !== expect) throw new ApiProblem(answer.status, value as ConstructorParameters<typeof ApiProblem>[1]);
+    const answer = await pinnedRequest(this.#access.url, this.#access.pin, { method, path: `${BASE}${path}`, headers, body, timeoutMs: TIMEOUT_MS });
+    const value = parse(answer.body);
+    if (answer.status !== expect) throw new ApiProblem(answer.status, value as ProblemBody);
     return { value: value as T, answer };
   }
 
@@ -132,7 +134,7 @@ export class NodeApi {
     if (res.statusCode !== 200) {
       const chunks: Buffer[] = [];
       for await (const chunk of res as AsyncIterable<Buffer>) chunks.push(chunk);
-      throw new ApiProblem(res.statusCode ?? 0, parse({ status: 0, headers: {}, body: Buffer.concat(chunks).toString("utf8") }) as ConstructorParameters<typeof ApiProblem>[1]);
+      throw new ApiProblem(res.statusCode ?? 0, parse(Buffer.concat(chunks).toString("utf8")) as ProblemBody);
     }
     for await (const data of readSse(res)) yield JSON.parse(data) as InstallEvent;
   }

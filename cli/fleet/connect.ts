@@ -62,6 +62,7 @@ async function connectOne(node: FleetNode): Promise<Connected | Connection["fail
     const refused = refusal(error);
     if (refused) return { node, kind: "refused", detail: refused };
     if (error instanceof Unreachable) return { node, kind: "unreachable", detail: error.message };
+    if (error instanceof ApiProblem) return { node, kind: "unreachable", detail: `its installer answered ${error.status} ${error.code}: ${error.message}` };
     throw error;
   }
 }

@@ -54,13 +54,11 @@ class NodeRun {
     } catch (error) {
       if (this.ctx.signal.aborted) throw error;
       const refused = refusal(error);
-      if (refused) return end("refused", refused);
-      if (error instanceof Unreachable) return end("unreachable", error.message);
-      if (error instanceof NodeFailed || error instanceof ApiProblem) {
-        this.note("error", error.message);
-        return end("failed", error.message);
-      }
-      throw error;
+      const kind = refused ? "refused" : error instanceof Unreachable ? "unreachable" : error instanceof NodeFailed || error instanceof ApiProblem ? "failed" : undefined;
+      if (!kind) throw error;
+      const detail = refused ?? (error as Error).message;
+      this.note("error", kind === "failed" ? detail : `${kind}: ${detail}`);
+      return end(kind, detail);
     }
   }
 

@@ -16,7 +16,7 @@ export const GIVE_UP_AFTER_MS = 120_000;
  * Follows one attempt to its verdict over SSE, from event `after` on: a stream that breaks (or ends
  * before the attempt did) is resumed with Last-Event-ID, so each event is seen once.
  */
-export async function followAttempt(api: NodeApi, attempt: number, after: number, watcher: Watcher): Promise<Verdict> {
+export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "where">, attempt: number, after: number, watcher: Watcher): Promise<Verdict> {
   let last = after;
   let outOfReachSince: number | undefined;
   let tries = 0;

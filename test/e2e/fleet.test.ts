@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
-import { type FleetRig, type RigNode, startRig } from "../helpers/fleet.ts";
-import { harness, waitFor } from "../helpers/installer.ts";
+import { type FleetRig, planText, type RigNode, startRig } from "../helpers/fleet.ts";
+import { harness, runCli, tempDir, waitFor } from "../helpers/installer.ts";
 
 const lab = harness();
 
@@ -152,7 +152,7 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
   });
 
   test("a failed init stops the joins, which depend on it: none is started", async () => {
-    const rig = await startRig(lab, { joins: 2, failing: ["node-01"] });
+    const rig = await startRig(lab, { joins: 1, failing: ["node-01"] });
     const run = await rig.fleet();
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.match(run.stdout, /node-02 +join +stopped +- .*not started: the init node node-01 did not install/);
@@ -199,12 +199,17 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
   });
 
   test("an unusable plan: every problem at once, exit 2, no node contacted", async () => {
-    const rig = await startRig(lab, { joins: 1 });
-    await rig.writePlan((text) => text.replace("role: join", "role: init").replace("name: lab-1", "name: lab-1\n  nmae: x"));
-    const run = await rig.fleet();
-    assert.equal(run.code, 2);
+    const folder = await tempDir("stratum-fleet-unusable-");
+    const plan = join(folder, "cluster.yaml");
+    const nodes = [1, 2].map((i) => ({ name: `node-0${i}`, role: i === 1 ? "init" : "join", installer: { port: 9 + i, fingerprint: "ab".repeat(32), code: "CODE" } }));
+    await mkdir(join(folder, "codes"));
+    await writeFile(join(folder, "codes/node-02"), "CODE\n");
+    await writeFile(plan, planText(nodes as RigNode[], 9).replace("role: join", "role: init").replace("name: lab-1", "name: lab-1\n  nmae: x"));
+    const run = await runCli(["fleet", plan], { NODE01_CODE: "CODE" });
+    assert.equal(run.code, 2, run.stdout + run.stderr);
     assert.match(run.stderr, /cluster\.yaml:3:3 cluster\.nmae: "?nmae"? is not a known key \(did you mean name\?\)\n/);
     assert.match(run.stderr, /cluster\.yaml:\d+:\d+ nodes\[1\]\.role: nodes\[1\] \(node-02\) is a second init/);
     assert.match(run.stderr, /2 problems; no node was contacted/);
+    assert.equal(run.stdout, "");
   });
 });
