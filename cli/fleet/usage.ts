@@ -1,6 +1,6 @@
 export const FLEET_USAGE = `Usage: node installer.js fleet PLAN.yaml [flags]
 
-Installs a whole cluster from one plan, through each node's installer API (SPEC §10):
+Installs a whole cluster from one plan, through each node's installer API:
 checks the plan offline, connects to every installer (its TLS certificate pinned), has each
 node validate its draft, installs the init node, reads its join token, then installs the joins.
 
