@@ -2,6 +2,7 @@ import { printCode, printOpenApi, printSchema, type Exit } from "./cli/commands.
 import { whenStdoutGone } from "./cli/epipe.ts";
 import { SERVE_FLAGS, STATUS_FLAGS, UsageError, VALIDATE_FLAGS, oneOf, parseFlags, settingsFrom, statusUrl, usage } from "./cli/flags.ts";
 import { FORMATS } from "./cli/problem-format.ts";
+import { runFleet } from "./cli/fleet/index.ts";
 import { runServe } from "./cli/serve.ts";
 import { runStatus } from "./cli/status.ts";
 import { validateFile } from "./cli/validate.ts";
@@ -10,17 +11,19 @@ import { StateDirLockedError } from "./core/fs/state-lock.ts";
 declare const __STRATUM_VERSION__: string | undefined;
 const VERSION = typeof __STRATUM_VERSION__ === "string" ? __STRATUM_VERSION__ : "0.0.0-dev";
 
-const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status"] as const;
+const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status", "fleet"] as const;
 type Command = (typeof COMMANDS)[number];
 
 let serving = false;
 
-async function main(argv: string[]): Promise<Exit | "serving"> {
-  if (argv[0] === "help" || argv.includes("--help") || argv.includes("-h")) {
+async function main(argv: string[]): Promise<Exit | number | "serving"> {
+  // fleet documents its own plan format under --help.
+  const fleet = argv[0] === "fleet";
+  if (!fleet && (argv[0] === "help" || argv.includes("--help") || argv.includes("-h"))) {
     process.stdout.write(usage(VERSION));
     return 0;
   }
-  if (argv.includes("--version") || argv.includes("-V")) {
+  if (!fleet && (argv.includes("--version") || argv.includes("-V"))) {
     process.stdout.write(`stratum-installer ${VERSION}\n`);
     return 0;
   }
@@ -57,6 +60,8 @@ async function main(argv: string[]): Promise<Exit | "serving"> {
     case "schema":
       parseFlags(rest, {}, process.env);
       return printSchema();
+    case "fleet":
+      return runFleet(rest, process.env);
   }
 }
 

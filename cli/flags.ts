@@ -169,6 +169,8 @@ export function usage(version: string): string {
     "  node installer.js openapi                print the OpenAPI 3.1 document",
     "  node installer.js schema                 print the node.yaml JSON Schema",
     "  node installer.js code [--state-dir D]   print the install code",
+    "  node installer.js fleet PLAN.yaml [--dry-run] [--parallel N] [--rechecks N] [--state FILE] [--json]",
+    "                                           install a whole cluster from one plan (fleet --help, fleet --example)",
     "  node installer.js help | --help | -h     this help",
     "  node installer.js --version | -V",
     "",
