@@ -1,7 +1,7 @@
 import { createRoute, defineOpenAPIRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
 import { nodeYamlSchemaReply, nodeYamlSchemaResponse } from "./schemas/node-yaml-schema.ts";
-import { problemResponses } from "./schemas/problem.ts";
+import { problemResponses, publicProblems } from "./schemas/problem.ts";
 
 const route = createRoute({
   method: "get",
@@ -14,6 +14,7 @@ const route = createRoute({
   security: [],
   responses: {
     200: nodeYamlSchemaResponse,
+    ...publicProblems,
     ...problemResponses(500),
   },
 });
