@@ -1,10 +1,5 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { analyzeYamlDraft, nodeYamlJsonSchema } from "../core/config/index.ts";
-import { loadHostFactsFile, readHostFacts } from "../core/host-facts.ts";
+import { nodeYamlJsonSchema } from "../core/config/index.ts";
 import { readInstallCode } from "../core/access/install-code.ts";
-import { RELEASE_FILE, readReleaseFile } from "../core/payload/release-file.ts";
-import { BUILT_IN_RELEASE } from "../core/release.ts";
 import { openApiDocument } from "../handlers/app.ts";
 
 export type Exit = 0 | 1 | 2;
@@ -30,38 +25,5 @@ export async function printCode(stateDir: string): Promise<Exit> {
     return 2;
   }
   process.stdout.write(`${code}\n`);
-  return 0;
-}
-
-/**
- * `validate FILE`: the service's own validator, offline; `FILE:LINE:COL field: message` per problem.
- * Modes are judged by the payload's release.yaml, as the service judges them; without one, by the
- * built-in release model (and a note on stderr says so).
- */
-export async function validateFile(file: string, hostFactsFile: string | undefined, payloadFolder: string): Promise<Exit> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    process.stderr.write(`${file}: cannot read: ${(err as Error).message}\n`);
-    return 2;
-  }
-  const host = hostFactsFile ? await loadHostFactsFile(hostFactsFile) : await readHostFacts();
-  const payload = await readReleaseFile(payloadFolder);
-  if (payload.kind !== "ready") {
-    const why = payload.kind === "missing" ? `no ${RELEASE_FILE} in ${payloadFolder}` : `${join(payloadFolder, RELEASE_FILE)} is ${payload.kind} (${payload.problem})`;
-    process.stderr.write(`note: ${why}; modes are checked against the built-in release model (--payload DIR names the payload folder)\n`);
-  }
-  const release = payload.kind === "ready" ? payload.release.model : BUILT_IN_RELEASE;
-  const { errors } = analyzeYamlDraft(text, { host, release });
-  for (const e of errors) {
-    const where = `${file}:${e.line ?? 1}:${e.column ?? 1}`;
-    process.stdout.write(`${where} ${e.field || "(config)"}: ${e.message}${e.hint ? ` (${e.hint})` : ""}\n`);
-  }
-  if (errors.length > 0) {
-    process.stdout.write(`${file}: ${errors.length} problem${errors.length === 1 ? "" : "s"}\n`);
-    return 1;
-  }
-  process.stdout.write(`${file}: valid\n`);
   return 0;
 }

@@ -32,6 +32,40 @@ export const SERVE_FLAGS = {
 
 export type ServeFlag = keyof typeof SERVE_FLAGS;
 
+export const VALIDATE_FLAGS = {
+  "host-facts": SERVE_FLAGS["host-facts"],
+  payload: SERVE_FLAGS.payload,
+  format: { default: "text", help: "text (FILE:LINE:COL: error: field: message), json, or github (workflow commands that annotate the file)" },
+} as const satisfies Record<string, FlagSpec>;
+
+export const STATUS_FLAGS = {
+  "state-dir": SERVE_FLAGS["state-dir"],
+  port: { default: "9443", help: "the port the installer listens on" },
+  url: { help: "the installer's URL when it is not https://127.0.0.1:PORT" },
+  "tls-cert": { help: "the certificate an installer started with --tls-cert serves (default: the state dir's tls.crt)" },
+} as const satisfies Record<string, FlagSpec>;
+
+/** A value of a closed set, or a usage error naming the set. */
+export function oneOf<const T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`--${flag} must be one of ${allowed.join(", ")}, got "${value}"`);
+}
+
+/** Where `status` finds the installer: --url, else the loopback address on --port. */
+export function statusUrl(values: Partial<Record<keyof typeof STATUS_FLAGS, string>>): URL {
+  const port = Number(values.port);
+  if (!/^\d{1,5}$/.test(values.port ?? "") || port < 1 || port > 65535) throw new UsageError(`--port must be a port number, got "${values.port}"`);
+  const text = values.url ?? `https://127.0.0.1:${port}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--url must be a URL, got "${text}"`);
+  }
+  if (url.protocol !== "https:") throw new UsageError(`--url must be an https URL, got "${text}"`);
+  return url;
+}
+
 export function envName(flag: string): string {
   return `STRATUM_${flag.toUpperCase().replaceAll("-", "_")}`;
 }
@@ -111,24 +145,45 @@ export function settingsFrom(values: Partial<Record<ServeFlag, string>>): Settin
   };
 }
 
-export function usage(version: string): string {
-  const flagLines = Object.entries(SERVE_FLAGS).map(([name, spec]) => {
-    const fallback = "default" in spec ? ` (default ${spec.default})` : "";
+function flagLines(flags: Record<string, FlagSpec>): string[] {
+  return Object.entries(flags).map(([name, spec]) => {
+    const fallback = spec.default !== undefined ? ` (default ${spec.default})` : "";
     return `  --${name.padEnd(20)} ${spec.help}${fallback}\n  ${"".padEnd(22)} env ${envName(name)}`;
   });
+}
+
+export function usage(version: string): string {
   return [
     `Stratum installer ${version}`,
     "",
     "Usage:",
     "  node installer.js [serve] [flags]        serve the HTTPS installer API",
-    "  node installer.js validate FILE [--host-facts F] [--payload DIR]  check a node.yaml offline (exit 0 valid, 1 invalid, 2 unreadable)",
+    "  node installer.js validate FILE|- [--format text|json|github] [--host-facts F] [--payload DIR]",
+    "                                           check a node.yaml offline (- reads stdin, shown as <stdin>);",
+    "                                           exit 0 valid, 1 invalid, 2 unreadable",
+    "  node installer.js status [--follow] [--state-dir D] [--port P | --url U] [--tls-cert F]",
+    "                                           the local installer's phase; --follow prints the running",
+    "                                           attempt's events until it finishes (waiting for one to start",
+    "                                           while configuring); exit 0 done or under way, 1 failed,",
+    "                                           2 usage or unreachable",
     "  node installer.js openapi                print the OpenAPI 3.1 document",
     "  node installer.js schema                 print the node.yaml JSON Schema",
     "  node installer.js code [--state-dir D]   print the install code",
-    "  node installer.js --help | --version",
+    "  node installer.js fleet PLAN.yaml [--dry-run] [--parallel N] [--rechecks N] [--state FILE] [--json]",
+    "                                           install a whole cluster from one plan (fleet --help, fleet --example)",
+    "  node installer.js help | --help | -h     this help",
+    "  node installer.js --version | -V",
     "",
     "Serve flags:",
-    ...flagLines,
+    ...flagLines(SERVE_FLAGS),
+    "",
+    "Validate flags:",
+    ...flagLines({ format: VALIDATE_FLAGS.format }),
+    "",
+    "Status flags (it reads the install code and the TLS certificate in the state dir, and sends the code",
+    "only to a server presenting that certificate):",
+    ...flagLines(STATUS_FLAGS),
+    "  --follow               follow the install until its attempt finishes",
     "",
   ].join("\n");
 }

@@ -8,6 +8,7 @@ import { acquireStateLock } from "../core/fs/state-lock.ts";
 import { loadTls } from "../core/access/tls-files.ts";
 import { createApp } from "../handlers/app.ts";
 import { rawProblem } from "../handlers/problem.ts";
+import { stderrIsJournal } from "./journal.ts";
 import { lingerOnClose } from "./linger.ts";
 import { wireServices } from "./wire.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
@@ -27,7 +28,7 @@ export async function runServe(settings: Settings, version: string): Promise<voi
   const host = await (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts());
   let url = publicUrl(settings.listenHost, settings.listenPort);
   let fingerprint: string | undefined;
-  const { services, opened, installCode, log, now } = await wireServices(settings, { version, url: () => url, tlsFingerprint: () => fingerprint, host });
+  const { services, opened, installCode, log, now } = await wireServices(settings, { version, url: () => url, tlsFingerprint: () => fingerprint, host, journal: stderrIsJournal(process.env) });
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
   const tls = await loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }, now);

@@ -6,9 +6,25 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** JSON lines on stderr (the banner alone goes to stdout), secrets redacted. */
-export function createLogger(redactor: Redactor, now: () => Date, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
-  const emit = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    write(`${redactor.text(JSON.stringify({ time: now().toISOString(), level, message, ...fields }))}\n`);
+/** Who asked, when a log line comes from a request: plain data the HTTP layer hands the services. */
+export interface Origin {
+  requestId: string;
+  /** The client's address, an IPv4 client seen by a dual-stack listener written as IPv4. */
+  client: string;
+}
+
+/** syslog(3) priorities, as sd-daemon(3)'s `<N>` line prefixes spell them. */
+const PRIORITY = { info: 6, warn: 4, error: 3 } as const;
+
+export interface LoggerOptions {
+  write?: (line: string) => void;
+  /** stderr is the journal's stream: each line starts with its `<N>` priority, which journald strips and keeps. */
+  journal?: boolean;
+}
+
+/** One JSON line an event on stderr (the banner alone goes to stdout), secrets redacted. */
+export function createLogger(redactor: Redactor, now: () => Date, { write = (line) => process.stderr.write(line), journal = false }: LoggerOptions = {}): Logger {
+  const emit = (level: keyof typeof PRIORITY) => (message: string, fields?: Record<string, unknown>) =>
+    write(`${journal ? `<${PRIORITY[level]}>` : ""}${redactor.text(JSON.stringify({ time: now().toISOString(), level, message, ...fields }))}\n`);
   return { info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

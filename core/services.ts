@@ -68,7 +68,7 @@ export function createServices(deps: ServiceDeps): Services {
   // A person changed the draft or started an attempt: an unattended install that waits stops waiting.
   const personActed = () => unattended.personActed();
   const attemptRecords = store.slice("attempts");
-  const draft = createDraftService({ draft: store.slice("draft"), context: validationContext, now, attempts: () => attemptRecords.get(), personActed });
+  const draft = createDraftService({ draft: store.slice("draft"), context: validationContext, now, attempts: () => attemptRecords.get(), personActed, log });
   const cluster = createCluster({
     cluster: store.slice("cluster"),
     draft,
@@ -76,6 +76,7 @@ export function createServices(deps: ServiceDeps): Services {
     release: () => release().release,
     readinessUrl: settings.readinessUrl,
     now,
+    log,
   });
   const attempts = createAttempts({
     attempts: attemptRecords,
@@ -108,7 +109,7 @@ export function createServices(deps: ServiceDeps): Services {
   return {
     version: deps.version,
     log,
-    auth: createAuthenticator(store.slice("lockout"), deps.installCode, () => now().getTime()),
+    auth: createAuthenticator(store.slice("lockout"), deps.installCode, () => now().getTime(), log),
     draft,
     attempts,
     cluster,

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
+import { clientAddress } from "../core/access/lockout.ts";
 import { InstallerError } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import type { AppEnv } from "./env.ts";
@@ -18,13 +19,16 @@ export const OPENAPI_INFO = {
     title: "Stratum installer",
     description:
       "The stage-2 installer of a Stratum node: choose the install mode, fill and validate the draft config, run and follow install attempts. Every /v1/installer endpoint needs the install code shown in the installer's banner.",
+    contact: { name: "Stratum installer maintainers" },
     license: { name: "Apache-2.0", identifier: "Apache-2.0" },
   },
-  servers: [{ url: "https://{node}:9443", variables: { node: { default: "127.0.0.1", description: "The node's address." } } }],
+  // The variable's default is the node's address; a `description` here fails swagger-parser's 3.1 schema.
+  servers: [{ url: "https://{node}:9443", variables: { node: { default: "127.0.0.1" } } }],
   tags: [
     { name: "Installer", description: "Where the install stands." },
     { name: "Config", description: "Install options and the draft config." },
     { name: "Install", description: "Install attempts: start, follow, verdict, report." },
+    { name: "Cluster", description: "Joining a hyperconverged cluster: check a join before installing, and the token joining nodes need." },
     { name: "Service", description: "Liveness and the API description; no install code." },
   ],
 };
@@ -67,6 +71,7 @@ export function createApp(services: Services) {
   app.use(async (c, next) => {
     c.set("services", services);
     c.set("openapi", openapi);
+    c.set("origin", { requestId: c.get("requestId"), client: clientAddress(c.env?.incoming?.socket?.remoteAddress ?? "unknown") });
     await next();
   });
   const limit = bodyLimit({
@@ -77,9 +82,8 @@ export function createApp(services: Services) {
   });
   app.use(async (c, next) => (BODY_METHODS.has(c.req.method) ? limit(c, next) : next()));
   app.use("/v1/installer/*", async (c, next) => {
-    const address = c.env?.incoming?.socket?.remoteAddress ?? "unknown";
     // Node has parsed the headers already; c.req.header() would build a Fetch Headers object.
-    await services.auth.authorize(address, c.env?.incoming?.headers.authorization ?? c.req.header("authorization"));
+    await services.auth.authorize(c.get("origin"), c.env?.incoming?.headers.authorization ?? c.req.header("authorization"));
     await next();
   });
 
@@ -88,8 +92,9 @@ export function createApp(services: Services) {
   app.notFound((c) => problem(c, new InstallerError({ code: "NOT_FOUND", detail: `No endpoint ${c.req.method} ${c.req.path}. /openapi.json lists every route.` })));
   app.onError((err, c) => {
     const known = toInstallerError(err);
+    if (known?.code === "INSUFFICIENT_STORAGE") services.log.error("state dir write failed", { ...c.get("origin"), method: c.req.method, path: c.req.path, detail: known.detail });
     if (known) return problem(c, known);
-    services.log.error("request failed", { requestId: c.get("requestId"), method: c.req.method, path: c.req.path, error: String(err) });
+    services.log.error("request failed", { ...c.get("origin"), method: c.req.method, path: c.req.path, error: String(err) });
     return problem(c, new InstallerError({ code: "INTERNAL", detail: `The installer failed to answer; the log has request id ${c.get("requestId")}.` }));
   });
   return app;

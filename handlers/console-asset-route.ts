@@ -1,6 +1,6 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
-import { problemResponses } from "./schemas/problem.ts";
+import { publicProblems } from "./schemas/problem.ts";
 
 /** The page may load only its own script and stylesheet and talk only to this installer. */
 const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -27,7 +27,7 @@ export function consoleAssetRoute<P extends string>(asset: ConsoleAsset<P>) {
     security: [],
     responses: {
       200: { description: asset.what, content: { [asset.mediaType]: { schema: z.string() } } },
-      ...problemResponses(500),
+      ...publicProblems,
     },
   });
   const headers = { "Content-Type": `${asset.mediaType}; charset=utf-8`, "Cache-Control": "no-cache", "Content-Security-Policy": PAGE_POLICY };

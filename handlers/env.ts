@@ -1,8 +1,9 @@
 import type { HttpBindings } from "@hono/node-server";
 import type { RequestIdVariables } from "hono/request-id";
+import type { Origin } from "../core/log.ts";
 import type { Services } from "../core/services.ts";
 
 export type AppEnv = {
   Bindings: HttpBindings;
-  Variables: RequestIdVariables & { services: Services; openapi: () => unknown };
+  Variables: RequestIdVariables & { services: Services; openapi: () => unknown; origin: Origin };
 };

@@ -1,6 +1,6 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
-import { problemResponses } from "./schemas/problem.ts";
+import { publicProblems } from "./schemas/problem.ts";
 
 const route = createRoute({
   method: "get",
@@ -15,7 +15,7 @@ const route = createRoute({
       description: "The service is up.",
       content: { "application/json": { schema: z.object({ ok: z.literal(true), version: z.string() }).meta({ id: "Health" }) } },
     },
-    ...problemResponses(500),
+    ...publicProblems,
   },
 });
 

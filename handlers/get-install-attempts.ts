@@ -10,6 +10,8 @@ const route = createRoute({
   tags: ["Install"],
   operationId: "listAttempts",
   summary: "Every install attempt, oldest first.",
+  description:
+    "Each attempt's number, kind (install or recheck-readiness), who started it, its state, the step it is at or ended at, its times and, once finished, its verdict. Events and reports are per attempt: pass its number as ?attempt=N.",
   security,
   responses: {
     200: {

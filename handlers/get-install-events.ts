@@ -33,10 +33,15 @@ const route = createRoute({
   },
   responses: {
     200: {
-      description: "The events.",
+      description: "The events: a page of InstallEvent objects (application/json), or a stream of them (text/event-stream).",
       content: {
         "application/json": { schema: EventsPageSchema },
-        "text/event-stream": { schema: z.string().meta({ description: "SSE: `id: <seq>` and `data: <InstallEvent JSON>` per event." }) },
+        "text/event-stream": {
+          schema: z.string().meta({
+            description:
+              "Server-Sent Events, one per InstallEvent: `id: <seq>`, then `data:` with the event as one line of JSON, an InstallEvent (#/components/schemas/InstallEvent), the object the JSON variant lists in `events`. Lines starting with `:` are heartbeats. The stream ends after the attempt.finished event.",
+          }),
+        },
       },
     },
     ...problemResponses(400, 404),

@@ -1,6 +1,6 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
-import { problemResponses } from "./schemas/problem.ts";
+import { publicProblems } from "./schemas/problem.ts";
 
 const route = createRoute({
   method: "get",
@@ -12,7 +12,7 @@ const route = createRoute({
   security: [],
   responses: {
     200: { description: "The OpenAPI document.", content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } },
-    ...problemResponses(500),
+    ...publicProblems,
   },
 });
 

@@ -12,18 +12,21 @@ import getInstallReport from "./get-install-report.ts";
 import getInstallVerdict from "./get-install-verdict.ts";
 import getOpenApi from "./get-openapi.ts";
 import getOptions from "./get-options.ts";
+import getSchemasNodeYaml from "./get-schemas-node-yaml.ts";
 import getStatus from "./get-status.ts";
 import patchConfig from "./patch-config.ts";
 import postClusterJoinCheck from "./post-cluster-join-check.ts";
 import postConfigValidate from "./post-config-validate.ts";
 import postInstallRecheckReadiness from "./post-install-recheck-readiness.ts";
 import postInstall from "./post-install.ts";
+import putConfigNodeYaml from "./put-config-node-yaml.ts";
 import putConfig from "./put-config.ts";
 
 /** Every endpoint of the API, in one list. */
 export const routes = [
   getHealthz,
   getOpenApi,
+  getSchemasNodeYaml,
   getConsole,
   getConsoleScript,
   getConsoleStyles,
@@ -34,6 +37,7 @@ export const routes = [
   patchConfig,
   postConfigValidate,
   getConfigNodeYaml,
+  putConfigNodeYaml,
   getConfigSchema,
   postInstall,
   postInstallRecheckReadiness,

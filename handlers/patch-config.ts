@@ -30,7 +30,7 @@ const route = createRoute({
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
   handler: async (c) => {
-    const { etag, ...view } = await c.get("services").draft.patch(c.req.valid("json"), c.req.header("if-match"));
+    const { etag, ...view } = await c.get("services").draft.patch(c.req.valid("json"), c.req.header("if-match"), c.get("origin"));
     return c.json(view, 200, { ETag: etag });
   },
 });

@@ -22,5 +22,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: async (c) => c.json(await c.get("services").cluster.check(c.req.raw.signal), 200),
+  handler: async (c) => c.json(await c.get("services").cluster.check(c.req.raw.signal, c.get("origin")), 200),
 });

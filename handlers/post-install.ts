@@ -22,5 +22,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: async (c) => c.json(await c.get("services").attempts.start("install"), 202),
+  handler: async (c) => c.json(await c.get("services").attempts.start("install", c.get("origin")), 202),
 });

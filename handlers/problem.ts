@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { ERROR_CODES, InstallerError, codeToStatus, type ErrorCode } from "../core/errors.ts";
+import { presentedCode } from "../core/access/install-code.ts";
 import type { AppEnv } from "./env.ts";
 
 const HTTP_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
@@ -23,10 +24,22 @@ function problemType(code: ErrorCode): string {
   return `urn:stratum:installer:problem:${code.toLowerCase().replaceAll("_", "-")}`;
 }
 
+const REALM = "stratum-installer";
+
+/**
+ * RFC 6750 §3: the scheme a 401 asks for; `invalid_token` only when a code was sent, since a
+ * request without one is not told an error code.
+ */
+function bearerChallenge(c: Context<AppEnv>): string {
+  const sent = presentedCode(c.env?.incoming?.headers.authorization ?? c.req.header("authorization")) !== undefined;
+  return sent ? `Bearer realm="${REALM}", error="invalid_token", error_description="The install code is wrong"` : `Bearer realm="${REALM}"`;
+}
+
 export function problem(c: Context<AppEnv>, error: InstallerError): Response {
   const status = codeToStatus(error.code);
   const headers: Record<string, string> = { "Content-Type": "application/problem+json" };
   if (error.retryAfterSeconds !== undefined) headers["Retry-After"] = String(error.retryAfterSeconds);
+  if (status === 401) headers["WWW-Authenticate"] = bearerChallenge(c);
   const body = {
     type: problemType(error.code),
     title: ERROR_CODES[error.code].title,

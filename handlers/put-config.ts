@@ -1,7 +1,7 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
 import { readDraftBody } from "./read-draft-body.ts";
-import { DraftViewSchema, draftBodyContent, etagHeader, ifMatchHeaders } from "./schemas/draft.ts";
+import { DraftViewSchema, etagHeader, ifMatchHeaders, structuredDraftContent } from "./schemas/draft.ts";
 import { authProblems, problemResponses } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
 
@@ -12,9 +12,9 @@ const route = createRoute({
   operationId: "putConfig",
   summary: "Replace the draft.",
   description:
-    "JSON replaces it with a structured draft; application/yaml or text/yaml with a raw node.yaml kept verbatim. The draft is stored even when it does not validate (see errors), a node.yaml that does not parse included: its parse error is a field error with line and column, and /status has no mode. Only an empty body, or JSON that does not parse or is not an object, is refused. Honours If-Match. 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed.",
+    "JSON replaces it with a structured draft. A raw node.yaml has its own operation, PUT /v1/installer/config/node.yaml; this one takes a node.yaml as application/yaml or text/yaml too, as it did before that operation existed. The draft is stored even when it does not validate (see errors). Only an empty body, or JSON that does not parse or is not an object, is refused. Honours If-Match. 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed.",
   security,
-  request: { headers: ifMatchHeaders, body: { content: draftBodyContent, required: true } },
+  request: { headers: ifMatchHeaders, body: { content: structuredDraftContent, required: true } },
   responses: {
     200: { description: "The stored draft.", headers: z.object(etagHeader), content: { "application/json": { schema: DraftViewSchema } } },
     ...problemResponses(400, 409, 412, 413, 415, 507),
@@ -26,7 +26,7 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
   handler: async (c) => {
     const body = await readDraftBody(c);
-    const { etag, ...view } = await c.get("services").draft.replace(body, c.req.header("if-match"));
+    const { etag, ...view } = await c.get("services").draft.replace(body, c.req.header("if-match"), c.get("origin"));
     return c.json(view, 200, { ETag: etag });
   },
 });

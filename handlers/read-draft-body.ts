@@ -2,24 +2,37 @@ import type { Context } from "hono";
 import { parseJsonBody, yamlBody, type DraftBody } from "../core/draft/index.ts";
 import { InstallerError } from "../core/errors.ts";
 import type { AppEnv } from "./env.ts";
-import { draftBodyContent } from "./schemas/draft.ts";
+import { draftBodyContent, nodeYamlContent } from "./schemas/draft.ts";
 
 const YAML_TYPES = new Set(["application/yaml", "text/yaml"]);
 
+/** The media types a route takes, and what its 415 tells the client to send instead. */
+interface DraftForms {
+  content: Record<string, unknown>;
+  send: string;
+}
+
+const EITHER_FORM: DraftForms = {
+  content: draftBodyContent,
+  send: "send a structured draft as application/json, or a node.yaml as application/yaml or text/yaml",
+};
+
+export const NODE_YAML_FORM: DraftForms = { content: nodeYamlContent, send: "send the node.yaml as application/yaml or text/yaml" };
+
 /**
  * A draft body: a JSON object or raw node.yaml text, in one of the media types the route
- * documents. JSON is parsed here, so a body that does not parse is refused with its line and
+ * takes. JSON is parsed here, so a body that does not parse is refused with its line and
  * column; a node.yaml is kept as text even when it does not parse (SPEC §9).
- * (The route names its JSON schema by reference, so @hono/zod-openapi does no gating or parsing.)
+ * (The routes name their JSON schema by reference, so @hono/zod-openapi does no gating or parsing.)
  */
-export async function readDraftBody(c: Context<AppEnv>): Promise<DraftBody> {
+export async function readDraftBody(c: Context<AppEnv>, forms: DraftForms = EITHER_FORM): Promise<DraftBody> {
   const header = c.req.header("content-type");
   const type = header?.split(";")[0]!.trim().toLowerCase();
   const text = await c.req.text();
-  if (type === undefined ? text !== "" : !Object.hasOwn(draftBodyContent, type)) {
+  if (type === undefined ? text !== "" : !Object.hasOwn(forms.content, type)) {
     throw new InstallerError({
       code: "UNSUPPORTED_MEDIA_TYPE",
-      detail: `${header === undefined ? "A body without a Content-Type" : `Content-Type ${header}`} is not taken here: send a structured draft as application/json, or a node.yaml as application/yaml or text/yaml.`,
+      detail: `${header === undefined ? "A body without a Content-Type" : `Content-Type ${header}`} is not taken here: ${forms.send}.`,
     });
   }
   return type !== undefined && YAML_TYPES.has(type) ? yamlBody(text) : parseJsonBody(text);

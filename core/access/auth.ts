@@ -2,15 +2,16 @@ import { InstallerError } from "../errors.ts";
 import { codeMatcher, presentedCode } from "./install-code.ts";
 import { clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
 import { isStorageError } from "../fs/storage-error.ts";
+import type { Logger, Origin } from "../log.ts";
 import type { LockoutState } from "../records.ts";
 import type { Slice } from "../store.ts";
 
 export interface Authenticator {
   /** Throws UNAUTHORIZED or TOO_MANY_ATTEMPTS; resolves when the request may go on. */
-  authorize(remoteAddress: string, authorization: string | undefined): Promise<void>;
+  authorize(origin: Origin, authorization: string | undefined): Promise<void>;
 }
 
-export function createAuthenticator(lockout: Slice<LockoutState>, installCode: string, now: () => number): Authenticator {
+export function createAuthenticator(lockout: Slice<LockoutState>, installCode: string, now: () => number, log: Logger): Authenticator {
   const matches = codeMatcher(installCode);
   // On a full disk the counts hold in memory (a guesser is still locked out); the next write that
   // succeeds persists them.
@@ -23,9 +24,22 @@ export function createAuthenticator(lockout: Slice<LockoutState>, installCode: s
       retryAfterSeconds,
     });
 
+  /**
+   * A wrong code names the address and its count, and the lock it earns when one begins. The
+   * refusals during a lock are not logged: a guesser would flood the log.
+   */
+  const logFailure = (origin: Origin, at: number, refusedFor: number | undefined) => {
+    const record = lockout.get().addresses[origin.client];
+    const failures = record?.failures;
+    log.warn("wrong install code", { ...origin, failures });
+    const locked = record?.lockedUntil !== undefined && record.lockedUntil > at;
+    const until = locked ? record.lockedUntil : refusedFor !== undefined ? at + refusedFor * 1000 : undefined;
+    if (until !== undefined) log.warn("client locked out", { ...origin, failures, until: new Date(until).toISOString() });
+  };
+
   return {
-    async authorize(remoteAddress, authorization) {
-      const address = clientAddress(remoteAddress);
+    async authorize(origin, authorization) {
+      const address = clientAddress(origin.client);
       const at = now();
       const gated = gate(lockout.get(), address, at);
       if (!gated.allowed) throw tooMany(gated.retryAfterSeconds);
@@ -42,6 +56,7 @@ export function createAuthenticator(lockout: Slice<LockoutState>, installCode: s
       }
       const answer = recordFailure(lockout.get(), address, at);
       await persist();
+      logFailure({ ...origin, client: address }, at, answer.allowed ? undefined : answer.retryAfterSeconds);
       if (!answer.allowed) throw tooMany(answer.retryAfterSeconds);
       throw new InstallerError({ code: "UNAUTHORIZED", detail: "The install code is wrong. Check the installer's banner or run `node installer.js code` on the node." });
     },

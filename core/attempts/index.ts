@@ -1,5 +1,6 @@
 import { InstallerError } from "../errors.ts";
 import type { HostFacts } from "../host.ts";
+import type { Origin } from "../log.ts";
 import type { AttemptKind, Phase } from "../model.ts";
 import type { AttemptRecord, Verdict } from "../records.ts";
 import { phaseOf } from "./admission.ts";
@@ -31,7 +32,7 @@ export interface Report extends AttemptSummary {
 /** Install attempts: what the API and the unattended install start, follow and read. */
 export interface Attempts {
   /** A person starts an attempt: that is the "a person acted" signal too. */
-  start(kind: AttemptKind): Promise<Started>;
+  start(kind: AttemptKind, origin?: Origin): Promise<Started>;
   /** The unattended node.yaml starts the install; `admitted` records its number in the write that records the attempt. */
   startUnattended(admitted: Admitted): Promise<Started>;
   list(): AttemptSummary[];
@@ -73,7 +74,7 @@ export function createAttempts(deps: AttemptsDeps): Attempts {
   const started = ({ attempt }: AttemptRecord): Started => ({ attempt, phase: phaseOf(records()), eventsUrl: `/v1/installer/install/events?attempt=${attempt}` });
 
   return {
-    start: async (kind) => started(await runner.start(kind, "person", deps.personActed)),
+    start: async (kind, origin) => started(await runner.start(kind, "person", deps.personActed, origin)),
     startUnattended: async (admitted) => started(await runner.start("install", "unattended", admitted)),
     list: () => records().map(summary),
     verdict(attempt) {

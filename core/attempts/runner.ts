@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { redactDraft, type Redactor } from "../secrets/index.ts";
 import type { DraftService } from "../draft/index.ts";
 import type { Blocker } from "../errors.ts";
-import type { Logger } from "../log.ts";
+import type { Logger, Origin } from "../log.ts";
 import type { AttemptKind, Step } from "../model.ts";
 import type { AttemptRecord, FailureCode, Verdict } from "../records.ts";
 import type { Slice } from "../store.ts";
@@ -10,6 +10,7 @@ import { isStorageError } from "../fs/storage-error.ts";
 import { refusal } from "./admission.ts";
 import type { EventLog } from "./event-log.ts";
 import { BACKLOG_LIMIT, type AttemptEventLog, type NewEvent } from "./events.ts";
+import { journal } from "./journal.ts";
 import type { StepContext } from "./steps/context.ts";
 import { stopLeftoverFirstboots } from "./steps/firstboot.ts";
 import { STEPS_OF, runStep, type StepInputs, type StepSettings } from "./steps/index.ts";
@@ -89,7 +90,7 @@ export class AttemptRunner {
    * records it: its event log first, then the store. An attempt whose record cannot be written
    * does not start, and memory and disk are as before (INSUFFICIENT_STORAGE).
    */
-  async start(kind: AttemptKind, startedBy: AttemptRecord["startedBy"], admitted: Admitted): Promise<AttemptRecord> {
+  async start(kind: AttemptKind, startedBy: AttemptRecord["startedBy"], admitted: Admitted, origin?: Origin): Promise<AttemptRecord> {
     const { draft, events } = this.deps;
     const attempts = this.deps.attempts.get();
     const refused = refusal(kind === "install" ? { action: kind, attempts, draft: draft.analysis(), blockers: this.deps.blockers() } : { action: kind, attempts });
@@ -113,10 +114,16 @@ export class AttemptRunner {
     };
     attempts.push(record);
     const undo = admitted(record.attempt);
+    const started: NewEvent = {
+      type: "attempt.started",
+      level: "info",
+      message: `${kind === "install" ? "install" : "readiness recheck"} attempt ${record.attempt} started by ${startedBy === "person" ? "a person" : "the unattended node.yaml"}`,
+      data: { kind, startedBy },
+    };
     let log: AttemptEventLog | undefined;
     try {
       log = await events.writer(record.attempt, true);
-      log.append({ type: "attempt.started", level: "info", message: `${kind === "install" ? "install" : "readiness recheck"} attempt ${record.attempt} started by ${startedBy === "person" ? "a person" : "the unattended node.yaml"}`, data: { kind, startedBy } });
+      log.append(started);
       await log.sync();
       await this.deps.attempts.save();
     } catch (err) {
@@ -125,6 +132,7 @@ export class AttemptRunner {
       await events.discard(record.attempt, log);
       throw err;
     }
+    journal(this.deps.log, record.attempt, started, origin);
     this.#running = this.#run(record, log).catch((err: unknown) => this.deps.log.error("attempt runner failed", { attempt: record.attempt, error: String(err) }));
     return record;
   }
@@ -189,10 +197,10 @@ export class AttemptRunner {
     record.steps.push(stepRecord);
     // The store learns of the step before any client does: a kill between the two is recovered at this step.
     await this.deps.attempts.save();
-    log.append({ type: "step.started", step, level: "info", message: `${step} started` });
+    this.#append(record, log, { type: "step.started", step, level: "info", message: `${step} started` });
     await log.sync();
     const ctx: StepContext = {
-      emit: (event: Omit<NewEvent, "step">) => log.append({ ...event, step }),
+      emit: (event: Omit<NewEvent, "step">) => this.#append(record, log, { ...event, step }),
       backlogged: () => (log.backlog >= BACKLOG_LIMIT ? log.flush().catch(() => undefined) : undefined),
       redactor,
       now,
@@ -205,11 +213,11 @@ export class AttemptRunner {
       if (this.#abort.signal.aborted) throw err;
       const message = redactor.text(err instanceof Error ? err.message : String(err));
       Object.assign(stepRecord, { state: "failed", finishedAt: now().toISOString(), message });
-      log.append({ type: "step.finished", step, level: "error", message: `${step} failed: ${message}`, data: { outcome: "failed", durationMs: now().getTime() - started } });
+      this.#append(record, log, { type: "step.finished", step, level: "error", message: `${step} failed: ${message}`, data: { outcome: "failed", durationMs: now().getTime() - started } });
       throw err;
     }
     Object.assign(stepRecord, { state: "succeeded", finishedAt: now().toISOString() });
-    log.append({ type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: now().getTime() - started } });
+    this.#append(record, log, { type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: now().getTime() - started } });
   }
 
   #finish(
@@ -234,13 +242,19 @@ export class AttemptRunner {
       if (step.state === "running") Object.assign(step, { state: "failed", finishedAt: record.finishedAt, message });
     }
     record.verdict = verdict;
-    log.append({
+    this.#append(record, log, {
       type: "attempt.finished",
       ...(outcome.step ? { step: outcome.step } : {}),
       level: outcome.code === null ? "info" : "error",
       message,
       data: { verdict },
     });
+  }
+
+  /** Into the attempt's events, and its milestones into the service log. */
+  #append(record: AttemptRecord, log: AttemptEventLog, event: NewEvent): void {
+    log.append(event);
+    journal(this.deps.log, record.attempt, event);
   }
 
   /** Stops a running attempt where it is (firstboot's whole group included); the next start marks it INTERRUPTED. */

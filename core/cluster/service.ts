@@ -5,6 +5,7 @@
 import { parseDocument } from "yaml";
 import { nodeYamlToDraft, parseYamlDocument, type Draft } from "../config/index.ts";
 import { InstallerError } from "../errors.ts";
+import type { Logger, Origin } from "../log.ts";
 import type { ClusterRecord, AttemptRecord, DraftRecord } from "../records.ts";
 import type { Slice } from "../store.ts";
 import { phaseOf } from "../attempts/admission.ts";
@@ -27,15 +28,16 @@ export interface ClusterDeps {
   release: () => string | null;
   readinessUrl: string;
   now: () => Date;
+  log: Logger;
 }
 
 export interface Cluster {
   /** The secret to add to an ha-init node.yaml whose draft brought none: generated once, kept for every retry. */
   foundingSecret(): Promise<string | undefined>;
-  /** A hyperconverged-join draft's join check; undefined for any other mode. */
-  preflightCheck(signal: AbortSignal): Promise<JoinCheckResult | undefined>;
+  /** A hyperconverged-join draft's join check, in `attempt`'s preflight; undefined for any other mode. */
+  preflightCheck(signal: AbortSignal, attempt: number): Promise<JoinCheckResult | undefined>;
   /** POST /cluster/join-check: the draft's cluster fields checked, nothing changed. */
-  check(signal?: AbortSignal): Promise<JoinCheckResult>;
+  check(signal?: AbortSignal, origin?: Origin): Promise<JoinCheckResult>;
   /** GET /cluster/join-token. */
   joinToken(signal?: AbortSignal): Promise<JoinTokenView>;
   /** The secrets the cluster adds to what is redacted. */
@@ -60,8 +62,8 @@ const text = (value: unknown) => (typeof value === "string" && value.length > 0 
 const JOIN_FIELDS = /^cluster\.(joinAddress|joinToken|join_address|join_token)\b/;
 
 export function createCluster(deps: ClusterDeps): Cluster {
-  const run = (tree: Draft, signal?: AbortSignal) =>
-    runJoinCheck({
+  const run = async (tree: Draft, signal: AbortSignal | undefined, asked: Origin | { attempt: number } | undefined) => {
+    const result = await runJoinCheck({
       joinAddress: tree.cluster?.joinAddress ?? "",
       token: tree.cluster?.joinToken ?? "",
       clusterName: text(tree.cluster?.name),
@@ -69,6 +71,10 @@ export function createCluster(deps: ClusterDeps): Cluster {
       now: deps.now,
       signal,
     });
+    const codes = result.checks.flatMap((check) => (check.code ? [check.code] : []));
+    deps.log[result.ok ? "info" : "warn"]("join check", { ...asked, ok: result.ok, ...(codes.length > 0 ? { codes } : {}) });
+    return result;
+  };
 
   return {
     async foundingSecret() {
@@ -88,12 +94,12 @@ export function createCluster(deps: ClusterDeps): Cluster {
       return deps.cluster.get()?.secret;
     },
 
-    async preflightCheck(signal) {
+    async preflightCheck(signal, attempt) {
       if (deps.draft.analysis().mode !== "hyperconverged-join") return undefined;
-      return run(draftTree(deps.draft.record()), signal);
+      return run(draftTree(deps.draft.record()), signal, { attempt });
     },
 
-    async check(signal) {
+    async check(signal, origin) {
       const analysis = deps.draft.analysis();
       if (analysis.mode !== "hyperconverged-join") {
         throw new InstallerError({
@@ -106,7 +112,7 @@ export function createCluster(deps: ClusterDeps): Cluster {
       if (errors.length > 0) {
         throw new InstallerError({ code: "INVALID_CONFIG", detail: "The draft's join address or join token is missing or malformed; fix the fields listed in `errors`, then check again.", errors });
       }
-      return run(draftTree(deps.draft.record()), signal);
+      return run(draftTree(deps.draft.record()), signal, origin);
     },
 
     async joinToken(signal) {

@@ -1,5 +1,6 @@
 export { draftMode, type ModeOption, modeOptions } from "./modes.ts";
-export { draftToNodeYaml, nodeYamlJsonSchema, nodeYamlToDraft, renderNodeYaml } from "./node-yaml.ts";
+export { nodeYamlJsonSchema } from "./json-schema.ts";
+export { draftToNodeYaml, nodeYamlToDraft, renderNodeYaml } from "./node-yaml.ts";
 export { type Draft, DraftSchema, type FieldError, type ValidationContext } from "./schema.ts";
 export { analyzeYamlDraft, validateDraft, type YamlDraftAnalysis } from "./validate.ts";
 export { parseYamlDocument, parseYamlSafely } from "./yaml.ts";

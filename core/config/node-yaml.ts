@@ -34,19 +34,6 @@ export const NodeYamlSchema = (snakeCased(DraftSchema) as z.ZodObject).extend({ 
   description: "The node configuration the Stratum installer writes and reads (snake_case keys, node.yaml mode names).",
 });
 
-export function nodeYamlJsonSchema(): object {
-  return z.toJSONSchema(NodeYamlSchema, {
-    target: "draft-2020-12",
-    // JSON Schema spells examples as a list; OpenAPI's `example` is what .meta() carries.
-    override: ({ jsonSchema }) => {
-      if ("example" in jsonSchema) {
-        jsonSchema.examples = [jsonSchema.example];
-        delete jsonSchema.example;
-      }
-    },
-  });
-}
-
 function snakeToCamel(value: unknown, schema: z.ZodObject): unknown {
   if (!isPlainObject(value)) return value;
   const byNodeYamlKey = new Map(Object.keys(schema.shape).map((key) => [toSnake(key), key]));

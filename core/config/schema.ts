@@ -6,6 +6,14 @@ import type { ReleaseModel } from "../release.ts";
 // Bounds keep every input cheap to validate; the rules give the precise reasons.
 const text = (max: number) => z.string().min(1).max(max);
 
+export type TextKind = "hostname" | "ip" | "cidr" | "host-or-ip" | "host-port";
+
+/**
+ * What a text field holds, for the node.yaml JSON Schema's formats and patterns. Not in .meta(): the
+ * API document describes drafts, which may hold anything until they validate.
+ */
+export const TEXT_KINDS = z.registry<{ kind: TextKind }>();
+
 const network = z
   .strictObject({
     interface: text(15)
@@ -16,17 +24,19 @@ const network = z
         description: "The node's management address with its prefix length (CIDR); its subnet is the management subnet.",
         example: "10.20.0.11/24",
       })
+      .register(TEXT_KINDS, { kind: "cidr" })
       .optional(),
     gateway: text(64)
       .meta({ description: "The default gateway's IP address, inside the management subnet.", example: "10.20.0.1" })
+      .register(TEXT_KINDS, { kind: "ip" })
       .optional(),
     dns: z
-      .array(text(64))
+      .array(text(64).register(TEXT_KINDS, { kind: "ip" }))
       .max(8)
       .meta({ description: "DNS server IP addresses, in order of preference.", example: ["10.20.0.2", "10.20.0.3"] })
       .optional(),
     ntp: z
-      .array(text(253))
+      .array(text(253).register(TEXT_KINDS, { kind: "host-or-ip" }))
       .max(8)
       .meta({ description: "NTP servers, as hostnames or IP addresses.", example: ["ntp.example.net"] })
       .optional(),
@@ -35,9 +45,10 @@ const network = z
         description: "The cluster's virtual IP address (hyperconverged): inside the management subnet, not the node's own.",
         example: "10.20.0.10",
       })
+      .register(TEXT_KINDS, { kind: "ip" })
       .optional(),
     floatingIpCidrs: z
-      .array(text(64))
+      .array(text(64).register(TEXT_KINDS, { kind: "cidr" }))
       .max(64)
       .meta({
         description: "Address ranges (CIDR) handed out as floating IPs; they must not overlap each other or the management subnet.",
@@ -68,6 +79,7 @@ const cluster = z
         description: "Where an existing cluster node is reached (hyperconverged-join): IP, IP:port or hostname.",
         example: "10.20.0.10:9443",
       })
+      .register(TEXT_KINDS, { kind: "host-port" })
       .optional(),
     joinToken: text(4096)
       .meta({ description: "The token the cluster issued for this node to join (secret).", example: "stj_4f9c2a61e0b7…" })
@@ -100,7 +112,10 @@ export const DraftSchema = z
       .enum(MODES)
       .meta({ description: "How this node is installed; GET /v1/installer/options says which modes are available.", example: "single-node" })
       .optional(),
-    hostname: text(253).meta({ description: "The node's hostname (RFC 1123).", example: "node-01" }).optional(),
+    hostname: text(253)
+      .meta({ description: "The node's hostname (RFC 1123).", example: "node-01" })
+      .register(TEXT_KINDS, { kind: "hostname" })
+      .optional(),
     timezone: text(64).meta({ description: "IANA time zone name.", example: "Europe/Berlin" }).optional(),
     network: network.optional(),
     storage: storage.optional(),

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { renderNodeYaml, type FieldError, type ValidationContext } from "../config/index.ts";
 import { refusal } from "../attempts/admission.ts";
 import { InstallerError } from "../errors.ts";
+import type { Logger, Origin } from "../log.ts";
 import type { AttemptRecord, DraftRecord } from "../records.ts";
 import type { Slice } from "../store.ts";
 import { analyzeBody, toBody, type DraftAnalysis, type DraftBody } from "./analysis.ts";
@@ -38,8 +39,8 @@ export interface DraftService {
   record(): DraftRecord;
   analysis(): DraftAnalysis;
   view(): DraftView;
-  replace(body: DraftBody, ifMatch: string | undefined): Promise<DraftView>;
-  patch(patch: Record<string, unknown>, ifMatch: string | undefined): Promise<DraftView>;
+  replace(body: DraftBody, ifMatch: string | undefined, origin?: Origin): Promise<DraftView>;
+  patch(patch: Record<string, unknown>, ifMatch: string | undefined, origin?: Origin): Promise<DraftView>;
   validate(body: DraftBody): DraftAnalysis;
   /** The service's own change (the unattended take-over), written; no person acted. */
   set(body: DraftBody): Promise<void>;
@@ -55,6 +56,7 @@ export interface DraftDeps {
   attempts: () => readonly AttemptRecord[];
   /** A person changed the draft: changes memory only, written with the draft; returns its undo. */
   personActed: () => (() => void) | undefined;
+  log: Logger;
 }
 
 const MAX_DEPTH = 32;
@@ -65,7 +67,7 @@ function refuseDeep(value: unknown): void {
   }
 }
 
-export function createDraftService({ draft, context, now, attempts, personActed }: DraftDeps): DraftService {
+export function createDraftService({ draft, context, now, attempts, personActed, log }: DraftDeps): DraftService {
   let cache: { record: DraftRecord; ctx: ValidationContext; analysis: DraftAnalysis; etag: string } | undefined;
 
   const current = () => {
@@ -89,6 +91,12 @@ export function createDraftService({ draft, context, now, attempts, personActed 
         detail: `The draft changed since you read it (If-Match ${ifMatch}, current ETag ${etag}). GET /v1/installer/config again and reapply your change.`,
       });
     }
+  };
+
+  /** What changed and whether it validates; never the content, which may hold secrets. */
+  const logChange = (change: "replace" | "patch" | "handoff", origin?: Origin) => {
+    const { record, analysis } = current();
+    log.info("config changed", { ...origin, change, source: record.source, revision: record.revision, valid: analysis.valid, errors: analysis.errors.length });
   };
 
   /** A draft that fails to be written leaves the previous one in place, in memory as on disk. */
@@ -125,12 +133,13 @@ export function createDraftService({ draft, context, now, attempts, personActed 
         etag,
       };
     },
-    async replace(body, ifMatch) {
+    async replace(body, ifMatch, origin) {
       admitChange(ifMatch);
       await personSaves(body);
+      logChange("replace", origin);
       return service.view();
     },
-    async patch(patch, ifMatch) {
+    async patch(patch, ifMatch, origin) {
       admitChange(ifMatch);
       const record = draft.get();
       if (record.source !== "structured") {
@@ -142,10 +151,14 @@ export function createDraftService({ draft, context, now, attempts, personActed 
       refuseDeep(patch);
       const merged = mergePatch(record.config, patch) as Record<string, unknown>;
       await personSaves({ source: "structured", config: merged });
+      logChange("patch", origin);
       return service.view();
     },
     validate: (body) => analyzeBody(body, context()),
-    set: (body) => save(body),
+    async set(body) {
+      await save(body);
+      logChange("handoff");
+    },
     nodeYaml() {
       const { analysis } = current();
       if (!analysis.draft) {

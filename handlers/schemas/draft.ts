@@ -15,15 +15,17 @@ export const NodeYamlTextSchema = z.string().meta({
 });
 
 /**
- * PUT /config and POST /config/validate take either form. The JSON form is named by reference, not
- * by its zod schema, so @hono/zod-openapi adds no JSON validator of its own (which would refuse a
- * node.yaml body once the body is required): readDraftBody parses both forms.
+ * The JSON form is named by reference, not by its zod schema, so @hono/zod-openapi adds no JSON
+ * validator of its own (which would refuse a node.yaml body once the body is required):
+ * readDraftBody parses every form.
  */
-export const draftBodyContent = {
-  "application/json": { schema: { $ref: "#/components/schemas/StructuredDraft" } },
-  "application/yaml": { schema: NodeYamlTextSchema },
-  "text/yaml": { schema: NodeYamlTextSchema },
-};
+export const structuredDraftContent = { "application/json": { schema: { $ref: "#/components/schemas/StructuredDraft" } } };
+
+/** text/yaml first: a generator that takes an operation's first media type (@hey-api/openapi-ts) then sends the string as it is, where for application/yaml it would JSON-encode it. */
+export const nodeYamlContent = { "text/yaml": { schema: NodeYamlTextSchema }, "application/yaml": { schema: NodeYamlTextSchema } };
+
+/** POST /config/validate, and PUT /config (which documents its JSON form only), take either form. */
+export const draftBodyContent = { ...structuredDraftContent, ...nodeYamlContent };
 
 export const DraftViewSchema = z
   .object({

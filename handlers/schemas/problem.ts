@@ -54,6 +54,7 @@ const PROBLEM_DESCRIPTIONS = {
   415: "Content type not accepted.",
   422: "The draft does not validate.",
   429: "Too many wrong install codes; wait for Retry-After.",
+  431: "The request headers are over 16 KB; refused before the request is routed.",
   500: "The installer failed to answer.",
   507: "The state dir cannot be written (disk full, read-only): nothing was changed; free space and retry.",
 } as const;
@@ -61,13 +62,21 @@ const PROBLEM_DESCRIPTIONS = {
 export type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
 
 const retryAfterHeader = z.number().int().meta({ description: "Seconds until the next attempt is considered." });
+const challengeHeader = z.string().meta({
+  description: 'The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong.',
+});
+
+const PROBLEM_HEADERS: Partial<Record<ProblemStatus, z.ZodObject>> = {
+  401: z.object({ "WWW-Authenticate": challengeHeader }),
+  429: z.object({ "Retry-After": retryAfterHeader }),
+};
 
 /** One problem response; `description` when a route says more precisely when it answers so. */
 export function problemResponse(status: ProblemStatus, description: string = PROBLEM_DESCRIPTIONS[status]) {
   return {
     description,
     content: { "application/problem+json": { schema: ProblemSchema } },
-    ...(status === 429 ? { headers: z.object({ "Retry-After": retryAfterHeader }) } : {}),
+    ...(PROBLEM_HEADERS[status] ? { headers: PROBLEM_HEADERS[status] } : {}),
   };
 }
 
@@ -78,3 +87,9 @@ export function problemResponses<const S extends ProblemStatus>(...statuses: S[]
 
 /** Every /v1/installer route: the code check, its lockout, and a failure to answer. */
 export const authProblems = problemResponses(401, 429, 500);
+
+/** Every route without the install code: what Node's HTTP parser refuses (cli/serve.ts), and a failure to answer. */
+export const publicProblems = {
+  400: problemResponse(400, "The request is not valid HTTP (a malformed request line or header); refused before the request is routed."),
+  ...problemResponses(431, 500),
+};

@@ -26,7 +26,7 @@ function request(url: string, method = "GET", body?: unknown): Promise<Reply> {
 const controlUrl = (readinessUrl: string) => new URL("/control/scenario", readinessUrl).href;
 
 test("progress scenario moves from BOOTSTRAPPING through CEPH_BOOTSTRAP to READY", async (t) => {
-  const server = await startReadinessServer({ stageMs: 200 });
+  const server = await startReadinessServer({ stageMs: 1_000 }); // a stage outlasts a poll even on a loaded machine
   t.after(() => server.close());
   const states: string[] = [];
   for (let polls = 0; states.at(-1) !== "READY" && polls < 100; polls++) {

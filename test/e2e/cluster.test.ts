@@ -195,6 +195,11 @@ describe("the join check (SPEC §6)", () => {
     assert.ok(took < 8_000, `the check took ${took} ms`);
     assertJoinFailure(await installed(joiner.installer), ["JOIN_UNREACHABLE"], "retryInstall");
     await assertNothingWritten(joiner);
+    const logged = joiner.installer.output().stderr.split("\n").filter(Boolean).map((line) => JSON.parse(line)).filter((entry) => entry.message === "join check");
+    assert.deepEqual(logged.map(({ time: _time, ...entry }) => entry), [
+      { level: "warn", message: "join check", requestId: check.headers["x-request-id"], client: "127.0.0.1", ok: false, codes: ["JOIN_UNREACHABLE"] },
+      { level: "warn", message: "join check", attempt: 1, ok: false, codes: ["JOIN_UNREACHABLE"] },
+    ], "the service log has each join check's result, the one on demand with its request");
   });
 
   test("the check on demand: 422 on a draft that is not a join or lacks its token", async () => {

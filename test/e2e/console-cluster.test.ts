@@ -1,17 +1,13 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { ARTIFACTS, SKIP, launchBrowser } from "../helpers/browser.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
-import { harness, ROOT, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = join(ROOT, "test-artifacts/console");
-const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}; as root, test/setup/ensure-chromium.sh installs Debian's chromium`;
 
 const lab = harness();
 let browser: Browser;
@@ -85,11 +81,7 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
 
   before(async () => {
     if (SKIP) return;
-    await mkdir(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launchBrowser();
     const folder = await tempDir("stratum-console-init-");
     cloud = await startReadinessServer({ port: 0, scenario: "ready", foundedWith: join(folder, "etc/stratum/node.yaml") });
     init = await node(cloud, folder);

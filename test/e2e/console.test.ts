@@ -1,18 +1,15 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { ARTIFACTS, SKIP, launchBrowser } from "../helpers/browser.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { harness, ROOT, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = join(ROOT, "test-artifacts/console");
-const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}; as root, test/setup/ensure-chromium.sh installs Debian's chromium`;
 const SSH_KEY = VALID_DRAFT.admin.sshAuthorizedKeys[0]!;
 
 /** Prints a few lines, a second apart in all, so the console shows firstboot running and its log arriving live. */
@@ -28,11 +25,7 @@ let browser: Browser;
 
 before(async () => {
   if (SKIP) return;
-  await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchBrowser();
 });
 
 after(async () => {

@@ -110,6 +110,32 @@ describe("config", () => {
     assert.equal(get.json.yaml, yaml);
   });
 
+  test("PUT /config/node.yaml takes a raw node.yaml as PUT /config does: kept verbatim, stored when it does not parse, If-Match honoured, JSON refused", async () => {
+    const installer = await start();
+    const first = await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
+    const broken = "# half-edited\nmode: single-node\nhostname: \"node-07\n";
+    const put = await installer.request("/v1/installer/config/node.yaml", { method: "PUT", body: broken, contentType: "text/yaml", headers: { "if-match": String(first.headers.etag) } });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual([put.json.source, put.json.yaml, put.json.valid], ["yaml", broken, false]);
+    assert.match(put.json.errors[0].message, /^YAML syntax error: /);
+    assert.ok(put.json.errors[0].line >= 1, JSON.stringify(put.json.errors));
+    const get = await installer.request("/v1/installer/config");
+    assert.deepEqual(get.json, put.json);
+    assert.equal(get.headers.etag, put.headers.etag);
+    assert.equal((await installer.request("/v1/installer/status")).json.mode, undefined);
+
+    const stale = await installer.request("/v1/installer/config/node.yaml", { method: "PUT", body: VALID_NODE_YAML, contentType: "application/yaml", headers: { "if-match": String(first.headers.etag) } });
+    assertProblem(stale, 412, "PRECONDITION_FAILED");
+    const json = await installer.request("/v1/installer/config/node.yaml", { method: "PUT", body: VALID_DRAFT });
+    assertProblem(json, 415, "UNSUPPORTED_MEDIA_TYPE", { detail: /send the node\.yaml as application\/yaml or text\/yaml\.$/ });
+    assert.equal((await installer.request("/v1/installer/config")).headers.etag, put.headers.etag);
+
+    const fixed = await installer.request("/v1/installer/config/node.yaml", { method: "PUT", body: VALID_NODE_YAML, contentType: "application/yaml; charset=utf-8", headers: { "if-match": String(put.headers.etag) } });
+    assert.equal(fixed.status, 200, fixed.text);
+    assert.deepEqual([fixed.json.yaml, fixed.json.valid, fixed.json.errors], [VALID_NODE_YAML, true, []]);
+    assert.equal((await installer.request("/v1/installer/config/node.yaml")).text, VALID_NODE_YAML);
+  });
+
   test("a raw node.yaml with an unknown mode: status has no mode, profile single-node", async () => {
     const installer = await start();
     await installer.request("/v1/installer/config", { method: "PUT", body: "mode: galaxy\n", contentType: "text/yaml" });
@@ -249,8 +275,8 @@ describe("validate CLI", () => {
     await writeFile(file, "mode: single-node\nhostname: node_01\nnetwork:\n  interface: eno1\n  adress: 10.20.0.11/24\n");
     const cli = await runCli(["validate", file, "--host-facts", join(import.meta.dirname, "../../demo/host-facts.json")]);
     assert.equal(cli.code, 1);
-    assert.match(cli.stdout, new RegExp(`${file}:2:11 hostname: `));
-    assert.match(cli.stdout, new RegExp(`${file}:5:3 network.adress: .*address`));
+    assert.match(cli.stdout, new RegExp(`${file}:2:11: error: hostname: `));
+    assert.match(cli.stdout, new RegExp(`${file}:5:3: error: network.adress: .*address`));
     const missing = await runCli(["validate", join(folder, "nope.yaml")]);
     assert.equal(missing.code, 2);
   });
@@ -271,7 +297,7 @@ describe("validate CLI", () => {
     await makePayload(disabled, { profiles: { ...DEFAULT_PROFILES, "single-node": { enabled: false } } });
     const refused = await runCli(["validate", file, ...hostFacts, "--payload", disabled]);
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
-    assert.match(refused.stdout, new RegExp(`${file}:1:7 mode: .*single-node`));
+    assert.match(refused.stdout, new RegExp(`${file}:1:7: error: mode: .*single-node`));
 
     const none = await runCli(["validate", file, ...hostFacts, "--payload", join(folder, "no-payload")]);
     assert.equal(none.code, 0, none.stdout + none.stderr);

@@ -94,6 +94,8 @@ describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, re
       const refused = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, hostname: "node-02" } });
       assertProblem(refused, 507, "INSUFFICIENT_STORAGE", { detail: new RegExp(stateDir().replaceAll("/", "\\/")) });
       assert.match(refused.json.detail, /free/i);
+      const logged = installer.output().stderr.split("\n").filter(Boolean).map((line) => JSON.parse(line)).find((entry) => entry.message === "state dir write failed");
+      assert.deepEqual({ ...logged, time: undefined }, { time: undefined, level: "error", message: "state dir write failed", requestId: refused.json.requestId, client: "127.0.0.1", method: "PUT", path: "/v1/installer/config", detail: refused.json.detail });
       const patched = await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-03" } });
       assertProblem(patched, 507, "INSUFFICIENT_STORAGE");
       const now = await installer.request("/v1/installer/config");

@@ -1,3 +1,6 @@
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { Spectral, type RulesetDefinition } from "@stoplight/spectral-core";
+import { oas } from "@stoplight/spectral-rulesets";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
@@ -7,18 +10,41 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { ROOT, runCli } from "../helpers/installer.ts";
 
-test("the generated OpenAPI document passes Redocly's recommended lint with zero errors", async () => {
+async function printedDocument(): Promise<string> {
   const printed = await runCli(["openapi"]);
-  assert.equal(printed.code, 0);
+  assert.equal(printed.code, 0, printed.stderr);
+  return printed.stdout;
+}
+
+test("the generated OpenAPI document passes Redocly's recommended lint with zero errors and zero warnings", async () => {
   const folder = await mkdtemp(join(tmpdir(), "stratum-openapi-"));
   const file = join(folder, "openapi.json");
-  await writeFile(file, printed.stdout);
+  await writeFile(file, await printedDocument());
   const { stdout, stderr } = await promisify(execFile)(join(ROOT, "node_modules/.bin/redocly"), ["lint", file, "--format", "json"], { cwd: folder }).catch((err) => err);
   const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; severity: string }[] };
-  const errors = report.problems.filter((p) => p.severity === "error");
-  assert.deepEqual(errors, [], stderr);
-  assert.equal(report.totals.errors, 0);
-  console.log(`redocly lint: ${report.totals.errors} errors, ${report.totals.warnings} warnings (${report.problems.map((p) => p.ruleId).join(", ") || "none"})`);
+  const found = report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message}`);
+  assert.deepEqual(found, [], stderr);
+  assert.deepEqual([report.totals.errors, report.totals.warnings], [0, 0]);
+  console.log(`redocly lint (recommended): ${report.totals.errors} errors, ${report.totals.warnings} warnings`);
+});
+
+/** Spectral's DiagnosticSeverity, by its numbers. */
+const SEVERITIES = ["error", "warning", "information", "hint"] as const;
+
+test("the generated OpenAPI document passes Spectral's spectral:oas ruleset with zero errors and zero warnings", async () => {
+  const spectral = new Spectral();
+  // The rulesets package declares `oas` more loosely than the core's RulesetDefinition; it is the ruleset `extends: spectral:oas` loads.
+  spectral.setRuleset({ extends: [[oas as RulesetDefinition, "recommended"]] });
+  const results = await spectral.run(await printedDocument());
+  const found = results.map((r) => `${SEVERITIES[r.severity]} ${r.code} at ${r.path.join("/")}: ${r.message}`);
+  assert.deepEqual(found.filter((line) => line.startsWith("error ") || line.startsWith("warning ")), []);
+  const count = (severity: string) => found.filter((line) => line.startsWith(`${severity} `)).length;
+  console.log(`spectral lint (spectral:oas): ${count("error")} errors, ${count("warning")} warnings, ${found.length} results in all`);
+});
+
+test("swagger-parser validates the generated OpenAPI document against the OpenAPI 3.1 schema", async () => {
+  const api = await SwaggerParser.validate(JSON.parse(await printedDocument()));
+  assert.equal("openapi" in api && api.openapi, "3.1.0");
 });
 
 /**

@@ -5,18 +5,10 @@ import createClient from "openapi-fetch";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import type { paths } from "../generated/installer-api.d.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
-import { harness, httpsCall, tempDir, untilNoBlockers, waitFor, writeFirstboot } from "../helpers/installer.ts";
+import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot } from "../helpers/installer.ts";
+import { selfSignedFetch } from "../helpers/self-signed-fetch.ts";
 
 const lab = harness();
-
-/** openapi-fetch speaks fetch; the installer's certificate is self-signed, so requests go through node:https. */
-async function selfSignedFetch(request: Request): Promise<Response> {
-  const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-  const reply = await httpsCall(request.url, { method: request.method, body, headers: Object.fromEntries(request.headers), code: null });
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(reply.headers)) if (typeof value === "string") headers.set(name, value);
-  return new Response(reply.status === 204 ? null : reply.text, { status: reply.status, headers });
-}
 
 test("a client generated from /openapi.json by openapi-typescript drives a whole install with openapi-fetch", async () => {
   const folder = await tempDir();

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { storageError } from "../../core/fs/storage-error.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { inProcessApp, type AppOptions, type AppRequestOptions, type InProcessApp } from "../helpers/app.ts";
 import { assertProblem, type ProblemExpectations } from "../helpers/problem.ts";
@@ -92,6 +93,22 @@ const ROWS: Row[] = [
     code: "PRECONDITION_FAILED",
   },
   {
+    name: "a node.yaml PUT whose If-Match is not the draft's ETag",
+    path: "/v1/installer/config/node.yaml",
+    request: { method: "PUT", body: VALID_NODE_YAML, contentType: "application/yaml", headers: { "if-match": '"stale"' } },
+    status: 412,
+    code: "PRECONDITION_FAILED",
+  },
+  { name: "an empty node.yaml", path: "/v1/installer/config/node.yaml", request: put("", "application/yaml"), status: 400, code: "INVALID_REQUEST", expected: { detail: /^The body is empty/ } },
+  {
+    name: "a JSON draft PUT as a node.yaml",
+    path: "/v1/installer/config/node.yaml",
+    request: put('{"mode":"single-node"}', "application/json"),
+    status: 415,
+    code: "UNSUPPORTED_MEDIA_TYPE",
+    expected: { detail: /^Content-Type application\/json is not taken here: send the node\.yaml as application\/yaml or text\/yaml\.$/ },
+  },
+  {
     name: "a PATCH whose If-Match is not the draft's ETag",
     path: "/v1/installer/config",
     request: { method: "PATCH", body: { hostname: "x" }, headers: { "if-match": '"stale"' } },
@@ -123,6 +140,7 @@ const ROWS: Row[] = [
   },
   { name: "an install while one runs", given: startAttempt, path: "/v1/installer/install", request: { method: "POST" }, status: 409, code: "INSTALL_RUNNING" },
   { name: "a draft change while an install runs", given: startAttempt, path: "/v1/installer/config", request: { method: "PATCH", body: { hostname: "node-02" } }, status: 409, code: "INSTALL_RUNNING" },
+  { name: "a node.yaml while an install runs", given: startAttempt, path: "/v1/installer/config/node.yaml", request: put(VALID_NODE_YAML, "application/yaml"), status: 409, code: "INSTALL_RUNNING" },
   { name: "the verdict of the attempt that runs", given: startAttempt, path: "/v1/installer/install/verdict", status: 409, code: "INSTALL_RUNNING" },
   { name: "a readiness recheck before any attempt", path: "/v1/installer/install/recheck-readiness", request: { method: "POST" }, status: 409, code: "RECHECK_NOT_APPLICABLE" },
 ];
@@ -165,5 +183,17 @@ describe("createApp: every error path answers problem+json (SPEC §4) and change
     const logged = installer.log.map((line) => JSON.parse(line)).find((entry) => entry.message === "request failed");
     assert.equal(logged?.requestId, body.requestId);
     assert.match(logged.error, /disk on fire/);
+  });
+
+  test("a state dir that refuses a write → 507, and one error line naming the request and the client", async (t) => {
+    const installer = await inProcessApp(t);
+    installer.services.draft.replace = async () => {
+      throw storageError(installer.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+    };
+    const body = assertProblem(await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT, from: "::ffff:127.0.0.5" }), 507, "INSUFFICIENT_STORAGE");
+    const logged = installer.log.map((line) => JSON.parse(line)).filter((entry) => entry.level === "error");
+    assert.deepEqual(logged.map(({ time: _time, ...entry }) => entry), [
+      { level: "error", message: "state dir write failed", requestId: body.requestId, client: "127.0.0.5", method: "PUT", path: "/v1/installer/config", detail: body.detail },
+    ]);
   });
 });

@@ -107,6 +107,8 @@ export interface StartOptions {
   /** Another copy of the bundle, and the folder to run it from. */
   bundle?: string;
   cwd?: string;
+  /** The node binary that runs the bundle; default: the one running the tests. */
+  node?: string;
 }
 
 export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -150,7 +152,7 @@ export async function spawnInstaller(options: StartOptions = {}): Promise<Spawne
     "--handoff", join(stateDir, "no-handoff/node.yaml"),
     ...(options.args ?? []),
   ];
-  const proc = spawn(process.execPath, [options.bundle ?? BUNDLE, ...args], {
+  const proc = spawn(options.node ?? process.execPath, [options.bundle ?? BUNDLE, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],

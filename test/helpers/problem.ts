@@ -37,6 +37,7 @@ export function assertProblem(reply: ProblemReply, status: number, code: string,
   assert.equal(reply.headers["x-request-id"], body.requestId, say("X-Request-Id is the body's requestId"));
   assert.deepEqual(Object.keys(body).filter((key) => !MEMBERS.has(key)), [], say("only the members SPEC §4 names"));
   if (code === "INVALID_CONFIG") assert.ok(Array.isArray(body.errors) && body.errors.length > 0, say("INVALID_CONFIG lists its errors"));
+  if (status === 401) assert.match(String(reply.headers["www-authenticate"]), /^Bearer realm="stratum-installer"/, say("a 401 names its scheme (RFC 6750)"));
   if (code === "INSTALL_BLOCKED") assert.ok(Array.isArray(body.blockers) && body.blockers.length > 0, say("INSTALL_BLOCKED lists its blockers"));
   assert.doesNotMatch(reply.text, /at .*\.(js|ts):\d+/, say("no stack trace in a problem body"));
   if (typeof expected.detail === "string") assert.equal(body.detail, expected.detail, say("detail"));

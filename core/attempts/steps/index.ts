@@ -30,7 +30,7 @@ export interface StepInputs {
 export function runStep(step: Step, ctx: StepContext, record: AttemptRecord, { draft, blockers, settings, persist, cluster }: StepInputs): Promise<void> {
   switch (step) {
     case "preflight":
-      return runPreflight(ctx, { draft: draft.analysis(), blockers: blockers(), firstboot: settings.firstboot, joinCheck: (signal) => cluster.preflightCheck(signal), record });
+      return runPreflight(ctx, { draft: draft.analysis(), blockers: blockers(), firstboot: settings.firstboot, joinCheck: (signal) => cluster.preflightCheck(signal, record.attempt), record });
     case "write-config":
       return writeConfig(ctx, { path: settings.nodeYaml, text: draft.nodeYaml(), foundingSecret: () => cluster.foundingSecret(), record });
     case "firstboot":

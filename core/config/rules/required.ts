@@ -15,14 +15,15 @@ function currentAddresses(draft: Draft, ctx: RuleContext): string | undefined {
   return found && found.addresses.length > 0 ? `${found.name} has ${found.addresses.join(", ")} now` : undefined;
 }
 
-const FOR_EVERY_MODE: Requirement[] = [
+// These tables, LOGIN and needsDisks are also the node.yaml JSON Schema's required fields (../json-schema.ts).
+export const FOR_EVERY_MODE: Requirement[] = [
   { path: ["hostname"], what: "the node's name, e.g. node-01" },
   { path: ["network", "interface"], what: "the network interface the node is managed through", hint: (_, ctx) => interfaceList(ctx.host) },
   { path: ["network", "address"], what: "the node's address with its prefix, e.g. 10.20.0.11/24", hint: currentAddresses },
   { path: ["network", "gateway"], what: "the default gateway's IP address, in the management subnet" },
 ];
 
-const FOR_MODE: Partial<Record<Mode, Requirement[]>> = {
+export const FOR_MODE: Partial<Record<Mode, Requirement[]>> = {
   "hyperconverged-init": [
     { path: ["network", "vip"], what: "the cluster's virtual IP address, in the management subnet" },
     { path: ["cluster", "name"], what: "the name of the cluster this node founds" },
@@ -32,6 +33,16 @@ const FOR_MODE: Partial<Record<Mode, Requirement[]>> = {
     { path: ["cluster", "joinToken"], what: "the token the cluster issued for this node" },
   ],
 };
+
+/** A node must be reachable: at least one SSH key, or a password hash. */
+export const LOGIN = { keys: ["admin", "sshAuthorizedKeys"], hash: ["admin", "passwordHash"] } as const satisfies Record<string, Path>;
+
+/** Ceph keeps the cluster's data on these: a hyperconverged node needs at least one. */
+export const DISKS: Path = ["storage", "osdDevices"];
+
+export function needsDisks(mode: Mode): boolean {
+  return MODE_TABLE[mode].profile === "hyperconverged";
+}
 
 function missing(requirements: Requirement[], mode: Mode | undefined, draft: Draft, ctx: RuleContext): PathError[] {
   const forMode = mode ? ` for mode ${ctx.names.mode(mode)}` : "";
@@ -47,19 +58,18 @@ function modeMissing(draft: Draft, ctx: RuleContext): PathError[] {
 
 function loginMissing(draft: Draft, { names }: RuleContext): PathError[] {
   if ((draft.admin?.sshAuthorizedKeys?.length ?? 0) > 0 || draft.admin?.passwordHash !== undefined) return [];
-  const keys = names.field(["admin", "sshAuthorizedKeys"]);
-  const hash = names.field(["admin", "passwordHash"]);
+  const keys = names.field(LOGIN.keys);
+  const hash = names.field(LOGIN.hash);
   return [{ path: ["admin"], message: `admin needs a way to log in: set ${keys} (at least one key) or ${hash}, or nobody can log in to the node` }];
 }
 
 function disksMissing(draft: Draft, ctx: RuleContext): PathError[] {
   const mode = draft.mode;
-  if (!mode || MODE_TABLE[mode].profile !== "hyperconverged" || (draft.storage?.osdDevices?.length ?? 0) > 0) return [];
-  const path = ["storage", "osdDevices"];
+  if (!mode || !needsDisks(mode) || (draft.storage?.osdDevices?.length ?? 0) > 0) return [];
   return [
     {
-      path,
-      message: `${ctx.names.field(path)} needs at least one disk for mode ${ctx.names.mode(mode)}: Ceph keeps the cluster's data there`,
+      path: DISKS,
+      message: `${ctx.names.field(DISKS)} needs at least one disk for mode ${ctx.names.mode(mode)}: Ceph keeps the cluster's data there`,
       hint: unusedDiskList(ctx.host),
     },
   ];

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { after, before, test } from "node:test";
+import type { NewEvent } from "../../../core/attempts/events.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
 import { pollReadiness, waitForReadiness } from "../../../core/attempts/steps/readiness.ts";
 import type { ReadinessObservation } from "../../../core/records.ts";
@@ -79,4 +80,35 @@ test("a wait shorter than one poll's deadline records the poll as UNREACHABLE an
   assert.ok(failure instanceof StepFailure);
   assert.match(failure.message, /^The cloud was not READY within 1 s; last state UNREACHABLE \(no complete answer within 1 s\)/);
   assert.deepEqual(history.map((o) => [o.state, o.detail]), [["UNREACHABLE", "no complete answer within 1 s"]]);
+});
+
+test("the readiness wait times out by the injected clock: a ten-minute wait ends after ten one-minute polls, in no time", async () => {
+  const T0 = Date.parse("2026-12-02T12:00:00Z");
+  let fake = T0; // the step's clock: it moves only when the cloud answers, a minute each time
+  serve(() => (req, res) => {
+    fake += 60_000;
+    json(JSON.stringify({ state: "CEPH_BOOTSTRAP", checks: [{ name: "ceph", status: "pending" }] }))(req, res);
+  });
+  const events: Omit<NewEvent, "step">[] = [];
+  const ctx: StepContext = {
+    emit: (event) => events.push(event),
+    backlogged: () => undefined,
+    redactor: { text: (s) => s },
+    now: () => new Date(fake),
+    signal: new AbortController().signal,
+  };
+  const history: ReadinessObservation[] = [];
+  const started = Date.now();
+  const failure = await waitForReadiness(ctx, { url, timeoutSeconds: 600, intervalSeconds: 0.01 }, history).catch((err: unknown) => err);
+  assert.ok(Date.now() - started < 5_000, "no real ten minutes pass");
+  assert.ok(failure instanceof StepFailure);
+  assert.equal(failure.code, "READINESS_TIMEOUT");
+  assert.equal(failure.message, "The cloud was not READY within 600 s; last state CEPH_BOOTSTRAP; not ready: ceph (pending). Fix what is not ready, then recheck readiness.");
+  assert.equal(requests, 10);
+  assert.deepEqual(history, [{ time: new Date(T0 + 60_000).toISOString(), state: "CEPH_BOOTSTRAP", checks: [{ name: "ceph", status: "pending" }] }]);
+  assert.deepEqual(
+    events.filter((e) => e.type === "step.progress").map((e) => e.message),
+    ["The cloud is taking longer than expected to become READY (300 s of 600 s); last: CEPH_BOOTSTRAP — not ready: ceph: pending"],
+    "the halfway warning comes at five minutes by the same clock",
+  );
 });

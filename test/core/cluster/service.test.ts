@@ -26,7 +26,7 @@ const draftOf = (config: Record<string, unknown>, mode: string) => ({
 });
 
 const cluster = (config: Record<string, unknown>, mode: string, kept: Slice<ClusterRecord | undefined>, attempts: AttemptRecord[] = []) =>
-  createCluster({ cluster: kept, draft: draftOf(config, mode), attempts: () => attempts, release: () => "2026.11.0", readinessUrl: "https://127.0.0.1:1/", now: () => new Date() });
+  createCluster({ cluster: kept, draft: draftOf(config, mode), attempts: () => attempts, release: () => "2026.11.0", readinessUrl: "https://127.0.0.1:1/", now: () => new Date(), log: { info() {}, warn() {}, error() {} } });
 
 describe("the founding secret of an ha-init node", () => {
   it("is generated once, saved before node.yaml is written, and the same on every retry", async () => {

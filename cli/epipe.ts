@@ -1,0 +1,10 @@
+/**
+ * The reader of stdout went away (`installer openapi | head`): there is nobody left to tell, so a
+ * command ends quietly with 0 instead of a stack trace; the service keeps serving without its banner.
+ */
+export function whenStdoutGone(stdout: NodeJS.WriteStream, serving: () => boolean): void {
+  stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    if (!serving()) process.exit(0);
+  });
+}

@@ -1,0 +1,132 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { FieldError } from "../../core/config/index.ts";
+import { ApiProblem, type DraftView, type JoinToken, NodeApi, type Options, type Status } from "./api.ts";
+import { changedFields } from "./diff.ts";
+import type { ConnectRow } from "./output/index.ts";
+import { PinMismatch, Unreachable } from "./pinned-https.ts";
+import type { FleetNode, LoadedPlan } from "./plan.ts";
+import { fieldProblems } from "./plan-checks.ts";
+import type { LocatedProblem } from "./plan-yaml.ts";
+
+export interface Connected {
+  node: FleetNode;
+  api: NodeApi;
+  status: Status;
+  options: Options;
+  draft: DraftView;
+  /** The draft's ETag when the fleet read it: the fleet's PUT goes over this one only (If-Match). */
+  etag: string;
+}
+
+export interface Connection {
+  connected: Connected[];
+  /** Nodes refused (a certificate not the pinned one, a wrong code) or out of reach. */
+  failures: Array<{ node: FleetNode; kind: "refused" | "unreachable"; detail: string }>;
+  /** The init node's join token, when it is installed already. */
+  joinToken?: JoinToken;
+  /** What keeps the cluster from installing: releases, blockers, each node's verdict on its draft. */
+  problems: string[];
+  draftProblems: LocatedProblem[];
+  rows: ConnectRow[];
+}
+
+const VERIFYING_WAIT_MS = 30_000;
+
+/** Why a request was refused, in words; undefined when it was no refusal. */
+export function refusal(error: unknown): string | undefined {
+  if (error instanceof PinMismatch) return error.message;
+  if (error instanceof ApiProblem && (error.status === 401 || error.status === 429)) {
+    return error.status === 401 ? "the install code was refused (401): check the plan's code for this node (`node installer.js code` on it prints it)" : `locked out after wrong install codes (429): ${error.message}`;
+  }
+  return undefined;
+}
+
+/** Status with the payload check done: a node that just started may still be hashing its payload. */
+async function settledStatus(api: NodeApi): Promise<Status> {
+  const deadline = Date.now() + VERIFYING_WAIT_MS;
+  for (;;) {
+    const status = await api.status();
+    const verifying = (status.blockers ?? []).length > 0 && status.blockers!.every((b) => b.code === "PAYLOAD_VERIFYING");
+    if (!verifying || Date.now() > deadline) return status;
+    await sleep(250);
+  }
+}
+
+async function connectOne(node: FleetNode): Promise<Connected | Connection["failures"][number]> {
+  const api = new NodeApi(node.access);
+  try {
+    const status = await settledStatus(api);
+    const [options, { view, etag }] = await Promise.all([api.options(), api.config()]);
+    return { node, api, status, options, draft: view, etag };
+  } catch (error) {
+    const refused = refusal(error);
+    if (refused) return { node, kind: "refused", detail: refused };
+    if (error instanceof Unreachable) return { node, kind: "unreachable", detail: error.message };
+    if (error instanceof ApiProblem) return { node, kind: "unreachable", detail: `its installer answered ${error.status} ${error.code}: ${error.message}` };
+    throw error;
+  }
+}
+
+const withoutToken = (draft: unknown) => {
+  const { cluster, ...rest } = (draft ?? {}) as { cluster?: Record<string, unknown> };
+  const { joinToken: _, ...clusterRest } = cluster ?? {};
+  return { ...rest, ...(cluster ? { cluster: clusterRest } : {}) };
+};
+
+/** For an installed node: the fields where the plan now says otherwise than what it was installed with. */
+export function planChanges(c: Connected): string[] {
+  return c.status.phase === "done" ? changedFields(withoutToken(c.node.draft()), withoutToken(c.draft.config)) : [];
+}
+
+const open = (c: Connected) => c.status.phase === "configuring" || c.status.phase === "failed";
+
+async function draftErrors(connected: Connected[], token: string | undefined): Promise<Map<number, FieldError[]>> {
+  const checked = await Promise.all(
+    connected.filter(open).map(async (c) => {
+      const { errors } = await c.api.validate(c.node.draft(token));
+      return [c.node.index, token ? errors : errors.filter((e) => !e.field.startsWith("cluster.joinToken"))] as const;
+    }),
+  );
+  return new Map(checked.filter(([, errors]) => errors.length > 0).map(([i, errors]) => [i, [...errors]]));
+}
+
+function releaseProblems(connected: Connected[]): string[] {
+  const releases = new Set(connected.map((c) => c.options.release));
+  if (releases.size <= 1 && !releases.has(null)) return [];
+  const each = connected.map((c) => `${c.node.name} ${c.options.release ?? "none loaded"}`).join(", ");
+  return [`the nodes carry different payload releases (${each}): every node of a cluster installs the same release`];
+}
+
+function blockerProblems(connected: Connected[]): string[] {
+  return connected.filter(open).flatMap((c) => (c.status.blockers ?? []).map((b) => `${c.node.name}: ${b.code}: ${b.detail}`));
+}
+
+function draftSummary(c: Connected, errors: number): string {
+  if (c.status.phase === "done") {
+    const changed = planChanges(c);
+    return changed.length > 0 ? `installed; the plan differs at ${changed.join(", ")} (not re-applied)` : "installed";
+  }
+  if (c.status.phase === "installing") return `installing attempt ${c.status.attempt}`;
+  return errors === 0 ? "valid" : `${errors} problem${errors === 1 ? "" : "s"}`;
+}
+
+/** SPEC §10.2: every node's certificate, status, options, blockers and release, and its verdict on its draft; nothing is changed. */
+export async function connectFleet(loaded: LoadedPlan): Promise<Connection> {
+  const results = await Promise.all(loaded.nodes.map(connectOne));
+  const connected = results.filter((r): r is Connected => "api" in r);
+  const failures = results.filter((r): r is Connection["failures"][number] => !("api" in r));
+  const problems = [...releaseProblems(connected), ...blockerProblems(connected)];
+  const init = connected.find((c) => c.node.role === "init" && c.status.phase === "done");
+  const joinToken = init
+    ? await init.api.joinToken().catch((error: Error) => void problems.push(`${init.node.name} is installed, but its join token cannot be read: ${error.message}`))
+    : undefined;
+  const errors = await draftErrors(connected, joinToken?.token);
+  const rows = results.map((r): ConnectRow => {
+    const base = { node: r.node.name, role: r.node.role, installer: r.node.access.url.host };
+    if (!("api" in r)) return { ...base, phase: r.kind, attempt: 0, release: null, blockers: [], draft: "-" };
+    const { status, options } = r;
+    return { ...base, phase: status.phase, attempt: status.attempt, release: options.release, blockers: (status.blockers ?? []).map((b) => b.code), draft: draftSummary(r, errors.get(r.node.index)?.length ?? 0) };
+  });
+  const draftProblems = fieldProblems(loaded.plan, errors).map(loaded.locate);
+  return { connected, failures, problems, draftProblems, rows, ...(joinToken ? { joinToken } : {}) };
+}

@@ -1,0 +1,134 @@
+import { basename, dirname, extname, join } from "node:path";
+import { UsageError, parseFlags } from "../flags.ts";
+import { connectFleet } from "./connect.ts";
+import { installFleet } from "./install.ts";
+import { type FleetOutput, chooseOutput } from "./output/index.ts";
+import { type LoadedPlan, loadPlan } from "./plan.ts";
+import { exitCode, summaryRows, writeReport } from "./report.ts";
+import { FleetState, StateFileError } from "./state.ts";
+import { EXAMPLE_PLAN, FLEET_USAGE } from "./usage.ts";
+
+interface FleetFlags {
+  plan: string;
+  dryRun: boolean;
+  json: boolean;
+  parallel: number;
+  rechecks: number;
+  state: string;
+  stateGiven: boolean;
+}
+
+function count(flag: string, value: string, min: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new UsageError(`--${flag} must be a whole number ≥ ${min}, got "${value}"`);
+  return Number(value);
+}
+
+function parseFleetFlags(args: string[]): FleetFlags | "help" | "example" {
+  const { values, booleans, positionals } = parseFlags(
+    args,
+    { parallel: { default: "1", help: "" }, rechecks: { default: "1", help: "" }, state: { help: "" } },
+    {},
+    { "dry-run": { type: "boolean" }, json: { type: "boolean" }, example: { type: "boolean" }, help: { type: "boolean" } },
+  );
+  if (booleans.help) return "help";
+  if (booleans.example) return "example";
+  if (positionals.length !== 1) throw new UsageError("fleet takes one PLAN.yaml (fleet --help describes it, fleet --example prints one)");
+  const plan = positionals[0]!;
+  const state = values.state ?? join(dirname(plan), `${basename(plan, extname(plan))}.fleet-state.json`);
+  return {
+    plan,
+    dryRun: booleans["dry-run"]!,
+    json: booleans.json!,
+    parallel: count("parallel", values.parallel!, 1),
+    rechecks: count("rechecks", values.rechecks!, 0),
+    state,
+    stateGiven: values.state !== undefined,
+  };
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Stops watching on Ctrl-C (a second one exits at once); the installs go on on the nodes. */
+function onInterrupt(controller: AbortController): () => void {
+  const first = () => {
+    controller.abort();
+    process.once("SIGINT", () => process.exit(130));
+  };
+  process.once("SIGINT", first);
+  return () => process.removeListener("SIGINT", first);
+}
+
+async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput): Promise<number> {
+  let state: FleetState;
+  try {
+    state = await FleetState.open(flags.state, loaded.file, loaded.hash);
+  } catch (error) {
+    if (!(error instanceof StateFileError)) throw error;
+    out.note(null, "error", error.message);
+    return 2;
+  }
+  if (state.previousPlanHash) out.note(null, "warn", `the plan changed since ${flags.state} was written: installed nodes keep what they were installed with; the others get the plan as it is now`);
+
+  const connection = await connectFleet(loaded);
+  out.nodes(connection.rows);
+  for (const failure of connection.failures) out.note(failure.node.name, "error", `${failure.kind}: ${failure.detail}`);
+  for (const problem of connection.problems) out.note(null, "error", problem);
+  if (connection.draftProblems.length > 0) out.problems(loaded.file, connection.draftProblems, `${loaded.file}: the nodes found ${plural(connection.draftProblems.length, "problem")} in their drafts`);
+  if (connection.failures.length > 0 || connection.problems.length > 0 || connection.draftProblems.length > 0) {
+    out.note(null, "error", "nothing was changed on any node");
+    return 2;
+  }
+  if (flags.dryRun) {
+    const pending = connection.joinToken ? "" : " (the joins without their join token, which the init node issues once installed)";
+    out.note(null, "info", `dry run: every node validated its draft${pending}; nothing was changed`);
+    return 0;
+  }
+
+  const controller = new AbortController();
+  const release = onInterrupt(controller);
+  let run;
+  try {
+    run = await installFleet(connection, { out, state, rechecks: flags.rechecks, signal: controller.signal }, flags.parallel);
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+    await state.flush();
+    const again = `node installer.js fleet ${flags.plan}${flags.stateGiven ? ` --state ${flags.state}` : ""}`;
+    out.note(null, "warn", `stopped watching; the installs that run go on on their nodes. To follow them and go on: ${again}`);
+    return 130;
+  } finally {
+    release();
+  }
+  await state.flush();
+  const { outcomes, joinToken } = run;
+  const exit = exitCode(outcomes);
+  const reportPath = join(dirname(flags.state), "fleet-report.json");
+  await writeReport(reportPath, loaded, connection, outcomes, exit, joinToken ? [joinToken] : []);
+  const installed = [...outcomes.values()].filter((o) => o.kind === "installed").length;
+  out.summary(summaryRows(loaded, outcomes), exit, `${installed} of ${plural(loaded.nodes.length, "node")} installed; report: ${reportPath}`);
+  return exit;
+}
+
+/** `node installer.js fleet PLAN.yaml`: a whole cluster from one plan, through each node's public API (SPEC §10). */
+export async function runFleet(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  // Output piped into a reader that stopped (| head) ends the fleet quietly; the installs go on on their nodes.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(130);
+  });
+  const flags = parseFleetFlags(args);
+  if (flags === "help" || flags === "example") {
+    process.stdout.write(flags === "help" ? FLEET_USAGE : EXAMPLE_PLAN);
+    return 0;
+  }
+  const result = await loadPlan(flags.plan, env);
+  if (!result.ok) {
+    chooseOutput(flags.json, new Map()).problems(flags.plan, result.problems, `${flags.plan}: ${plural(result.problems.length, "problem")}; no node was contacted`);
+    return 2;
+  }
+  const out = chooseOutput(flags.json, new Map(result.loaded.nodes.map((n) => [n.name, n.role])));
+  try {
+    return await install(result.loaded, flags, out);
+  } finally {
+    out.close();
+  }
+}

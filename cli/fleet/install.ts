@@ -1,0 +1,57 @@
+import type { Connection, Connected } from "./connect.ts";
+import { type Outcome, type RunContext, runNode } from "./node-run.ts";
+
+/** Runs `work` over `items`, at most `limit` at once, in order of the list. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * SPEC §10.3: the init node first; once it is installed, its join token goes into every join's draft and
+ * the joins install, `parallel` at a time. The joins depend on the init node only: one join failing stops
+ * no other.
+ */
+export interface FleetRun {
+  outcomes: Map<string, Outcome>;
+  /** The join token the joins were given, to redact. */
+  joinToken?: string;
+}
+
+export async function installFleet(connection: Connection, ctx: RunContext, parallel: number): Promise<FleetRun> {
+  const outcomes = new Map<string, Outcome>();
+  const init = connection.connected.find((c) => c.node.role === "init")!;
+  const joins = connection.connected.filter((c) => c.node.role === "join");
+  const stopAll = (detail: string) => {
+    for (const join of joins) {
+      outcomes.set(join.node.name, { kind: "stopped", detail, attempt: join.status.attempt });
+      ctx.out.change(join.node.name, { phase: "stopped" });
+    }
+  };
+
+  const founded = await runNode(init, ctx);
+  outcomes.set(init.node.name, founded);
+  if (founded.kind !== "installed") {
+    stopAll(`not started: the init node ${init.node.name} did not install`);
+    return { outcomes };
+  }
+  let token = connection.joinToken;
+  if (!token) {
+    try {
+      token = await init.api.joinToken();
+    } catch (error) {
+      stopAll(`not started: the init node's join token cannot be read: ${(error as Error).message}`);
+      return { outcomes };
+    }
+  }
+  if (joins.some((join) => join.status.phase !== "done")) ctx.out.note(null, "info", `${init.node.name} founded cluster ${token.cluster}: its join token goes into the joins' drafts`);
+  const joinToken = token.token;
+  await pool(joins, parallel, async (join: Connected) => {
+    ctx.signal.throwIfAborted();
+    outcomes.set(join.node.name, await runNode(join, ctx, joinToken));
+  });
+  return { outcomes, joinToken };
+}

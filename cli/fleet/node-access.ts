@@ -1,0 +1,53 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+
+/** How the fleet reaches one node's installer: where, which certificate, which install code. */
+export interface NodeAccess {
+  url: URL;
+  /** SHA-256 of the installer's certificate, 64 lowercase hex digits. */
+  pin: string;
+  code: string;
+}
+
+/** "9F:86:D0:…" (any case) or plain hex → 64 lowercase hex digits; undefined when it is not a SHA-256. */
+export function parseFingerprint(text: string): string | undefined {
+  const trimmed = text.trim();
+  const hex = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){31}$/.test(trimmed) ? trimmed.replaceAll(":", "") : trimmed;
+  return /^[0-9a-fA-F]{64}$/.test(hex) ? hex.toLowerCase() : undefined;
+}
+
+/** As the installer's banner prints it: uppercase pairs joined by colons. */
+export function formatFingerprint(hex: string): string {
+  return hex.toUpperCase().match(/../g)!.join(":");
+}
+
+export function installerUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `${JSON.stringify(text)} is not a URL (e.g. https://10.20.0.11:9443)`;
+  }
+  if (url.protocol !== "https:") return `${text} is not https:// (installers serve HTTPS only)`;
+  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) return `${text} has more than https://host:port; give the installer's address alone`;
+  return undefined;
+}
+
+export type CodeSource = { ok: true; code: string } | { ok: false; problem: string };
+
+/** `env:VAR`, `file:PATH` (relative to the plan's folder; its first line) or the code itself. */
+export async function resolveCode(source: string, planFolder: string, env: NodeJS.ProcessEnv): Promise<CodeSource> {
+  if (source.startsWith("env:")) {
+    const name = source.slice(4);
+    const value = env[name]?.trim();
+    return value ? { ok: true, code: value } : { ok: false, problem: `the environment variable ${name} is not set (or empty)` };
+  }
+  if (source.startsWith("file:")) {
+    const path = resolve(planFolder, source.slice(5));
+    const text = await readFile(path, "utf8").catch((error: Error) => error);
+    if (text instanceof Error) return { ok: false, problem: `cannot read ${path}: ${text.message}` };
+    const code = text.split("\n")[0]?.trim();
+    return code ? { ok: true, code } : { ok: false, problem: `${path} is empty` };
+  }
+  return { ok: true, code: source.trim() };
+}

@@ -1,0 +1,171 @@
+import { ApiProblem, type Verdict } from "./api.ts";
+import { type Connected, planChanges, refusal } from "./connect.ts";
+import type { FleetOutput, Level } from "./output/index.ts";
+import { Unreachable } from "./pinned-https.ts";
+import type { FleetState } from "./state.ts";
+import { followAttempt } from "./watch.ts";
+
+export type OutcomeKind = "installed" | "failed" | "stopped" | "unreachable" | "refused";
+
+export interface Outcome {
+  kind: OutcomeKind;
+  detail: string;
+  /** The node's latest attempt, 0 when none. */
+  attempt: number;
+  startedAt?: number;
+  endedAt?: number;
+}
+
+export interface RunContext {
+  out: FleetOutput;
+  state: FleetState;
+  /** Readiness rechecks each node may run (--rechecks). */
+  rechecks: number;
+  /** Ctrl-C: stop watching; nothing new is started after it. */
+  signal: AbortSignal;
+}
+
+/** The node cannot go on, for a reason its installer gave. */
+class NodeFailed extends Error {}
+
+/** One node's part of the install (SPEC §10.3): its draft, its attempt followed to the verdict, rechecks while the verdict asks for one. */
+class NodeRun {
+  #attempt = 0;
+  #failure = "";
+
+  constructor(
+    private readonly c: Connected,
+    private readonly ctx: RunContext,
+    private readonly joinToken: string | undefined,
+  ) {}
+
+  note(level: Level, message: string): void {
+    this.ctx.out.note(this.c.node.name, level, message);
+  }
+
+  async run(): Promise<Outcome> {
+    const startedAt = Date.now();
+    const end = (kind: OutcomeKind, detail: string): Outcome => {
+      this.ctx.out.change(this.c.node.name, { phase: kind === "installed" ? "done" : kind });
+      return { kind, detail, attempt: this.#attempt, startedAt, endedAt: Date.now() };
+    };
+    try {
+      return (await this.#drive()) ? end("installed", "installed") : end("failed", this.#failure);
+    } catch (error) {
+      if (this.ctx.signal.aborted) throw error;
+      const refused = refusal(error);
+      const kind = refused ? "refused" : error instanceof Unreachable ? "unreachable" : error instanceof NodeFailed || error instanceof ApiProblem ? "failed" : undefined;
+      if (!kind) throw error;
+      const detail = refused ?? (error as Error).message;
+      this.note("error", kind === "failed" ? detail : `${kind}: ${detail}`);
+      return end(kind, detail);
+    }
+  }
+
+  /** True once installed; false with #failure set when a verdict says it failed for good. */
+  async #drive(): Promise<boolean> {
+    const { api, node } = this.c;
+    const status = await api.status();
+    this.#attempt = status.attempt;
+    const record = this.ctx.state.node(node.name);
+    if (status.phase === "done") {
+      const changed = planChanges({ ...this.c, status });
+      this.note(changed.length > 0 ? "warn" : "info", changed.length > 0 ? `installed already; the plan differs at ${changed.join(", ")}: not re-applied (an installed node keeps its config)` : "installed already");
+      return true;
+    }
+    let verdict: Verdict | undefined;
+    const since = status.startedAt ? Date.parse(status.startedAt) : undefined;
+    if (status.phase === "installing") {
+      const from = record.attempt === status.attempt ? (record.lastSeq ?? 0) : 0;
+      this.note("info", `attempt ${status.attempt} is running: following it${from > 0 ? ` after event ${from}` : ""}`);
+      verdict = await this.#follow(status.attempt, from, since);
+    } else if (status.phase === "failed") {
+      if (record.attempt === status.attempt && record.outcome === undefined) {
+        this.note("info", `attempt ${status.attempt} ended while the fleet was away: reading its last events`);
+        verdict = await this.#follow(status.attempt, record.lastSeq ?? 0, since);
+      } else {
+        const last = await api.verdict();
+        if (last?.next === "recheckReadiness") verdict = last;
+      }
+    }
+    let rechecks = this.ctx.rechecks;
+    for (;;) {
+      verdict ??= await this.#start("install");
+      if (verdict.outcome === "succeeded") return true;
+      if (verdict.next === "recheckReadiness" && rechecks > 0) {
+        rechecks -= 1;
+        this.note("warn", `${verdict.code}: ${verdict.message} — rechecking readiness (${this.ctx.rechecks - rechecks} of ${this.ctx.rechecks})`);
+        verdict = await this.#start("recheck");
+        continue;
+      }
+      this.#failure = `${verdict.code ?? "FAILED"}: ${verdict.message}`;
+      this.note("error", `attempt ${verdict.attempt} failed: ${this.#failure} (next: ${verdict.next})`);
+      for (const check of (verdict.checks ?? []).filter((c) => c.code)) this.note("error", `join check ${check.name}: ${check.code}: ${check.detail}`);
+      return false;
+    }
+  }
+
+  async #putDraft(): Promise<void> {
+    const { api, node } = this.c;
+    const written = this.ctx.state.node(node.name).etag;
+    if (written && written !== this.c.etag) this.note("warn", "its draft was changed since the fleet wrote it: the plan's draft replaces it");
+    try {
+      const { etag } = await api.putConfig(node.draft(this.joinToken), this.c.etag);
+      this.c.etag = etag;
+      await this.ctx.state.set(node.name, { etag });
+    } catch (error) {
+      if (error instanceof ApiProblem && error.code === "PRECONDITION_FAILED") {
+        throw new NodeFailed("its draft was changed by someone else while the fleet ran (412 on If-Match): look at GET /config on it, then run the fleet again");
+      }
+      throw error;
+    }
+    this.note("info", `draft written (${node.role === "init" ? "hyperconverged-init" : "hyperconverged-join"})`);
+  }
+
+  async #start(kind: "install" | "recheck"): Promise<Verdict> {
+    const { api, node } = this.c;
+    this.ctx.signal.throwIfAborted();
+    if (kind === "install") await this.#putDraft();
+    this.ctx.signal.throwIfAborted();
+    let started: { attempt: number };
+    try {
+      started = kind === "install" ? await api.install() : await api.recheck();
+    } catch (error) {
+      if (!(error instanceof ApiProblem || error instanceof Unreachable)) throw error;
+      if (error instanceof ApiProblem && error.code === "INVALID_CONFIG") {
+        throw new NodeFailed(`the node refused its draft: ${error.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`);
+      }
+      if (error instanceof ApiProblem && error.code === "INSTALL_BLOCKED") {
+        throw new NodeFailed(`blocked: ${error.blockers.map((b) => `${b.code}: ${b.detail}`).join("; ")}`);
+      }
+      // Someone else's attempt, or ours whose answer was lost: follow whatever runs.
+      const status = await api.status();
+      if (status.phase !== "installing") throw error;
+      started = status;
+    }
+    await this.ctx.state.set(node.name, { attempt: started.attempt, lastSeq: 0, outcome: undefined });
+    this.note("info", `${kind === "install" ? "install" : "readiness recheck"} attempt ${started.attempt} started`);
+    return this.#follow(started.attempt, 0, Date.now());
+  }
+
+  async #follow(attempt: number, from: number, since?: number): Promise<Verdict> {
+    const name = this.c.node.name;
+    this.#attempt = attempt;
+    this.ctx.out.change(name, { phase: "installing", attempt, step: "", ...(since ? { since } : {}) });
+    const verdict = await followAttempt(this.c.api, attempt, from, {
+      signal: this.ctx.signal,
+      onEvent: (event) => {
+        this.ctx.out.event(name, event);
+        this.ctx.state.seen(name, event.seq);
+      },
+      onBreak: (reason, seq) => this.note("warn", `the event stream broke (${reason}); resuming after event ${seq}`),
+    });
+    await this.ctx.state.set(name, { attempt, outcome: verdict.outcome });
+    this.ctx.out.change(name, { phase: verdict.outcome === "succeeded" ? "done" : "failed" });
+    return verdict;
+  }
+}
+
+export function runNode(c: Connected, ctx: RunContext, joinToken?: string): Promise<Outcome> {
+  return new NodeRun(c, ctx, joinToken).run();
+}

@@ -1,0 +1,74 @@
+import { connectTable, elapsed, eventText, LEVEL_WORD, problemLines, summaryTable } from "./common.ts";
+import { formatTable } from "./text-table.ts";
+import type { FleetOutput, NodeChange } from "./types.ts";
+
+interface Row extends NodeChange {
+  role: string;
+  last: string;
+  /** When it stopped running: its elapsed time stops there. */
+  until?: number;
+}
+
+const RUNNING = new Set(["waiting", "installing"]);
+
+const REDRAW_MS = 100;
+const UP = (n: number) => (n > 0 ? `\x1b[${n}A` : "");
+const CLEAR_DOWN = "\r\x1b[J";
+
+/** On a terminal: one row per node (node, role, phase, step, elapsed, last line), redrawn in place. */
+export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableStream, roles: ReadonlyMap<string, string>): FleetOutput {
+  const rows = new Map<string, Row>([...roles].map(([node, role]) => [node, { role, phase: "waiting", last: "" }]));
+  let drawn = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let ticker: NodeJS.Timeout | undefined;
+
+  const fit = (line: string) => line.slice(0, Math.max(20, (stdout.columns || 120) - 1));
+  const tableLines = () => {
+    const now = Date.now();
+    const body = [...rows].map(([node, r]) => [node, r.role, r.phase ?? "", r.step ?? "", r.since ? elapsed(((r.until ?? now) - r.since) / 1000) : "-", r.last]);
+    return formatTable(["NODE", "ROLE", "PHASE", "STEP", "ELAPSED", "LAST LINE"], body).map(fit);
+  };
+  const draw = (above: string[] = []) => {
+    clearTimeout(timer);
+    timer = undefined;
+    const lines = [...above, ...tableLines()];
+    stdout.write(`${UP(drawn)}${CLEAR_DOWN}${lines.join("\n")}\n`);
+    drawn = lines.length - above.length;
+  };
+  const later = () => {
+    timer ??= setTimeout(draw, REDRAW_MS);
+    ticker ??= setInterval(draw, 1000).unref();
+  };
+  const update = (node: string, change: Partial<Row>) => {
+    const row = rows.get(node);
+    if (row) Object.assign(row, change, change.phase ? { until: RUNNING.has(change.phase) ? undefined : Date.now() } : {});
+    later();
+  };
+  const stop = () => {
+    clearTimeout(timer);
+    clearInterval(ticker);
+    timer = ticker = undefined;
+  };
+  const print = (lines: string[]) => {
+    if (drawn > 0) draw(lines);
+    else stdout.write(`${lines.join("\n")}\n`);
+  };
+
+  return {
+    problems: (file, problems, closing) => stderr.write(`${problemLines(file, problems, closing).join("\n")}\n`),
+    nodes: (table) => print(connectTable(table)),
+    note: (node, level, message) => (node === null ? print([`${LEVEL_WORD[level]}${message}`]) : update(node, { last: `${LEVEL_WORD[level]}${message}` })),
+    change: (node, change) => update(node, change),
+    event: (node, event) => update(node, { last: eventText(event).replace(/\s+/g, " "), ...(event.step ? { step: event.step } : {}) }),
+    summary: (table, _exit, closing) => {
+      draw();
+      stop();
+      drawn = 0;
+      stdout.write(`\n${[...summaryTable(table), closing].join("\n")}\n`);
+    },
+    close: () => {
+      if (timer || ticker) draw();
+      stop();
+    },
+  };
+}

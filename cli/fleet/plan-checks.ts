@@ -1,0 +1,129 @@
+import { type Draft, type FieldError, validateDraft } from "../../core/config/index.ts";
+import { type Cidr, parseCidr, subnetText } from "../../core/config/net.ts";
+import type { Path } from "../../core/config/schema.ts";
+import type { HostFacts } from "../../core/host.ts";
+import { BUILT_IN_RELEASE } from "../../core/release.ts";
+import { parseFieldPath, planPathOf } from "./compose.ts";
+import type { Plan } from "./plan-schema.ts";
+import type { PlanProblem } from "./plan-yaml.ts";
+
+/** Fields whose rules ask the host: offline they are left to the node, which checks them with its own inventory once connected. */
+const HOST_FIELDS = [/^mode$/, /^network\.interface$/, /^storage\.osdDevices/];
+const isHostField = (field: string) => HOST_FIELDS.some((pattern) => pattern.test(field));
+
+/** A host that has what the draft names, so that offline only the rules that do not depend on the host can fail. */
+function assumedHost(draft: Draft): HostFacts {
+  const name = draft.network?.interface;
+  const devices = (draft.storage?.osdDevices ?? []).filter((d): d is string => typeof d === "string");
+  return {
+    hostname: "",
+    interfaces: name === undefined ? [] : [{ name, mac: "", up: true, addresses: [] }],
+    disks: devices.map((path) => ({ name: path.split("/").pop() ?? path, path, sizeBytes: 0, model: "", rotational: false, inUse: false })),
+    memoryBytes: 0,
+    cpuCount: 0,
+  };
+}
+
+/** The service's validator on a node's composed draft, offline: the host's questions and the join token (not issued yet) left out. */
+export function offlineFieldErrors(draft: Draft): FieldError[] {
+  return validateDraft(draft, { host: assumedHost(draft), release: BUILT_IN_RELEASE })
+    .filter((e) => e.field !== "mode" && !e.field.startsWith("cluster.joinToken"))
+    .map(({ hint, ...e }) => (isHostField(e.field) || hint === undefined ? e : { ...e, hint }));
+}
+
+/**
+ * A node's field errors at the plan paths they come from. An error of the common part shows once,
+ * naming the nodes it concerns when not all of them.
+ */
+export function fieldProblems(plan: Plan, errors: ReadonlyMap<number, readonly FieldError[]>): PlanProblem[] {
+  const grouped = new Map<string, { problem: PlanProblem; nodes: string[] }>();
+  for (const [index, fieldErrors] of errors) {
+    for (const error of fieldErrors) {
+      const path = planPathOf(plan, index, parseFieldPath(error.field));
+      const key = JSON.stringify([path, error.message, error.hint]);
+      const entry = grouped.get(key) ?? { problem: { path, message: error.message, ...(error.hint ? { hint: error.hint } : {}) }, nodes: [] };
+      entry.nodes.push(plan.nodes[index]!.name);
+      grouped.set(key, entry);
+    }
+  }
+  return [...grouped.values()].map(({ problem, nodes }) =>
+    problem.path[0] === "nodes" || nodes.length === plan.nodes.length ? problem : { ...problem, message: `${problem.message} (for ${nodes.join(", ")})` },
+  );
+}
+
+interface Seen<T> {
+  index: number;
+  value: T;
+}
+
+function nodeLabel(plan: Plan, index: number): string {
+  return `nodes[${index}] (${plan.nodes[index]!.name})`;
+}
+
+/** Each node after the first whose value differs from the first one's. */
+function differing<T>(values: Seen<T>[], same: (a: T, b: T) => boolean): Array<{ first: Seen<T>; other: Seen<T> }> {
+  const [first, ...rest] = values;
+  return first ? rest.filter((other) => !same(first.value, other.value)).map((other) => ({ first, other })) : [];
+}
+
+function parsedAddresses(drafts: ReadonlyMap<number, Draft>): Seen<Cidr>[] {
+  return [...drafts].flatMap(([index, draft]) => {
+    const parsed = parseCidr(draft.network?.address ?? "");
+    return parsed.ok ? [{ index, value: parsed.value }] : [];
+  });
+}
+
+function roleProblems(plan: Plan, indexes: number[]): PlanProblem[] {
+  const inits = indexes.filter((i) => plan.nodes[i]!.role === "init");
+  if (inits.length === 0) return [{ path: ["nodes"], message: "no node has role: init; exactly one node founds the cluster, the others join", hint: "set role: init on one node" }];
+  return inits.slice(1).map((i) => ({
+    path: ["nodes", i, "role"],
+    message: `${nodeLabel(plan, i)} is a second init (${nodeLabel(plan, inits[0]!)} is one); exactly one node founds the cluster, the others join`,
+  }));
+}
+
+const origin = (url: string) => URL.canParse(url) ? new URL(url).origin : url;
+
+function uniqueProblems(plan: Plan, indexes: number[], key: "name" | "installer", what: string): PlanProblem[] {
+  const value = (i: number) => (key === "installer" ? origin(plan.nodes[i]!.installer) : plan.nodes[i]!.name);
+  return indexes.flatMap((i) => {
+    const first = indexes.find((j) => value(j) === value(i));
+    return first !== undefined && first !== i ? [{ path: ["nodes", i, key], message: `${plan.nodes[i]![key]} is also ${nodeLabel(plan, first)}'s ${what}` }] : [];
+  });
+}
+
+function networkProblems(plan: Plan, drafts: ReadonlyMap<number, Draft>): PlanProblem[] {
+  const at = (index: number, field: string): Path => planPathOf(plan, index, parseFieldPath(field));
+  const addresses = parsedAddresses(drafts);
+  const problems: PlanProblem[] = [];
+  for (const { index, value } of addresses) {
+    const first = addresses.find((a) => a.value.ip.value === value.ip.value && a.value.ip.family === value.ip.family);
+    if (first && first.index !== index) problems.push({ path: at(index, "network.address"), message: `${drafts.get(index)!.network!.address} is also ${nodeLabel(plan, first.index)}'s address` });
+  }
+  for (const { first, other } of differing(addresses, (a, b) => subnetText(a) === subnetText(b))) {
+    problems.push({
+      path: at(other.index, "network.address"),
+      message: `${drafts.get(other.index)!.network!.address} is in ${subnetText(other.value)}, but ${nodeLabel(plan, first.index)} is in ${subnetText(first.value)}: every node has its address in one management subnet`,
+    });
+  }
+  const gateways = [...drafts].flatMap(([index, d]) => (d.network?.gateway === undefined ? [] : [{ index, value: d.network.gateway }]));
+  for (const { first, other } of differing(gateways, (a, b) => a === b)) {
+    problems.push({ path: at(other.index, "network.gateway"), message: `${other.value} differs from ${nodeLabel(plan, first.index)}'s gateway ${first.value}: every node has the same gateway` });
+  }
+  const ranges = [...drafts].map(([index, d]) => ({ index, value: [...(d.network?.floatingIpCidrs ?? [])].sort() }));
+  for (const { first, other } of differing(ranges, (a, b) => a.join() === b.join())) {
+    const shown = (list: string[]) => (list.length > 0 ? list.join(", ") : "none");
+    problems.push({
+      path: at(other.index, "network.floatingIpCidrs"),
+      message: `${nodeLabel(plan, other.index)} has floating ranges ${shown(other.value)}, ${nodeLabel(plan, first.index)} ${shown(first.value)}: every node has the same floating ranges`,
+      hint: "set them once in cluster.common.network.floatingIpCidrs",
+    });
+  }
+  return problems;
+}
+
+/** SPEC §10's rules across the well-shaped nodes (`indexes`), and over their drafts where the cluster section lets them be composed. */
+export function crossNodeProblems(plan: Plan, indexes: number[], drafts: ReadonlyMap<number, Draft>): PlanProblem[] {
+  return [...roleProblems(plan, indexes), ...uniqueProblems(plan, indexes, "name", "name"), ...uniqueProblems(plan, indexes, "installer", "installer"), ...networkProblems(plan, drafts)];
+}
+

@@ -1,0 +1,61 @@
+import { type Document, LineCounter, parseDocument } from "yaml";
+import { formatPath } from "../../core/config/paths.ts";
+import type { Path } from "../../core/config/schema.ts";
+import { offsetOf } from "../../core/config/yaml.ts";
+
+/** A problem of the plan, at a plan path such as nodes[1].config.network.address. */
+export interface PlanProblem {
+  path: Path;
+  message: string;
+  hint?: string;
+  /** About the key itself (an unknown key), not its value. */
+  atKey?: boolean;
+}
+
+export interface LocatedProblem extends PlanProblem {
+  line: number;
+  column: number;
+}
+
+export interface PlanText {
+  value: unknown;
+  locate(problem: PlanProblem): LocatedProblem;
+}
+
+const MAX_BYTES = 1024 * 1024;
+const MAX_ALIASES = 50;
+
+/** The plan's YAML, or the one problem that keeps it from being read; positions are 1-based. */
+export function parsePlanYaml(text: string): { ok: true; plan: PlanText } | { ok: false; problem: LocatedProblem } {
+  const lineCounter = new LineCounter();
+  const at = (offset: number, message: string) => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { ok: false as const, problem: { path: [], message, line, column: col } };
+  };
+  if (Buffer.byteLength(text) > MAX_BYTES) return { ok: false, problem: { path: [], message: "the plan is larger than 1 MiB", line: 1, column: 1 } };
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, logLevel: "error" });
+  } catch (error) {
+    return { ok: false, problem: { path: [], message: `the plan could not be read: ${(error as Error).message}`, line: 1, column: 1 } };
+  }
+  const error = [...doc.errors, ...doc.warnings][0];
+  if (error) return at(error.pos[0], `YAML: ${error.message}`);
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (error) {
+    return at(0, `the plan could not be read: ${(error as Error).message}`);
+  }
+  const locate = (problem: PlanProblem): LocatedProblem => {
+    const { line, col } = lineCounter.linePos(offsetOf(doc, problem.path, problem.atKey));
+    return { ...problem, line, column: col };
+  };
+  return { ok: true, plan: { value, locate } };
+}
+
+/** `PLAN:LINE:COL path: message (hint)`, the shape of `validate`'s lines. */
+export function formatProblem(file: string, problem: LocatedProblem): string {
+  const where = formatPath(problem.path) || "(plan)";
+  return `${file}:${problem.line}:${problem.column} ${where}: ${problem.message}${problem.hint ? ` (${problem.hint})` : ""}`;
+}

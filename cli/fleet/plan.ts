@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { Draft, FieldError } from "../../core/config/index.ts";
+import { composeDraft } from "./compose.ts";
+import { type NodeAccess, installerUrlProblem, parseFingerprint, resolveCode } from "./node-access.ts";
+import { crossNodeProblems, fieldProblems, offlineFieldErrors } from "./plan-checks.ts";
+import type { Plan, Role } from "./plan-schema.ts";
+import { planShapeProblems } from "./plan-shape.ts";
+import { type LocatedProblem, type PlanProblem, parsePlanYaml } from "./plan-yaml.ts";
+
+export interface FleetNode {
+  index: number;
+  name: string;
+  role: Role;
+  access: NodeAccess;
+  /** The node's draft; a join's with the token once the init node issued it. */
+  draft(joinToken?: string): Draft;
+}
+
+export interface LoadedPlan {
+  file: string;
+  /** sha256 of the plan's text: a state file written for another plan says so. */
+  hash: string;
+  plan: Plan;
+  nodes: FleetNode[];
+  /** Where a plan path is in the file. */
+  locate(problem: PlanProblem): LocatedProblem;
+}
+
+export type PlanResult = { ok: true; loaded: LoadedPlan } | { ok: false; problems: LocatedProblem[] };
+
+async function accessOf(plan: Plan, index: number, folder: string, env: NodeJS.ProcessEnv): Promise<{ access?: NodeAccess; problems: PlanProblem[] }> {
+  const node = plan.nodes[index]!;
+  const at = (key: string, message: string, hint?: string): PlanProblem => ({ path: ["nodes", index, key], message, ...(hint ? { hint } : {}) });
+  const problems: PlanProblem[] = [];
+  const urlProblem = installerUrlProblem(node.installer);
+  if (urlProblem) problems.push(at("installer", urlProblem));
+  const pin = parseFingerprint(node.fingerprint);
+  if (!pin) problems.push(at("fingerprint", "the fingerprint is not a SHA-256: 64 hex digits, plain or in colon-separated pairs", "copy the TLS SHA-256 line of the installer's banner"));
+  const code = await resolveCode(node.code, folder, env);
+  if (!code.ok) problems.push(at("code", code.problem, "`node installer.js code` on the node prints its install code"));
+  return problems.length > 0 || !pin || !code.ok ? { problems } : { access: { url: new URL(node.installer), pin, code: code.code }, problems };
+}
+
+const byPosition = (a: LocatedProblem, b: LocatedProblem) => a.line - b.line || a.column - b.column;
+
+/** Indexes of the nodes whose part of the plan has a shape problem. */
+function misshapen(problems: PlanProblem[]): Set<number> {
+  return new Set(problems.flatMap((p) => (p.path[0] === "nodes" && typeof p.path[1] === "number" ? [p.path[1]] : [])));
+}
+
+/** SPEC §10.1 offline: shape, install codes and pins, each node's draft by the service's validator, the rules across nodes. Every problem at once. */
+export async function loadPlan(file: string, env: NodeJS.ProcessEnv): Promise<PlanResult> {
+  const text = await readFile(file, "utf8").catch((error: Error) => error);
+  if (text instanceof Error) return { ok: false, problems: [{ path: [], message: `cannot read the plan: ${text.message}`, line: 1, column: 1 }] };
+  const parsed = parsePlanYaml(text);
+  if (!parsed.ok) return { ok: false, problems: [parsed.problem] };
+  const { value, locate } = parsed.plan;
+  const shape = planShapeProblems(value);
+  const unreadable = shape.some((p) => p.path.length === 0 || (p.path.length === 1 && p.path[0] !== "cluster") || (p.path[0] === "cluster" && p.path.length === 1));
+  if (unreadable) return { ok: false, problems: shape.map(locate).sort(byPosition) };
+
+  const plan = value as Plan;
+  const bad = misshapen(shape);
+  const good = plan.nodes.map((_, i) => i).filter((i) => !bad.has(i));
+  // A cluster section with a problem leaves the drafts unknown: only what does not need them is checked.
+  const clusterWell = !shape.some((p) => p.path[0] === "cluster");
+  const drafts = new Map(clusterWell ? good.map((i) => [i, composeDraft(plan, plan.nodes[i]!)]) : []);
+  const accesses = await Promise.all(plan.nodes.map((_, i) => (bad.has(i) ? { problems: [] } : accessOf(plan, i, dirname(file), env))));
+  const fieldErrors = new Map<number, FieldError[]>([...drafts].map(([i, draft]) => [i, offlineFieldErrors(draft)]));
+  const problems = [...shape, ...accesses.flatMap((a) => a.problems), ...fieldProblems(plan, fieldErrors), ...crossNodeProblems(plan, good, drafts)];
+  if (problems.length > 0) return { ok: false, problems: problems.map(locate).sort(byPosition) };
+
+  const nodes = plan.nodes.map((node, index) => ({
+    index,
+    name: node.name,
+    role: node.role,
+    access: (accesses[index] as { access: NodeAccess }).access,
+    draft: (joinToken?: string) => composeDraft(plan, node, joinToken),
+  }));
+  return { ok: true, loaded: { file, hash: createHash("sha256").update(text).digest("hex"), plan, nodes, locate } };
+}

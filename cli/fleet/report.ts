@@ -1,0 +1,44 @@
+import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
+import { createRedactor } from "../../core/secrets/index.ts";
+import type { Connection } from "./connect.ts";
+import type { Outcome } from "./node-run.ts";
+import type { SummaryRow } from "./output/index.ts";
+import type { LoadedPlan } from "./plan.ts";
+
+/** SPEC §10.6: 0 every node installed; 2 a node unreachable or refused; 1 any other failure. */
+export function exitCode(outcomes: ReadonlyMap<string, Outcome>): 0 | 1 | 2 {
+  const kinds = [...outcomes.values()].map((o) => o.kind);
+  if (kinds.some((k) => k === "unreachable" || k === "refused")) return 2;
+  return kinds.every((k) => k === "installed") ? 0 : 1;
+}
+
+export function summaryRows(loaded: LoadedPlan, outcomes: ReadonlyMap<string, Outcome>): SummaryRow[] {
+  return loaded.nodes.map((node) => {
+    const o = outcomes.get(node.name);
+    const elapsedSeconds = o?.startedAt && o.endedAt ? (o.endedAt - o.startedAt) / 1000 : null;
+    return { node: node.name, role: node.role, outcome: o?.kind ?? "not run", attempt: o?.attempt ?? 0, elapsedSeconds, detail: o?.detail ?? "" };
+  });
+}
+
+const settled = <T>(promise: Promise<T>): Promise<T | null> => promise.catch(() => null);
+
+/**
+ * fleet-report.json: each node's outcome, latest verdict and report as its installer gives them (redacted
+ * there), and the fleet's own secrets (install codes, the join token) redacted once more.
+ */
+export async function writeReport(path: string, loaded: LoadedPlan, connection: Connection, outcomes: ReadonlyMap<string, Outcome>, exit: number, secrets: string[]): Promise<void> {
+  const nodes = await Promise.all(
+    connection.connected.map(async (c) => ({
+      name: c.node.name,
+      role: c.node.role,
+      installer: c.node.access.url.origin,
+      outcome: outcomes.get(c.node.name) ?? null,
+      verdict: await settled(c.api.verdict()),
+      report: await settled(c.api.report()),
+    })),
+  );
+  const report = { plan: loaded.file, planHash: loaded.hash, cluster: loaded.plan.cluster.name, writtenAt: new Date().toISOString(), exit, nodes };
+  const all = [...secrets, ...loaded.nodes.map((n) => n.access.code)];
+  const redact = createRedactor(() => all);
+  await writeFileAtomic(path, redact.text(`${JSON.stringify(report, null, 2)}\n`));
+}

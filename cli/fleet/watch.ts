@@ -1,0 +1,47 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { InstallEvent, NodeApi, Verdict } from "./api.ts";
+import { PinMismatch, Unreachable } from "./pinned-https.ts";
+
+export interface Watcher {
+  onEvent(event: InstallEvent): void;
+  /** The stream broke; it is resumed after the last event received. */
+  onBreak(reason: string, lastSeq: number): void;
+  signal: AbortSignal;
+}
+
+/** How long a node may stay out of reach before the fleet gives up following it. */
+export const GIVE_UP_AFTER_MS = 120_000;
+
+/**
+ * Follows one attempt to its verdict over SSE, from event `after` on: a stream that breaks (or ends
+ * before the attempt did) is resumed with Last-Event-ID, so each event is seen once.
+ */
+export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "where">, attempt: number, after: number, watcher: Watcher): Promise<Verdict> {
+  let last = after;
+  let outOfReachSince: number | undefined;
+  let tries = 0;
+  for (;;) {
+    let reason: string | undefined;
+    try {
+      for await (const event of api.events(attempt, last, watcher.signal)) {
+        last = event.seq;
+        outOfReachSince = undefined;
+        tries = 0;
+        watcher.onEvent(event);
+      }
+    } catch (error) {
+      if (watcher.signal.aborted || error instanceof PinMismatch) throw error;
+      reason = (error as Error).message;
+    }
+    const verdict = await api.verdict(attempt).catch((error: unknown) => {
+      if (error instanceof Unreachable) return undefined;
+      throw error;
+    });
+    if (verdict) return verdict;
+    outOfReachSince ??= Date.now();
+    if (Date.now() - outOfReachSince > GIVE_UP_AFTER_MS) throw new Unreachable(api.where, `${reason ?? "the event stream keeps closing"}; gave up after ${GIVE_UP_AFTER_MS / 1000} s`);
+    if (reason) watcher.onBreak(reason, last);
+    await sleep(250 * 2 ** Math.min(tries, 4), undefined, { signal: watcher.signal });
+    tries += 1;
+  }
+}

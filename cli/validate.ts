@@ -1,0 +1,43 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { text } from "node:stream/consumers";
+import { analyzeYamlDraft } from "../core/config/index.ts";
+import { loadHostFactsFile, readHostFacts } from "../core/host-facts.ts";
+import { RELEASE_FILE, readReleaseFile } from "../core/payload/release-file.ts";
+import { BUILT_IN_RELEASE } from "../core/release.ts";
+import type { Exit } from "./commands.ts";
+import { formatProblems, type Format } from "./problem-format.ts";
+
+const STDIN = "-";
+
+export interface ValidateOptions {
+  hostFacts: string | undefined;
+  payload: string;
+  format: Format;
+}
+
+/**
+ * `validate FILE` (`-` for stdin): the service's own validator, offline. Modes are judged by the
+ * payload's release.yaml, as the service judges them; without one, by the built-in release model
+ * (and a note on stderr says so). Exit 0 valid, 1 invalid, 2 unreadable.
+ */
+export async function validateFile(file: string, { hostFacts, payload: payloadFolder, format }: ValidateOptions): Promise<Exit> {
+  const shown = file === STDIN ? "<stdin>" : file;
+  let yaml: string;
+  try {
+    yaml = file === STDIN ? await text(process.stdin) : await readFile(file, "utf8");
+  } catch (err) {
+    process.stderr.write(`${shown}: cannot read: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const host = hostFacts ? await loadHostFactsFile(hostFacts) : await readHostFacts();
+  const payload = await readReleaseFile(payloadFolder);
+  if (payload.kind !== "ready") {
+    const why = payload.kind === "missing" ? `no ${RELEASE_FILE} in ${payloadFolder}` : `${join(payloadFolder, RELEASE_FILE)} is ${payload.kind} (${payload.problem})`;
+    process.stderr.write(`note: ${why}; modes are checked against the built-in release model (--payload DIR names the payload folder)\n`);
+  }
+  const release = payload.kind === "ready" ? payload.release.model : BUILT_IN_RELEASE;
+  const { errors } = analyzeYamlDraft(yaml, { host, release });
+  process.stdout.write(formatProblems(shown, errors, format));
+  return errors.length > 0 ? 1 : 0;
+}

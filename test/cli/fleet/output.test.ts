@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, it } from "node:test";
+import { jsonOutput } from "../../../cli/fleet/output/json.ts";
+import { linesOutput } from "../../../cli/fleet/output/lines.ts";
+import { liveOutput } from "../../../cli/fleet/output/live.ts";
+
+function sink(columns = 100) {
+  const written: string[] = [];
+  return { written, stream: { isTTY: true, columns, write: (chunk: string) => written.push(chunk) > 0 } as unknown as NodeJS.WriteStream };
+}
+
+const EVENT = { seq: 7, attempt: 1, time: "2026-01-01T00:00:00.000Z", type: "step.log", step: "firstboot", level: "info", message: "firstboot: starting services" } as const;
+const ROLES = new Map([["node-01", "init"], ["node-02", "join"]]);
+
+describe("fleet output", () => {
+  it("on a terminal: one row per node, redrawn in place (cursor up over the last table, clear down), lines cut to the width", async () => {
+    const out = sink(60);
+    const live = liveOutput(out.stream, sink().stream, ROLES);
+    live.change("node-01", { phase: "installing", attempt: 1, since: Date.now() });
+    live.event("node-01", EVENT);
+    await sleep(150);
+    assert.equal(out.written.length, 1, "changes within 100 ms are drawn once");
+    const first = out.written[0]!;
+    assert.ok(first.startsWith("\r\x1b[J"), "nothing to go up over yet");
+    const rows = first.slice(4).trimEnd().split("\n");
+    assert.equal(rows.length, 3);
+    assert.match(rows[0]!, /^NODE +ROLE +PHASE +STEP +ELAPSED +LAST LINE/);
+    assert.match(rows[1]!, /^node-01 +init +installing +firstboot +0s +firstboot: f$/);
+    assert.match(rows[2]!, /^node-02 +join +waiting/);
+    assert.ok(rows.every((row) => row.length <= 59), "no line wraps");
+
+    live.note(null, "info", "node-01 founded cluster lab-1");
+    assert.ok(out.written[1]!.startsWith("\x1b[3A\r\x1b[J"), "a fleet line goes above the table, which is drawn again below it");
+    assert.match(out.written[1]!, /^\x1b\[3A\r\x1b\[Jnode-01 founded cluster lab-1\nNODE/);
+    live.summary([{ node: "node-01", role: "init", outcome: "installed", attempt: 1, elapsedSeconds: 62, detail: "installed" }], 0, "1 of 2 nodes installed");
+    assert.match(out.written.at(-1)!, /node-01 +init +installed +1 +1m02s +installed\n1 of 2 nodes installed\n$/);
+    live.close();
+  });
+
+  it("prefixed lines: [node] step: message, warnings and errors said so", () => {
+    const out = sink();
+    const lines = linesOutput(out.stream, sink().stream);
+    lines.event("node-02", { ...EVENT, level: "warn", step: "readiness", message: "taking longer than expected" });
+    lines.note("node-02", "error", "attempt 1 failed");
+    lines.note(null, "info", "dry run");
+    assert.deepEqual(out.written, ["[node-02] readiness: warning: taking longer than expected\n", "[node-02] error: attempt 1 failed\n", "[fleet] dry run\n"]);
+  });
+
+  it("JSON Lines: the event with its node; the fleet's own lines with node null", () => {
+    const out = sink();
+    const json = jsonOutput(out.stream);
+    json.event("node-01", EVENT);
+    json.note(null, "warn", "stopped watching");
+    const [event, note] = out.written.map((line) => JSON.parse(line));
+    assert.deepEqual(event, { node: "node-01", ...EVENT });
+    assert.deepEqual(note, { time: note.time, node: null, type: "fleet.note", level: "warn", message: "stopped watching" });
+  });
+});

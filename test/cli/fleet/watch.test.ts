@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { InstallEvent, Verdict } from "../../../cli/fleet/api.ts";
+import { PinMismatch } from "../../../cli/fleet/pinned-https.ts";
+import { followAttempt } from "../../../cli/fleet/watch.ts";
+
+const event = (seq: number, type: InstallEvent["type"] = "step.log"): InstallEvent => ({ seq, attempt: 1, time: "2026-01-01T00:00:00.000Z", type, level: "info", message: `event ${seq}` });
+const VERDICT = { attempt: 1, kind: "install", outcome: "succeeded", step: "readiness", code: null, message: "installed", next: "none" } as Verdict;
+
+/** An installer whose stream breaks after `breakAfter` events of each connection, with `total` events in all. */
+function flakyInstaller(total: number, breakAfter: number) {
+  const asked: number[] = [];
+  return {
+    asked,
+    where: "127.0.0.1:9443",
+    async *events(_attempt: number, after: number) {
+      asked.push(after);
+      for (let seq = after + 1, sent = 0; seq <= total; seq += 1, sent += 1) {
+        if (sent === breakAfter) throw new Error("socket hang up");
+        yield event(seq, seq === total ? "attempt.finished" : "step.log");
+      }
+    },
+    async verdict() {
+      return asked.length > 0 && asked.at(-1)! + breakAfter >= total ? VERDICT : undefined;
+    },
+  };
+}
+
+describe("fleet: following an attempt", () => {
+  it("a stream that breaks is resumed after the last event received (Last-Event-ID): each event once, in order", async () => {
+    const installer = flakyInstaller(10, 4);
+    const seen: number[] = [];
+    const breaks: number[] = [];
+    const verdict = await followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: (e) => seen.push(e.seq), onBreak: (_, seq) => breaks.push(seq) });
+    assert.deepEqual(verdict, VERDICT);
+    assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert.deepEqual(installer.asked, [0, 4, 8]);
+    assert.deepEqual(breaks, [4, 8]);
+  });
+
+  it("resumes from the event it is told: what an earlier run showed is not shown again", async () => {
+    const installer = flakyInstaller(6, 100);
+    const seen: number[] = [];
+    await followAttempt(installer, 1, 3, { signal: new AbortController().signal, onEvent: (e) => seen.push(e.seq), onBreak: () => undefined });
+    assert.deepEqual(seen, [4, 5, 6]);
+  });
+
+  it("a certificate that is no longer the pinned one is not retried", async () => {
+    const installer = {
+      where: "x",
+      events: () => (async function* () { throw new PinMismatch("x", "ab".repeat(32), "cd".repeat(32)); })(),
+      verdict: async () => undefined,
+    };
+    await assert.rejects(followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), PinMismatch);
+  });
+});

@@ -1,0 +1,244 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { makePayload } from "../../demo/make-payload.ts";
+import { startReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
+import { BUNDLE, DEMO_HOST_FACTS, ROOT, harness, runCli, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
+
+const lab = harness();
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The bundle with `input` on its stdin. */
+function runWithInput(args: string[], input: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, [BUNDLE, ...args], { cwd: ROOT });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (d) => (stdout += d));
+    proc.stderr.on("data", (d) => (stderr += d));
+    proc.on("close", (code) => resolve({ code, stdout, stderr }));
+    proc.stdin.end(input);
+  });
+}
+
+/** A real shell pipeline; its exit code is the installer's (bash's PIPESTATUS), not the reader's. */
+function pipeline(installerArgs: string, reader: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const proc = spawn("bash", ["-c", `"${process.execPath}" "${BUNDLE}" ${installerArgs} | ${reader} >/dev/null; exit \${PIPESTATUS[0]}`], { cwd: ROOT });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (d) => (stdout += d));
+    proc.stderr.on("data", (d) => (stderr += d));
+    proc.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** hostname on 2:11, an unknown key on 5:3, address and gateway missing, no way to log in. */
+const BROKEN = "mode: single-node\nhostname: node_01\nnetwork:\n  interface: eno1\n  adress: 10.20.0.11/24\n";
+
+async function fixtures() {
+  const folder = await tempDir();
+  const payload = join(folder, "payload");
+  await makePayload(payload);
+  const file = join(folder, "node,1.yaml");
+  await writeFile(file, BROKEN);
+  return { folder, file, flags: ["--host-facts", DEMO_HOST_FACTS, "--payload", payload] };
+}
+
+describe("validate", () => {
+  test("prints FILE:LINE:COL: error: field: message, the field once, then a count; exit 1", async () => {
+    const { file, flags } = await fixtures();
+    const run = await runCli(["validate", file, ...flags]);
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stderr, "");
+    const lines = run.stdout.trimEnd().split("\n");
+    assert.equal(lines.at(-1), `${file}: 5 problems`);
+    const problems = lines.slice(0, -1).map((line) => {
+      const match = /^(.*):(\d+):(\d+): error: (\S+): (.*)$/.exec(line);
+      assert.ok(match, line);
+      assert.equal(match[1], file);
+      assert.ok(!match[5]!.startsWith(match[4]!), `the message repeats its field: ${line}`);
+      return `${match[2]}:${match[3]} ${match[4]}`;
+    });
+    assert.deepEqual(problems, ["1:1 admin", "2:11 hostname", "3:1 network.address", "3:1 network.gateway", "5:3 network.adress"]);
+    assert.ok(lines.includes(`${file}:2:11: error: hostname: "node_01" is not a valid RFC 1123 hostname: it contains "_"; a hostname has only letters a-z, digits 0-9, "-" and dots between labels`));
+    assert.ok(lines.includes(`${file}:5:3: error: network.adress: is not a known key (did you mean network.address?)`));
+  });
+
+  test("--format json: the field errors as the API gives them, with the file and valid", async () => {
+    const { file, flags } = await fixtures();
+    const run = await runCli(["validate", file, ...flags, "--format", "json"]);
+    assert.equal(run.code, 1);
+    const report = JSON.parse(run.stdout);
+    assert.deepEqual(Object.keys(report), ["file", "valid", "errors"]);
+    assert.equal(report.file, file);
+    assert.equal(report.valid, false);
+    assert.deepEqual(report.errors.map((e: { field: string; line: number; column: number }) => `${e.line}:${e.column} ${e.field}`), ["1:1 admin", "2:11 hostname", "3:1 network.address", "3:1 network.gateway", "5:3 network.adress"]);
+    assert.match(report.errors[1].message, /^hostname "node_01" is not a valid RFC 1123 hostname/);
+  });
+
+  test("--format github: one ::error workflow command a problem, the file name escaped", async () => {
+    const { file, flags } = await fixtures();
+    const run = await runCli(["validate", file, ...flags, "--format", "github"]);
+    assert.equal(run.code, 1);
+    const lines = run.stdout.trimEnd().split("\n");
+    const escaped = file.replaceAll(",", "%2C");
+    assert.equal(lines.filter((line) => line.startsWith("::error ")).length, 5);
+    assert.ok(lines.includes(`::error file=${escaped},line=5,col=3::network.adress: is not a known key (did you mean network.address?)`), lines.join("\n"));
+    assert.equal(lines.at(-1), `${file}: 5 problems`);
+  });
+
+  test("- reads stdin, shown as <stdin>; an unknown --format is a usage error", async () => {
+    const { flags } = await fixtures();
+    const broken = await runWithInput(["validate", "-", ...flags], BROKEN);
+    assert.equal(broken.code, 1, broken.stderr);
+    assert.match(broken.stdout, /^<stdin>:1:1: error: admin: /);
+    assert.match(broken.stdout, /^<stdin>:2:11: error: hostname: "node_01"/m);
+    assert.match(broken.stdout, /^<stdin>: 5 problems$/m);
+    const valid = await runWithInput(["validate", "-", ...flags], VALID_NODE_YAML);
+    assert.deepEqual(valid, { code: 0, stdout: "<stdin>: valid\n", stderr: "" });
+    const format = await runCli(["validate", "-", "--format", "xml"]);
+    assert.equal(format.code, 2);
+    assert.match(format.stderr, /--format must be one of text, json, github, got "xml"/);
+  });
+});
+
+describe("a closed stdout (EPIPE)", () => {
+  test("openapi | head -c 10 ends quietly: no stack trace, exit 0", async () => {
+    const run = await pipeline("openapi", "head -c 10");
+    assert.deepEqual(run, { code: 0, stdout: "", stderr: "" });
+  });
+
+  test("validate … | head -c 10 too, with output well past the pipe's buffer", async () => {
+    const { folder, flags } = await fixtures();
+    const many = join(folder, "many.yaml");
+    const keys = (indent: string) => Array.from({ length: 50 }, (_, i) => `${indent}${"k".repeat(900)}${i}: 1`).join("\n");
+    await writeFile(many, `mode: single-node\n${keys("")}\nnetwork:\n${keys("  ")}\nadmin:\n${keys("  ")}\ncluster:\n${keys("  ")}\n`);
+    const full = await runCli(["validate", many, ...flags]);
+    assert.ok(full.stdout.length > 128 * 1024, `${full.stdout.length} bytes`);
+    const run = await pipeline(`validate "${many}" ${flags.map((f) => `"${f}"`).join(" ")}`, "head -c 10");
+    assert.deepEqual(run, { code: 0, stdout: "", stderr: "" });
+  });
+});
+
+describe("help and -V", () => {
+  test("`help` is --help and -V is --version; the help documents validate's formats and status", async () => {
+    const [help, dashHelp, v, version] = await Promise.all([runCli(["help"]), runCli(["--help"]), runCli(["-V"]), runCli(["--version"])]);
+    assert.equal(help.code, 0);
+    assert.equal(help.stdout, dashHelp.stdout);
+    assert.equal(v.code, 0);
+    assert.equal(v.stdout, version.stdout);
+    for (const text of ["validate FILE|-", "--format", "github", "<stdin>", "status [--follow]", "--port", "--url", "--follow", "-V"]) {
+      assert.ok(help.stdout.includes(text), text);
+    }
+  });
+});
+
+/** An installer whose firstboot takes `firstbootSeconds`, polling a cloud in `scenario`. */
+async function installer(scenario: Scenario, options: { timeout?: number; firstbootSeconds?: number } = {}): Promise<RunningInstaller> {
+  const folder = await tempDir();
+  const readiness = await startReadinessServer({ port: 0, scenario, stageMs: 200 });
+  lab.defer(() => readiness.close());
+  const firstboot = await writeFirstboot(folder, `#!/bin/sh\necho "firstboot: configuring"\nsleep ${options.firstbootSeconds ?? 0}\necho "firstboot: done"\n`);
+  const started = await lab.start({
+    stateDir: join(folder, "state"),
+    args: ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", String(options.timeout ?? 10), "--readiness-interval", "0.1"],
+  });
+  await untilNoBlockers(started);
+  return started;
+}
+
+async function install(target: RunningInstaller): Promise<void> {
+  assert.equal((await target.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).status, 200);
+  assert.equal((await target.request("/v1/installer/install", { method: "POST" })).status, 202);
+}
+
+const statusOf = (target: RunningInstaller, ...more: string[]) => ["status", "--state-dir", target.stateDir, "--port", String(target.port), ...more];
+
+/** `status --follow` as a process: its output so far, and its end. */
+function follow(args: string[]) {
+  const proc = spawn(process.execPath, [BUNDLE, ...args], { cwd: ROOT });
+  lab.defer(() => (proc.exitCode === null ? proc.kill("SIGKILL") : undefined));
+  let stdout = "";
+  let stderr = "";
+  proc.stdout.on("data", (d) => (stdout += d));
+  proc.stderr.on("data", (d) => (stderr += d));
+  const ended = new Promise<Run>((resolve) => proc.on("close", (code) => resolve({ code, stdout, stderr })));
+  return { output: () => stdout, ended };
+}
+
+describe("status", () => {
+  test("--follow waits for an install, prints its events live and exits 0 when it succeeds; then status says done", async () => {
+    const node = await installer("progress", { firstbootSeconds: 1 });
+    const before = await runCli(statusOf(node));
+    assert.equal(before.code, 0, before.stderr);
+    assert.match(before.stdout, /^phase +configuring: no install attempt yet\n/);
+    assert.match(before.stdout, /^node +node-01, single-node, config not valid yet$/m);
+
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to wait", async () => (following.output().includes("waiting for an install attempt to start") ? true : undefined));
+    await install(node);
+    const run = await following.ended;
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.equal(run.stderr, "");
+    const lines = run.stdout.trimEnd().split("\n");
+    const events = lines.filter((line) => /^\d\d:\d\d:\d\dZ /.test(line)).map((line) => line.slice(10).replace(/ +/, " "));
+    assert.equal(events[0], "attempt install attempt 1 started by a person", "the replay from the attempt's start");
+    assert.deepEqual(events.filter((line) => / (started|succeeded)$/.test(line)), [
+      "preflight preflight started",
+      "preflight preflight succeeded",
+      "write-config write-config started",
+      "write-config write-config succeeded",
+      "firstboot firstboot started",
+      "firstboot firstboot succeeded",
+      "readiness readiness started",
+      "readiness readiness succeeded",
+    ]);
+    assert.ok(events.includes("firstboot firstboot: configuring"), "firstboot's output is followed");
+    assert.ok(events.some((line) => line.startsWith("readiness CEPH_BOOTSTRAP")), "and readiness");
+    assert.equal(lines.at(-1), "attempt 1 succeeded");
+
+    const after = await runCli(statusOf(node));
+    assert.equal(after.code, 0, after.stderr);
+    assert.match(after.stdout, /^phase +done: attempt 1 finished \d{4}-\d\d-\d\dT/);
+    assert.match(after.stdout, /^verdict +attempt 1 succeeded\n {11}The node is installed and the cloud reports READY\.$/m);
+    const done = await runCli(statusOf(node, "--follow"));
+    assert.deepEqual(done, after, "--follow on a finished install says the same and ends");
+  });
+
+  test("a failed attempt: --follow of the running attempt and status exit 1 with the verdict; another installer's certificate, or none, exit 2", async () => {
+    const node = await installer("never", { timeout: 4, firstbootSeconds: 1 });
+    await install(node);
+    const live = await follow(statusOf(node, "--follow")).ended;
+    assert.equal(live.code, 1, live.stdout + live.stderr);
+    assert.match(live.stdout, /^phase +installing: attempt 1, step /);
+    assert.equal(live.stdout.trimEnd().split("\n").at(-1), "attempt 1 failed at readiness: READINESS_TIMEOUT; next: recheckReadiness");
+
+    const status = await runCli(statusOf(node));
+    assert.equal(status.code, 1);
+    assert.match(status.stdout, /^phase +failed: attempt 1 finished /);
+    assert.match(status.stdout, /^verdict +attempt 1 failed at readiness: READINESS_TIMEOUT; next: recheckReadiness\n {11}The cloud was not READY within 4 s/m);
+
+    const other = await lab.start();
+    const pinned = await runCli(["status", "--state-dir", node.stateDir, "--port", String(other.port)]);
+    assert.equal(pinned.code, 2);
+    assert.equal(pinned.stdout, "");
+    assert.match(pinned.stderr, /presents another certificate .* so the install code was not sent/);
+    assert.doesNotMatch(other.output().stderr, /wrong install code/, "the other installer never saw the code");
+
+    const closed = await runCli(["status", "--state-dir", node.stateDir, "--url", "https://127.0.0.1:1"]);
+    assert.equal(closed.code, 2);
+    assert.match(closed.stderr, /^status: cannot reach the installer at https:\/\/127\.0\.0\.1:1/);
+    const noState = await runCli(["status", "--state-dir", join(node.stateDir, "nope")]);
+    assert.equal(noState.code, 2);
+    assert.match(noState.stderr, /no install code in /);
+  });
+});

