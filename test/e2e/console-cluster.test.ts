@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { ARTIFACTS, SKIP, launchBrowser } from "../helpers/browser.ts";
+import { checked, checkScreen } from "../helpers/a11y.ts";
+import { SKIP, launchBrowser } from "../helpers/browser.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
-
 
 const lab = harness();
 let browser: Browser;
@@ -45,16 +45,6 @@ async function open(installer: RunningInstaller): Promise<{ page: Page; errors: 
   return { page, errors };
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  for (const width of [1024, 375]) {
-    await page.setViewportSize({ width, height: 768 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.equal(overflow, 0, `${name}: nothing sticks out sideways at ${width} px`);
-    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1024, height: 768 });
-}
-
 async function text(page: Page, selector: string): Promise<string> {
   return (await page.locator(selector).innerText()).trim();
 }
@@ -73,6 +63,9 @@ async function assertAccessible(page: Page): Promise<void> {
 async function checks(page: Page, within: string): Promise<string[]> {
   return page.locator(`${within} ul.join-checks li`).evaluateAll((items) => items.map((li) => `${li.getAttribute("data-check")} ${li.querySelector(".outcome")!.textContent}${li.querySelector("code") ? " " + li.querySelector("code")!.textContent : ""}`));
 }
+
+/** The cluster's screens of the console, each checked at both widths. */
+const SCREENS = ["join-token", "join-check-passed", "join-check-failed", "join-check-field-error", "join-preflight-failed"];
 
 describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
   let cloud: ReadinessServer;
@@ -116,7 +109,7 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
     await card.getByRole("button", { name: "Copy" }).click();
     await page.getByRole("status").filter({ hasText: "Copied" }).waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), token);
-    await shot(page, "join-token");
+    await checkScreen(page, "join-token");
 
     // as on plain http: no clipboard API, so the token is shown and selected (and copied, where the browser still lets it)
     const said = await page.evaluate(async () => {
@@ -146,6 +139,7 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
     await page.getByRole("heading", { name: "Cluster check: every check passed" }).waitFor();
     assert.deepEqual(await checks(page, "#join-check-result"), ["reachable", "fingerprint", "join-info", "cluster", "release", "clock", "token"].map((name) => `${name} (passed)`));
     assert.match(await text(page, "#join-check-result"), /Checked at \d/);
+    await checkScreen(page, "join-check-passed");
 
     const wrong = token.replace(/:[0-9a-f]{64}:/, `:${"ab".repeat(32)}:`);
     const tokenField = page.locator("#config-form").getByLabel("Join token");
@@ -164,7 +158,7 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
     assert.match(await text(page, "#join-check-result li[data-check=fingerprint]"), /the token pins abababababababab…: the join address is not the node the token came from/);
     assert.equal((await joiner.request("/v1/installer/config")).json.config.cluster.joinToken, wrong, "the check saved the form first");
     await assertAccessible(page);
-    await shot(page, "join-check");
+    await checkScreen(page, "join-check-failed");
 
     await tokenField.fill("");
     await check.click();
@@ -172,6 +166,7 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
     assert.equal(await tokenField.getAttribute("aria-invalid"), "true");
     assert.match(await text(page, `#${(await tokenField.getAttribute("aria-describedby"))!}`), /cluster\.joinToken/);
     assert.match(await text(page, "#join-check-result"), /join address or join token is missing or malformed/);
+    await checkScreen(page, "join-check-field-error");
 
     await tokenField.fill(wrong);
     await check.click();
@@ -183,7 +178,11 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
     assert.deepEqual(await checks(page, "#verdict"), await checks(page, "#join-check-result"), "the verdict's checks, shown as the check on demand shows them");
     assert.ok(await page.getByRole("button", { name: "Fix the config" }).isVisible());
     await assertAccessible(page);
-    await shot(page, "join-preflight-failed");
+    await checkScreen(page, "join-preflight-failed");
     assert.deepEqual(errors, []);
+  });
+
+  test("every screen listed was reached and checked", () => {
+    assert.deepEqual([...checked].sort(), [...SCREENS].sort());
   });
 });

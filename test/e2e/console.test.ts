@@ -4,7 +4,8 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { ARTIFACTS, SKIP, launchBrowser } from "../helpers/browser.ts";
+import { checked, checkScreen } from "../helpers/a11y.ts";
+import { SKIP, launchBrowser } from "../helpers/browser.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
@@ -105,15 +106,6 @@ async function signIn(page: Page, code: string): Promise<void> {
   await page.getByLabel("Install code").press("Enter");
 }
 
-async function shot(page: Page, name: string, width = 1024): Promise<void> {
-  const size = page.viewportSize()!;
-  await page.setViewportSize({ width, height: width === 1024 ? 768 : 812 });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  assert.equal(overflow, 0, `${name}: nothing sticks out sideways at ${width} px`);
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
-  await page.setViewportSize(size);
-}
-
 async function text(page: Page, selector: string): Promise<string> {
   return (await page.locator(selector).innerText()).trim();
 }
@@ -133,16 +125,35 @@ async function saveStep(page: Page, next: string): Promise<void> {
   await page.getByRole("heading", { name: next, exact: true }).waitFor();
 }
 
+/** Field `label` marked invalid, its message beside it. */
+async function invalid(page: Page, label: string): Promise<void> {
+  await page.waitForFunction((name) => {
+    const el = [...document.querySelectorAll("label")].find((l) => l.textContent === name)?.control;
+    return el?.getAttribute("aria-invalid") === "true";
+  }, label);
+}
+
+/** Every screen of the console these tests reach (the cluster's are in console-cluster.test.ts), each checked at both widths. */
+const SCREENS = [
+  "sign-in", "sign-in-wrong-code", "sign-in-locked-out",
+  "mode", "mode-field-errors", "network", "network-field-errors", "storage", "storage-field-errors",
+  "cluster-single-node", "cluster-init", "cluster-field-errors", "admin", "admin-field-errors",
+  "node-yaml", "node-yaml-errors", "install-card-ready", "payload-verifying",
+  "installing", "readiness-wait", "readiness-timeout", "recheck-done", "done",
+  "unattended-blocked", "unattended-started", "unattended-invalid",
+];
+
 describe("web console", { skip: SKIP }, () => {
   test("a person's whole path: wrong code, sign in, the guided form with a field error fixed, install live (and after a reload), done, report", async () => {
     const { installer } = await rig();
     await untilNoBlockers(installer);
     const { page, errors } = await open(installer);
-    await shot(page, "sign-in", 375);
+    await checkScreen(page, "sign-in");
 
     await signIn(page, "AAAA-BBBB-CCCC");
     await page.getByText("That install code is wrong").waitFor();
     assert.equal(await page.getByLabel("Install code").getAttribute("aria-invalid"), "true");
+    await checkScreen(page, "sign-in-wrong-code");
     await signIn(page, installer.code);
     await page.getByRole("heading", { name: "Mode", exact: true }).waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.getItem("stratum.installCode")), installer.code);
@@ -151,9 +162,11 @@ describe("web console", { skip: SKIP }, () => {
     assert.ok(await page.getByLabel("Single node").isChecked());
     assert.ok(await page.getByLabel("Disaggregated control plane (preview)").isDisabled());
     assert.match(await text(page, "#mode-disaggregated-control-plane-help"), /^Not available: the disaggregated profile is a preview/);
+    await checkScreen(page, "mode");
     await page.getByLabel("Time zone").fill("Europe/Berlin");
     await assertLabelled(page);
     await saveStep(page, "Network");
+    await checkScreen(page, "network");
 
     await page.getByLabel("Management interface").selectOption("eno1");
     assert.equal(await page.getByLabel("Address with prefix").inputValue(), "10.20.0.11/24", "pre-filled from eno1");
@@ -175,24 +188,25 @@ describe("web console", { skip: SKIP }, () => {
     assert.equal(await text(page, `#${(await first.getAttribute("aria-describedby"))!.split(" ").pop()}`), overlap);
     assert.match(await text(page, "#summary"), new RegExp(`^1 problem to fix\\s+Network › floating IP range 2: ${overlap.replace(/[().]/g, "\\$&")}$`));
     assert.match(await text(page, "#readiness-of-draft"), /^The draft does not validate yet \(1 problem listed above\): fill and save the remaining steps \(Storage, Cluster, Admin\), and fix what is listed\./);
-    await shot(page, "field-error");
-    await shot(page, "field-error", 375);
+    await checkScreen(page, "network-field-errors");
 
     await second.fill("198.51.100.0/24");
     await saveStep(page, "Storage");
+    await checkScreen(page, "storage");
     assert.ok(await page.getByLabel("/dev/sda").isDisabled());
     assert.match(await text(page, "#disk-sda-help"), /In use: has partitions sda1, sda2/);
     await page.getByLabel("/dev/sdb").check();
     await saveStep(page, "Cluster");
     await page.getByText("A single node founds and joins no cluster").waitFor();
+    await checkScreen(page, "cluster-single-node");
     await saveStep(page, "Admin");
+    await checkScreen(page, "admin");
     await page.getByLabel("SSH key 1").fill(SSH_KEY);
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.waitForFunction(() => document.activeElement?.id === "install-card");
     assert.match(await text(page, "#readiness-of-draft"), /^The draft is valid and nothing blocks the install/);
     assert.equal(await page.locator("#summary").isVisible(), false);
-    await shot(page, "form-done");
-    await shot(page, "form-done", 375);
+    await checkScreen(page, "install-card-ready");
 
     const draft = (await installer.request("/v1/installer/config")).json;
     assert.deepEqual(draft.config, {
@@ -209,7 +223,7 @@ describe("web console", { skip: SKIP }, () => {
     assert.ok(await page.locator("#steps li[data-step=preflight].succeeded").isVisible());
     await page.locator("#log").getByText("firstboot: setting up").first().waitFor();
     assert.equal(await page.locator("#verdict").isVisible(), false, "the log arrives while the install runs");
-    await shot(page, "installing");
+    await checkScreen(page, "installing");
     await page.reload();
     await page.getByRole("heading", { name: "Install, attempt 1" }).waitFor();
 
@@ -224,8 +238,7 @@ describe("web console", { skip: SKIP }, () => {
     assert.equal(await page.getByLabel("TLS SHA-256 fingerprint").inputValue(), installer.fingerprint);
     await page.locator("#tls").getByRole("button", { name: "Copy" }).click();
     await page.locator("#tls-copied").getByText(/^(Copied|Selected: press Ctrl\+C to copy)$/).waitFor();
-    await shot(page, "done");
-    await shot(page, "done", 375);
+    await checkScreen(page, "done");
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download report" }).click()]);
     assert.equal(download.suggestedFilename(), "stratum-install-report-attempt-1.json");
@@ -244,6 +257,7 @@ describe("web console", { skip: SKIP }, () => {
     await page.keyboard.press("ArrowRight");
     assert.equal(await page.getByRole("tab", { name: "node.yaml" }).getAttribute("aria-selected"), "true");
     assert.equal(await page.evaluate(() => [document.activeElement!.id, getComputedStyle(document.activeElement!).outlineStyle].join(" ")), "tab-yaml solid", "keyboard focus is visible");
+    await checkScreen(page, "node-yaml");
     const yaml = page.getByRole("textbox", { name: "node.yaml" });
     const nodeYaml = VALID_NODE_YAML.replace("hostname:", "hostnme:");
     await yaml.fill(nodeYaml.replace("  gateway: 10.20.0.1", '   gateway: "10.20.0.1'));
@@ -260,7 +274,7 @@ describe("web console", { skip: SKIP }, () => {
     await page.getByRole("button", { name: "Line 2, column 1" }).click();
     const caret = await yaml.evaluate((el: HTMLTextAreaElement) => [document.activeElement === el, el.selectionStart]);
     assert.deepEqual(caret, [true, "mode: single-node\n".length], "the caret is at line 2, column 1");
-    await shot(page, "yaml-error");
+    await checkScreen(page, "node-yaml-errors");
 
     await yaml.fill(nodeYaml.replace("hostnme", "hostname"));
     await page.getByRole("button", { name: "Save node.yaml" }).click();
@@ -271,8 +285,7 @@ describe("web console", { skip: SKIP }, () => {
     await page.getByRole("button", { name: "Recheck readiness" }).waitFor();
     assert.match(await text(page, "#verdict"), /Attempt 1 failed at readiness\s+READINESS_TIMEOUT\s+The cloud was not READY within 2 s; .*not ready: ceph/);
     assert.match(await text(page, "#log"), /taking longer than expected/);
-    await shot(page, "readiness-timeout");
-    await shot(page, "readiness-timeout", 375);
+    await checkScreen(page, "readiness-timeout");
 
     readiness.setScenario("ready");
     await page.getByRole("button", { name: "Recheck readiness" }).click();
@@ -280,7 +293,7 @@ describe("web console", { skip: SKIP }, () => {
     await page.getByRole("heading", { name: "Done: the cloud is READY" }).waitFor();
     assert.deepEqual(await page.locator("#steps li").evaluateAll((items) => items.map((li) => `${li.dataset.step}:${li.className}`)), ["readiness:succeeded"]);
     assert.equal((await installer.request("/v1/installer/status")).json.phase, "done");
-    await shot(page, "recheck-done");
+    await checkScreen(page, "recheck-done");
     assert.deepEqual(errors, []);
   });
 
@@ -327,7 +340,7 @@ describe("web console", { skip: SKIP }, () => {
     assert.ok(await page.getByRole("button", { name: "Sign in" }).isDisabled());
     await page.waitForFunction((before) => document.getElementById("lockout")!.textContent !== before, first, { timeout: 3000 });
     assert.match(await text(page, "#lockout"), /^Try again in 0:2\d\.$/);
-    await shot(page, "lockout", 375);
+    await checkScreen(page, "sign-in-locked-out");
     assert.deepEqual(errors, []);
   });
 
@@ -349,19 +362,19 @@ describe("web console", { skip: SKIP }, () => {
     const bar = page.getByRole("progressbar", { name: "Payload checked: 75%" });
     await bar.waitFor();
     assert.deepEqual([await bar.getAttribute("value"), await bar.getAttribute("max")], [String(3 * 2 ** 30), String(4 * 2 ** 30)]);
-    await shot(page, "payload-verifying", 375);
+    await checkScreen(page, "payload-verifying");
     await page.unroute("**/v1/installer/status");
     assert.ok(await page.getByRole("button", { name: "Install", exact: true }).isDisabled());
     assert.equal(await page.getByRole("tab", { name: "node.yaml" }).getAttribute("aria-selected"), "true", "the draft is stage 1's node.yaml");
     assert.equal(await page.getByRole("textbox", { name: "node.yaml" }).inputValue(), nodeYaml);
     assert.ok(await page.locator("#panel-yaml").getByText("Saving hands the draft to you").isVisible());
-    await shot(page, "unattended-blocked");
+    await checkScreen(page, "unattended-blocked");
 
     await makePayload(payload);
     await page.getByRole("heading", { name: "Install, attempt 1" }).waitFor();
     await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
     assert.match(await text(page, "#unattended"), /It validated, so the installer started install attempt 1 by itself\./);
-    await shot(page, "unattended-started");
+    await checkScreen(page, "unattended-started");
     assert.deepEqual(errors, []);
   });
 
@@ -374,6 +387,57 @@ describe("web console", { skip: SKIP }, () => {
     assert.match(await text(page, "#unattended"), /It did not validate, so nothing started\. It is the draft: fix it in the node\.yaml tab/);
     assert.match(await text(page, "#unattended"), /2:\d+ hostname: hostname "node_07" is not a valid RFC 1123 hostname/);
     assert.match(await text(page, "#yaml-errors"), /2:\d+ hostname: /);
+    await checkScreen(page, "unattended-invalid");
     assert.deepEqual(errors, []);
+  });
+
+  test("a hyperconverged-init draft saved step by step with a mistake on each: the field errors beside their fields", async () => {
+    const { installer } = await rig();
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByLabel("Hyperconverged: found a cluster (HA init)").check();
+    await page.getByLabel("Hostname").fill("node_01");
+    await page.getByRole("button", { name: "Save and continue" }).click();
+    await invalid(page, "Hostname");
+    await checkScreen(page, "mode-field-errors");
+    await page.getByLabel("Hostname").fill("node-01");
+    await saveStep(page, "Network");
+    await page.getByLabel("Gateway").fill("10.20.0.1");
+    await page.getByLabel("Cluster virtual IP (VIP)").fill("10.20.0.10");
+    await saveStep(page, "Storage");
+    await page.getByRole("button", { name: "Save and continue" }).click();
+    await page.waitForFunction(() => document.getElementById("disks")!.querySelector("[data-error]"));
+    await checkScreen(page, "storage-field-errors");
+    await page.getByLabel("/dev/sdb").check();
+    await saveStep(page, "Cluster");
+    await checkScreen(page, "cluster-init");
+    await page.getByRole("button", { name: "Save and continue" }).click();
+    await invalid(page, "Cluster name");
+    await checkScreen(page, "cluster-field-errors");
+    await page.getByLabel("Cluster name").fill("rack-a");
+    await saveStep(page, "Admin");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.waitForFunction(() => document.getElementById("admin")!.querySelector("[data-error]"));
+    await checkScreen(page, "admin-field-errors");
+    assert.deepEqual(errors, []);
+  });
+
+  test("the readiness wait: the readiness step running, the cloud's checks as they are polled", async () => {
+    const { installer, readiness } = await rig({ scenario: "never", timeout: 60 });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.locator("#steps li[data-step=readiness].running").waitFor();
+    await page.locator("#checks tbody tr").first().waitFor();
+    await checkScreen(page, "readiness-wait");
+    readiness.setScenario("ready");
+    await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+    assert.deepEqual(errors, []);
+  });
+
+  test("every screen listed was reached and checked", () => {
+    assert.deepEqual([...checked].sort(), [...SCREENS].sort());
   });
 });
