@@ -139,7 +139,7 @@ const SCREENS = [
   "mode", "mode-field-errors", "network", "network-field-errors", "storage", "storage-field-errors",
   "cluster-single-node", "cluster-init", "cluster-field-errors", "admin", "admin-field-errors",
   "node-yaml", "node-yaml-errors", "install-card-ready", "payload-verifying",
-  "installing", "readiness-wait", "readiness-timeout", "recheck-done", "done",
+  "installing", "readiness-wait", "readiness-timeout", "recheck-done", "done", "installer-unreachable",
   "unattended-blocked", "unattended-started", "unattended-invalid",
 ];
 
@@ -297,7 +297,7 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
-  test("the connection breaks off mid-install: the console reconnects, resumes the event stream where it stopped (Last-Event-ID), every log line shown once", async () => {
+  test("the connection breaks off mid-install: the console reconnects, resumes the event stream where it stopped (Last-Event-ID), every log line shown once; an installer gone is told in the notice", async () => {
     const { installer } = await rig({ scenario: "ready" });
     await untilNoBlockers(installer);
     const put = await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
@@ -325,6 +325,10 @@ describe("web console", { skip: SKIP }, () => {
     }
     assert.ok(log.indexOf("setting up network") < log.indexOf("setting up storage") && log.indexOf("setting up storage") < log.indexOf("firstboot: done"), log);
     assert.deepEqual(await page.locator("#steps li").evaluateAll((items) => items.map((li) => li.className)), ["succeeded", "succeeded", "succeeded", "succeeded"]);
+
+    await page.route("**/v1/installer/status", (route) => route.abort());
+    await page.locator("#notice").getByText(/^The installer did not answer \(.+\)\. Check that it still runs, then try again\.$/).waitFor();
+    await checkScreen(page, "installer-unreachable");
     assert.deepEqual(errors, []);
   });
 
