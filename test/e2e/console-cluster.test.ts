@@ -183,6 +183,6 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
   });
 
   test("every screen listed was reached and checked", () => {
-    assert.deepEqual([...checked].sort(), [...SCREENS].sort());
+    assert.deepEqual([...checked].sort(), [...SCREENS].sort(), "each screen in SCREENS is reached and checked, and each checked screen is listed there");
   });
 });
