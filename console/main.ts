@@ -9,6 +9,7 @@ import { copyToken, toggleToken } from "./join-token.ts";
 import { showSignIn, signIn, signOut } from "./sign-in.ts";
 import { state } from "./state.ts";
 import { install } from "./status.ts";
+import { showCertificate } from "./tls.ts";
 import { onTabKey, saveYaml, selectTab } from "./yaml-tab.ts";
 
 document.addEventListener("submit", (event) => event.preventDefault());
@@ -30,6 +31,7 @@ $("join-check-button").addEventListener("click", guard(checkCluster));
 $("join-token-show").addEventListener("click", toggleToken);
 $("join-token-copy").addEventListener("click", () => copyToken().catch(report));
 $("tls-copy").addEventListener("click", () => copyField($<HTMLInputElement>("tls-fingerprint"), $("tls-copied")).catch(report));
+showCertificate().catch(() => undefined);
 if (state.code) {
   enter().catch((err) => {
     if (err.status) return;

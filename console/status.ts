@@ -6,6 +6,7 @@ import { renderErrors, visibleErrors } from "./field-errors.ts";
 import { steps } from "./form.ts";
 import { follow } from "./install-view.ts";
 import { state } from "./state.ts";
+import { utcDateTime } from "./time.ts";
 
 /** An attempt started elsewhere (unattended, curl) while the person configures is followed at once. */
 export async function refreshStatus(): Promise<void> {
@@ -19,8 +20,6 @@ export function renderStatus(): void {
   const s = state.status!;
   $("where").textContent = s.hostname + " · " + s.phase + (state.options && state.options.release ? " · release " + state.options.release : "");
   renderUnattended(s.unattended);
-  $<HTMLInputElement>("tls-fingerprint").value = s.tlsFingerprint || "";
-  $("tls").hidden = !s.tlsFingerprint;
   renderInstallCard();
 }
 
@@ -29,7 +28,7 @@ function renderUnattended(u: Schemas["Unattended"] | undefined): void {
   $("unattended").hidden = !u;
   if (!u || key === state.unattendedKey) return;
   state.unattendedKey = key;
-  const found = "Stage 1 left a node.yaml" + (u.origin ? " (" + u.origin + ")" : "") + ", which the installer took on " + new Date(u.takenAt).toLocaleString() + ". ";
+  const found = "Stage 1 left a node.yaml" + (u.origin ? " (" + u.origin + ")" : "") + ", which the installer took on " + utcDateTime(u.takenAt) + ". ";
   const text = {
     started: found + "It validated, so the installer started install attempt " + u.attempt + " by itself.",
     invalid: found + "It did not validate, so nothing started. It is the draft: fix it in the node.yaml tab, save, then install.",
