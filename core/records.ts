@@ -31,6 +31,8 @@ export interface StepRecord {
   startedAt: string;
   finishedAt?: string;
   message?: string;
+  /** The readiness wait's end: the step fails with READINESS_TIMEOUT when the cloud is not READY by then. */
+  deadline?: string;
 }
 
 export interface Verdict {
