@@ -10,6 +10,7 @@ import { isStorageError } from "../fs/storage-error.ts";
 import { refusal } from "./admission.ts";
 import type { EventLog } from "./event-log.ts";
 import { BACKLOG_LIMIT, type AttemptEventLog, type NewEvent } from "./events.ts";
+import { endpointsOf } from "./endpoints.ts";
 import { journal } from "./journal.ts";
 import type { StepContext } from "./steps/context.ts";
 import { stopLeftoverFirstboots } from "./steps/firstboot.ts";
@@ -109,6 +110,7 @@ export class AttemptRunner {
           ? { source: "yaml", yaml: this.deps.redactor.text(draftRecord.yaml) }
           : { source: "structured", config: redactDraft(draftRecord.config) },
       payloadVersion: this.deps.payloadVersion(),
+      endpoints: kind === "install" ? endpointsOf(draft.analysis().draft, this.deps.settings.readinessUrl) : attempts.filter((a) => a.kind === "install").at(-1)?.endpoints,
       firstbootTail: [],
       readinessHistory: [],
     };

@@ -201,8 +201,8 @@ describe("install attempts", () => {
     assert.equal((await installer.request("/v1/installer/status")).json.phase, "done");
   });
 
-  test("the readiness wait's deadline, --readiness-timeout after its step started: in its step.started event and the report's step; the step ends there", async () => {
-    const { installer } = await rig({ scenario: "never", timeout: 1.5 });
+  test("the readiness wait's deadline, --readiness-timeout after its step started: in its step.started event and the report's step; the step ends there. The report says where the installed cloud and node answer, a recheck's as its install's", async () => {
+    const { installer, readiness } = await rig({ scenario: "never", timeout: 1.5 });
     await putDraft(installer);
     await install(installer);
     await finished(installer, 1);
@@ -215,6 +215,13 @@ describe("install attempts", () => {
     assert.equal(Date.parse(step.deadline) - Date.parse(step.startedAt), 1500);
     const ended = Date.parse(step.finishedAt) - Date.parse(step.deadline);
     assert.ok(ended >= 0 && ended < 1000, `the step ended ${ended} ms after its deadline`);
+
+    const endpoints = { cloudApi: `${new URL(readiness.url).protocol}//10.20.0.11:${new URL(readiness.url).port}`, ssh: "10.20.0.11" };
+    assert.deepEqual(report.endpoints, endpoints);
+    const edited = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, network: { ...VALID_DRAFT.network, address: "10.20.0.12/24" } } });
+    assert.equal(edited.status, 200, edited.text);
+    assert.equal((await installer.request("/v1/installer/install/recheck-readiness", { method: "POST" })).status, 202);
+    assert.deepEqual((await installer.request("/v1/installer/install/report?attempt=2")).json.endpoints, endpoints, "a recheck waits for what the install installed, whatever the draft says since");
   });
 
   test("an unreachable readiness endpoint is a state, not a crash", async () => {
