@@ -51,6 +51,8 @@ function renderInstallCard(): void {
   $("readiness-of-draft").textContent = reasons.join(" ") || "The draft is valid and nothing blocks the install: it writes node.yaml, runs firstboot and waits until the cloud is READY.";
   $<HTMLButtonElement>("install-button").disabled = reasons.length > 0;
   for (const note of document.querySelectorAll<HTMLElement>("[data-hand-over]")) note.hidden = !(s.unattended && s.unattended.autoStart);
+  $("past-attempts").hidden = s.attempt === 0;
+  $("show-attempts").textContent = s.attempt === 1 ? "Show attempt 1" : "Show the " + s.attempt + " attempts so far";
 }
 
 /** The bar's label says the numbers, so a screen reader and the eye read the same. */
