@@ -70,7 +70,7 @@ export function syncGutter(): void {
 }
 
 export function renderYamlErrors(errors: Schemas["FieldError"][]): void {
-  errorLines = new Set(errors.map((e) => e.line || 1));
+  errorLines = new Set(errors.flatMap((e) => (e.line ? [e.line] : [])));
   renderLineNumbers();
   const box = $("yaml-errors");
   $("yaml").setAttribute("aria-invalid", String(errors.length > 0));
