@@ -5,6 +5,7 @@ import { networkInterfaces } from "node:os";
 import { loadHostFactsFile, readHostFacts } from "../core/host-facts.ts";
 import type { Settings } from "../core/settings.ts";
 import { acquireStateLock } from "../core/fs/state-lock.ts";
+import { certificateFacts, type CertificateFacts } from "../core/access/tls.ts";
 import { loadTls } from "../core/access/tls-files.ts";
 import { createApp } from "../handlers/app.ts";
 import { rawProblem } from "../handlers/problem.ts";
@@ -27,12 +28,12 @@ export async function runServe(settings: Settings, version: string): Promise<voi
   const lock = await acquireStateLock(await ensurePrivateDir(settings.stateDir));
   const host = await (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts());
   let url = publicUrl(settings.listenHost, settings.listenPort);
-  let fingerprint: string | undefined;
-  const { services, opened, installCode, log, now } = await wireServices(settings, { version, url: () => url, tlsFingerprint: () => fingerprint, host, journal: stderrIsJournal(process.env) });
+  let certificate: CertificateFacts | undefined;
+  const { services, opened, installCode, log, now } = await wireServices(settings, { version, url: () => url, tls: () => certificate, host, journal: stderrIsJournal(process.env) });
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
   const tls = await loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }, now);
-  fingerprint = tls.fingerprint;
+  certificate = certificateFacts(tls.cert);
   const started = await services.start();
   const app = createApp(services);
 

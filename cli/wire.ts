@@ -1,3 +1,4 @@
+import type { CertificateFacts } from "../core/access/tls.ts";
 import type { HostFacts } from "../core/host.ts";
 import { loadOrCreateInstallCode } from "../core/access/install-code.ts";
 import { createLogger, type Logger } from "../core/log.ts";
@@ -17,7 +18,7 @@ export interface Wired {
 /** The service's deps, built once from the settings: the one wiring `serve` and the in-process tests share. */
 export async function wireServices(
   settings: Settings,
-  options: { version: string; url: () => string; tlsFingerprint?: () => string | undefined; host: HostFacts; now?: () => Date; writeLog?: (line: string) => void; journal?: boolean },
+  options: { version: string; url: () => string; tls?: () => CertificateFacts | undefined; host: HostFacts; now?: () => Date; writeLog?: (line: string) => void; journal?: boolean },
 ): Promise<Wired> {
   const now = options.now ?? (() => new Date());
   const opened = await openStore(settings.stateDir, now);
@@ -26,6 +27,6 @@ export async function wireServices(
   const cluster = opened.store.slice("cluster");
   const redactor = createRedactor(() => [installCode, ...draftSecrets(draft.get()), ...clusterSecrets(cluster.get())]);
   const log = createLogger(redactor, now, { write: options.writeLog, journal: options.journal });
-  const services = createServices({ version: options.version, url: options.url, tlsFingerprint: options.tlsFingerprint, settings, store: opened.store, installCode, host: options.host, log, redactor, now });
+  const services = createServices({ version: options.version, url: options.url, tls: options.tls, settings, store: opened.store, installCode, host: options.host, log, redactor, now });
   return { services, opened, installCode, log, now };
 }

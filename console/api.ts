@@ -1,6 +1,7 @@
 import type { components, paths } from "../test/generated/installer-api.d.ts";
 import { signOut } from "./sign-in.ts";
 import { state } from "./state.ts";
+import { noteServerDate } from "./time.ts";
 
 /** The API's schemas, generated from /openapi.json (`npm run client`): an API change the console does not follow fails `npm run typecheck`. */
 export type Schemas = components["schemas"];
@@ -44,6 +45,7 @@ export async function api<P extends PathOf<M>, M extends Method = "get">(path: P
   }
   const query = options.query ? "?" + new URLSearchParams(options.query as Record<string, string>) : "";
   const res = await fetch(API + path + query, { method: (options.method || "get").toUpperCase(), headers, body, cache: "no-store" });
+  noteServerDate(res);
   const data = (res.headers.get("content-type") || "").includes("json") ? await res.json() : await res.text();
   if (res.ok) return data;
   throw problemOf(res, data, options.signingIn);

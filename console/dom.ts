@@ -47,7 +47,6 @@ export function showView(name: "sign-in" | "configure" | "install"): void {
   $("sign-out").hidden = name === "sign-in";
   if (name === "sign-in") {
     $("unattended").hidden = true;
-    $("tls").hidden = true;
     $("where").textContent = "";
   }
 }

@@ -9,14 +9,37 @@ type FieldError = Schemas["FieldError"];
 
 let errorSeq = 0;
 const LIST_ITEM = /([A-Za-z]+(?:\.[A-Za-z]+)*)\[(\d+)\](?: ([0-9A-Fa-f.:]+\/\d+)(?= ))?/g;
+/** A field path: dotted anywhere (network.address), or a top-level key opening the message (hostname). */
+const FIELD = /^[a-z][A-Za-z]*(?:\.[A-Za-z]+)*(?=[ :]|$)|\b[a-z][A-Za-z]*(?:\.[A-Za-z]+)+\b/g;
 
-/** The validator names list items by path (network.floatingIpCidrs[1]); the form says what its labels say (Floating IP range 2). */
+/**
+ * The validator names fields by path (cluster.joinToken, network.floatingIpCidrs[1]); the form says what
+ * its labels say (Join token, Floating IP range 2). A path the form has no label for stays as it is.
+ */
 export function inFormWords(message: string): string {
-  const said = message.replace(LIST_ITEM, (whole, path: string, index: string, value?: string) => {
-    const list = form().querySelector<HTMLElement>('[data-list="' + CSS.escape(path) + '"]');
-    return list ? list.dataset.item + " " + (Number(index) + 1) + (value ? " (" + value + ")" : "") : whole;
-  });
-  return said.charAt(0).toUpperCase() + said.slice(1);
+  let opensWithLabel = false;
+  const said = message
+    .replace(LIST_ITEM, (whole, path: string, index: string, value: string | undefined, at: number) => {
+      const list = form().querySelector<HTMLElement>('[data-list="' + CSS.escape(path) + '"]');
+      if (!list) return whole;
+      if (at === 0) opensWithLabel = true;
+      return list.dataset.item + " " + (Number(index) + 1) + (value ? " (" + value + ")" : "");
+    })
+    .replace(FIELD, (path: string, at: number) => {
+      const label = labelOf(path);
+      if (!label) return path;
+      if (at === 0) opensWithLabel = true;
+      return at === 0 || /^.[A-Z]/.test(label) ? label : label.charAt(0).toLowerCase() + label.slice(1);
+    });
+  return opensWithLabel ? said.charAt(0).toUpperCase() + said.slice(1) : said;
+}
+
+/** What the form calls a field: its label, or its fieldset's legend, without "(optional)". */
+function labelOf(path: string): string | null {
+  const el = form().querySelector<HTMLElement>('[data-field="' + CSS.escape(path) + '"]');
+  if (!el) return null;
+  const label = el.tagName === "FIELDSET" ? el.querySelector("legend") : document.querySelector('label[for="' + CSS.escape(el.id) + '"]');
+  return label ? label.textContent!.replace(/\s*\(optional\)/, "").trim() : null;
 }
 
 /** The other fields a message names (the range a range overlaps): marked too, since either may be the one to change. */
@@ -41,8 +64,7 @@ function fieldElement(path: string): HTMLElement | null {
 function fieldLabel(path: string): string {
   const el = fieldElement(path);
   if (!el) return path || "The whole config";
-  const label = el.tagName === "FIELDSET" ? el.querySelector("legend") : document.querySelector('label[for="' + CSS.escape(el.id) + '"]');
-  return steps()[stepOf(path)]!.dataset.title + " › " + (label ? label.textContent!.replace(/\s*\(optional\)/, "") : path);
+  return steps()[stepOf(path)]!.dataset.title + " › " + (labelOf(el.dataset.field!) || path);
 }
 
 export function renderErrors(): void {

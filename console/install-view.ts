@@ -10,15 +10,17 @@ import { renderJoinChecks } from "./join-check.ts";
 import { showJoinToken } from "./join-token.ts";
 import { state, type Run, type StepName, type StepState } from "./state.ts";
 import { install, refreshStatus, refused, showBlockers } from "./status.ts";
+import { renderPicker } from "./attempt-picker.ts";
+import { appendLog } from "./install-log.ts";
+import { keepTicking, renderTimes, stepTime, stopTicking } from "./run-clock.ts";
 
 type Verdict = Schemas["Verdict"];
 type Readiness = Omit<Schemas["Report"]["readinessHistory"][number], "time">;
 /** What the events read here carry in `data`, which the API document leaves open. */
-type EventData = { kind: Run["kind"]; outcome: StepState; verdict: Verdict } & Readiness;
+type EventData = { kind: Run["kind"]; outcome: StepState; verdict: Verdict; deadline?: string } & Readiness;
 
 const STEPS_OF: Record<Run["kind"], StepName[]> = { install: ["preflight", "write-config", "firstboot", "readiness"], "recheck-readiness": ["readiness"] };
 const STEP_TEXT: Record<StepName, string> = { preflight: "Preflight checks", "write-config": "Write node.yaml", firstboot: "Run firstboot", readiness: "Wait until the cloud is READY" };
-const STATE_TEXT: Record<StepState | "pending", string> = { pending: "waiting", running: "running", succeeded: "done", failed: "failed" };
 const READY_STATUSES = ["ok", "ready", "pass", "passed", "healthy", "up"];
 const NEXT: Partial<Record<Verdict["next"], [string, () => Promise<void>]>> = {
   recheckReadiness: ["Recheck readiness", recheck],
@@ -27,11 +29,12 @@ const NEXT: Partial<Record<Verdict["next"], [string, () => Promise<void>]>> = {
   clearBlockers: ["Show the blockers", showBlockers],
 };
 
-export function follow(attempt: number): void {
+/** Shows an attempt, live while it runs; `focus` false when the person chose it in the picker and stays there. */
+export function follow(attempt: number, focus = true): void {
   stopFollowing();
   const controller = new AbortController();
   state.follow = controller;
-  state.run = { attempt, kind: "install", steps: {} };
+  state.run = { attempt, kind: "install", steps: {}, times: {}, latest: attempt >= (state.status ? state.status.attempt : 0), picked: !focus };
   showView("install");
   $("verdict").hidden = true;
   $("join-token").hidden = true;
@@ -40,28 +43,44 @@ export function follow(attempt: number): void {
   $("cloud-state").textContent = "Not polled yet.";
   $("checks").hidden = true;
   renderRun();
-  $("install-view-title").focus();
+  if (focus) $("install-view-title").focus();
   readEvents(attempt, controller.signal, onEvent).catch(report);
   refreshStatus().catch(report);
+  renderPicker(attempt).catch(report);
 }
 
 export function stopFollowing(): void {
   if (state.follow) state.follow.abort();
   state.follow = null;
+  stopTicking();
 }
 
 function onEvent(event: Schemas["InstallEvent"]): void {
   const run = state.run!;
   const data = event.data as EventData;
-  if (event.type === "attempt.started") run.kind = data.kind;
-  if (event.type === "step.started") run.steps[event.step!] = "running";
-  if (event.type === "step.finished") run.steps[event.step!] = data.outcome;
+  const at = Date.parse(event.time);
+  if (event.type === "attempt.started") Object.assign(run, { kind: data.kind, span: { start: at } });
+  if (event.type === "step.started") {
+    run.steps[event.step!] = "running";
+    run.times[event.step!] = { start: at };
+    if (data && data.deadline) run.deadline = Date.parse(data.deadline);
+  }
+  if (event.type === "step.finished") {
+    run.steps[event.step!] = data.outcome;
+    run.times[event.step!]!.end = at;
+  }
   if (event.type === "readiness.poll") renderReadiness(data);
-  appendLog(event);
+  appendLog(event, run);
   if (event.type === "attempt.finished") {
-    for (const step of Object.keys(run.steps) as StepName[]) if (run.steps[step] === "running") run.steps[step] = "failed";
+    for (const step of Object.keys(run.steps) as StepName[]) {
+      if (run.steps[step] !== "running") continue;
+      run.steps[step] = "failed";
+      run.times[step]!.end = at;
+    }
+    if (run.span) run.span.end = at;
     showVerdict(data.verdict);
     refreshStatus().then(showJoinToken).then(showNext).catch(report);
+    renderPicker(run.attempt).catch(report);
   }
   renderRun();
 }
@@ -71,8 +90,10 @@ function renderRun(): void {
   $("install-view-title").textContent = (run.kind === "install" ? "Install" : "Readiness recheck") + ", attempt " + run.attempt;
   fill($("steps"), STEPS_OF[run.kind].map((step) => {
     const now = run.steps[step] || "pending";
-    return h("li", { class: now, "data-step": step, "aria-current": now === "running" ? "step" : null }, STEP_TEXT[step] + " ", h("span", { class: "state" }, "(" + STATE_TEXT[now] + ")"));
+    return h("li", { class: now, "data-step": step, "aria-current": now === "running" ? "step" : null }, STEP_TEXT[step] + " ", h("span", { class: "state" }, "(" + stepTime(step) + ")"));
   }));
+  renderTimes();
+  keepTicking(renderRun);
 }
 
 function renderReadiness(data: Readiness): void {
@@ -85,18 +106,11 @@ function renderReadiness(data: Readiness): void {
   }));
 }
 
-function appendLog(event: Schemas["InstallEvent"]): void {
-  const log = $("log");
-  const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 32;
-  log.append(h("div", { class: event.level === "info" ? null : event.level },
-    h("time", { datetime: event.time }, new Date(event.time).toLocaleTimeString()), " ", event.step ? "[" + event.step + "] " : "", event.message));
-  if (log.childElementCount > 2000) log.firstElementChild!.remove();
-  if (atEnd) log.scrollTop = log.scrollHeight;
-}
-
 function showVerdict(verdict: Verdict): void {
   const ok = verdict.outcome === "succeeded";
-  const next = NEXT[verdict.next];
+  const run = state.run!;
+  const next = run.latest ? NEXT[verdict.next] : undefined;
+  const latest = state.status ? state.status.attempt : 0;
   const box = $("verdict");
   box.className = "card verdict " + (ok ? "ok" : "bad");
   fill(box,
@@ -104,23 +118,26 @@ function showVerdict(verdict: Verdict): void {
     ok ? null : h("p", {}, h("code", {}, verdict.code)),
     h("p", {}, verdict.message),
     verdict.checks ? renderJoinChecks(verdict.checks, "Join check") : null,
+    run.latest ? null : h("p", {}, "Attempt " + latest + " came after this one: its verdict says what to do now."),
     h("div", { class: "actions" },
       next ? h("button", { type: "button", class: "primary", onclick: guard(next[1]) }, next[0]) : null,
-      !ok && (verdict.next === "retryInstall" || verdict.next === "recheckReadiness") ? h("button", { type: "button", onclick: guard(fixConfig) }, "Edit the config") : null,
+      run.latest && !ok && (verdict.next === "retryInstall" || verdict.next === "recheckReadiness") ? h("button", { type: "button", onclick: guard(fixConfig) }, "Edit the config") : null,
+      run.latest ? null : h("button", { type: "button", onclick: () => follow(latest) }, "Show attempt " + latest),
       h("button", { type: "button", onclick: guard(() => downloadReport(verdict.attempt)) }, "Download report")));
   box.hidden = false;
-  box.focus();
+  if (!run.picked) box.focus();
 }
 
-/** Once installed: how to reach the node, from the draft it was installed with. */
+/** Once installed: where the cloud is and how to reach the node, from the latest attempt's report. */
 async function showNext(): Promise<void> {
   if (state.status!.phase !== "done") return;
-  const draft = (await api("/config")).config as { network?: { address?: string }; admin?: { sshAuthorizedKeys?: string[] } } | undefined;
-  const ip = (draft?.network?.address || "").split("/")[0];
-  const keys = draft?.admin?.sshAuthorizedKeys || [];
+  const { endpoints, config } = await api("/install/report");
+  const keys = (config.config as { admin?: { sshAuthorizedKeys?: string[] } } | undefined)?.admin?.sshAuthorizedKeys || [];
+  const ip = endpoints && endpoints.ssh;
   fill($("next-body"),
     h("p", {}, "The node is installed and its cloud answered READY."),
-    ip ? h("p", {}, "Reach the node over SSH at ", h("code", {}, ip), " with the private key of one of the admin keys set in the Admin step:") : null,
+    endpoints && endpoints.cloudApi ? h("p", {}, "The cloud's API answers at ", h("code", {}, endpoints.cloudApi), ".") : null,
+    ip ? h("p", {}, "Reach the node over SSH at ", h("code", {}, ip), " with the private key of one of the admin keys " + (keys.length ? "set in the Admin step:" : "in node.yaml.")) : null,
     keys.length ? h("ul", {}, keys.map((k) => h("li", {}, h("code", {}, k.split(/\s+/).slice(0, 1).join(" ") + " … " + (k.split(/\s+/)[2] || ""))))) : null);
   $("next").hidden = false;
 }

@@ -4,6 +4,7 @@ import { $, announce, fill, h, plural } from "./dom.ts";
 import { focusField, renderErrors } from "./field-errors.ts";
 import { saveDraft, stepOf } from "./form.ts";
 import { state } from "./state.ts";
+import { serverNow, utcTime } from "./time.ts";
 
 type Check = Schemas["JoinCheck"];
 
@@ -45,7 +46,7 @@ export async function checkCluster(): Promise<void> {
   try {
     await saveDraft();
     const { ok, checks } = await api("/cluster/join-check", { method: "post" });
-    fill(result, renderJoinChecks(checks, "Cluster check"), h("p", { class: "help" }, "Checked at " + new Date().toLocaleTimeString() + "."));
+    fill(result, renderJoinChecks(checks, "Cluster check"), h("p", { class: "help" }, "Checked at " + utcTime(new Date(serverNow()).toISOString()) + " UTC."));
     announce("Cluster check " + (ok ? "passed." : "failed: " + checks.filter((c) => c.code).map((c) => c.code).join(", ") + "."));
   } catch (err) {
     const problem = err as Failure;

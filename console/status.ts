@@ -6,6 +6,7 @@ import { renderErrors, visibleErrors } from "./field-errors.ts";
 import { steps } from "./form.ts";
 import { follow } from "./install-view.ts";
 import { state } from "./state.ts";
+import { utcDateTime } from "./time.ts";
 
 /** An attempt started elsewhere (unattended, curl) while the person configures is followed at once. */
 export async function refreshStatus(): Promise<void> {
@@ -19,8 +20,6 @@ export function renderStatus(): void {
   const s = state.status!;
   $("where").textContent = s.hostname + " · " + s.phase + (state.options && state.options.release ? " · release " + state.options.release : "");
   renderUnattended(s.unattended);
-  $<HTMLInputElement>("tls-fingerprint").value = s.tlsFingerprint || "";
-  $("tls").hidden = !s.tlsFingerprint;
   renderInstallCard();
 }
 
@@ -29,7 +28,7 @@ function renderUnattended(u: Schemas["Unattended"] | undefined): void {
   $("unattended").hidden = !u;
   if (!u || key === state.unattendedKey) return;
   state.unattendedKey = key;
-  const found = "Stage 1 left a node.yaml" + (u.origin ? " (" + u.origin + ")" : "") + ", which the installer took on " + new Date(u.takenAt).toLocaleString() + ". ";
+  const found = "Stage 1 left a node.yaml" + (u.origin ? " (" + u.origin + ")" : "") + ", which the installer took on " + utcDateTime(u.takenAt) + ". ";
   const text = {
     started: found + "It validated, so the installer started install attempt " + u.attempt + " by itself.",
     invalid: found + "It did not validate, so nothing started. It is the draft: fix it in the node.yaml tab, save, then install.",
@@ -52,6 +51,8 @@ function renderInstallCard(): void {
   $("readiness-of-draft").textContent = reasons.join(" ") || "The draft is valid and nothing blocks the install: it writes node.yaml, runs firstboot and waits until the cloud is READY.";
   $<HTMLButtonElement>("install-button").disabled = reasons.length > 0;
   for (const note of document.querySelectorAll<HTMLElement>("[data-hand-over]")) note.hidden = !(s.unattended && s.unattended.autoStart);
+  $("past-attempts").hidden = s.attempt === 0;
+  $("show-attempts").textContent = s.attempt === 1 ? "Show attempt 1" : "Show the " + s.attempt + " attempts so far";
 }
 
 /** The bar's label says the numbers, so a screen reader and the eye read the same. */

@@ -14,6 +14,7 @@ export function selectTab(name: (typeof TABS)[number]): void {
     $("panel-" + tab).hidden = !on;
   }
   if (name === "yaml" && !state.yamlDirty) $<HTMLTextAreaElement>("yaml").value = state.draft!.source === "yaml" ? state.draft!.yaml! : toNodeYaml(readForm());
+  if (name === "yaml") renderLineNumbers();
 }
 
 export function onTabKey(event: KeyboardEvent): void {
@@ -54,7 +55,23 @@ export async function saveYaml(): Promise<void> {
   if (!draft.valid) $("yaml-errors").querySelector("button")!.focus();
 }
 
+let errorLines = new Set<number>();
+
+/** The gutter's numbers, the lines with a problem marked, scrolled with the text. */
+export function renderLineNumbers(): void {
+  const area = $<HTMLTextAreaElement>("yaml");
+  const lines = area.value.split("\n").length;
+  fill($("yaml-lines"), Array.from({ length: lines }, (_, i) => errorLines.has(i + 1) ? h("span", { class: "bad" }, String(i + 1) + "\n") : String(i + 1) + "\n"));
+  syncGutter();
+}
+
+export function syncGutter(): void {
+  $("yaml-lines").scrollTop = $("yaml").scrollTop;
+}
+
 export function renderYamlErrors(errors: Schemas["FieldError"][]): void {
+  errorLines = new Set(errors.flatMap((e) => (e.line ? [e.line] : [])));
+  renderLineNumbers();
   const box = $("yaml-errors");
   $("yaml").setAttribute("aria-invalid", String(errors.length > 0));
   fill(box, errors.length ? [h("h3", {}, plural(errors.length, "problem") + " in node.yaml"),
@@ -75,4 +92,5 @@ function caretTo(line: number, column: number): void {
   area.focus();
   area.setSelectionRange(offset, offset);
   area.scrollTop = Math.max(0, (line - 3) * parseFloat(getComputedStyle(area).lineHeight));
+  syncGutter();
 }

@@ -31,6 +31,8 @@ export interface StepRecord {
   startedAt: string;
   finishedAt?: string;
   message?: string;
+  /** The readiness wait's end: the step fails with READINESS_TIMEOUT when the cloud is not READY by then. */
+  deadline?: string;
 }
 
 export interface Verdict {
@@ -58,6 +60,14 @@ export interface ReadinessObservation {
   checks?: ReadinessCheck[];
 }
 
+/** How to reach what an install attempt installed, from off the node. */
+export interface Endpoints {
+  /** The cloud's API: a join node's cluster at its join address; otherwise the readiness endpoint's scheme and port at the VIP, or at the node's address. */
+  cloudApi?: string;
+  /** The node's management address, for SSH. */
+  ssh?: string;
+}
+
 export interface AttemptRecord {
   attempt: number;
   kind: AttemptKind;
@@ -79,6 +89,8 @@ export interface AttemptRecord {
   readinessHistory: ReadinessObservation[];
   /** The join check a hyperconverged-join preflight ran, every check in order. */
   joinCheck?: JoinCheck[];
+  /** How to reach what it installed (a recheck's: those of the install it rechecks). */
+  endpoints?: Endpoints;
   /** SHA-256 (hex) of the cloud API's certificate, as the readiness poll that saw READY met it over https. */
   cloudCertSha256?: string;
 }

@@ -3,6 +3,7 @@ import { createAttempts, type Attempts } from "./attempts/index.ts";
 import { createAuthenticator, type Authenticator } from "./access/auth.ts";
 import { createCluster, type Cluster } from "./cluster/service.ts";
 import { createDraftService, type DraftService } from "./draft/index.ts";
+import type { CertificateFacts } from "./access/tls.ts";
 import type { Blocker } from "./errors.ts";
 import type { HostFacts } from "./host.ts";
 import type { Logger } from "./log.ts";
@@ -30,6 +31,8 @@ export interface Services {
   attempts: Attempts;
   cluster: Pick<Cluster, "check" | "joinToken">;
   status(): Status;
+  /** The certificate this API serves; undefined when it serves none (an in-process app). */
+  tls(): CertificateFacts | undefined;
   options(): Options;
   /** Recovers interrupted attempts, loads the payload, takes a handoff node.yaml; returns notices for the banner. */
   start(): Promise<string[]>;
@@ -40,8 +43,8 @@ export interface ServiceDeps {
   version: string;
   /** Known once the server listens. */
   url: () => string;
-  /** The served certificate's SHA-256, once loaded. */
-  tlsFingerprint?: () => string | undefined;
+  /** The served certificate, once loaded. */
+  tls?: () => CertificateFacts | undefined;
   settings: Settings;
   store: Store;
   installCode: string;
@@ -122,11 +125,11 @@ export function createServices(deps: ServiceDeps): Services {
     async stop() {
       await Promise.all([payload.stop(), attempts.stop()]);
     },
+    tls: () => deps.tls?.(),
     status: () =>
       computeStatus({
         version: deps.version,
         url: deps.url(),
-        tlsFingerprint: deps.tlsFingerprint?.(),
         hostHostname: host.hostname,
         draft: draft.analysis(),
         attempts: attemptRecords.get(),

@@ -11,7 +11,6 @@ export interface Status {
   profile: Profile;
   hostname: string;
   url: string;
-  tlsFingerprint?: string;
   configValid: boolean;
   attempt: number;
   step?: Step;
@@ -24,7 +23,6 @@ export interface Status {
 export interface StatusInputs {
   version: string;
   url: string;
-  tlsFingerprint?: string;
   hostHostname: string;
   draft: DraftAnalysis;
   attempts: readonly AttemptRecord[];
@@ -43,7 +41,6 @@ export function computeStatus(inputs: StatusInputs): Status {
     configValid: inputs.draft.valid,
     attempt: inputs.attempts.length,
   };
-  if (inputs.tlsFingerprint) status.tlsFingerprint = inputs.tlsFingerprint;
   if (inputs.draft.mode) status.mode = inputs.draft.mode;
   if (latest?.state === "running" && latest.step) status.step = latest.step;
   if (latest) status.startedAt = latest.startedAt;

@@ -21,6 +21,16 @@ const ReportSchema = AttemptSummarySchema.extend({
     .array(z.object({ time: z.iso.datetime(), state: z.string(), detail: z.string().optional(), checks: z.array(ReadinessCheckSchema).optional() }))
     .meta({ description: "Every change of the cloud's readiness state or checks, oldest first." }),
   joinCheck: z.array(JoinCheckSchema).optional().meta({ description: "The join check a hyperconverged-join preflight ran: every check in order." }),
+  endpoints: z
+    .object({
+      cloudApi: z.string().optional().meta({
+        description: "The cloud's API: a join node's cluster at its join address; otherwise the readiness endpoint's scheme and port at the VIP, or at the node's management address.",
+        example: "https://10.20.0.10:8443",
+      }),
+      ssh: z.string().optional().meta({ description: "The node's management address, for SSH with an admin key.", example: "10.20.0.11" }),
+    })
+    .optional()
+    .meta({ description: "How to reach what the attempt installed, from off the node (a recheck: what its install installed). Absent for an attempt recorded before it was kept." }),
 }).meta({ id: "Report" });
 
 const route = createRoute({

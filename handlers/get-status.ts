@@ -42,9 +42,6 @@ export const StatusSchema = z
     }),
     hostname: z.string().meta({ description: "The draft's hostname, or the machine's own while the draft has none." }),
     url: z.string().meta({ description: "Where this API is served." }),
-    tlsFingerprint: z.string().optional().meta({
-      description: "SHA-256 of the certificate this API serves (uppercase colon-separated hex), as the banner prints it: to compare with what a client was shown, or to pin.",
-    }),
     configValid: z.boolean().meta({ description: "Whether the current draft validates." }),
     attempt: z.number().int().min(0).meta({ description: "Install attempts started so far (0 before the first)." }),
     step: z.enum(STEPS).optional().meta({ description: "The step running now, while installing." }),

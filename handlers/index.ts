@@ -14,6 +14,7 @@ import getOpenApi from "./get-openapi.ts";
 import getOptions from "./get-options.ts";
 import getSchemasNodeYaml from "./get-schemas-node-yaml.ts";
 import getStatus from "./get-status.ts";
+import getTls from "./get-tls.ts";
 import patchConfig from "./patch-config.ts";
 import postClusterJoinCheck from "./post-cluster-join-check.ts";
 import postConfigValidate from "./post-config-validate.ts";
@@ -27,6 +28,7 @@ export const routes = [
   getHealthz,
   getOpenApi,
   getSchemasNodeYaml,
+  getTls,
   getConsole,
   getConsoleScript,
   getConsoleStyles,

@@ -130,6 +130,17 @@ export function generateSelfSignedCert(opts: SelfSignedOptions): CertificatePair
   };
 }
 
+export interface CertificateFacts {
+  /** SHA-256 fingerprint as the banner prints it. */
+  sha256: string;
+  notAfter: string;
+}
+
+export function certificateFacts(certPem: string): CertificateFacts {
+  const cert = new X509Certificate(certPem);
+  return { sha256: cert.fingerprint256, notAfter: new Date(cert.validTo).toISOString() };
+}
+
 /** SHA-256 fingerprint as uppercase colon-separated hex ("AB:CD:..."). */
 export function certificateFingerprint(certPem: string): string {
   return new X509Certificate(certPem).fingerprint256;

@@ -27,6 +27,7 @@ export interface Report extends AttemptSummary {
   firstbootTail: string[];
   readinessHistory: AttemptRecord["readinessHistory"];
   joinCheck?: AttemptRecord["joinCheck"];
+  endpoints?: AttemptRecord["endpoints"];
 }
 
 /** Install attempts: what the API and the unattended install start, follow and read. */
@@ -97,6 +98,7 @@ export function createAttempts(deps: AttemptsDeps): Attempts {
         firstbootTail: record.firstbootTail,
         readinessHistory: record.readinessHistory,
         ...(record.joinCheck ? { joinCheck: record.joinCheck } : {}),
+        ...(record.endpoints ? { endpoints: record.endpoints } : {}),
       };
     },
     async events(attempt, after) {

@@ -4,16 +4,17 @@ import type { DraftService } from "../draft/index.ts";
 import type { Blocker } from "../errors.ts";
 import type { Logger, Origin } from "../log.ts";
 import type { AttemptKind, Step } from "../model.ts";
-import type { AttemptRecord, FailureCode, Verdict } from "../records.ts";
+import type { AttemptRecord, FailureCode, StepRecord, Verdict } from "../records.ts";
 import type { Slice } from "../store.ts";
 import { isStorageError } from "../fs/storage-error.ts";
 import { refusal } from "./admission.ts";
 import type { EventLog } from "./event-log.ts";
 import { BACKLOG_LIMIT, type AttemptEventLog, type NewEvent } from "./events.ts";
+import { endpointsOf } from "./endpoints.ts";
 import { journal } from "./journal.ts";
 import type { StepContext } from "./steps/context.ts";
 import { stopLeftoverFirstboots } from "./steps/firstboot.ts";
-import { STEPS_OF, runStep, type StepInputs, type StepSettings } from "./steps/index.ts";
+import { STEPS_OF, runStep, stepDeadline, type StepInputs, type StepSettings } from "./steps/index.ts";
 import { StepFailure, failureCodeOf, nextAction } from "./verdict.ts";
 
 export interface RunnerDeps {
@@ -109,6 +110,7 @@ export class AttemptRunner {
           ? { source: "yaml", yaml: this.deps.redactor.text(draftRecord.yaml) }
           : { source: "structured", config: redactDraft(draftRecord.config) },
       payloadVersion: this.deps.payloadVersion(),
+      endpoints: kind === "install" ? endpointsOf(draft.analysis().draft, this.deps.settings.readinessUrl) : attempts.filter((a) => a.kind === "install").at(-1)?.endpoints,
       firstbootTail: [],
       readinessHistory: [],
     };
@@ -193,11 +195,12 @@ export class AttemptRunner {
     const { now, redactor } = this.deps;
     const started = now().getTime();
     record.step = step;
-    const stepRecord = { step, state: "running" as const, startedAt: now().toISOString() };
+    const deadline = stepDeadline(step, this.deps.settings, started);
+    const stepRecord: StepRecord = { step, state: "running", startedAt: new Date(started).toISOString(), ...(deadline ? { deadline: new Date(deadline).toISOString() } : {}) };
     record.steps.push(stepRecord);
     // The store learns of the step before any client does: a kill between the two is recovered at this step.
     await this.deps.attempts.save();
-    this.#append(record, log, { type: "step.started", step, level: "info", message: `${step} started` });
+    this.#append(record, log, { type: "step.started", step, level: "info", message: `${step} started`, ...(stepRecord.deadline ? { data: { deadline: stepRecord.deadline } } : {}) });
     await log.sync();
     const ctx: StepContext = {
       emit: (event: Omit<NewEvent, "step">) => this.#append(record, log, { ...event, step }),
@@ -207,7 +210,7 @@ export class AttemptRunner {
       signal,
     };
     try {
-      await runStep(step, ctx, record, { ...this.deps, persist: () => this.deps.attempts.save() });
+      await runStep(step, ctx, record, { ...this.deps, persist: () => this.deps.attempts.save(), deadline });
       if (signal.aborted) throw signal.reason;
     } catch (err) {
       if (this.#abort.signal.aborted) throw err;

@@ -40,6 +40,9 @@ export const StepRecordSchema = z
     startedAt: z.iso.datetime(),
     finishedAt: z.iso.datetime().optional(),
     message: z.string().optional(),
+    deadline: z.iso.datetime().optional().meta({
+      description: "readiness only: when the wait ends (--readiness-timeout after the step started); the step fails with READINESS_TIMEOUT when the cloud is not READY by then.",
+    }),
   })
   .meta({ id: "StepRecord" });
 
@@ -52,7 +55,10 @@ export const EventSchema = z
     step: z.enum(STEPS).optional(),
     level: z.enum(EVENT_LEVELS),
     message: z.string(),
-    data: z.record(z.string(), z.unknown()).optional(),
+    data: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        "What the event carries besides its message, by type: attempt.started {kind, startedBy}; step.started of readiness {deadline} (when the wait ends, ISO time); step.log {stream, truncatedBytes?}; step.progress {check} (a join check) or {stopped, killedAfterMs?} (what firstboot left running); step.finished {outcome, durationMs}; readiness.poll {state, detail?, checks?}; attempt.finished {verdict}.",
+    }),
   })
   .meta({ id: "InstallEvent" });
 

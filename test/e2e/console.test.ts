@@ -139,9 +139,24 @@ const SCREENS = [
   "mode", "mode-field-errors", "network", "network-field-errors", "storage", "storage-field-errors",
   "cluster-single-node", "cluster-init", "cluster-field-errors", "admin", "admin-field-errors",
   "node-yaml", "node-yaml-errors", "install-card-ready", "payload-verifying",
-  "installing", "readiness-wait", "readiness-timeout", "recheck-done", "done", "installer-unreachable",
+  "installing", "readiness-wait", "readiness-countdown", "readiness-timeout", "attempt-history", "yaml-lines", "recheck-done", "done", "installer-unreachable",
   "unattended-blocked", "unattended-started", "unattended-invalid",
 ];
+
+/** Like open(), in a browser whose clock reads another zone in 12-hour time, and an hour fast: a time shown in local time, or measured by the browser's clock, would not match. */
+async function openElsewhere(installer: RunningInstaller): Promise<{ page: Page; errors: Error[] }> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1024, height: 768 }, timezoneId: "America/Los_Angeles", locale: "en-US" });
+  lab.defer(() => context.close());
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const errors: Error[] = [];
+  page.on("pageerror", (error) => errors.push(error));
+  await page.clock.install({ time: Date.now() + 3_600_000 });
+  await page.goto(`https://127.0.0.1:${installer.port}/`);
+  return { page, errors };
+}
+
+const utc = (iso: string) => iso.slice(11, 19);
 
 describe("web console", { skip: SKIP }, () => {
   test("a person's whole path: wrong code, sign in, the guided form with a field error fixed, install live (and after a reload), done, report", async () => {
@@ -392,6 +407,120 @@ describe("web console", { skip: SKIP }, () => {
     assert.match(await text(page, "#unattended"), /2:\d+ hostname: hostname "node_07" is not a valid RFC 1123 hostname/);
     assert.match(await text(page, "#yaml-errors"), /2:\d+ hostname: /);
     await checkScreen(page, "unattended-invalid");
+    assert.deepEqual(errors, []);
+  });
+
+  test("time and history: the certificate before sign-in; elapsed times live, the readiness wait's countdown, 24-hour UTC; the log names each step once and leaves the final message to the verdict; every attempt reachable", async () => {
+    const { installer, readiness } = await rig({ scenario: "never", timeout: 4 });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    const { page, errors } = await openElsewhere(installer);
+    assert.equal(await page.getByLabel("TLS SHA-256 fingerprint").inputValue(), installer.fingerprint, "compared before the code is typed");
+    const notAfter = (await installer.request("/tls", { code: null })).json.notAfter as string;
+    assert.equal(await text(page, "#tls-expiry"), `Valid until ${notAfter.slice(0, 10)} ${utc(notAfter)} UTC.`);
+    await signIn(page, installer.code);
+    await page.getByRole("button", { name: "Install", exact: true }).click();
+
+    await page.locator("#steps li[data-step=firstboot].running").waitFor();
+    assert.match(await text(page, "#steps li[data-step=firstboot]"), /\(running, \d+ s\)$/);
+    assert.match(await text(page, "#steps li[data-step=preflight]"), /\(done in \d+ s\)$/);
+    assert.match(await text(page, "#steps li[data-step=readiness]"), /\(waiting\)$/);
+    const started = (await installer.request("/v1/installer/install/attempts")).json.attempts[0].startedAt;
+    assert.match(await text(page, "#attempt-times"), new RegExp(`^Started ${utc(started)} UTC · running for \\d+ s$`));
+
+    const wait = page.locator("#readiness-wait");
+    await page.waitForFunction(() => / left /.test(document.getElementById("readiness-wait")!.textContent!));
+    const deadline = (await installer.request("/v1/installer/install/report")).json.steps.find((s: { step: string }) => s.step === "readiness").deadline;
+    const first = (await wait.innerText()).trim();
+    const left = (said: string) => Number(/: (\d) s left of the 4 s wait\.$/.exec(said)![1]);
+    assert.match(first, new RegExp(`^The wait ends at ${utc(deadline)} UTC: \\d s left of the 4 s wait\\.$`));
+    await page.waitForFunction((before) => document.getElementById("readiness-wait")!.textContent !== before, first);
+    assert.ok(left((await wait.innerText()).trim()) < left(first), "the countdown counts down");
+    await checkScreen(page, "readiness-countdown");
+
+    await page.getByRole("button", { name: "Recheck readiness" }).waitFor();
+    assert.match(await text(page, "#steps li[data-step=readiness]"), /\(failed after [45] s\)$/);
+    assert.match(await text(page, "#steps li[data-step=firstboot]"), /\(done in \d+ s\)$/);
+    const finished = (await installer.request("/v1/installer/install/attempts")).json.attempts[0].finishedAt;
+    assert.match(await text(page, "#attempt-times"), new RegExp(`^Started ${utc(started)} UTC · ended ${utc(finished)} UTC, after \\d+ s$`));
+    assert.match(await wait.innerText(), /^Waited [45] s of the 4 s wait\.$/);
+
+    const events = (await installer.request("/v1/installer/install/events?attempt=1")).json.events as { time: string; message: string }[];
+    assert.deepEqual(await page.locator("#log time").allInnerTexts(), events.map((e) => utc(e.time)), "every line at its event's time, 24-hour UTC");
+    const log = await text(page, "#log");
+    assert.match(log, /\d\d:\d\d:\d\d firstboot: setting up network\n/);
+    assert.match(log, /\d\d:\d\d:\d\d \[firstboot\] warning: clock not synced yet\n/);
+    assert.doesNotMatch(log, /\[([a-z-]+)\] \1\b/, "no line names its step twice");
+    const verdict = (await installer.request("/v1/installer/install/verdict?attempt=1")).json;
+    assert.equal((await text(page, "main")).split(verdict.message).length - 1, 1, "the final message is shown once, in the verdict");
+    assert.match(log, /\d\d:\d\d:\d\d attempt 1 failed at readiness after \d+ s: READINESS_TIMEOUT$/);
+
+    await page.getByRole("button", { name: "Edit the config" }).click();
+    await page.getByRole("button", { name: "Show attempt 1" }).click();
+    await page.getByRole("heading", { name: "Attempt 1 failed at readiness" }).waitFor();
+
+    readiness.setScenario("ready");
+    await page.getByRole("button", { name: "Recheck readiness" }).click();
+    await page.getByRole("heading", { name: "Done: the cloud is READY" }).waitFor();
+    const cloud = new URL(readiness.url);
+    await page.locator("#next").getByText(`The cloud's API answers at ${cloud.protocol}//10.20.0.11:${cloud.port}.`).waitFor();
+    const picker = page.getByLabel("Show attempt");
+    await page.waitForFunction(() => (document.getElementById("attempt-picker") as HTMLSelectElement).options.length === 2);
+    assert.deepEqual((await picker.locator("option").allInnerTexts()).map((o) => o.replace(/started .*$/, "")), ["Attempt 2: readiness recheck, succeeded, ", "Attempt 1: install, failed, "]);
+
+    await picker.focus();
+    await picker.selectOption("1");
+    await page.getByRole("heading", { name: "Install, attempt 1" }).waitFor();
+    await page.getByRole("heading", { name: "Attempt 1 failed at readiness" }).waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "attempt-picker", "focus stays where the person chose");
+    assert.deepEqual(await page.locator("#steps li").evaluateAll((items) => items.map((li) => li.className)), ["succeeded", "succeeded", "succeeded", "failed"]);
+    await page.locator("#log").getByText("firstboot: setting up network").waitFor();
+    assert.equal(await page.getByRole("button", { name: "Recheck readiness" }).count(), 0, "a past attempt offers no next action");
+    assert.match(await text(page, "#verdict"), /Attempt 2 came after this one/);
+    await checkScreen(page, "attempt-history");
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download report" }).click()]);
+    assert.equal(download.suggestedFilename(), "stratum-install-report-attempt-1.json");
+    assert.equal(JSON.parse(await readFile((await download.path())!, "utf8")).verdict.code, "READINESS_TIMEOUT");
+
+    await page.getByRole("button", { name: "Show attempt 2" }).click();
+    await page.getByRole("heading", { name: "Readiness recheck, attempt 2" }).waitFor();
+    await page.getByRole("heading", { name: "Done: the cloud is READY" }).waitFor();
+    assert.deepEqual(errors, []);
+  });
+
+  test("the node.yaml tab: monospace, with line numbers that scroll with the text and mark a problem's line; a click on its line:column puts the cursor there, in view", async () => {
+    const { installer } = await rig();
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("tab", { name: "node.yaml" }).click();
+    const yaml = page.getByRole("textbox", { name: "node.yaml" });
+    const nodeYaml = "# a comment\n".repeat(30) + VALID_NODE_YAML.replace("hostname:", "hostnme:");
+    await yaml.fill(nodeYaml);
+    const lines = nodeYaml.split("\n").length;
+    assert.equal(await text(page, "#yaml-lines"), Array.from({ length: lines }, (_, i) => i + 1).join("\n"));
+    for (const selector of ["#yaml", "#yaml-lines"]) assert.match(await page.locator(selector).evaluate((el) => getComputedStyle(el).fontFamily), /mono/i);
+
+    await page.getByRole("button", { name: "Save node.yaml" }).click();
+    const location = page.getByRole("button", { name: "Line 32, column 1" });
+    await location.waitFor();
+    const marked = await page.locator("#yaml-lines .bad").evaluateAll((spans) => spans.map((s) => s.textContent!.trim()));
+    assert.deepEqual(marked, ["1", "32"], "the problems' lines are marked (a missing key is the document's, at 1:1)");
+    await yaml.evaluate((el) => (el.scrollTop = 0));
+    await page.waitForFunction(() => document.getElementById("yaml-lines")!.scrollTop === 0, undefined, { timeout: 2000 });
+    await location.click();
+    const at = await yaml.evaluate((el: HTMLTextAreaElement) => {
+      const lineHeight = parseFloat(getComputedStyle(el).lineHeight);
+      const top = el.getBoundingClientRect().top + parseFloat(getComputedStyle(el).paddingTop) + 31 * lineHeight - el.scrollTop;
+      const gutter = document.getElementById("yaml-lines")!;
+      return {
+        focused: document.activeElement === el,
+        caret: el.selectionStart,
+        inView: top >= el.getBoundingClientRect().top && top + lineHeight <= el.getBoundingClientRect().bottom,
+        gutterAligned: Math.abs(gutter.getBoundingClientRect().top + parseFloat(getComputedStyle(gutter).paddingTop) + 31 * parseFloat(getComputedStyle(gutter).lineHeight) - gutter.scrollTop - top) < 1,
+      };
+    });
+    assert.deepEqual(at, { focused: true, caret: "# a comment\n".length * 30 + "mode: single-node\n".length, inView: true, gutterAligned: true });
+    await checkScreen(page, "yaml-lines");
     assert.deepEqual(errors, []);
   });
 

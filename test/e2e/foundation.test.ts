@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { X509Certificate } from "node:crypto";
 import { copyFile, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -120,6 +121,16 @@ describe("TLS", () => {
     const second = await start({ stateDir });
     assert.equal(second.fingerprint, first.fingerprint);
     assert.match(second.banner, /\(reused\)/);
+  });
+
+  test("GET /tls without a code: the fingerprint the banner printed and the certificate's expiry", async () => {
+    const stateDir = await tempDir();
+    const installer = await start({ stateDir });
+    const reply = await installer.request("/tls", { code: null });
+    assert.equal(reply.status, 200, reply.text);
+    const certificate = new X509Certificate(await readFile(join(stateDir, "tls.crt")));
+    assert.deepEqual(reply.json, { sha256: installer.fingerprint, notAfter: new Date(certificate.validTo).toISOString() });
+    assert.equal(reply.json.sha256, reply.peerFingerprint, "the certificate this very connection met");
   });
 });
 

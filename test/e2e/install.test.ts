@@ -201,6 +201,29 @@ describe("install attempts", () => {
     assert.equal((await installer.request("/v1/installer/status")).json.phase, "done");
   });
 
+  test("the readiness wait's deadline, --readiness-timeout after its step started: in its step.started event and the report's step; the step ends there. The report says where the installed cloud and node answer, a recheck's as its install's", async () => {
+    const { installer, readiness } = await rig({ scenario: "never", timeout: 1.5 });
+    await putDraft(installer);
+    await install(installer);
+    await finished(installer, 1);
+    const events = (await installer.request("/v1/installer/install/events?attempt=1")).json.events;
+    const started = events.find((e: any) => e.type === "step.started" && e.step === "readiness");
+    assert.deepEqual(events.filter((e: any) => e.type === "step.started" && e.data).map((e: any) => e.step), ["readiness"], "only the readiness wait has a deadline");
+    const report = (await installer.request("/v1/installer/install/report?attempt=1")).json;
+    const step = report.steps.find((s: any) => s.step === "readiness");
+    assert.equal(step.deadline, started.data.deadline);
+    assert.equal(Date.parse(step.deadline) - Date.parse(step.startedAt), 1500);
+    const ended = Date.parse(step.finishedAt) - Date.parse(step.deadline);
+    assert.ok(ended >= 0 && ended < 1000, `the step ended ${ended} ms after its deadline`);
+
+    const endpoints = { cloudApi: `${new URL(readiness.url).protocol}//10.20.0.11:${new URL(readiness.url).port}`, ssh: "10.20.0.11" };
+    assert.deepEqual(report.endpoints, endpoints);
+    const edited = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, network: { ...VALID_DRAFT.network, address: "10.20.0.12/24" } } });
+    assert.equal(edited.status, 200, edited.text);
+    assert.equal((await installer.request("/v1/installer/install/recheck-readiness", { method: "POST" })).status, 202);
+    assert.deepEqual((await installer.request("/v1/installer/install/report?attempt=2")).json.endpoints, endpoints, "a recheck waits for what the install installed, whatever the draft says since");
+  });
+
   test("an unreachable readiness endpoint is a state, not a crash", async () => {
     const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
     const { installer } = await rig({ readiness, timeout: 1 });

@@ -24,10 +24,17 @@ export interface StepInputs {
   /** Writes the store, the attempt's record with it. */
   persist: () => Promise<void>;
   cluster: Pick<Cluster, "foundingSecret" | "preflightCheck">;
+  /** The step's deadline (epoch ms), as stepDeadline gave it when the step started. */
+  deadline?: number;
+}
+
+/** When a step must have ended, counted from its start: only the readiness wait has a deadline (--readiness-timeout). */
+export function stepDeadline(step: Step, settings: StepSettings, startedMs: number): number | undefined {
+  return step === "readiness" ? startedMs + settings.readinessTimeoutSeconds * 1000 : undefined;
 }
 
 /** One step of an attempt, given what it works from. */
-export function runStep(step: Step, ctx: StepContext, record: AttemptRecord, { draft, blockers, settings, persist, cluster }: StepInputs): Promise<void> {
+export function runStep(step: Step, ctx: StepContext, record: AttemptRecord, { draft, blockers, settings, persist, cluster, deadline }: StepInputs): Promise<void> {
   switch (step) {
     case "preflight":
       return runPreflight(ctx, { draft: draft.analysis(), blockers: blockers(), firstboot: settings.firstboot, joinCheck: (signal) => cluster.preflightCheck(signal, record.attempt), record });
@@ -38,7 +45,7 @@ export function runStep(step: Step, ctx: StepContext, record: AttemptRecord, { d
     case "readiness":
       return waitForReadiness(
         ctx,
-        { url: settings.readinessUrl, timeoutSeconds: settings.readinessTimeoutSeconds, intervalSeconds: settings.readinessIntervalSeconds },
+        { url: settings.readinessUrl, timeoutSeconds: settings.readinessTimeoutSeconds, intervalSeconds: settings.readinessIntervalSeconds, deadline },
         record.readinessHistory,
         (sha256) => (record.cloudCertSha256 = sha256),
       );

@@ -11,6 +11,8 @@ export interface ReadinessOptions {
   url: string;
   timeoutSeconds: number;
   intervalSeconds: number;
+  /** The wait's end (epoch ms) when the step announced it; otherwise timeoutSeconds from now. */
+  deadline?: number;
 }
 
 const POLL_TIMEOUT_MS = 5_000;
@@ -95,8 +97,8 @@ export async function waitForReadiness(
   onReadyCertificate?: (sha256: string) => void,
 ): Promise<void> {
   const clock = () => ctx.now().getTime();
-  const started = clock();
-  const deadline = started + options.timeoutSeconds * 1000;
+  const deadline = options.deadline ?? clock() + options.timeoutSeconds * 1000;
+  const started = deadline - options.timeoutSeconds * 1000;
   const halfway = started + (options.timeoutSeconds * 1000) / 2;
   let warned = false;
   let last: Omit<ReadinessObservation, "time"> | undefined;

@@ -1,0 +1,54 @@
+/** The shown attempt's times, live while it runs: each step's and the attempt's elapsed time, and the readiness wait's countdown. */
+import { $ } from "./dom.ts";
+import { state, type Span, type StepName } from "./state.ts";
+import { duration, serverNow, utcTime } from "./time.ts";
+
+let ticker = 0;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** "running, 12 s", "done in 3 s", "failed after 3 s", or "waiting". */
+export function stepTime(step: StepName): string {
+  const run = state.run!;
+  const span = run.times[step];
+  const now = run.steps[step] || "pending";
+  if (!span || now === "pending") return "waiting";
+  if (now === "running") return "running, " + duration(serverNow() - span.start);
+  return (now === "succeeded" ? "done in " : "failed after ") + duration(elapsed(span));
+}
+
+function elapsed(span: Span): number {
+  return (span.end ?? serverNow()) - span.start;
+}
+
+export function renderTimes(): void {
+  const run = state.run!;
+  const span = run.span;
+  $("attempt-times").textContent = !span ? "" : "Started " + utcTime(iso(span.start)) + " UTC · " +
+    (span.end === undefined ? "running for " + duration(elapsed(span)) : "ended " + utcTime(iso(span.end)) + " UTC, after " + duration(elapsed(span)));
+  renderCountdown();
+}
+
+function renderCountdown(): void {
+  const run = state.run!;
+  const wait = $("readiness-wait");
+  const span = run.times.readiness;
+  wait.hidden = !span || !run.deadline;
+  if (wait.hidden) return;
+  const total = " of the " + duration(run.deadline! - span!.start) + " wait";
+  wait.textContent = run.steps.readiness === "running"
+    ? "The wait ends at " + utcTime(iso(run.deadline!)) + " UTC: " + duration(run.deadline! - serverNow()) + " left" + total + "."
+    : "Waited " + duration(elapsed(span!)) + total + ".";
+}
+
+/** Ticks each second while the attempt runs; `render` redraws what shows time. */
+export function keepTicking(render: () => void): void {
+  const running = state.run && state.run.span && state.run.span.end === undefined;
+  if (running && !ticker) ticker = setInterval(render, 1000);
+  if (!running) stopTicking();
+}
+
+export function stopTicking(): void {
+  clearInterval(ticker);
+  ticker = 0;
+}
