@@ -70,10 +70,11 @@ async function readUdevProperties(root: string, majorMinor: string | undefined):
   return properties;
 }
 
-/** A SCSI/SATA wwid "naa.5002538f4312abcd" is the WWN udev writes as 0x5002538f4312abcd. */
+/** The WWN in a wwid as udev spells it: SCSI/SATA "naa.5002538f4312abcd" is 0x5002538f4312abcd; NVMe "eui.…" stays. */
 function wwnOfWwid(wwid: string | undefined): string | undefined {
-  const naa = /^naa\.([0-9a-f]+)$/i.exec(wwid ?? "");
-  return naa ? `0x${naa[1]!.toLowerCase()}` : undefined;
+  const [, kind, hex] = /^(naa|eui)\.([0-9a-f]+)$/i.exec(wwid ?? "") ?? [];
+  if (!hex) return undefined;
+  return kind!.toLowerCase() === "naa" ? `0x${hex.toLowerCase()}` : `eui.${hex.toLowerCase()}`;
 }
 
 async function readDisk(root: string, name: string, uses: Map<string, string[]>, byId: string[]): Promise<HostDisk> {

@@ -2,7 +2,7 @@ import { isScalar, isSeq } from "yaml";
 import { diskNamed, stablePath } from "../disk-names.ts";
 import type { HostFacts } from "../host.ts";
 import type { Draft } from "./schema.ts";
-import { parseYamlDocument } from "./yaml.ts";
+import { parseYamlDocument, replaceScalars } from "./yaml.ts";
 
 /** A disk name as node.yaml writes it: the disk's stable path, whatever name the draft gave it (/dev/sdb, a WWN, a serial). */
 function stableName(name: string, host: HostFacts): string {
@@ -25,7 +25,7 @@ export function nodeYamlWithStableDisks(yaml: string, host: HostFacts): string {
   const renames = devices.items.flatMap((item) => {
     if (!isScalar(item) || typeof item.value !== "string" || !item.range) return [];
     const stable = stableName(item.value, host);
-    return stable === item.value ? [] : [{ start: item.range[0], end: item.range[1], text: JSON.stringify(stable) }];
+    return stable === item.value ? [] : [{ range: item.range, value: stable }];
   });
-  return renames.reduceRight((text, { start, end, text: name }) => text.slice(0, start) + name + text.slice(end), yaml);
+  return replaceScalars(yaml, renames);
 }

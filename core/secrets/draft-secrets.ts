@@ -1,6 +1,6 @@
 import { isAlias, isScalar, type Document, type Range, type Scalar } from "yaml";
 import { parseJoinToken } from "../cluster/join-token.ts";
-import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, type Draft } from "../config/index.ts";
+import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, replaceScalars, type Draft } from "../config/index.ts";
 import type { ClusterRecord, DraftRecord } from "../records.ts";
 import { REDACTED, SECRET_NODE_YAML_FIELDS, spellings } from "./redact.ts";
 
@@ -51,8 +51,7 @@ function secretScalarTexts(doc: Document.Parsed, text: string): string[] {
 export function redactedNodeYaml(yaml: string): string {
   const result = parseYamlDocument(yaml);
   if (!result.ok) return yaml;
-  const starts = [...new Map(secretScalars(result.parsed.doc).map(({ range }) => [range[0], range[1]])).entries()].sort(([a], [b]) => a - b);
-  return starts.reduceRight((text, [start, end]) => text.slice(0, start) + JSON.stringify(REDACTED) + text.slice(end), yaml);
+  return replaceScalars(yaml, secretScalars(result.parsed.doc).map(({ range }) => ({ range, value: REDACTED })));
 }
 
 /** The secrets' values in a node.yaml text, and the text of their scalars as it spells them. */
