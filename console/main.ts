@@ -6,6 +6,7 @@ import { applyMode, goStep, saveForm } from "./form.ts";
 import { checkCluster } from "./join-check.ts";
 import { copyField } from "./copy.ts";
 import { copyToken, toggleToken } from "./join-token.ts";
+import { updateInstallButton } from "./review.ts";
 import { showSignIn, signIn, signOut } from "./sign-in.ts";
 import { state } from "./state.ts";
 import { install } from "./status.ts";
@@ -26,6 +27,7 @@ for (const tab of ["form", "yaml"] as const) {
   $("tab-" + tab).addEventListener("keydown", onTabKey);
 }
 $("install-button").addEventListener("click", guard(install));
+$("erase-confirm").addEventListener("change", updateInstallButton);
 $("join-check-button").addEventListener("click", guard(checkCluster));
 $("join-token-show").addEventListener("click", toggleToken);
 $("join-token-copy").addEventListener("click", () => copyToken().catch(report));

@@ -24,9 +24,14 @@ function comparable(name: string): string {
   return /^(wwn-)?(0x|eui\.|naa\.)[0-9a-f]+$/i.test(name) ? name.toLowerCase() : name;
 }
 
-export function diskNamed(host: HostFacts, name: string): HostDisk | undefined {
+/** Whether `name` is one of the disk's names (the console asks this too, of the disks GET /options lists). */
+export function isNamed(disk: HostDisk, name: string): boolean {
   const wanted = comparable(name);
-  return host.disks.find((disk) => namesOf(disk).some((known) => comparable(known) === wanted));
+  return namesOf(disk).some((known) => comparable(known) === wanted);
+}
+
+export function diskNamed(host: HostFacts, name: string): HostDisk | undefined {
+  return host.disks.find((disk) => isNamed(disk, name));
 }
 
 /** The whole disk a partition name belongs to: /dev/sdb1, /dev/nvme0n1p2, /dev/disk/by-id/wwn-0x…-part1. */
