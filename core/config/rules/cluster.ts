@@ -19,7 +19,10 @@ function deviceProblem(device: string, host: HostFacts): Problem | undefined {
     };
   }
   const byName = host.disks.find((d) => d.name === device || d.path === `/dev/${device}`);
-  if (byName) return { message: `${shown(device)} is a disk name, not a device path`, hint: `write ${stablePath(byName)}${stablePath(byName) === byName.path ? "" : ` (or ${byName.path})`}` };
+  if (byName) {
+    const stable = stablePath(byName);
+    return { message: `${shown(device)} is a disk name, not a device path`, hint: `write ${stable}${stable === byName.path ? "" : ` (or ${byName.path})`}` };
+  }
   const whole = diskOfPartition(host, device);
   if (whole) return { message: `${shown(device)} is a partition; Ceph takes whole disks`, hint: `did you mean ${stablePath(whole)}? ${diskList(host)}` };
   return { message: `${shown(device)} is not a disk on this host`, hint: diskList(host) };
