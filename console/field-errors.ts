@@ -111,7 +111,7 @@ function renderSummary(errors: FieldError[]): void {
   const box = $("summary");
   box.hidden = errors.length === 0;
   fill(box, h("h3", {}, plural(errors.length, "problem") + " to fix"),
-    h("ul", {}, errors.map((e) => h("li", {}, h("button", { type: "button", class: "linkish", onclick: () => focusField(e.field) }, fieldLabel(e.field)), ": " + inFormWords(e.message)))));
+    h("ul", { class: "errors" }, errors.map((e) => h("li", {}, h("button", { type: "button", class: "linkish", onclick: () => focusField(e.field) }, fieldLabel(e.field)), ": " + inFormWords(e.message)))));
 }
 
 export function focusField(path: string): void {

@@ -1,7 +1,9 @@
 /** The guided form: its steps in stage-2 order, filled from GET /options and the draft, read back into a structured draft. */
 import { api, type Schemas } from "./api.ts";
+import { diskFacts, isNamed, stableNote, type Disk } from "./disks.ts";
 import { $, announce, fill, h, plural } from "./dom.ts";
 import { focusField, renderErrors, visibleErrors } from "./field-errors.ts";
+import { focusReview } from "./review.ts";
 import { state } from "./state.ts";
 import { refreshStatus } from "./status.ts";
 
@@ -133,20 +135,16 @@ function removeRow(list: HTMLElement, index: number): void {
 
 function renderDisks(selected: string[]): void {
   const disks: DiskRow[] = state.options!.host.disks;
-  const unknown = selected.filter((path) => !disks.some((d) => d.path === path)).map((path): DiskRow => ({ path, name: path, unknown: true }));
+  const unknown = selected.filter((name) => !disks.some((d) => isNamed(d as Disk, name))).map((path): DiskRow => ({ path, name: path, unknown: true }));
   const box = $("disks");
   fill(box, box.querySelector("legend"), box.querySelector(".help"), [...disks, ...unknown].map((disk) => {
     const id = "disk-" + (disk.unknown ? "other-" : "") + disk.name.replace(/\W/g, "_");
-    const chosen = selected.indexOf(disk.path);
-    const about = disk.unknown ? "not a disk on this host" : [size(disk.sizeBytes!), disk.model, disk.rotational ? "HDD" : "SSD"].filter(Boolean).join(", ") + (disk.inUse ? ". In use: " + (disk.usage || "yes") : ". Unused");
+    const chosen = selected.findIndex((name) => disk.unknown ? name === disk.path : isNamed(disk as Disk, name));
+    const about = disk.unknown ? "not a disk on this host" : [diskFacts(disk as Disk) + ".", stableNote(disk as Disk), disk.inUse ? "In use: " + (disk.usage || "yes") : "Unused"].filter(Boolean).join(" ");
     return h("div", { class: "choice" + (disk.inUse ? " off" : "") },
-      h("input", { type: "checkbox", id, value: disk.path, "data-disk": true, "data-field": chosen >= 0 ? "storage.osdDevices[" + chosen + "]" : null, checked: chosen >= 0, disabled: disk.inUse && chosen < 0, "aria-describedby": id + "-help h-disks" }),
+      h("input", { type: "checkbox", id, value: chosen >= 0 ? selected[chosen] : disk.path, "data-disk": true, "data-field": chosen >= 0 ? "storage.osdDevices[" + chosen + "]" : null, checked: chosen >= 0, disabled: disk.inUse && chosen < 0, "aria-describedby": id + "-help h-disks" }),
       h("div", {}, h("label", { for: id }, disk.path), h("p", { class: "help", id: id + "-help" }, about)));
   }));
-}
-
-function size(bytes: number): string {
-  return bytes >= 1e12 ? (bytes / 1e12).toFixed(1) + " TB" : Math.round(bytes / 1e9) + " GB";
 }
 
 export function renderStepper(): void {
@@ -175,7 +173,7 @@ export async function saveForm(): Promise<void> {
   const here = draft.errors.filter((e) => stepOf(e.field) === state.step);
   if (here.length) return focusField(here[0]!.field);
   if (state.step < steps().length - 1) goStep(state.step + 1);
-  else $("install-card").focus();
+  else await focusReview();
 }
 
 /** The form as the draft; errors of the steps up to this one are shown from now on. */

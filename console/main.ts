@@ -7,6 +7,7 @@ import { checkCluster } from "./join-check.ts";
 import { copyField } from "./copy.ts";
 import { follow } from "./install-view.ts";
 import { copyToken, toggleToken } from "./join-token.ts";
+import { updateInstallButton } from "./review.ts";
 import { showSignIn, signIn, signOut } from "./sign-in.ts";
 import { state } from "./state.ts";
 import { install } from "./status.ts";
@@ -32,6 +33,7 @@ for (const tab of ["form", "yaml"] as const) {
 $("install-button").addEventListener("click", guard(install));
 $("show-attempts").addEventListener("click", () => follow(state.status!.attempt));
 $("attempt-picker").addEventListener("change", (event) => follow(Number((event.target as HTMLSelectElement).value), false));
+$("erase-confirm").addEventListener("change", updateInstallButton);
 $("join-check-button").addEventListener("click", guard(checkCluster));
 $("join-token-show").addEventListener("click", toggleToken);
 $("join-token-copy").addEventListener("click", () => copyToken().catch(report));

@@ -1,10 +1,12 @@
 /** What GET /status says, shown: the header line, the unattended notice, the blockers and whether the install can start. */
+import { report } from "./actions.ts";
 import { api, type Failure, type Schemas } from "./api.ts";
 import { showConfigure } from "./boot.ts";
 import { $, fill, h, plural } from "./dom.ts";
 import { renderErrors, visibleErrors } from "./field-errors.ts";
 import { steps } from "./form.ts";
 import { follow } from "./install-view.ts";
+import { refreshReview, reviewConfirmed } from "./review.ts";
 import { state } from "./state.ts";
 import { utcDateTime } from "./time.ts";
 
@@ -49,7 +51,8 @@ function renderInstallCard(): void {
   if (!s.configValid) reasons.push(draftProblems());
   if (blockers.length) reasons.push("Clear the blockers to install.");
   $("readiness-of-draft").textContent = reasons.join(" ") || "The draft is valid and nothing blocks the install: it writes node.yaml, runs firstboot and waits until the cloud is READY.";
-  $<HTMLButtonElement>("install-button").disabled = reasons.length > 0;
+  $<HTMLButtonElement>("install-button").disabled = reasons.length > 0 || !reviewConfirmed();
+  refreshReview(reasons.length === 0 && !$("configure").hidden).catch(report);
   for (const note of document.querySelectorAll<HTMLElement>("[data-hand-over]")) note.hidden = !(s.unattended && s.unattended.autoStart);
   $("past-attempts").hidden = s.attempt === 0;
   $("show-attempts").textContent = s.attempt === 1 ? "Show attempt 1" : "Show the " + s.attempt + " attempts so far";

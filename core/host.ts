@@ -10,8 +10,13 @@ export interface HostInterface {
 
 export interface HostDisk {
   name: string;
-  /** Device path, e.g. "/dev/sdb"; what node.yaml's storage.osd_devices names. */
+  /** Kernel device path, e.g. "/dev/sdb": it may name another disk after a reboot or a disk swap. */
   path: string;
+  /** The disk's stable paths under /dev/disk/by-id, the preferred first (its wwn- link when it has one): node.yaml gets that one. */
+  byId?: string[];
+  /** World Wide Name as udev spells it, e.g. "0x5002538f4312abcd" (NVMe: "eui.…"). */
+  wwn?: string;
+  serial?: string;
   sizeBytes: number;
   model: string;
   rotational: boolean;

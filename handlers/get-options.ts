@@ -1,7 +1,7 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
-import { HostFactsSchema } from "../core/host-facts.ts";
 import { NODE_YAML_MODES, PROFILES } from "../core/model.ts";
 import type { AppEnv } from "./env.ts";
+import { HostInventorySchema } from "./schemas/host.ts";
 import { authProblems } from "./schemas/problem.ts";
 import { ModeSchema, security } from "./schemas/common.ts";
 
@@ -19,7 +19,7 @@ const ModeOptionSchema = z
 const OptionsSchema = z
   .object({
     modes: z.array(ModeOptionSchema),
-    host: HostFactsSchema.meta({ id: "HostInventory", description: "The node's network interfaces, disks, memory and CPUs." }),
+    host: HostInventorySchema,
     release: z.string().nullable().meta({ description: "The loaded release's version; null while no payload is loaded." }),
     defaults: z
       .object({

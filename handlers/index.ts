@@ -1,5 +1,6 @@
 import getClusterJoinToken from "./get-cluster-join-token.ts";
 import getConfigNodeYaml from "./get-config-node-yaml.ts";
+import getConfigReview from "./get-config-review.ts";
 import getConfigSchema from "./get-config-schema.ts";
 import getConfig from "./get-config.ts";
 import getConsoleScript from "./get-console-script.ts";
@@ -39,6 +40,7 @@ export const routes = [
   patchConfig,
   postConfigValidate,
   getConfigNodeYaml,
+  getConfigReview,
   putConfigNodeYaml,
   getConfigSchema,
   postInstall,

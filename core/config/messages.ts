@@ -82,13 +82,23 @@ export function unusedDisks(host: HostFacts): HostDisk[] {
   return host.disks.filter((disk) => !disk.inUse);
 }
 
+/** A disk as a hint shows it: its kernel path and the stable names a draft may use instead. */
+function described(disk: HostDisk): string {
+  const names = [
+    ...(disk.byId?.[0] ? [disk.byId[0]] : []),
+    ...(disk.wwn ? [`WWN ${disk.wwn}`] : []),
+    ...(disk.serial ? [`serial ${disk.serial}`] : []),
+  ];
+  return names.length > 0 ? `${disk.path} (${names.join(", ")})` : disk.path;
+}
+
 export function unusedDiskList(host: HostFacts): string {
   const unused = unusedDisks(host);
-  return unused.length > 0 ? `unused disks on this host: ${unused.map((d) => d.path).join(", ")}` : "this host has no unused disk";
+  return unused.length > 0 ? `unused disks on this host: ${unused.map(described).join("; ")}` : "this host has no unused disk";
 }
 
 export function diskList(host: HostFacts): string {
   if (host.disks.length === 0) return "this host reports no disks";
-  const disks = host.disks.map((d) => (d.inUse ? `${d.path} (in use${d.usage ? `: ${d.usage}` : ""})` : d.path));
-  return `disks on this host: ${disks.join(", ")}`;
+  const disks = host.disks.map((d) => (d.inUse ? `${d.path} (in use${d.usage ? `: ${d.usage}` : ""})` : described(d)));
+  return `disks on this host: ${disks.join("; ")}`;
 }

@@ -64,8 +64,9 @@ const storage = z
       .array(text(256))
       .max(64)
       .meta({
-        description: "Whole unused disks that Ceph takes for storage (erased at install), by device path.",
-        example: ["/dev/sdb", "/dev/sdc"],
+        description:
+          "Whole unused disks that Ceph takes for storage (erased at install), each by device path (/dev/sdb), stable path (/dev/disk/by-id/…), WWN (wwn-0x… or 0x…) or serial; the node.yaml written names each by its stable path.",
+        example: ["/dev/disk/by-id/wwn-0x5002538f4312abcd", "/dev/sdc"],
       })
       .optional(),
   })

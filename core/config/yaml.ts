@@ -211,3 +211,15 @@ export function offsetOf(doc: Document.Parsed, path: Path, atKey = false): numbe
   }
   return (node as Node | null)?.range?.[0] ?? anchor;
 }
+
+/**
+ * `text` with scalars replaced, every other byte as written. A block scalar's range takes in its last line break,
+ * which the replacement keeps so the next key stays on its own line.
+ */
+export function replaceScalars(text: string, edits: ReadonlyArray<{ range: readonly [number, number, ...number[]]; value: string }>): string {
+  const unique = [...new Map(edits.map((edit) => [edit.range[0], edit])).values()].sort((a, b) => a.range[0] - b.range[0]);
+  return unique.reduceRight((out, { range: [start, end], value }) => {
+    const lineBreak = /\r?\n$/.exec(out.slice(start, end))?.[0] ?? "";
+    return out.slice(0, start) + JSON.stringify(value) + lineBreak + out.slice(end);
+  }, text);
+}

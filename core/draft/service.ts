@@ -1,12 +1,14 @@
 import { createHash } from "node:crypto";
-import { renderNodeYaml, type FieldError, type ValidationContext } from "../config/index.ts";
+import { nodeYamlWithStableDisks, renderNodeYaml, withStableDisks, type FieldError, type ValidationContext } from "../config/index.ts";
 import { refusal } from "../attempts/admission.ts";
 import { InstallerError } from "../errors.ts";
 import type { Logger, Origin } from "../log.ts";
 import type { AttemptRecord, DraftRecord } from "../records.ts";
+import { redactedNodeYaml } from "../secrets/index.ts";
 import type { Slice } from "../store.ts";
 import { analyzeBody, toBody, type DraftAnalysis, type DraftBody } from "./analysis.ts";
 import { jsonDepth } from "./json-depth.ts";
+import { erasedDisks, type InstallReview } from "./review.ts";
 
 export interface DraftView {
   source: "structured" | "yaml";
@@ -44,8 +46,10 @@ export interface DraftService {
   validate(body: DraftBody): DraftAnalysis;
   /** The service's own change (the unattended take-over), written; no person acted. */
   set(body: DraftBody): Promise<void>;
-  /** The node.yaml the draft renders to; INVALID_CONFIG when it cannot render. */
+  /** The node.yaml the draft renders to, its disks by stable path; INVALID_CONFIG when it cannot render. */
   nodeYaml(): string;
+  /** What an install of the draft writes and erases, for a person to confirm; INVALID_CONFIG when it cannot render. */
+  review(): InstallReview;
 }
 
 export interface DraftDeps {
@@ -160,7 +164,7 @@ export function createDraftService({ draft, context, now, attempts, personActed,
       logChange("handoff");
     },
     nodeYaml() {
-      const { analysis } = current();
+      const { record, analysis, ctx } = current();
       if (!analysis.draft) {
         throw new InstallerError({
           code: "INVALID_CONFIG",
@@ -168,8 +172,12 @@ export function createDraftService({ draft, context, now, attempts, personActed,
           errors: analysis.errors,
         });
       }
-      const record = draft.get();
-      return record.source === "yaml" ? record.yaml : renderNodeYaml(analysis.draft);
+      return record.source === "yaml" ? nodeYamlWithStableDisks(record.yaml, ctx.host) : renderNodeYaml(withStableDisks(analysis.draft, ctx.host));
+    },
+    review() {
+      const nodeYaml = service.nodeYaml();
+      const { analysis, ctx, etag } = current();
+      return { nodeYaml: redactedNodeYaml(nodeYaml), erases: erasedDisks(analysis.draft!, ctx.host), etag };
     },
   };
   return service;

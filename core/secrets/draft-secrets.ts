@@ -1,8 +1,8 @@
-import { isAlias, isScalar, type Document } from "yaml";
+import { isAlias, isScalar, type Document, type Range, type Scalar } from "yaml";
 import { parseJoinToken } from "../cluster/join-token.ts";
-import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, type Draft } from "../config/index.ts";
+import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, replaceScalars, type Draft } from "../config/index.ts";
 import type { ClusterRecord, DraftRecord } from "../records.ts";
-import { SECRET_NODE_YAML_FIELDS, spellings } from "./redact.ts";
+import { REDACTED, SECRET_NODE_YAML_FIELDS, spellings } from "./redact.ts";
 
 const cache = new WeakMap<DraftRecord, string[]>();
 
@@ -33,13 +33,25 @@ function secretsOf(config: unknown): Draft {
   return { cluster: { joinToken: asText(draft?.cluster?.joinToken) }, admin: { passwordHash: asText(draft?.admin?.passwordHash) } };
 }
 
-/** The source text of each secret scalar in a node.yaml (quotes, escapes, block lines as written): what firstboot prints back. */
-function secretScalarTexts(doc: Document.Parsed, text: string): string[] {
+/** The scalars holding the secrets in a parsed node.yaml (an alias's target where the key holds an alias). */
+function secretScalars(doc: Document.Parsed): Array<Scalar & { range: Range }> {
   return SECRET_NODE_YAML_FIELDS.flatMap((field) => {
     let node = doc.getIn(field.split("."), true);
     if (isAlias(node)) node = node.resolve(doc);
-    return isScalar(node) && node.range ? [text.slice(node.range[0], node.range[1])] : [];
+    return isScalar(node) && node.range ? [node as Scalar & { range: Range }] : [];
   });
+}
+
+/** The source text of each secret scalar in a node.yaml (quotes, escapes, block lines as written): what firstboot prints back. */
+function secretScalarTexts(doc: Document.Parsed, text: string): string[] {
+  return secretScalars(doc).map((node) => text.slice(node.range[0], node.range[1]));
+}
+
+/** A node.yaml to show a person: each secret's scalar replaced by "[redacted]", every other byte as it was. */
+export function redactedNodeYaml(yaml: string): string {
+  const result = parseYamlDocument(yaml);
+  if (!result.ok) return yaml;
+  return replaceScalars(yaml, secretScalars(result.parsed.doc).map(({ range }) => ({ range, value: REDACTED })));
 }
 
 /** The secrets' values in a node.yaml text, and the text of their scalars as it spells them. */

@@ -171,6 +171,7 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
     await tokenField.fill(wrong);
     await check.click();
     await page.getByRole("heading", { name: "Cluster check: 1 check failed" }).waitFor();
+    await page.getByLabel("I understand these disks will be erased").check();
     await page.getByRole("button", { name: "Install", exact: true }).click();
     await page.getByRole("heading", { name: "Attempt 1 failed at preflight" }).waitFor();
     assert.match(await text(page, "#verdict"), /PREFLIGHT_FAILED/);

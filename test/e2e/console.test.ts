@@ -138,7 +138,7 @@ const SCREENS = [
   "sign-in", "sign-in-wrong-code", "sign-in-locked-out",
   "mode", "mode-field-errors", "network", "network-field-errors", "storage", "storage-field-errors",
   "cluster-single-node", "cluster-init", "cluster-field-errors", "admin", "admin-field-errors",
-  "node-yaml", "node-yaml-errors", "install-card-ready", "payload-verifying",
+  "node-yaml", "node-yaml-errors", "install-card-ready", "review", "payload-verifying",
   "installing", "readiness-wait", "readiness-countdown", "readiness-timeout", "attempt-history", "yaml-lines", "recheck-done", "done", "installer-unreachable",
   "unattended-blocked", "unattended-started", "unattended-invalid",
 ];
@@ -218,7 +218,7 @@ describe("web console", { skip: SKIP }, () => {
     await checkScreen(page, "admin");
     await page.getByLabel("SSH key 1").fill(SSH_KEY);
     await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.waitForFunction(() => document.activeElement?.id === "install-card");
+    await page.waitForFunction(() => document.activeElement?.id === "review");
     assert.match(await text(page, "#readiness-of-draft"), /^The draft is valid and nothing blocks the install/);
     assert.equal(await page.locator("#summary").isVisible(), false);
     await checkScreen(page, "install-card-ready");
@@ -233,6 +233,7 @@ describe("web console", { skip: SKIP }, () => {
       admin: { sshAuthorizedKeys: [SSH_KEY] },
     });
 
+    await page.getByLabel("I understand these disks will be erased").check();
     await page.getByRole("button", { name: "Install", exact: true }).click();
     await page.locator("#steps li[data-step=firstboot].running").waitFor();
     assert.ok(await page.locator("#steps li[data-step=preflight].succeeded").isVisible());
@@ -407,6 +408,64 @@ describe("web console", { skip: SKIP }, () => {
     assert.match(await text(page, "#unattended"), /2:\d+ hostname: hostname "node_07" is not a valid RFC 1123 hostname/);
     assert.match(await text(page, "#yaml-errors"), /2:\d+ hostname: /);
     await checkScreen(page, "unattended-invalid");
+    assert.deepEqual(errors, []);
+  });
+
+  test("review before erase: the disks by size, model, serial and stable path; node.yaml as it will be written; Install only once the erase is confirmed, by keyboard alone", async () => {
+    const { installer } = await rig({ scenario: "ready" });
+    await untilNoBlockers(installer);
+    const hash = "$6$saltsalt$hRM5XZ86KXEw9UOmjigeVqFgULtFB2sgpC9lXQDfMib3Zgw7mEiUvBJI2EplzfAqxL5Vvwp2scFtv/uamSo5z0";
+    const draft = { ...VALID_DRAFT, storage: { osdDevices: ["wwn-0x5002538f4312abcd", "S6ESNE0T612346"] }, admin: { ...VALID_DRAFT.admin, passwordHash: hash } };
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: draft })).json.valid, true);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "Mode", exact: true }).waitFor();
+
+    await page.getByRole("navigation", { name: "Steps" }).getByRole("button", { name: "Storage" }).click();
+    assert.ok(await page.getByLabel("/dev/sdb").isChecked(), "a disk the draft names by WWN is the one chosen");
+    assert.ok(await page.getByLabel("/dev/sdc").isChecked(), "and one named by serial");
+    assert.equal(await text(page, "#disk-sdb-help"), "3.8 TB, SAMSUNG MZ7L33T8HBLT, SSD, serial S6ESNE0T612345. Stable path /dev/disk/by-id/wwn-0x5002538f4312abcd. Unused");
+    assert.match(await text(page, "#disk-sda-help"), /serial S6KNNE0T500123\. Stable path \/dev\/disk\/by-id\/wwn-0x5002538f4200a001\. In use: has partitions sda1, sda2/);
+
+    const review = page.getByRole("region", { name: "Review before you install" });
+    await review.waitFor();
+    const shown = await text(page, "#review-yaml");
+    const rendered = (await installer.request("/v1/installer/config/node.yaml")).text;
+    assert.equal(shown, rendered.replace(JSON.stringify(hash), '"[redacted]"').trim(), "the node.yaml the install writes, its secret hidden");
+    assert.match(shown, /osd_devices:\n\s+- "\/dev\/disk\/by-id\/wwn-0x5002538f4312abcd"\n\s+- "\/dev\/disk\/by-id\/wwn-0x5002538f4312abce"/);
+    assert.equal(await text(page, "#erase-count"), "2 disks will be erased");
+    assert.deepEqual(await page.locator("#review-disks li").allInnerTexts(), [
+      "/dev/sdb: 3.8 TB, SAMSUNG MZ7L33T8HBLT, SSD, serial S6ESNE0T612345. Stable path /dev/disk/by-id/wwn-0x5002538f4312abcd.",
+      "/dev/sdc: 3.8 TB, SAMSUNG MZ7L33T8HBLT, SSD, serial S6ESNE0T612346. Stable path /dev/disk/by-id/wwn-0x5002538f4312abce.",
+    ]);
+    const install = page.getByRole("button", { name: "Install", exact: true });
+    const confirm = page.getByLabel("I understand these disks will be erased");
+    assert.ok(await install.isDisabled(), "Install waits for the erase to be confirmed");
+    await assertLabelled(page);
+    await checkScreen(page, "review");
+
+    await confirm.check();
+    assert.ok(await install.isEnabled());
+    await page.getByLabel("/dev/sdc").uncheck();
+    await page.getByRole("button", { name: /^Save( and continue)?$/ }).click();
+    await page.waitForFunction(() => document.getElementById("erase-count")?.textContent === "1 disk will be erased");
+    assert.equal(await confirm.isChecked(), false, "a confirmation holds for the disks it was given for");
+    assert.ok(await install.isDisabled());
+
+    await page.getByRole("navigation", { name: "Steps" }).getByRole("button", { name: "Admin" }).click();
+    await page.getByRole("button", { name: "Save", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.activeElement?.id === "review");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "review-yaml", "node.yaml scrolls by keyboard");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "erase-confirm");
+    await page.keyboard.press("Space");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "install-button");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+    assert.deepEqual((await installer.request("/v1/installer/config")).json.config.storage, { osdDevices: ["wwn-0x5002538f4312abcd"] });
     assert.deepEqual(errors, []);
   });
 

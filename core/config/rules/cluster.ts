@@ -1,4 +1,5 @@
 import { isBareSecret, joinTokenProblem, secretProblem, TOKEN_HINT } from "../../cluster/join-token.ts";
+import { diskNamed, diskOfPartition, stablePath } from "../../disk-names.ts";
 import type { HostFacts } from "../../host.ts";
 import { diskList, quoted, shown, unusedDiskList } from "../messages.ts";
 import { parseHostOrIp, splitHostPort } from "../net.ts";
@@ -9,32 +10,38 @@ import { managementSubnet } from "./network.ts";
 type Problem = Omit<PathError, "path">;
 
 function deviceProblem(device: string, host: HostFacts): Problem | undefined {
-  const disk = host.disks.find((d) => d.path === device);
+  const disk = diskNamed(host, device);
   if (disk) {
     if (!disk.inUse) return undefined;
     return {
-      message: `${device} is in use${disk.usage ? ` (${disk.usage})` : ""}; Ceph needs a whole unused disk and erases it`,
+      message: `${shown(device)}${disk.path === device ? "" : ` (${disk.path})`} is in use${disk.usage ? ` (${disk.usage})` : ""}; Ceph needs a whole unused disk and erases it`,
       hint: unusedDiskList(host),
     };
   }
   const byName = host.disks.find((d) => d.name === device || d.path === `/dev/${device}`);
-  if (byName) return { message: `${shown(device)} is a disk name, not a device path`, hint: `write ${byName.path}` };
-  const whole = host.disks.find((d) => device.startsWith(d.path) && /^p?\d+$/.test(device.slice(d.path.length)));
-  if (whole) return { message: `${device} is a partition; Ceph takes whole disks`, hint: `did you mean ${whole.path}? ${diskList(host)}` };
+  if (byName) {
+    const stable = stablePath(byName);
+    return { message: `${shown(device)} is a disk name, not a device path`, hint: `write ${stable}${stable === byName.path ? "" : ` (or ${byName.path})`}` };
+  }
+  const whole = diskOfPartition(host, device);
+  if (whole) return { message: `${shown(device)} is a partition; Ceph takes whole disks`, hint: `did you mean ${stablePath(whole)}? ${diskList(host)}` };
   return { message: `${shown(device)} is not a disk on this host`, hint: diskList(host) };
 }
 
-function duplicateProblem(device: string, index: number, devices: Array<[number, string]>, names: Names): Problem | undefined {
-  const first = devices.find(([, other]) => other === device);
+/** The same disk named twice, in the same words or in two (/dev/sdb and its WWN). */
+function duplicateProblem(device: string, index: number, devices: Array<[number, string]>, host: HostFacts, names: Names): Problem | undefined {
+  const disk = diskNamed(host, device);
+  const first = devices.find(([, other]) => other === device || (disk !== undefined && diskNamed(host, other) === disk));
   if (!first || first[0] === index) return undefined;
-  return { message: `${shown(device)} is listed twice (also ${names.field(["storage", "osdDevices", first[0]])})` };
+  const also = names.field(["storage", "osdDevices", first[0]]);
+  return { message: `${shown(device)} is listed twice (also ${also}${first[1] === device ? "" : ` as ${shown(first[1])}: both are ${disk!.path}`})` };
 }
 
 export const osdDevicesUsable: Rule = (draft, { host, names }) => {
   const devices = itemsOf(draft.storage?.osdDevices);
   return devices.flatMap(([i, device]) => {
     const path = ["storage", "osdDevices", i];
-    const problem = duplicateProblem(device, i, devices, names) ?? deviceProblem(device, host);
+    const problem = duplicateProblem(device, i, devices, host, names) ?? deviceProblem(device, host);
     return problem ? [{ path, message: `${names.field(path)} ${problem.message}`, hint: problem.hint }] : [];
   });
 };

@@ -20,6 +20,32 @@ export const HOST: HostFacts = {
   cpuCount: 16,
 };
 
+/** HOST's disks as udev names them on a real machine: by-id paths, WWN and serial (the demo host's). */
+export const IDENTIFIED_HOST: HostFacts = {
+  ...HOST,
+  disks: [
+    { ...HOST.disks[0]!, byId: ["/dev/disk/by-id/wwn-0x5002538f4200a001"], wwn: "0x5002538f4200a001", serial: "S6KNNE0T500123" },
+    {
+      ...HOST.disks[1]!,
+      byId: ["/dev/disk/by-id/wwn-0x5002538f4312abcd", "/dev/disk/by-id/ata-SAMSUNG_MZ7L33T8HBLT-00A07_S6ESNE0T612345"],
+      wwn: "0x5002538f4312abcd",
+      serial: "S6ESNE0T612345",
+    },
+    { ...HOST.disks[2]!, serial: "S6ESNE0T612346" },
+    {
+      name: "nvme0n1",
+      path: "/dev/nvme0n1",
+      byId: ["/dev/disk/by-id/nvme-eui.01000000000000005cd2e4c9e2a95051"],
+      wwn: "eui.01000000000000005cd2e4c9e2a95051",
+      serial: "PHAB123456781P6AGN",
+      sizeBytes: 1.6e12,
+      model: "NVMe 1.6T",
+      rotational: false,
+      inUse: false,
+    },
+  ],
+};
+
 export const RELEASE: ReleaseModel = {
   release: "2026.11.0",
   profiles: {
@@ -30,6 +56,7 @@ export const RELEASE: ReleaseModel = {
 };
 
 export const CTX: ValidationContext = { host: HOST, release: RELEASE };
+export const IDENTIFIED_CTX: ValidationContext = { host: IDENTIFIED_HOST, release: RELEASE };
 export const BUILT_IN_CTX: ValidationContext = { host: HOST, release: BUILT_IN_RELEASE };
 
 export const ED25519_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q ops@example";

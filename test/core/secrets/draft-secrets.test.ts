@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { isAlias, isScalar, parseDocument, stringify } from "yaml";
 import { renderNodeYaml } from "../../../core/config/index.ts";
 import type { DraftRecord } from "../../../core/records.ts";
-import { createRedactor, draftSecrets, REDACTED } from "../../../core/secrets/index.ts";
+import { createRedactor, draftSecrets, REDACTED, redactedNodeYaml } from "../../../core/secrets/index.ts";
 import { SINGLE_NODE } from "../config/fixtures.ts";
 
 const CODE = "ABCD-EFGH-JKMN";
@@ -137,4 +137,30 @@ describe("draftSecrets of a raw node.yaml", () => {
       assert.ok(secrets.includes(LINE_TOKEN) && secrets.includes(LINE_HASH), JSON.stringify(secrets));
     });
   }
+});
+
+describe("redactedNodeYaml: a node.yaml to show a person", () => {
+  it("each secret, however the user spelled it, reads [redacted]; every other line as written", () => {
+    fc.assert(
+      fc.property(token, fc.constantFrom(...FIELDS), fc.constantFrom(...USER_STYLES), fc.constantFrom(0, 12, 40), (token, { path }, style, lineWidth) => {
+        const [section = "", key = ""] = path;
+        const yaml = `# rack 4\nmode: single-node\nhostname: node-01\n${stringify({ [section]: { [key]: token } }, { defaultStringType: style, defaultKeyType: "PLAIN", lineWidth, minContentWidth: 0 })}storage:\n  osd_devices: [/dev/sdb]\n`;
+        fc.pre(typeof parseDocument(yaml).getIn(path) === "string");
+        const shown = redactedNodeYaml(yaml);
+        const scalar = scalarSource(yaml, path);
+        // A block scalar's source ends with its line break, which stays.
+        assert.equal(shown, yaml.replace(scalar, JSON.stringify(REDACTED) + (scalar.endsWith("\n") ? "\n" : "")));
+        assert.equal(parseDocument(shown).getIn(path), REDACTED);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("both secrets, and the one scalar an alias shares once; a node.yaml without secrets or that does not parse stays as it is", () => {
+    const both = `cluster:\n  join_token: ${LINE_TOKEN}\nadmin:\n  password_hash: '${LINE_HASH}'\n`;
+    assert.equal(redactedNodeYaml(both), `cluster:\n  join_token: "${REDACTED}"\nadmin:\n  password_hash: "${REDACTED}"\n`);
+    const aliased = `x: &s ${LINE_TOKEN}\ncluster:\n  join_token: *s\nadmin:\n  password_hash: *s\n`;
+    assert.equal(redactedNodeYaml(aliased), `x: &s "${REDACTED}"\ncluster:\n  join_token: *s\nadmin:\n  password_hash: *s\n`);
+    for (const text of ["mode: single-node\nhostname: node-01\n", "mode: [\n"]) assert.equal(redactedNodeYaml(text), text);
+  });
 });

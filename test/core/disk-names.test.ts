@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { diskNamed, diskOfPartition, stablePath } from "../../core/disk-names.ts";
+import { IDENTIFIED_HOST } from "./config/fixtures.ts";
+
+const [sda, sdb, , nvme] = IDENTIFIED_HOST.disks;
+
+describe("disk names", () => {
+  const cases: Array<[string, string, typeof sdb]> = [
+    ["kernel path", "/dev/sdb", sdb],
+    ["by-id path (wwn)", "/dev/disk/by-id/wwn-0x5002538f4312abcd", sdb],
+    ["by-id path (ata)", "/dev/disk/by-id/ata-SAMSUNG_MZ7L33T8HBLT-00A07_S6ESNE0T612345", sdb],
+    ["wwn- link name", "wwn-0x5002538f4312abcd", sdb],
+    ["bare WWN", "0x5002538f4312abcd", sdb],
+    ["WWN in capitals", "0x5002538F4312ABCD", sdb],
+    ["serial", "S6ESNE0T612345", sdb],
+    ["NVMe EUI", "eui.01000000000000005cd2e4c9e2a95051", nvme],
+    ["NVMe by-id path", "/dev/disk/by-id/nvme-eui.01000000000000005cd2e4c9e2a95051", nvme],
+  ];
+  for (const [what, name, disk] of cases) {
+    it(`finds a disk by its ${what}`, () => assert.equal(diskNamed(IDENTIFIED_HOST, name), disk));
+  }
+
+  it("finds nothing for a name no disk has, nor for a serial in the wrong case", () => {
+    for (const name of ["/dev/sdx", "sdb", "0x5002538f4312abcf", "s6esne0t612345", "/dev/disk/by-id/wwn-0x5002538f4312abcd-part1", ""]) {
+      assert.equal(diskNamed(IDENTIFIED_HOST, name), undefined, name);
+    }
+  });
+
+  it("prefers the first by-id path and falls back to the kernel path", () => {
+    assert.equal(stablePath(sdb!), "/dev/disk/by-id/wwn-0x5002538f4312abcd");
+    assert.equal(stablePath({ ...sdb!, byId: undefined }), "/dev/sdb");
+  });
+
+  it("names the whole disk of a partition, by kernel or by-id path", () => {
+    assert.equal(diskOfPartition(IDENTIFIED_HOST, "/dev/sda2"), sda);
+    assert.equal(diskOfPartition(IDENTIFIED_HOST, "/dev/nvme0n1p1"), nvme);
+    assert.equal(diskOfPartition(IDENTIFIED_HOST, "/dev/disk/by-id/wwn-0x5002538f4312abcd-part1"), sdb);
+    assert.equal(diskOfPartition(IDENTIFIED_HOST, "/dev/sdbx"), undefined);
+  });
+});
