@@ -1,5 +1,6 @@
 import { build, type Plugin } from "esbuild";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { MAIN_MARK } from "../cli/load-main.ts";
 import { bundleConsole } from "./console.ts";
 import { bundleHashWorker } from "./worker.ts";
 
@@ -51,9 +52,7 @@ const embeddedHashWorker: Plugin = {
   },
 };
 
-const result = await build({
-  entryPoints: ["installer.ts"],
-  outfile,
+const common = {
   bundle: true,
   platform: "node",
   target: "node20",
@@ -61,16 +60,29 @@ const result = await build({
   minify: true,
   legalComments: "none",
   metafile: true,
-  plugins: [leanZod, embeddedConsole, embeddedHashWorker],
+  write: false,
   define: { __STRATUM_VERSION__: JSON.stringify(pkg.version) },
-  banner: { js: "#!/usr/bin/env node" },
-});
+} as const;
+
+/** One file, two parts: the front (installer.ts) answers --help, --version and code, and compiles the commands' code (cli/main.ts) only when asked. */
+const front = await build({ ...common, entryPoints: ["installer.ts"], outfile, banner: { js: "#!/usr/bin/env node" } });
+const main = await build({ ...common, entryPoints: ["cli/main.ts"], outfile, plugins: [leanZod, embeddedConsole, embeddedHashWorker] });
+const frontJs = front.outputFiles[0]!.text.trimEnd();
+const mainJs = main.outputFiles[0]!.text;
+
+// A character that ends a line comment other than \n would end the comment early; the mark must be the last one.
+if (/[\r\u2028\u2029]/.test(mainJs)) throw new Error("cli/main.ts's bundle has a line break other than \\n: it cannot be kept as line comments");
+const bundle = `${frontJs}${MAIN_MARK}${mainJs.replace(/^/gm, "//")}`;
+if (bundle.lastIndexOf(MAIN_MARK) !== frontJs.length) throw new Error("the commands' code contains the front's mark");
+mkdirSync("dist", { recursive: true });
+writeFileSync(outfile, bundle);
 
 // The repo's package.json says "type": "module"; the bundle is CommonJS.
 writeFileSync("dist/package.json", `${JSON.stringify({ type: "commonjs" })}\n`);
 
 if (process.argv.includes("--analyze")) {
   const { analyzeMetafile } = await import("esbuild");
-  console.log(await analyzeMetafile(result.metafile));
+  console.log(await analyzeMetafile(front.metafile));
+  console.log(await analyzeMetafile(main.metafile));
 }
-console.log(`${outfile}: ${statSync(outfile).size} bytes`);
+console.log(`${outfile}: ${statSync(outfile).size} bytes (front ${frontJs.length})`);

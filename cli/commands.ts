@@ -1,18 +1,6 @@
-import { nodeYamlJsonSchema } from "../core/config/index.ts";
-import { readInstallCode } from "../core/access/install-code.ts";
-import { openApiDocument } from "../handlers/app.ts";
+import { readInstallCode } from "../core/access/install-code-file.ts";
 
 export type Exit = 0 | 1 | 2;
-
-export function printOpenApi(version: string): Exit {
-  process.stdout.write(`${JSON.stringify(openApiDocument(version), null, 2)}\n`);
-  return 0;
-}
-
-export function printSchema(): Exit {
-  process.stdout.write(`${JSON.stringify(nodeYamlJsonSchema(), null, 2)}\n`);
-  return 0;
-}
 
 export async function printCode(stateDir: string): Promise<Exit> {
   const code = await readInstallCode(stateDir).catch((err: Error) => {

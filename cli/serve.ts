@@ -3,6 +3,7 @@ import { createServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
 import { loadHostFactsFile, readHostFacts } from "../core/host-facts.ts";
+import type { Logger } from "../core/log.ts";
 import type { Settings } from "../core/settings.ts";
 import { acquireStateLock } from "../core/fs/state-lock.ts";
 import { certificateFacts, type CertificateFacts } from "../core/access/tls.ts";
@@ -13,6 +14,7 @@ import { stderrIsJournal } from "./journal.ts";
 import { lingerOnClose } from "./linger.ts";
 import { wireServices } from "./wire.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
+import type { CodeCache } from "./code-cache.ts";
 
 function publicUrl(host: string, port: number): string {
   const wildcard = host === "0.0.0.0" || host === "::";
@@ -24,7 +26,14 @@ function publicUrl(host: string, port: number): string {
   return `https://${address.includes(":") ? `[${address}]` : address}:${port}`;
 }
 
-export async function runServe(settings: Settings, version: string): Promise<void> {
+/** After the first reply has gone, so that the cache holds the request path's code and the reply does not wait for it. */
+function saveAfterFirstRequest(server: HttpsServer, codeCache: CodeCache, log: Logger): void {
+  server.once("request", (_req, res: import("node:http").ServerResponse) =>
+    res.once("close", () => void codeCache.save().catch((err: Error) => log.warn("code cache not written", { error: err.message }))),
+  );
+}
+
+export async function runServe(settings: Settings, version: string, codeCache: CodeCache | undefined): Promise<void> {
   const lock = await acquireStateLock(await ensurePrivateDir(settings.stateDir));
   const host = await (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts());
   let url = publicUrl(settings.listenHost, settings.listenPort);
@@ -65,9 +74,11 @@ export async function runServe(settings: Settings, version: string): Promise<voi
         ].join("\n"),
       );
       for (const notice of notices) log.warn(notice);
-      log.info("listening", { url, port: info.port });
+      log.info("listening", { url, port: info.port, codeCache: codeCache?.state });
+      if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
     },
   );
+  if (codeCache) saveAfterFirstRequest(server as HttpsServer, codeCache, log);
 
   lingerOnClose(server as HttpsServer);
   server.on("clientError", (err: NodeJS.ErrnoException, socket: import("node:stream").Duplex) => {

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { readInstallCode } from "../core/access/install-code.ts";
+import { readInstallCode } from "../core/access/install-code-file.ts";
 import { certificateFingerprint } from "../core/access/tls.ts";
 import type { InstallEvent } from "../core/attempts/events.ts";
 import type { Verdict } from "../core/records.ts";

@@ -1,13 +1,12 @@
 import { randomInt, timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
-import { readIfPresent } from "../fs/read-if-present.ts";
 import { writePrivateFile } from "../fs/write-private-file.ts";
+import { INSTALL_CODE_FILE, readInstallCode } from "./install-code-file.ts";
 
 /** No 0/O, 1/I/L, U/V: a code read aloud or off a console screen is typed right. */
 const ALPHABET = "ABCDEFGHJKMNPQRSTWXYZ23456789";
 const GROUPS = 3;
 const GROUP_LENGTH = 4;
-export const INSTALL_CODE_FILE = "install-code";
 
 export function generateInstallCode(): string {
   const groups: string[] = [];
@@ -44,11 +43,6 @@ export async function loadOrCreateInstallCode(stateDir: string): Promise<string>
   const code = generateInstallCode();
   await writePrivateFile(path, `${code}\n`);
   return code;
-}
-
-export async function readInstallCode(stateDir: string): Promise<string | undefined> {
-  const code = (await readIfPresent(join(stateDir, INSTALL_CODE_FILE)))?.trim();
-  return code ? code : undefined;
 }
 
 /**

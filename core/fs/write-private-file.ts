@@ -5,7 +5,7 @@ import { open } from "node:fs/promises";
  * open's mode passes through the umask and leaves a file that already exists as it was.
  * `exclusive`: fail with EEXIST rather than overwrite.
  */
-export async function writePrivateFile(path: string, data: string, { exclusive = false } = {}): Promise<void> {
+export async function writePrivateFile(path: string, data: string | Uint8Array, { exclusive = false } = {}): Promise<void> {
   const file = await open(path, exclusive ? "wx" : "w", 0o600);
   try {
     await file.writeFile(data);

@@ -111,9 +111,9 @@ export interface StartOptions {
   node?: string;
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT, bundle = BUNDLE): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
-    const proc = spawn(process.execPath, [BUNDLE, ...args], { cwd, env: { ...process.env, ...env } });
+    const proc = spawn(process.execPath, [bundle, ...args], { cwd, env: { ...process.env, ...env } });
     let stdout = "";
     let stderr = "";
     proc.stdout.on("data", (d) => (stdout += d));

@@ -1,0 +1,58 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { rename } from "node:fs/promises";
+import { join } from "node:path";
+import { Script, type ScriptOptions } from "node:vm";
+import { writePrivateFile } from "../core/fs/write-private-file.ts";
+
+export const CODE_CACHE_FILE = "code-cache";
+
+export interface CodeCache {
+  /** What this start did with the state dir's cache: compiled from it, refused it (another bundle, Node or flags, or a damaged file), or had none. */
+  readonly state: "used" | "rejected" | "absent";
+  /** Why an existing cache could not be read. */
+  readonly unreadable?: string;
+  /** Writes a new cache unless this one was used: called after the first request, so it holds that request's code too. */
+  save(): Promise<void>;
+}
+
+const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
+
+/** `<key> <sha256 of V8's data>\n`, then the data: V8 checks only the source's length, not its text, nor the data's checksum. */
+const header = (key: string, data: Uint8Array) => Buffer.from(`${key} ${sha256(data)}\n`, "latin1");
+const HEADER_BYTES = 64 + 1 + 64 + 1;
+
+/**
+ * Compiles `source` with V8's code cache from `stateDir` (`vm.Script` `cachedData`: Node 20 has no
+ * `module.enableCompileCache`). The cache is keyed by the source, Node's version and flags; one that is missing,
+ * unreadable, damaged or another's is no error: the source is compiled as without one.
+ */
+export function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: string): { script: Script; codeCache: CodeCache } {
+  const file = join(stateDir, CODE_CACHE_FILE);
+  const key = sha256([source, process.version, process.arch, process.execArgv.join(" "), process.env.NODE_OPTIONS ?? ""].join("\0"));
+  let found: Buffer | undefined;
+  let unreadable: string | undefined;
+  try {
+    found = readFileSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable = (err as Error).message;
+  }
+  const data = found?.subarray(HEADER_BYTES);
+  const cachedData = data && found!.subarray(0, HEADER_BYTES).equals(header(key, data)) ? data : undefined;
+  const script = new Script(source, { ...options, cachedData });
+  const state = found === undefined ? "absent" : cachedData && !script.cachedDataRejected ? "used" : "rejected";
+  return {
+    script,
+    codeCache: {
+      state,
+      unreadable,
+      async save() {
+        if (state === "used") return;
+        const data = script.createCachedData();
+        const temp = `${file}.tmp`;
+        await writePrivateFile(temp, Buffer.concat([header(key, data), data]));
+        await rename(temp, file);
+      },
+    },
+  };
+}

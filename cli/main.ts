@@ -1,0 +1,76 @@
+import type { CodeCache } from "./code-cache.ts";
+import type { Exit } from "./commands.ts";
+import { whenStdoutGone } from "./epipe.ts";
+import { SERVE_FLAGS, STATUS_FLAGS, UsageError, VALIDATE_FLAGS, oneOf, parseFlags, settingsFrom, statusUrl } from "./flags.ts";
+import { settle } from "./outcome.ts";
+import { FORMATS } from "./problem-format.ts";
+import { VERSION } from "./version.ts";
+
+const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status", "fleet"] as const;
+
+let serving = false;
+
+const printJson = (value: unknown): Exit => {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  return 0;
+};
+
+/** Each command loads only its own modules: `validate` needs no HTTP server, `status` no zod. */
+async function main(argv: string[], codeCache: CodeCache | undefined): Promise<Exit | number | "serving"> {
+  const first = argv[0];
+  const named = first !== undefined && !first.startsWith("-");
+  const rest = named ? argv.slice(1) : argv;
+  switch (named ? first : "serve") {
+    case "serve": {
+      const { values, positionals } = parseFlags(rest, SERVE_FLAGS, process.env);
+      if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(" ")}"`);
+      const settings = settingsFrom(values);
+      serving = true;
+      const [{ runServe }, { StateDirLockedError }] = await Promise.all([import("./serve.ts"), import("../core/fs/state-lock.ts")]);
+      try {
+        await runServe(settings, VERSION, codeCache);
+      } catch (err) {
+        if (!(err instanceof StateDirLockedError)) throw err;
+        process.stderr.write(`installer: ${err.message}\n`);
+        return 2;
+      }
+      return "serving";
+    }
+    case "validate": {
+      const { values, positionals } = parseFlags(rest, VALIDATE_FLAGS, process.env);
+      if (positionals.length !== 1) throw new UsageError("validate takes one node.yaml FILE, or - for stdin");
+      const format = oneOf("format", values.format!, FORMATS);
+      const { validateFile } = await import("./validate.ts");
+      return validateFile(positionals[0]!, { hostFacts: values["host-facts"], payload: values.payload!, format });
+    }
+    case "status": {
+      const { values, booleans, positionals } = parseFlags(rest, STATUS_FLAGS, process.env, { follow: { type: "boolean" } });
+      if (positionals.length > 0) throw new UsageError(`status takes no arguments, got "${positionals.join(" ")}"`);
+      const url = statusUrl(values);
+      const { runStatus } = await import("./status.ts");
+      return runStatus({ stateDir: values["state-dir"]!, url, tlsCert: values["tls-cert"], follow: booleans.follow! });
+    }
+    case "openapi": {
+      parseFlags(rest, {}, process.env);
+      const { openApiDocument } = await import("../handlers/app.ts");
+      return printJson(openApiDocument(VERSION));
+    }
+    case "schema": {
+      parseFlags(rest, {}, process.env);
+      const { nodeYamlJsonSchema } = await import("../core/config/index.ts");
+      return printJson(nodeYamlJsonSchema());
+    }
+    case "fleet": {
+      const { runFleet } = await import("./fleet/index.ts");
+      return runFleet(rest, process.env);
+    }
+    default:
+      throw new UsageError(`unknown command "${first}"; commands: ${COMMANDS.join(", ")}`);
+  }
+}
+
+/** The commands that need the service's code; the bundle's front (installer.ts) answers --help, --version and code itself. */
+export function run(argv: string[], codeCache: CodeCache | undefined): void {
+  whenStdoutGone(process.stdout, () => serving);
+  settle(main(argv, codeCache));
+}

@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { MAIN_MARK as MARK } from "../../cli/load-main.ts";
+import { BUNDLE, ROOT, harness, runCli, tempDir, waitFor, type RunningInstaller, type StartOptions } from "../helpers/installer.ts";
+import { ensureNode, NODE_RUNTIMES } from "../setup/node-runtimes.ts";
+
+const lab = harness();
+const CACHE = "code-cache";
+
+interface LogLine {
+  message: string;
+  codeCache?: string;
+  error?: string;
+}
+
+const logLines = (installer: RunningInstaller): LogLine[] =>
+  installer
+    .output()
+    .stderr.split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as LogLine);
+
+/** What the start did with the state dir's cache, from its `listening` log line. */
+async function cacheState(installer: RunningInstaller): Promise<string | undefined> {
+  const line = await waitFor("the listening log line", async () => logLines(installer).find((l) => l.message === "listening"));
+  return line.codeCache;
+}
+
+/** Starts, checks what it did with the cache, serves one request and waits for the cache it writes after it; then stops. */
+async function startAndServe(options: StartOptions & { stateDir: string }, before?: Buffer): Promise<{ state: string | undefined; written: Buffer }> {
+  const installer = await lab.start(options);
+  const state = await cacheState(installer);
+  assert.equal((await installer.request("/healthz")).status, 200);
+  const written = await waitFor("the code cache", async () => {
+    const data = await readFile(join(options.stateDir, CACHE)).catch(() => undefined);
+    return data && !(before && data.equals(before)) ? data : undefined;
+  });
+  await installer.stop();
+  return { state, written };
+}
+
+describe("the V8 code cache in the state dir", () => {
+  test("written (0600) after the first request, not before; used by the next start", async () => {
+    const stateDir = join(await tempDir(), "state");
+    const first = await lab.start({ stateDir });
+    assert.equal(await cacheState(first), "absent");
+    await new Promise((r) => setTimeout(r, 300));
+    await assert.rejects(stat(join(stateDir, CACHE)), { code: "ENOENT" }, "no cache before a request is served");
+    assert.equal((await first.request("/v1/installer/status")).status, 200);
+    const file = join(stateDir, CACHE);
+    await waitFor("the code cache", async () => (await stat(file).catch(() => undefined))?.size || undefined);
+    assert.equal((await stat(file)).mode & 0o777, 0o600);
+    assert.equal((await stat(stateDir)).mode & 0o777, 0o700);
+    await first.stop();
+    const written = await readFile(file);
+
+    const second = await lab.start({ stateDir });
+    assert.equal(await cacheState(second), "used");
+    assert.equal((await second.request("/v1/installer/status")).status, 200);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.ok((await readFile(file)).equals(written), "a cache that was used is not rewritten");
+    await second.stop();
+  });
+
+  for (const [damage, spoil] of [
+    ["truncated", (data: Buffer) => data.subarray(0, data.length >> 1)],
+    ["corrupted in V8's data (same length)", (data: Buffer) => Buffer.concat([data.subarray(0, 4096), Buffer.alloc(data.length - 8192, 0x5a), data.subarray(-4096)])],
+    ["garbage", () => Buffer.from("not a code cache\n")],
+  ] as const) {
+    test(`a ${damage} cache is rejected, the service starts, and the cache is rewritten`, async () => {
+      const stateDir = join(await tempDir(), "state");
+      const { written } = await startAndServe({ stateDir });
+      const spoiled = spoil(written);
+      await writeFile(join(stateDir, CACHE), spoiled);
+      const again = await startAndServe({ stateDir }, spoiled);
+      assert.equal(again.state, "rejected");
+      assert.ok(again.written.equals(written) || again.written.length > 1000, "a whole cache again");
+      const third = await lab.start({ stateDir });
+      assert.equal(await cacheState(third), "used");
+      await third.stop();
+    });
+  }
+
+  test("another bundle's cache (one of the same length: V8 checks only the length) is rejected and rewritten", async () => {
+    const folder = await tempDir();
+    const stateDir = join(folder, "state");
+    const made = await startAndServe({ stateDir });
+    const bundle = await readFile(BUNDLE, "utf8");
+    const at = bundle.lastIndexOf(MARK);
+    const { version } = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string };
+    const other = join(folder, "installer.js");
+    await writeFile(other, bundle.slice(0, at) + bundle.slice(at).replaceAll(`"${version}"`, `"${version.slice(0, -1)}x"`));
+    await writeFile(join(folder, "package.json"), '{"type":"commonjs"}\n');
+    const again = await startAndServe({ stateDir, bundle: other, cwd: folder }, made.written);
+    assert.equal(again.state, "rejected");
+  });
+
+  test("a cache made by another Node.js version is rejected and rewritten", async (t) => {
+    const version = NODE_RUNTIMES.find((v) => `v${v}` !== process.version)!;
+    const runtime = await ensureNode(version);
+    if ("skip" in runtime) return t.skip(runtime.skip);
+    const stateDir = join(await tempDir(), "state");
+    const made = await startAndServe({ stateDir });
+    const other = await startAndServe({ stateDir, node: runtime.node }, made.written);
+    assert.equal(other.state, "rejected");
+    const back = await lab.start({ stateDir });
+    assert.equal(await cacheState(back), "rejected", "the other version's cache is not this one's");
+    await back.stop();
+  });
+
+  test("a cache that can be neither read nor written (a folder in its place) is no error: the service starts and serves", async () => {
+    const stateDir = join(await tempDir(), "state");
+    await mkdir(join(stateDir, CACHE), { recursive: true, mode: 0o700 });
+    const installer = await lab.start({ stateDir });
+    assert.equal(await cacheState(installer), "absent");
+    assert.equal((await installer.request("/v1/installer/status")).status, 200);
+    const lines = await waitFor("the warnings", async () => {
+      const found = logLines(installer).filter((l) => l.message.startsWith("code cache not"));
+      return found.length === 2 ? found : undefined;
+    });
+    assert.deepEqual(
+      lines.map((l) => l.message),
+      ["code cache not read", "code cache not written"],
+    );
+    assert.match(lines[0]!.error!, /EISDIR/);
+    assert.equal((await installer.request("/healthz")).status, 200, "still serving");
+    await installer.stop();
+  });
+});
+
+describe("the bundle's front", () => {
+  test("--version, --help and code answer without the commands' code; the other commands need it", async () => {
+    const folder = await tempDir();
+    const bundle = await readFile(BUNDLE, "utf8");
+    const broken = join(folder, "installer.js");
+    await writeFile(broken, `${bundle.slice(0, bundle.lastIndexOf(MARK) + MARK.length)}//this is not JavaScript(\n`);
+    await writeFile(join(folder, "package.json"), '{"type":"commonjs"}\n');
+    await writeFile(join(folder, "install-code"), "ABCD-EFGH-JKMN\n");
+    for (const args of [["--version"], ["--help"], ["code", "--state-dir", folder]]) {
+      const [whole, front] = await Promise.all([runCli(args), runCli(args, {}, folder, broken)]);
+      assert.equal(front.code, 0, `${args.join(" ")}: ${front.stderr}`);
+      assert.equal(front.stdout, whole.stdout, args.join(" "));
+    }
+    const schema = await runCli(["schema"], {}, folder, broken);
+    assert.equal(schema.code, 1);
+    assert.match(schema.stderr, /SyntaxError/);
+  });
+});
