@@ -4,8 +4,8 @@ import { openApiDocument } from "../handlers/app.ts";
 
 export type Exit = 0 | 1 | 2;
 
-export function printOpenApi(version: string): Exit {
-  process.stdout.write(`${JSON.stringify(openApiDocument(version), null, 2)}\n`);
+export async function printOpenApi(version: string): Promise<Exit> {
+  process.stdout.write(`${JSON.stringify(await openApiDocument(version), null, 2)}\n`);
   return 0;
 }
 
