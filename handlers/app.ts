@@ -1,8 +1,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { randomUUID } from "node:crypto";
 import { Hono, type MiddlewareHandler } from "hono";
 import { every } from "hono/combine";
 import { bodyLimit } from "hono/body-limit";
-import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { clientAddress } from "../core/access/lockout.ts";
 import { InstallerError } from "../core/errors.ts";
@@ -54,39 +54,37 @@ function newRouter() {
 export function createApp(services: Services) {
   const app = newRouter();
 
-  // Hono makes the id and chooses the secure headers; they are set on Node's response rather than
-  // through Hono's Headers so replies stay on @hono/node-server's fast path (bench/RESULTS.md).
-  app.use(requestId({ headerName: "" }));
   const secure = honoSecureHeaders();
   let secureSet: [string, string][] | undefined;
-  app.use(async (c, next) => {
-    secureSet ??= await secure;
-    const outgoing = c.env?.outgoing;
-    const requestId = c.get("requestId");
-    if (outgoing) {
-      for (const [name, value] of secureSet) outgoing.setHeader(name, value);
-      outgoing.setHeader("X-Request-Id", requestId);
-    } else {
-      for (const [name, value] of secureSet) c.header(name, value);
-      c.header("X-Request-Id", requestId);
-    }
-    await next();
-  });
   let document: Promise<unknown> | undefined;
   const openapi = () => (document ??= openApiDocument(services.version));
-  app.use(async (c, next) => {
-    c.set("services", services);
-    c.set("openapi", openapi);
-    c.set("origin", { requestId: c.get("requestId"), client: clientAddress(c.env?.incoming?.socket?.remoteAddress ?? "unknown") });
-    await next();
-  });
   const limit = bodyLimit({
     maxSize: BODY_LIMIT_BYTES,
     onError: () => {
       throw new InstallerError({ code: "BODY_TOO_LARGE", detail: `The body is over the ${BODY_LIMIT_BYTES} byte limit.` });
     },
   });
-  app.use(async (c, next) => (BODY_METHODS.has(c.req.method) ? limit(c, next) : next()));
+  // One middleware for what every request needs (a profile under load showed each extra step
+  // costing): its id (as Hono's requestId makes it), the secure headers Hono chooses, set on Node's
+  // response rather than through Hono's Headers so replies stay on @hono/node-server's fast path
+  // (bench/RESULTS.md), the handlers' context, and the body limit on methods that take a body.
+  app.use(async (c, next) => {
+    const requestId = randomUUID();
+    c.set("requestId", requestId);
+    c.set("services", services);
+    c.set("openapi", openapi);
+    c.set("origin", { requestId, client: clientAddress(c.env?.incoming?.socket?.remoteAddress ?? "unknown") });
+    const headers = secureSet ?? (secureSet = await secure);
+    const outgoing = c.env?.outgoing;
+    if (outgoing) {
+      for (const [name, value] of headers) outgoing.setHeader(name, value);
+      outgoing.setHeader("X-Request-Id", requestId);
+    } else {
+      for (const [name, value] of headers) c.header(name, value);
+      c.header("X-Request-Id", requestId);
+    }
+    return BODY_METHODS.has(c.req.method) ? limit(c, next) : next();
+  });
   app.use("/v1/installer/*", async (c, next) => {
     // Node has parsed the headers already; c.req.header() would build a Fetch Headers object.
     await services.auth.authorize(c.get("origin"), c.env?.incoming?.headers.authorization ?? c.req.header("authorization"));
