@@ -1,7 +1,6 @@
 /** CLI commands that need no server: spawn → exit of `--version`, `--help` and `code`, beside `node -e 0`, in alternating runs. */
 import { spawn } from "node:child_process";
-import { join } from "node:path";
-import { ROOT, spread, type Spread } from "./lib.ts";
+import { BUNDLE, spread, type Spread } from "./lib.ts";
 
 function timeToExit(node: string, args: string[]): Promise<number> {
   const t0 = process.hrtime.bigint();
@@ -14,12 +13,11 @@ function timeToExit(node: string, args: string[]): Promise<number> {
 
 /** `stateDir` holds an install code (a started installer's). */
 export async function benchCli(node: string, stateDir: string, runs = 21) {
-  const bundle = join(ROOT, "dist/installer.js");
   const commands: Record<string, string[]> = {
     "node -e 0": ["-e", "0"],
-    "--version": [bundle, "--version"],
-    "--help": [bundle, "--help"],
-    code: [bundle, "code", "--state-dir", stateDir],
+    "--version": [BUNDLE, "--version"],
+    "--help": [BUNDLE, "--help"],
+    code: [BUNDLE, "code", "--state-dir", stateDir],
   };
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
   for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(commands)) times[name]!.push(await timeToExit(node, args));

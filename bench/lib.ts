@@ -5,6 +5,8 @@ import { build } from "esbuild";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dirname, "..");
+/** The bundle measured: the build's, or another one for a before/after (`BENCH_BUNDLE=/path/to/installer.js`). */
+export const BUNDLE = process.env.BENCH_BUNDLE ?? join(ROOT, "dist/installer.js");
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -81,7 +83,7 @@ export function stop(proc: ChildProcess): Promise<void> {
 
 /** Starts the built installer on `node`, on a free port; resolves with its port and install code once the banner is out. */
 export async function startInstaller(args: string[], env: NodeJS.ProcessEnv = process.env, node = process.execPath): Promise<{ proc: ChildProcess; port: number; code: string; log: () => string }> {
-  const proc = spawn(node, [join(ROOT, "dist/installer.js"), "--listen", "127.0.0.1:0", "--host-facts", join(ROOT, "demo/host-facts.json"), ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(node, [BUNDLE, "--listen", "127.0.0.1:0", "--host-facts", join(ROOT, "demo/host-facts.json"), ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let banner = "";
   let log = "";
   proc.stderr!.on("data", (d) => (log += d));

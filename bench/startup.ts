@@ -8,7 +8,7 @@ import { mkdtemp, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ROOT, bundleBaseline, rssKb, spread, stop, timeToFirst200 } from "./lib.ts";
+import { BUNDLE, ROOT, bundleBaseline, rssKb, spread, stop, timeToFirst200 } from "./lib.ts";
 
 /** Long enough for a process to settle (and to write its code cache after the first request). */
 const IDLE_MS = 500;
@@ -17,11 +17,10 @@ export async function benchStartup(node: string, runs = 21) {
   const work = await mkdtemp(join(tmpdir(), "stratum-bench-"));
   const baseline = join(work, "baseline.cjs");
   await bundleBaseline(baseline);
-  const bundle = join(ROOT, "dist/installer.js");
   const hostFacts = join(ROOT, "demo/host-facts.json");
   const installer = (stateDir: string) =>
     timeToFirst200(
-      [bundle, "--listen", "127.0.0.1:0", "--state-dir", stateDir, "--host-facts", hostFacts],
+      [BUNDLE, "--listen", "127.0.0.1:0", "--state-dir", stateDir, "--host-facts", hostFacts],
       "/v1/installer/status",
       (out) => ({ authorization: `Bearer ${/Install code:\s+(\S+)/.exec(out)?.[1] ?? ""}` }),
       node,
@@ -53,7 +52,7 @@ export async function benchStartup(node: string, runs = 21) {
     firstStartMs: { installer: spread(first), baseline: spread(base) },
     secondStartMs: { installer: spread(second), baseline: spread(base) },
     idleRssMb: { installer: spread(rss), baseline: spread(baseRss) },
-    bundleKb: { installer: (await stat(bundle)).size / 1024, baseline: (await stat(baseline)).size / 1024 },
+    bundleKb: { installer: (await stat(BUNDLE)).size / 1024, baseline: (await stat(baseline)).size / 1024 },
     stateDir: join(work, "state-0"),
   };
 }

@@ -10,7 +10,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, bundleBaseline, median, stop, timeToFirst200 } from "./lib.ts";
+import { BUNDLE, ROOT, bundleBaseline, median, stop, timeToFirst200 } from "./lib.ts";
 
 /** Headers Node writes itself; the dressed baseline gets them from Node too. */
 const NODE_OWN = new Set(["date", "connection", "keep-alive", "content-length", "content-type", "transfer-encoding"]);
@@ -50,7 +50,7 @@ export async function benchThroughput(node: string, seconds = 4, rounds = 5) {
   await bundleBaseline(baseline);
   const state = join(work, "state");
   const installer = await timeToFirst200(
-    [join(ROOT, "dist/installer.js"), "--listen", "127.0.0.1:0", "--state-dir", state, "--host-facts", join(ROOT, "demo/host-facts.json")],
+    [BUNDLE, "--listen", "127.0.0.1:0", "--state-dir", state, "--host-facts", join(ROOT, "demo/host-facts.json")],
     "/healthz",
     () => ({}),
     node,
