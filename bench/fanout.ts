@@ -44,14 +44,14 @@ function subscribe(port: number, code: string): Promise<number[]> {
   });
 }
 
-export async function benchFanout(subscribers = 500, lines = 2000) {
+export async function benchFanout(node: string, subscribers = 500, lines = 2000) {
   const work = await mkdtemp(join(tmpdir(), "stratum-bench-fanout-"));
   await makePayload(join(work, "payload"));
   const firstboot = join(work, "firstboot");
   await writeFile(firstboot, `#!/bin/sh\nsleep 1\nfor i in $(seq 1 ${lines}); do echo "line $i"; done\n`);
   await chmod(firstboot, 0o755);
   const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
-  const { proc, port, code } = await startInstaller(["--state-dir", join(work, "state"), "--payload", join(work, "payload"), "--firstboot", firstboot, "--node-yaml", join(work, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"]);
+  const { proc, port, code } = await startInstaller(["--state-dir", join(work, "state"), "--payload", join(work, "payload"), "--firstboot", firstboot, "--node-yaml", join(work, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"], process.env, node);
   try {
     while ((await call(port, "GET", "/v1/installer/status", code)).blockers) await new Promise((r) => setTimeout(r, 50));
     await call(port, "PUT", "/v1/installer/config", code, {

@@ -44,13 +44,14 @@ async function bareLinesPerSecond(lines: number): Promise<number> {
   return count / (Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
-export async function benchIngestion(lines = 100_000) {
+export async function benchIngestion(node: string, lines = 100_000) {
   const work = await mkdtemp(join(tmpdir(), "stratum-bench-ingest-"));
   const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
   await makePayload(join(work, "payload"));
   const { proc, port, code } = await startInstaller(
     ["--state-dir", join(work, "state"), "--payload", join(work, "payload"), "--firstboot", join(ROOT, "demo/firstboot.sh"), "--node-yaml", join(work, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"],
     { ...process.env, FIRSTBOOT_FLOOD: String(lines) },
+    node,
   );
   try {
     while ((await call(port, "GET", "/v1/installer/status", code)).json.blockers) await new Promise((r) => setTimeout(r, 50));

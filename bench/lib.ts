@@ -5,11 +5,23 @@ import { build } from "esbuild";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dirname, "..");
+/** The bundle measured: the build's, or another one for a before/after (`BENCH_BUNDLE=/path/to/installer.js`). */
+export const BUNDLE = process.env.BENCH_BUNDLE ?? join(ROOT, "dist/installer.js");
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+export function spread(values: number[]): Spread {
+  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
 }
 
 export function percentile(values: number[], p: number): number {
@@ -32,14 +44,15 @@ export function get(port: number, path: string, headers: Record<string, string> 
   });
 }
 
-/** Spawns, waits for the "listening on host:port" line, then polls until a 200. Returns ms from spawn to the first 200. */
+/** Spawns `node` (default: the one running the bench), waits for the "listening on host:port" line, then polls until a 200. Returns ms from spawn to the first 200. */
 export async function timeToFirst200(
   args: string[],
   path: string,
   headers: (stdout: string) => Record<string, string>,
+  node = process.execPath,
 ): Promise<{ ms: number; proc: ChildProcess; port: number; stdout: string }> {
   const t0 = process.hrtime.bigint();
-  const proc = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "ignore"] });
+  const proc = spawn(node, args, { stdio: ["ignore", "pipe", "ignore"] });
   let stdout = "";
   const port = await new Promise<number>((resolve, reject) => {
     proc.stdout!.on("data", (d) => {
@@ -68,9 +81,9 @@ export function stop(proc: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts the built installer on a free port; resolves with its port and install code once the banner is out. */
-export async function startInstaller(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ proc: ChildProcess; port: number; code: string; log: () => string }> {
-  const proc = spawn(process.execPath, [join(ROOT, "dist/installer.js"), "--listen", "127.0.0.1:0", "--host-facts", join(ROOT, "demo/host-facts.json"), ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+/** Starts the built installer on `node`, on a free port; resolves with its port and install code once the banner is out. */
+export async function startInstaller(args: string[], env: NodeJS.ProcessEnv = process.env, node = process.execPath): Promise<{ proc: ChildProcess; port: number; code: string; log: () => string }> {
+  const proc = spawn(node, [BUNDLE, "--listen", "127.0.0.1:0", "--host-facts", join(ROOT, "demo/host-facts.json"), ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let banner = "";
   let log = "";
   proc.stderr!.on("data", (d) => (log += d));

@@ -27,7 +27,7 @@ function status(port: number, code: string): Promise<{ ms: number; blockers: { c
   });
 }
 
-export async function benchPayload(bytes = 2 * 1024 ** 3) {
+export async function benchPayload(node: string, bytes = 2 * 1024 ** 3) {
   const work = await mkdtemp(join(tmpdir(), "stratum-bench-payload-"));
   const folder = join(work, "payload");
   await mkdir(join(folder, "images"), { recursive: true });
@@ -43,7 +43,7 @@ export async function benchPayload(bytes = 2 * 1024 ** 3) {
     const sha256 = stdout.split(" ")[0]!;
     await writeFile(join(folder, "release.yaml"), `release: bench\nprofiles:\n  single-node: { enabled: true }\nimages:\n  - file: images/big.tar\n    size: ${bytes}\n    sha256: ${sha256}\n`);
 
-    const { proc, port, code, log } = await startInstaller(["--state-dir", join(work, "state"), "--payload", folder]);
+    const { proc, port, code, log } = await startInstaller(["--state-dir", join(work, "state"), "--payload", folder], process.env, node);
     const latencies: number[] = [];
     let verifyingSeen = 0;
     for (;;) {

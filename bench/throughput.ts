@@ -10,7 +10,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, bundleBaseline, median, stop, timeToFirst200 } from "./lib.ts";
+import { BUNDLE, ROOT, bundleBaseline, median, stop, timeToFirst200 } from "./lib.ts";
 
 /** Headers Node writes itself; the dressed baseline gets them from Node too. */
 const NODE_OWN = new Set(["date", "connection", "keep-alive", "content-length", "content-type", "transfer-encoding"]);
@@ -44,15 +44,16 @@ interface Target {
   errors: number;
 }
 
-export async function benchThroughput(seconds = 4, rounds = 5) {
+export async function benchThroughput(node: string, seconds = 4, rounds = 5) {
   const work = await mkdtemp(join(tmpdir(), "stratum-bench-rps-"));
   const baseline = join(work, "baseline.cjs");
   await bundleBaseline(baseline);
   const state = join(work, "state");
   const installer = await timeToFirst200(
-    [join(ROOT, "dist/installer.js"), "--listen", "127.0.0.1:0", "--state-dir", state, "--host-facts", join(ROOT, "demo/host-facts.json")],
+    [BUNDLE, "--listen", "127.0.0.1:0", "--state-dir", state, "--host-facts", join(ROOT, "demo/host-facts.json")],
     "/healthz",
     () => ({}),
+    node,
   );
   const code = /Install code:\s+(\S+)/.exec(installer.stdout)![1]!;
   const statusUrl = `https://127.0.0.1:${installer.port}/v1/installer/status`;
@@ -60,8 +61,8 @@ export async function benchThroughput(seconds = 4, rounds = 5) {
   const replyFile = join(work, "reply.json");
   await writeFile(replyFile, JSON.stringify(await fetchReply(statusUrl, auth)));
   const tls = [join(state, "tls.crt"), join(state, "tls.key")];
-  const bare = await timeToFirst200([baseline, ...tls], "/", () => ({}));
-  const dressed = await timeToFirst200([baseline, ...tls, "--dressed", replyFile], "/", () => ({}));
+  const bare = await timeToFirst200([baseline, ...tls], "/", () => ({}), node);
+  const dressed = await timeToFirst200([baseline, ...tls, "--dressed", replyFile], "/", () => ({}), node);
 
   const targets: Target[] = [
     { url: statusUrl, headers: auth, rps: [], p99: [], errors: 0 },

@@ -1,13 +1,14 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { Hono } from "hono";
+import { randomUUID } from "node:crypto";
+import { Hono, type MiddlewareHandler } from "hono";
+import { every } from "hono/combine";
 import { bodyLimit } from "hono/body-limit";
-import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { clientAddress } from "../core/access/lockout.ts";
 import { InstallerError } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import type { AppEnv } from "./env.ts";
-import { routes } from "./index.ts";
+import { ROUTES, type RouteEntry } from "./index.ts";
 import { invalidRequestFromZod, problem, toInstallerError } from "./problem.ts";
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -41,53 +42,59 @@ async function honoSecureHeaders(): Promise<[string, string][]> {
   return [...(await probe.request("/")).headers];
 }
 
-export function createApp(services: Services) {
-  const app = new OpenAPIHono<AppEnv>({
+/** Every router comes from here: OpenAPIHono's defaultHook does not carry over from one app to another. */
+function newRouter() {
+  return new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
       if (!result.success) return problem(c, invalidRequestFromZod(result.error, result.target));
     },
   });
+}
 
-  // Hono makes the id and chooses the secure headers; they are set on Node's response rather than
-  // through Hono's Headers so replies stay on @hono/node-server's fast path (bench/RESULTS.md).
-  app.use(requestId({ headerName: "" }));
+export function createApp(services: Services) {
+  const app = newRouter();
+
   const secure = honoSecureHeaders();
   let secureSet: [string, string][] | undefined;
-  app.use(async (c, next) => {
-    secureSet ??= await secure;
-    const outgoing = c.env?.outgoing;
-    const requestId = c.get("requestId");
-    if (outgoing) {
-      for (const [name, value] of secureSet) outgoing.setHeader(name, value);
-      outgoing.setHeader("X-Request-Id", requestId);
-    } else {
-      for (const [name, value] of secureSet) c.header(name, value);
-      c.header("X-Request-Id", requestId);
-    }
-    await next();
-  });
-  let document: unknown;
-  const openapi = () => (document ??= describe(app, services.version));
-  app.use(async (c, next) => {
-    c.set("services", services);
-    c.set("openapi", openapi);
-    c.set("origin", { requestId: c.get("requestId"), client: clientAddress(c.env?.incoming?.socket?.remoteAddress ?? "unknown") });
-    await next();
-  });
+  let document: Promise<unknown> | undefined;
+  const openapi = () => (document ??= openApiDocument(services.version));
   const limit = bodyLimit({
     maxSize: BODY_LIMIT_BYTES,
     onError: () => {
       throw new InstallerError({ code: "BODY_TOO_LARGE", detail: `The body is over the ${BODY_LIMIT_BYTES} byte limit.` });
     },
   });
-  app.use(async (c, next) => (BODY_METHODS.has(c.req.method) ? limit(c, next) : next()));
+  // One middleware for what every request needs (a profile under load showed each extra step
+  // costing): its id (as Hono's requestId makes it), the secure headers Hono chooses, set on Node's
+  // response rather than through Hono's Headers so replies stay on @hono/node-server's fast path
+  // (bench/RESULTS.md), the handlers' context, and the body limit on methods that take a body.
+  app.use(async (c, next) => {
+    const requestId = randomUUID();
+    c.set("requestId", requestId);
+    c.set("services", services);
+    c.set("openapi", openapi);
+    c.set("origin", { requestId, client: clientAddress(c.env?.incoming?.socket?.remoteAddress ?? "unknown") });
+    const headers = secureSet ?? (secureSet = await secure);
+    const outgoing = c.env?.outgoing;
+    if (outgoing) {
+      for (const [name, value] of headers) outgoing.setHeader(name, value);
+      outgoing.setHeader("X-Request-Id", requestId);
+    } else {
+      for (const [name, value] of headers) c.header(name, value);
+      c.header("X-Request-Id", requestId);
+    }
+    return BODY_METHODS.has(c.req.method) ? limit(c, next) : next();
+  });
   app.use("/v1/installer/*", async (c, next) => {
     // Node has parsed the headers already; c.req.header() would build a Fetch Headers object.
     await services.auth.authorize(c.get("origin"), c.env?.incoming?.headers.authorization ?? c.req.header("authorization"));
     await next();
   });
 
-  mountRoutes(app);
+  for (const entry of ROUTES) {
+    if (entry.built) app.openapi(entry.built.route, entry.built.handler);
+    else app.on(entry.method, entry.path, builtOnFirstHit(entry));
+  }
 
   app.notFound((c) => problem(c, new InstallerError({ code: "NOT_FOUND", detail: `No endpoint ${c.req.method} ${c.req.path}. /openapi.json lists every route.` })));
   app.onError((err, c) => {
@@ -100,22 +107,26 @@ export function createApp(services: Services) {
   return app;
 }
 
-function mountRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openapiRoutes(routes);
+/** The route's validators and handler as @hono/zod-openapi registers them, built on its first request and run in its place. */
+function builtOnFirstHit(entry: RouteEntry): MiddlewareHandler<AppEnv> {
+  let chain: Promise<MiddlewareHandler<AppEnv>> | undefined;
+  const build = async () => {
+    const { route, handler } = await entry.load();
+    const router = newRouter();
+    router.openapi(route, handler);
+    return every(...router.routes.map((r) => r.handler as MiddlewareHandler)) as MiddlewareHandler<AppEnv>;
+  };
+  return async (c, next) => (await (chain ??= build()))(c, next);
+}
+
+/** The OpenAPI 3.1 document, generated from every route definition (served at /openapi.json, printed by `installer openapi`). */
+export async function openApiDocument(version: string) {
+  const app = new OpenAPIHono<AppEnv>();
+  for (const { route, handler } of await Promise.all(ROUTES.map((entry) => entry.load()))) app.openapi(route, handler);
   app.openAPIRegistry.registerComponent("securitySchemes", "installCode", {
     type: "http",
     scheme: "bearer",
     description: "The install code from the installer's banner (`node installer.js code`). A bare code without `Bearer ` is accepted too.",
   });
-}
-
-function describe(app: OpenAPIHono<AppEnv>, version: string) {
   return app.getOpenAPI31Document({ ...OPENAPI_INFO, info: { ...OPENAPI_INFO.info, version } });
-}
-
-/** The OpenAPI 3.1 document, generated from the route definitions (served at /openapi.json, printed by `installer openapi`). */
-export function openApiDocument(version: string) {
-  const app = new OpenAPIHono<AppEnv>();
-  mountRoutes(app);
-  return describe(app, version);
 }
