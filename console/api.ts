@@ -21,6 +21,9 @@ interface Call<Op, M extends Method> {
   yaml?: string;
   query?: Op extends { parameters: { query?: infer Query } } ? Query : never;
   signingIn?: boolean;
+  ifMatch?: string;
+  /** Given the answer's ETag. */
+  etag?: (tag: string) => void;
 }
 
 /** A problem+json answer as an Error; an Error without `status` means the installer did not answer. */
@@ -35,6 +38,7 @@ export type Failure = Error & Partial<Problem>;
 
 export async function api<P extends PathOf<M>, M extends Method = "get">(path: P, options: Call<Operation<P, M>, M> = {}): Promise<Answer<Operation<P, M>>> {
   const headers: Record<string, string> = { Authorization: "Bearer " + state.code };
+  if (options.ifMatch) headers["If-Match"] = options.ifMatch;
   let body: string | undefined;
   if (options.yaml !== undefined) {
     headers["Content-Type"] = "application/yaml";
@@ -47,7 +51,10 @@ export async function api<P extends PathOf<M>, M extends Method = "get">(path: P
   const res = await fetch(API + path + query, { method: (options.method || "get").toUpperCase(), headers, body, cache: "no-store" });
   noteServerDate(res);
   const data = (res.headers.get("content-type") || "").includes("json") ? await res.json() : await res.text();
-  if (res.ok) return data;
+  if (res.ok) {
+    options.etag?.(res.headers.get("etag") || "");
+    return data;
+  }
   throw problemOf(res, data, options.signingIn);
 }
 

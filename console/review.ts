@@ -5,6 +5,8 @@ import { $, fill, h, plural } from "./dom.ts";
 
 /** The review on screen (JSON), "" while none is. */
 let shown = "";
+/** The draft's ETag as reviewed: POST /install names it, so a draft changed since is refused, not installed unseen. */
+let reviewedEtag = "";
 /** Which refresh may still draw: an older answer arriving late must not show a review of a draft since changed. */
 let generation = 0;
 let loading: Promise<void> = Promise.resolve();
@@ -18,8 +20,19 @@ export function updateInstallButton(): void {
   $<HTMLButtonElement>("install-button").disabled = $("review").hidden || !reviewConfirmed();
 }
 
+export const reviewed = (): string => reviewedEtag;
+
+/** After a refused install of a changed draft: the new review, unconfirmed, in focus. */
+export async function reviewAgain(): Promise<void> {
+  await loading.catch(() => undefined);
+  $<HTMLInputElement>("erase-confirm").checked = false;
+  updateInstallButton();
+  await focusReview();
+}
+
 function hide(): void {
   shown = "";
+  reviewedEtag = "";
   $("review").hidden = true;
 }
 
@@ -30,9 +43,12 @@ export function refreshReview(ready: boolean): Promise<void> {
     hide();
     return (loading = Promise.resolve());
   }
-  loading = api("/config/review").then(
+  let etag = "";
+  loading = api("/config/review", { etag: (tag) => (etag = tag) }).then(
     (review) => {
-      if (mine === generation) render(review);
+      if (mine !== generation) return;
+      reviewedEtag = etag;
+      render(review);
     },
     (problem: Failure) => {
       if (mine !== generation) return;

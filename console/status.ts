@@ -6,7 +6,7 @@ import { $, fill, h, plural } from "./dom.ts";
 import { renderErrors, visibleErrors } from "./field-errors.ts";
 import { steps } from "./form.ts";
 import { follow } from "./install-view.ts";
-import { refreshReview, reviewConfirmed } from "./review.ts";
+import { refreshReview, reviewAgain, reviewConfirmed, reviewed } from "./review.ts";
 import { state } from "./state.ts";
 import { utcDateTime } from "./time.ts";
 
@@ -77,7 +77,7 @@ function draftProblems(): string {
 
 export async function install(): Promise<void> {
   try {
-    follow((await api("/install", { method: "post" })).attempt);
+    follow((await api("/install", { method: "post", ifMatch: reviewed() || undefined })).attempt);
   } catch (problem) {
     await refused(problem as Failure);
   }
@@ -93,6 +93,12 @@ export async function refused(problem: Failure): Promise<void> {
     $("summary").focus();
   } else if (problem.code === "INSTALL_BLOCKED") {
     await showBlockers();
+  } else if (problem.code === "PRECONDITION_FAILED") {
+    state.draft = await api("/config");
+    showConfigure();
+    await refreshStatus();
+    await reviewAgain();
+    throw new Error("The draft changed since you reviewed it (it was saved elsewhere): nothing was installed. Review it again, then install.");
   } else if (problem.code === "INSTALL_RUNNING" || problem.code === "ALREADY_INSTALLED") {
     state.status = await api("/status");
     follow(state.status.attempt);

@@ -33,7 +33,8 @@ export interface Report extends AttemptSummary {
 /** Install attempts: what the API and the unattended install start, follow and read. */
 export interface Attempts {
   /** A person starts an attempt: that is the "a person acted" signal too. */
-  start(kind: AttemptKind, origin?: Origin): Promise<Started>;
+  /** `ifMatch`: the draft's ETag as the person reviewed it (POST /install's If-Match). */
+  start(kind: AttemptKind, origin?: Origin, ifMatch?: string): Promise<Started>;
   /** The unattended node.yaml starts the install; `admitted` records its number in the write that records the attempt. */
   startUnattended(admitted: Admitted): Promise<Started>;
   list(): AttemptSummary[];
@@ -75,7 +76,7 @@ export function createAttempts(deps: AttemptsDeps): Attempts {
   const started = ({ attempt }: AttemptRecord): Started => ({ attempt, phase: phaseOf(records()), eventsUrl: `/v1/installer/install/events?attempt=${attempt}` });
 
   return {
-    start: async (kind, origin) => started(await runner.start(kind, "person", deps.personActed, origin)),
+    start: async (kind, origin, ifMatch) => started(await runner.start(kind, "person", deps.personActed, origin, ifMatch)),
     startUnattended: async (admitted) => started(await runner.start("install", "unattended", admitted)),
     list: () => records().map(summary),
     verdict(attempt) {

@@ -20,7 +20,7 @@ import { StepFailure, failureCodeOf, nextAction } from "./verdict.ts";
 export interface RunnerDeps {
   attempts: Slice<AttemptRecord[]>;
   events: EventLog;
-  draft: Pick<DraftService, "record" | "analysis" | "nodeYaml">;
+  draft: Pick<DraftService, "record" | "analysis" | "nodeYaml" | "requireMatch">;
   blockers: () => Blocker[];
   settings: StepSettings & { stateDir: string };
   payloadVersion: () => string | null;
@@ -91,11 +91,13 @@ export class AttemptRunner {
    * records it: its event log first, then the store. An attempt whose record cannot be written
    * does not start, and memory and disk are as before (INSUFFICIENT_STORAGE).
    */
-  async start(kind: AttemptKind, startedBy: AttemptRecord["startedBy"], admitted: Admitted, origin?: Origin): Promise<AttemptRecord> {
+  async start(kind: AttemptKind, startedBy: AttemptRecord["startedBy"], admitted: Admitted, origin?: Origin, ifMatch?: string): Promise<AttemptRecord> {
     const { draft, events } = this.deps;
     const attempts = this.deps.attempts.get();
     const refused = refusal(kind === "install" ? { action: kind, attempts, draft: draft.analysis(), blockers: this.deps.blockers() } : { action: kind, attempts });
     if (refused) throw refused;
+    // Checked in the same tick as the record is made: the draft installed is the one the person reviewed.
+    if (ifMatch !== undefined) draft.requireMatch(ifMatch);
     const draftRecord = draft.record();
     const record: AttemptRecord = {
       attempt: attempts.length + 1,

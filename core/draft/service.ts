@@ -50,6 +50,8 @@ export interface DraftService {
   nodeYaml(): string;
   /** What an install of the draft writes and erases, for a person to confirm; INVALID_CONFIG when it cannot render. */
   review(): InstallReview;
+  /** PRECONDITION_FAILED unless `ifMatch` (an If-Match header) names the draft's current ETag or `*`. */
+  requireMatch(ifMatch: string): void;
 }
 
 export interface DraftDeps {
@@ -86,7 +88,10 @@ export function createDraftService({ draft, context, now, attempts, personActed,
   const admitChange = (ifMatch: string | undefined) => {
     const refused = refusal({ action: "change-draft", attempts: attempts() });
     if (refused) throw refused;
-    if (ifMatch === undefined) return;
+    if (ifMatch !== undefined) requireMatch(ifMatch);
+  };
+
+  const requireMatch = (ifMatch: string) => {
     const etag = current().etag;
     const accepted = ifMatch.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
     if (!accepted.includes("*") && !accepted.includes(etag)) {
@@ -137,6 +142,7 @@ export function createDraftService({ draft, context, now, attempts, personActed,
         etag,
       };
     },
+    requireMatch,
     async replace(body, ifMatch, origin) {
       admitChange(ifMatch);
       await personSaves(body);

@@ -629,6 +629,44 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a draft changed elsewhere after its review is not installed: Install names the reviewed ETag, the 412 is told, the new review waits for a new confirmation", async () => {
+    const { installer } = await rig({ scenario: "ready" });
+    await untilNoBlockers(installer);
+    const draft = { ...VALID_DRAFT, storage: { osdDevices: ["/dev/sdb"] } };
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: draft })).json.valid, true);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("region", { name: "Review before you install" }).waitFor();
+    const confirm = page.getByLabel("I understand these disks will be erased");
+    await confirm.check();
+    const reviewed = (await installer.request("/v1/installer/config/review")).headers.etag as string;
+
+    // The console's next review is held back, as if the change came between two of its polls.
+    const held: (() => Promise<void>)[] = [];
+    await page.route("**/v1/installer/config/review", (route) => void held.push(() => route.continue()));
+    assert.equal((await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-02" } })).status, 200);
+    const [request, response] = await Promise.all([
+      page.waitForRequest("**/v1/installer/install"),
+      page.waitForResponse("**/v1/installer/install"),
+      page.getByRole("button", { name: "Install", exact: true }).click(),
+    ]);
+    assert.equal(request.headers()["if-match"], reviewed, "Install names the draft as reviewed");
+    assert.equal(response.status(), 412);
+    await page.unroute("**/v1/installer/config/review");
+    for (const release of held) await release();
+
+    await page.locator("#notice").getByText("The draft changed since you reviewed it").waitFor();
+    await page.waitForFunction(() => document.getElementById("review-yaml")!.textContent!.includes("node-02"));
+    assert.equal(await confirm.isChecked(), false, "the new review is confirmed anew");
+    assert.ok(await page.getByRole("button", { name: "Install", exact: true }).isDisabled());
+    assert.deepEqual((await installer.request("/v1/installer/install/attempts")).json.attempts, [], "nothing started");
+
+    await confirm.check();
+    await page.getByRole("button", { name: "Install", exact: true }).click();
+    await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+    assert.deepEqual(errors, []);
+  });
+
   test("every screen listed was reached and checked", () => {
     assert.deepEqual([...checked].sort(), [...SCREENS].sort(), "each screen in SCREENS is reached and checked, and each checked screen is listed there");
   });

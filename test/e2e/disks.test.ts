@@ -79,6 +79,25 @@ describe("disks by stable identity", () => {
     assert.deepEqual(parse(written).storage.osd_devices, [SDB, SDC]);
   });
 
+  test("POST /install with If-Match: a draft changed since its review is refused with 412 and nothing is written; the reviewed ETag installs", async () => {
+    const { installer, nodeYaml } = await rig();
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    const reviewed = (await installer.request("/v1/installer/config/review")).headers.etag as string;
+    const changed = await installer.request("/v1/installer/config", { method: "PATCH", body: { storage: { osdDevices: ["/dev/sdb", "/dev/sdc"] } } });
+    assert.equal(changed.json.valid, true, changed.text);
+
+    const stale = await installer.request("/v1/installer/install", { method: "POST", headers: { "if-match": reviewed } });
+    const problem = assertProblem(stale, 412, "PRECONDITION_FAILED");
+    assert.match(problem.detail, /changed since you read it/);
+    assert.deepEqual((await installer.request("/v1/installer/install/attempts")).json.attempts, [], "no attempt started");
+    await assert.rejects(readFile(nodeYaml), { code: "ENOENT" }, "no node.yaml written");
+
+    const current = (await installer.request("/v1/installer/config/review")).headers.etag as string;
+    assert.notEqual(current, reviewed);
+    const started = await installer.request("/v1/installer/install", { method: "POST", headers: { "if-match": current } });
+    assert.equal(started.status, 202, started.text);
+  });
+
   test("a raw node.yaml naming /dev/sdb is written with only that line changed, comments kept; one without disks is written as it is", async () => {
     const { installer, nodeYaml } = await rig();
     const yaml = `# rack 4\n${VALID_NODE_YAML}storage:\n  osd_devices:\n    - /dev/sdb # the left SSD\n`;
