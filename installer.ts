@@ -50,7 +50,15 @@ if (command) {
 } else {
   // Imported here: it loads node:crypto, which alone costs --version ≈ 0.3× `node -e 0` on Node 24.
   void import("./cli/load-main.ts").then(({ loadMain }) => {
-    const { main, codeCache } = loadMain(serveStateDir(argv));
-    main.run(argv, codeCache);
+    let loaded: ReturnType<typeof loadMain>;
+    try {
+      loaded = loadMain(serveStateDir(argv));
+    } catch (err) {
+      // A bundle damaged in transit (a CRLF conversion, a truncated copy): say so, not a stack trace.
+      process.stderr.write(`installer: this installer.js is damaged (${String(err)}); copy it again\n`);
+      process.exitCode = 1;
+      return;
+    }
+    loaded.main.run(argv, loaded.codeCache);
   });
 }

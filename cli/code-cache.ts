@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from "node:fs";
 import { rename } from "node:fs/promises";
 import { join } from "node:path";
 import { Script, type ScriptOptions } from "node:vm";
@@ -27,20 +27,42 @@ const HEADER_BYTES = 64 + 1 + 64 + 1;
  * `module.enableCompileCache`). The cache is keyed by the source, Node's version and flags; one that is missing,
  * unreadable, damaged or another's is no error: the source is compiled as without one.
  */
+/** Compiled code runs as this service: only a file this user alone can write, in a folder only it can write, is trusted. */
+function untrusted(what: string, stats: Stats): string | undefined {
+  if (process.getuid && stats.uid !== process.getuid()) return `${what} belongs to uid ${stats.uid}, not this service's`;
+  if (stats.mode & 0o022) return `${what} is writable by others (mode ${(stats.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
+class Untrusted extends Error {}
+
+function readTrusted(file: string, stateDir: string): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const refused = untrusted("the state dir", statSync(stateDir)) ?? untrusted(file, fstatSync(fd));
+    if (refused) throw new Untrusted(refused);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: string): { script: Script; codeCache: CodeCache } {
   const file = join(stateDir, CODE_CACHE_FILE);
   const key = sha256([source, process.version, process.arch, process.execArgv.join(" "), process.env.NODE_OPTIONS ?? ""].join("\0"));
   let found: Buffer | undefined;
   let unreadable: string | undefined;
+  let distrusted = false;
   try {
-    found = readFileSync(file);
+    found = readTrusted(file, stateDir);
   } catch (err) {
+    distrusted = err instanceof Untrusted;
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable = (err as Error).message;
   }
   const data = found?.subarray(HEADER_BYTES);
   const cachedData = data && found!.subarray(0, HEADER_BYTES).equals(header(key, data)) ? data : undefined;
   const script = new Script(source, { ...options, cachedData });
-  const state = found === undefined ? "absent" : cachedData && !script.cachedDataRejected ? "used" : "rejected";
+  const state = distrusted ? "rejected" : found === undefined ? "absent" : cachedData && !script.cachedDataRejected ? "used" : "rejected";
   return {
     script,
     codeCache: {

@@ -9,7 +9,7 @@ const route = createRoute({
   tags: ["Config"],
   operationId: "getNodeYaml",
   summary: "The node.yaml the draft renders to.",
-  description: "What the install's write-config step would write: a structured draft rendered to node.yaml, or a raw node.yaml draft as it is. 422 while the draft does not validate.",
+  description: "What the install's write-config step would write: a structured draft rendered to node.yaml, or a raw node.yaml draft as it is but for its OSD disks, named by their stable /dev/disk/by-id path. 422 while the draft does not validate.",
   security,
   responses: {
     200: { description: "The node.yaml.", content: { "application/yaml": { schema: z.string() } } },

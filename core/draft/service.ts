@@ -88,16 +88,16 @@ export function createDraftService({ draft, context, now, attempts, personActed,
   const admitChange = (ifMatch: string | undefined) => {
     const refused = refusal({ action: "change-draft", attempts: attempts() });
     if (refused) throw refused;
-    if (ifMatch !== undefined) requireMatch(ifMatch);
+    if (ifMatch !== undefined) requireMatch(ifMatch, "GET /v1/installer/config again and reapply your change.");
   };
 
-  const requireMatch = (ifMatch: string) => {
+  const requireMatch = (ifMatch: string, next = "Review it again (GET /v1/installer/config/review) and install with its ETag.") => {
     const etag = current().etag;
     const accepted = ifMatch.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
     if (!accepted.includes("*") && !accepted.includes(etag)) {
       throw new InstallerError({
         code: "PRECONDITION_FAILED",
-        detail: `The draft changed since you read it (If-Match ${ifMatch}, current ETag ${etag}). GET /v1/installer/config again and reapply your change.`,
+        detail: `The draft changed since you read it (If-Match ${ifMatch}, current ETag ${etag}). ${next}`,
       });
     }
   };

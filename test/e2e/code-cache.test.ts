@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { MAIN_MARK as MARK } from "../../cli/load-main.ts";
@@ -110,6 +110,27 @@ describe("the V8 code cache in the state dir", () => {
     await back.stop();
   });
 
+  test("a cache another user could have written (group/other-writable, or another owner) is not trusted: rejected, said, and rewritten", async () => {
+    const stateDir = join(await tempDir(), "state");
+    const { written } = await startAndServe({ stateDir });
+    const file = join(stateDir, CACHE);
+    await chmod(file, 0o666);
+    const again = await lab.start({ stateDir });
+    assert.equal(await cacheState(again), "rejected");
+    assert.equal((await again.request("/healthz")).status, 200);
+    await waitFor("the cache rewritten as this service's private file", async () => ((await stat(file)).mode & 0o777) === 0o600 || undefined);
+    await again.stop();
+    if (process.getuid?.() === 0) {
+      await chown(file, 4242, 4242);
+      const installer = await lab.start({ stateDir });
+      assert.equal(await cacheState(installer), "rejected");
+      const warning = await waitFor("the warning", async () => logLines(installer).find((l) => l.message === "code cache not read"));
+      assert.match(warning.error!, /belongs to uid 4242/);
+      await installer.stop();
+    }
+    assert.ok(written.length > 0);
+  });
+
   test("a cache that can be neither read nor written (a folder in its place) is no error: the service starts and serves", async () => {
     const stateDir = join(await tempDir(), "state");
     await mkdir(join(stateDir, CACHE), { recursive: true, mode: 0o700 });
@@ -145,6 +166,6 @@ describe("the bundle's front", () => {
     }
     const schema = await runCli(["schema"], {}, folder, broken);
     assert.equal(schema.code, 1);
-    assert.match(schema.stderr, /SyntaxError/);
+    assert.match(schema.stderr, /^installer: this installer\.js is damaged \(SyntaxError: .*\); copy it again\n$/);
   });
 });
