@@ -85,4 +85,31 @@ describe("OSD disks by stable identity: node.yaml", () => {
     const already = `storage:\n  osd_devices: [${SDB}]\n`;
     assert.equal(nodeYamlWithStableDisks(already, IDENTIFIED_HOST), already, "nothing to rename: the text as it was");
   });
+
+  // A disk named through an alias would be renamed where the anchor is: another key (cluster.name, an NTP server) with it.
+  describe("a disk name shared through a YAML anchor and alias", () => {
+    const base = renderNodeYaml({ ...HA_INIT, storage: undefined } as never);
+    const cases: Array<[string, string, number, number]> = [
+      ["an alias item", base.replace('name: "rack-a"', "name: &d S6ESNE0T612346") + "storage:\n  osd_devices:\n    - *d\n", 26, 7],
+      ["an anchored item aliased elsewhere", base.replace('name: "rack-a"', "name: *d").replace("mode:", "storage:\n  osd_devices: [&d wwn-0x5002538f4312abcd]\nmode:"), 3, 20],
+      ["a list through an alias", base.replace('  ntp:\n    - "ntp.example.net"\n    - "10.20.0.3"', "  ntp: &l [wwn-0x5002538f4312abcd]") + "storage:\n  osd_devices: *l\n", 23, 3],
+    ];
+    for (const [what, yaml, line, column] of cases) {
+      it(`refuses ${what} at the item, with the stable path to write, and writes no node.yaml that renames the other use`, () => {
+        const { errors } = analyzeYamlDraft(yaml, IDENTIFIED_CTX);
+        assertErrors(errors, [["storage.osd_devices[0]", /^storage\.osd_devices\[0\] \S+ is named through a YAML alias \(or its anchor\), which node\.yaml cannot rewrite to the disk's stable path$/, line, column]]);
+        assert.match(errors[0]!.hint!, /^write \/dev\/(sdc|disk\/by-id\/\S+) here instead$/);
+        assert.equal(nodeYamlWithStableDisks(yaml, IDENTIFIED_HOST), yaml);
+      });
+    }
+
+    it("accepts a stable path through an alias, and an anchor nothing refers to is renamed in place", () => {
+      const stable = base.replace('name: "rack-a"', "name: &d /dev/sdc") + "storage:\n  osd_devices: [*d]\n";
+      const anchored = base + "storage:\n  osd_devices: [&d S6ESNE0T612346]\n";
+      assert.deepEqual(analyzeYamlDraft(anchored, IDENTIFIED_CTX).errors, []);
+      assert.equal(nodeYamlWithStableDisks(anchored, IDENTIFIED_HOST), anchored.replace("&d S6ESNE0T612346", '&d "/dev/sdc"'));
+      assert.equal(nodeYamlWithStableDisks(stable, IDENTIFIED_HOST), stable);
+      assert.ok(!analyzeYamlDraft(stable, IDENTIFIED_CTX).errors.some((e) => e.field.startsWith("storage")));
+    });
+  });
 });
