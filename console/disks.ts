@@ -1,9 +1,9 @@
 /** A disk as a person tells it apart from its neighbours: size, model, serial and the stable path node.yaml gets. */
-import { isNamed, stablePath } from "../core/disk-names.ts";
+import { disksNamed, stablePath } from "../core/disk-names.ts";
 import type { Schemas } from "./api.ts";
 
 export type Disk = Schemas["HostDisk"];
-export { isNamed, stablePath };
+export { disksNamed, stablePath };
 
 export function size(bytes: number): string {
   return bytes >= 1e12 ? (bytes / 1e12).toFixed(1) + " TB" : Math.round(bytes / 1e9) + " GB";

@@ -1,6 +1,6 @@
 /** The guided form: its steps in stage-2 order, filled from GET /options and the draft, read back into a structured draft. */
 import { api, type Schemas } from "./api.ts";
-import { diskFacts, isNamed, stableNote, type Disk } from "./disks.ts";
+import { diskFacts, disksNamed, stableNote, type Disk } from "./disks.ts";
 import { $, announce, fill, h, plural } from "./dom.ts";
 import { focusField, renderErrors, visibleErrors } from "./field-errors.ts";
 import { focusReview } from "./review.ts";
@@ -9,7 +9,7 @@ import { refreshStatus } from "./status.ts";
 
 type Tree = Record<string, unknown>;
 /** A disk of the host, or one the draft names that the host does not have. */
-type DiskRow = Partial<Schemas["HostInventory"]["disks"][number]> & { path: string; name: string; unknown?: true };
+type DiskRow = Partial<Schemas["HostInventory"]["disks"][number]> & { path: string; name: string; unknown?: true; sharedBy?: string[] };
 
 const MODE_TEXT: Record<Schemas["InstallMode"], [string, string]> = {
   "single-node": ["Single node", "One node runs everything: compute, storage and the control plane."],
@@ -135,12 +135,14 @@ function removeRow(list: HTMLElement, index: number): void {
 
 function renderDisks(selected: string[]): void {
   const disks: DiskRow[] = state.options!.host.disks;
-  const unknown = selected.filter((name) => !disks.some((d) => isNamed(d as Disk, name))).map((path): DiskRow => ({ path, name: path, unknown: true }));
+  const named = (name: string) => disksNamed(disks as Disk[], name);
+  // A name several disks share (one NVMe controller's serial) ticks none of them: it is a row of its own, with its error.
+  const unknown = selected.filter((name) => named(name).length !== 1).map((path): DiskRow => ({ path, name: path, unknown: true, sharedBy: named(path).map((d) => d.path) }));
   const box = $("disks");
   fill(box, box.querySelector("legend"), box.querySelector(".help"), [...disks, ...unknown].map((disk) => {
     const id = "disk-" + (disk.unknown ? "other-" : "") + disk.name.replace(/\W/g, "_");
-    const chosen = selected.findIndex((name) => disk.unknown ? name === disk.path : isNamed(disk as Disk, name));
-    const about = disk.unknown ? "not a disk on this host" : [diskFacts(disk as Disk) + ".", stableNote(disk as Disk), disk.inUse ? "In use: " + (disk.usage || "yes") : "Unused"].filter(Boolean).join(" ");
+    const chosen = selected.findIndex((name) => disk.unknown ? name === disk.path : named(name).length === 1 && named(name)[0] === disk);
+    const about = disk.unknown ? (disk.sharedBy!.length ? "names more than one disk: " + disk.sharedBy!.join(", ") : "not a disk on this host") : [diskFacts(disk as Disk) + ".", stableNote(disk as Disk), disk.inUse ? "In use: " + (disk.usage || "yes") : "Unused"].filter(Boolean).join(" ");
     return h("div", { class: "choice" + (disk.inUse ? " off" : "") },
       h("input", { type: "checkbox", id, value: chosen >= 0 ? selected[chosen] : disk.path, "data-disk": true, "data-field": chosen >= 0 ? "storage.osdDevices[" + chosen + "]" : null, checked: chosen >= 0, disabled: disk.inUse && chosen < 0, "aria-describedby": id + "-help h-disks" }),
       h("div", {}, h("label", { for: id }, disk.path), h("p", { class: "help", id: id + "-help" }, about)));

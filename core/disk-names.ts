@@ -24,14 +24,29 @@ function comparable(name: string): string {
   return /^(wwn-)?(0x|eui\.|naa\.)[0-9a-f]+$/i.test(name) ? name.toLowerCase() : name;
 }
 
-/** Whether `name` is one of the disk's names (the console asks this too, of the disks GET /options lists). */
-export function isNamed(disk: HostDisk, name: string): boolean {
+function isNamed(disk: HostDisk, name: string): boolean {
   const wanted = comparable(name);
   return namesOf(disk).some((known) => comparable(known) === wanted);
 }
 
+/**
+ * Every disk `name` names (the console asks this too, of the disks GET /options lists): more than one when disks
+ * share it, as the namespaces of one NVMe controller share its serial and two paths to one SAS disk its WWN.
+ */
+export function disksNamed<D extends HostDisk>(disks: readonly D[], name: string): D[] {
+  return disks.filter((disk) => isNamed(disk, name));
+}
+
+/** The one disk `name` names: none when no disk has the name, nor when several share it (never a pick among them). */
 export function diskNamed(host: HostFacts, name: string): HostDisk | undefined {
-  return host.disks.find((disk) => isNamed(disk, name));
+  const [disk, ...others] = disksNamed(host.disks, name);
+  return others.length === 0 ? disk : undefined;
+}
+
+/** What the disks `name` names share: their "serial", their "WWN" or, for anything else, a "name". */
+export function sharedKind(disks: readonly HostDisk[], name: string): string {
+  if (disks.every((disk) => disk.serial === name)) return "serial";
+  return disks.every((disk) => disk.wwn !== undefined && comparable(disk.wwn) === comparable(name)) ? "WWN" : "name";
 }
 
 /** The whole disk a partition name belongs to: /dev/sdb1, /dev/nvme0n1p2, /dev/disk/by-id/wwn-0x…-part1. */

@@ -83,7 +83,7 @@ export function unusedDisks(host: HostFacts): HostDisk[] {
 }
 
 /** A disk as a hint shows it: its kernel path and the stable names a draft may use instead. */
-function described(disk: HostDisk): string {
+export function described(disk: HostDisk): string {
   const names = [
     ...(disk.byId?.[0] ? [disk.byId[0]] : []),
     ...(disk.wwn ? [`WWN ${disk.wwn}`] : []),

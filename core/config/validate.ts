@@ -6,6 +6,7 @@ import { formatPath, isPrefixOf, schemaOrder } from "./paths.ts";
 import { RULES } from "./rules/index.ts";
 import { type Draft, DraftSchema, type FieldError, type Names, type Path, type PathError, type ValidationContext } from "./schema.ts";
 import { shapeErrors, wellShapedPart } from "./shape.ts";
+import { aliasedDiskProblems } from "./stable-disks.ts";
 import { offsetOf, parseYamlDocument } from "./yaml.ts";
 
 function toFieldError({ path, message, hint }: PathError, position?: { line: number; column: number }): FieldError {
@@ -77,7 +78,7 @@ export function analyzeYamlDraft(text: string, ctx: ValidationContext): YamlDraf
     toDraft: (wellShaped) => nodeYamlToDraft(wellShaped) as Draft,
     toOwnPath: toNodeYamlPath,
   });
-  const errors = problems
+  const errors = [...problems, ...aliasedDiskProblems(doc, ctx.host, nodeYamlNames)]
     .map((problem) => {
       const { line, col } = lineCounter.linePos(offsetOf(doc, problem.path, problem.atKey));
       return toFieldError(problem, { line, column: col });

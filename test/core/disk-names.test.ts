@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { diskNamed, diskOfPartition, stablePath } from "../../core/disk-names.ts";
-import { IDENTIFIED_HOST } from "./config/fixtures.ts";
+import { diskNamed, disksNamed, diskOfPartition, stablePath } from "../../core/disk-names.ts";
+import { IDENTIFIED_HOST, SHARED_NAMES_HOST } from "./config/fixtures.ts";
 
 const [sda, sdb, , nvme] = IDENTIFIED_HOST.disks;
 
@@ -25,6 +25,16 @@ describe("disk names", () => {
     for (const name of ["/dev/sdx", "sdb", "0x5002538f4312abcf", "s6esne0t612345", "/dev/disk/by-id/wwn-0x5002538f4312abcd-part1", ""]) {
       assert.equal(diskNamed(IDENTIFIED_HOST, name), undefined, name);
     }
+  });
+
+  it("names no disk by a serial or WWN two disks share, yet each by its own by-id or kernel path", () => {
+    for (const name of ["PHAB123456781P6AGN", "0x5002538f4312abcd", "0x5002538F4312ABCD"]) assert.equal(diskNamed(SHARED_NAMES_HOST, name), undefined, name);
+    const [, , , nvme0n1, nvme0n2, sdd] = SHARED_NAMES_HOST.disks;
+    assert.deepEqual(disksNamed(SHARED_NAMES_HOST.disks, "PHAB123456781P6AGN"), [nvme0n1, nvme0n2]);
+    assert.deepEqual(disksNamed(SHARED_NAMES_HOST.disks, "0x5002538f4312abcd"), [SHARED_NAMES_HOST.disks[1], sdd]);
+    assert.equal(diskNamed(SHARED_NAMES_HOST, "/dev/disk/by-id/nvme-eui.01000000000000005cd2e4c9e2a95052"), nvme0n2);
+    assert.equal(diskNamed(SHARED_NAMES_HOST, "wwn-0x5002538f4312abcd"), SHARED_NAMES_HOST.disks[1]);
+    assert.equal(diskNamed(SHARED_NAMES_HOST, "/dev/sdd"), sdd);
   });
 
   it("prefers the first by-id path and falls back to the kernel path", () => {

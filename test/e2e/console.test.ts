@@ -9,7 +9,7 @@ import { SKIP, launchBrowser } from "../helpers/browser.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, writeSharedSerialHostFacts, type RunningInstaller } from "../helpers/installer.ts";
 
 const SSH_KEY = VALID_DRAFT.admin.sshAuthorizedKeys[0]!;
 
@@ -466,6 +466,21 @@ describe("web console", { skip: SKIP }, () => {
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
     assert.deepEqual((await installer.request("/v1/installer/config")).json.config.storage, { osdDevices: ["wwn-0x5002538f4312abcd"] });
+    assert.deepEqual(errors, []);
+  });
+
+  test("a serial two NVMe namespaces share ticks neither: the draft's name is a row of its own, saying which disks it names", async () => {
+    const installer = await lab.start({ args: ["--host-facts", await writeSharedSerialHostFacts(await tempDir("stratum-console-"))] });
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, storage: { osdDevices: ["PHAB123456781P6AGN"] } } });
+    assert.equal(put.json.valid, false, put.text);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "Mode", exact: true }).waitFor();
+    await page.getByRole("navigation", { name: "Steps" }).getByRole("button", { name: "Storage" }).click();
+    assert.equal(await page.getByLabel("/dev/nvme0n1", { exact: true }).isChecked(), false);
+    assert.equal(await page.getByLabel("/dev/nvme0n2", { exact: true }).isChecked(), false);
+    assert.ok(await page.getByLabel("PHAB123456781P6AGN", { exact: true }).isChecked());
+    assert.equal(await text(page, "#disk-other-PHAB123456781P6AGN-help"), "names more than one disk: /dev/nvme0n1, /dev/nvme0n2");
     assert.deepEqual(errors, []);
   });
 

@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 import { parse } from "yaml";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { DEMO_HOST_FACTS, harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { DEMO_HOST_FACTS, harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, writeSharedSerialHostFacts, type RunningInstaller } from "../helpers/installer.ts";
 import { assertProblem } from "../helpers/problem.ts";
 
 const lab = harness();
@@ -123,5 +123,18 @@ describe("disks by stable identity", () => {
     const review = await installer.request("/v1/installer/config/review");
     assertProblem(review, 422, "INVALID_CONFIG");
     assert.deepEqual(review.json.errors.map((e: { field: string }) => e.field), ["storage.osdDevices[1]", "storage.osdDevices[2]"]);
+  });
+
+  test("a serial two NVMe namespaces share is refused as ambiguous, erasing neither; each namespace by its by-id path is accepted", async () => {
+    const installer = await lab.start({ args: ["--host-facts", await writeSharedSerialHostFacts(await tempDir("stratum-disks-"))] });
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, storage: { osdDevices: ["PHAB123456781P6AGN"] } } });
+    assert.deepEqual(put.json.errors.map((e: { field: string; message: string }) => [e.field, e.message]), [
+      ["storage.osdDevices[0]", "storage.osdDevices[0] PHAB123456781P6AGN is ambiguous: /dev/nvme0n1 and /dev/nvme0n2 share this serial"],
+    ]);
+    assertProblem(await installer.request("/v1/installer/config/review"), 422, "INVALID_CONFIG");
+    const byId = await installer.request("/v1/installer/config", { method: "PATCH", body: { storage: { osdDevices: ["/dev/disk/by-id/nvme-eui.01000000000000005cd2e4c9e2a95052"] } } });
+    assert.equal(byId.json.valid, true, byId.text);
+    const review = await installer.request("/v1/installer/config/review");
+    assert.deepEqual(review.json.erases.map((d: { path: string }) => d.path), ["/dev/nvme0n2"]);
   });
 });

@@ -50,6 +50,16 @@ export async function writeFirstboot(folder: string, script: string): Promise<st
   return path;
 }
 
+/** The demo host with a second namespace of its NVMe controller, sharing the controller's serial PHAB123456781P6AGN. */
+export async function writeSharedSerialHostFacts(folder: string): Promise<string> {
+  const facts = JSON.parse(await readFile(DEMO_HOST_FACTS, "utf8"));
+  const nvme = facts.disks.find((disk: { name: string }) => disk.name === "nvme0n1");
+  facts.disks.push({ ...nvme, name: "nvme0n2", path: "/dev/nvme0n2", byId: ["/dev/disk/by-id/nvme-eui.01000000000000005cd2e4c9e2a95052"], wwn: "eui.01000000000000005cd2e4c9e2a95052" });
+  const path = join(folder, "host-facts.json");
+  await writeFile(path, JSON.stringify(facts));
+  return path;
+}
+
 const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
 
 /** Node's documented pattern: a keep-alive socket the server closed meanwhile is retried once on a new one. */

@@ -1,7 +1,7 @@
 import { isBareSecret, joinTokenProblem, secretProblem, TOKEN_HINT } from "../../cluster/join-token.ts";
-import { diskNamed, diskOfPartition, stablePath } from "../../disk-names.ts";
-import type { HostFacts } from "../../host.ts";
-import { diskList, quoted, shown, unusedDiskList } from "../messages.ts";
+import { diskNamed, diskOfPartition, disksNamed, sharedKind, stablePath } from "../../disk-names.ts";
+import type { HostDisk, HostFacts } from "../../host.ts";
+import { described, diskList, quoted, shown, unusedDiskList } from "../messages.ts";
 import { parseHostOrIp, splitHostPort } from "../net.ts";
 import { itemsOf } from "../paths.ts";
 import type { Draft, Names, PathError, Rule } from "../schema.ts";
@@ -9,8 +9,18 @@ import { managementSubnet } from "./network.ts";
 
 type Problem = Omit<PathError, "path">;
 
+function ambiguityProblem(device: string, disks: HostDisk[]): Problem {
+  const paths = disks.map((disk) => disk.path);
+  return {
+    message: `${shown(device)} is ambiguous: ${paths.slice(0, -1).join(", ")} and ${paths.at(-1)} share this ${sharedKind(disks, device)}`,
+    hint: `name the disk by its /dev/disk/by-id path or kernel path: ${disks.map(described).join("; ")}`,
+  };
+}
+
 function deviceProblem(device: string, host: HostFacts): Problem | undefined {
-  const disk = diskNamed(host, device);
+  const named = disksNamed(host.disks, device);
+  if (named.length > 1) return ambiguityProblem(device, named);
+  const disk = named[0];
   if (disk) {
     if (!disk.inUse) return undefined;
     return {

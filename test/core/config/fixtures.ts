@@ -46,6 +46,16 @@ export const IDENTIFIED_HOST: HostFacts = {
   ],
 };
 
+/** Disks sharing a name: two namespaces of one NVMe controller (one serial), two paths to one SAS disk (one WWN). */
+export const SHARED_NAMES_HOST: HostFacts = {
+  ...IDENTIFIED_HOST,
+  disks: [
+    ...IDENTIFIED_HOST.disks,
+    { ...IDENTIFIED_HOST.disks[3]!, name: "nvme0n2", path: "/dev/nvme0n2", byId: ["/dev/disk/by-id/nvme-eui.01000000000000005cd2e4c9e2a95052"], wwn: "eui.01000000000000005cd2e4c9e2a95052" },
+    { name: "sdd", path: "/dev/sdd", wwn: "0x5002538f4312abcd", sizeBytes: 4e12, model: "HDD 4T", rotational: true, inUse: false },
+  ],
+};
+
 export const RELEASE: ReleaseModel = {
   release: "2026.11.0",
   profiles: {
@@ -57,6 +67,7 @@ export const RELEASE: ReleaseModel = {
 
 export const CTX: ValidationContext = { host: HOST, release: RELEASE };
 export const IDENTIFIED_CTX: ValidationContext = { host: IDENTIFIED_HOST, release: RELEASE };
+export const SHARED_NAMES_CTX: ValidationContext = { host: SHARED_NAMES_HOST, release: RELEASE };
 export const BUILT_IN_CTX: ValidationContext = { host: HOST, release: BUILT_IN_RELEASE };
 
 export const ED25519_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q ops@example";
