@@ -73,10 +73,16 @@ function inNodeYaml(yaml: string): string[] {
 export function draftSecrets(record: DraftRecord): string[] {
   let secrets = cache.get(record);
   if (!secrets) {
-    secrets = inNodeYaml(record.source === "yaml" ? record.yaml : renderNodeYaml(secretsOf(record.config))).flatMap(spellings);
+    secrets = record.source === "yaml" ? inNodeYaml(record.yaml).flatMap(spellings) : structuredSecrets(secretsOf(record.config));
     cache.set(record, secrets);
   }
   return secrets;
+}
+
+/** A draft without secrets (every fresh node's) renders none: no node.yaml round trip for the first log line. */
+function structuredSecrets(secrets: Draft): string[] {
+  if (secrets.cluster?.joinToken === undefined && secrets.admin?.passwordHash === undefined) return [];
+  return inNodeYaml(renderNodeYaml(secrets)).flatMap(spellings);
 }
 
 const clusterCache = new WeakMap<ClusterRecord, string[]>();

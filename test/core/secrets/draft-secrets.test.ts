@@ -116,6 +116,15 @@ describe("draftSecrets + createRedactor: every spelling of a secret the installe
   });
 });
 
+describe("draftSecrets of a structured draft", () => {
+  it("without a secret (missing, empty or not text): none", () => {
+    const unset = { ...SINGLE_NODE, admin: { ...SINGLE_NODE.admin, passwordHash: undefined } };
+    for (const config of [{}, unset, { ...unset, cluster: { joinToken: "" } }, { ...unset, admin: { passwordHash: null } }, { cluster: "x", admin: [] }]) {
+      assert.deepEqual(draftSecrets({ source: "structured", config, revision: 1, updatedAt: null }), [], JSON.stringify(config));
+    }
+  });
+});
+
 const LINE_TOKEN = "jt-SECRET-4711-token";
 const LINE_HASH = "$6$saltsalt$hRM5XZ86KXEw9UOmjigeVqFgULtFB2sgpC9lXQDfMib3Zgw7mEiUvBJI2EplzfAqxL5Vvwp2scFtv/uamSo5z0";
 const yamlSecrets = (text: string) => draftSecrets({ source: "yaml", yaml: text, revision: 1, updatedAt: null });
