@@ -46,7 +46,7 @@ export async function checkCluster(): Promise<void> {
   try {
     await saveDraft();
     const { ok, checks } = await api("/cluster/join-check", { method: "post" });
-    fill(result, renderJoinChecks(checks, "Cluster check"), h("p", { class: "help" }, "Checked at " + utcTime(new Date(serverNow()).toISOString()) + " UTC."));
+    fill(result, renderJoinChecks(checks, "Cluster check"), h("p", { class: "help" }, "Checked at " + utcTime(serverNow()) + " UTC."));
     announce("Cluster check " + (ok ? "passed." : "failed: " + checks.filter((c) => c.code).map((c) => c.code).join(", ") + "."));
   } catch (err) {
     const problem = err as Failure;

@@ -5,8 +5,6 @@ import { duration, serverNow, utcTime } from "./time.ts";
 
 let ticker = 0;
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** "running, 12 s", "done in 3 s", "failed after 3 s", or "waiting". */
 export function stepTime(step: StepName): string {
   const run = state.run!;
@@ -24,8 +22,8 @@ function elapsed(span: Span): number {
 export function renderTimes(): void {
   const run = state.run!;
   const span = run.span;
-  $("attempt-times").textContent = !span ? "" : "Started " + utcTime(iso(span.start)) + " UTC · " +
-    (span.end === undefined ? "running for " + duration(elapsed(span)) : "ended " + utcTime(iso(span.end)) + " UTC, after " + duration(elapsed(span)));
+  $("attempt-times").textContent = !span ? "" : "Started " + utcTime(span.start) + " UTC · " +
+    (span.end === undefined ? "running for " + duration(elapsed(span)) : "ended " + utcTime(span.end) + " UTC, after " + duration(elapsed(span)));
   renderCountdown();
 }
 
@@ -37,7 +35,7 @@ function renderCountdown(): void {
   if (wait.hidden) return;
   const total = " of the " + duration(run.deadline! - span!.start) + " wait";
   wait.textContent = run.steps.readiness === "running"
-    ? "The wait ends at " + utcTime(iso(run.deadline!)) + " UTC: " + duration(run.deadline! - serverNow()) + " left" + total + "."
+    ? "The wait ends at " + utcTime(run.deadline!) + " UTC: " + duration(run.deadline! - serverNow()) + " left" + total + "."
     : "Waited " + duration(elapsed(span!)) + total + ".";
 }
 

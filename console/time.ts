@@ -12,9 +12,9 @@ export function serverNow(): number {
   return Date.now() + skewMs;
 }
 
-/** 13:05:09 */
-export function utcTime(iso: string): string {
-  return new Date(iso).toISOString().slice(11, 19);
+/** 13:05:09, of an ISO time or epoch milliseconds */
+export function utcTime(at: string | number): string {
+  return new Date(at).toISOString().slice(11, 19);
 }
 
 /** 2026-12-03 13:05:09 UTC */
