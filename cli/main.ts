@@ -53,7 +53,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
     case "openapi": {
       parseFlags(rest, {}, process.env);
       const { openApiDocument } = await import("../handlers/app.ts");
-      return printJson(await openApiDocument(VERSION));
+      return printJson(openApiDocument(VERSION));
     }
     case "schema": {
       parseFlags(rest, {}, process.env);

@@ -1,14 +1,13 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { randomUUID } from "node:crypto";
-import { Hono, type MiddlewareHandler } from "hono";
-import { every } from "hono/combine";
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
 import { clientAddress } from "../core/access/lockout.ts";
 import { InstallerError } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import type { AppEnv } from "./env.ts";
-import { ROUTES, type RouteEntry } from "./index.ts";
+import { ROUTES } from "./index.ts";
 import { invalidRequestFromZod, problem, toInstallerError } from "./problem.ts";
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -42,21 +41,16 @@ async function honoSecureHeaders(): Promise<[string, string][]> {
   return [...(await probe.request("/")).headers];
 }
 
-/** Every router comes from here: OpenAPIHono's defaultHook does not carry over from one app to another. */
-function newRouter() {
-  return new OpenAPIHono<AppEnv>({
+export function createApp(services: Services) {
+  const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
       if (!result.success) return problem(c, invalidRequestFromZod(result.error, result.target));
     },
   });
-}
-
-export function createApp(services: Services) {
-  const app = newRouter();
 
   const secure = honoSecureHeaders();
   let secureSet: [string, string][] | undefined;
-  let document: Promise<unknown> | undefined;
+  let document: unknown;
   const openapi = () => (document ??= openApiDocument(services.version));
   const limit = bodyLimit({
     maxSize: BODY_LIMIT_BYTES,
@@ -91,10 +85,7 @@ export function createApp(services: Services) {
     await next();
   });
 
-  for (const entry of ROUTES) {
-    if (entry.built) app.openapi(entry.built.route, entry.built.handler);
-    else app.on(entry.method, entry.path, builtOnFirstHit(entry));
-  }
+  app.openapiRoutes(ROUTES);
 
   app.notFound((c) => problem(c, new InstallerError({ code: "NOT_FOUND", detail: `No endpoint ${c.req.method} ${c.req.path}. /openapi.json lists every route.` })));
   app.onError((err, c) => {
@@ -107,22 +98,9 @@ export function createApp(services: Services) {
   return app;
 }
 
-/** The route's validators and handler as @hono/zod-openapi registers them, built on its first request and run in its place. */
-function builtOnFirstHit(entry: RouteEntry): MiddlewareHandler<AppEnv> {
-  let chain: Promise<MiddlewareHandler<AppEnv>> | undefined;
-  const build = async () => {
-    const { route, handler } = await entry.load();
-    const router = newRouter();
-    router.openapi(route, handler);
-    return every(...router.routes.map((r) => r.handler as MiddlewareHandler)) as MiddlewareHandler<AppEnv>;
-  };
-  return async (c, next) => (await (chain ??= build()))(c, next);
-}
-
 /** The OpenAPI 3.1 document, generated from every route definition (served at /openapi.json, printed by `installer openapi`). */
-export async function openApiDocument(version: string) {
-  const app = new OpenAPIHono<AppEnv>();
-  for (const { route, handler } of await Promise.all(ROUTES.map((entry) => entry.load()))) app.openapi(route, handler);
+export function openApiDocument(version: string) {
+  const app = new OpenAPIHono<AppEnv>().openapiRoutes(ROUTES);
   app.openAPIRegistry.registerComponent("securitySchemes", "installCode", {
     type: "http",
     scheme: "bearer",

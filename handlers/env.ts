@@ -5,5 +5,5 @@ import type { Services } from "../core/services.ts";
 
 export type AppEnv = {
   Bindings: HttpBindings;
-  Variables: RequestIdVariables & { services: Services; openapi: () => Promise<unknown>; origin: Origin };
+  Variables: RequestIdVariables & { services: Services; openapi: () => unknown; origin: Origin };
 };

@@ -18,5 +18,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: async (c) => c.json((await c.get("openapi")()) as Record<string, never>, 200),
+  handler: (c) => c.json(c.get("openapi")() as Record<string, never>, 200),
 });
