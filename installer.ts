@@ -1,6 +1,6 @@
 /**
- * The bundle's front: answers --help, --version and code without compiling the commands' code, which the
- * build keeps after it as comments (cli/load-main.ts); `serve` compiles that code from the state dir's code cache.
+ * The bundle's front: answers --help, --version and code itself; every other command runs from cli/main.ts, whose
+ * code the build keeps after the front as comments and cli/fast-start.ts compiles when such a command is asked for.
  */
 import { printCode, type Exit } from "./cli/commands.ts";
 import { whenStdoutGone } from "./cli/epipe.ts";
@@ -27,6 +27,7 @@ async function answer(command: FrontCommand, argv: string[]): Promise<Exit> {
       process.stdout.write(`stratum-installer ${VERSION}\n`);
       return 0;
     case "code":
+      // Its own module, not cli/main.ts: printing the code must not wait for the commands' code to compile.
       return printCode(parseFlags(argv.slice(1), { "state-dir": SERVE_FLAGS["state-dir"] }, process.env).values["state-dir"]!);
   }
 }
@@ -49,16 +50,17 @@ if (command) {
   settle(answer(command, argv));
 } else {
   // Imported here: it loads node:crypto, which alone costs --version ≈ 0.3× `node -e 0` on Node 24.
-  void import("./cli/load-main.ts").then(({ loadMain }) => {
-    let loaded: ReturnType<typeof loadMain>;
+  void import("./cli/fast-start.ts").then(({ loadCommands }) => {
+    let loaded: ReturnType<typeof loadCommands>;
     try {
-      loaded = loadMain(serveStateDir(argv));
+      loaded = loadCommands(serveStateDir(argv));
     } catch (err) {
       // A bundle damaged in transit (a CRLF conversion, a truncated copy): say so, not a stack trace.
       process.stderr.write(`installer: this installer.js is damaged (${String(err)}); copy it again\n`);
       process.exitCode = 1;
       return;
     }
-    loaded.main.run(argv, loaded.codeCache);
+    // cli/main.ts's run: compiled only now, so that --version and code never pay for the commands' code.
+    loaded.commands.run(argv, loaded.codeCache);
   });
 }

@@ -1,6 +1,6 @@
 import { build, type Plugin } from "esbuild";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { MAIN_MARK } from "../cli/load-main.ts";
+import { layOutBundle } from "../cli/fast-start.ts";
 import { bundleConsole } from "./console.ts";
 import { bundleHashWorker } from "./worker.ts";
 
@@ -64,18 +64,12 @@ const common = {
   define: { __STRATUM_VERSION__: JSON.stringify(pkg.version) },
 } as const;
 
-/** One file, two parts: the front (installer.ts) answers --help, --version and code, and compiles the commands' code (cli/main.ts) only when asked. */
+/** One file, two parts (cli/fast-start.ts): the front (installer.ts), then the commands' code (cli/main.ts). */
 const front = await build({ ...common, entryPoints: ["installer.ts"], outfile, banner: { js: "#!/usr/bin/env node" } });
 const main = await build({ ...common, entryPoints: ["cli/main.ts"], outfile, plugins: [leanZod, embeddedConsole, embeddedHashWorker] });
 const frontJs = front.outputFiles[0]!.text.trimEnd();
-const mainJs = main.outputFiles[0]!.text;
-
-// A character that ends a line comment other than \n would end the comment early; the mark must be the last one.
-if (/[\r\u2028\u2029]/.test(mainJs)) throw new Error("cli/main.ts's bundle has a line break other than \\n: it cannot be kept as line comments");
-const bundle = `${frontJs}${MAIN_MARK}${mainJs.replace(/^/gm, "//")}`;
-if (bundle.lastIndexOf(MAIN_MARK) !== frontJs.length) throw new Error("the commands' code contains the front's mark");
 mkdirSync("dist", { recursive: true });
-writeFileSync(outfile, bundle);
+writeFileSync(outfile, layOutBundle(frontJs, main.outputFiles[0]!.text));
 
 // The repo's package.json says "type": "module"; the bundle is CommonJS.
 writeFileSync("dist/package.json", `${JSON.stringify({ type: "commonjs" })}\n`);

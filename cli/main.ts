@@ -1,4 +1,4 @@
-import type { CodeCache } from "./code-cache.ts";
+import type { CodeCache } from "./fast-start.ts";
 import type { Exit } from "./commands.ts";
 import { whenStdoutGone } from "./epipe.ts";
 import { SERVE_FLAGS, STATUS_FLAGS, UsageError, VALIDATE_FLAGS, oneOf, parseFlags, settingsFrom, statusUrl } from "./flags.ts";

@@ -14,7 +14,7 @@ import { stderrIsJournal } from "./journal.ts";
 import { lingerOnClose } from "./linger.ts";
 import { wireServices } from "./wire.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
-import type { CodeCache } from "./code-cache.ts";
+import type { CodeCache } from "./fast-start.ts";
 
 function publicUrl(host: string, port: number): string {
   const wildcard = host === "0.0.0.0" || host === "::";

@@ -2,12 +2,11 @@ import assert from "node:assert/strict";
 import { chmod, chown, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { MAIN_MARK as MARK } from "../../cli/load-main.ts";
+import { CODE_CACHE_FILE as CACHE, MAIN_MARK as MARK } from "../../cli/fast-start.ts";
 import { BUNDLE, ROOT, harness, runCli, tempDir, waitFor, type RunningInstaller, type StartOptions } from "../helpers/installer.ts";
 import { ensureNode, NODE_RUNTIMES } from "../setup/node-runtimes.ts";
 
 const lab = harness();
-const CACHE = "code-cache";
 
 interface LogLine {
   message: string;

@@ -7,9 +7,9 @@ import { harness, ROOT, runCli } from "../helpers/installer.ts";
 const lab = harness();
 
 /**
- * test/fixtures/openapi.json is `node dist/installer.js openapi` from the bundle before routes were
- * built on first hit: building them lazily must not change one byte of the document. Only the
- * package's version line may move, so the snapshot carries the current one.
+ * test/fixtures/openapi.json is the document integrators generate clients from: how the routes are
+ * built and mounted must not change one byte of it. Only the package's version line may move, so
+ * the snapshot carries the current one.
  */
 async function snapshot(): Promise<string> {
   const { version } = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string };
