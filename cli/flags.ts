@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { Settings } from "../core/settings.ts";
+import type { Settings } from "../core/common/settings.ts";
 
 export class UsageError extends Error {
   constructor(message: string) {

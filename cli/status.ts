@@ -4,8 +4,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { readInstallCode } from "../core/access/install-code-file.ts";
 import { certificateFingerprint } from "../core/access/tls.ts";
 import type { InstallEvent } from "../core/attempts/events.ts";
-import type { Verdict } from "../core/records.ts";
-import type { Status } from "../core/status.ts";
+import type { Verdict } from "../core/state/records.ts";
+import type { Status } from "../core/service/status.ts";
 import type { Exit } from "./commands.ts";
 import { Unavailable, get, getJson, sseMessages, type Pinned } from "./pinned.ts";
 

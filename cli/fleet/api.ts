@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Draft, FieldError } from "../../core/config/index.ts";
-import type { Blocker } from "../../core/errors.ts";
-import type { HostFacts } from "../../core/host.ts";
+import type { Blocker } from "../../core/common/errors.ts";
+import type { HostFacts } from "../../core/host/facts.ts";
 import type { JoinTokenSchema } from "../../handlers/schemas/cluster.ts";
 import type { DraftViewSchema } from "../../handlers/schemas/draft.ts";
 import type { EventSchema, StartedSchema, VerdictSchema } from "../../handlers/schemas/install.ts";

@@ -1,10 +1,10 @@
-import { InstallerError } from "../errors.ts";
+import { InstallerError } from "../common/errors.ts";
 import { codeMatcher, presentedCode } from "./install-code.ts";
 import { clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
 import { isStorageError } from "../fs/storage-error.ts";
-import type { Logger, Origin } from "../log.ts";
-import type { LockoutState } from "../records.ts";
-import type { Slice } from "../store.ts";
+import type { Logger, Origin } from "../common/log.ts";
+import type { LockoutState } from "../state/records.ts";
+import type { Slice } from "../state/store.ts";
 
 export interface Authenticator {
   /** Throws UNAUTHORIZED or TOO_MANY_ATTEMPTS; resolves when the request may go on. */

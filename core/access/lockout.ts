@@ -1,5 +1,5 @@
 /** Brute-force protection for the install code (SPEC §3). Pure: state in, decision out; the caller persists. */
-import type { AddressRecord, LockoutState } from "../records.ts";
+import type { AddressRecord, LockoutState } from "../state/records.ts";
 
 export const LOCKOUT_POLICY = {
   freeFailures: 5,

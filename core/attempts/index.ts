@@ -1,8 +1,8 @@
-import { InstallerError } from "../errors.ts";
-import type { HostFacts } from "../host.ts";
-import type { Origin } from "../log.ts";
-import type { AttemptKind, Phase } from "../model.ts";
-import type { AttemptRecord, Verdict } from "../records.ts";
+import { InstallerError } from "../common/errors.ts";
+import type { HostFacts } from "../host/facts.ts";
+import type { Origin } from "../common/log.ts";
+import type { AttemptKind, Phase } from "../common/model.ts";
+import type { AttemptRecord, Verdict } from "../state/records.ts";
 import { phaseOf } from "./admission.ts";
 import { createEventLog, type EventsPage } from "./event-log.ts";
 import type { InstallEvent } from "./events.ts";

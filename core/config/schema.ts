@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { HostFacts } from "../host.ts";
-import { type Mode, MODES } from "../model.ts";
-import type { ReleaseModel } from "../release.ts";
+import type { HostFacts } from "../host/facts.ts";
+import { type Mode, MODES } from "../common/model.ts";
+import type { ReleaseModel } from "../payload/release-model.ts";
 
 // Bounds keep every input cheap to validate; the rules give the precise reasons.
 const text = (max: number) => z.string().min(1).max(max);

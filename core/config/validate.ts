@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type Mode, modeFromNodeYaml } from "../model.ts";
+import { type Mode, modeFromNodeYaml } from "../common/model.ts";
 import { draftNames, nodeYamlNames, toNodeYamlPath } from "./messages.ts";
 import { NodeYamlSchema, nodeYamlToDraft } from "./node-yaml.ts";
 import { formatPath, isPrefixOf, schemaOrder } from "./paths.ts";

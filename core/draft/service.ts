@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { nodeYamlWithStableDisks, renderNodeYaml, withStableDisks, type FieldError, type ValidationContext } from "../config/index.ts";
 import { refusal } from "../attempts/admission.ts";
-import { InstallerError } from "../errors.ts";
-import type { Logger, Origin } from "../log.ts";
-import type { AttemptRecord, DraftRecord } from "../records.ts";
+import { InstallerError } from "../common/errors.ts";
+import type { Logger, Origin } from "../common/log.ts";
+import type { AttemptRecord, DraftRecord } from "../state/records.ts";
 import { redactedNodeYaml } from "../secrets/index.ts";
-import type { Slice } from "../store.ts";
+import type { Slice } from "../state/store.ts";
 import { analyzeBody, toBody, type DraftAnalysis, type DraftBody } from "./analysis.ts";
 import { jsonDepth } from "./json-depth.ts";
 import { erasedDisks, type InstallReview } from "./review.ts";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { link, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { startTimeOf } from "../process-group.ts";
+import { startTimeOf } from "../process/group.ts";
 import { readIfPresent } from "./read-if-present.ts";
 import { writePrivateFile } from "./write-private-file.ts";
 

@@ -1,6 +1,6 @@
-import type { Blocker } from "../errors.ts";
-import type { Logger } from "../log.ts";
-import type { ReleaseModel } from "../release.ts";
+import type { Blocker } from "../common/errors.ts";
+import type { Logger } from "../common/log.ts";
+import type { ReleaseModel } from "./release-model.ts";
 import { RELEASE_FILE, type ReleaseFile } from "./release-file.ts";
 import { payloadBlockers, payloadRelease, releaseFileOf, type PayloadState } from "./state.ts";
 import { checkChecksums, loadRelease, sizeProblem } from "./verify.ts";

@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, join, normalize } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
-import { PROFILES } from "../model.ts";
-import type { ReleaseModel } from "../release.ts";
+import { PROFILES } from "../common/model.ts";
+import type { ReleaseModel } from "./release-model.ts";
 
 export const RELEASE_FILE = "release.yaml";
 const MAX_RELEASE_BYTES = 1024 * 1024;

@@ -1,8 +1,8 @@
 import { JoinCheckSchema } from "./cluster.ts";
 import { z } from "@hono/zod-openapi";
 import { EVENT_LEVELS, EVENT_TYPES } from "../../core/attempts/events.ts";
-import { ATTEMPT_STATES, FAILURE_CODES } from "../../core/records.ts";
-import { ATTEMPT_KINDS, NEXT_ACTIONS, STEPS } from "../../core/model.ts";
+import { ATTEMPT_STATES, FAILURE_CODES } from "../../core/state/records.ts";
+import { ATTEMPT_KINDS, NEXT_ACTIONS, STEPS } from "../../core/common/model.ts";
 import { PhaseSchema } from "./common.ts";
 
 export const AttemptQuerySchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES, type ErrorCode } from "../../core/errors.ts";
+import { ERROR_CODES, type ErrorCode } from "../../core/common/errors.ts";
 
 export const FieldErrorSchema = z
   .object({

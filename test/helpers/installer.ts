@@ -7,7 +7,7 @@ import { after } from "node:test";
 import { violations } from "./conformance.ts";
 import { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 import { makePayload } from "../../demo/make-payload.ts";
-import { STORE_FILE } from "../../core/store.ts";
+import { STORE_FILE } from "../../core/state/store.ts";
 
 export { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 

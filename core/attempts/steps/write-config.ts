@@ -1,6 +1,6 @@
 import { writeFileAtomic } from "../../fs/atomic-write.ts";
 import { withJoinToken } from "../../cluster/service.ts";
-import type { AttemptRecord } from "../../records.ts";
+import type { AttemptRecord } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 

@@ -4,8 +4,8 @@ import { JOIN_CHECK_NAMES, type JoinCheckResult, type JoinCode } from "../../../
 import { runPreflight } from "../../../core/attempts/steps/preflight.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
 import { StepFailure, nextAction } from "../../../core/attempts/verdict.ts";
-import type { FailureCode } from "../../../core/records.ts";
-import type { Step } from "../../../core/model.ts";
+import type { FailureCode } from "../../../core/state/records.ts";
+import type { Step } from "../../../core/common/model.ts";
 
 const cases: [FailureCode, Step | null, string][] = [
   ["READINESS_TIMEOUT", "readiness", "recheckReadiness"],

@@ -1,5 +1,5 @@
-import type { HostFacts } from "../../../core/host.ts";
-import { BUILT_IN_RELEASE, type ReleaseModel } from "../../../core/release.ts";
+import type { HostFacts } from "../../../core/host/facts.ts";
+import { BUILT_IN_RELEASE, type ReleaseModel } from "../../../core/payload/release-model.ts";
 import type { Draft, ValidationContext } from "../../../core/config/index.ts";
 
 /** A well-shaped join token (SPEC §6): the fingerprint of a certificate and a 256-bit secret. */

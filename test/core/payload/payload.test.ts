@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { makePayload } from "../../../demo/make-payload.ts";
-import type { Logger } from "../../../core/log.ts";
+import type { Logger } from "../../../core/common/log.ts";
 import { PayloadManager } from "../../../core/payload/payload.ts";
 import type { PayloadState } from "../../../core/payload/state.ts";
-import { BUILT_IN_RELEASE } from "../../../core/release.ts";
+import { BUILT_IN_RELEASE } from "../../../core/payload/release-model.ts";
 
 function manager(folder: string) {
   const logged: [string, Record<string, unknown> | undefined][] = [];

@@ -2,10 +2,10 @@
  * Every record the store persists, in one leaf module: the store and the services that own
  * these records import their shapes from here, never from each other.
  */
-import type { FieldError } from "./config/index.ts";
-import type { AttemptKind, NextAction, Step } from "./model.ts";
-import type { GroupRecord } from "./process-group.ts";
-import type { JoinCheck } from "./cluster/join-codes.ts";
+import type { FieldError } from "../config/index.ts";
+import type { AttemptKind, NextAction, Step } from "../common/model.ts";
+import type { GroupRecord } from "../process/group.ts";
+import type { JoinCheck } from "../cluster/join-codes.ts";
 
 export type DraftRecord =
   | { source: "structured"; config: Record<string, unknown>; revision: number; updatedAt: string | null }

@@ -1,4 +1,4 @@
-import type { HostDisk, HostFacts } from "./host.ts";
+import type { HostDisk, HostFacts } from "./facts.ts";
 
 const BY_ID = "/dev/disk/by-id/";
 

@@ -1,4 +1,4 @@
-import type { Redactor } from "./secrets/index.ts";
+import type { Redactor } from "../secrets/index.ts";
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;

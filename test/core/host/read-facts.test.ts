@@ -3,7 +3,7 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { HostFactsSchema, loadHostFactsFile, readHostFacts } from "../../core/host-facts.ts";
+import { HostFactsSchema, loadHostFactsFile, readHostFacts } from "../../../core/host/read-facts.ts";
 
 const DEMO_FIXTURE = new URL("../../demo/host-facts.json", import.meta.url).pathname;
 

@@ -1,19 +1,19 @@
-import { modeOptions, type ModeOption, type ValidationContext } from "./config/index.ts";
-import { createAttempts, type Attempts } from "./attempts/index.ts";
-import { createAuthenticator, type Authenticator } from "./access/auth.ts";
-import { createCluster, type Cluster } from "./cluster/service.ts";
-import { createDraftService, type DraftService } from "./draft/index.ts";
-import type { CertificateFacts } from "./access/tls.ts";
-import type { Blocker } from "./errors.ts";
-import type { HostFacts } from "./host.ts";
-import type { Logger } from "./log.ts";
-import { DEFAULT_MODE, type Mode } from "./model.ts";
-import type { Redactor } from "./secrets/index.ts";
-import { PayloadManager } from "./payload/payload.ts";
-import type { Settings } from "./settings.ts";
+import { modeOptions, type ModeOption, type ValidationContext } from "../config/index.ts";
+import { createAttempts, type Attempts } from "../attempts/index.ts";
+import { createAuthenticator, type Authenticator } from "../access/auth.ts";
+import { createCluster, type Cluster } from "../cluster/service.ts";
+import { createDraftService, type DraftService } from "../draft/index.ts";
+import type { CertificateFacts } from "../access/tls.ts";
+import type { Blocker } from "../common/errors.ts";
+import type { HostFacts } from "../host/facts.ts";
+import type { Logger } from "../common/log.ts";
+import { DEFAULT_MODE, type Mode } from "../common/model.ts";
+import type { Redactor } from "../secrets/index.ts";
+import { PayloadManager } from "../payload/payload.ts";
+import type { Settings } from "../common/settings.ts";
 import { computeStatus, type Status } from "./status.ts";
-import type { Store } from "./store.ts";
-import { UnattendedService } from "./unattended.ts";
+import type { Store } from "../state/store.ts";
+import { UnattendedService } from "../unattended/service.ts";
 
 export interface Options {
   modes: ModeOption[];

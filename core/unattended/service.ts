@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { rm } from "node:fs/promises";
-import type { Attempts } from "./attempts/index.ts";
-import type { DraftService } from "./draft/index.ts";
-import type { Blocker } from "./errors.ts";
-import type { Logger } from "./log.ts";
-import { readIfPresent } from "./fs/read-if-present.ts";
-import type { HandoffRecord, UnattendedRecord } from "./records.ts";
-import type { Slice } from "./store.ts";
+import type { Attempts } from "../attempts/index.ts";
+import type { DraftService } from "../draft/index.ts";
+import type { Blocker } from "../common/errors.ts";
+import type { Logger } from "../common/log.ts";
+import { readIfPresent } from "../fs/read-if-present.ts";
+import type { HandoffRecord, UnattendedRecord } from "../state/records.ts";
+import type { Slice } from "../state/store.ts";
 
 export interface UnattendedDeps {
   unattended: Slice<UnattendedRecord | undefined>;

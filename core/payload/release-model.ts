@@ -1,4 +1,4 @@
-import type { Profile } from "./model.ts";
+import type { Profile } from "../common/model.ts";
 
 export interface ProfileRelease {
   enabled: boolean;

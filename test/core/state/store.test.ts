@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readFile, rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { DraftRecord } from "../../core/records.ts";
-import { STORE_FILE, openStore } from "../../core/store.ts";
+import type { DraftRecord } from "../../../core/state/records.ts";
+import { STORE_FILE, openStore } from "../../../core/state/store.ts";
 
 const now = () => new Date("2026-12-02T12:00:00Z");
 const stateDir = () => mkdtemp(join(tmpdir(), "store-"));

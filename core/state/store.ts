@@ -1,9 +1,9 @@
 import { readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Low } from "lowdb";
-import { CorruptStoreError, DurableJsonFile } from "./fs/durable-json-file.ts";
-import { ensurePrivateDir } from "./fs/private-dir.ts";
-import { storageError } from "./fs/storage-error.ts";
+import { CorruptStoreError, DurableJsonFile } from "../fs/durable-json-file.ts";
+import { ensurePrivateDir } from "../fs/private-dir.ts";
+import { storageError } from "../fs/storage-error.ts";
 import type { StoreData } from "./records.ts";
 
 export function emptyStore(): StoreData {
