@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Draft, FieldError } from "../../core/config/index.ts";
+import type { Draft } from "../../core/config/index.ts";
 import type { Blocker } from "../../core/common/errors.ts";
 import type { HostFacts } from "../../core/host/facts.ts";
 import type { JoinTokenSchema } from "../../handlers/schemas/cluster.ts";
@@ -9,6 +9,7 @@ import type { StatusSchema } from "../../handlers/get-status.ts";
 import type { NodeAccess } from "./node-access.ts";
 import { type Answer, pinnedRequest, pinnedStream } from "./pinned-https.ts";
 import { readSse } from "./sse.ts";
+import type { FieldError } from "../../core/state/records.ts";
 
 export type Status = z.infer<typeof StatusSchema>;
 export type Verdict = z.infer<typeof VerdictSchema>;

@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { open, rm, type FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import type { Step } from "../common/model.ts";
+import type { Step } from "../state/records.ts";
 
 export const EVENT_TYPES = [
   "attempt.started",

@@ -3,7 +3,6 @@ import { redactDraft, type Redactor } from "../secrets/index.ts";
 import type { DraftService } from "../draft/index.ts";
 import type { Blocker } from "../common/errors.ts";
 import type { Logger, Origin } from "../common/log.ts";
-import type { AttemptKind, Step } from "../common/model.ts";
 import type { AttemptRecord, FailureCode, StepRecord, Verdict } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
 import { isStorageError } from "../fs/storage-error.ts";
@@ -16,6 +15,7 @@ import type { StepContext } from "./steps/context.ts";
 import { stopLeftoverFirstboots } from "./steps/firstboot.ts";
 import { STEPS_OF, runStep, stepDeadline, type StepInputs, type StepSettings } from "./steps/index.ts";
 import { StepFailure, failureCodeOf, nextAction } from "./verdict.ts";
+import type { AttemptKind, Step } from "../state/records.ts";
 
 export interface RunnerDeps {
   attempts: Slice<AttemptRecord[]>;

@@ -1,6 +1,5 @@
-import type { NextAction, Step } from "../common/model.ts";
-import type { JoinCheck } from "../cluster/join-codes.ts";
 import type { FailureCode } from "../state/records.ts";
+import type { JoinCheck, NextAction, Step } from "../state/records.ts";
 
 /** A step's failure, as the runner records it: the code says what `next` is. */
 export class StepFailure extends Error {

@@ -127,14 +127,6 @@ export const DraftSchema = z
 
 export type Draft = z.infer<typeof DraftSchema>;
 
-export interface FieldError {
-  field: string;
-  message: string;
-  hint?: string;
-  line?: number;
-  column?: number;
-}
-
 export interface ValidationContext {
   host: HostFacts;
   release: ReleaseModel;

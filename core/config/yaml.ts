@@ -1,6 +1,7 @@
 import { CST, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, type Node, parseAllDocuments, visit, type YAMLError } from "yaml";
 import { formatPath } from "./paths.ts";
-import type { FieldError, Path } from "./schema.ts";
+import type { Path } from "./schema.ts";
+import type { FieldError } from "../state/records.ts";
 
 const YAML_LIMITS = {
   maxBytes: 1024 * 1024,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { nodeYamlWithStableDisks, renderNodeYaml, withStableDisks, type FieldError, type ValidationContext } from "../config/index.ts";
+import { nodeYamlWithStableDisks, renderNodeYaml, withStableDisks, type ValidationContext } from "../config/index.ts";
 import { refusal } from "../attempts/admission.ts";
 import { InstallerError } from "../common/errors.ts";
 import type { Logger, Origin } from "../common/log.ts";
@@ -9,6 +9,7 @@ import type { Slice } from "../state/store.ts";
 import { analyzeBody, toBody, type DraftAnalysis, type DraftBody } from "./analysis.ts";
 import { jsonDepth } from "./json-depth.ts";
 import { erasedDisks, type InstallReview } from "./review.ts";
+import type { FieldError } from "../state/records.ts";
 
 export interface DraftView {
   source: "structured" | "yaml";
