@@ -1,7 +1,6 @@
 import { InstallerError, type Blocker } from "../common/errors.ts";
 import type { Phase } from "../common/model.ts";
-import type { AttemptRecord } from "../state/records.ts";
-import type { FieldError } from "../state/records.ts";
+import type { AttemptRecord, FieldError } from "../state/records.ts";
 
 /** Seed 000: configuring until an install starts; installing while one runs; done after one succeeded; failed after the latest failed. */
 export function phaseOf(attempts: readonly AttemptRecord[]): Phase {

@@ -2,12 +2,11 @@ import { InstallerError } from "../common/errors.ts";
 import type { HostFacts } from "../host/facts.ts";
 import type { Origin } from "../common/log.ts";
 import type { Phase } from "../common/model.ts";
-import type { AttemptRecord, Verdict } from "../state/records.ts";
+import type { AttemptKind, AttemptRecord, Verdict } from "../state/records.ts";
 import { phaseOf } from "./admission.ts";
 import { createEventLog, type EventsPage } from "./event-log.ts";
 import type { InstallEvent } from "./events.ts";
 import { AttemptRunner, type Admitted, type RunnerDeps } from "./runner.ts";
-import type { AttemptKind } from "../state/records.ts";
 
 const EVENTS_PAGE_LIMIT = 1000;
 

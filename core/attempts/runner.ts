@@ -3,7 +3,7 @@ import { redactDraft, type Redactor } from "../secrets/index.ts";
 import type { DraftService } from "../draft/index.ts";
 import type { Blocker } from "../common/errors.ts";
 import type { Logger, Origin } from "../common/log.ts";
-import type { AttemptRecord, FailureCode, StepRecord, Verdict } from "../state/records.ts";
+import type { AttemptKind, AttemptRecord, FailureCode, Step, StepRecord, Verdict } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
 import { isStorageError } from "../fs/storage-error.ts";
 import { refusal } from "./admission.ts";
@@ -15,7 +15,6 @@ import type { StepContext } from "./steps/context.ts";
 import { stopLeftoverFirstboots } from "./steps/firstboot.ts";
 import { STEPS_OF, runStep, stepDeadline, type StepInputs, type StepSettings } from "./steps/index.ts";
 import { StepFailure, failureCodeOf, nextAction } from "./verdict.ts";
-import type { AttemptKind, Step } from "../state/records.ts";
 
 export interface RunnerDeps {
   attempts: Slice<AttemptRecord[]>;

@@ -1,5 +1,4 @@
-import type { FailureCode } from "../state/records.ts";
-import type { JoinCheck, NextAction, Step } from "../state/records.ts";
+import type { FailureCode, JoinCheck, NextAction, Step } from "../state/records.ts";
 
 /** A step's failure, as the runner records it: the code says what `next` is. */
 export class StepFailure extends Error {

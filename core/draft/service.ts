@@ -3,13 +3,12 @@ import { nodeYamlWithStableDisks, renderNodeYaml, withStableDisks, type Validati
 import { refusal } from "../attempts/admission.ts";
 import { InstallerError } from "../common/errors.ts";
 import type { Logger, Origin } from "../common/log.ts";
-import type { AttemptRecord, DraftRecord } from "../state/records.ts";
+import type { AttemptRecord, DraftRecord, FieldError } from "../state/records.ts";
 import { redactedNodeYaml } from "../secrets/index.ts";
 import type { Slice } from "../state/store.ts";
 import { analyzeBody, toBody, type DraftAnalysis, type DraftBody } from "./analysis.ts";
 import { jsonDepth } from "./json-depth.ts";
 import { erasedDisks, type InstallReview } from "./review.ts";
-import type { FieldError } from "../state/records.ts";
 
 export interface DraftView {
   source: "structured" | "yaml";

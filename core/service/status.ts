@@ -2,8 +2,7 @@ import { phaseOf } from "../attempts/admission.ts";
 import type { DraftAnalysis } from "../draft/index.ts";
 import type { Blocker } from "../common/errors.ts";
 import type { Mode, Phase, Profile } from "../common/model.ts";
-import type { AttemptRecord, UnattendedRecord } from "../state/records.ts";
-import type { Step } from "../state/records.ts";
+import type { AttemptRecord, Step, UnattendedRecord } from "../state/records.ts";
 
 export interface Status {
   phase: Phase;

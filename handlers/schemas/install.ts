@@ -1,9 +1,8 @@
 import { JoinCheckSchema } from "./cluster.ts";
 import { z } from "@hono/zod-openapi";
 import { EVENT_LEVELS, EVENT_TYPES } from "../../core/attempts/events.ts";
-import { ATTEMPT_STATES, FAILURE_CODES } from "../../core/state/records.ts";
+import { ATTEMPT_KINDS, ATTEMPT_STATES, FAILURE_CODES, NEXT_ACTIONS, STEPS } from "../../core/state/records.ts";
 import { PhaseSchema } from "./common.ts";
-import { ATTEMPT_KINDS, NEXT_ACTIONS, STEPS } from "../../core/state/records.ts";
 
 export const AttemptQuerySchema = z.object({
   attempt: z.coerce.number().int().min(1).optional().meta({ description: "The attempt number; default the latest." }),

@@ -1,6 +1,6 @@
 import type { DraftService } from "../../draft/index.ts";
 import type { Blocker } from "../../common/errors.ts";
-import type { AttemptRecord } from "../../state/records.ts";
+import { type AttemptKind, type AttemptRecord, type Step, STEPS } from "../../state/records.ts";
 import type { Settings } from "../../common/settings.ts";
 import type { Cluster } from "../../cluster/service.ts";
 import type { StepContext } from "./context.ts";
@@ -8,7 +8,6 @@ import { runFirstboot } from "./firstboot.ts";
 import { runPreflight } from "./preflight.ts";
 import { waitForReadiness } from "./readiness.ts";
 import { writeConfig } from "./write-config.ts";
-import { STEPS, type AttemptKind, type Step } from "../../state/records.ts";
 
 export const STEPS_OF: Record<AttemptKind, readonly Step[]> = {
   install: STEPS,

@@ -4,9 +4,7 @@ import { type JoinCheckResult } from "../../../core/cluster/join-codes.ts";
 import { runPreflight } from "../../../core/attempts/steps/preflight.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
 import { StepFailure, nextAction } from "../../../core/attempts/verdict.ts";
-import type { FailureCode } from "../../../core/state/records.ts";
-import type { Step } from "../../../core/state/records.ts";
-import { JOIN_CHECK_NAMES, type JoinCode } from "../../../core/state/records.ts";
+import { type FailureCode, JOIN_CHECK_NAMES, type JoinCode, type Step } from "../../../core/state/records.ts";
 
 const cases: [FailureCode, Step | null, string][] = [
   ["READINESS_TIMEOUT", "readiness", "recheckReadiness"],
