@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from "node:fs";
 import { rename } from "node:fs/promises";
-import { join } from "node:path";
 import { Script, type ScriptOptions } from "node:vm";
 import { writePrivateFile } from "../core/fs/write-private-file.ts";
-
-export const CODE_CACHE_FILE = "code-cache";
+import { stateLayout } from "../core/state/layout.ts";
 
 export interface CodeCache {
   /** What this start did with the state dir's cache: compiled from it, refused it (another bundle, Node or flags, or a damaged file), or had none. */
@@ -48,7 +46,7 @@ function readTrusted(file: string, stateDir: string): Buffer {
 }
 
 export function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: string): { script: Script; codeCache: CodeCache } {
-  const file = join(stateDir, CODE_CACHE_FILE);
+  const file = stateLayout(stateDir).codeCache;
   const key = sha256([source, process.version, process.arch, process.execArgv.join(" "), process.env.NODE_OPTIONS ?? ""].join("\0"));
   let found: Buffer | undefined;
   let unreadable: string | undefined;

@@ -7,7 +7,7 @@ import { after } from "node:test";
 import { violations } from "./conformance.ts";
 import { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 import { makePayload } from "../../demo/make-payload.ts";
-import { STORE_FILE } from "../../core/state/store.ts";
+import { stateLayout } from "../../core/state/layout.ts";
 
 export { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 
@@ -355,5 +355,5 @@ export function httpsRaw(url: string, options: RequestOptions & { localAddress?:
 
 /** The store document as it is on disk (status reads memory, which runs one write ahead of the disk); {} before the first write. */
 export async function persistedStore(stateDir: string): Promise<any> {
-  return JSON.parse((await readFile(join(stateDir, STORE_FILE), "utf8").catch(() => "")) || "{}");
+  return JSON.parse((await readFile(stateLayout(stateDir).store, "utf8").catch(() => "")) || "{}");
 }
