@@ -11,7 +11,14 @@ export interface Authenticator {
   authorize(origin: Origin, authorization: string | undefined): Promise<void>;
 }
 
-export function createAuthenticator(lockout: Slice<LockoutState>, installCode: string, now: () => number, log: Logger): Authenticator {
+export interface AuthenticatorDeps {
+  lockout: Slice<LockoutState>;
+  installCode: string;
+  now: () => Date;
+  log: Logger;
+}
+
+export function createAuthenticator({ lockout, installCode, now, log }: AuthenticatorDeps): Authenticator {
   const matches = codeMatcher(installCode);
   // On a full disk the counts hold in memory (a guesser is still locked out); the next write that
   // succeeds persists them.
@@ -40,7 +47,7 @@ export function createAuthenticator(lockout: Slice<LockoutState>, installCode: s
   return {
     async authorize(origin, authorization) {
       const address = clientAddress(origin.client);
-      const at = now();
+      const at = now().getTime();
       const gated = gate(lockout.get(), address, at);
       if (!gated.allowed) throw tooMany(gated.retryAfterSeconds);
       const code = presentedCode(authorization);

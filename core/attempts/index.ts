@@ -34,17 +34,17 @@ export interface Report extends AttemptSummary {
 export interface Attempts {
   /** A person starts an attempt: that is the "a person acted" signal too. */
   /** `ifMatch`: the draft's ETag as the person reviewed it (POST /install's If-Match). */
-  start(kind: AttemptKind, origin?: Origin, ifMatch?: string): Promise<Started>;
+  begin(kind: AttemptKind, origin?: Origin, ifMatch?: string): Promise<Started>;
   /** The unattended node.yaml starts the install; `admitted` records its number in the write that records the attempt. */
-  startUnattended(admitted: Admitted): Promise<Started>;
+  beginUnattended(admitted: Admitted): Promise<Started>;
   list(): AttemptSummary[];
   verdict(attempt?: number): Verdict;
   report(attempt?: number): Report;
   events(attempt: number | undefined, after: number): Promise<EventsPage & { attempt: number }>;
   /** NOT_FOUND at once for an unknown attempt; otherwise its events in batches, until it finished or `signal` aborts. */
   follow(attempt: number | undefined, after: number, signal: AbortSignal): AsyncIterable<InstallEvent[]>;
-  /** At start: what a killed installer left running is stopped and failed; returns notices for the banner. */
-  recover(): Promise<string[]>;
+  /** What a killed installer left running is stopped and failed; returns notices for the banner. */
+  start(): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -76,8 +76,8 @@ export function createAttempts(deps: AttemptsDeps): Attempts {
   const started = ({ attempt }: AttemptRecord): Started => ({ attempt, phase: phaseOf(records()), eventsUrl: `/v1/installer/install/events?attempt=${attempt}` });
 
   return {
-    start: async (kind, origin, ifMatch) => started(await runner.start(kind, "person", deps.personActed, origin, ifMatch)),
-    startUnattended: async (admitted) => started(await runner.start("install", "unattended", admitted)),
+    begin: async (kind, origin, ifMatch) => started(await runner.start(kind, "person", deps.personActed, origin, ifMatch)),
+    beginUnattended: async (admitted) => started(await runner.start("install", "unattended", admitted)),
     list: () => records().map(summary),
     verdict(attempt) {
       const record = find(attempt);
@@ -107,7 +107,7 @@ export function createAttempts(deps: AttemptsDeps): Attempts {
       return { attempt: n, ...(await events.page(n, after, EVENTS_PAGE_LIMIT)) };
     },
     follow: (attempt, after, signal) => events.follow(find(attempt).attempt, after, signal),
-    recover: () => runner.recover(),
+    start: () => runner.recover(),
     stop: () => runner.shutdown(),
   };
 }

@@ -54,7 +54,7 @@ export interface DraftService {
   requireMatch(ifMatch: string): void;
 }
 
-export interface DraftDeps {
+export interface DraftServiceDeps {
   draft: Slice<DraftRecord>;
   context: () => ValidationContext;
   now: () => Date;
@@ -73,7 +73,7 @@ function refuseDeep(value: unknown): void {
   }
 }
 
-export function createDraftService({ draft, context, now, attempts, personActed, log }: DraftDeps): DraftService {
+export function createDraftService({ draft, context, now, attempts, personActed, log }: DraftServiceDeps): DraftService {
   let cache: { record: DraftRecord; ctx: ValidationContext; analysis: DraftAnalysis; etag: string } | undefined;
 
   const current = () => {

@@ -8,11 +8,11 @@ import { readIfPresent } from "../fs/read-if-present.ts";
 import type { HandoffRecord, UnattendedRecord } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
 
-export interface UnattendedDeps {
+export interface UnattendedServiceDeps {
   unattended: Slice<UnattendedRecord | undefined>;
   handoff: Slice<HandoffRecord | undefined>;
   draft: Pick<DraftService, "set" | "analysis">;
-  attempts: Pick<Attempts, "startUnattended">;
+  attempts: Pick<Attempts, "beginUnattended">;
   blockers: () => Blocker[];
   /** Where stage 1 leaves the node.yaml (--handoff). */
   handoffPath: string;
@@ -48,22 +48,57 @@ function takeOverOutcome(record: UnattendedRecord, blockers: Blocker[]): string 
   return `blocked by ${codes.join(", ")}; it starts by itself once they clear (GET /status lists them with how to fix each)`;
 }
 
-export class UnattendedService {
-  #deciding = false;
-
-  constructor(private readonly deps: UnattendedDeps) {}
-
-  get record(): UnattendedRecord | undefined {
-    return this.deps.unattended.get();
-  }
-
+/** SPEC §8: the node.yaml stage 1 leaves, taken as the draft and installed without a person when it validates. */
+export interface UnattendedService {
+  record(): UnattendedRecord | undefined;
   /**
-   * SPEC §8, at the state dir's first start: the handoff node.yaml becomes the draft and
-   * what became of it is persisted before the file is removed. A crash in between leaves
-   * the file, which the next start recognises by its hash and removes, not taking it twice.
+   * At the state dir's first start: the handoff node.yaml becomes the draft and what became of it
+   * is persisted before the file is removed. A crash in between leaves the file, which the next
+   * start recognises by its hash and removes, not taking it twice. Returns notices for the banner.
    */
-  async takeOver(): Promise<string | undefined> {
-    const { unattended, handoff, handoffPath } = this.deps;
+  start(): Promise<string[]>;
+  /** Once blockers clear, a blocked node.yaml that still waits is decided again, as at the first start. */
+  blockersChanged(): Promise<void>;
+  /**
+   * A person changed the draft or started an install: the draft is theirs, and the wait ends for
+   * good. Memory only, persisted with the person's change; returns the undo for when that fails.
+   */
+  personActed(): (() => void) | undefined;
+}
+
+export function createUnattendedService(deps: UnattendedServiceDeps): UnattendedService {
+  const { unattended, handoff, handoffPath, log } = deps;
+  let deciding = false;
+
+  const decide = async () => {
+    const record = unattended.get()!;
+    deciding = true;
+    try {
+      const analysis = deps.draft.analysis();
+      delete record.autoStart;
+      delete record.errors;
+      if (!analysis.valid) {
+        Object.assign(record, { state: "invalid", errors: analysis.errors });
+      } else if (deps.blockers().length > 0) {
+        Object.assign(record, { state: "blocked", autoStart: true });
+      } else {
+        try {
+          await deps.attempts.beginUnattended((attempt) => {
+            Object.assign(record, { state: "started", attempt });
+          });
+        } catch (err) {
+          Object.assign(record, { state: "blocked", autoStart: true });
+          delete record.attempt;
+          log.warn("unattended install could not start", { error: String(err) });
+        }
+      }
+      log.info("unattended node.yaml decided", { state: record.state, attempt: record.attempt });
+    } finally {
+      deciding = false;
+    }
+  };
+
+  const takeOver = async (): Promise<string | undefined> => {
     const text = await readIfPresent(handoffPath);
     const taken = handoff.get();
     if (taken) {
@@ -80,64 +115,37 @@ export class UnattendedService {
       return undefined;
     }
     // Written before the file counts as taken: a crash now takes it again at the next start.
-    await this.deps.draft.set({ source: "yaml", yaml: text });
+    await deps.draft.set({ source: "yaml", yaml: text });
     handoff.set({ sha256: sha256(text) });
-    const origin = await originFrom(this.deps.installRecord);
-    unattended.set({ state: "blocked", origin, takenAt: this.deps.now().toISOString() });
-    await this.#decide();
-    const outcome = takeOverOutcome(unattended.get()!, this.deps.blockers());
+    const origin = await originFrom(deps.installRecord);
+    unattended.set({ state: "blocked", origin, takenAt: deps.now().toISOString() });
+    await decide();
+    const outcome = takeOverOutcome(unattended.get()!, deps.blockers());
     await unattended.save();
     await rm(handoffPath, { force: true });
     return `took ${handoffPath} as the draft for an unattended install: ${outcome}`;
-  }
+  };
 
-  /** Once blockers clear, a blocked node.yaml that still waits is decided again, as at the first start. */
-  async blockersChanged(): Promise<void> {
-    const record = this.record;
-    if (!record || record.state !== "blocked" || !record.autoStart || this.#deciding) return;
-    if (this.deps.blockers().length > 0) return;
-    await this.#decide();
-    await this.deps.unattended.save();
-  }
-
-  /**
-   * A person changed the draft or started an install: the draft is theirs, and the wait ends for
-   * good. Memory only, persisted with the person's change; returns the undo for when that fails.
-   */
-  personActed(): (() => void) | undefined {
-    const record = this.record;
-    if (record?.state !== "blocked" || !record.autoStart) return undefined;
-    record.autoStart = false;
-    return () => {
-      record.autoStart = true;
-    };
-  }
-
-  async #decide(): Promise<void> {
-    const record = this.record!;
-    this.#deciding = true;
-    try {
-      const analysis = this.deps.draft.analysis();
-      delete record.autoStart;
-      delete record.errors;
-      if (!analysis.valid) {
-        Object.assign(record, { state: "invalid", errors: analysis.errors });
-      } else if (this.deps.blockers().length > 0) {
-        Object.assign(record, { state: "blocked", autoStart: true });
-      } else {
-        try {
-          await this.deps.attempts.startUnattended((attempt) => {
-            Object.assign(record, { state: "started", attempt });
-          });
-        } catch (err) {
-          Object.assign(record, { state: "blocked", autoStart: true });
-          delete record.attempt;
-          this.deps.log.warn("unattended install could not start", { error: String(err) });
-        }
-      }
-      this.deps.log.info("unattended node.yaml decided", { state: record.state, attempt: record.attempt });
-    } finally {
-      this.#deciding = false;
-    }
-  }
+  return {
+    record: () => unattended.get(),
+    async start() {
+      const notice = await takeOver();
+      return notice === undefined ? [] : [notice];
+    },
+    async blockersChanged() {
+      const record = unattended.get();
+      if (!record || record.state !== "blocked" || !record.autoStart || deciding) return;
+      if (deps.blockers().length > 0) return;
+      await decide();
+      await unattended.save();
+    },
+    personActed() {
+      const record = unattended.get();
+      if (record?.state !== "blocked" || !record.autoStart) return undefined;
+      record.autoStart = false;
+      return () => {
+        record.autoStart = true;
+      };
+    },
+  };
 }
