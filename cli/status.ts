@@ -9,7 +9,7 @@ import type { Status } from "../core/service/status.ts";
 import type { Exit } from "./commands.ts";
 import { Unavailable, get, getJson, sseMessages, type Pinned } from "./pinned.ts";
 
-export interface StatusOptions {
+interface StatusOptions {
   stateDir: string;
   url: URL;
   /** The certificate an installer started with --tls-cert serves; default the state dir's. */

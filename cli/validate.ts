@@ -10,7 +10,7 @@ import { formatProblems, type Format } from "./problem-format.ts";
 
 const STDIN = "-";
 
-export interface ValidateOptions {
+interface ValidateOptions {
   hostFacts: string | undefined;
   payload: string;
   format: Format;

@@ -7,7 +7,7 @@ import { createServices, type Services } from "../core/service/services.ts";
 import type { Settings } from "../core/common/settings.ts";
 import { openStore, type OpenedStore } from "../core/state/store.ts";
 
-export interface Wired {
+interface Wired {
   services: Services;
   opened: OpenedStore;
   installCode: string;

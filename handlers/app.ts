@@ -11,10 +11,10 @@ import type { AppEnv } from "./env.ts";
 import { ROUTES, type RouteEntry } from "./index.ts";
 import { invalidRequestFromZod, problem, toInstallerError } from "./problem.ts";
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+const BODY_LIMIT_BYTES = 1024 * 1024;
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
-export const OPENAPI_INFO = {
+const OPENAPI_INFO = {
   openapi: "3.1.0",
   info: {
     title: "Stratum installer",

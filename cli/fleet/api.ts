@@ -14,7 +14,7 @@ import type { FieldError } from "../../core/state/records.ts";
 export type Status = z.infer<typeof StatusSchema>;
 export type Verdict = z.infer<typeof VerdictSchema>;
 export type InstallEvent = z.infer<typeof EventSchema>;
-export type Started = z.infer<typeof StartedSchema>;
+type Started = z.infer<typeof StartedSchema>;
 export type JoinToken = z.infer<typeof JoinTokenSchema>;
 export type DraftView = z.infer<typeof DraftViewSchema>;
 
@@ -23,7 +23,7 @@ export interface Options {
   host: HostFacts;
 }
 
-export interface Validation {
+interface Validation {
   valid: boolean;
   errors: FieldError[];
 }

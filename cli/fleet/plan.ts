@@ -29,7 +29,7 @@ export interface LoadedPlan {
   locate(problem: PlanProblem): LocatedProblem;
 }
 
-export type PlanResult = { ok: true; loaded: LoadedPlan } | { ok: false; problems: LocatedProblem[] };
+type PlanResult = { ok: true; loaded: LoadedPlan } | { ok: false; problems: LocatedProblem[] };
 
 async function accessOf(plan: Plan, index: number, folder: string, env: NodeJS.ProcessEnv): Promise<{ access?: NodeAccess; problems: PlanProblem[] }> {
   const node = plan.nodes[index]!;

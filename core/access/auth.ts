@@ -11,7 +11,7 @@ export interface Authenticator {
   authorize(origin: Origin, authorization: string | undefined): Promise<void>;
 }
 
-export interface AuthenticatorDeps {
+interface AuthenticatorDeps {
   lockout: Slice<LockoutState>;
   installCode: string;
   now: () => Date;

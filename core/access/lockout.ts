@@ -11,7 +11,7 @@ export const LOCKOUT_POLICY = {
   maxTrackedAddresses: 10_000,
 } as const;
 
-export type Gate = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+type Gate = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 function secondsUntil(until: number, now: number): number {
   return Math.max(1, Math.ceil((until - now) / 1000));

@@ -5,7 +5,7 @@ import { writePrivateFile } from "../fs/write-private-file.ts";
 import { stateLayout } from "../state/layout.ts";
 import { certificateFingerprint, generateSelfSignedCert } from "./tls.ts";
 
-export interface TlsMaterial {
+interface TlsMaterial {
   cert: string;
   key: string;
   fingerprint: string;

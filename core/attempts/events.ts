@@ -12,10 +12,10 @@ export const EVENT_TYPES = [
   "readiness.poll",
   "attempt.finished",
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+type EventType = (typeof EVENT_TYPES)[number];
 
 export const EVENT_LEVELS = ["info", "warn", "error"] as const;
-export type EventLevel = (typeof EVENT_LEVELS)[number];
+type EventLevel = (typeof EVENT_LEVELS)[number];
 
 export interface InstallEvent {
   seq: number;

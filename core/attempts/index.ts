@@ -10,15 +10,15 @@ import { AttemptRunner, type Admitted, type RunnerDeps } from "./runner.ts";
 
 const EVENTS_PAGE_LIMIT = 1000;
 
-export interface Started {
+interface Started {
   attempt: number;
   phase: Phase;
   eventsUrl: string;
 }
 
-export type AttemptSummary = Pick<AttemptRecord, "attempt" | "kind" | "startedBy" | "state" | "step" | "startedAt" | "finishedAt" | "verdict">;
+type AttemptSummary = Pick<AttemptRecord, "attempt" | "kind" | "startedBy" | "state" | "step" | "startedAt" | "finishedAt" | "verdict">;
 
-export interface Report extends AttemptSummary {
+interface Report extends AttemptSummary {
   steps: AttemptRecord["steps"];
   config: AttemptRecord["config"];
   host: HostFacts;
@@ -48,7 +48,7 @@ export interface Attempts {
   stop(): Promise<void>;
 }
 
-export interface AttemptsDeps extends Omit<RunnerDeps, "events"> {
+interface AttemptsDeps extends Omit<RunnerDeps, "events"> {
   host: HostFacts;
   /** A person acted: changes memory only, written with the attempt; returns its undo. */
   personActed: () => (() => void) | undefined;

@@ -25,7 +25,7 @@ export interface JoinCheckInput {
   timeoutMs?: number;
 }
 
-export const JOIN_TIMEOUT_MS = 5_000;
+const JOIN_TIMEOUT_MS = 5_000;
 
 type Found = Partial<Record<JoinCheckName, JoinCheck>>;
 

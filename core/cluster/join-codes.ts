@@ -6,7 +6,7 @@ export interface JoinCheckResult {
   checks: JoinCheck[];
 }
 
-export type JoinNext = "fixConfig" | "retryInstall";
+type JoinNext = "fixConfig" | "retryInstall";
 
 /** A token, fingerprint or cluster problem is the draft's to fix; the others pass once the cluster or this node changes. */
 export const JOIN_CODE_NEXT: Record<JoinCode, JoinNext> = {

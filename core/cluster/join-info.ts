@@ -19,7 +19,7 @@ export interface JoinExpectations {
   receivedAt: Date;
 }
 
-export const MAX_CLOCK_SKEW_MS = 30_000;
+const MAX_CLOCK_SKEW_MS = 30_000;
 const MAX_TEXT = 256;
 
 const shown = (text: string) => JSON.stringify(text);

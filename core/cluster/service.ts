@@ -14,14 +14,14 @@ import { runJoinCheck } from "./join-check.ts";
 import { formatJoinToken, generateSecret, isBareSecret } from "./join-token.ts";
 import { certificateSha256 } from "./tls-connect.ts";
 
-export interface JoinTokenView {
+interface JoinTokenView {
   token: string;
   joinAddress: string;
   cluster: string;
   release: string | null;
 }
 
-export interface ClusterDeps {
+interface ClusterDeps {
   cluster: Slice<ClusterRecord | undefined>;
   draft: { record(): DraftRecord; analysis(): { mode?: string; errors: { field: string; message: string; hint?: string }[] } };
   attempts: () => readonly AttemptRecord[];

@@ -27,7 +27,7 @@ export interface Blocker {
   progress?: { doneBytes: number; totalBytes: number };
 }
 
-export interface InstallerErrorInit {
+interface InstallerErrorInit {
   code: ErrorCode;
   detail: string;
   errors?: FieldError[];

@@ -114,13 +114,13 @@ function aliasProblem(error: unknown): string {
   return `node.yaml could not be read: ${message}`;
 }
 
-export interface ParsedYaml {
+interface ParsedYaml {
   value: Record<string, unknown>;
   doc: Document.Parsed;
   lineCounter: LineCounter;
 }
 
-export type YamlParseResult = { ok: true; parsed: ParsedYaml } | { ok: false; error: FieldError };
+type YamlParseResult = { ok: true; parsed: ParsedYaml } | { ok: false; error: FieldError };
 
 function failAt(message: string, lineCounter: LineCounter, offset: number): { ok: false; error: FieldError } {
   const { line, col } = lineCounter.linePos(offset);

@@ -10,7 +10,7 @@ import { analyzeBody, toBody, type DraftAnalysis, type DraftBody } from "./analy
 import { jsonDepth } from "./json-depth.ts";
 import { erasedDisks, type InstallReview } from "./review.ts";
 
-export interface DraftView {
+interface DraftView {
   source: "structured" | "yaml";
   config?: Record<string, unknown>;
   yaml?: string;
@@ -54,7 +54,7 @@ export interface DraftService {
   requireMatch(ifMatch: string): void;
 }
 
-export interface DraftServiceDeps {
+interface DraftServiceDeps {
   draft: Slice<DraftRecord>;
   context: () => ValidationContext;
   now: () => Date;

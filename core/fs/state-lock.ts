@@ -13,7 +13,7 @@ export class StateDirLockedError extends Error {
   }
 }
 
-export interface StateLock {
+interface StateLock {
   release(): Promise<void>;
   /** The pid named by the stale lock this one replaced. */
   tookOverFrom?: number;

@@ -8,7 +8,7 @@ export function stablePath(disk: HostDisk): string {
 }
 
 /** Every name a draft may give the disk: kernel path, by-id paths and their link names (wwn-0x…), WWN and serial. */
-export function namesOf(disk: HostDisk): string[] {
+function namesOf(disk: HostDisk): string[] {
   const links = disk.byId ?? [];
   return [
     disk.path,

@@ -6,7 +6,7 @@ import { payloadBlockers, payloadRelease, releaseFileOf, type PayloadState } fro
 import { checkChecksums, loadRelease, sizeProblem } from "./verify.ts";
 import { FolderWatch, type WatchSettings } from "./watch.ts";
 
-export interface PayloadManagerDeps extends WatchSettings {
+interface PayloadManagerDeps extends WatchSettings {
   log: Logger;
 }
 

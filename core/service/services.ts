@@ -15,7 +15,7 @@ import { computeStatus, type Status } from "./status.ts";
 import type { Store } from "../state/store.ts";
 import { createUnattendedService } from "../unattended/service.ts";
 
-export interface Options {
+interface Options {
   modes: ModeOption[];
   host: HostFacts;
   release: string | null;
@@ -39,7 +39,7 @@ export interface Services {
   stop(): Promise<void>;
 }
 
-export interface ServicesDeps {
+interface ServicesDeps {
   version: string;
   /** Known once the server listens. */
   url: () => string;

@@ -20,7 +20,7 @@ export interface Status {
   unattended?: UnattendedRecord;
 }
 
-export interface StatusInputs {
+interface StatusInputs {
   version: string;
   url: string;
   hostHostname: string;

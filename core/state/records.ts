@@ -143,7 +143,7 @@ export interface AttemptRecord {
 }
 
 export const UNATTENDED_STATES = ["started", "invalid", "blocked"] as const;
-export type UnattendedState = (typeof UNATTENDED_STATES)[number];
+type UnattendedState = (typeof UNATTENDED_STATES)[number];
 
 /** What became of the node.yaml stage 1 left for an unattended install (seed 000 `unattended`). */
 export interface UnattendedRecord {

@@ -7,7 +7,7 @@ import { storageError } from "../fs/storage-error.ts";
 import { isTempFile, stateLayout } from "./layout.ts";
 import type { StoreData } from "./records.ts";
 
-export function emptyStore(): StoreData {
+function emptyStore(): StoreData {
   return {
     schemaVersion: 1,
     draft: { source: "structured", config: {}, revision: 0, updatedAt: null },

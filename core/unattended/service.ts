@@ -8,7 +8,7 @@ import { readIfPresent } from "../fs/read-if-present.ts";
 import type { HandoffRecord, UnattendedRecord } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
 
-export interface UnattendedServiceDeps {
+interface UnattendedServiceDeps {
   unattended: Slice<UnattendedRecord | undefined>;
   handoff: Slice<HandoffRecord | undefined>;
   draft: Pick<DraftService, "set" | "analysis">;
@@ -49,7 +49,7 @@ function takeOverOutcome(record: UnattendedRecord, blockers: Blocker[]): string 
 }
 
 /** SPEC §8: the node.yaml stage 1 leaves, taken as the draft and installed without a person when it validates. */
-export interface UnattendedService {
+interface UnattendedService {
   record(): UnattendedRecord | undefined;
   /**
    * At the state dir's first start: the handoff node.yaml becomes the draft and what became of it

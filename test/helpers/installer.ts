@@ -146,7 +146,7 @@ export interface SpawnedInstaller {
 
 const BANNER_END = /TLS SHA-256:.*\n[\s\S]*State dir:.*\n/;
 
-export async function spawnInstaller(options: StartOptions = {}): Promise<SpawnedInstaller> {
+async function spawnInstaller(options: StartOptions = {}): Promise<SpawnedInstaller> {
   const stateDir = options.stateDir ?? (await tempDir());
   let payload = options.payload;
   if (payload === undefined) {
@@ -252,7 +252,7 @@ export function harness(): Harness {
   return { defer, spawn: spawnKilledAfter, start: async (options) => listening(await spawnKilledAfter(options)) };
 }
 
-export interface SseMessage {
+interface SseMessage {
   id?: string;
   data: string;
 }

@@ -7,7 +7,7 @@ import type { AttemptRecord } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 
-export interface PreflightInputs {
+interface PreflightInputs {
   draft: DraftAnalysis;
   blockers: Blocker[];
   firstboot: string | undefined;

@@ -4,7 +4,7 @@ import type { AttemptRecord } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 
-export interface WriteConfig {
+interface WriteConfig {
   /** Where node.yaml goes (--node-yaml). */
   path: string;
   /** The node.yaml the draft renders to. */
