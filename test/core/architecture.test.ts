@@ -67,3 +67,13 @@ test("the persisted records are a leaf: records.ts imports nothing", () => {
   const records = join(ROOT, "core/state/records.ts");
   assert.deepEqual(importsUnder("core/state").get(records), []);
 });
+
+test("the state dir's file names are spelled only in core/state/layout.ts", () => {
+  const name = /(["'`])(installer\.json|installer\.lock|install-code|tls\.crt|tls\.key|code-cache)\1|attempt-\$\{[^}]+\}\.jsonl/;
+  const spelled = ["core", "cli", "handlers", "build", "demo", "bench", "test/helpers"].flatMap((dir) =>
+    [...importsUnder(dir).keys()]
+      .filter((file) => relative(ROOT, file) !== "core/state/layout.ts" && name.test(readFileSync(file, "utf8")))
+      .map((file) => relative(ROOT, file)),
+  );
+  assert.deepEqual(spelled, []);
+});
