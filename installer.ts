@@ -6,6 +6,7 @@ import { printCode, type Exit } from "./cli/commands.ts";
 import { whenStdoutGone } from "./cli/epipe.ts";
 import { SERVE_FLAGS, parseFlags, usage } from "./cli/flags.ts";
 import { settle } from "./cli/outcome.ts";
+import type * as Commands from "./cli/main.ts";
 import { VERSION } from "./cli/version.ts";
 
 type FrontCommand = "help" | "version" | "code";
@@ -51,9 +52,9 @@ if (command) {
 } else {
   // Imported here: it loads node:crypto, which alone costs --version ≈ 0.3× `node -e 0` on Node 24.
   void import("./cli/fast-start.ts").then(({ loadCommands }) => {
-    let loaded: ReturnType<typeof loadCommands>;
+    let loaded: ReturnType<typeof loadCommands<typeof Commands>>;
     try {
-      loaded = loadCommands(serveStateDir(argv));
+      loaded = loadCommands<typeof Commands>(serveStateDir(argv));
     } catch (err) {
       // A bundle damaged in transit (a CRLF conversion, a truncated copy): say so, not a stack trace.
       process.stderr.write(`installer: this installer.js is damaged (${String(err)}); copy it again\n`);

@@ -33,7 +33,7 @@ export async function bundleBaseline(outfile: string): Promise<void> {
   await build({ entryPoints: [join(ROOT, "bench/baseline-hono.ts")], outfile, bundle: true, platform: "node", target: "node20", format: "cjs", minify: true });
 }
 
-export function get(port: number, path: string, headers: Record<string, string> = {}): Promise<number> {
+function get(port: number, path: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve) => {
     const req = request({ host: "127.0.0.1", port, path, headers, rejectUnauthorized: false, agent: false }, (res) => {
       res.resume();

@@ -8,7 +8,7 @@ import { mkdtemp, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CODE_CACHE_FILE } from "../cli/fast-start.ts";
+import { stateLayout } from "../core/state/layout.ts";
 import { BUNDLE, ROOT, bundleBaseline, rssKb, spread, stop, timeToFirst200 } from "./lib.ts";
 
 /** Long enough for a process to settle. */
@@ -46,7 +46,7 @@ export async function benchStartup(node: string, runs = 21) {
     const stateDir = join(work, `state-${i}`);
     const fresh = await installer(stateDir);
     first.push(fresh.ms);
-    await untilExists(join(stateDir, CODE_CACHE_FILE));
+    await untilExists(stateLayout(stateDir).codeCache);
     await stop(fresh.proc);
     for (const [times, sizes] of [[base, baseRss], [second, rss]] as const) {
       const started = times === base ? await bare() : await installer(stateDir);

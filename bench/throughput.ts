@@ -10,6 +10,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stateLayout } from "../core/state/layout.ts";
 import { BUNDLE, ROOT, bundleBaseline, median, stop, timeToFirst200 } from "./lib.ts";
 
 /** Headers Node writes itself; the dressed baseline gets them from Node too. */
@@ -60,7 +61,8 @@ export async function benchThroughput(node: string, seconds = 4, rounds = 5) {
   const auth = { authorization: `Bearer ${code}` };
   const replyFile = join(work, "reply.json");
   await writeFile(replyFile, JSON.stringify(await fetchReply(statusUrl, auth)));
-  const tls = [join(state, "tls.crt"), join(state, "tls.key")];
+  const { tlsCert, tlsKey } = stateLayout(state);
+  const tls = [tlsCert, tlsKey];
   const bare = await timeToFirst200([baseline, ...tls], "/", () => ({}), node);
   const dressed = await timeToFirst200([baseline, ...tls, "--dressed", replyFile], "/", () => ({}), node);
 

@@ -8,16 +8,12 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from "node:fs";
 import { rename } from "node:fs/promises";
-import { join } from "node:path";
 import { Script, type ScriptOptions } from "node:vm";
 import { writePrivateFile } from "../core/fs/write-private-file.ts";
-import type * as Commands from "./main.ts";
 
 /** The line between the two parts. */
 export const MAIN_MARK = "\n//# stratum-installer: the commands' code\n";
-
-/** The code cache's file in the state dir. */
-export const CODE_CACHE_FILE = "code-cache";
+import { stateLayout } from "../core/state/layout.ts";
 
 // Build time: build/build.ts lays the bundle out.
 
@@ -42,11 +38,11 @@ export interface CodeCache {
 }
 
 /** Compiles and runs the commands' code (cli/main.ts); with a state dir, from (and later into) its code cache. */
-export function loadCommands(stateDir: string | undefined): { commands: typeof Commands; codeCache: CodeCache | undefined } {
+export function loadCommands<Commands>(stateDir: string | undefined): { commands: Commands; codeCache: CodeCache | undefined } {
   const { source, lineOffset } = commandsSource();
   const options = { filename: __filename, lineOffset };
   const { script, codeCache } = stateDir === undefined ? { script: new Script(source, options), codeCache: undefined } : compileWithCodeCache(source, options, stateDir);
-  const module = { exports: {} as typeof Commands };
+  const module = { exports: {} as Commands };
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, __filename, __dirname);
   return { commands: module.exports, codeCache };
 }
@@ -95,7 +91,7 @@ function readTrusted(file: string, stateDir: string): Buffer {
  * unreadable, damaged or another's is no error: the source is compiled as without one.
  */
 function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: string): { script: Script; codeCache: CodeCache } {
-  const file = join(stateDir, CODE_CACHE_FILE);
+  const file = stateLayout(stateDir).codeCache;
   const key = sha256([source, process.version, process.arch, process.execArgv.join(" "), process.env.NODE_OPTIONS ?? ""].join("\0"));
   let found: Buffer | undefined;
   let unreadable: string | undefined;

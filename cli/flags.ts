@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { Settings } from "../core/settings.ts";
+import type { Settings } from "../core/common/settings.ts";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -30,7 +30,7 @@ export const SERVE_FLAGS = {
   "tls-key": { help: "operator-provided private key (PEM), with --tls-cert" },
 } as const satisfies Record<string, FlagSpec>;
 
-export type ServeFlag = keyof typeof SERVE_FLAGS;
+type ServeFlag = keyof typeof SERVE_FLAGS;
 
 export const VALIDATE_FLAGS = {
   "host-facts": SERVE_FLAGS["host-facts"],
@@ -66,7 +66,7 @@ export function statusUrl(values: Partial<Record<keyof typeof STATUS_FLAGS, stri
   return url;
 }
 
-export function envName(flag: string): string {
+function envName(flag: string): string {
   return `STRATUM_${flag.toUpperCase().replaceAll("-", "_")}`;
 }
 
@@ -107,7 +107,7 @@ function seconds(flag: string, value: string, min: number): number {
   return n;
 }
 
-export function parseListen(value: string): { host: string; port: number } {
+function parseListen(value: string): { host: string; port: number } {
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(value.trim());
   const port = match ? Number(match[3]) : NaN;
   if (!match || port > 65535) {

@@ -1,4 +1,4 @@
-import type { FieldError } from "../core/config/index.ts";
+import type { FieldError } from "../core/state/records.ts";
 
 export const FORMATS = ["text", "json", "github"] as const;
 export type Format = (typeof FORMATS)[number];

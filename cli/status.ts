@@ -1,15 +1,15 @@
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readInstallCode } from "../core/access/install-code-file.ts";
+import { stateLayout } from "../core/state/layout.ts";
 import { certificateFingerprint } from "../core/access/tls.ts";
 import type { InstallEvent } from "../core/attempts/events.ts";
-import type { Verdict } from "../core/records.ts";
-import type { Status } from "../core/status.ts";
+import type { Verdict } from "../core/state/records.ts";
+import type { Status } from "../core/service/status.ts";
 import type { Exit } from "./commands.ts";
 import { Unavailable, get, getJson, sseMessages, type Pinned } from "./pinned.ts";
 
-export interface StatusOptions {
+interface StatusOptions {
   stateDir: string;
   url: URL;
   /** The certificate an installer started with --tls-cert serves; default the state dir's. */
@@ -45,7 +45,7 @@ async function pinnedTarget({ stateDir, url, tlsCert }: StatusOptions): Promise<
     throw new Unavailable(`cannot read the install code in ${stateDir}: ${err.message}`);
   });
   if (!code) throw new Unavailable(`no install code in ${stateDir}: is it the installer's state dir (--state-dir)?`);
-  const certFile = tlsCert ?? join(stateDir, "tls.crt");
+  const certFile = tlsCert ?? stateLayout(stateDir).tlsCert;
   const cert = await readFile(certFile, "utf8").catch((err: Error) => {
     throw new Unavailable(`cannot read the certificate to pin, ${certFile}: ${err.message}${tlsCert ? "" : " (an installer started with --tls-cert: pass the same --tls-cert)"}`);
   });

@@ -2,15 +2,15 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { text } from "node:stream/consumers";
 import { analyzeYamlDraft } from "../core/config/index.ts";
-import { loadHostFactsFile, readHostFacts } from "../core/host-facts.ts";
+import { loadHostFactsFile, readHostFacts } from "../core/host/read-facts.ts";
 import { RELEASE_FILE, readReleaseFile } from "../core/payload/release-file.ts";
-import { BUILT_IN_RELEASE } from "../core/release.ts";
+import { BUILT_IN_RELEASE } from "../core/payload/release-model.ts";
 import type { Exit } from "./commands.ts";
 import { formatProblems, type Format } from "./problem-format.ts";
 
 const STDIN = "-";
 
-export interface ValidateOptions {
+interface ValidateOptions {
   hostFacts: string | undefined;
   payload: string;
   format: Format;

@@ -1,13 +1,13 @@
 import type { CertificateFacts } from "../core/access/tls.ts";
-import type { HostFacts } from "../core/host.ts";
+import type { HostFacts } from "../core/host/facts.ts";
 import { loadOrCreateInstallCode } from "../core/access/install-code.ts";
-import { createLogger, type Logger } from "../core/log.ts";
+import { createLogger, type Logger } from "../core/common/log.ts";
 import { clusterSecrets, createRedactor, draftSecrets } from "../core/secrets/index.ts";
-import { createServices, type Services } from "../core/services.ts";
-import type { Settings } from "../core/settings.ts";
-import { openStore, type OpenedStore } from "../core/store.ts";
+import { createServices, type Services } from "../core/service/services.ts";
+import type { Settings } from "../core/common/settings.ts";
+import { openStore, type OpenedStore } from "../core/state/store.ts";
 
-export interface Wired {
+interface Wired {
   services: Services;
   opened: OpenedStore;
   installCode: string;

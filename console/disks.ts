@@ -1,5 +1,5 @@
 /** A disk as a person tells it apart from its neighbours: size, model, serial and the stable path node.yaml gets. */
-import { disksNamed, stablePath } from "../core/disk-names.ts";
+import { disksNamed, stablePath } from "../core/host/disk-names.ts";
 import type { Schemas } from "./api.ts";
 
 export type Disk = Schemas["HostDisk"];

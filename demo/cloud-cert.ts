@@ -5,7 +5,7 @@
 import { link, readFile, rm, writeFile } from "node:fs/promises";
 import { generateSelfSignedCert } from "../core/access/tls.ts";
 
-export interface CloudCert {
+interface CloudCert {
   certPem: string;
   keyPem: string;
 }

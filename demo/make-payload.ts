@@ -7,7 +7,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-export interface PayloadSpec {
+interface PayloadSpec {
   release?: string;
   profiles?: Record<string, { enabled: boolean; preview?: boolean }>;
   images?: { file: string; bytes: number }[];

@@ -91,12 +91,12 @@ export interface ReadinessServerOptions {
   tls?: { certPem: string; keyPem: string };
 }
 
-export interface Founding {
+interface Founding {
   name: string;
   secret: string;
 }
 
-export interface ReceivedRequest {
+interface ReceivedRequest {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;

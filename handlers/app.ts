@@ -4,16 +4,16 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
 import { clientAddress } from "../core/access/lockout.ts";
-import { InstallerError } from "../core/errors.ts";
-import type { Services } from "../core/services.ts";
+import { InstallerError } from "../core/common/errors.ts";
+import type { Services } from "../core/service/services.ts";
 import type { AppEnv } from "./env.ts";
 import { ROUTES } from "./index.ts";
 import { invalidRequestFromZod, problem, toInstallerError } from "./problem.ts";
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+const BODY_LIMIT_BYTES = 1024 * 1024;
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
-export const OPENAPI_INFO = {
+const OPENAPI_INFO = {
   openapi: "3.1.0",
   info: {
     title: "Stratum installer",

@@ -1,5 +1,5 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
-import { HostFactsSchema } from "../core/host-facts.ts";
+import { HostFactsSchema } from "../core/host/read-facts.ts";
 import type { AppEnv } from "./env.ts";
 import { JoinCheckSchema } from "./schemas/cluster.ts";
 import { AttemptQuerySchema, AttemptSummarySchema, StepRecordSchema } from "./schemas/install.ts";

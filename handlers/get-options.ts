@@ -1,5 +1,5 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
-import { NODE_YAML_MODES, PROFILES } from "../core/model.ts";
+import { NODE_YAML_MODES, PROFILES } from "../core/common/model.ts";
 import type { AppEnv } from "./env.ts";
 import { HostInventorySchema } from "./schemas/host.ts";
 import { authProblems } from "./schemas/problem.ts";

@@ -1,6 +1,6 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
-import { PROFILES, STEPS } from "../core/model.ts";
-import { UNATTENDED_STATES } from "../core/records.ts";
+import { PROFILES } from "../core/common/model.ts";
+import { STEPS, UNATTENDED_STATES } from "../core/state/records.ts";
 import type { AppEnv } from "./env.ts";
 import { BlockerSchema, FieldErrorSchema, authProblems } from "./schemas/problem.ts";
 import { MODE_DESCRIPTION, ModeSchema, PhaseSchema, security } from "./schemas/common.ts";

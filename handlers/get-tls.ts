@@ -1,5 +1,5 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
-import { InstallerError } from "../core/errors.ts";
+import { InstallerError } from "../core/common/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { problemResponse, publicProblems } from "./schemas/problem.ts";
 

@@ -1,5 +1,5 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
-import { PROFILES } from "../core/model.ts";
+import { PROFILES } from "../core/common/model.ts";
 import type { AppEnv } from "./env.ts";
 import { readDraftBody } from "./read-draft-body.ts";
 import { draftBodyContent } from "./schemas/draft.ts";

@@ -23,5 +23,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: async (c) => c.json(await c.get("services").attempts.start("recheck-readiness", c.get("origin")), 202),
+  handler: async (c) => c.json(await c.get("services").attempts.begin("recheck-readiness", c.get("origin")), 202),
 });

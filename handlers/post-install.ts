@@ -27,5 +27,5 @@ const route = createRoute({
 
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: async (c) => c.json(await c.get("services").attempts.start("install", c.get("origin"), c.req.valid("header")["if-match"]), 202),
+  handler: async (c) => c.json(await c.get("services").attempts.begin("install", c.get("origin"), c.req.valid("header")["if-match"]), 202),
 });

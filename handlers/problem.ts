@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
-import { ERROR_CODES, InstallerError, codeToStatus, type ErrorCode } from "../core/errors.ts";
+import { ERROR_CODES, InstallerError, codeToStatus, type ErrorCode } from "../core/common/errors.ts";
 import { presentedCode } from "../core/access/install-code.ts";
 import type { AppEnv } from "./env.ts";
 

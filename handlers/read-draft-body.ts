@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { parseJsonBody, yamlBody, type DraftBody } from "../core/draft/index.ts";
-import { InstallerError } from "../core/errors.ts";
+import { InstallerError } from "../core/common/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { draftBodyContent, nodeYamlContent } from "./schemas/draft.ts";
 

@@ -1,7 +1,7 @@
 import type { SSEStreamingApi } from "hono/streaming";
 import type { InstallEvent } from "../core/attempts/events.ts";
 
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 
 /** The next batch, or undefined when HEARTBEAT_MS pass first (the batch stays pending). */
 function within<T>(next: Promise<T>, ms: number): Promise<T | undefined> {

@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import type { Draft, FieldError } from "../../core/config/index.ts";
-import type { Blocker } from "../../core/errors.ts";
-import type { HostFacts } from "../../core/host.ts";
+import type { Draft } from "../../core/config/index.ts";
+import type { Blocker } from "../../core/common/errors.ts";
+import type { HostFacts } from "../../core/host/facts.ts";
 import type { JoinTokenSchema } from "../../handlers/schemas/cluster.ts";
 import type { DraftViewSchema } from "../../handlers/schemas/draft.ts";
 import type { EventSchema, StartedSchema, VerdictSchema } from "../../handlers/schemas/install.ts";
@@ -9,11 +9,12 @@ import type { StatusSchema } from "../../handlers/get-status.ts";
 import type { NodeAccess } from "./node-access.ts";
 import { type Answer, pinnedRequest, pinnedStream } from "./pinned-https.ts";
 import { readSse } from "./sse.ts";
+import type { FieldError } from "../../core/state/records.ts";
 
 export type Status = z.infer<typeof StatusSchema>;
 export type Verdict = z.infer<typeof VerdictSchema>;
 export type InstallEvent = z.infer<typeof EventSchema>;
-export type Started = z.infer<typeof StartedSchema>;
+type Started = z.infer<typeof StartedSchema>;
 export type JoinToken = z.infer<typeof JoinTokenSchema>;
 export type DraftView = z.infer<typeof DraftViewSchema>;
 
@@ -22,7 +23,7 @@ export interface Options {
   host: HostFacts;
 }
 
-export interface Validation {
+interface Validation {
   valid: boolean;
   errors: FieldError[];
 }

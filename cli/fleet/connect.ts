@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { FieldError } from "../../core/config/index.ts";
 import { ApiProblem, type DraftView, type JoinToken, NodeApi, type Options, type Status } from "./api.ts";
 import { changedFields } from "./diff.ts";
 import type { ConnectRow } from "./output/index.ts";
@@ -7,6 +6,7 @@ import { PinMismatch, Unreachable } from "./pinned-https.ts";
 import type { FleetNode, LoadedPlan } from "./plan.ts";
 import { fieldProblems } from "./plan-checks.ts";
 import type { LocatedProblem } from "./plan-yaml.ts";
+import type { FieldError } from "../../core/state/records.ts";
 
 export interface Connected {
   node: FleetNode;

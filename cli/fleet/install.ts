@@ -15,7 +15,7 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
  * the joins install, `parallel` at a time. The joins depend on the init node only: one join failing stops
  * no other.
  */
-export interface FleetRun {
+interface FleetRun {
   outcomes: Map<string, Outcome>;
   /** The join token the joins were given, to redact. */
   joinToken?: string;

@@ -33,7 +33,7 @@ export function installerUrlProblem(text: string): string | undefined {
   return undefined;
 }
 
-export type CodeSource = { ok: true; code: string } | { ok: false; problem: string };
+type CodeSource = { ok: true; code: string } | { ok: false; problem: string };
 
 /** `env:VAR`, `file:PATH` (relative to the plan's folder; its first line) or the code itself. */
 export async function resolveCode(source: string, planFolder: string, env: NodeJS.ProcessEnv): Promise<CodeSource> {

@@ -5,7 +5,7 @@ import { Unreachable } from "./pinned-https.ts";
 import type { FleetState } from "./state.ts";
 import { followAttempt } from "./watch.ts";
 
-export type OutcomeKind = "installed" | "failed" | "stopped" | "unreachable" | "refused";
+type OutcomeKind = "installed" | "failed" | "stopped" | "unreachable" | "refused";
 
 export interface Outcome {
   kind: OutcomeKind;

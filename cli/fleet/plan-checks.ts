@@ -1,11 +1,12 @@
-import { type Draft, type FieldError, validateDraft } from "../../core/config/index.ts";
+import { type Draft, validateDraft } from "../../core/config/index.ts";
 import { type Cidr, parseCidr, subnetText } from "../../core/config/net.ts";
 import type { Path } from "../../core/config/schema.ts";
-import type { HostFacts } from "../../core/host.ts";
-import { BUILT_IN_RELEASE } from "../../core/release.ts";
+import type { HostFacts } from "../../core/host/facts.ts";
+import { BUILT_IN_RELEASE } from "../../core/payload/release-model.ts";
 import { parseFieldPath, planPathOf } from "./compose.ts";
 import type { Plan } from "./plan-schema.ts";
 import type { PlanProblem } from "./plan-yaml.ts";
+import type { FieldError } from "../../core/state/records.ts";
 
 /** Fields whose rules ask the host: offline they are left to the node, which checks them with its own inventory once connected. */
 const HOST_FIELDS = [/^mode$/, /^network\.interface$/, /^storage\.osdDevices/];

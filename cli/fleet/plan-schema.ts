@@ -5,11 +5,11 @@ import { DraftSchema } from "../../core/config/index.ts";
  * What a node's `config` (and the cluster's `common`) may set: a structured draft without the keys the
  * fleet sets itself (mode from role, hostname from name, network.vip and cluster from the cluster section).
  */
-export const NodeConfigSchema = DraftSchema.omit({ mode: true, hostname: true, cluster: true }).extend({
+const NodeConfigSchema = DraftSchema.omit({ mode: true, hostname: true, cluster: true }).extend({
   network: DraftSchema.shape.network.unwrap().omit({ vip: true }).optional(),
 });
 
-export const ROLES = ["init", "join"] as const;
+const ROLES = ["init", "join"] as const;
 export type Role = (typeof ROLES)[number];
 
 const text = z.string().min(1);
@@ -37,7 +37,6 @@ export const PlanSchema = z.strictObject({
 
 export type Plan = z.infer<typeof PlanSchema>;
 export type PlanNode = Plan["nodes"][number];
-export type NodeConfig = z.infer<typeof NodeConfigSchema>;
 
 /** Keys the fleet writes itself, and where the plan says them instead. */
 export const FLEET_OWNED: Record<string, string> = {

@@ -17,7 +17,7 @@ export interface LocatedProblem extends PlanProblem {
   column: number;
 }
 
-export interface PlanText {
+interface PlanText {
   value: unknown;
   locate(problem: PlanProblem): LocatedProblem;
 }

@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { Draft, FieldError } from "../../core/config/index.ts";
+import type { Draft } from "../../core/config/index.ts";
 import { composeDraft } from "./compose.ts";
 import { type NodeAccess, installerUrlProblem, parseFingerprint, resolveCode } from "./node-access.ts";
 import { crossNodeProblems, fieldProblems, offlineFieldErrors } from "./plan-checks.ts";
 import type { Plan, Role } from "./plan-schema.ts";
 import { planShapeProblems } from "./plan-shape.ts";
 import { type LocatedProblem, type PlanProblem, parsePlanYaml } from "./plan-yaml.ts";
+import type { FieldError } from "../../core/state/records.ts";
 
 export interface FleetNode {
   index: number;
@@ -28,7 +29,7 @@ export interface LoadedPlan {
   locate(problem: PlanProblem): LocatedProblem;
 }
 
-export type PlanResult = { ok: true; loaded: LoadedPlan } | { ok: false; problems: LocatedProblem[] };
+type PlanResult = { ok: true; loaded: LoadedPlan } | { ok: false; problems: LocatedProblem[] };
 
 async function accessOf(plan: Plan, index: number, folder: string, env: NodeJS.ProcessEnv): Promise<{ access?: NodeAccess; problems: PlanProblem[] }> {
   const node = plan.nodes[index]!;

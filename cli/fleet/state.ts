@@ -2,7 +2,7 @@ import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { readIfPresent } from "../../core/fs/read-if-present.ts";
 
 /** What the fleet knows of one node between runs (no secret: the join token is read from the init node again). */
-export interface NodeRecord {
+interface NodeRecord {
   /** The attempt it started or followed last… */
   attempt?: number;
   /** …and the last of its events shown, where following it resumes. */

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { InstallEvent, NodeApi, Verdict } from "./api.ts";
 import { PinMismatch, Unreachable } from "./pinned-https.ts";
 
-export interface Watcher {
+interface Watcher {
   onEvent(event: InstallEvent): void;
   /** The stream broke; it is resumed after the last event received. */
   onBreak(reason: string, lastSeq: number): void;
@@ -10,7 +10,7 @@ export interface Watcher {
 }
 
 /** How long a node may stay out of reach before the fleet gives up following it. */
-export const GIVE_UP_AFTER_MS = 120_000;
+const GIVE_UP_AFTER_MS = 120_000;
 
 /**
  * Follows one attempt to its verdict over SSE, from event `after` on: a stream that breaks (or ends

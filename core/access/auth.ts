@@ -1,17 +1,24 @@
-import { InstallerError } from "../errors.ts";
+import { InstallerError } from "../common/errors.ts";
 import { codeMatcher, presentedCode } from "./install-code.ts";
 import { clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
 import { isStorageError } from "../fs/storage-error.ts";
-import type { Logger, Origin } from "../log.ts";
-import type { LockoutState } from "../records.ts";
-import type { Slice } from "../store.ts";
+import type { Logger, Origin } from "../common/log.ts";
+import type { LockoutState } from "../state/records.ts";
+import type { Slice } from "../state/store.ts";
 
 export interface Authenticator {
   /** Throws UNAUTHORIZED or TOO_MANY_ATTEMPTS; resolves when the request may go on. */
   authorize(origin: Origin, authorization: string | undefined): Promise<void>;
 }
 
-export function createAuthenticator(lockout: Slice<LockoutState>, installCode: string, now: () => number, log: Logger): Authenticator {
+interface AuthenticatorDeps {
+  lockout: Slice<LockoutState>;
+  installCode: string;
+  now: () => Date;
+  log: Logger;
+}
+
+export function createAuthenticator({ lockout, installCode, now, log }: AuthenticatorDeps): Authenticator {
   const matches = codeMatcher(installCode);
   // On a full disk the counts hold in memory (a guesser is still locked out); the next write that
   // succeeds persists them.
@@ -40,7 +47,7 @@ export function createAuthenticator(lockout: Slice<LockoutState>, installCode: s
   return {
     async authorize(origin, authorization) {
       const address = clientAddress(origin.client);
-      const at = now();
+      const at = now().getTime();
       const gated = gate(lockout.get(), address, at);
       if (!gated.allowed) throw tooMany(gated.retryAfterSeconds);
       const code = presentedCode(authorization);

@@ -1,7 +1,7 @@
 import { randomInt, timingSafeEqual } from "node:crypto";
-import { join } from "node:path";
 import { writePrivateFile } from "../fs/write-private-file.ts";
-import { INSTALL_CODE_FILE, readInstallCode } from "./install-code-file.ts";
+import { stateLayout } from "../state/layout.ts";
+import { readInstallCode } from "./install-code-file.ts";
 
 /** No 0/O, 1/I/L, U/V: a code read aloud or off a console screen is typed right. */
 const ALPHABET = "ABCDEFGHJKMNPQRSTWXYZ23456789";
@@ -37,7 +37,7 @@ export function codeMatcher(expected: string): (presented: string) => boolean {
 
 /** Reads the state dir's code, creating it (mode 0600) on first use. */
 export async function loadOrCreateInstallCode(stateDir: string): Promise<string> {
-  const path = join(stateDir, INSTALL_CODE_FILE);
+  const path = stateLayout(stateDir).installCode;
   const existing = await readInstallCode(stateDir);
   if (existing) return existing;
   const code = generateInstallCode();

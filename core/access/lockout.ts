@@ -1,5 +1,5 @@
 /** Brute-force protection for the install code (SPEC §3). Pure: state in, decision out; the caller persists. */
-import type { AddressRecord, LockoutState } from "../records.ts";
+import type { AddressRecord, LockoutState } from "../state/records.ts";
 
 export const LOCKOUT_POLICY = {
   freeFailures: 5,
@@ -11,7 +11,7 @@ export const LOCKOUT_POLICY = {
   maxTrackedAddresses: 10_000,
 } as const;
 
-export type Gate = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+type Gate = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 function secondsUntil(until: number, now: number): number {
   return Math.max(1, Math.ceil((until - now) / 1000));

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { hostname, networkInterfaces } from "node:os";
-import { join } from "node:path";
 import { readIfPresent } from "../fs/read-if-present.ts";
 import { writePrivateFile } from "../fs/write-private-file.ts";
+import { stateLayout } from "../state/layout.ts";
 import { certificateFingerprint, generateSelfSignedCert } from "./tls.ts";
 
-export interface TlsMaterial {
+interface TlsMaterial {
   cert: string;
   key: string;
   fingerprint: string;
@@ -27,8 +27,7 @@ export async function loadTls(stateDir: string, operator: { cert?: string; key?:
     const key = await readFile(operator.key, "utf8");
     return { cert, key, fingerprint: certificateFingerprint(cert), source: "operator" };
   }
-  const certPath = join(stateDir, "tls.crt");
-  const keyPath = join(stateDir, "tls.key");
+  const { tlsCert: certPath, tlsKey: keyPath } = stateLayout(stateDir);
   const [cert, key] = await Promise.all([readIfPresent(certPath), readIfPresent(keyPath)]);
   if (cert && key) return { cert, key, fingerprint: certificateFingerprint(cert), source: "reused" };
   const name = hostname();

@@ -14,7 +14,7 @@ export interface SelfSignedOptions {
   now: Date;
 }
 
-export interface CertificatePair {
+interface CertificatePair {
   certPem: string;
   keyPem: string;
 }

@@ -1,7 +1,6 @@
-import type { FieldError } from "../config/index.ts";
-import { InstallerError, type Blocker } from "../errors.ts";
-import type { Phase } from "../model.ts";
-import type { AttemptRecord } from "../records.ts";
+import { InstallerError, type Blocker } from "../common/errors.ts";
+import type { Phase } from "../common/model.ts";
+import type { AttemptRecord, FieldError } from "../state/records.ts";
 
 /** Seed 000: configuring until an install starts; installing while one runs; done after one succeeded; failed after the latest failed. */
 export function phaseOf(attempts: readonly AttemptRecord[]): Phase {

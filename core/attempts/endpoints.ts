@@ -1,6 +1,6 @@
 import { authority, parseJoinAddress } from "../cluster/endpoint.ts";
 import type { Draft } from "../config/schema.ts";
-import type { Endpoints } from "../records.ts";
+import type { Endpoints } from "../state/records.ts";
 
 /** The readiness URL is the node's own view of the cloud (usually loopback), so only its scheme and port carry over. */
 export function endpointsOf(draft: Draft | undefined, readinessUrl: string): Endpoints {

@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
-import { join } from "node:path";
 import { ensurePrivateDir } from "../fs/private-dir.ts";
 import { storageError } from "../fs/storage-error.ts";
+import { stateLayout } from "../state/layout.ts";
 import { AttemptEventLog, readEvents, type InstallEvent } from "./events.ts";
 
 const REPLAY_PAGE = 1000;
@@ -40,8 +40,7 @@ export interface EventLog {
 
 export function createEventLog(stateDir: string, now: () => Date): EventLog {
   const writers = new Map<number, Promise<AttemptEventLog>>();
-  const dir = join(stateDir, "events");
-  const path = (attempt: number) => join(dir, `attempt-${attempt}.jsonl`);
+  const { events: dir, eventsOf: path } = stateLayout(stateDir);
   const failed = (err: unknown) => storageError(stateDir, err);
 
   return {

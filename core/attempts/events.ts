@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { open, rm, type FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import type { Step } from "../model.ts";
+import type { Step } from "../state/records.ts";
 
 export const EVENT_TYPES = [
   "attempt.started",
@@ -12,10 +12,10 @@ export const EVENT_TYPES = [
   "readiness.poll",
   "attempt.finished",
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+type EventType = (typeof EVENT_TYPES)[number];
 
 export const EVENT_LEVELS = ["info", "warn", "error"] as const;
-export type EventLevel = (typeof EVENT_LEVELS)[number];
+type EventLevel = (typeof EVENT_LEVELS)[number];
 
 export interface InstallEvent {
   seq: number;

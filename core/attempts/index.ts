@@ -1,8 +1,8 @@
-import { InstallerError } from "../errors.ts";
-import type { HostFacts } from "../host.ts";
-import type { Origin } from "../log.ts";
-import type { AttemptKind, Phase } from "../model.ts";
-import type { AttemptRecord, Verdict } from "../records.ts";
+import { InstallerError } from "../common/errors.ts";
+import type { HostFacts } from "../host/facts.ts";
+import type { Origin } from "../common/log.ts";
+import type { Phase } from "../common/model.ts";
+import type { AttemptKind, AttemptRecord, Verdict } from "../state/records.ts";
 import { phaseOf } from "./admission.ts";
 import { createEventLog, type EventsPage } from "./event-log.ts";
 import type { InstallEvent } from "./events.ts";
@@ -10,15 +10,15 @@ import { AttemptRunner, type Admitted, type RunnerDeps } from "./runner.ts";
 
 const EVENTS_PAGE_LIMIT = 1000;
 
-export interface Started {
+interface Started {
   attempt: number;
   phase: Phase;
   eventsUrl: string;
 }
 
-export type AttemptSummary = Pick<AttemptRecord, "attempt" | "kind" | "startedBy" | "state" | "step" | "startedAt" | "finishedAt" | "verdict">;
+type AttemptSummary = Pick<AttemptRecord, "attempt" | "kind" | "startedBy" | "state" | "step" | "startedAt" | "finishedAt" | "verdict">;
 
-export interface Report extends AttemptSummary {
+interface Report extends AttemptSummary {
   steps: AttemptRecord["steps"];
   config: AttemptRecord["config"];
   host: HostFacts;
@@ -34,21 +34,21 @@ export interface Report extends AttemptSummary {
 export interface Attempts {
   /** A person starts an attempt: that is the "a person acted" signal too. */
   /** `ifMatch`: the draft's ETag as the person reviewed it (POST /install's If-Match). */
-  start(kind: AttemptKind, origin?: Origin, ifMatch?: string): Promise<Started>;
+  begin(kind: AttemptKind, origin?: Origin, ifMatch?: string): Promise<Started>;
   /** The unattended node.yaml starts the install; `admitted` records its number in the write that records the attempt. */
-  startUnattended(admitted: Admitted): Promise<Started>;
+  beginUnattended(admitted: Admitted): Promise<Started>;
   list(): AttemptSummary[];
   verdict(attempt?: number): Verdict;
   report(attempt?: number): Report;
   events(attempt: number | undefined, after: number): Promise<EventsPage & { attempt: number }>;
   /** NOT_FOUND at once for an unknown attempt; otherwise its events in batches, until it finished or `signal` aborts. */
   follow(attempt: number | undefined, after: number, signal: AbortSignal): AsyncIterable<InstallEvent[]>;
-  /** At start: what a killed installer left running is stopped and failed; returns notices for the banner. */
-  recover(): Promise<string[]>;
+  /** What a killed installer left running is stopped and failed; returns notices for the banner. */
+  start(): Promise<string[]>;
   stop(): Promise<void>;
 }
 
-export interface AttemptsDeps extends Omit<RunnerDeps, "events"> {
+interface AttemptsDeps extends Omit<RunnerDeps, "events"> {
   host: HostFacts;
   /** A person acted: changes memory only, written with the attempt; returns its undo. */
   personActed: () => (() => void) | undefined;
@@ -76,8 +76,8 @@ export function createAttempts(deps: AttemptsDeps): Attempts {
   const started = ({ attempt }: AttemptRecord): Started => ({ attempt, phase: phaseOf(records()), eventsUrl: `/v1/installer/install/events?attempt=${attempt}` });
 
   return {
-    start: async (kind, origin, ifMatch) => started(await runner.start(kind, "person", deps.personActed, origin, ifMatch)),
-    startUnattended: async (admitted) => started(await runner.start("install", "unattended", admitted)),
+    begin: async (kind, origin, ifMatch) => started(await runner.start(kind, "person", deps.personActed, origin, ifMatch)),
+    beginUnattended: async (admitted) => started(await runner.start("install", "unattended", admitted)),
     list: () => records().map(summary),
     verdict(attempt) {
       const record = find(attempt);
@@ -107,7 +107,7 @@ export function createAttempts(deps: AttemptsDeps): Attempts {
       return { attempt: n, ...(await events.page(n, after, EVENTS_PAGE_LIMIT)) };
     },
     follow: (attempt, after, signal) => events.follow(find(attempt).attempt, after, signal),
-    recover: () => runner.recover(),
+    start: () => runner.recover(),
     stop: () => runner.shutdown(),
   };
 }

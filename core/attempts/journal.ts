@@ -1,5 +1,5 @@
-import type { Logger, Origin } from "../log.ts";
-import type { ReadinessObservation, Verdict } from "../records.ts";
+import type { Logger, Origin } from "../common/log.ts";
+import type { ReadinessObservation, Verdict } from "../state/records.ts";
 import type { NewEvent } from "./events.ts";
 import { notReadyChecks } from "./steps/readiness.ts";
 

@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { redactDraft, type Redactor } from "../secrets/index.ts";
 import type { DraftService } from "../draft/index.ts";
-import type { Blocker } from "../errors.ts";
-import type { Logger, Origin } from "../log.ts";
-import type { AttemptKind, Step } from "../model.ts";
-import type { AttemptRecord, FailureCode, StepRecord, Verdict } from "../records.ts";
-import type { Slice } from "../store.ts";
+import type { Blocker } from "../common/errors.ts";
+import type { Logger, Origin } from "../common/log.ts";
+import type { AttemptKind, AttemptRecord, FailureCode, Step, StepRecord, Verdict } from "../state/records.ts";
+import type { Slice } from "../state/store.ts";
 import { isStorageError } from "../fs/storage-error.ts";
 import { refusal } from "./admission.ts";
 import type { EventLog } from "./event-log.ts";

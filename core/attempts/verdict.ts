@@ -1,6 +1,4 @@
-import type { NextAction, Step } from "../model.ts";
-import type { JoinCheck } from "../cluster/join-codes.ts";
-import type { FailureCode } from "../records.ts";
+import type { FailureCode, JoinCheck, NextAction, Step } from "../state/records.ts";
 
 /** A step's failure, as the runner records it: the code says what `next` is. */
 export class StepFailure extends Error {

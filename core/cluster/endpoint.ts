@@ -6,7 +6,7 @@ export interface Endpoint {
   port: number;
 }
 
-export const DEFAULT_JOIN_PORT = 8443;
+const DEFAULT_JOIN_PORT = 8443;
 
 /** `cluster.joinAddress` as SPEC §5 spells it: host, host:port, IPv6, or [IPv6]:port. Its shape is the validator's job. */
 export function parseJoinAddress(text: string): Endpoint {

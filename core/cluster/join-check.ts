@@ -5,12 +5,13 @@
  */
 import type { TLSSocket } from "node:tls";
 import { type Endpoint, authority, parseJoinAddress } from "./endpoint.ts";
-import { JOIN_CHECK_NAMES, type JoinCheck, type JoinCheckName, type JoinCheckResult } from "./join-codes.ts";
+import type { JoinCheckResult } from "./join-codes.ts";
 import { judgeJoinInfo, parseJoinInfo } from "./join-info.ts";
 import { joinProof, newNonce } from "./join-proof.ts";
 import { type JoinToken, TOKEN_HINT, parseJoinToken } from "./join-token.ts";
 import { requestOver } from "./request-over.ts";
 import { type Deadline, openTls, peerSha256 } from "./tls-connect.ts";
+import { JOIN_CHECK_NAMES, type JoinCheck, type JoinCheckName } from "../state/records.ts";
 
 export interface JoinCheckInput {
   joinAddress: string;
@@ -24,7 +25,7 @@ export interface JoinCheckInput {
   timeoutMs?: number;
 }
 
-export const JOIN_TIMEOUT_MS = 5_000;
+const JOIN_TIMEOUT_MS = 5_000;
 
 type Found = Partial<Record<JoinCheckName, JoinCheck>>;
 

@@ -1,7 +1,7 @@
 /** Step 3 of the join check: what `GET /v1/cluster/join-info` says, judged against this node. Pure. */
 import { seconds } from "./endpoint.ts";
-import type { JoinCheck } from "./join-codes.ts";
 import type { Answer } from "./request-over.ts";
+import type { JoinCheck } from "../state/records.ts";
 
 export interface JoinInfo {
   cluster: string;
@@ -19,7 +19,7 @@ export interface JoinExpectations {
   receivedAt: Date;
 }
 
-export const MAX_CLOCK_SKEW_MS = 30_000;
+const MAX_CLOCK_SKEW_MS = 30_000;
 const MAX_TEXT = 256;
 
 const shown = (text: string) => JSON.stringify(text);

@@ -8,13 +8,13 @@ export interface JoinToken {
   secret: string;
 }
 
-export type ParsedToken = { ok: true; value: JoinToken } | { ok: false; problem: string };
+type ParsedToken = { ok: true; value: JoinToken } | { ok: false; problem: string };
 
 const PREFIX = "STRATUM1";
 const MIN_SECRET_CHARS = 22; // 22 × 6 bits ≥ 128 bits
 const MAX_SECRET_CHARS = 512;
 
-export const TOKEN_SHAPE = `${PREFIX}:<fingerprint>:<secret>`;
+const TOKEN_SHAPE = `${PREFIX}:<fingerprint>:<secret>`;
 export const TOKEN_HINT =
   "copy the token from the installed init node (GET /v1/installer/cluster/join-token on its installer, or its console), or let `fleet` fill it in";
 

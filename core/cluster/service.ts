@@ -4,24 +4,24 @@
  */
 import { parseDocument } from "yaml";
 import { nodeYamlToDraft, parseYamlDocument, type Draft } from "../config/index.ts";
-import { InstallerError } from "../errors.ts";
-import type { Logger, Origin } from "../log.ts";
-import type { ClusterRecord, AttemptRecord, DraftRecord } from "../records.ts";
-import type { Slice } from "../store.ts";
+import { InstallerError } from "../common/errors.ts";
+import type { Logger, Origin } from "../common/log.ts";
+import type { ClusterRecord, AttemptRecord, DraftRecord } from "../state/records.ts";
+import type { Slice } from "../state/store.ts";
 import { phaseOf } from "../attempts/admission.ts";
 import type { JoinCheckResult } from "./join-codes.ts";
 import { runJoinCheck } from "./join-check.ts";
 import { formatJoinToken, generateSecret, isBareSecret } from "./join-token.ts";
 import { certificateSha256 } from "./tls-connect.ts";
 
-export interface JoinTokenView {
+interface JoinTokenView {
   token: string;
   joinAddress: string;
   cluster: string;
   release: string | null;
 }
 
-export interface ClusterDeps {
+interface ClusterDeps {
   cluster: Slice<ClusterRecord | undefined>;
   draft: { record(): DraftRecord; analysis(): { mode?: string; errors: { field: string; message: string; hint?: string }[] } };
   attempts: () => readonly AttemptRecord[];

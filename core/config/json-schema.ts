@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MODE_TABLE, MODES, type Mode } from "../model.ts";
+import { MODE_TABLE, MODES, type Mode } from "../common/model.ts";
 import { NodeYamlSchema } from "./node-yaml.ts";
 import { toSnake } from "./paths.ts";
 import { DISKS, FOR_EVERY_MODE, FOR_MODE, LOGIN, needsDisks } from "./rules/required.ts";

@@ -1,5 +1,5 @@
-import type { HostDisk, HostFacts } from "../host.ts";
-import { MODE_TABLE, MODES, NODE_YAML_MODES } from "../model.ts";
+import type { HostDisk, HostFacts } from "../host/facts.ts";
+import { MODE_TABLE, MODES, NODE_YAML_MODES } from "../common/model.ts";
 import { formatPath, toSnake } from "./paths.ts";
 import type { Names, Path } from "./schema.ts";
 

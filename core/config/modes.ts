@@ -1,6 +1,6 @@
-import type { HostFacts } from "../host.ts";
-import { DEFAULT_MODE, MODE_TABLE, MODES, type Mode, type NodeYamlMode, type Profile } from "../model.ts";
-import type { ReleaseModel } from "../release.ts";
+import type { HostFacts } from "../host/facts.ts";
+import { DEFAULT_MODE, MODE_TABLE, MODES, type Mode, type NodeYamlMode, type Profile } from "../common/model.ts";
+import type { ReleaseModel } from "../payload/release-model.ts";
 import { unusedDisks } from "./messages.ts";
 import { isPlainObject } from "./paths.ts";
 import type { ValidationContext } from "./schema.ts";

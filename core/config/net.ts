@@ -1,14 +1,14 @@
 import { isIP } from "node:net";
 import { quoted, shown } from "./messages.ts";
 
-export type Family = 4 | 6;
+type Family = 4 | 6;
 
 export interface Ip {
   family: Family;
   value: bigint;
 }
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 const ADDRESS_BITS: Record<Family, number> = { 4: 32, 6: 128 };
 
@@ -130,7 +130,7 @@ export function hostnameProblem(name: string): string | undefined {
   return name.split(".").map(labelProblem).find((problem) => problem !== undefined);
 }
 
-export type HostOrIp = { kind: "ip"; ip: Ip } | { kind: "hostname"; name: string };
+type HostOrIp = { kind: "ip"; ip: Ip } | { kind: "hostname"; name: string };
 
 export function parseHostOrIp(text: string): Parsed<HostOrIp> {
   const ip = parseIp(text);

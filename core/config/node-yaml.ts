@@ -1,6 +1,6 @@
 import { stringify } from "yaml";
 import { z } from "zod";
-import { MODE_TABLE, MODES, modeFromNodeYaml, NODE_YAML_MODES } from "../model.ts";
+import { MODE_TABLE, MODES, modeFromNodeYaml, NODE_YAML_MODES } from "../common/model.ts";
 import { isPlainObject, objectSchemaOf, toSnake } from "./paths.ts";
 import { type Draft, DraftSchema } from "./schema.ts";
 

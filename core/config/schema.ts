@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { HostFacts } from "../host.ts";
-import { type Mode, MODES } from "../model.ts";
-import type { ReleaseModel } from "../release.ts";
+import type { HostFacts } from "../host/facts.ts";
+import { type Mode, MODES } from "../common/model.ts";
+import type { ReleaseModel } from "../payload/release-model.ts";
 
 // Bounds keep every input cheap to validate; the rules give the precise reasons.
 const text = (max: number) => z.string().min(1).max(max);
@@ -126,14 +126,6 @@ export const DraftSchema = z
   .meta({ description: "The install configuration; every field is optional while drafting, the mode decides which are required to install." });
 
 export type Draft = z.infer<typeof DraftSchema>;
-
-export interface FieldError {
-  field: string;
-  message: string;
-  hint?: string;
-  line?: number;
-  column?: number;
-}
 
 export interface ValidationContext {
   host: HostFacts;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MODES, modeFromNodeYaml } from "../model.ts";
+import { MODES, modeFromNodeYaml } from "../common/model.ts";
 import { nearest, quoted, shown } from "./messages.ts";
 import { formatPath, isPlainObject, isPrefixOf, keyPaths, objectSchemaOf, toSnake, valueAt } from "./paths.ts";
 import { SECRET_FIELDS } from "../secrets/redact.ts";

@@ -1,6 +1,6 @@
 import { type Document, isAlias, isMap, isScalar, isSeq, type Scalar, visit } from "yaml";
-import { diskNamed, stablePath } from "../disk-names.ts";
-import type { HostFacts } from "../host.ts";
+import { diskNamed, stablePath } from "../host/disk-names.ts";
+import type { HostFacts } from "../host/facts.ts";
 import { shown } from "./messages.ts";
 import type { Draft, Names, PathError } from "./schema.ts";
 import { parseYamlDocument, replaceScalars } from "./yaml.ts";

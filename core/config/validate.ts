@@ -1,13 +1,14 @@
 import type { z } from "zod";
-import { type Mode, modeFromNodeYaml } from "../model.ts";
+import { type Mode, modeFromNodeYaml } from "../common/model.ts";
 import { draftNames, nodeYamlNames, toNodeYamlPath } from "./messages.ts";
 import { NodeYamlSchema, nodeYamlToDraft } from "./node-yaml.ts";
 import { formatPath, isPrefixOf, schemaOrder } from "./paths.ts";
 import { RULES } from "./rules/index.ts";
-import { type Draft, DraftSchema, type FieldError, type Names, type Path, type PathError, type ValidationContext } from "./schema.ts";
+import { type Draft, DraftSchema, type Names, type Path, type PathError, type ValidationContext } from "./schema.ts";
 import { shapeErrors, wellShapedPart } from "./shape.ts";
 import { aliasedDiskProblems } from "./stable-disks.ts";
 import { offsetOf, parseYamlDocument } from "./yaml.ts";
+import type { FieldError } from "../state/records.ts";
 
 function toFieldError({ path, message, hint }: PathError, position?: { line: number; column: number }): FieldError {
   return { field: formatPath(path), message, ...(hint !== undefined && { hint }), ...position };

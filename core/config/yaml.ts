@@ -1,6 +1,7 @@
 import { CST, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, type Node, parseAllDocuments, visit, type YAMLError } from "yaml";
 import { formatPath } from "./paths.ts";
-import type { FieldError, Path } from "./schema.ts";
+import type { Path } from "./schema.ts";
+import type { FieldError } from "../state/records.ts";
 
 const YAML_LIMITS = {
   maxBytes: 1024 * 1024,
@@ -113,13 +114,13 @@ function aliasProblem(error: unknown): string {
   return `node.yaml could not be read: ${message}`;
 }
 
-export interface ParsedYaml {
+interface ParsedYaml {
   value: Record<string, unknown>;
   doc: Document.Parsed;
   lineCounter: LineCounter;
 }
 
-export type YamlParseResult = { ok: true; parsed: ParsedYaml } | { ok: false; error: FieldError };
+type YamlParseResult = { ok: true; parsed: ParsedYaml } | { ok: false; error: FieldError };
 
 function failAt(message: string, lineCounter: LineCounter, offset: number): { ok: false; error: FieldError } {
   const { line, col } = lineCounter.linePos(offset);

@@ -1,6 +1,6 @@
-import { analyzeYamlDraft, draftMode, validateDraft, type Draft, type FieldError, type ValidationContext } from "../config/index.ts";
-import { DEFAULT_MODE, MODE_TABLE, type Mode, type Profile } from "../model.ts";
-import type { DraftRecord } from "../records.ts";
+import { analyzeYamlDraft, draftMode, validateDraft, type Draft, type ValidationContext } from "../config/index.ts";
+import { DEFAULT_MODE, MODE_TABLE, type Mode, type Profile } from "../common/model.ts";
+import type { DraftRecord, FieldError } from "../state/records.ts";
 
 /** A draft as a person sends it: a structured (JSON) draft, or node.yaml text kept as written. */
 export type DraftBody = { source: "structured"; config: Record<string, unknown> } | { source: "yaml"; yaml: string };

@@ -1,4 +1,4 @@
-import { InstallerError } from "../errors.ts";
+import { InstallerError } from "../common/errors.ts";
 import type { DraftBody } from "./analysis.ts";
 import { jsonSyntaxError, type JsonSyntaxError } from "./json-syntax.ts";
 

@@ -1,6 +1,6 @@
 import type { Draft } from "../config/index.ts";
-import { diskNamed } from "../disk-names.ts";
-import type { HostDisk, HostFacts } from "../host.ts";
+import { diskNamed } from "../host/disk-names.ts";
+import type { HostDisk, HostFacts } from "../host/facts.ts";
 
 /** What an install of the draft does that cannot be undone, shown before it starts. */
 export interface InstallReview {

@@ -1,16 +1,16 @@
 import { createHash } from "node:crypto";
-import { nodeYamlWithStableDisks, renderNodeYaml, withStableDisks, type FieldError, type ValidationContext } from "../config/index.ts";
+import { nodeYamlWithStableDisks, renderNodeYaml, withStableDisks, type ValidationContext } from "../config/index.ts";
 import { refusal } from "../attempts/admission.ts";
-import { InstallerError } from "../errors.ts";
-import type { Logger, Origin } from "../log.ts";
-import type { AttemptRecord, DraftRecord } from "../records.ts";
+import { InstallerError } from "../common/errors.ts";
+import type { Logger, Origin } from "../common/log.ts";
+import type { AttemptRecord, DraftRecord, FieldError } from "../state/records.ts";
 import { redactedNodeYaml } from "../secrets/index.ts";
-import type { Slice } from "../store.ts";
+import type { Slice } from "../state/store.ts";
 import { analyzeBody, toBody, type DraftAnalysis, type DraftBody } from "./analysis.ts";
 import { jsonDepth } from "./json-depth.ts";
 import { erasedDisks, type InstallReview } from "./review.ts";
 
-export interface DraftView {
+interface DraftView {
   source: "structured" | "yaml";
   config?: Record<string, unknown>;
   yaml?: string;
@@ -54,7 +54,7 @@ export interface DraftService {
   requireMatch(ifMatch: string): void;
 }
 
-export interface DraftDeps {
+interface DraftServiceDeps {
   draft: Slice<DraftRecord>;
   context: () => ValidationContext;
   now: () => Date;
@@ -73,7 +73,7 @@ function refuseDeep(value: unknown): void {
   }
 }
 
-export function createDraftService({ draft, context, now, attempts, personActed, log }: DraftDeps): DraftService {
+export function createDraftService({ draft, context, now, attempts, personActed, log }: DraftServiceDeps): DraftService {
   let cache: { record: DraftRecord; ctx: ValidationContext; analysis: DraftAnalysis; etag: string } | undefined;
 
   const current = () => {

@@ -1,8 +1,9 @@
 import { rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { dirname } from "node:path";
 import type { Adapter } from "lowdb";
 import { readIfPresent } from "./read-if-present.ts";
 import { syncFolder, writePrivateFile } from "./write-private-file.ts";
+import { tempPathOf } from "../state/layout.ts";
 
 export class CorruptStoreError extends Error {
   constructor(readonly path: string, cause: unknown) {
@@ -21,7 +22,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
   readonly tempPath: string;
 
   constructor(readonly path: string) {
-    this.tempPath = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+    this.tempPath = tempPathOf(path);
   }
 
   async read(): Promise<T | null> {

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { link, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { startTimeOf } from "../process-group.ts";
+import { startTimeOf } from "../process/group.ts";
+import { stateLayout, type StateLayout } from "../state/layout.ts";
 import { readIfPresent } from "./read-if-present.ts";
 import { writePrivateFile } from "./write-private-file.ts";
 
@@ -12,7 +13,7 @@ export class StateDirLockedError extends Error {
   }
 }
 
-export interface StateLock {
+interface StateLock {
   release(): Promise<void>;
   /** The pid named by the stale lock this one replaced. */
   tookOverFrom?: number;
@@ -23,9 +24,6 @@ interface Holder {
   /** Field 22 of /proc/<pid>/stat: tells a reused pid from the holder. */
   start?: string;
 }
-
-const LOCK = "installer.lock";
-const LEFTOVER = /^installer\.lock\.(\d+)\.[0-9a-f]+\.(new|aside)$/;
 
 function parseHolder(text: string): Holder | undefined {
   const match = /^(\d+)(?: (\d+))?\n$/.exec(text);
@@ -59,8 +57,8 @@ async function attempt(op: Promise<unknown>, expected: "EEXIST" | "ENOENT"): Pro
   }
 }
 
-function uniqueName(stateDir: string, kind: "new" | "aside"): string {
-  return join(stateDir, `${LOCK}.${process.pid}.${randomBytes(6).toString("hex")}.${kind}`);
+function uniqueName(layout: StateLayout, kind: "new" | "aside"): string {
+  return layout.lockTemp(kind, process.pid, randomBytes(6).toString("hex"));
 }
 
 /**
@@ -70,23 +68,24 @@ function uniqueName(stateDir: string, kind: "new" | "aside"): string {
  * stands, so that two racers cannot both remove it and both link their own.
  */
 export async function acquireStateLock(stateDir: string): Promise<StateLock> {
-  const path = join(stateDir, LOCK);
+  const layout = stateLayout(stateDir);
+  const path = layout.lock;
   const start = startTimeOf(process.pid);
   const record = start === null ? `${process.pid}\n` : `${process.pid} ${start}\n`;
-  const mine = uniqueName(stateDir, "new");
+  const mine = uniqueName(layout, "new");
   await writePrivateFile(mine, record, { exclusive: true });
   let tookOverFrom: number | undefined;
   try {
     for (let tries = 0; tries < 10; tries++) {
       if (await attempt(link(mine, path), "EEXIST")) {
-        await removeLeftovers(stateDir);
+        await removeLeftovers(layout);
         return { release: () => releaseIfOurs(path, record), tookOverFrom };
       }
       const text = await readIfPresent(path);
       if (text === undefined) continue;
       const holder = parseHolder(text);
       if (holder && (await isRunning(holder))) throw new StateDirLockedError(stateDir, holder.pid);
-      const aside = uniqueName(stateDir, "aside");
+      const aside = uniqueName(layout, "aside");
       if (!(await attempt(rename(path, aside), "ENOENT"))) continue;
       const moved = parseHolder(await readFile(aside, "utf8"));
       // A racer took the stale lock over between our read and our rename: give its lock back.
@@ -101,12 +100,12 @@ export async function acquireStateLock(stateDir: string): Promise<StateLock> {
 }
 
 /** Temp and aside files of lock attempts whose process is gone. */
-async function removeLeftovers(stateDir: string): Promise<void> {
-  const names = (await readdir(stateDir)).filter((name) => {
-    const pid = LEFTOVER.exec(name)?.[1];
-    return pid !== undefined && !pidAlive(Number(pid));
+async function removeLeftovers(layout: StateLayout): Promise<void> {
+  const names = (await readdir(layout.dir)).filter((name) => {
+    const pid = layout.lockTempPid(name);
+    return pid !== undefined && !pidAlive(pid);
   });
-  await Promise.all(names.map((name) => rm(join(stateDir, name), { force: true })));
+  await Promise.all(names.map((name) => rm(join(layout.dir, name), { force: true })));
 }
 
 async function releaseIfOurs(path: string, record: string): Promise<void> {

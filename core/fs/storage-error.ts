@@ -1,4 +1,4 @@
-import { InstallerError } from "../errors.ts";
+import { InstallerError } from "../common/errors.ts";
 
 const WHY: Record<string, string> = {
   ENOSPC: "no space left on its file system",

@@ -1,13 +1,24 @@
-import type { Blocker } from "../errors.ts";
-import type { Logger } from "../log.ts";
-import type { ReleaseModel } from "../release.ts";
+import type { Blocker } from "../common/errors.ts";
+import type { Logger } from "../common/log.ts";
+import type { ReleaseModel } from "./release-model.ts";
 import { RELEASE_FILE, type ReleaseFile } from "./release-file.ts";
 import { payloadBlockers, payloadRelease, releaseFileOf, type PayloadState } from "./state.ts";
 import { checkChecksums, loadRelease, sizeProblem } from "./verify.ts";
 import { FolderWatch, type WatchSettings } from "./watch.ts";
 
-export interface PayloadOptions extends WatchSettings {
+interface PayloadManagerDeps extends WatchSettings {
   log: Logger;
+}
+
+/** The offline payload's state: judged when the installer starts, again whenever its folder has changed and settled. */
+export interface PayloadManager {
+  state(): PayloadState;
+  release(): ReleaseModel;
+  blockers(): Blocker[];
+  onChange(listener: (state: PayloadState) => void): void;
+  /** Judges the folder at once (the release model is known before the first request), then watches it. */
+  start(): Promise<string[]>;
+  stop(): Promise<void>;
 }
 
 /** release.yaml and the images it lists: the files whose changes mean the payload must be judged again. */
@@ -15,92 +26,70 @@ function payloadFiles(release: ReleaseFile | undefined): string[] {
   return [RELEASE_FILE, ...(release?.images.map((image) => image.file) ?? [])];
 }
 
-/** The offline payload's state: judged when the installer starts, again whenever its folder has changed and settled. */
-export class PayloadManager {
-  #state: PayloadState = { kind: "settling" };
-  #cancel: (() => Promise<void>) | undefined;
-  #listeners: ((state: PayloadState) => void)[] = [];
-  readonly #watch: FolderWatch;
+export function createPayloadManager(deps: PayloadManagerDeps): PayloadManager {
+  const { folder, log, now } = deps;
+  let state: PayloadState = { kind: "settling" };
+  let cancel: (() => Promise<void>) | undefined;
+  const listeners: ((state: PayloadState) => void)[] = [];
 
-  constructor(private readonly options: PayloadOptions) {
-    this.#watch = new FolderWatch(options, {
-      files: () => payloadFiles(releaseFileOf(this.#state)),
-      changed: () => this.#changed(),
-      settled: () => this.#judge(),
-    });
-  }
-
-  get state(): PayloadState {
-    return this.#state;
-  }
-
-  get folder(): string {
-    return this.options.folder;
-  }
-
-  onChange(listener: (state: PayloadState) => void): void {
-    this.#listeners.push(listener);
-  }
-
-  /** Judges the folder at once (the release model is known before the first request), then watches it. */
-  async start(): Promise<void> {
-    await this.#judge();
-    this.#watch.start();
-  }
-
-  async stop(): Promise<void> {
-    this.#watch.stop();
-    await this.#cancel?.();
-  }
-
-  release(): ReleaseModel {
-    return payloadRelease(this.#state);
-  }
-
-  blockers(): Blocker[] {
-    return payloadBlockers(this.#state, this.folder);
-  }
-
-  #set(state: PayloadState): void {
-    this.#state = state;
-    for (const listener of this.#listeners) listener(state);
-  }
+  const set = (next: PayloadState) => {
+    state = next;
+    for (const listener of listeners) listener(next);
+  };
 
   /** A copy is under way: what was being checked no longer counts. */
-  async #changed(): Promise<void> {
-    if (this.#state.kind === "settling") return;
-    await this.#cancel?.();
-    this.#cancel = undefined;
-    this.#set({ kind: "settling", release: releaseFileOf(this.#state) });
-  }
+  const changed = async () => {
+    if (state.kind === "settling") return;
+    await cancel?.();
+    cancel = undefined;
+    set({ kind: "settling", release: releaseFileOf(state) });
+  };
 
   /** Reads release.yaml and checks sizes, then starts the checksum run and returns; its end sets the state. */
-  async #judge(): Promise<void> {
-    const loaded = await loadRelease(this.folder);
+  const judge = async () => {
+    const loaded = await loadRelease(folder);
     if (loaded.kind !== "ready") {
-      await this.#watch.judged(payloadFiles(releaseFileOf(this.#state)));
-      return this.#set(loaded);
+      await watch.judged(payloadFiles(releaseFileOf(state)));
+      return set(loaded);
     }
     const { release } = loaded;
-    await this.#watch.judged(payloadFiles(release));
-    const problem = await sizeProblem(this.folder, release);
-    if (problem) return this.#set({ kind: "invalid", release, detail: problem });
+    await watch.judged(payloadFiles(release));
+    const problem = await sizeProblem(folder, release);
+    if (problem) return set({ kind: "invalid", release, detail: problem });
 
     const totalBytes = release.images.reduce((sum, image) => sum + image.size, 0);
     let doneBytes = 0;
-    this.#set({ kind: "verifying", release, doneBytes, totalBytes });
-    const started = this.options.now().getTime();
-    const run = checkChecksums(this.folder, release, (bytes, file) => {
+    set({ kind: "verifying", release, doneBytes, totalBytes });
+    const started = now().getTime();
+    const run = checkChecksums(folder, release, (bytes, file) => {
       doneBytes += bytes;
-      this.#state = { kind: "verifying", release, doneBytes, totalBytes, file };
+      state = { kind: "verifying", release, doneBytes, totalBytes, file };
     });
-    this.#cancel = run.cancel;
+    cancel = run.cancel;
     void run.done.then((mismatch) => {
-      if (this.#cancel !== run.cancel) return;
-      this.#cancel = undefined;
-      if (mismatch) return this.#set({ kind: "invalid", release, detail: mismatch });
-      this.options.log.info("payload verified", { release: release.model.release, bytes: totalBytes, ms: this.options.now().getTime() - started });
-      this.#set({ kind: "ready", release });
+      if (cancel !== run.cancel) return;
+      cancel = undefined;
+      if (mismatch) return set({ kind: "invalid", release, detail: mismatch });
+      log.info("payload verified", { release: release.model.release, bytes: totalBytes, ms: now().getTime() - started });
+      set({ kind: "ready", release });
     });
-  }
+  };
+
+  const watch = new FolderWatch(deps, { files: () => payloadFiles(releaseFileOf(state)), changed, settled: judge });
+
+  return {
+    state: () => state,
+    release: () => payloadRelease(state),
+    blockers: () => payloadBlockers(state, folder),
+    onChange: (listener) => void listeners.push(listener),
+    async start() {
+      await judge();
+      watch.start();
+      return [];
+    },
+    async stop() {
+      watch.stop();
+      await cancel?.();
+    },
+  };
 }

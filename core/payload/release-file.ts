@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, join, normalize } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
-import { PROFILES } from "../model.ts";
-import type { ReleaseModel } from "../release.ts";
+import { PROFILES } from "../common/model.ts";
+import type { ReleaseModel } from "./release-model.ts";
 
 export const RELEASE_FILE = "release.yaml";
 const MAX_RELEASE_BYTES = 1024 * 1024;
@@ -19,13 +19,13 @@ const ImageSchema = z.strictObject({
   sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex digits"),
 });
 
-export const ReleaseFileSchema = z.strictObject({
+const ReleaseFileSchema = z.strictObject({
   release: z.union([z.string().min(1), z.number()]).transform(String),
   profiles: z.partialRecord(z.enum(PROFILES), ProfileSchema),
   images: z.array(ImageSchema),
 });
 
-export type ReleaseImage = z.infer<typeof ImageSchema>;
+type ReleaseImage = z.infer<typeof ImageSchema>;
 
 export interface ReleaseFile {
   model: ReleaseModel;
@@ -33,7 +33,7 @@ export interface ReleaseFile {
 }
 
 /** release.yaml, checked like node.yaml: unknown keys refused, every problem named with its place. */
-export function parseReleaseFile(text: string): { ok: true; release: ReleaseFile } | { ok: false; problem: string } {
+function parseReleaseFile(text: string): { ok: true; release: ReleaseFile } | { ok: false; problem: string } {
   if (Buffer.byteLength(text) > MAX_RELEASE_BYTES) return { ok: false, problem: "it is larger than 1 MiB" };
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, logLevel: "error" });
@@ -61,7 +61,7 @@ export function parseReleaseFile(text: string): { ok: true; release: ReleaseFile
   return { ok: true, release: { model: { release, profiles }, images } };
 }
 
-export type ReleaseRead = { kind: "ready"; release: ReleaseFile } | { kind: "missing" } | { kind: "unreadable" | "invalid"; problem: string };
+type ReleaseRead = { kind: "ready"; release: ReleaseFile } | { kind: "missing" } | { kind: "unreadable" | "invalid"; problem: string };
 
 /** The folder's release.yaml, read and checked. */
 export async function readReleaseFile(folder: string): Promise<ReleaseRead> {

@@ -1,5 +1,5 @@
-import type { Blocker } from "../errors.ts";
-import { BUILT_IN_RELEASE, type ReleaseModel } from "../release.ts";
+import type { Blocker } from "../common/errors.ts";
+import { BUILT_IN_RELEASE, type ReleaseModel } from "./release-model.ts";
 import type { ReleaseFile } from "./release-file.ts";
 
 export type PayloadState =

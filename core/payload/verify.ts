@@ -4,7 +4,7 @@ import { Worker } from "node:worker_threads";
 import { HASH_WORKER_JS } from "../../build/worker-assets.ts";
 import { RELEASE_FILE, readReleaseFile, type ReleaseFile } from "./release-file.ts";
 
-export type LoadedRelease = { kind: "ready"; release: ReleaseFile } | { kind: "not-loaded"; detail: string };
+type LoadedRelease = { kind: "ready"; release: ReleaseFile } | { kind: "not-loaded"; detail: string };
 
 /** The folder's release.yaml, or why there is none to install from, said so a person can fix it. */
 export async function loadRelease(folder: string): Promise<LoadedRelease> {
@@ -48,7 +48,7 @@ export type HashMessage =
   | { type: "file"; file: string; sha256: string; size: number }
   | { type: "error"; file: string; message: string };
 
-export interface ChecksumRun {
+interface ChecksumRun {
   /** The payload's invalid detail naming every mismatch, undefined when all images match; never rejects. */
   done: Promise<string | undefined>;
   cancel(): Promise<void>;

@@ -12,7 +12,7 @@ export interface WatchSettings {
   now: () => Date;
 }
 
-export interface WatchCallbacks {
+interface WatchCallbacks {
   /** The files, relative to the folder, whose sizes, times and inodes make its signature. */
   files(): string[];
   /** The folder differs from what was last judged: a copy is under way. */

@@ -1,7 +1,7 @@
 import { isAlias, isScalar, type Document, type Range, type Scalar } from "yaml";
 import { parseJoinToken } from "../cluster/join-token.ts";
 import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, replaceScalars, type Draft } from "../config/index.ts";
-import type { ClusterRecord, DraftRecord } from "../records.ts";
+import type { ClusterRecord, DraftRecord } from "../state/records.ts";
 import { REDACTED, SECRET_NODE_YAML_FIELDS, spellings } from "./redact.ts";
 
 const cache = new WeakMap<DraftRecord, string[]>();

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { JOIN_CHECK_NAMES, JOIN_CODES } from "../../core/cluster/join-codes.ts";
+import { JOIN_CHECK_NAMES, JOIN_CODES } from "../../core/state/records.ts";
 
 export const JoinCheckSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { MODES, PHASES } from "../../core/model.ts";
+import { MODES, PHASES } from "../../core/common/model.ts";
 
 export const security = [{ installCode: [] }];
 

@@ -9,7 +9,7 @@ export const StructuredDraftSchema = z
       "A structured draft (camelCase; every field optional in a draft; see the Draft schema for every field): mode, hostname, timezone, network {interface, address, gateway, dns, ntp, vip, floatingIpCidrs}, storage {osdDevices}, cluster {name, joinAddress, joinToken}, admin {sshAuthorizedKeys, passwordHash}. Stored even when it does not validate.",
   });
 
-export const NodeYamlTextSchema = z.string().meta({
+const NodeYamlTextSchema = z.string().meta({
   description: "A raw node.yaml (snake_case keys, node.yaml mode names), kept verbatim with its comments.",
   example: "mode: single-node\nhostname: node-01\n",
 });

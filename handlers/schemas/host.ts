@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { HostDiskSchema, HostFactsSchema } from "../../core/host-facts.ts";
+import { HostDiskSchema, HostFactsSchema } from "../../core/host/read-facts.ts";
 
 export const HostDisk = HostDiskSchema.meta({
   id: "HostDisk",

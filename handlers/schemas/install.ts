@@ -1,8 +1,7 @@
 import { JoinCheckSchema } from "./cluster.ts";
 import { z } from "@hono/zod-openapi";
 import { EVENT_LEVELS, EVENT_TYPES } from "../../core/attempts/events.ts";
-import { ATTEMPT_STATES, FAILURE_CODES } from "../../core/records.ts";
-import { ATTEMPT_KINDS, NEXT_ACTIONS, STEPS } from "../../core/model.ts";
+import { ATTEMPT_KINDS, ATTEMPT_STATES, FAILURE_CODES, NEXT_ACTIONS, STEPS } from "../../core/state/records.ts";
 import { PhaseSchema } from "./common.ts";
 
 export const AttemptQuerySchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES, type ErrorCode } from "../../core/errors.ts";
+import { ERROR_CODES, type ErrorCode } from "../../core/common/errors.ts";
 
 export const FieldErrorSchema = z
   .object({
@@ -31,7 +31,7 @@ export const BlockerSchema = z
   })
   .meta({ id: "Blocker" });
 
-export const ProblemSchema = z
+const ProblemSchema = z
   .object({
     type: z.string(),
     title: z.string(),
@@ -59,7 +59,7 @@ const PROBLEM_DESCRIPTIONS = {
   507: "The state dir cannot be written (disk full, read-only): nothing was changed; free space and retry.",
 } as const;
 
-export type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
+type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
 
 const retryAfterHeader = z.number().int().meta({ description: "Seconds until the next attempt is considered." });
 const challengeHeader = z.string().meta({

@@ -4,16 +4,16 @@ import { dirname, join, relative, resolve } from "node:path";
 import { test } from "node:test";
 import { ROOT } from "../helpers/paths.ts";
 
-/** Every import of core/ (type imports and re-exports included), by file. */
-function coreImports(): Map<string, string[]> {
+/** Every import (type imports and re-exports included) of the .ts files under `dir`, by file, relative ones resolved. */
+function importsUnder(dir: string): Map<string, string[]> {
   const files: string[] = [];
-  (function walk(dir: string) {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
+  (function walk(at: string) {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
       if (statSync(path).isDirectory()) walk(path);
       else if (path.endsWith(".ts")) files.push(path);
     }
-  })(join(ROOT, "core"));
+  })(join(ROOT, dir));
   const spec = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
   return new Map(
     files.map((file) => [
@@ -23,15 +23,9 @@ function coreImports(): Map<string, string[]> {
   );
 }
 
-test("core/ imports nothing from hono, @hono, handlers/ or cli/", () => {
-  const forbidden = [...coreImports()].flatMap(([file, specs]) =>
-    specs.filter((s) => /^(hono|@hono\/)/.test(s) || /^(handlers|cli)\//.test(relative(ROOT, s))).map((s) => `${relative(ROOT, file)} -> ${relative(ROOT, s)}`),
-  );
-  assert.deepEqual(forbidden, []);
-});
-
-test("core/ has no import cycle", () => {
-  const graph = coreImports();
+/** Each cycle of the import graph among the files under `dir`, as "a -> b -> a". */
+function cyclesUnder(dir: string): string[] {
+  const graph = importsUnder(dir);
   const cycles: string[] = [];
   const state = new Map<string, "open" | "done">();
   const stack: string[] = [];
@@ -47,6 +41,39 @@ test("core/ has no import cycle", () => {
     state.set(file, "done");
   };
   for (const file of graph.keys()) if (!state.has(file)) visit(file);
-  assert.ok(graph.size > 50, "the walk found core's files");
-  assert.deepEqual(cycles, []);
+  return cycles;
+}
+
+test("core/ imports nothing from hono, @hono (zod-openapi), handlers/ or cli/", () => {
+  const forbidden = [...importsUnder("core")].flatMap(([file, specs]) =>
+    specs.filter((s) => /^(hono|@hono\/)|zod-openapi/.test(s) || /^(handlers|cli)\//.test(relative(ROOT, s))).map((s) => `${relative(ROOT, file)} -> ${relative(ROOT, s)}`),
+  );
+  assert.deepEqual(forbidden, []);
+});
+
+for (const dir of ["core", "cli", "handlers"]) {
+  test(`${dir}/ has no import cycle`, () => {
+    assert.ok(importsUnder(dir).size > 10, `the walk found ${dir}'s files`);
+    assert.deepEqual(cyclesUnder(dir), []);
+  });
+}
+
+test("core/'s root holds only its index of rooms; the rest lives in rooms", () => {
+  const loose = readdirSync(join(ROOT, "core")).filter((name) => !statSync(join(ROOT, "core", name)).isDirectory());
+  assert.deepEqual(loose.filter((name) => name !== "README.md"), []);
+});
+
+test("the persisted records are a leaf: records.ts imports nothing", () => {
+  const records = join(ROOT, "core/state/records.ts");
+  assert.deepEqual(importsUnder("core/state").get(records), []);
+});
+
+test("the state dir's file names are spelled only in core/state/layout.ts", () => {
+  const name = /(["'`])(installer\.json|installer\.lock|install-code|tls\.crt|tls\.key|code-cache)\1|attempt-\$\{[^}]+\}\.jsonl/;
+  const spelled = ["core", "cli", "handlers", "build", "demo", "bench", "test/helpers"].flatMap((dir) =>
+    [...importsUnder(dir).keys()]
+      .filter((file) => relative(ROOT, file) !== "core/state/layout.ts" && name.test(readFileSync(file, "utf8")))
+      .map((file) => relative(ROOT, file)),
+  );
+  assert.deepEqual(spelled, []);
 });

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { chmod, chown, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { CODE_CACHE_FILE as CACHE, MAIN_MARK as MARK } from "../../cli/fast-start.ts";
+import { MAIN_MARK as MARK } from "../../cli/fast-start.ts";
+import { stateLayout } from "../../core/state/layout.ts";
 import { BUNDLE, ROOT, harness, runCli, tempDir, waitFor, type RunningInstaller, type StartOptions } from "../helpers/installer.ts";
 import { ensureNode, NODE_RUNTIMES } from "../setup/node-runtimes.ts";
 
@@ -33,7 +34,7 @@ async function startAndServe(options: StartOptions & { stateDir: string }, befor
   const state = await cacheState(installer);
   assert.equal((await installer.request("/healthz")).status, 200);
   const written = await waitFor("the code cache", async () => {
-    const data = await readFile(join(options.stateDir, CACHE)).catch(() => undefined);
+    const data = await readFile(stateLayout(options.stateDir).codeCache).catch(() => undefined);
     return data && !(before && data.equals(before)) ? data : undefined;
   });
   await installer.stop();
@@ -46,9 +47,9 @@ describe("the V8 code cache in the state dir", () => {
     const first = await lab.start({ stateDir });
     assert.equal(await cacheState(first), "absent");
     await new Promise((r) => setTimeout(r, 300));
-    await assert.rejects(stat(join(stateDir, CACHE)), { code: "ENOENT" }, "no cache before a request is served");
+    await assert.rejects(stat(stateLayout(stateDir).codeCache), { code: "ENOENT" }, "no cache before a request is served");
     assert.equal((await first.request("/v1/installer/status")).status, 200);
-    const file = join(stateDir, CACHE);
+    const file = stateLayout(stateDir).codeCache;
     await waitFor("the code cache", async () => (await stat(file).catch(() => undefined))?.size || undefined);
     assert.equal((await stat(file)).mode & 0o777, 0o600);
     assert.equal((await stat(stateDir)).mode & 0o777, 0o700);
@@ -72,7 +73,7 @@ describe("the V8 code cache in the state dir", () => {
       const stateDir = join(await tempDir(), "state");
       const { written } = await startAndServe({ stateDir });
       const spoiled = spoil(written);
-      await writeFile(join(stateDir, CACHE), spoiled);
+      await writeFile(stateLayout(stateDir).codeCache, spoiled);
       const again = await startAndServe({ stateDir }, spoiled);
       assert.equal(again.state, "rejected");
       assert.ok(again.written.equals(written) || again.written.length > 1000, "a whole cache again");
@@ -112,7 +113,7 @@ describe("the V8 code cache in the state dir", () => {
   test("a cache another user could have written (group/other-writable, or another owner) is not trusted: rejected, said, and rewritten", async () => {
     const stateDir = join(await tempDir(), "state");
     const { written } = await startAndServe({ stateDir });
-    const file = join(stateDir, CACHE);
+    const file = stateLayout(stateDir).codeCache;
     await chmod(file, 0o666);
     const again = await lab.start({ stateDir });
     assert.equal(await cacheState(again), "rejected");
@@ -132,7 +133,7 @@ describe("the V8 code cache in the state dir", () => {
 
   test("a cache that can be neither read nor written (a folder in its place) is no error: the service starts and serves", async () => {
     const stateDir = join(await tempDir(), "state");
-    await mkdir(join(stateDir, CACHE), { recursive: true, mode: 0o700 });
+    await mkdir(stateLayout(stateDir).codeCache, { recursive: true, mode: 0o700 });
     const installer = await lab.start({ stateDir });
     assert.equal(await cacheState(installer), "absent");
     assert.equal((await installer.request("/v1/installer/status")).status, 200);

@@ -7,7 +7,7 @@ import type { AxeResults } from "axe-core";
 import { ARTIFACTS } from "./browser.ts";
 
 /** The widths every screen is checked at: a laptop and a phone. */
-export const VIEWPORTS = [{ width: 1280, height: 800 }, { width: 390, height: 844 }] as const;
+const VIEWPORTS = [{ width: 1280, height: 800 }, { width: 390, height: 844 }] as const;
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"];
 const FAILING = ["critical", "serious"];
 

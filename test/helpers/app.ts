@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { SERVE_FLAGS, parseFlags, settingsFrom } from "../../cli/flags.ts";
-import { loadHostFactsFile } from "../../core/host-facts.ts";
+import { loadHostFactsFile } from "../../core/host/read-facts.ts";
 import { ensurePrivateDir } from "../../core/fs/private-dir.ts";
-import type { Services } from "../../core/services.ts";
+import type { Services } from "../../core/service/services.ts";
 import { wireServices } from "../../cli/wire.ts";
 import { createApp } from "../../handlers/app.ts";
 import { makePayload } from "../../demo/make-payload.ts";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { ROOT } from "./paths.ts";
 
-export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = "/usr/bin/chromium";
 /** Where the browser tests leave their screenshots. */
 export const ARTIFACTS = join(ROOT, "test-artifacts/console");
 /** A reason to skip the browser tests, or false when Chromium is there. */

@@ -25,7 +25,7 @@ function load(): Promise<OpenAPIBackend> {
   return backend.init();
 }
 
-export interface ObservedReply {
+interface ObservedReply {
   method: string;
   url: string;
   status: number;

@@ -18,7 +18,7 @@ exit 1
 `;
 
 /** What the rig needs of a harness: the e2e tests' own, or a script's. */
-export type Lab = Pick<Harness, "start" | "defer">;
+type Lab = Pick<Harness, "start" | "defer">;
 
 export interface RigNode {
   name: string;
@@ -44,19 +44,19 @@ export interface FleetRig {
   spawnFleet(args?: string[]): FleetProcess;
 }
 
-export interface FleetResult {
+interface FleetResult {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-export interface FleetProcess {
+interface FleetProcess {
   proc: ChildProcess;
   output(): FleetResult;
   done: Promise<FleetResult>;
 }
 
-export interface RigOptions {
+interface RigOptions {
   joins: number;
   /** Each node's cloud scenario, by node name; default "ready". */
   scenarios?: Record<string, Scenario>;

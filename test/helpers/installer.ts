@@ -7,7 +7,7 @@ import { after } from "node:test";
 import { violations } from "./conformance.ts";
 import { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 import { makePayload } from "../../demo/make-payload.ts";
-import { STORE_FILE } from "../../core/store.ts";
+import { stateLayout } from "../../core/state/layout.ts";
 
 export { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 
@@ -146,7 +146,7 @@ export interface SpawnedInstaller {
 
 const BANNER_END = /TLS SHA-256:.*\n[\s\S]*State dir:.*\n/;
 
-export async function spawnInstaller(options: StartOptions = {}): Promise<SpawnedInstaller> {
+async function spawnInstaller(options: StartOptions = {}): Promise<SpawnedInstaller> {
   const stateDir = options.stateDir ?? (await tempDir());
   let payload = options.payload;
   if (payload === undefined) {
@@ -252,7 +252,7 @@ export function harness(): Harness {
   return { defer, spawn: spawnKilledAfter, start: async (options) => listening(await spawnKilledAfter(options)) };
 }
 
-export interface SseMessage {
+interface SseMessage {
   id?: string;
   data: string;
 }
@@ -355,5 +355,5 @@ export function httpsRaw(url: string, options: RequestOptions & { localAddress?:
 
 /** The store document as it is on disk (status reads memory, which runs one write ahead of the disk); {} before the first write. */
 export async function persistedStore(stateDir: string): Promise<any> {
-  return JSON.parse((await readFile(join(stateDir, STORE_FILE), "utf8").catch(() => "")) || "{}");
+  return JSON.parse((await readFile(stateLayout(stateDir).store, "utf8").catch(() => "")) || "{}");
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 
 /** A reply as the e2e helpers read it, or as the in-process app helper reads a Response. */
-export interface ProblemReply {
+interface ProblemReply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;

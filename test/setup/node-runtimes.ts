@@ -12,7 +12,7 @@ export const NODE_RUNTIMES = ["20.20.2", "22.23.5", "24.22.3", "26.12.1"] as con
 
 const NODE_CACHE = join(ROOT, ".cache/node");
 
-export type Runtime = { node: string } | { skip: string };
+type Runtime = { node: string } | { skip: string };
 
 const run = promisify(execFile);
 

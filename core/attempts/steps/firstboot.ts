@@ -2,14 +2,14 @@ import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { isStorageError } from "../../fs/storage-error.ts";
-import { describeStopped, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process-group.ts";
+import { describeStopped, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process/group.ts";
 import type { NewEvent } from "../events.ts";
-import type { AttemptRecord } from "../../records.ts";
+import type { AttemptRecord } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 import { LineSplitter } from "./line-splitter.ts";
 
-export const TAIL_LINES = 50;
+const TAIL_LINES = 50;
 export const MAX_LINE_BYTES = 16 * 1024;
 /** Kept past the cut until redaction, so a secret that straddles the cut is redacted whole, never shown in part. */
 const REDACTION_MARGIN = 1024;
@@ -18,7 +18,7 @@ const DRAIN_MS = 2000;
 /** Waits for a line on stdin, then becomes firstboot ($0) with the node.yaml path; stdin closed without one: firstboot never starts. */
 const GATE = 'read -r go && exec "$0" "$@"';
 
-export interface FirstbootRun {
+interface FirstbootRun {
   executable: string;
   nodeYamlPath: string;
   record: Pick<AttemptRecord, "firstbootTail" | "firstbootGroup">;

@@ -1,8 +1,7 @@
 import type { DraftService } from "../../draft/index.ts";
-import type { Blocker } from "../../errors.ts";
-import { STEPS, type AttemptKind, type Step } from "../../model.ts";
-import type { AttemptRecord } from "../../records.ts";
-import type { Settings } from "../../settings.ts";
+import type { Blocker } from "../../common/errors.ts";
+import { type AttemptKind, type AttemptRecord, type Step, STEPS } from "../../state/records.ts";
+import type { Settings } from "../../common/settings.ts";
 import type { Cluster } from "../../cluster/service.ts";
 import type { StepContext } from "./context.ts";
 import { runFirstboot } from "./firstboot.ts";

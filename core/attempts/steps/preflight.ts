@@ -1,13 +1,13 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import type { DraftAnalysis } from "../../draft/index.ts";
-import type { Blocker } from "../../errors.ts";
+import type { Blocker } from "../../common/errors.ts";
 import { joinCheckNext, type JoinCheckResult } from "../../cluster/join-codes.ts";
-import type { AttemptRecord } from "../../records.ts";
+import type { AttemptRecord } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 
-export interface PreflightInputs {
+interface PreflightInputs {
   draft: DraftAnalysis;
   blockers: Blocker[];
   firstboot: string | undefined;

@@ -3,7 +3,7 @@ import { TLSSocket } from "node:tls";
 import { peerSha256 } from "../../cluster/tls-connect.ts";
 import { request as httpRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ReadinessCheck, ReadinessObservation } from "../../records.ts";
+import type { ReadinessCheck, ReadinessObservation } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 

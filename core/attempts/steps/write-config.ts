@@ -1,10 +1,10 @@
 import { writeFileAtomic } from "../../fs/atomic-write.ts";
 import { withJoinToken } from "../../cluster/service.ts";
-import type { AttemptRecord } from "../../records.ts";
+import type { AttemptRecord } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 
-export interface WriteConfig {
+interface WriteConfig {
   /** Where node.yaml goes (--node-yaml). */
   path: string;
   /** The node.yaml the draft renders to. */

@@ -1,6 +1,6 @@
 import { isBareSecret, joinTokenProblem, secretProblem, TOKEN_HINT } from "../../cluster/join-token.ts";
-import { diskNamed, diskOfPartition, disksNamed, sharedKind, stablePath } from "../../disk-names.ts";
-import type { HostDisk, HostFacts } from "../../host.ts";
+import { diskNamed, diskOfPartition, disksNamed, sharedKind, stablePath } from "../../host/disk-names.ts";
+import type { HostDisk, HostFacts } from "../../host/facts.ts";
 import { described, diskList, quoted, shown, unusedDiskList } from "../messages.ts";
 import { parseHostOrIp, splitHostPort } from "../net.ts";
 import { itemsOf } from "../paths.ts";

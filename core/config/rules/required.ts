@@ -1,4 +1,4 @@
-import { MODE_TABLE, type Mode } from "../../model.ts";
+import { MODE_TABLE, type Mode } from "../../common/model.ts";
 import { interfaceList, unusedDiskList } from "../messages.ts";
 import { modeOptions } from "../modes.ts";
 import { valueAt } from "../paths.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LOCKOUT_POLICY, clientAddress, gate, recordFailure, recordSuccess } from "../../../core/access/lockout.ts";
-import type { LockoutState } from "../../../core/records.ts";
+import type { LockoutState } from "../../../core/state/records.ts";
 
 const fresh = (): LockoutState => ({ addresses: {}, globalFailures: [] });
 const T0 = 1_700_000_000_000;

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { phaseOf, refusal, type AdmissionRequest } from "../../../core/attempts/admission.ts";
-import type { Blocker } from "../../../core/errors.ts";
-import type { Phase, Step } from "../../../core/model.ts";
-import type { AttemptRecord, AttemptState } from "../../../core/records.ts";
+import type { Blocker } from "../../../core/common/errors.ts";
+import type { Phase } from "../../../core/common/model.ts";
+import type { AttemptRecord, AttemptState, Step } from "../../../core/state/records.ts";
 
 /** An attempt record as the runner leaves it: only its state and, once it ended, its verdict's step matter here. */
 function attempt(n: number, state: AttemptState, endedAt: Step | null = null): AttemptRecord {

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import type { NewEvent } from "../../../core/attempts/events.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
 import { MAX_LINE_BYTES, runFirstboot } from "../../../core/attempts/steps/firstboot.ts";
-import type { AttemptRecord } from "../../../core/records.ts";
+import type { AttemptRecord } from "../../../core/state/records.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
 import { tempDir, waitFor } from "../../helpers/installer.ts";
 

@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import type { NewEvent } from "../../../core/attempts/events.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
 import { pollReadiness, waitForReadiness } from "../../../core/attempts/steps/readiness.ts";
-import type { ReadinessObservation } from "../../../core/records.ts";
+import type { ReadinessObservation } from "../../../core/state/records.ts";
 import { StepFailure } from "../../../core/attempts/verdict.ts";
 
 const json = (body: string) => (_req: IncomingMessage, res: ServerResponse) => res.writeHead(200, { "content-type": "application/json" }).end(body);

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { JOIN_CHECK_NAMES, type JoinCheckResult, type JoinCode } from "../../../core/cluster/join-codes.ts";
+import { type JoinCheckResult } from "../../../core/cluster/join-codes.ts";
 import { runPreflight } from "../../../core/attempts/steps/preflight.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
 import { StepFailure, nextAction } from "../../../core/attempts/verdict.ts";
-import type { FailureCode } from "../../../core/records.ts";
-import type { Step } from "../../../core/model.ts";
+import { type FailureCode, JOIN_CHECK_NAMES, type JoinCode, type Step } from "../../../core/state/records.ts";
 
 const cases: [FailureCode, Step | null, string][] = [
   ["READINESS_TIMEOUT", "readiness", "recheckReadiness"],

@@ -5,11 +5,12 @@ import https from "node:https";
 import { createServer, type AddressInfo, type Socket } from "node:net";
 import { describe, test, type TestContext } from "node:test";
 import { runJoinCheck, type JoinCheckInput } from "../../../core/cluster/join-check.ts";
-import { JOIN_CHECK_NAMES, joinCheckNext, type JoinCheckResult } from "../../../core/cluster/join-codes.ts";
+import { joinCheckNext, type JoinCheckResult } from "../../../core/cluster/join-codes.ts";
 import { formatJoinToken, generateSecret } from "../../../core/cluster/join-token.ts";
 import { certificateSha256 } from "../../../core/cluster/tls-connect.ts";
 import { generateSelfSignedCert } from "../../../core/access/tls.ts";
 import { startReadinessServer, type ReadinessServer, type ReadinessServerOptions } from "../../../demo/readiness-server.ts";
+import { JOIN_CHECK_NAMES } from "../../../core/state/records.ts";
 
 const SECRET = generateSecret();
 const RELEASE = "2026.11.0";

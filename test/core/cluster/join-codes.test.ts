@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { JOIN_CODE_NEXT, joinCheckNext, type JoinCheck, type JoinCode } from "../../../core/cluster/join-codes.ts";
+import { JOIN_CODE_NEXT, joinCheckNext } from "../../../core/cluster/join-codes.ts";
+import type { JoinCheck, JoinCode } from "../../../core/state/records.ts";
 
 test("SPEC §6: a token, fingerprint or cluster problem is fixConfig, every other failure retryInstall", () => {
   assert.deepEqual(JOIN_CODE_NEXT, {

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parse } from "yaml";
 import { createCluster, withJoinToken } from "../../../core/cluster/service.ts";
-import type { AttemptRecord, ClusterRecord, DraftRecord } from "../../../core/records.ts";
-import type { Slice } from "../../../core/store.ts";
+import type { AttemptRecord, ClusterRecord, DraftRecord } from "../../../core/state/records.ts";
+import type { Slice } from "../../../core/state/store.ts";
 
 function slice<T>(initial: T, fail = false): Slice<T> & { saves: number } {
   let value = initial;

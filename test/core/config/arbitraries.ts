@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { Draft } from "../../../core/config/index.ts";
-import { MODES } from "../../../core/model.ts";
+import { MODES } from "../../../core/common/model.ts";
 
 // Strings a YAML writer must quote to keep them strings.
 const TRICKY = ["yes", "no", "on", "~", "null", "true", "123", "0o17", "1e3", "- x", "#x", "a: b", " lead", "trail ", "2026-11-01", "'q'", '"dq"', "*alias", "&anchor", "!tag", "%x", "@x", "|", ">", "\n", "a\nb", "\t", "[x]", "{x}"];

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { FieldError } from "../../../core/config/index.ts";
+import type { FieldError } from "../../../core/state/records.ts";
 
 /** [field, message pattern] or, for YAML, [field, message pattern, line, column]. */
 export type Expected = [string, RegExp] | [string, RegExp, number, number];

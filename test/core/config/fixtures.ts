@@ -1,5 +1,5 @@
-import type { HostFacts } from "../../../core/host.ts";
-import { BUILT_IN_RELEASE, type ReleaseModel } from "../../../core/release.ts";
+import type { HostFacts } from "../../../core/host/facts.ts";
+import { BUILT_IN_RELEASE, type ReleaseModel } from "../../../core/payload/release-model.ts";
 import type { Draft, ValidationContext } from "../../../core/config/index.ts";
 
 /** A well-shaped join token (SPEC §6): the fingerprint of a certificate and a 256-bit secret. */
@@ -56,7 +56,7 @@ export const SHARED_NAMES_HOST: HostFacts = {
   ],
 };
 
-export const RELEASE: ReleaseModel = {
+const RELEASE: ReleaseModel = {
   release: "2026.11.0",
   profiles: {
     "single-node": { enabled: true },
@@ -71,7 +71,7 @@ export const SHARED_NAMES_CTX: ValidationContext = { host: SHARED_NAMES_HOST, re
 export const BUILT_IN_CTX: ValidationContext = { host: HOST, release: BUILT_IN_RELEASE };
 
 export const ED25519_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q ops@example";
-export const SHA512_HASH = `$6$rounds=656000$saltsaltsaltsalt$${"a".repeat(86)}`;
+const SHA512_HASH = `$6$rounds=656000$saltsaltsaltsalt$${"a".repeat(86)}`;
 
 /** A valid single-node draft. */
 export const SINGLE_NODE: Draft = {

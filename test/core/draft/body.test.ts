@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseJsonBody, yamlBody } from "../../../core/draft/index.ts";
-import { InstallerError } from "../../../core/errors.ts";
+import { InstallerError } from "../../../core/common/errors.ts";
 
 function refusal(parse: () => unknown): InstallerError {
   try {

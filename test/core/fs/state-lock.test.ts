@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import { after, before, describe, test, type TestContext } from "node:test";
 import { pathToFileURL } from "node:url";
 import { acquireStateLock, StateDirLockedError } from "../../../core/fs/state-lock.ts";
-import { startTimeOf } from "../../../core/process-group.ts";
+import { startTimeOf } from "../../../core/process/group.ts";
 import { tempDir } from "../../helpers/installer.ts";
 import { ROOT } from "../../helpers/paths.ts";
 

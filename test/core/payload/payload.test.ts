@@ -5,23 +5,23 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { makePayload } from "../../../demo/make-payload.ts";
-import type { Logger } from "../../../core/log.ts";
-import { PayloadManager } from "../../../core/payload/payload.ts";
+import type { Logger } from "../../../core/common/log.ts";
+import { createPayloadManager, type PayloadManager } from "../../../core/payload/payload.ts";
 import type { PayloadState } from "../../../core/payload/state.ts";
-import { BUILT_IN_RELEASE } from "../../../core/release.ts";
+import { BUILT_IN_RELEASE } from "../../../core/payload/release-model.ts";
 
 function manager(folder: string) {
   const logged: [string, Record<string, unknown> | undefined][] = [];
   const log: Logger = { info: (m, f) => logged.push([m, f]), warn: (m, f) => logged.push([m, f]), error: (m, f) => logged.push([m, f]) };
-  const payload = new PayloadManager({ folder, log, pollMs: 20, settleMs: 100, now: () => new Date() });
+  const payload = createPayloadManager({ folder, log, pollMs: 20, settleMs: 100, now: () => new Date() });
   const kinds: PayloadState["kind"][] = [];
   payload.onChange((state) => kinds.push(state.kind));
   return { payload, logged, kinds };
 }
 
 async function until(payload: PayloadManager, kind: PayloadState["kind"]): Promise<void> {
-  for (const deadline = Date.now() + 5000; payload.state.kind !== kind; await sleep(20)) {
-    if (Date.now() > deadline) throw new Error(`still ${payload.state.kind}, waiting for ${kind}`);
+  for (const deadline = Date.now() + 5000; payload.state().kind !== kind; await sleep(20)) {
+    if (Date.now() > deadline) throw new Error(`still ${payload.state().kind}, waiting for ${kind}`);
   }
 }
 
@@ -30,7 +30,7 @@ test("a payload in place: verifying when start returns, then ready with its rele
   const { images } = await makePayload(folder, { release: "2026.11.3" });
   const { payload, logged, kinds } = manager(folder);
   await payload.start();
-  assert.equal(payload.state.kind, "verifying");
+  assert.equal(payload.state().kind, "verifying");
   assert.equal(payload.blockers()[0]?.code, "PAYLOAD_VERIFYING");
   await until(payload, "ready");
   await payload.stop();
@@ -48,7 +48,7 @@ test("no payload, then one copied in: not loaded, settling while it changes, the
   const folder = join(await mkdtemp(join(tmpdir(), "stratum-payload-")), "payload");
   const { payload, kinds } = manager(folder);
   await payload.start();
-  assert.equal(payload.state.kind, "not-loaded");
+  assert.equal(payload.state().kind, "not-loaded");
   assert.equal(payload.blockers()[0]?.code, "PAYLOAD_NOT_LOADED");
   assert.equal(payload.release(), BUILT_IN_RELEASE);
   await makePayload(folder, { release: "2026.11.4" });

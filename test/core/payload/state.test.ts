@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Blocker } from "../../../core/errors.ts";
+import type { Blocker } from "../../../core/common/errors.ts";
 import type { ReleaseFile } from "../../../core/payload/release-file.ts";
 import { payloadBlockers, payloadRelease, type PayloadState } from "../../../core/payload/state.ts";
-import { BUILT_IN_RELEASE } from "../../../core/release.ts";
+import { BUILT_IN_RELEASE } from "../../../core/payload/release-model.ts";
 
 const FOLDER = "/srv/payload";
 const release: ReleaseFile = { model: { release: "2026.11.0", profiles: { "single-node": { enabled: true } } }, images: [] };

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { isAlias, isScalar, parseDocument, stringify } from "yaml";
 import { renderNodeYaml } from "../../../core/config/index.ts";
-import type { DraftRecord } from "../../../core/records.ts";
+import type { DraftRecord } from "../../../core/state/records.ts";
 import { createRedactor, draftSecrets, REDACTED, redactedNodeYaml } from "../../../core/secrets/index.ts";
 import { SINGLE_NODE } from "../config/fixtures.ts";
 

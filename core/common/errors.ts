@@ -1,4 +1,4 @@
-import type { FieldError } from "./config/index.ts";
+import type { FieldError } from "../state/records.ts";
 
 export const ERROR_CODES = {
   INVALID_REQUEST: { status: 400, title: "Invalid request" },
@@ -27,7 +27,7 @@ export interface Blocker {
   progress?: { doneBytes: number; totalBytes: number };
 }
 
-export interface InstallerErrorInit {
+interface InstallerErrorInit {
   code: ErrorCode;
   detail: string;
   errors?: FieldError[];

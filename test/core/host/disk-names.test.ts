@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { diskNamed, disksNamed, diskOfPartition, stablePath } from "../../core/disk-names.ts";
-import { IDENTIFIED_HOST, SHARED_NAMES_HOST } from "./config/fixtures.ts";
+import { diskNamed, disksNamed, diskOfPartition, stablePath } from "../../../core/host/disk-names.ts";
+import { IDENTIFIED_HOST, SHARED_NAMES_HOST } from "../config/fixtures.ts";
 
 const [sda, sdb, , nvme] = IDENTIFIED_HOST.disks;
 

@@ -1,4 +1,4 @@
-import type { Redactor } from "./secrets/index.ts";
+import type { Redactor } from "../secrets/index.ts";
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -16,7 +16,7 @@ export interface Origin {
 /** syslog(3) priorities, as sd-daemon(3)'s `<N>` line prefixes spell them. */
 const PRIORITY = { info: 6, warn: 4, error: 3 } as const;
 
-export interface LoggerOptions {
+interface LoggerOptions {
   write?: (line: string) => void;
   /** stderr is the journal's stream: each line starts with its `<N>` priority, which journald strips and keeps. */
   journal?: boolean;

@@ -3,12 +3,13 @@ import { mkdir, mkdtemp, readFile, rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { DraftRecord } from "../../core/records.ts";
-import { STORE_FILE, openStore } from "../../core/store.ts";
+import type { DraftRecord } from "../../../core/state/records.ts";
+import { stateLayout, tempPathOf } from "../../../core/state/layout.ts";
+import { openStore } from "../../../core/state/store.ts";
 
 const now = () => new Date("2026-12-02T12:00:00Z");
 const stateDir = () => mkdtemp(join(tmpdir(), "store-"));
-const onDisk = async (dir: string) => JSON.parse(await readFile(join(dir, STORE_FILE), "utf8"));
+const onDisk = async (dir: string) => JSON.parse(await readFile(stateLayout(dir).store, "utf8"));
 const draft = (hostname: string): DraftRecord => ({ source: "structured", config: { hostname }, revision: 1, updatedAt: now().toISOString() });
 
 test("a first start writes the empty document; each slice reads its part of it", async () => {
@@ -65,7 +66,7 @@ test("a save the state dir refuses rejects INSUFFICIENT_STORAGE and leaves the d
   const { store } = await openStore(dir, now);
   const slice = store.slice("draft");
   // A folder where the write's temp file goes: the write fails as on a full or read-only disk.
-  const blocker = join(dir, `.${STORE_FILE}.${process.pid}.tmp`);
+  const blocker = tempPathOf(stateLayout(dir).store);
   await mkdir(blocker);
   slice.set(draft("node-02"));
   await assert.rejects(slice.save(), (err: { code?: string; detail?: string }) => err.code === "INSUFFICIENT_STORAGE" && err.detail!.includes(dir));

@@ -1,4 +1,4 @@
-import type { HostDisk, HostFacts } from "./host.ts";
+import type { HostDisk, HostFacts } from "./facts.ts";
 
 const BY_ID = "/dev/disk/by-id/";
 
@@ -8,7 +8,7 @@ export function stablePath(disk: HostDisk): string {
 }
 
 /** Every name a draft may give the disk: kernel path, by-id paths and their link names (wwn-0x…), WWN and serial. */
-export function namesOf(disk: HostDisk): string[] {
+function namesOf(disk: HostDisk): string[] {
   const links = disk.byId ?? [];
   return [
     disk.path,

@@ -1,11 +1,58 @@
 /**
  * Every record the store persists, in one leaf module: the store and the services that own
- * these records import their shapes from here, never from each other.
+ * these records import their shapes from here, never from each other. It imports nothing: the
+ * tuples and shapes a record's fields take live here too.
  */
-import type { FieldError } from "./config/index.ts";
-import type { AttemptKind, NextAction, Step } from "./model.ts";
-import type { GroupRecord } from "./process-group.ts";
-import type { JoinCheck } from "./cluster/join-codes.ts";
+
+export const STEPS = ["preflight", "write-config", "firstboot", "readiness"] as const;
+export type Step = (typeof STEPS)[number];
+
+export const ATTEMPT_KINDS = ["install", "recheck-readiness"] as const;
+export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
+
+export const NEXT_ACTIONS = ["none", "recheckReadiness", "fixConfig", "retryInstall", "clearBlockers"] as const;
+export type NextAction = (typeof NEXT_ACTIONS)[number];
+
+/** A draft field that does not validate, where it is (line and column in a node.yaml draft) and how to fix it. */
+export interface FieldError {
+  field: string;
+  message: string;
+  hint?: string;
+  line?: number;
+  column?: number;
+}
+
+/** A process group as the store records it: its leader's pid (= pgid) and start time, so a reused pid is never taken for it. */
+export interface GroupRecord {
+  pid: number;
+  /** Field 22 of /proc/<pid>/stat (clock ticks after boot); null where there is no /proc. */
+  startTime: number | null;
+}
+
+export const JOIN_CODES = [
+  "JOIN_UNREACHABLE",
+  "JOIN_FINGERPRINT_MISMATCH",
+  "JOIN_CLUSTER_MISMATCH",
+  "JOIN_RELEASE_MISMATCH",
+  "JOIN_CLOCK_SKEW",
+  "JOIN_TOKEN_REFUSED",
+] as const;
+export type JoinCode = (typeof JOIN_CODES)[number];
+
+/** The join check's checks (SPEC §6), in the order they run. */
+export const JOIN_CHECK_NAMES = ["reachable", "fingerprint", "join-info", "cluster", "release", "clock", "token"] as const;
+export type JoinCheckName = (typeof JOIN_CHECK_NAMES)[number];
+
+/**
+ * A check that ran and failed carries its code; one that could not run (an earlier failure left it nothing to ask)
+ * is `ok: false` with no code, its detail saying why it was not checked.
+ */
+export interface JoinCheck {
+  name: JoinCheckName;
+  ok: boolean;
+  code?: JoinCode;
+  detail: string;
+}
 
 export type DraftRecord =
   | { source: "structured"; config: Record<string, unknown>; revision: number; updatedAt: string | null }
@@ -96,7 +143,7 @@ export interface AttemptRecord {
 }
 
 export const UNATTENDED_STATES = ["started", "invalid", "blocked"] as const;
-export type UnattendedState = (typeof UNATTENDED_STATES)[number];
+type UnattendedState = (typeof UNATTENDED_STATES)[number];
 
 /** What became of the node.yaml stage 1 left for an unattended install (seed 000 `unattended`). */
 export interface UnattendedRecord {

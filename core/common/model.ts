@@ -28,12 +28,3 @@ export const DEFAULT_MODE: Mode = "single-node";
 export function modeFromNodeYaml(value: unknown): Mode | undefined {
   return MODES.find((m) => MODE_TABLE[m].nodeYamlMode === value);
 }
-
-export const STEPS = ["preflight", "write-config", "firstboot", "readiness"] as const;
-export type Step = (typeof STEPS)[number];
-
-export const ATTEMPT_KINDS = ["install", "recheck-readiness"] as const;
-export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
-
-export const NEXT_ACTIONS = ["none", "recheckReadiness", "fixConfig", "retryInstall", "clearBlockers"] as const;
-export type NextAction = (typeof NEXT_ACTIONS)[number];

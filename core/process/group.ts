@@ -1,13 +1,7 @@
 import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
-
-/** A process group as the store records it: its leader's pid (= pgid) and start time, so a reused pid is never taken for it. */
-export interface GroupRecord {
-  pid: number;
-  /** Field 22 of /proc/<pid>/stat (clock ticks after boot); null where there is no /proc. */
-  startTime: number | null;
-}
+import type { GroupRecord } from "../state/records.ts";
 
 export interface StoppedGroup {
   processes: { pid: number; command: string }[];

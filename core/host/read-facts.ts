@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import os from "node:os";
 import { z } from "zod";
-import { listDir, readText } from "./fs/read-sys.ts";
-import type { HostDisk, HostFacts, HostInterface } from "./host.ts";
-import { readDisks } from "./host-disks.ts";
+import { listDir, readText } from "../fs/read-sys.ts";
+import type { HostDisk, HostFacts, HostInterface } from "./facts.ts";
+import { readDisks } from "./read-disks.ts";
 
 const SYS_NET = "/sys/class/net";
 

@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
-import { listDir, readText } from "./fs/read-sys.ts";
-import type { HostDisk } from "./host.ts";
+import { listDir, readText } from "../fs/read-sys.ts";
+import type { HostDisk } from "./facts.ts";
 
 const BY_ID = "/dev/disk/by-id";
 const VIRTUAL_DISK = /^(loop|ram|zram|sr|dm-|md)/;

@@ -1,12 +1,13 @@
 import { readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Low } from "lowdb";
-import { CorruptStoreError, DurableJsonFile } from "./fs/durable-json-file.ts";
-import { ensurePrivateDir } from "./fs/private-dir.ts";
-import { storageError } from "./fs/storage-error.ts";
+import { CorruptStoreError, DurableJsonFile } from "../fs/durable-json-file.ts";
+import { ensurePrivateDir } from "../fs/private-dir.ts";
+import { storageError } from "../fs/storage-error.ts";
+import { isTempFile, stateLayout } from "./layout.ts";
 import type { StoreData } from "./records.ts";
 
-export function emptyStore(): StoreData {
+function emptyStore(): StoreData {
   return {
     schemaVersion: 1,
     draft: { source: "structured", config: {}, revision: 0, updatedAt: null },
@@ -41,12 +42,11 @@ export interface OpenedStore {
   cleanedTempFiles: string[];
 }
 
-export const STORE_FILE = "installer.json";
-
 export async function openStore(stateDir: string, now: () => Date): Promise<OpenedStore> {
   await ensurePrivateDir(stateDir);
   const cleanedTempFiles = await removeInterruptedWrites(stateDir);
-  const path = join(stateDir, STORE_FILE);
+  const layout = stateLayout(stateDir);
+  const path = layout.store;
   const adapter = new DurableJsonFile<StoreData>(path);
   const low = new Low<StoreData>(adapter, emptyStore());
   let keptAside: string | undefined;
@@ -58,7 +58,7 @@ export async function openStore(stateDir: string, now: () => Date): Promise<Open
     else throw new CorruptStoreError(path, new Error("not an installer store document"));
   } catch (err) {
     if (!(err instanceof CorruptStoreError)) throw err;
-    keptAside = `${path}.corrupt-${now().toISOString().replace(/[:.]/g, "-")}`;
+    keptAside = layout.storeAside(now());
     await rename(path, keptAside);
   }
   if (firstStart || keptAside) await low.write();
@@ -85,7 +85,7 @@ function withDefaults(data: Partial<StoreData>): StoreData {
 }
 
 async function removeInterruptedWrites(stateDir: string): Promise<string[]> {
-  const names = (await readdir(stateDir)).filter((name) => name.startsWith(".") && name.endsWith(".tmp"));
+  const names = (await readdir(stateDir)).filter(isTempFile);
   await Promise.all(names.map((name) => rm(join(stateDir, name), { force: true })));
   return names;
 }

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { test } from "node:test";
-import { GRACE_MS, startTimeOf, stopGroup, stopRecordedGroup } from "../../core/process-group.ts";
-import { alive } from "../helpers/processes.ts";
+import { GRACE_MS, startTimeOf, stopGroup, stopRecordedGroup } from "../../../core/process/group.ts";
+import { alive } from "../../helpers/processes.ts";
 
 const now = () => new Date();
 

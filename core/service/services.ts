@@ -1,21 +1,21 @@
-import { modeOptions, type ModeOption, type ValidationContext } from "./config/index.ts";
-import { createAttempts, type Attempts } from "./attempts/index.ts";
-import { createAuthenticator, type Authenticator } from "./access/auth.ts";
-import { createCluster, type Cluster } from "./cluster/service.ts";
-import { createDraftService, type DraftService } from "./draft/index.ts";
-import type { CertificateFacts } from "./access/tls.ts";
-import type { Blocker } from "./errors.ts";
-import type { HostFacts } from "./host.ts";
-import type { Logger } from "./log.ts";
-import { DEFAULT_MODE, type Mode } from "./model.ts";
-import type { Redactor } from "./secrets/index.ts";
-import { PayloadManager } from "./payload/payload.ts";
-import type { Settings } from "./settings.ts";
+import { modeOptions, type ModeOption, type ValidationContext } from "../config/index.ts";
+import { createAttempts, type Attempts } from "../attempts/index.ts";
+import { createAuthenticator, type Authenticator } from "../access/auth.ts";
+import { createCluster, type Cluster } from "../cluster/service.ts";
+import { createDraftService, type DraftService } from "../draft/index.ts";
+import type { CertificateFacts } from "../access/tls.ts";
+import type { Blocker } from "../common/errors.ts";
+import type { HostFacts } from "../host/facts.ts";
+import type { Logger } from "../common/log.ts";
+import { DEFAULT_MODE, type Mode } from "../common/model.ts";
+import type { Redactor } from "../secrets/index.ts";
+import { createPayloadManager } from "../payload/payload.ts";
+import type { Settings } from "../common/settings.ts";
 import { computeStatus, type Status } from "./status.ts";
-import type { Store } from "./store.ts";
-import { UnattendedService } from "./unattended.ts";
+import type { Store } from "../state/store.ts";
+import { createUnattendedService } from "../unattended/service.ts";
 
-export interface Options {
+interface Options {
   modes: ModeOption[];
   host: HostFacts;
   release: string | null;
@@ -39,7 +39,7 @@ export interface Services {
   stop(): Promise<void>;
 }
 
-export interface ServiceDeps {
+interface ServicesDeps {
   version: string;
   /** Known once the server listens. */
   url: () => string;
@@ -55,9 +55,9 @@ export interface ServiceDeps {
   now: () => Date;
 }
 
-export function createServices(deps: ServiceDeps): Services {
+export function createServices(deps: ServicesDeps): Services {
   const { store, host, settings, now, log } = deps;
-  const payload = new PayloadManager({ folder: settings.payload, log, now });
+  const payload = createPayloadManager({ folder: settings.payload, log, now });
   const release = () => payload.release();
   const blockers = (): Blocker[] => payload.blockers();
 
@@ -94,7 +94,7 @@ export function createServices(deps: ServiceDeps): Services {
     personActed,
     cluster,
   });
-  const unattended = new UnattendedService({
+  const unattended = createUnattendedService({
     unattended: store.slice("unattended"),
     handoff: store.slice("handoff"),
     draft,
@@ -112,15 +112,16 @@ export function createServices(deps: ServiceDeps): Services {
   return {
     version: deps.version,
     log,
-    auth: createAuthenticator(store.slice("lockout"), deps.installCode, () => now().getTime(), log),
+    auth: createAuthenticator({ lockout: store.slice("lockout"), installCode: deps.installCode, now, log }),
     draft,
     attempts,
     cluster,
+    // In this order: attempts a killed installer left are settled before the payload is judged, and the
+    // unattended take-over decides with the payload's blockers known.
     async start() {
-      const recovered = await attempts.recover();
-      await payload.start();
-      const taken = await unattended.takeOver();
-      return [...recovered, ...(taken ? [taken] : [])];
+      const notices: string[] = [];
+      for (const service of [attempts, payload, unattended]) notices.push(...(await service.start()));
+      return notices;
     },
     async stop() {
       await Promise.all([payload.stop(), attempts.stop()]);
@@ -134,7 +135,7 @@ export function createServices(deps: ServiceDeps): Services {
         draft: draft.analysis(),
         attempts: attemptRecords.get(),
         blockers: blockers(),
-        unattended: unattended.record,
+        unattended: unattended.record(),
       }),
     options: () => ({
       modes: modeOptions(validationContext()),

@@ -3,9 +3,8 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { HostFactsSchema, loadHostFactsFile, readHostFacts } from "../../core/host-facts.ts";
-
-const DEMO_FIXTURE = new URL("../../demo/host-facts.json", import.meta.url).pathname;
+import { HostFactsSchema, loadHostFactsFile, readHostFacts } from "../../../core/host/read-facts.ts";
+import { DEMO_HOST_FACTS as DEMO_FIXTURE } from "../../helpers/paths.ts";
 
 async function writeFixture(contents: string): Promise<string> {
   const path = join(await mkdtemp(join(tmpdir(), "host-facts-")), "facts.json");

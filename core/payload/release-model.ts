@@ -1,6 +1,6 @@
-import type { Profile } from "./model.ts";
+import type { Profile } from "../common/model.ts";
 
-export interface ProfileRelease {
+interface ProfileRelease {
   enabled: boolean;
   preview?: boolean;
 }

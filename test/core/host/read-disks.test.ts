@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { readDisks } from "../../core/host-disks.ts";
+import { readDisks } from "../../../core/host/read-disks.ts";
 
 /** A folder laid out like a host's /sys, /dev, /run/udev and /proc, with what udev and the kernel write there. */
 async function fakeHost(files: Record<string, string>, links: Record<string, string>): Promise<string> {

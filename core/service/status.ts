@@ -1,8 +1,8 @@
-import { phaseOf } from "./attempts/admission.ts";
-import type { DraftAnalysis } from "./draft/index.ts";
-import type { Blocker } from "./errors.ts";
-import type { Mode, Phase, Profile, Step } from "./model.ts";
-import type { AttemptRecord, UnattendedRecord } from "./records.ts";
+import { phaseOf } from "../attempts/admission.ts";
+import type { DraftAnalysis } from "../draft/index.ts";
+import type { Blocker } from "../common/errors.ts";
+import type { Mode, Phase, Profile } from "../common/model.ts";
+import type { AttemptRecord, Step, UnattendedRecord } from "../state/records.ts";
 
 export interface Status {
   phase: Phase;
@@ -20,7 +20,7 @@ export interface Status {
   unattended?: UnattendedRecord;
 }
 
-export interface StatusInputs {
+interface StatusInputs {
   version: string;
   url: string;
   hostHostname: string;

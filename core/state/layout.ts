@@ -1,0 +1,60 @@
+import { basename, dirname, join } from "node:path";
+
+/** Every file the installer keeps in its state dir (--state-dir), named here once: the rest asks for paths. */
+export interface StateLayout {
+  dir: string;
+  /** The store document (lowdb JSON): draft, attempts, lockout, unattended, cluster. */
+  store: string;
+  /** Where an unreadable store file is kept aside when it is found, at `at`. */
+  storeAside(at: Date): string;
+  installCode: string;
+  /** The self-signed pair generated at the first start when the operator gives none. */
+  tlsCert: string;
+  tlsKey: string;
+  /** One installer per state dir: it names the holder. */
+  lock: string;
+  /** A lock attempt's own file before it is linked into place ("new"), or a stale lock renamed away ("aside"). */
+  lockTemp(kind: "new" | "aside", pid: number, unique: string): string;
+  /** The pid of the process whose lock attempt left `name`, when `name` is such a file. */
+  lockTempPid(name: string): number | undefined;
+  /** One JSON-lines file an attempt. */
+  events: string;
+  eventsOf(attempt: number): string;
+  /** V8's code cache of the bundle: a faster next start. */
+  codeCache: string;
+}
+
+const LOCK_TEMP = /^installer\.lock\.(\d+)\.[0-9a-f]+\.(new|aside)$/;
+
+export function stateLayout(dir: string): StateLayout {
+  const store = join(dir, "installer.json");
+  const lock = join(dir, "installer.lock");
+  const events = join(dir, "events");
+  return {
+    dir,
+    store,
+    storeAside: (at) => `${store}.corrupt-${at.toISOString().replace(/[:.]/g, "-")}`,
+    installCode: join(dir, "install-code"),
+    tlsCert: join(dir, "tls.crt"),
+    tlsKey: join(dir, "tls.key"),
+    lock,
+    lockTemp: (kind, pid, unique) => `${lock}.${pid}.${unique}.${kind}`,
+    lockTempPid: (name) => {
+      const pid = LOCK_TEMP.exec(name)?.[1];
+      return pid === undefined ? undefined : Number(pid);
+    },
+    events,
+    eventsOf: (attempt) => join(events, `attempt-${attempt}.jsonl`),
+    codeCache: join(dir, "code-cache"),
+  };
+}
+
+/** The temp file a write to `path` goes through before it is renamed into place: hidden, beside it, this process's. */
+export function tempPathOf(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+}
+
+/** A temp file (`tempPathOf`) an interrupted write left behind. */
+export function isTempFile(name: string): boolean {
+  return name.startsWith(".") && name.endsWith(".tmp");
+}
