@@ -13,6 +13,7 @@ import { BACKLOG_LIMIT, type AttemptEventLog, type NewEvent } from "./events.ts"
 import { endpointsOf } from "./endpoints.ts";
 import { journal } from "./journal.ts";
 import type { StepContext } from "./steps/context.ts";
+import { firstbootMark } from "../process-group.ts";
 import { stopLeftoverFirstboots } from "./steps/firstboot.ts";
 import { STEPS_OF, runStep, stepDeadline, type StepInputs, type StepSettings } from "./steps/index.ts";
 import { StepFailure, failureCodeOf, nextAction } from "./verdict.ts";
@@ -22,7 +23,7 @@ export interface RunnerDeps {
   events: EventLog;
   draft: Pick<DraftService, "record" | "analysis" | "nodeYaml" | "requireMatch">;
   blockers: () => Blocker[];
-  settings: StepSettings & { stateDir: string };
+  settings: StepSettings;
   payloadVersion: () => string | null;
   redactor: Redactor;
   log: Logger;
@@ -52,6 +53,7 @@ export class AttemptRunner {
     const { attempts, events } = this.deps;
     const leftovers = await stopLeftoverFirstboots(
       attempts.get(),
+      firstbootMark(this.deps.settings.stateDir),
       async (attempt, event) => {
         (await events.writer(attempt)).append(event);
       },
