@@ -33,8 +33,28 @@ function saveAfterFirstRequest(server: HttpsServer, codeCache: CodeCache, log: L
   );
 }
 
+/** One sentence for a listen that failed: what is wrong with --listen and what to do. */
+function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): string {
+  const at = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  switch (err.code) {
+    case "EADDRINUSE":
+      return `cannot listen on ${at}: another program uses that port (EADDRINUSE); stop it, or choose another port with --listen ${host.includes(":") ? `[${host}]` : host}:PORT`;
+    case "EADDRNOTAVAIL": {
+      const own = Object.values(networkInterfaces()).flat().flatMap((i) => (i ? [i.address] : []));
+      return `cannot listen on ${at}: ${host} is not an address of this machine (EADDRNOTAVAIL); --listen on one of ${own.join(", ")}, or 0.0.0.0 for all`;
+    }
+    case "EACCES":
+      return `cannot listen on ${at}: port ${port} is below 1024 and needs root (EACCES); run the installer as root, or choose a port of 1024 or above with --listen`;
+    default:
+      return `cannot listen on ${at}: ${err.message}`;
+  }
+}
+
 export async function runServe(settings: Settings, version: string, codeCache: CodeCache | undefined): Promise<void> {
-  const lock = await acquireStateLock(await ensurePrivateDir(settings.stateDir));
+  const stateDir = await ensurePrivateDir(settings.stateDir, "the state dir").catch((err: Error) => {
+    throw new Error(`${err.message}; choose another --state-dir`);
+  });
+  const lock = await acquireStateLock(stateDir);
   const host = await (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts());
   let url = publicUrl(settings.listenHost, settings.listenPort);
   let certificate: CertificateFacts | undefined;
@@ -78,6 +98,17 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
     },
   );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("listening", resolve);
+      server.once("error", reject);
+    });
+  } catch (err) {
+    await services.stop();
+    await lock.release();
+    throw new Error(listenProblem(err as NodeJS.ErrnoException, settings.listenHost, settings.listenPort));
+  }
+  server.on("error", (err) => log.error("server error", { error: err.message }));
   if (codeCache) saveAfterFirstRequest(server as HttpsServer, codeCache, log);
 
   lingerOnClose(server as HttpsServer);

@@ -5,7 +5,7 @@ import { createLogger, type Logger } from "../core/common/log.ts";
 import { clusterSecrets, createRedactor, draftSecrets } from "../core/secrets/index.ts";
 import { createServices, type Services } from "../core/service/services.ts";
 import type { Settings } from "../core/common/settings.ts";
-import { openStore, type OpenedStore } from "../core/state/store.ts";
+import { openStore, type OpenedStore, type Store } from "../core/state/store.ts";
 
 interface Wired {
   services: Services;
@@ -18,10 +18,21 @@ interface Wired {
 /** The service's deps, built once from the settings: the one wiring `serve` and the in-process tests share. */
 export async function wireServices(
   settings: Settings,
-  options: { version: string; url: () => string; tls?: () => CertificateFacts | undefined; host: HostFacts; now?: () => Date; writeLog?: (line: string) => void; journal?: boolean },
+  options: {
+    version: string;
+    url: () => string;
+    tls?: () => CertificateFacts | undefined;
+    host: HostFacts;
+    now?: () => Date;
+    writeLog?: (line: string) => void;
+    journal?: boolean;
+    /** Tests only: wraps the store to hold back or fail a slice's writes. */
+    store?: (store: Store) => Store;
+  },
 ): Promise<Wired> {
   const now = options.now ?? (() => new Date());
   const opened = await openStore(settings.stateDir, now);
+  if (options.store) opened.store = options.store(opened.store);
   const installCode = await loadOrCreateInstallCode(settings.stateDir);
   const draft = opened.store.slice("draft");
   const cluster = opened.store.slice("cluster");

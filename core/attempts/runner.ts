@@ -12,6 +12,7 @@ import { BACKLOG_LIMIT, type AttemptEventLog, type NewEvent } from "./events.ts"
 import { endpointsOf } from "./endpoints.ts";
 import { journal } from "./journal.ts";
 import type { StepContext } from "./steps/context.ts";
+import { firstbootMark } from "../process/group.ts";
 import { stopLeftoverFirstboots } from "./steps/firstboot.ts";
 import { STEPS_OF, runStep, stepDeadline, type StepInputs, type StepSettings } from "./steps/index.ts";
 import { StepFailure, failureCodeOf, nextAction } from "./verdict.ts";
@@ -19,9 +20,9 @@ import { StepFailure, failureCodeOf, nextAction } from "./verdict.ts";
 export interface RunnerDeps {
   attempts: Slice<AttemptRecord[]>;
   events: EventLog;
-  draft: Pick<DraftService, "record" | "analysis" | "nodeYaml" | "requireMatch">;
+  draft: Pick<DraftService, "record" | "analysis" | "nodeYaml" | "requireMatch" | "saving" | "settled">;
   blockers: () => Blocker[];
-  settings: StepSettings & { stateDir: string };
+  settings: StepSettings;
   payloadVersion: () => string | null;
   redactor: Redactor;
   log: Logger;
@@ -51,6 +52,7 @@ export class AttemptRunner {
     const { attempts, events } = this.deps;
     const leftovers = await stopLeftoverFirstboots(
       attempts.get(),
+      firstbootMark(this.deps.settings.stateDir),
       async (attempt, event) => {
         (await events.writer(attempt)).append(event);
       },
@@ -86,12 +88,14 @@ export class AttemptRunner {
   }
 
   /**
-   * Admits and numbers the attempt synchronously (two concurrent calls cannot both pass), then
+   * Once no draft change is being written, admits and numbers the attempt synchronously (two concurrent calls cannot both pass), then
    * records it: its event log first, then the store. An attempt whose record cannot be written
    * does not start, and memory and disk are as before (INSUFFICIENT_STORAGE).
    */
   async start(kind: AttemptKind, startedBy: AttemptRecord["startedBy"], admitted: Admitted, origin?: Origin, ifMatch?: string): Promise<AttemptRecord> {
     const { draft, events } = this.deps;
+    // An install takes the draft on disk: a change still being written is waited for, one rolled back is never taken.
+    while (kind === "install" && draft.saving()) await draft.settled();
     const attempts = this.deps.attempts.get();
     const refused = refusal(kind === "install" ? { action: kind, attempts, draft: draft.analysis(), blockers: this.deps.blockers() } : { action: kind, attempts });
     if (refused) throw refused;

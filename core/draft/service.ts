@@ -52,6 +52,10 @@ export interface DraftService {
   review(): InstallReview;
   /** PRECONDITION_FAILED unless `ifMatch` (an If-Match header) names the draft's current ETag or `*`. */
   requireMatch(ifMatch: string): void;
+  /** True while a change is being written: until it settles, memory may hold a draft the disk does not. */
+  saving(): boolean;
+  /** Resolves once the changes asked for so far are written or rolled back. */
+  settled(): Promise<void>;
 }
 
 interface DraftServiceDeps {
@@ -109,7 +113,7 @@ export function createDraftService({ draft, context, now, attempts, personActed,
   };
 
   /** A draft that fails to be written leaves the previous one in place, in memory as on disk. */
-  const save = async (body: DraftBody, undo?: () => void) => {
+  const write = async (body: DraftBody, undo?: () => void) => {
     const previous = draft.get();
     const revision = previous.revision + 1;
     const updatedAt = now().toISOString();
@@ -123,10 +127,26 @@ export function createDraftService({ draft, context, now, attempts, personActed,
     }
   };
 
-  const personSaves = async (body: DraftBody) => {
-    if (body.source === "structured") refuseDeep(body.config);
-    await save(body, personActed());
+  // One change at a time, each judged and made on the draft the one before left (written or rolled
+  // back): a rollback never undoes a later change, and If-Match and merge patches see what is on disk.
+  let inFlight = 0;
+  let queue: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(change: () => Promise<T>): Promise<T> => {
+    inFlight++;
+    const done = queue.then(change).finally(() => inFlight--);
+    queue = done.catch(() => undefined);
+    return done;
   };
+
+  const personChanges = (kind: "replace" | "patch", ifMatch: string | undefined, origin: Origin | undefined, make: () => DraftBody) =>
+    inTurn(async () => {
+      admitChange(ifMatch);
+      const body = make();
+      if (body.source === "structured") refuseDeep(body.config);
+      await write(body, personActed());
+      logChange(kind, origin);
+      return service.view();
+    });
 
   const service: DraftService = {
     record: () => draft.get(),
@@ -143,32 +163,30 @@ export function createDraftService({ draft, context, now, attempts, personActed,
       };
     },
     requireMatch,
-    async replace(body, ifMatch, origin) {
-      admitChange(ifMatch);
-      await personSaves(body);
-      logChange("replace", origin);
-      return service.view();
+    saving: () => inFlight > 0,
+    settled: async () => {
+      await queue;
     },
-    async patch(patch, ifMatch, origin) {
-      admitChange(ifMatch);
-      const record = draft.get();
-      if (record.source !== "structured") {
-        throw new InstallerError({
-          code: "INVALID_REQUEST",
-          detail: "The draft is raw node.yaml; a merge patch applies to a structured (JSON) draft. PUT the whole node.yaml, or PUT a JSON draft first.",
-        });
-      }
-      refuseDeep(patch);
-      const merged = mergePatch(record.config, patch) as Record<string, unknown>;
-      await personSaves({ source: "structured", config: merged });
-      logChange("patch", origin);
-      return service.view();
+    replace: (body, ifMatch, origin) => personChanges("replace", ifMatch, origin, () => body),
+    patch(patch, ifMatch, origin) {
+      return personChanges("patch", ifMatch, origin, () => {
+        const record = draft.get();
+        if (record.source !== "structured") {
+          throw new InstallerError({
+            code: "INVALID_REQUEST",
+            detail: "The draft is raw node.yaml; a merge patch applies to a structured (JSON) draft. PUT the whole node.yaml, or PUT a JSON draft first.",
+          });
+        }
+        refuseDeep(patch);
+        return { source: "structured", config: mergePatch(record.config, patch) as Record<string, unknown> };
+      });
     },
     validate: (body) => analyzeBody(body, context()),
-    async set(body) {
-      await save(body);
-      logChange("handoff");
-    },
+    set: (body) =>
+      inTurn(async () => {
+        await write(body);
+        logChange("handoff");
+      }),
     nodeYaml() {
       const { record, analysis, ctx } = current();
       if (!analysis.draft) {

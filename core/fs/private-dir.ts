@@ -1,12 +1,63 @@
 import { chmod, mkdir, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 
 /**
  * A folder only this user may enter (0700). mkdir's mode passes through the umask and leaves an existing folder
- * as it is, so a folder of ours that has other bits is chmod-ed; someone else's is left alone.
+ * as it is, so a folder of ours that has other bits is chmod-ed; someone else's is left alone. A folder that
+ * cannot be made is refused with one sentence naming it and why.
  */
-export async function ensurePrivateDir(path: string): Promise<string> {
-  await mkdir(path, { recursive: true, mode: 0o700 });
+export async function ensurePrivateDir(path: string, what = "the folder"): Promise<string> {
+  await makeFolder(path, `${what} ${path}`);
   const { mode, uid } = await stat(path);
   if ((mode & 0o777) !== 0o700 && uid === process.getuid?.()) await chmod(path, 0o700);
   return path;
+}
+
+/**
+ * mkdir -p, one level at a time: Node's `recursive` retries a parent that says ENOENT although it exists,
+ * and /proc says so for every mkdir, so `--state-dir /proc/x` hung for good.
+ */
+async function makeFolder(path: string, asked: string): Promise<void> {
+  try {
+    await mkdir(path, { mode: 0o700 });
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" && (await stat(path)).isDirectory()) return;
+    if (code === "ENOENT" && dirname(path) !== path && !(await isFolder(dirname(path)))) {
+      await makeFolder(dirname(path), asked);
+      return makeFolder(path, asked);
+    }
+    throw new Error(`${asked} cannot be made: ${await why(path, code)} (${code})`);
+  }
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+/** The path itself or its nearest ancestor that exists (stat says ENOTDIR below a file). */
+async function nearestExisting(path: string): Promise<string> {
+  while ((await stat(path).catch(() => undefined)) === undefined && dirname(path) !== path) path = dirname(path);
+  return path;
+}
+
+async function why(path: string, code: string | undefined): Promise<string> {
+  const parent = dirname(path);
+  switch (code) {
+    case "ENOENT":
+      return `${parent} does not let folders be made in it`;
+    case "EEXIST":
+    case "ENOTDIR":
+      return `${await nearestExisting(path)} is a file, not a folder`;
+    case "EACCES":
+    case "EPERM":
+      return `this user (uid ${process.getuid?.()}) may not write ${parent}`;
+    case "EROFS":
+      return `${parent} is on a read-only file system`;
+    case "ENOSPC":
+      return `the disk of ${parent} is full`;
+    default:
+      return `mkdir ${path} failed`;
+  }
 }

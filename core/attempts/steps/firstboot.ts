@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { isStorageError } from "../../fs/storage-error.ts";
-import { describeStopped, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process/group.ts";
+import { GRACE_MS, describeStopped, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process/group.ts";
 import type { NewEvent } from "../events.ts";
 import type { AttemptRecord } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
@@ -21,7 +21,9 @@ const GATE = 'read -r go && exec "$0" "$@"';
 interface FirstbootRun {
   executable: string;
   nodeYamlPath: string;
-  record: Pick<AttemptRecord, "firstbootTail" | "firstbootGroup">;
+  /** This state dir's firstboot mark (core/process/group.ts), carried by every process firstboot starts. */
+  mark: string;
+  record: Pick<AttemptRecord, "attempt" | "firstbootTail" | "firstbootGroup">;
   /** Writes the store: the group is on disk before firstboot gets going, for a crash to find. */
   persist: () => Promise<void>;
 }
@@ -37,9 +39,16 @@ interface Exit {
  * line is an event; a non-zero exit fails. The step ends when firstboot exits; what it left running
  * is stopped then, and so is the whole group when the installer stops.
  */
-export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath, record, persist }: FirstbootRun): Promise<void> {
+export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath, mark, record, persist }: FirstbootRun): Promise<void> {
+  // Whatever carries the mark now is no attempt's of this installer (each stops its own before it ends): never two at once.
+  const stale = await killMarked(mark, ctx.now);
+  if (stale.processes.length > 0) ctx.emit(stoppedEvent(stale, "an earlier firstboot left running"));
   // A gate: firstboot starts only once its group is on disk, so no crash can leave one unrecorded.
-  const child = spawn("/bin/sh", ["-c", GATE, executable, nodeYamlPath], { stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const child = spawn("/bin/sh", ["-c", GATE, executable, nodeYamlPath], {
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+    env: { ...process.env, ...markedEnv(mark, record.attempt) },
+  });
   child.stdin.on("error", () => undefined);
   const exited = new Promise<Exit>((resolve) => {
     child.once("error", (error) => resolve({ code: null, signal: null, error }));
@@ -63,7 +72,7 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     child.stdin.destroy();
     ctx.signal.removeEventListener("abort", stopping);
     if (pid !== undefined) {
-      const stopped = await stopGroup(pid, ctx.now);
+      const stopped = await stopGroup(pid, ctx.now, GRACE_MS, mark);
       delete record.firstbootGroup;
       const what = exit
         ? "firstboot left running"
@@ -91,23 +100,31 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
 }
 
 /**
- * At start, before anything else runs: stops what the firstboot of an installer that was killed
- * left running, so a retry never runs beside it. Returns what it stopped, for the banner.
+ * At start, before anything else runs: kills, at once, every process the firstboot of an installer
+ * that was killed left running (found by its mark, or by the group its attempt recorded), so a retry
+ * never runs beside it. Returns what it stopped, for the banner.
  */
 export async function stopLeftoverFirstboots(
   attempts: AttemptRecord[],
+  mark: string,
   emit: (attempt: number, event: NewEvent) => Promise<void>,
   persist: () => Promise<void>,
   now: () => Date,
 ): Promise<string[]> {
-  const notices: string[] = [];
+  const byAttempt = new Map<number, StoppedGroup["processes"]>();
+  const add = (attempt: number, processes: StoppedGroup["processes"]) => byAttempt.set(attempt, [...(byAttempt.get(attempt) ?? []), ...processes]);
   const recorded = attempts.filter((a) => a.firstbootGroup);
   for (const record of recorded) {
-    const stopped = await stopRecordedGroup(record.firstbootGroup!, now);
+    add(record.attempt, (await stopRecordedGroup(record.firstbootGroup!, now, 0))?.processes ?? []);
     delete record.firstbootGroup;
-    if (!stopped?.processes.length) continue;
-    const event = stoppedEvent(stopped, `the interrupted firstboot of attempt ${record.attempt} left running`);
-    await emit(record.attempt, { ...event, step: "firstboot" });
+  }
+  const marked = await killMarked(mark, now);
+  for (const process of marked.processes) add(process.attempt ?? attempts.at(-1)?.attempt ?? 1, [process]);
+  const notices: string[] = [];
+  for (const [attempt, processes] of [...byAttempt].sort(([a], [b]) => a - b)) {
+    if (processes.length === 0) continue;
+    const event = stoppedEvent({ processes }, `the interrupted firstboot of attempt ${attempt} left running`);
+    if (attempts.some((a) => a.attempt === attempt)) await emit(attempt, { ...event, step: "firstboot" });
     notices.push(event.message);
   }
   if (recorded.length > 0) await persist();
@@ -115,7 +132,8 @@ export async function stopLeftoverFirstboots(
 }
 
 function stoppedEvent(stopped: StoppedGroup, why: string): Omit<NewEvent, "step"> {
-  return { type: "step.progress", level: "warn", message: describeStopped(stopped, why), data: { stopped: stopped.processes, ...(stopped.killedAfterMs ? { killedAfterMs: stopped.killedAfterMs } : {}) } };
+  const processes = stopped.processes.map(({ pid, command }) => ({ pid, command }));
+  return { type: "step.progress", level: "warn", message: describeStopped(stopped, why), data: { stopped: processes, ...(stopped.killedAfterMs ? { killedAfterMs: stopped.killedAfterMs } : {}) } };
 }
 
 /** Every line of one pipe becomes an event (cut at MAX_LINE_BYTES, saying how much was cut); resolves once the pipe closed. */

@@ -4,6 +4,7 @@ import { type AttemptKind, type AttemptRecord, type Step, STEPS } from "../../st
 import type { Settings } from "../../common/settings.ts";
 import type { Cluster } from "../../cluster/service.ts";
 import type { StepContext } from "./context.ts";
+import { firstbootMark } from "../../process/group.ts";
 import { runFirstboot } from "./firstboot.ts";
 import { runPreflight } from "./preflight.ts";
 import { waitForReadiness } from "./readiness.ts";
@@ -14,7 +15,7 @@ export const STEPS_OF: Record<AttemptKind, readonly Step[]> = {
   "recheck-readiness": ["readiness"],
 };
 
-export type StepSettings = Pick<Settings, "nodeYaml" | "firstboot" | "readinessUrl" | "readinessTimeoutSeconds" | "readinessIntervalSeconds">;
+export type StepSettings = Pick<Settings, "stateDir" | "nodeYaml" | "firstboot" | "readinessUrl" | "readinessTimeoutSeconds" | "readinessIntervalSeconds">;
 
 export interface StepInputs {
   draft: Pick<DraftService, "analysis" | "nodeYaml">;
@@ -40,7 +41,7 @@ export function runStep(step: Step, ctx: StepContext, record: AttemptRecord, { d
     case "write-config":
       return writeConfig(ctx, { path: settings.nodeYaml, text: draft.nodeYaml(), foundingSecret: () => cluster.foundingSecret(), record });
     case "firstboot":
-      return runFirstboot(ctx, { executable: settings.firstboot, nodeYamlPath: settings.nodeYaml, record, persist });
+      return runFirstboot(ctx, { executable: settings.firstboot, nodeYamlPath: settings.nodeYaml, mark: firstbootMark(settings.stateDir), record, persist });
     case "readiness":
       return waitForReadiness(
         ctx,

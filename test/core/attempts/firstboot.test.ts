@@ -1,13 +1,17 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { NewEvent } from "../../../core/attempts/events.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
 import { MAX_LINE_BYTES, runFirstboot } from "../../../core/attempts/steps/firstboot.ts";
+import { firstbootMark, markedEnv } from "../../../core/process/group.ts";
 import type { AttemptRecord } from "../../../core/state/records.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
 import { tempDir, waitFor } from "../../helpers/installer.ts";
+import { alive } from "../../helpers/processes.ts";
 
 const SECRET = "jt-SECRET-4711-token";
 
@@ -25,8 +29,10 @@ async function script(body: string): Promise<{ path: string; folder: string }> {
   return { path, folder };
 }
 
-function run(ctx: StepContext, executable: string, record: Pick<AttemptRecord, "firstbootTail" | "firstbootGroup"> = { firstbootTail: [] }, persist = async () => {}) {
-  return runFirstboot(ctx, { executable, nodeYamlPath: "/dev/null", record, persist });
+type Record = Pick<AttemptRecord, "attempt" | "firstbootTail" | "firstbootGroup">;
+
+function run(ctx: StepContext, executable: string, record: Record = { attempt: 1, firstbootTail: [] }, persist = async () => {}, mark = firstbootMark(randomUUID())) {
+  return runFirstboot(ctx, { executable, nodeYamlPath: "/dev/null", mark, record, persist });
 }
 
 test("a secret that straddles the cut is redacted whole, never shown in part", async () => {
@@ -43,7 +49,7 @@ test("a secret that straddles the cut is redacted whole, never shown in part", a
 test("the group is recorded and persisted while firstboot runs, and cleared once it is stopped", async () => {
   const { path } = await script("sleep 0.2");
   const { ctx } = context();
-  const record: Pick<AttemptRecord, "firstbootTail" | "firstbootGroup"> = { firstbootTail: [] };
+  const record: Record = { attempt: 1, firstbootTail: [] };
   const persisted: unknown[] = [];
   await run(ctx, path, record, async () => {
     persisted.push(structuredClone(record.firstbootGroup));
@@ -74,8 +80,27 @@ test("a firstboot that cannot be run fails the step, saying why", async () => {
 test("firstboot starts only once its group is persisted; if that fails it never starts", async () => {
   const { path, folder } = await script(`touch "$(dirname "$0")/ran"`);
   const { ctx } = context();
-  await assert.rejects(run(ctx, path, { firstbootTail: [] }, async () => {
+  await assert.rejects(run(ctx, path, { attempt: 1, firstbootTail: [] }, async () => {
     throw new Error("ENOSPC: no space left on device");
   }), /ENOSPC/);
   assert.equal(await readFile(join(folder, "ran")).catch(() => undefined), undefined);
+});
+
+test("what firstboot leaves running is stopped when it ends, even a child that moved to a session of its own", async () => {
+  const { path, folder } = await script(`setsid sh -c 'echo $$ > "${"$"}1/escaped"; exec sleep 60' sh "$(dirname "$0")" &\nwhile [ ! -s "$(dirname "$0")/escaped" ]; do sleep 0.05; done`);
+  const { ctx, events } = context();
+  await run(ctx, path);
+  const escaped = Number(await readFile(join(folder, "escaped"), "utf8"));
+  assert.equal(await alive(escaped), false, "the escaped child still runs");
+  assert.match(events.find((e) => e.data?.stopped)!.message, new RegExp(`^stopped 1 process firstboot left running: ${escaped} sleep$`));
+});
+
+test("a process still carrying this state dir's mark when firstboot is to start is killed first: never two at once", async () => {
+  const mark = firstbootMark(randomUUID());
+  const stale = spawn("sleep", ["60"], { stdio: "ignore", detached: true, env: { ...process.env, ...markedEnv(mark, 1) } });
+  const { path } = await script("true");
+  const { ctx, events } = context();
+  await run(ctx, path, { attempt: 2, firstbootTail: [] }, async () => {}, mark);
+  assert.equal(await alive(stale.pid!), false);
+  assert.equal(events[0]!.message, `stopped 1 process an earlier firstboot left running: ${stale.pid} sleep`);
 });

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
-import { GRACE_MS, startTimeOf, stopGroup, stopRecordedGroup } from "../../../core/process/group.ts";
+import { GRACE_MS, firstbootMark, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup } from "../../../core/process/group.ts";
 import { alive } from "../../helpers/processes.ts";
 
 const now = () => new Date();
@@ -12,7 +15,8 @@ function group(script: string): ChildProcess {
 }
 
 test("a recorded pid whose start time differs is a reused pid: it is left alone", async () => {
-  const pid = group("exec sleep 60").pid!;
+  // Not through sh: spawn returns once sleep is exec'd, so its name is never still "sh" when it is stopped.
+  const pid = spawn("sleep", ["60"], { stdio: "ignore", detached: true }).pid!;
   const startTime = startTimeOf(pid)!;
   assert.equal(typeof startTime, "number");
   try {
@@ -65,3 +69,56 @@ async function waitForMembers(pgid: number, count: number): Promise<number[]> {
   }
   throw new Error(`the group did not reach ${count} members`);
 }
+
+/** A firstboot as a dead installer left it: marked, with a child in a session of its own, one in a group of its own and a double-forked grandchild, all ignoring SIGTERM. */
+async function strayFirstboot(mark: string, attempt: number): Promise<{ folder: string; pids: number[]; leader: number }> {
+  const folder = await mkdtemp(join(tmpdir(), "stratum-stray-"));
+  const stray = `trap 'touch "${folder}/got-term"' TERM; echo $$ >> "${folder}/pids"; while :; do sleep 1; done`;
+  const script = [
+    `setsid sh -c '${stray.replaceAll("'", "'\\''")}' &`,
+    `python3 -c 'import os; os.setpgid(0, 0); os.execvp("sh", ["sh", "-c", os.environ["STRAY"]])' &`,
+    `( sh -c '${stray.replaceAll("'", "'\\''")}' & ) `,
+    stray,
+  ].join("\n");
+  const leader = spawn("sh", ["-c", script], { stdio: "ignore", detached: true, env: { ...process.env, STRAY: stray, ...markedEnv(mark, attempt) } }).pid!;
+  for (let tries = 0; tries < 400; tries++) {
+    const pids = (await readFile(join(folder, "pids"), "utf8").catch(() => "")).split("\n").filter(Boolean).map(Number);
+    if (pids.length === 4) return { folder, pids, leader };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("the stray firstboot did not start its four processes");
+}
+
+/** Every one of the firstboot's own processes, and besides them only the `sleep`s they were running (and a TERM trap's `touch`). */
+function assertTook(processes: { pid: number; command: string }[], pids: number[]): void {
+  const took = new Set(processes.map((p) => p.pid));
+  for (const pid of pids) assert.ok(took.has(pid), `${pid} was not stopped`);
+  assert.deepEqual(processes.filter((p) => !pids.includes(p.pid) && !["sleep", "touch"].includes(p.command)), []);
+}
+
+test("a dead installer's firstboot: every process carrying its mark is found, whatever group or session it moved to, and killed at once without SIGTERM", async () => {
+  const mark = firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-")));
+  const other = firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-")));
+  const ours = await strayFirstboot(mark, 3);
+  const theirs = await strayFirstboot(other, 1);
+  try {
+    const stopped = await killMarked(mark);
+    assertTook(stopped.processes, ours.pids);
+    assert.deepEqual([...new Set(stopped.processes.map((p) => p.attempt))], [3]);
+    for (const pid of ours.pids) assert.equal(await alive(pid), false, `${pid} still runs`);
+    assert.equal(await readFile(join(ours.folder, "got-term")).catch(() => undefined), undefined, "a stale firstboot gets no grace: SIGKILL only");
+    for (const pid of theirs.pids) assert.equal(await alive(pid), true, "another state dir's firstboot is left alone");
+    assert.deepEqual((await killMarked(mark)).processes, [], "nothing left the second time");
+  } finally {
+    await killMarked(other);
+  }
+});
+
+test("a live group's stop takes the processes that left its group or session too", async () => {
+  const mark = firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-")));
+  const { pids, leader } = await strayFirstboot(mark, 1);
+  const stopped = await stopGroup(leader, now, 200, mark);
+  assertTook(stopped.processes, pids);
+  assert.equal(stopped.killedAfterMs, 200);
+  for (const pid of pids) assert.equal(await alive(pid), false, `${pid} still runs`);
+});

@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import { stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { ensurePrivateDir } from "../../../core/fs/private-dir.ts";
+import { tempDir } from "../../helpers/installer.ts";
+
+test("a private folder is made with its parents, 0700", async () => {
+  const path = join(await tempDir(), "a/b/state");
+  assert.equal(await ensurePrivateDir(path), path);
+  assert.equal((await stat(path)).mode & 0o777, 0o700);
+});
+
+test("a folder that cannot be made is refused at once with one sentence naming it and why; /proc hung mkdir -p for good", async () => {
+  const file = join(await tempDir(), "file");
+  await writeFile(file, "");
+  for (const [path, why] of [
+    ["/proc/stratum-state", /^the folder \/proc\/stratum-state cannot be made: \/proc does not let folders be made in it \(ENOENT\)$/],
+    ["/proc/x/y/z", /^the folder \/proc\/x\/y\/z cannot be made: \/proc does not let folders be made in it \(ENOENT\)$/],
+    [join(file, "state"), new RegExp(`^the folder ${file}/state cannot be made: ${file} is a file, not a folder \\(ENOTDIR\\)$`)],
+    [join(file, "a/b"), new RegExp(`^the folder ${file}/a/b cannot be made: ${file} is a file, not a folder \\(ENOTDIR\\)$`)],
+    [file, new RegExp(`^the folder ${file} cannot be made: ${file} is a file, not a folder \\(EEXIST\\)$`)],
+  ] as const) {
+    await assert.rejects(ensurePrivateDir(path), (err: Error) => {
+      assert.match(err.message, why);
+      return true;
+    });
+  }
+});

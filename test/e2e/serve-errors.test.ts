@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { chown, mkdir, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { once } from "node:events";
+import { join } from "node:path";
+import { test } from "node:test";
+import { harness, tempDir } from "../helpers/installer.ts";
+
+const lab = harness();
+
+/** `serve` with these flags exits by itself, non-zero, with one line on stderr (beside the service log's JSON lines) and no stack trace; returns that line. */
+async function refused(args: string[], options: { stateDir?: string; uid?: number } = {}): Promise<string> {
+  const spawned = await lab.spawn({ stateDir: options.stateDir, args, ...(options.uid === undefined ? {} : { uid: options.uid }) });
+  const code = await spawned.exited;
+  const { stdout, stderr } = spawned.output();
+  assert.equal(code, 1, `exit ${code}\nstdout: ${stdout}\nstderr: ${stderr}`);
+  const said = stderr.split("\n").filter((line) => line && !line.startsWith('{"time":'));
+  assert.equal(said.length, 1, stderr);
+  assert.doesNotMatch(stderr, /\n\s+at |node:internal/);
+  return said[0]!;
+}
+
+test("a port another program holds: one line naming it and what to do", async () => {
+  const holder = createServer();
+  holder.listen(0, "127.0.0.1");
+  await once(holder, "listening");
+  lab.defer(() => holder.close());
+  const { port } = holder.address() as { port: number };
+  assert.equal(
+    await refused(["--listen", `127.0.0.1:${port}`]),
+    `installer: cannot listen on 127.0.0.1:${port}: another program uses that port (EADDRINUSE); stop it, or choose another port with --listen 127.0.0.1:PORT`,
+  );
+});
+
+test("an address that is not this machine's: one line listing the ones it has", async () => {
+  // TEST-NET-1 (RFC 5737): never assigned to a machine; bind fails at once, nothing is sent.
+  assert.match(
+    await refused(["--listen", "192.0.2.1:0"]),
+    /^installer: cannot listen on 192\.0\.2\.1:0: 192\.0\.2\.1 is not an address of this machine \(EADDRNOTAVAIL\); --listen on one of .*127\.0\.0\.1.*, or 0\.0\.0\.0 for all$/,
+  );
+});
+
+test("a port below 1024 as a user who may not bind it: one line saying it needs root", { skip: process.getuid?.() !== 0 ? "needs root to run the installer as another user" : undefined }, async () => {
+  const folder = await tempDir();
+  const stateDir = join(folder, "state");
+  await mkdir(stateDir);
+  const nobody = Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" }));
+  await chown(folder, nobody, nobody);
+  await chown(stateDir, nobody, nobody);
+  assert.equal(
+    await refused(["--listen", "127.0.0.1:443"], { stateDir, uid: nobody }),
+    "installer: cannot listen on 127.0.0.1:443: port 443 is below 1024 and needs root (EACCES); run the installer as root, or choose a port of 1024 or above with --listen",
+  );
+});
+
+test("a state dir that cannot be made (in /proc, under a file): one line at once, where mkdir -p hung on /proc for good", async () => {
+  const folder = await tempDir();
+  await writeFile(join(folder, "file"), "");
+  assert.equal(
+    await refused([], { stateDir: "/proc/stratum-state" }),
+    "installer: the state dir /proc/stratum-state cannot be made: /proc does not let folders be made in it (ENOENT); choose another --state-dir",
+  );
+  assert.equal(
+    await refused([], { stateDir: join(folder, "file/state") }),
+    `installer: the state dir ${folder}/file/state cannot be made: ${folder}/file is a file, not a folder (ENOTDIR); choose another --state-dir`,
+  );
+});
