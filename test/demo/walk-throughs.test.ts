@@ -56,4 +56,19 @@ describe("the guides' single-node walk-throughs, as written, against npm start's
     assert.match(stdout, /^\{"phase":.*"unattended":\{"state":"started",.*"attempt":1\}\}$/m, stdout);
     assert.match(stdout, /^\{"attempt":1,"kind":"install","outcome":"succeeded"/m);
   });
+
+  test("docs/integrators.md: a conditional install", async (t) => {
+    const demoDir = await tempDir("stratum-walk-");
+    const demo = await startDemo(t, demoDir);
+    const { stdout } = await runWalkThrough(await walkThrough("docs/integrators.md", "## A conditional install", movesFor(demo, demoDir)));
+    assertAnswersEndTheirLines(stdout);
+    assert.match(stdout, /^\{"type":"urn:stratum:installer:problem:invalid-config",.*"status":422,/m, stdout);
+    assert.match(stdout, /^\{"type":"urn:stratum:installer:problem:precondition-failed",.*"status":412,/m);
+    assert.match(stdout, /^\{"attempt":1,"phase":"installing"/m);
+    const ids = [...stdout.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    assert.ok(ids.every((id) => id > 30), `Last-Event-ID: 30 resumes after event 30: ${ids.join(" ")}`);
+    const verdict = await verdictOf(demo, 1);
+    assert.equal(verdict.outcome, "succeeded");
+    assert.equal((await demo.call("/config")).json.config.hostname, "node-11", "the install took the draft as changed in between");
+  });
 });
