@@ -46,8 +46,8 @@ function linesToPaste(banner: string, control: string, node: DemoNode): string[]
   const n = node === 2 ? "2" : "";
   return [
     node === 2
-      ? "demo: paste these lines into the terminal with node 1's (README.md: A two-node cluster):"
-      : "demo: paste these lines into another terminal (the walk-throughs in README.md start with them):",
+      ? "demo: paste these lines into the terminal with node 1's (docs/curl.md: A two-node cluster):"
+      : "demo: paste these lines into another terminal (the walk-throughs in README.md and docs/curl.md start with them):",
     `CODE${n}=${code}`,
     `API${n}=https://${host}:${port}/v1/installer`,
     `H${n}="Authorization: Bearer $CODE${n}"`,

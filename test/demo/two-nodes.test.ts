@@ -1,32 +1,16 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { createHash, X509Certificate } from "node:crypto";
 import { access, readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { test } from "node:test";
-import { promisify } from "node:util";
 import { startDemo, verdictOf } from "../helpers/demo.ts";
-import { ROOT, tempDir } from "../helpers/installer.ts";
+import { tempDir } from "../helpers/installer.ts";
+import { hasCurl, runWalkThrough, walkThrough } from "../helpers/walk-through.ts";
 
+const GUIDE = "docs/curl.md";
 const SECTION = "## A two-node cluster (the join check)";
 
-/** The section's shell blocks, in order, with its fixed ports and .demo/ moved to where this test's demos run. */
-async function readmeCommands(moves: [from: string, to: string][]): Promise<string> {
-  const readme = await readFile(join(ROOT, "README.md"), "utf8");
-  const start = readme.indexOf(SECTION);
-  assert.ok(start >= 0, `README.md has the section "${SECTION}"`);
-  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
-  let script = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).join("");
-  for (const [from, to] of moves) {
-    assert.ok(script.includes(from), `the walk-through uses ${from}`);
-    script = script.replaceAll(from, to);
-  }
-  return script;
-}
-
-const hasCurl = await promisify(execFile)("curl", ["--version"]).then(() => true, () => false);
-
-test("README's two-node cluster walk-through, as written, against DEMO_NODE=1 and DEMO_NODE=2 demos", { skip: !hasCurl && "curl is not installed (the walk-through's commands use it)" }, async (t) => {
+test(`${GUIDE}'s two-node cluster walk-through, as written, against DEMO_NODE=1 and DEMO_NODE=2 demos`, { skip: !hasCurl && "curl is not installed (the walk-through's commands use it)" }, async (t) => {
   const demoDir = await tempDir("stratum-demo-cluster-");
   const init = await startDemo(t, demoDir, { DEMO_NODE: "1" });
   const cloudPort = new URL(init.control).port;
@@ -36,18 +20,13 @@ test("README's two-node cluster walk-through, as written, against DEMO_NODE=1 an
   assert.equal(join2.control, init.control, "node 2's cloud is node 1's");
   assert.equal(await readFile(join(demoDir, "node-2/payload/release.yaml"), "utf8"), await readFile(join(demoDir, "payload/release.yaml"), "utf8"), "node 2 has its own copy of the release");
 
-  const script = await readmeCommands([
+  const script = await walkThrough(GUIDE, SECTION, [
     ["127.0.0.1:9443", new URL(init.api).host],
     ["127.0.0.1:9444", new URL(join2.api).host],
     ["127.0.0.1:8443", `127.0.0.1:${cloudPort}`],
     [".demo/", `${demoDir}/`],
   ]);
-  const { stdout, stderr } = await promisify(execFile)("bash", ["-c", script], {
-    cwd: ROOT,
-    env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` },
-    timeout: 120_000,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const { stdout, stderr } = await runWalkThrough(script);
   const said = `stdout:\n${stdout}\nstderr:\n${stderr}`;
   assert.match(stdout, /"code":"NOT_INSTALLED"/, said);
   assert.match(stderr, /node-2\/etc.*No such file or directory/, "the failed join wrote nothing");

@@ -41,7 +41,7 @@ test("the unit starts after the network, restarts on failure, stops firstboot th
   assert.deepEqual(unit.get("Restart"), ["on-failure"]);
   assert.deepEqual(unit.get("RestartPreventExitStatus"), ["2"]);
   assert.deepEqual(unit.get("KillMode"), ["mixed"]);
-  // Each would break firstboot, which runs as the installer's child (README: Run as a service).
+  // Each would break firstboot, which runs as the installer's child (docs/service.md: The unit's choices).
   for (const name of ["ProtectSystem", "ProtectHome", "PrivateTmp", "PrivateDevices", "NoNewPrivileges", "ProtectHostname", "ProtectKernelModules", "ProtectKernelTunables", "RestrictSUIDSGID", "MemoryDenyWriteExecute", "CapabilityBoundingSet"]) {
     assert.equal(unit.get(name), undefined, name);
   }
