@@ -80,6 +80,10 @@ export function createApp(services: Services) {
     return BODY_METHODS.has(c.req.method) ? limit(c, next) : next();
   });
   app.use("/v1/installer/*", async (c, next) => {
+    // Drafts, node.yaml, the review and the join token carry secrets, and every answer here is of this moment: no cache keeps one.
+    const outgoing = c.env?.outgoing;
+    if (outgoing) outgoing.setHeader("Cache-Control", "no-store");
+    else c.header("Cache-Control", "no-store");
     // Node has parsed the headers already; c.req.header() would build a Fetch Headers object.
     await services.auth.authorize(c.get("origin"), c.env?.incoming?.headers.authorization ?? c.req.header("authorization"));
     await next();

@@ -40,6 +40,8 @@ export function problem(c: Context<AppEnv>, error: InstallerError): Response {
   const headers: Record<string, string> = { "Content-Type": "application/problem+json" };
   if (error.retryAfterSeconds !== undefined) headers["Retry-After"] = String(error.retryAfterSeconds);
   if (status === 401) headers["WWW-Authenticate"] = bearerChallenge(c);
+  // The rest of a refused body is never read: the connection cannot carry another request (cli/linger.ts reads it off).
+  if (status === 413) headers.Connection = "close";
   const body = {
     type: problemType(error.code),
     title: ERROR_CODES[error.code].title,

@@ -2,7 +2,7 @@ import { isAlias, isScalar, type Document, type Range, type Scalar } from "yaml"
 import { parseJoinToken } from "../cluster/join-token.ts";
 import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, replaceScalars, type Draft } from "../config/index.ts";
 import type { ClusterRecord, DraftRecord } from "../state/records.ts";
-import { REDACTED, SECRET_NODE_YAML_FIELDS, spellings } from "./redact.ts";
+import { createRedactor, REDACTED, SECRET_NODE_YAML_FIELDS, spellings } from "./redact.ts";
 
 const cache = new WeakMap<DraftRecord, string[]>();
 
@@ -47,11 +47,14 @@ function secretScalarTexts(doc: Document.Parsed, text: string): string[] {
   return secretScalars(doc).map((node) => text.slice(node.range[0], node.range[1]));
 }
 
-/** A node.yaml to show a person: each secret's scalar replaced by "[redacted]", every other byte as it was. */
+/**
+ * A node.yaml to show a person: each secret's scalar replaced by "[redacted]", and each secret written again
+ * elsewhere (a comment, a line of a node.yaml that does not parse) by [redacted]; every other byte as it was.
+ */
 export function redactedNodeYaml(yaml: string): string {
   const result = parseYamlDocument(yaml);
-  if (!result.ok) return yaml;
-  return replaceScalars(yaml, secretScalars(result.parsed.doc).map(({ range }) => ({ range, value: REDACTED })));
+  const scalars = result.ok ? replaceScalars(yaml, secretScalars(result.parsed.doc).map(({ range }) => ({ range, value: REDACTED }))) : yaml;
+  return createRedactor(() => inNodeYaml(yaml).flatMap(spellings)).text(scalars);
 }
 
 /** The secrets' values in a node.yaml text, and the text of their scalars as it spells them. */

@@ -85,8 +85,8 @@ export function problemResponses<const S extends ProblemStatus>(...statuses: S[]
   return Object.fromEntries(statuses.map((s) => [s, problemResponse(s)])) as Record<S, ReturnType<typeof problemResponse>>;
 }
 
-/** Every /v1/installer route: the code check, its lockout, and a failure to answer. */
-export const authProblems = problemResponses(401, 429, 500);
+/** Every /v1/installer route: the code check, its lockout, headers Node refuses before routing (cli/serve.ts), and a failure to answer. */
+export const authProblems = problemResponses(401, 429, 431, 500);
 
 /** Every route without the install code: what Node's HTTP parser refuses (cli/serve.ts), and a failure to answer. */
 export const publicProblems = {

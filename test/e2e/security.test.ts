@@ -474,6 +474,16 @@ describe("security: oversized bodies", () => {
     assert.equal(error, undefined, `the connection was reset while the client was still sending (${sentAfterReply} bytes after the reply)`);
   });
 
+  test("a refused body on a keep-alive connection: the 413 says Connection: close and the installer reads on until the client is done, so the client never meets a reset and opens a new connection for its next request", async () => {
+    const installer = await start();
+    const { reply, error, sentAfterReply } = await sendOversized(installer, 3 * 1024 * 1024, "");
+    assert.match(reply, /^HTTP\/1\.1 413 /, reply);
+    assert.match(reply, /\r\nconnection: close\r\n/i, reply);
+    assert.ok(sentAfterReply > 0, "the body was still being sent after the reply came");
+    assert.equal(error, undefined, `the connection was reset while the client was still sending (${sentAfterReply} bytes after the reply)`);
+    assert.equal((await installer.request("/v1/installer/config")).headers["cache-control"], "no-store", "and on a real socket an answer under /v1/installer is not to be stored");
+  });
+
   test("twenty 1–3 MiB bodies in a row, each on its own Connection: close socket: every one gets 413 BODY_TOO_LARGE", async () => {
     const installer = await start();
     for (let i = 0; i < 20; i++) {

@@ -197,3 +197,20 @@ describe("createApp: every error path answers problem+json (SPEC §4) and change
     ]);
   });
 });
+
+describe("createApp: caching", () => {
+  test("every answer under /v1/installer says Cache-Control: no-store (drafts, node.yaml, the review and the join token carry secrets); the public ones do not", async (t) => {
+    const installer = await inProcessApp(t);
+    const answers = {
+      "GET /config": await installer.request("/v1/installer/config"),
+      "PUT /config": await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT }),
+      "GET /config/node.yaml": await installer.request("/v1/installer/config/node.yaml"),
+      "GET /config/review": await installer.request("/v1/installer/config/review"),
+      "GET /cluster/join-token (404 here)": await installer.request("/v1/installer/cluster/join-token"),
+      "GET /status": await installer.request("/v1/installer/status"),
+      "401": await installer.request("/v1/installer/config", { code: null }),
+    };
+    for (const [what, reply] of Object.entries(answers)) assert.equal(reply.headers["cache-control"], "no-store", what);
+    assert.notEqual((await installer.request("/healthz")).headers["cache-control"], "no-store");
+  });
+});

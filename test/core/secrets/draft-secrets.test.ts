@@ -5,6 +5,7 @@ import { isAlias, isScalar, parseDocument, stringify } from "yaml";
 import { renderNodeYaml } from "../../../core/config/index.ts";
 import type { DraftRecord } from "../../../core/state/records.ts";
 import { createRedactor, draftSecrets, REDACTED, redactedNodeYaml } from "../../../core/secrets/index.ts";
+import { spellings } from "../../../core/secrets/redact.ts";
 import { SINGLE_NODE } from "../config/fixtures.ts";
 
 const CODE = "ABCD-EFGH-JKMN";
@@ -155,8 +156,10 @@ describe("redactedNodeYaml: a node.yaml to show a person", () => {
         const [section = "", key = ""] = path;
         const yaml = `# rack 4\nmode: single-node\nhostname: node-01\n${stringify({ [section]: { [key]: token } }, { defaultStringType: style, defaultKeyType: "PLAIN", lineWidth, minContentWidth: 0 })}storage:\n  osd_devices: [/dev/sdb]\n`;
         fc.pre(typeof parseDocument(yaml).getIn(path) === "string");
-        const shown = redactedNodeYaml(yaml);
         const scalar = scalarSource(yaml, path);
+        // A token whose text also stands elsewhere in the file is redacted there too (the comment case below).
+        fc.pre(spellings(token).every((spelling) => spelling.length < MIN_PIECE || !yaml.replace(scalar, "").includes(spelling)));
+        const shown = redactedNodeYaml(yaml);
         // A block scalar's source ends with its line break, which stays.
         assert.equal(shown, yaml.replace(scalar, JSON.stringify(REDACTED) + (scalar.endsWith("\n") ? "\n" : "")));
         assert.equal(parseDocument(shown).getIn(path), REDACTED);
@@ -171,5 +174,12 @@ describe("redactedNodeYaml: a node.yaml to show a person", () => {
     const aliased = `x: &s ${LINE_TOKEN}\ncluster:\n  join_token: *s\nadmin:\n  password_hash: *s\n`;
     assert.equal(redactedNodeYaml(aliased), `x: &s "${REDACTED}"\ncluster:\n  join_token: *s\nadmin:\n  password_hash: *s\n`);
     for (const text of ["mode: single-node\nhostname: node-01\n", "mode: [\n"]) assert.equal(redactedNodeYaml(text), text);
+  });
+
+  it("a secret written again in a comment, or in a node.yaml that does not parse, is redacted there too", () => {
+    const noted = `# old token: ${LINE_TOKEN} (rotated)\ncluster:\n  join_token: ${LINE_TOKEN} # was ${LINE_TOKEN}\n`;
+    assert.equal(redactedNodeYaml(noted), `# old token: ${REDACTED} (rotated)\ncluster:\n  join_token: "${REDACTED}" # was ${REDACTED}\n`);
+    const broken = `cluster:\n  join_token: ${LINE_TOKEN}\nmode: [\n`;
+    assert.ok(!redactedNodeYaml(broken).includes(LINE_TOKEN), redactedNodeYaml(broken));
   });
 });
