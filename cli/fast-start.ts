@@ -6,14 +6,12 @@
  * V8's code cache from the state dir.
  */
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from "node:fs";
-import { rename } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, statSync, statfsSync, writeFileSync, type Stats } from "node:fs";
 import { Script, type ScriptOptions } from "node:vm";
-import { writePrivateFile } from "../core/fs/write-private-file.ts";
 
 /** The line between the two parts. */
 export const MAIN_MARK = "\n//# stratum-installer: the commands' code\n";
-import { stateLayout } from "../core/state/layout.ts";
+import { stateLayout, tempPathOf } from "../core/state/layout.ts";
 
 // Build time: build/build.ts lays the bundle out.
 
@@ -90,6 +88,11 @@ function readTrusted(file: string, stateDir: string): Buffer {
  * `module.enableCompileCache`). The cache is keyed by the source, Node's version and flags; one that is missing,
  * unreadable, damaged or another's is no error: the source is compiled as without one.
  */
+/** Room the cache leaves free in the state dir for the store and the event logs. */
+const SPARE_BYTES = 16 * 1024 * 1024;
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, "");
+
 function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: string): { script: Script; codeCache: CodeCache } {
   const file = stateLayout(stateDir).codeCache;
   const key = sha256([source, process.version, process.arch, process.execArgv.join(" "), process.env.NODE_OPTIONS ?? ""].join("\0"));
@@ -114,9 +117,21 @@ function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: 
       async save() {
         if (state === "used") return;
         const data = script.createCachedData();
-        const temp = `${file}.tmp`;
-        await writePrivateFile(temp, Buffer.concat([header(key, data), data]));
-        await rename(temp, file);
+        const bytes = Buffer.concat([header(key, data), data]);
+        const { bavail, bsize } = statfsSync(stateDir);
+        if (bavail * bsize < bytes.length + SPARE_BYTES) {
+          throw new Error(`only ${mib(bavail * bsize)} MiB free in the state dir; the cache needs ${mib(bytes.length)} MiB and leaves room for the store and the event logs`);
+        }
+        // In one go, without fsync (a torn cache fails its header check): the file is open for milliseconds, never
+        // across a stop or an operator's remount, and a failed write leaves no temp file holding space.
+        const temp = tempPathOf(file);
+        try {
+          writeFileSync(temp, bytes, { mode: 0o600 });
+          renameSync(temp, file);
+        } catch (err) {
+          rmSync(temp, { force: true });
+          throw err;
+        }
       },
     },
   };

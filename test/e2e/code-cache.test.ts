@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
-import { chmod, chown, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { chmod, chown, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { describe, test } from "node:test";
 import { MAIN_MARK as MARK } from "../../cli/fast-start.ts";
 import { stateLayout } from "../../core/state/layout.ts";
@@ -8,6 +10,7 @@ import { BUNDLE, ROOT, harness, runCli, tempDir, waitFor, type RunningInstaller,
 import { ensureNode, NODE_RUNTIMES } from "../setup/node-runtimes.ts";
 
 const lab = harness();
+const run = promisify(execFile);
 
 interface LogLine {
   message: string;
@@ -148,8 +151,42 @@ describe("the V8 code cache in the state dir", () => {
     assert.match(lines[0]!.error!, /EISDIR/);
     assert.equal((await installer.request("/healthz")).status, 200, "still serving");
     await installer.stop();
+    assert.deepEqual(await tempFiles(stateDir), [], "the failed write left its temp file");
+  });
+
+  test("stopped right after its first request, a fresh state dir holds no temp file of the cache (the write is done or never begun)", async () => {
+    for (let i = 0; i < 5; i++) {
+      const stateDir = join(await tempDir(), "state");
+      const installer = await lab.start({ stateDir });
+      assert.equal((await installer.request("/healthz")).status, 200);
+      assert.equal(await installer.stop(), 0);
+      assert.deepEqual(await tempFiles(stateDir), []);
+    }
+  });
+
+  test("a state dir with little room left gets no cache: the store and the event logs need the space more", { skip: process.getuid?.() !== 0 ? "needs root to mount a tmpfs" : undefined }, async (t) => {
+    const mount = join(await tempDir(), "mnt");
+    await mkdir(mount);
+    try {
+      await run("mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", mount]);
+    } catch (err) {
+      return t.skip(`mounting a tmpfs is not allowed here (${(err as Error).message.split("\n")[0]})`);
+    }
+    try {
+      const stateDir = join(mount, "state");
+      const installer = await lab.start({ stateDir });
+      assert.equal((await installer.request("/healthz")).status, 200);
+      const warning = await waitFor("the warning", async () => logLines(installer).find((l) => l.message === "code cache not written"));
+      assert.match(warning.error!, /^only \d+(\.\d)? MiB free in the state dir; the cache needs \d+(\.\d)? MiB and leaves room for the store and the event logs$/);
+      await installer.stop();
+      assert.deepEqual((await readdir(stateDir)).filter((name) => name.includes("code-cache")), []);
+    } finally {
+      await run("umount", ["-l", mount]).catch(() => undefined);
+    }
   });
 });
+
+const tempFiles = async (stateDir: string) => (await readdir(stateDir)).filter((name) => name.endsWith(".tmp"));
 
 describe("the bundle's front", () => {
   test("--version, --help and code answer without the commands' code; the other commands need it", async () => {
