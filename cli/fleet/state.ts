@@ -41,16 +41,16 @@ export class FleetState {
   }
 
   static async open(path: string, plan: string, planHash: string): Promise<FleetState> {
-    const text = await readIfPresent(path);
     let doc: StateDocument = { version: 1, plan, planHash, updatedAt: new Date().toISOString(), nodes: {} };
-    if (text !== undefined) {
-      try {
+    try {
+      const text = await readIfPresent(path);
+      if (text !== undefined) {
         const read = JSON.parse(text) as StateDocument;
         if (read.version !== 1 || typeof read.nodes !== "object" || read.nodes === null) throw new Error("not a fleet state file");
         doc = read;
-      } catch (error) {
-        throw new StateFileError(`the state file ${path} cannot be read (${(error as Error).message}): move it away, or give another with --state`);
       }
+    } catch (error) {
+      throw new StateFileError(`the state file ${path} cannot be read (${(error as Error).message}): move it away, or give another with --state`);
     }
     const previous = doc.planHash !== planHash ? doc.planHash : undefined;
     return new FleetState(path, { ...doc, plan, planHash }, previous);
@@ -77,7 +77,13 @@ export class FleetState {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const text = `${JSON.stringify({ ...this.#doc, updatedAt: new Date().toISOString() }, null, 2)}\n`;
-    this.#writing = this.#writing.catch(() => undefined).then(() => writeFileAtomic(this.path, text));
+    this.#writing = this.#writing
+      .catch(() => undefined)
+      .then(() => writeFileAtomic(this.path, text))
+      .catch((error: NodeJS.ErrnoException) => {
+        const why = error.code === "ENOSPC" ? "its disk is full" : error.message;
+        throw new StateFileError(`the state file ${this.path} cannot be written (${why}): free space there, or give another with --state; run the same command again to go on where this run stopped`);
+      });
     return this.#writing;
   }
 }
