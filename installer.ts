@@ -2,6 +2,7 @@
  * The bundle's front: answers --help, --version and code itself; every other command runs from cli/main.ts, whose
  * code the build keeps after the front as comments and cli/fast-start.ts compiles when such a command is asked for.
  */
+import "./cli/node-version.ts";
 import { printCode, type Exit } from "./cli/commands.ts";
 import { whenStdoutGone } from "./cli/epipe.ts";
 import { SERVE_FLAGS, parseFlags, usage } from "./cli/flags.ts";

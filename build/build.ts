@@ -65,7 +65,8 @@ const common = {
 } as const;
 
 /** One file, two parts (cli/fast-start.ts): the front (installer.ts), then the commands' code (cli/main.ts). */
-const front = await build({ ...common, entryPoints: ["installer.ts"], outfile, banner: { js: "#!/usr/bin/env node" } });
+// The front is built for Node 12 (Debian 11's), so that an old Node parses it and says which Node it needs.
+const front = await build({ ...common, target: "node12", entryPoints: ["installer.ts"], outfile, banner: { js: "#!/usr/bin/env node" } });
 const main = await build({ ...common, entryPoints: ["cli/main.ts"], outfile, plugins: [leanZod, embeddedConsole, embeddedHashWorker] });
 const frontJs = front.outputFiles[0]!.text.trimEnd();
 mkdirSync("dist", { recursive: true });

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { readlink } from "node:fs/promises";
+import { readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { OLDEST_NODE } from "../../cli/node-version.ts";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
-import { harness, ROOT, tempDir, untilNoBlockers, waitFor } from "../helpers/installer.ts";
-import { ensureNode, NODE_RUNTIMES } from "../setup/node-runtimes.ts";
+import { BUNDLE, harness, ROOT, runCli, tempDir, untilNoBlockers, waitFor } from "../helpers/installer.ts";
+import { ensureNode, NODE_RUNTIMES, OLD_NODE } from "../setup/node-runtimes.ts";
 
 const lab = harness();
 
@@ -47,4 +48,23 @@ describe("the bundle on every supported Node.js line", () => {
       assert.doesNotMatch(installer.output().stderr, /Warning/, "no deprecation or experimental warning from this Node.js");
     });
   }
+});
+
+describe("a Node.js older than the bundle needs", () => {
+  test(`Node ${OLD_NODE}: every command exits 1 at once with one line naming the Node it needs and the one it found`, async (t) => {
+    const runtime = await ensureNode(OLD_NODE);
+    if ("skip" in runtime) return t.skip(runtime.skip);
+    for (const args of [["--version"], ["serve", "--state-dir", join(await tempDir(), "state")], ["status"]]) {
+      const { code, stdout, stderr } = await runCli(args, {}, ROOT, BUNDLE, runtime.node);
+      assert.equal(code, 1, args.join(" "));
+      assert.equal(stdout, "");
+      assert.equal(stderr, `installer: this installer needs Node.js ${OLDEST_NODE} or newer, and this is Node.js v${OLD_NODE}; install a newer nodejs package, or run installer.js with a newer node\n`);
+    }
+  });
+
+  test(`package.json's engines begin at ${OLDEST_NODE}, the Node the bundle checks for, and every line tested is in them`, async () => {
+    const { engines } = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8"));
+    assert.match(engines.node, new RegExp(`^\\^${OLDEST_NODE.replaceAll(".", "\\.")} \\|\\| `));
+    assert.equal(NODE_RUNTIMES[0], OLDEST_NODE);
+  });
 });

@@ -123,9 +123,9 @@ export interface StartOptions {
   uid?: number;
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT, bundle = BUNDLE): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT, bundle = BUNDLE, node = process.execPath): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
-    const proc = spawn(process.execPath, [bundle, ...args], { cwd, env: { ...process.env, ...env } });
+    const proc = spawn(node, [bundle, ...args], { cwd, env: { ...process.env, ...env } });
     let stdout = "";
     let stderr = "";
     proc.stdout.on("data", (d) => (stdout += d));

@@ -11,6 +11,9 @@ import { ROOT } from "../helpers/paths.ts";
  */
 export const NODE_RUNTIMES = ["18.17.0", "18.20.4", "20.20.2", "22.23.5", "24.22.3", "26.12.1"] as const;
 
+/** A Node.js older than the bundle needs, as Debian 11 ships it: the bundle says so in one line. */
+export const OLD_NODE = "12.22.12";
+
 const NODE_CACHE = join(ROOT, ".cache/node");
 
 type Runtime = { node: string } | { skip: string };
