@@ -1,7 +1,7 @@
+import { HttpClientError } from "../../core/http/client.ts";
 import { ApiProblem, type Verdict } from "./api.ts";
 import { type Connected, planChanges, refusal } from "./connect.ts";
 import type { FleetOutput, Level } from "./output/index.ts";
-import { HttpClientError } from "../../core/http/client.ts";
 import type { FleetState } from "./state.ts";
 import { followAttempt } from "./watch.ts";
 

@@ -16,7 +16,7 @@ import { connect as tlsConnect, type TLSSocket } from "node:tls";
  * - ca: its chain and name verified against `ca` (PEM), or the system's CAs when absent.
  * - any: not verified (the cloud's readiness endpoint, self-signed on a fresh node); the answer names the fingerprint.
  */
-export type Trust = { pin: string } | { ca?: string } | "any";
+type Trust = { pin: string } | { ca?: string } | "any";
 
 export interface HttpRequest {
   url: URL | string;
@@ -47,7 +47,7 @@ export interface Answer<T = string> {
  * too-large: the answer is over the cap. status: another status than the caller expects (the answer is kept).
  * not-json / schema: the answer's body is not JSON / not of the schema the caller gave.
  */
-export type HttpErrorKind = "unreachable" | "tls-mismatch" | "timeout" | "broken" | "too-large" | "status" | "not-json" | "schema";
+type HttpErrorKind = "unreachable" | "tls-mismatch" | "timeout" | "broken" | "too-large" | "status" | "not-json" | "schema";
 
 export class HttpClientError extends Error {
   readonly kind: HttpErrorKind;
@@ -167,7 +167,7 @@ async function readCapped(res: IncomingMessage, maxBytes: number, where: string)
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Runs `exchange` on a checked connection under the request's deadline, mapping its failures; the connection is the exchange's to close. */
+/** `run` on a checked connection under the request's one deadline, what fails as an HttpClientError; `run` closes the connection. */
 async function exchange<T>(req: HttpRequest, run: (opened: Opened, url: URL, signal: AbortSignal, where: string) => Promise<T>): Promise<T> {
   const url = new URL(req.url);
   const deadline = AbortSignal.timeout(req.timeoutMs);

@@ -57,7 +57,7 @@ export async function* sseMessages(stream: Readable, limits: SseLimits, where: s
   }
 }
 
-export interface EventsRequest<T> extends Omit<HttpRequest, "method" | "body" | "maxBytes"> {
+interface EventsRequest<T> extends Omit<HttpRequest, "method" | "body" | "maxBytes"> {
   /** A connection silent this long is broken (the installer sends a heartbeat every 15 s). */
   idleMs: number;
   /** Resume after this event: sent as Last-Event-ID. */
