@@ -55,7 +55,7 @@ function parse(text: string): unknown {
 
 /**
  * The client's error in the fleet's words: another certificate than the plan's is refused (a tls-mismatch),
- * another status a problem of the node's (an ApiProblem), anything else the node out of reach.
+ * another status a problem of the node's (an ApiProblem), a wrong shape not its installer's, anything else out of reach.
  */
 function inFleetWords(error: unknown, pin: string): unknown {
   if (!(error instanceof HttpClientError)) return error;
@@ -66,7 +66,8 @@ function inFleetWords(error: unknown, pin: string): unknown {
     const message = `${where} presented a certificate whose SHA-256 is ${seen}, not the plan's ${formatFingerprint(pin)}: refused, nothing was sent (compare with the TLS SHA-256 line of its installer's banner)`;
     return new HttpClientError(kind, where, message, { presented });
   }
-  return new HttpClientError(kind, where, `${where} is unreachable: ${error.message}`, { answer });
+  if (kind === "not-json" || kind === "schema") return new HttpClientError(kind, where, `${where} gave an answer that is not its installer's: ${error.message}`, { answer });
+  return new HttpClientError(kind, where, `${where} is unreachable: ${error.message}`);
 }
 
 /** One node's installer, through its public API only, over pinned TLS; each answer parsed with the API's own schema. */
@@ -155,10 +156,15 @@ export class NodeApi {
       schema: EventSchema,
       isFinal: (event) => event.type === "attempt.finished",
     });
+    let heard = false;
     try {
-      for await (const { event } of stream) yield event;
+      for await (const { event } of stream) {
+        heard = true;
+        yield event;
+      }
     } catch (error) {
-      throw inFleetWords(error, this.#access.pin);
+      // A stream that broke after events came is said as it broke: the watcher resumes it.
+      throw heard ? error : inFleetWords(error, this.#access.pin);
     }
   }
 }
