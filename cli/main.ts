@@ -15,7 +15,7 @@ const printJson = (value: unknown): Exit => {
   return 0;
 };
 
-/** Each command loads only its own modules: `validate` needs no HTTP server, `status` no zod. */
+/** Each command loads only its own modules: `validate` needs no HTTP server. */
 async function main(argv: string[], codeCache: CodeCache | undefined): Promise<Exit | number | "serving"> {
   const first = argv[0];
   const named = first !== undefined && !first.startsWith("-");

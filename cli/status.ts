@@ -1,13 +1,28 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { z } from "zod";
 import { readInstallCode } from "../core/access/install-code-file.ts";
 import { stateLayout } from "../core/state/layout.ts";
 import { certificateFingerprint } from "../core/access/tls.ts";
-import type { InstallEvent } from "../core/attempts/events.ts";
-import type { Verdict } from "../core/state/records.ts";
-import type { Status } from "../core/service/status.ts";
+import { HttpClientError, type Parser, requestJson } from "../core/http/client.ts";
+import { readEvents } from "../core/http/sse.ts";
+import { StatusSchema } from "../handlers/get-status.ts";
+import { EventSchema, VerdictSchema } from "../handlers/schemas/install.ts";
 import type { Exit } from "./commands.ts";
-import { Unavailable, get, getJson, sseMessages, type Pinned } from "./pinned.ts";
+
+type Status = z.infer<typeof StatusSchema>;
+type Verdict = z.infer<typeof VerdictSchema>;
+type InstallEvent = z.infer<typeof EventSchema>;
+
+/** The local installer as its state dir names it: where it listens, its install code, its certificate's SHA-256 (hex). */
+interface Pinned {
+  url: URL;
+  code: string;
+  sha256: string;
+}
+
+/** The installer cannot be asked: no code or certificate in the state dir, not listening, another certificate, or the code refused. */
+class Unavailable extends Error {}
 
 interface StatusOptions {
   stateDir: string;
@@ -18,6 +33,8 @@ interface StatusOptions {
 }
 
 const POLL_MS = 1_000;
+const TIMEOUT_MS = 15_000;
+const MAX_ANSWER = 1024 * 1024;
 /** Three missed heartbeats (15 s apart): the connection is gone even if no error says so. */
 const IDLE_MS = 45_000;
 /** How long a follow waits for a restarted installer to answer again. */
@@ -52,11 +69,53 @@ async function pinnedTarget({ stateDir, url, tlsCert }: StatusOptions): Promise<
   return { url, code, sha256: certificateFingerprint(cert).replaceAll(":", "").toLowerCase() };
 }
 
-const fetchStatus = async (target: Pinned) => (await getJson<Status>(target, "/v1/installer/status")).body;
+function problemDetail(body: string): string | undefined {
+  try {
+    return (JSON.parse(body) as { detail?: string } | null)?.detail;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The client's error in this command's words; `path` is what was asked. */
+function inStatusWords(error: unknown, target: Pinned, path: string): unknown {
+  if (!(error instanceof HttpClientError)) return error;
+  const origin = target.url.origin;
+  const status = error.answer?.status;
+  switch (error.kind) {
+    case "unreachable":
+      return new Unavailable(`cannot reach the installer at ${origin}: ${error.message}`);
+    case "tls-mismatch":
+      return new Unavailable(`${origin} presents another certificate (SHA-256 ${error.presented ?? "none"}) than the state dir's: it is not the installer of that state dir, so the install code was not sent`);
+    case "not-json":
+      return new Unavailable(`${origin}${path} answered HTTP ${status} without JSON: is it the installer?`);
+    case "schema":
+      return new Unavailable(`${origin}${path} answered ${error.message}: is it the installer?`);
+    case "status": {
+      const detail = problemDetail(error.answer!.body);
+      if (status === 401 || status === 429) return new Unavailable(`the installer at ${origin} refused the state dir's install code (HTTP ${status}): ${detail}`);
+      return new Unavailable(`${origin}${path} answered HTTP ${status}${detail ? `: ${detail}` : ""}`);
+    }
+    default:
+      return new Unavailable(`the installer at ${origin} did not answer: ${error.message}`);
+  }
+}
+
+/** One GET over a connection whose certificate was checked before the install code was sent. */
+async function getJson<T>(target: Pinned, path: string, schema: Parser<T>): Promise<T> {
+  const headers = { authorization: `Bearer ${target.code}`, accept: "application/json" };
+  try {
+    return (await requestJson({ url: new URL(path, target.url), trust: { pin: target.sha256 }, headers, timeoutMs: TIMEOUT_MS, maxBytes: MAX_ANSWER }, 200, schema)).body;
+  } catch (error) {
+    throw inStatusWords(error, target, path);
+  }
+}
+
+const fetchStatus = (target: Pinned) => getJson(target, "/v1/installer/status", StatusSchema);
 
 async function show(target: Pinned): Promise<Exit> {
   const status = await fetchStatus(target);
-  const verdict = status.phase === "done" || status.phase === "failed" ? (await getJson<Verdict>(target, "/v1/installer/install/verdict")).body : undefined;
+  const verdict = status.phase === "done" || status.phase === "failed" ? await getJson(target, "/v1/installer/install/verdict", VerdictSchema) : undefined;
   for (const line of describeStatus(status, verdict)) out(line);
   return status.phase === "failed" ? 1 : 0;
 }
@@ -78,28 +137,39 @@ async function follow(target: Pinned): Promise<Exit> {
 }
 
 async function followAttempt(target: Pinned, attempt: number): Promise<Exit> {
-  let after = 0;
+  const path = `/v1/installer/install/events?attempt=${attempt}`;
+  let lastEventId: string | undefined;
   let why = "";
   for (let lost = 0; lost < LOST_AFTER; lost++) {
     try {
-      const res = await get(target, `/v1/installer/install/events?attempt=${attempt}&after=${after}`, "text/event-stream");
-      if (res.statusCode !== 200) throw new Refused(`the events of attempt ${attempt} answered HTTP ${res.statusCode}`);
-      res.socket.setTimeout(IDLE_MS, () => res.destroy(new Error(`no heartbeat for ${IDLE_MS / 1000} s`)));
-      for await (const message of sseMessages(res)) {
-        const event = JSON.parse(message.data) as InstallEvent;
-        after = event.seq;
+      const events = readEvents({
+        url: new URL(path, target.url),
+        trust: { pin: target.sha256 },
+        headers: { authorization: `Bearer ${target.code}` },
+        timeoutMs: TIMEOUT_MS,
+        idleMs: IDLE_MS,
+        lastEventId,
+        schema: EventSchema,
+        isFinal: (event) => event.type === "attempt.finished",
+      });
+      for await (const { id, event } of events) {
+        lastEventId = id;
         lost = 0;
         out(eventLine(event));
         if (event.type === "attempt.finished") {
-          const verdict = event.data!.verdict as Verdict;
-          out(verdictLine(verdict));
-          return verdict.outcome === "succeeded" ? 0 : 1;
+          const verdict = VerdictSchema.safeParse(event.data?.verdict);
+          if (!verdict.success) throw new Refused(`the attempt.finished event of attempt ${attempt} carries no verdict: is it the installer?`);
+          out(verdictLine(verdict.data));
+          return verdict.data.outcome === "succeeded" ? 0 : 1;
         }
       }
       why = "the event stream ended before the attempt finished";
     } catch (err) {
       if (err instanceof Refused) throw err;
-      why = (err as Error).message;
+      if (err instanceof HttpClientError && err.kind === "status") throw new Refused(`the events of attempt ${attempt} answered HTTP ${err.answer!.status}`);
+      const mapped = inStatusWords(err, target, path);
+      if (!(mapped instanceof Unavailable)) throw mapped;
+      why = mapped.message;
     }
     // The installer restarted (or the link dropped): it answers again in a moment, and the stream resumes after the last event.
     await sleep(POLL_MS);

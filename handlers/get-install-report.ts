@@ -8,7 +8,7 @@ import { security } from "./schemas/common.ts";
 
 const ReadinessCheckSchema = z.object({ name: z.string(), status: z.string(), detail: z.string().optional() });
 
-const ReportSchema = AttemptSummarySchema.extend({
+export const ReportSchema = AttemptSummarySchema.extend({
   steps: z.array(StepRecordSchema).meta({ description: "Every step with its times and outcome." }),
   config: z
     .object({ source: z.enum(["structured", "yaml"]), config: z.record(z.string(), z.unknown()).optional(), yaml: z.string().optional() })

@@ -16,7 +16,7 @@ const ModeOptionSchema = z
   })
   .meta({ id: "ModeOption" });
 
-const OptionsSchema = z
+export const OptionsSchema = z
   .object({
     modes: z.array(ModeOptionSchema),
     host: HostInventorySchema,

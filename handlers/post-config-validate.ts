@@ -6,7 +6,7 @@ import { draftBodyContent } from "./schemas/draft.ts";
 import { FieldErrorSchema, authProblems, problemResponses } from "./schemas/problem.ts";
 import { ModeSchema, security } from "./schemas/common.ts";
 
-const ValidationSchema = z
+export const ValidationSchema = z
   .object({
     valid: z.boolean(),
     errors: z.array(FieldErrorSchema).meta({ description: "Every problem at once; empty when valid." }),

@@ -1,15 +1,17 @@
 import type { z } from "zod";
 import type { Draft } from "../../core/config/index.ts";
 import type { Blocker } from "../../core/common/errors.ts";
-import type { HostFacts } from "../../core/host/facts.ts";
-import type { JoinTokenSchema } from "../../handlers/schemas/cluster.ts";
-import type { DraftViewSchema } from "../../handlers/schemas/draft.ts";
-import type { EventSchema, StartedSchema, VerdictSchema } from "../../handlers/schemas/install.ts";
-import type { StatusSchema } from "../../handlers/get-status.ts";
-import type { NodeAccess } from "./node-access.ts";
-import { type Answer, pinnedRequest, pinnedStream } from "./pinned-https.ts";
-import { readSse } from "./sse.ts";
 import type { FieldError } from "../../core/state/records.ts";
+import { type Answer, HttpClientError, type HttpRequest, type Parser, requestJson } from "../../core/http/client.ts";
+import { readEvents } from "../../core/http/sse.ts";
+import { StatusSchema } from "../../handlers/get-status.ts";
+import { ReportSchema } from "../../handlers/get-install-report.ts";
+import { OptionsSchema } from "../../handlers/get-options.ts";
+import { ValidationSchema } from "../../handlers/post-config-validate.ts";
+import { JoinTokenSchema } from "../../handlers/schemas/cluster.ts";
+import { DraftViewSchema } from "../../handlers/schemas/draft.ts";
+import { EventSchema, StartedSchema, VerdictSchema } from "../../handlers/schemas/install.ts";
+import { type NodeAccess, formatFingerprint } from "./node-access.ts";
 
 export type Status = z.infer<typeof StatusSchema>;
 export type Verdict = z.infer<typeof VerdictSchema>;
@@ -17,16 +19,8 @@ export type InstallEvent = z.infer<typeof EventSchema>;
 type Started = z.infer<typeof StartedSchema>;
 export type JoinToken = z.infer<typeof JoinTokenSchema>;
 export type DraftView = z.infer<typeof DraftViewSchema>;
-
-export interface Options {
-  release: string | null;
-  host: HostFacts;
-}
-
-interface Validation {
-  valid: boolean;
-  errors: FieldError[];
-}
+export type Options = z.infer<typeof OptionsSchema>;
+export type Validation = z.infer<typeof ValidationSchema>;
 
 /** A problem+json answer (SPEC §4). */
 export class ApiProblem extends Error {
@@ -45,6 +39,9 @@ export class ApiProblem extends Error {
 }
 
 const TIMEOUT_MS = 15_000;
+/** Three missed heartbeats (15 s apart): the connection is gone even if no error says so. */
+const IDLE_MS = 45_000;
+const MAX_ANSWER = 16 * 1024 * 1024;
 const BASE = "/v1/installer";
 
 type ProblemBody = ConstructorParameters<typeof ApiProblem>[1];
@@ -57,7 +54,24 @@ function parse(text: string): unknown {
   }
 }
 
-/** One node's installer, through its public API only, over pinned TLS. */
+/**
+ * The client's error in the fleet's words: another certificate than the plan's is refused (a tls-mismatch),
+ * another status a problem of the node's (an ApiProblem), a wrong shape not its installer's, anything else out of reach.
+ */
+function inFleetWords(error: unknown, pin: string): unknown {
+  if (!(error instanceof HttpClientError)) return error;
+  const { kind, where, presented, answer } = error;
+  if (kind === "status") return new ApiProblem(answer!.status, parse(answer!.body) as ProblemBody);
+  if (kind === "tls-mismatch") {
+    const seen = presented ? formatFingerprint(presented) : "unknown (none presented)";
+    const message = `${where} presented a certificate whose SHA-256 is ${seen}, not the plan's ${formatFingerprint(pin)}: refused, nothing was sent (compare with the TLS SHA-256 line of its installer's banner)`;
+    return new HttpClientError(kind, where, message, { presented });
+  }
+  if (kind === "not-json" || kind === "schema") return new HttpClientError(kind, where, `${where} gave an answer that is not its installer's: ${error.message}`, { answer });
+  return new HttpClientError(kind, where, `${where} is unreachable: ${error.message}`);
+}
+
+/** One node's installer, through its public API only, over pinned TLS; each answer parsed with the API's own schema. */
 export class NodeApi {
   readonly #access: NodeAccess;
 
@@ -69,51 +83,56 @@ export class NodeApi {
     return this.#access.url.host;
   }
 
-  async #call<T>(method: string, path: string, expect: number, options: { body?: unknown; ifMatch?: string } = {}): Promise<{ value: T; answer: Answer }> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.#access.code}`, accept: "application/json" };
+  #request(path: string, headers: Record<string, string>): Omit<HttpRequest, "maxBytes"> {
+    return { url: new URL(`${BASE}${path}`, this.#access.url), trust: { pin: this.#access.pin }, headers: { authorization: `Bearer ${this.#access.code}`, ...headers }, timeoutMs: TIMEOUT_MS };
+  }
+
+  async #call<T>(method: string, path: string, expect: number, schema: Parser<T>, options: { body?: unknown; ifMatch?: string } = {}): Promise<Answer<T>> {
+    const headers: Record<string, string> = { accept: "application/json" };
     if (options.body !== undefined) headers["content-type"] = "application/json";
     if (options.ifMatch !== undefined) headers["if-match"] = options.ifMatch;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const answer = await pinnedRequest(this.#access.url, this.#access.pin, { method, path: `${BASE}${path}`, headers, body, timeoutMs: TIMEOUT_MS });
-    const value = parse(answer.body);
-    if (answer.status !== expect) throw new ApiProblem(answer.status, value as ProblemBody);
-    return { value: value as T, answer };
+    try {
+      return await requestJson({ ...this.#request(path, headers), method, body, maxBytes: MAX_ANSWER }, expect, schema);
+    } catch (error) {
+      throw inFleetWords(error, this.#access.pin);
+    }
   }
 
   async status(): Promise<Status> {
-    return (await this.#call<Status>("GET", "/status", 200)).value;
+    return (await this.#call("GET", "/status", 200, StatusSchema)).body;
   }
 
   async options(): Promise<Options> {
-    return (await this.#call<Options>("GET", "/options", 200)).value;
+    return (await this.#call("GET", "/options", 200, OptionsSchema)).body;
   }
 
   async config(): Promise<{ view: DraftView; etag: string }> {
-    const { value, answer } = await this.#call<DraftView>("GET", "/config", 200);
-    return { view: value, etag: String(answer.headers.etag ?? "") };
+    const { body, headers } = await this.#call("GET", "/config", 200, DraftViewSchema);
+    return { view: body, etag: String(headers.etag ?? "") };
   }
 
   async validate(draft: Draft): Promise<Validation> {
-    return (await this.#call<Validation>("POST", "/config/validate", 200, { body: draft })).value;
+    return (await this.#call("POST", "/config/validate", 200, ValidationSchema, { body: draft })).body;
   }
 
   async putConfig(draft: Draft, ifMatch?: string): Promise<{ view: DraftView; etag: string }> {
-    const { value, answer } = await this.#call<DraftView>("PUT", "/config", 200, { body: draft, ifMatch });
-    return { view: value, etag: String(answer.headers.etag ?? "") };
+    const { body, headers } = await this.#call("PUT", "/config", 200, DraftViewSchema, { body: draft, ifMatch });
+    return { view: body, etag: String(headers.etag ?? "") };
   }
 
   async install(): Promise<Started> {
-    return (await this.#call<Started>("POST", "/install", 202)).value;
+    return (await this.#call("POST", "/install", 202, StartedSchema)).body;
   }
 
   async recheck(): Promise<Started> {
-    return (await this.#call<Started>("POST", "/install/recheck-readiness", 202)).value;
+    return (await this.#call("POST", "/install/recheck-readiness", 202, StartedSchema)).body;
   }
 
   /** The attempt's verdict, or undefined while it runs. */
   async verdict(attempt?: number): Promise<Verdict | undefined> {
     try {
-      return (await this.#call<Verdict>("GET", `/install/verdict${attempt ? `?attempt=${attempt}` : ""}`, 200)).value;
+      return (await this.#call("GET", `/install/verdict${attempt ? `?attempt=${attempt}` : ""}`, 200, VerdictSchema)).body;
     } catch (error) {
       if (error instanceof ApiProblem && error.code === "INSTALL_RUNNING") return undefined;
       throw error;
@@ -121,22 +140,32 @@ export class NodeApi {
   }
 
   async report(attempt?: number): Promise<unknown> {
-    return (await this.#call<unknown>("GET", `/install/report${attempt ? `?attempt=${attempt}` : ""}`, 200)).value;
+    return (await this.#call("GET", `/install/report${attempt ? `?attempt=${attempt}` : ""}`, 200, ReportSchema)).body;
   }
 
   async joinToken(): Promise<JoinToken> {
-    return (await this.#call<JoinToken>("GET", "/cluster/join-token", 200)).value;
+    return (await this.#call("GET", "/cluster/join-token", 200, JoinTokenSchema)).body;
   }
 
-  /** The attempt's events after `after` as they come (SSE); ends when the installer closes the stream. */
+  /** The attempt's events after `after` as they come (SSE), until attempt.finished or the installer closes the stream. */
   async *events(attempt: number, after: number, signal: AbortSignal): AsyncGenerator<InstallEvent> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.#access.code}`, accept: "text/event-stream", "last-event-id": String(after) };
-    const res = await pinnedStream(this.#access.url, this.#access.pin, { method: "GET", path: `${BASE}/install/events?attempt=${attempt}`, headers, timeoutMs: TIMEOUT_MS, idleMs: 45_000, signal });
-    if (res.statusCode !== 200) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of res as AsyncIterable<Buffer>) chunks.push(chunk);
-      throw new ApiProblem(res.statusCode ?? 0, parse(Buffer.concat(chunks).toString("utf8")) as ProblemBody);
+    const stream = readEvents({
+      ...this.#request(`/install/events?attempt=${attempt}`, {}),
+      idleMs: IDLE_MS,
+      signal,
+      lastEventId: String(after),
+      schema: EventSchema,
+      isFinal: (event) => event.type === "attempt.finished",
+    });
+    let heard = false;
+    try {
+      for await (const { event } of stream) {
+        heard = true;
+        yield event;
+      }
+    } catch (error) {
+      // A stream that broke after events came is said as it broke: the watcher resumes it.
+      throw heard ? error : inFleetWords(error, this.#access.pin);
     }
-    for await (const data of readSse(res)) yield JSON.parse(data) as InstallEvent;
   }
 }

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { HttpClientError } from "../../core/http/client.ts";
 import { ApiProblem, type DraftView, type JoinToken, NodeApi, type Options, type Status } from "./api.ts";
 import { changedFields } from "./diff.ts";
 import type { ConnectRow } from "./output/index.ts";
-import { PinMismatch, Unreachable } from "./pinned-https.ts";
 import type { FleetNode, LoadedPlan } from "./plan.ts";
 import { fieldProblems } from "./plan-checks.ts";
 import type { LocatedProblem } from "./plan-yaml.ts";
@@ -34,7 +34,7 @@ const VERIFYING_WAIT_MS = 30_000;
 
 /** Why a request was refused, in words; undefined when it was no refusal. */
 export function refusal(error: unknown): string | undefined {
-  if (error instanceof PinMismatch) return error.message;
+  if (error instanceof HttpClientError && error.kind === "tls-mismatch") return error.message;
   if (error instanceof ApiProblem && (error.status === 401 || error.status === 429)) {
     return error.status === 401 ? "the install code was refused (401): check the plan's code for this node (`node installer.js code` on it prints it)" : `locked out after wrong install codes (429): ${error.message}`;
   }
@@ -61,7 +61,7 @@ async function connectOne(node: FleetNode): Promise<Connected | Connection["fail
   } catch (error) {
     const refused = refusal(error);
     if (refused) return { node, kind: "refused", detail: refused };
-    if (error instanceof Unreachable) return { node, kind: "unreachable", detail: error.message };
+    if (error instanceof HttpClientError) return { node, kind: "unreachable", detail: error.message };
     if (error instanceof ApiProblem) return { node, kind: "unreachable", detail: `its installer answered ${error.status} ${error.code}: ${error.message}` };
     throw error;
   }

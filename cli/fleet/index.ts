@@ -110,11 +110,6 @@ async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput):
 
 /** `node installer.js fleet PLAN.yaml`: a whole cluster from one plan, through each node's public API (SPEC §10). */
 export async function runFleet(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  // Output piped into a reader that stopped (| head) ends the fleet quietly; the installs go on on their nodes.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") throw error;
-    process.exit(130);
-  });
   const flags = parseFleetFlags(args);
   if (flags === "help" || flags === "example") {
     process.stdout.write(flags === "help" ? FLEET_USAGE : EXAMPLE_PLAN);

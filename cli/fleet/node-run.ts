@@ -1,7 +1,7 @@
+import { HttpClientError } from "../../core/http/client.ts";
 import { ApiProblem, type Verdict } from "./api.ts";
 import { type Connected, planChanges, refusal } from "./connect.ts";
 import type { FleetOutput, Level } from "./output/index.ts";
-import { Unreachable } from "./pinned-https.ts";
 import type { FleetState } from "./state.ts";
 import { followAttempt } from "./watch.ts";
 
@@ -54,7 +54,7 @@ class NodeRun {
     } catch (error) {
       if (this.ctx.signal.aborted) throw error;
       const refused = refusal(error);
-      const kind = refused ? "refused" : error instanceof Unreachable ? "unreachable" : error instanceof NodeFailed || error instanceof ApiProblem ? "failed" : undefined;
+      const kind = refused ? "refused" : error instanceof HttpClientError ? "unreachable" : error instanceof NodeFailed || error instanceof ApiProblem ? "failed" : undefined;
       if (!kind) throw error;
       const detail = refused ?? (error as Error).message;
       this.note("error", kind === "failed" ? detail : `${kind}: ${detail}`);
@@ -131,7 +131,7 @@ class NodeRun {
     try {
       started = kind === "install" ? await api.install() : await api.recheck();
     } catch (error) {
-      if (!(error instanceof ApiProblem || error instanceof Unreachable)) throw error;
+      if (!(error instanceof ApiProblem || error instanceof HttpClientError)) throw error;
       if (error instanceof ApiProblem && error.code === "INVALID_CONFIG") {
         throw new NodeFailed(`the node refused its draft: ${error.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`);
       }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { InstallEvent, NodeApi, Verdict } from "./api.ts";
-import { PinMismatch, Unreachable } from "./pinned-https.ts";
+import { HttpClientError } from "../../core/http/client.ts";
 
 interface Watcher {
   onEvent(event: InstallEvent): void;
@@ -30,16 +30,16 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
         watcher.onEvent(event);
       }
     } catch (error) {
-      if (watcher.signal.aborted || error instanceof PinMismatch) throw error;
+      if (watcher.signal.aborted || (error instanceof HttpClientError && error.kind === "tls-mismatch")) throw error;
       reason = (error as Error).message;
     }
     const verdict = await api.verdict(attempt).catch((error: unknown) => {
-      if (error instanceof Unreachable) return undefined;
+      if (error instanceof HttpClientError) return undefined;
       throw error;
     });
     if (verdict) return verdict;
     outOfReachSince ??= Date.now();
-    if (Date.now() - outOfReachSince > GIVE_UP_AFTER_MS) throw new Unreachable(api.where, `${reason ?? "the event stream keeps closing"}; gave up after ${GIVE_UP_AFTER_MS / 1000} s`);
+    if (Date.now() - outOfReachSince > GIVE_UP_AFTER_MS) throw new HttpClientError("unreachable", api.where, `${api.where} is unreachable: ${reason ?? "the event stream keeps closing"}; gave up after ${GIVE_UP_AFTER_MS / 1000} s`);
     if (reason) watcher.onBreak(reason, last);
     await sleep(250 * 2 ** Math.min(tries, 4), undefined, { signal: watcher.signal });
     tries += 1;

@@ -17,5 +17,3 @@ export function parseJoinAddress(text: string): Endpoint {
 export function authority({ host, port }: Endpoint): string {
   return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
 }
-
-export const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;

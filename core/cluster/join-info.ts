@@ -1,6 +1,5 @@
 /** Step 3 of the join check: what `GET /v1/cluster/join-info` says, judged against this node. Pure. */
-import { seconds } from "./endpoint.ts";
-import type { Answer } from "./request-over.ts";
+import { type Answer, seconds } from "../http/client.ts";
 import type { JoinCheck } from "../state/records.ts";
 
 export interface JoinInfo {
@@ -24,7 +23,7 @@ const MAX_TEXT = 256;
 
 const shown = (text: string) => JSON.stringify(text);
 
-export function parseJoinInfo(answer: Answer): { ok: true; info: JoinInfo } | { ok: false; problem: string } {
+export function parseJoinInfo(answer: Pick<Answer, "status" | "body">): { ok: true; info: JoinInfo } | { ok: false; problem: string } {
   const fail = (what: string) => ({ ok: false as const, problem: `${what}; expected 200 with {cluster, release, time}` });
   if (answer.status !== 200) return fail(`it answered HTTP ${answer.status}`);
   let body: { cluster?: unknown; release?: unknown; time?: unknown } | null;

@@ -12,7 +12,7 @@ import { phaseOf } from "../attempts/admission.ts";
 import type { JoinCheckResult } from "./join-codes.ts";
 import { runJoinCheck } from "./join-check.ts";
 import { formatJoinToken, generateSecret, isBareSecret } from "./join-token.ts";
-import { certificateSha256 } from "./tls-connect.ts";
+import { certificateSha256 } from "../http/client.ts";
 
 interface JoinTokenView {
   token: string;

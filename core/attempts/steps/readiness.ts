@@ -1,8 +1,5 @@
-import { request } from "node:https";
-import { TLSSocket } from "node:tls";
-import { peerSha256 } from "../../cluster/tls-connect.ts";
-import { request as httpRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { type Parser, parseAnswer, request } from "../../http/client.ts";
 import type { ReadinessCheck, ReadinessObservation } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
@@ -18,51 +15,34 @@ export interface ReadinessOptions {
 const POLL_TIMEOUT_MS = 5_000;
 const MAX_BODY = 1024 * 1024;
 
-const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+type Observation = Omit<ReadinessObservation, "time">;
+
+/** The cloud's answer: a `state`, and what else it says that the history keeps (checks that are not checks are dropped). */
+const ReadinessAnswer: Parser<Observation> = {
+  parse(value) {
+    const parsed = (value ?? {}) as { state?: unknown; detail?: unknown; checks?: unknown };
+    if (typeof parsed.state !== "string") throw new Error('the answer has no "state"');
+    return {
+      state: parsed.state,
+      ...(typeof parsed.detail === "string" ? { detail: parsed.detail } : {}),
+      ...(Array.isArray(parsed.checks) ? { checks: parsed.checks.filter(isCheck).map(cleanCheck) } : {}),
+    };
+  },
+};
 
 /**
  * One poll, with one deadline for the whole request (connect, headers, body) and a body limit.
  * Anything but a JSON answer with a `state` is reported as UNREACHABLE with the reason, never thrown.
  */
-export function pollReadiness(url: string, signal: AbortSignal, budgetMs: number, onCertificate?: (sha256: string) => void): Promise<Omit<ReadinessObservation, "time">> {
-  const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(budgetMs)));
-  return new Promise((resolve) => {
-    const unreachable = (detail: string) => resolve({ state: "UNREACHABLE", detail });
-    const failed = (err: Error) => unreachable(deadline.aborted ? `no complete answer within ${seconds(budgetMs)}` : err.message);
-    const send = url.startsWith("https:") ? request : httpRequest;
-    // The cloud's endpoint on a fresh node has a self-signed certificate.
-    const options = { method: "GET", rejectUnauthorized: false, signal: AbortSignal.any([signal, deadline]), headers: { accept: "application/json" } };
-    const req = send(url, options, (res) => {
-      const sha256 = res.socket instanceof TLSSocket ? peerSha256(res.socket) : undefined;
-      if (sha256) onCertificate?.(sha256);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        chunks.push(chunk);
-        if (size > MAX_BODY) {
-          unreachable("the answer is over 1 MiB");
-          req.destroy();
-        }
-      });
-      res.on("end", () => {
-        try {
-          const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { state?: unknown; detail?: unknown; checks?: unknown };
-          if (typeof parsed.state !== "string") return unreachable(`HTTP ${res.statusCode}: the answer has no "state"`);
-          resolve({
-            state: parsed.state,
-            ...(typeof parsed.detail === "string" ? { detail: parsed.detail } : {}),
-            ...(Array.isArray(parsed.checks) ? { checks: parsed.checks.filter(isCheck).map(cleanCheck) } : {}),
-          });
-        } catch {
-          unreachable(`HTTP ${res.statusCode}: the answer is not JSON`);
-        }
-      });
-      res.on("error", failed);
-    });
-    req.on("error", failed);
-    req.end();
-  });
+export async function pollReadiness(url: string, signal: AbortSignal, budgetMs: number, onCertificate?: (sha256: string) => void): Promise<Observation> {
+  try {
+    // The cloud's endpoint on a fresh node has a self-signed certificate: it is read, not verified.
+    const answer = await request({ url, trust: "any", headers: { accept: "application/json" }, timeoutMs: Math.max(0, Math.ceil(budgetMs)), maxBytes: MAX_BODY, signal });
+    if (answer.certificate) onCertificate?.(answer.certificate);
+    return parseAnswer(answer, ReadinessAnswer, new URL(url).host);
+  } catch (error) {
+    return { state: "UNREACHABLE", detail: (error as Error).message };
+  }
 }
 
 function isCheck(value: unknown): value is ReadinessCheck {
@@ -76,11 +56,11 @@ function cleanCheck(check: ReadinessCheck): ReadinessCheck {
 
 const READY_STATUSES = new Set(["ok", "ready", "pass", "passed", "healthy", "up"]);
 
-export function notReadyChecks(observation: Omit<ReadinessObservation, "time"> | undefined): ReadinessCheck[] {
+export function notReadyChecks(observation: Observation | undefined): ReadinessCheck[] {
   return (observation?.checks ?? []).filter((c) => !READY_STATUSES.has(c.status.toLowerCase()));
 }
 
-function describe(observation: Omit<ReadinessObservation, "time">): string {
+function describe(observation: Observation): string {
   const pending = notReadyChecks(observation).map((c) => `${c.name}: ${c.status}${c.detail ? ` (${c.detail})` : ""}`);
   return [observation.state, observation.detail, pending.length ? `not ready: ${pending.join(", ")}` : undefined].filter(Boolean).join(" — ");
 }
@@ -101,7 +81,7 @@ export async function waitForReadiness(
   const started = deadline - options.timeoutSeconds * 1000;
   const halfway = started + (options.timeoutSeconds * 1000) / 2;
   let warned = false;
-  let last: Omit<ReadinessObservation, "time"> | undefined;
+  let last: Observation | undefined;
   let lastKey = "";
   for (;;) {
     const budget = Math.min(POLL_TIMEOUT_MS, deadline - clock());
@@ -136,7 +116,7 @@ export async function waitForReadiness(
   }
 }
 
-function timedOut(options: ReadinessOptions, last: Omit<ReadinessObservation, "time"> | undefined): StepFailure {
+function timedOut(options: ReadinessOptions, last: Observation | undefined): StepFailure {
   const pending = notReadyChecks(last);
   const names = pending.map((c) => `${c.name} (${c.status}${c.detail ? `: ${c.detail}` : ""})`);
   return new StepFailure(

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { InstallEvent, Verdict } from "../../../cli/fleet/api.ts";
-import { PinMismatch } from "../../../cli/fleet/pinned-https.ts";
+import { HttpClientError } from "../../../core/http/client.ts";
 import { followAttempt } from "../../../cli/fleet/watch.ts";
 
 const event = (seq: number, type: InstallEvent["type"] = "step.log"): InstallEvent => ({ seq, attempt: 1, time: "2026-01-01T00:00:00.000Z", type, level: "info", message: `event ${seq}` });
@@ -48,9 +48,9 @@ describe("fleet: following an attempt", () => {
   it("a certificate that is no longer the pinned one is not retried", async () => {
     const installer = {
       where: "x",
-      events: () => (async function* () { throw new PinMismatch("x", "ab".repeat(32), "cd".repeat(32)); })(),
+      events: () => (async function* () { throw new HttpClientError("tls-mismatch", "x", "x presented another certificate", { presented: "cd".repeat(32) }); })(),
       verdict: async () => undefined,
     };
-    await assert.rejects(followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), PinMismatch);
+    await assert.rejects(followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), { kind: "tls-mismatch" });
   });
 });

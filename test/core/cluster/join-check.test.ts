@@ -7,7 +7,6 @@ import { describe, test, type TestContext } from "node:test";
 import { runJoinCheck, type JoinCheckInput } from "../../../core/cluster/join-check.ts";
 import { joinCheckNext, type JoinCheckResult } from "../../../core/cluster/join-codes.ts";
 import { formatJoinToken, generateSecret } from "../../../core/cluster/join-token.ts";
-import { certificateSha256 } from "../../../core/cluster/tls-connect.ts";
 import { generateSelfSignedCert } from "../../../core/access/tls.ts";
 import { startReadinessServer, type ReadinessServer, type ReadinessServerOptions } from "../../../demo/readiness-server.ts";
 import { JOIN_CHECK_NAMES } from "../../../core/state/records.ts";
@@ -258,11 +257,4 @@ test("an aborted check rejects with the signal's reason", async (t) => {
   const reason = new Error("stopped");
   controller.abort(reason);
   await assert.rejects(check(cloud, { signal: controller.signal }), reason);
-});
-
-test("certificateSha256 reads an https URL's certificate", async (t) => {
-  const cloud = await startCloud(t);
-  assert.equal(await certificateSha256(cloud.url, 5000), cloud.certSha256);
-  await assert.rejects(certificateSha256(`http://127.0.0.1:${cloud.port}/`, 5000), /http:\/\/ has no certificate/);
-  assert.deepEqual(cloud.received(), []);
 });

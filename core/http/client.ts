@@ -1,0 +1,264 @@
+/**
+ * The one HTTP(S) client for talking to other machines: the CLI and the fleet to installers, the join check to
+ * a cluster, the readiness wait to the cloud. Each request opens a connection of its own, checks it (pin, CA or
+ * none) before a byte of the request is written, runs under one deadline and reads at most `maxBytes` of answer.
+ * Every failure is an HttpClientError whose kind callers turn into their own words.
+ */
+import { createHash } from "node:crypto";
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { connect as tcpConnect, isIP, type Socket } from "node:net";
+import { connect as tlsConnect, type TLSSocket } from "node:tls";
+
+/**
+ * How an https:// server is trusted (an http:// URL is plain, for a loopback readiness URL or a test cloud):
+ * - pin: its certificate's SHA-256 (lowercase hex) must be this one; a self-signed installer or cloud.
+ * - ca: its chain and name verified against `ca` (PEM), or the system's CAs when absent.
+ * - any: not verified (the cloud's readiness endpoint, self-signed on a fresh node); the answer names the fingerprint.
+ */
+type Trust = { pin: string } | { ca?: string } | "any";
+
+export interface HttpRequest {
+  url: URL | string;
+  trust: Trust;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** One deadline for the whole exchange: connection, handshake, headers and body. */
+  timeoutMs: number;
+  /** The most of the answer's body read; more is a too-large error. */
+  maxBytes: number;
+  /** The caller's: when it aborts, the request rejects with its reason (not an HttpClientError). */
+  signal?: AbortSignal;
+}
+
+export interface Answer<T = string> {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: T;
+  /** SHA-256 of the certificate the server presented (https only). */
+  certificate?: string;
+}
+
+/**
+ * unreachable: no connection (refused, DNS, TLS handshake failed or not done in time); nothing was sent.
+ * tls-mismatch: connected, but not the pinned certificate or not one the CA vouches for; nothing was sent.
+ * timeout / broken: connected and sent, but no complete answer in time / the connection failed.
+ * too-large: the answer is over the cap. status: another status than the caller expects (the answer is kept).
+ * not-json / schema: the answer's body is not JSON / not of the schema the caller gave.
+ */
+type HttpErrorKind = "unreachable" | "tls-mismatch" | "timeout" | "broken" | "too-large" | "status" | "not-json" | "schema";
+
+export class HttpClientError extends Error {
+  readonly kind: HttpErrorKind;
+  /** host:port as the URL names it. */
+  readonly where: string;
+  /** tls-mismatch: SHA-256 of the certificate presented, if any. */
+  readonly presented?: string;
+  /** status, not-json, schema: the answer as read. */
+  readonly answer?: Answer;
+  constructor(kind: HttpErrorKind, where: string, message: string, extra: { presented?: string; answer?: Answer } = {}) {
+    super(message);
+    this.name = "HttpClientError";
+    this.kind = kind;
+    this.where = where;
+    this.presented = extra.presented;
+    this.answer = extra.answer;
+  }
+}
+
+/** What parses an answer: a zod schema, or anything with a parse that throws on a wrong shape. */
+export interface Parser<T> {
+  parse(value: unknown): T;
+}
+
+export const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+const MIB = 1024 * 1024;
+const sizeText = (bytes: number) => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes / 1024} KiB`);
+
+/** SHA-256 of the peer's certificate (DER), lowercase hex; undefined when it presented none. */
+function peerSha256(socket: TLSSocket): string | undefined {
+  const raw = socket.getPeerCertificate().raw as Buffer | undefined;
+  return raw ? createHash("sha256").update(raw).digest("hex") : undefined;
+}
+
+interface Opened {
+  socket: Socket;
+  certificate?: string;
+}
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
+const portOf = (url: URL) => Number(url.port || (url.protocol === "https:" ? 443 : 80));
+
+/**
+ * A connection whose server passed `trust`, resolved before a byte of application data is written.
+ * The certificate is always checked here, by us: rejectUnauthorized stays off so that a pin can trust a self-signed one.
+ */
+function open(url: URL, trust: Trust, timeoutMs: number, signal: AbortSignal, callerSignal: AbortSignal | undefined): Promise<Opened> {
+  const where = url.host;
+  const host = hostOf(url);
+  const port = portOf(url);
+  const tls = url.protocol === "https:";
+  return new Promise((resolve, reject) => {
+    let socket: Socket | undefined;
+    let settled = false;
+    const settle = (error?: Error, opened?: Opened) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", cancel);
+      if (opened) return resolve(opened);
+      socket?.destroy();
+      reject(callerSignal?.aborted ? callerSignal.reason : error);
+    };
+    const cancel = () => settle(new HttpClientError("unreachable", where, `no ${tls ? "TLS handshake" : "connection"} within ${seconds(timeoutMs)}`));
+    signal.addEventListener("abort", cancel, { once: true });
+    if (signal.aborted) return cancel();
+    const failed = (error: Error) => settle(new HttpClientError("unreachable", where, error.message));
+    if (url.protocol !== "https:" && url.protocol !== "http:") return failed(new Error(`${url.protocol}// is not http or https`));
+    try {
+      const ca = typeof trust === "object" && !("pin" in trust) ? trust.ca : undefined;
+      socket = tls ? tlsConnect({ host, port, rejectUnauthorized: false, ...(ca ? { ca } : {}), ...(isIP(host) ? {} : { servername: host }) }) : tcpConnect({ host, port });
+    } catch (error) {
+      return failed(error as Error);
+    }
+    // Kept after the connection too: a socket error with no listener would crash the process.
+    socket.on("error", failed);
+    if (!tls) {
+      socket.once("connect", () => settle(undefined, { socket: socket! }));
+      return;
+    }
+    const secure = socket as TLSSocket;
+    secure.once("secureConnect", () => {
+      const certificate = peerSha256(secure);
+      const refused = trustProblem(secure, trust, certificate);
+      if (refused) return settle(new HttpClientError("tls-mismatch", where, `${where} ${refused}`, { presented: certificate }));
+      settle(undefined, { socket: secure, certificate });
+    });
+  });
+}
+
+function trustProblem(socket: TLSSocket, trust: Trust, certificate: string | undefined): string | undefined {
+  if (trust === "any") return undefined;
+  if ("pin" in trust) return certificate === trust.pin ? undefined : `presented ${certificate ? `a certificate with SHA-256 ${certificate}` : "no certificate"}, not the pinned ${trust.pin}`;
+  // CA mode: what Node verified on the handshake (the chain, and the name through checkServerIdentity).
+  return socket.authorized ? undefined : `presented a certificate that does not verify (${String(socket.authorizationError)})`;
+}
+
+function send(opened: Opened, url: URL, req: Pick<HttpRequest, "method" | "headers" | "body">, signal: AbortSignal): Promise<IncomingMessage> {
+  const headers = { ...req.headers, ...(req.body === undefined ? {} : { "content-length": String(Buffer.byteLength(req.body)) }) };
+  const options = { host: hostOf(url), port: portOf(url), method: req.method ?? "GET", path: `${url.pathname}${url.search}`, headers, createConnection: () => opened.socket, signal };
+  return new Promise((resolve, reject) => {
+    const sent = (url.protocol === "https:" ? httpsRequest : httpRequest)(options, resolve);
+    sent.on("error", reject);
+    sent.end(req.body);
+  });
+}
+
+async function readCapped(res: IncomingMessage, maxBytes: number, where: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw new HttpClientError("too-large", where, `the answer is over ${sizeText(maxBytes)}`);
+    chunks.push(chunk);
+  }
+  if (!res.complete) throw new Error("the connection closed before the answer was complete");
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** `run` on a checked connection under the request's one deadline, what fails as an HttpClientError; `run` closes the connection. */
+async function exchange<T>(req: HttpRequest, run: (opened: Opened, url: URL, signal: AbortSignal, where: string) => Promise<T>): Promise<T> {
+  const url = new URL(req.url);
+  const deadline = AbortSignal.timeout(req.timeoutMs);
+  const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+  const opened = await open(url, req.trust, req.timeoutMs, signal, req.signal);
+  try {
+    return await run(opened, url, signal, url.host);
+  } catch (error) {
+    opened.socket.destroy();
+    req.signal?.throwIfAborted();
+    if (error instanceof HttpClientError) throw error;
+    if (deadline.aborted) throw new HttpClientError("timeout", url.host, `no complete answer within ${seconds(req.timeoutMs)}`);
+    throw new HttpClientError("broken", url.host, (error as Error).message);
+  }
+}
+
+/** One request, its answer read whole as text, whatever its status. */
+export function request(req: HttpRequest): Promise<Answer> {
+  return exchange(req, async (opened, url, signal, where) => {
+    try {
+      const res = await send(opened, url, req, signal);
+      return { status: res.statusCode ?? 0, headers: res.headers, body: await readCapped(res, req.maxBytes, where), ...(opened.certificate ? { certificate: opened.certificate } : {}) };
+    } finally {
+      opened.socket.destroy();
+    }
+  });
+}
+
+/** An answer's body as JSON of `schema`'s shape; a not-json or schema error otherwise. */
+export function parseAnswer<T>(answer: Answer, schema: Parser<T>, where: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(answer.body);
+  } catch {
+    throw new HttpClientError("not-json", where, `HTTP ${answer.status}: the answer is not JSON`, { answer });
+  }
+  try {
+    return schema.parse(value);
+  } catch (error) {
+    throw new HttpClientError("schema", where, `HTTP ${answer.status}: ${shapeProblem(error)}`, { answer });
+  }
+}
+
+/** A zod error's first issue, with where it is; a hand-written parser's own words. */
+function shapeProblem(error: unknown): string {
+  const issue = (error as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues?.[0];
+  if (!issue) return (error as Error).message;
+  return `the answer is not of its schema (${issue.path.length ? `${issue.path.map(String).join(".")}: ` : ""}${issue.message})`;
+}
+
+/**
+ * One request whose answer must have status `expect`, its body parsed with `schema`. Another status is a
+ * status error carrying the answer (the caller reads its problem).
+ */
+export async function requestJson<T>(req: HttpRequest, expect: number, schema: Parser<T>): Promise<Answer<T>> {
+  const answer = await request(req);
+  const where = new URL(req.url).host;
+  if (answer.status !== expect) throw new HttpClientError("status", where, `HTTP ${answer.status}, expected ${expect}`, { answer });
+  return { ...answer, body: parseAnswer(answer, schema, where) };
+}
+
+/**
+ * A long answer (an event stream) as it arrives: the deadline covers the connection and the headers; then a
+ * connection silent for `idleMs` counts as broken. A status other than 200 is a status error with the body read.
+ */
+export function openStream(req: Omit<HttpRequest, "body"> & { idleMs: number }): Promise<IncomingMessage> {
+  return exchange(req, async (opened, url, _signal, where) => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), req.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal;
+    let res: IncomingMessage | undefined;
+    opened.socket.setTimeout(req.idleMs, () => (res ?? opened.socket).destroy(new Error(`nothing heard for ${seconds(req.idleMs)}`)));
+    try {
+      res = await send(opened, url, req, signal);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (res.statusCode === 200) return res;
+    const answer = { status: res.statusCode ?? 0, headers: res.headers, body: await readCapped(res, req.maxBytes, where) };
+    opened.socket.destroy();
+    throw new HttpClientError("status", where, `HTTP ${answer.status}, expected 200`, { answer });
+  });
+}
+
+/** The SHA-256 of the certificate an https URL presents (the init side records its cloud API's). Rejects with the reason. */
+export async function certificateSha256(url: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+  const parsed = new URL(url);
+  if (parsed.protocol !== "https:") throw new Error(`${parsed.protocol}// has no certificate`);
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const opened = await open(parsed, "any", timeoutMs, signal ? AbortSignal.any([signal, deadline]) : deadline, signal);
+  opened.socket.destroy();
+  if (!opened.certificate) throw new Error(`${parsed.host} presented no certificate`);
+  return opened.certificate;
+}

@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { createHash, X509Certificate } from "node:crypto";
+import { once } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer } from "node:https";
+import { type AddressInfo, createServer as createTcpServer } from "node:net";
+import { describe, it, type TestContext } from "node:test";
+import { ApiProblem, NodeApi } from "../../../cli/fleet/api.ts";
+import { refusal } from "../../../cli/fleet/connect.ts";
+import { formatFingerprint } from "../../../cli/fleet/node-access.ts";
+import { generateSelfSignedCert } from "../../../core/access/tls.ts";
+import { HttpClientError } from "../../../core/http/client.ts";
+
+const STATUS = { phase: "configuring", version: "stratum-installer 1", profile: "single-node", hostname: "n1", url: "https://n1:9443", configValid: false, attempt: 0 };
+
+/** A node's installer as far as the fleet sees it: an HTTPS server with a certificate of its own. */
+async function installer(t: TestContext, handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "node", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
+  const seen: string[] = [];
+  const server = createServer({ cert: certPem, key: keyPem }, (req, res) => {
+    seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+    handler(req, res);
+  }).listen(0, "127.0.0.1");
+  await once(server, "listening");
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { url: new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), pin, seen };
+}
+
+const json = (status: number, body: unknown) => (_req: IncomingMessage, res: ServerResponse) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+
+const rejection = async (promise: Promise<unknown>) => promise.then(() => assert.fail("resolved"), (error: unknown) => error);
+
+describe("fleet: one node's API over the client", () => {
+  it("asks with the install code over the pinned certificate and parses the answer with the API's schema", async (t) => {
+    const node = await installer(t, json(200, STATUS));
+    const status = await new NodeApi({ url: node.url, pin: node.pin, code: "c0de" }).status();
+    assert.deepEqual(status, STATUS);
+    assert.deepEqual(node.seen, ["GET /v1/installer/status Bearer c0de"]);
+  });
+
+  it("another certificate than the plan's: refused in the fleet's words (the client's tests show nothing is sent)", async (t) => {
+    const node = await installer(t, json(200, STATUS));
+    const error = await rejection(new NodeApi({ url: node.url, pin: "ab".repeat(32), code: "c0de" }).status());
+    assert.ok(error instanceof HttpClientError);
+    const expected = `${node.url.host} presented a certificate whose SHA-256 is ${formatFingerprint(node.pin)}, not the plan's ${formatFingerprint("ab".repeat(32))}: refused, nothing was sent (compare with the TLS SHA-256 line of its installer's banner)`;
+    assert.equal(error.message, expected);
+    assert.equal(refusal(error), expected);
+  });
+
+  it("a node out of reach is unreachable, with the reason", async () => {
+    const server = createTcpServer().listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const error = await rejection(new NodeApi({ url: new URL(`https://127.0.0.1:${port}`), pin: "ab".repeat(32), code: "c" }).status());
+    assert.ok(error instanceof HttpClientError);
+    assert.match(error.message, new RegExp(`^127\\.0\\.0\\.1:${port} is unreachable: connect ECONNREFUSED`));
+  });
+
+  it("another status is the node's problem; a wrong shape is named, not a TypeError later", async (t) => {
+    let answer = json(409, { code: "INSTALL_RUNNING", detail: "attempt 2 runs", title: "Conflict" });
+    const node = await installer(t, (req, res) => answer(req, res));
+    const api = new NodeApi({ url: node.url, pin: node.pin, code: "c" });
+    const problem = await rejection(api.install());
+    assert.ok(problem instanceof ApiProblem);
+    assert.deepEqual([problem.status, problem.code, problem.message], [409, "INSTALL_RUNNING", "attempt 2 runs"]);
+    assert.equal(await api.verdict(2), undefined, "a verdict while the attempt runs is none yet");
+    answer = json(200, { ...STATUS, phase: "resting" });
+    const shape = await rejection(api.status());
+    assert.ok(shape instanceof HttpClientError);
+    assert.equal(shape.kind, "schema");
+    assert.match(shape.message, new RegExp(`^${node.url.host.replaceAll(".", "\\.")} gave an answer that is not its installer's: HTTP 200: the answer is not of its schema \\(phase: `));
+  });
+});

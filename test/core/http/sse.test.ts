@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { createHash, X509Certificate } from "node:crypto";
+import { once } from "node:events";
+import type { ServerResponse } from "node:http";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { describe, it, type TestContext } from "node:test";
+import { z } from "zod";
+import { generateSelfSignedCert } from "../../../core/access/tls.ts";
+import { HttpClientError } from "../../../core/http/client.ts";
+import { readEvents, SSE_LIMITS, type SseLimits, type SseMessage, sseMessages } from "../../../core/http/sse.ts";
+
+async function messages(chunks: string[], limits: SseLimits = SSE_LIMITS): Promise<SseMessage[]> {
+  const found: SseMessage[] = [];
+  for await (const message of sseMessages(Readable.from(chunks.map((c) => Buffer.from(c))), limits, "here")) found.push(message);
+  return found;
+}
+
+describe("reading an event stream", () => {
+  it("messages split anywhere (a character too), comments skipped, CRLF and CR too, a message cut off at the end dropped", async () => {
+    const stream = ': heartbeat\n\nid: 1\ndata: {"seq":1}\n\nid: 2\r\ndata: {"é":2}\r\n\r\nid: 3\rdata: 3\r\rid: 4\ndata: {"se';
+    for (const size of [1, 3, 7, stream.length]) {
+      const bytes = Buffer.from(stream);
+      const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+      const found: SseMessage[] = [];
+      for await (const message of sseMessages(Readable.from(chunks), SSE_LIMITS, "here")) found.push(message);
+      assert.deepEqual(found, [{ id: "1", data: '{"seq":1}' }, { id: "2", data: '{"é":2}' }, { id: "3", data: "3" }], `chunks of ${size} bytes`);
+    }
+  });
+
+  it("a message of several data lines is one message", async () => {
+    assert.deepEqual(await messages(["data: a\ndata: b\n\n"]), [{ data: "a\nb" }]);
+  });
+
+  it("a line over the line cap is too-large, whether it ends or not", async () => {
+    const limits = { maxLine: 16, maxEvent: 1024 };
+    assert.deepEqual(await messages([`data: ${"x".repeat(10)}\n\n`], limits), [{ data: "x".repeat(10) }]);
+    for (const chunks of [[`data: ${"x".repeat(11)}\n\n`], ["data: ", "x".repeat(20)]]) {
+      await assert.rejects(messages(chunks, limits), (error: unknown) => error instanceof HttpClientError && error.kind === "too-large" && /line is over 16 characters/.test(error.message));
+    }
+  });
+
+  it("an event over the event cap is too-large, though each of its lines is short", async () => {
+    const limits = { maxLine: 64, maxEvent: 32 };
+    await assert.rejects(messages([`${"data: 0123456789\n".repeat(4)}\n`], limits), (error: unknown) => error instanceof HttpClientError && error.kind === "too-large" && /event is over 32 characters/.test(error.message));
+  });
+});
+
+const Event = z.object({ seq: z.number(), type: z.string() });
+type Event = z.infer<typeof Event>;
+
+/** A real HTTPS event stream of events 1..total, the last attempt.finished: it closes the stream only after `closeAfter` events, or refuses. */
+async function eventServer(t: TestContext, total: number, options: { closeAfter?: number; refuse?: boolean } = {}) {
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
+  const asked: Array<string | undefined> = [];
+  const open = new Set<ServerResponse>();
+  const server = createServer({ cert: certPem, key: keyPem }, (req, res) => {
+    asked.push(req.headers["last-event-id"] as string | undefined);
+    if (req.headers.accept !== "text/event-stream") return res.writeHead(406).end();
+    if (options.refuse) return res.writeHead(401, { "content-type": "application/problem+json" }).end('{"code":"UNAUTHORIZED"}');
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    open.add(res);
+    res.on("close", () => open.delete(res));
+    const from = Number(req.headers["last-event-id"] ?? 0) + 1;
+    let sent = 0;
+    for (let seq = from; seq <= total; seq++) {
+      if (sent++ === options.closeAfter) return res.end();
+      res.write(`: heartbeat\n\nid: ${seq}\ndata: ${JSON.stringify({ seq, type: seq === total ? "attempt.finished" : "step.log" })}\n\n`);
+    }
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+  const read = async (lastEventId?: string) => {
+    const seen: Array<{ id?: string; event: Event }> = [];
+    const events = readEvents({ url, trust: { pin }, timeoutMs: 5_000, idleMs: 5_000, lastEventId, schema: Event, isFinal: (e) => e.type === "attempt.finished" });
+    for await (const item of events) seen.push(item);
+    return seen;
+  };
+  return { asked, read, open: () => open.size };
+}
+
+describe("following events over HTTPS", () => {
+  it("ends at the final event though the server keeps the stream open, and closes it", async (t) => {
+    const server = await eventServer(t, 3);
+    const seen = await server.read();
+    assert.deepEqual(seen.map((s) => [s.id, s.event.seq]), [["1", 1], ["2", 2], ["3", 3]]);
+    assert.deepEqual(server.asked, [undefined]);
+    while (server.open() > 0) await new Promise((resolve) => setImmediate(resolve));
+  });
+
+  it("a stream that ends early is resumed with Last-Event-ID: each event once, in order", async (t) => {
+    const server = await eventServer(t, 5, { closeAfter: 2 });
+    const first = await server.read();
+    assert.deepEqual(first.map((s) => s.event.seq), [1, 2]);
+    const second = await server.read(first.at(-1)!.id);
+    assert.deepEqual(second.map((s) => s.event.seq), [3, 4]);
+    const third = await server.read(second.at(-1)!.id);
+    assert.deepEqual(third.map((s) => s.event.seq), [5]);
+    assert.deepEqual(server.asked, [undefined, "2", "4"]);
+  });
+
+  it("an event not of the schema is a schema error, not an event", async (t) => {
+    const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+    const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
+    const server = createServer({ cert: certPem, key: keyPem }, (_req, res) => res.writeHead(200).end('id: 1\ndata: {"seq":"one"}\n\n')).listen(0, "127.0.0.1");
+    await once(server, "listening");
+    t.after(() => server.close());
+    const events = readEvents({ url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/`, trust: { pin }, timeoutMs: 5_000, idleMs: 5_000, schema: Event });
+    await assert.rejects(
+      (async () => {
+        for await (const _ of events) assert.fail("an event came through");
+      })(),
+      (error: unknown) => error instanceof HttpClientError && error.kind === "schema" && /seq/.test(error.message),
+    );
+  });
+
+  it("another status than 200 is a status error with the answer read", async (t) => {
+    const server = await eventServer(t, 1, { refuse: true });
+    const error = await server.read().catch((err: unknown) => err);
+    assert.ok(error instanceof HttpClientError);
+    assert.deepEqual([error.kind, error.answer?.status, error.answer?.body], ["status", 401, '{"code":"UNAUTHORIZED"}']);
+  });
+});
