@@ -9,6 +9,7 @@ import { readEvents } from "../core/http/sse.ts";
 import { StatusSchema } from "../handlers/get-status.ts";
 import { EventSchema, VerdictSchema } from "../handlers/schemas/install.ts";
 import type { Exit } from "./commands.ts";
+import { printable } from "./printable.ts";
 
 type Status = z.infer<typeof StatusSchema>;
 type Verdict = z.infer<typeof VerdictSchema>;
@@ -43,7 +44,8 @@ const LOST_AFTER = 30;
 /** An answer that trying again does not change. */
 class Refused extends Unavailable {}
 
-const out = (line: string) => process.stdout.write(`${line}\n`);
+// What the installer answers is a node's text: shown, never obeyed by the terminal.
+const out = (line: string) => process.stdout.write(`${printable(line)}\n`);
 
 /** `status [--follow]`: 0 done or under way, 1 failed, 2 the installer cannot be asked. */
 export async function runStatus(options: StatusOptions): Promise<Exit> {
@@ -52,7 +54,7 @@ export async function runStatus(options: StatusOptions): Promise<Exit> {
     return options.follow ? await follow(target) : await show(target);
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;
-    process.stderr.write(`status: ${err.message}\n`);
+    process.stderr.write(`status: ${printable(err.message)}\n`);
     return 2;
   }
 }

@@ -143,11 +143,11 @@ describe("help and -V", () => {
 });
 
 /** An installer whose firstboot takes `firstbootSeconds`, polling a cloud in `scenario`. */
-async function installer(scenario: Scenario, options: { timeout?: number; firstbootSeconds?: number } = {}): Promise<RunningInstaller> {
+async function installer(scenario: Scenario, options: { timeout?: number; firstbootSeconds?: number; firstbootSays?: string } = {}): Promise<RunningInstaller> {
   const folder = await tempDir();
   const readiness = await startReadinessServer({ port: 0, scenario, stageMs: 200 });
   lab.defer(() => readiness.close());
-  const firstboot = await writeFirstboot(folder, `#!/bin/sh\necho "firstboot: configuring"\nsleep ${options.firstbootSeconds ?? 0}\necho "firstboot: done"\n`);
+  const firstboot = await writeFirstboot(folder, `#!/bin/sh\necho "firstboot: configuring"\n${options.firstbootSays ?? ""}\nsleep ${options.firstbootSeconds ?? 0}\necho "firstboot: done"\n`);
   const started = await lab.start({
     stateDir: join(folder, "state"),
     args: ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", String(options.timeout ?? 10), "--readiness-interval", "0.1"],
@@ -212,6 +212,17 @@ describe("status", () => {
     assert.match(after.stdout, /^verdict +attempt 1 succeeded\n {11}The node is installed and the cloud reports READY\.$/m);
     const done = await runCli(statusOf(node, "--follow"));
     assert.deepEqual(done, after, "--follow on a finished install says the same and ends");
+  });
+
+  test("a firstboot's escape sequences (title, clear screen, cursor report, colour) reach the operator's terminal shown, never obeyed", async () => {
+    const node = await installer("ready", { firstbootSays: String.raw`printf '\033]0;owned\007\033[2J\033[6n\033[31mred\302\233J\n'` });
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to wait", async () => (following.output().includes("waiting for an install attempt to start") ? true : undefined));
+    await install(node);
+    const run = await following.ended;
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.ok(run.stdout.includes(String.raw`\x1b]0;owned\x07\x1b[2J\x1b[6n\x1b[31mred\x9bJ`), run.stdout);
+    assert.deepEqual(run.stdout.match(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/g), null);
   });
 
   test("a failed attempt: --follow of the running attempt and status exit 1 with the verdict; another installer's certificate, or none, exit 2", async () => {

@@ -1,11 +1,12 @@
+import { printable } from "../../printable.ts";
 import { connectTable, eventText, LEVEL_WORD, problemLines, summaryTable } from "./common.ts";
 import type { FleetOutput } from "./types.ts";
 
 /** Prefixed lines, for logs and pipes: one line per event, `[node] step: message`. */
 export function linesOutput(stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): FleetOutput {
-  const write = (lines: string[]) => stdout.write(`${lines.join("\n")}\n`);
+  const write = (lines: string[]) => stdout.write(`${lines.map(printable).join("\n")}\n`);
   return {
-    problems: (file, problems, closing) => stderr.write(`${problemLines(file, problems, closing).join("\n")}\n`),
+    problems: (file, problems, closing) => stderr.write(`${problemLines(file, problems, closing).map(printable).join("\n")}\n`),
     nodes: (rows) => write(connectTable(rows)),
     note: (node, level, message) => write([`[${node ?? "fleet"}] ${LEVEL_WORD[level]}${message}`]),
     change: () => undefined,

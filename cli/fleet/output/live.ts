@@ -1,4 +1,5 @@
 import { connectTable, elapsed, eventText, LEVEL_WORD, problemLines, summaryTable } from "./common.ts";
+import { printable } from "../../printable.ts";
 import { formatTable } from "./text-table.ts";
 import type { FleetOutput, NodeChange } from "./types.ts";
 
@@ -31,7 +32,7 @@ export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableSt
   const draw = (above: string[] = []) => {
     clearTimeout(timer);
     timer = undefined;
-    const lines = [...above, ...tableLines()];
+    const lines = [...above.map(printable), ...tableLines()];
     stdout.write(`${UP(drawn)}${CLEAR_DOWN}${lines.join("\n")}\n`);
     drawn = lines.length - above.length;
   };
@@ -51,11 +52,11 @@ export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableSt
   };
   const print = (lines: string[]) => {
     if (drawn > 0) draw(lines);
-    else stdout.write(`${lines.join("\n")}\n`);
+    else stdout.write(`${lines.map(printable).join("\n")}\n`);
   };
 
   return {
-    problems: (file, problems, closing) => stderr.write(`${problemLines(file, problems, closing).join("\n")}\n`),
+    problems: (file, problems, closing) => stderr.write(`${problemLines(file, problems, closing).map(printable).join("\n")}\n`),
     nodes: (table) => print(connectTable(table)),
     note: (node, level, message) => (node === null ? print([`${LEVEL_WORD[level]}${message}`]) : update(node, { last: `${LEVEL_WORD[level]}${message}` })),
     change: (node, change) => update(node, change),
@@ -64,7 +65,7 @@ export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableSt
       draw();
       stop();
       drawn = 0;
-      stdout.write(`\n${[...summaryTable(table), closing].join("\n")}\n`);
+      stdout.write(`\n${[...summaryTable(table), closing].map(printable).join("\n")}\n`);
     },
     close: () => {
       if (timer || ticker) draw();

@@ -47,6 +47,33 @@ describe("fleet output", () => {
     assert.deepEqual(out.written, ["[node-02] readiness: warning: taking longer than expected\n", "[node-02] error: attempt 1 failed\n", "[fleet] dry run\n"]);
   });
 
+  it("a node's text with escape sequences (title, clear screen, cursor report, colour) is shown, never obeyed: in prefixed lines, the live table and the summary", () => {
+    const HOSTILE = "\x1b]0;owned\x07\x1b[2J\x1b[6n\x1b[31mred\u009b2J";
+    const SHOWN = "\\x1b]0;owned\\x07\\x1b[2J\\x1b[6n\\x1b[31mred\\x9b2J";
+    const hostile = { ...EVENT, message: HOSTILE };
+    const summary = [{ node: "node-01", role: "init", outcome: "failed", attempt: 1, elapsedSeconds: 3, detail: HOSTILE }];
+    const connect = [{ node: "node-01", role: "init", installer: "ok", phase: HOSTILE, attempt: 0, release: HOSTILE, blockers: [HOSTILE], draft: "-" }];
+
+    const out = sink();
+    const lines = linesOutput(out.stream, out.stream);
+    lines.nodes(connect);
+    lines.event("node-01", hostile);
+    lines.note("node-01", "error", HOSTILE);
+    lines.summary(summary, 1, "0 of 1 nodes installed");
+    const live = sink(400);
+    const table = liveOutput(live.stream, live.stream, ROLES);
+    table.nodes(connect);
+    table.event("node-01", hostile);
+    table.note("node-01", "warn", HOSTILE);
+    table.summary(summary, 1, "0 of 1 nodes installed");
+    table.close();
+    for (const written of [out.written.join(""), live.written.join("")]) {
+      assert.ok(written.includes(SHOWN), written);
+      const ownMovesAside = written.replace(/\x1b\[\d+A|\r\x1b\[J/g, "");
+      assert.deepEqual(ownMovesAside.match(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/g), null, "no control character but the live table's own cursor moves and newlines");
+    }
+  });
+
   it("JSON Lines: the event with its node; the fleet's own lines with node null", () => {
     const out = sink();
     const json = jsonOutput(out.stream);
