@@ -74,8 +74,9 @@ function parsedAddresses(drafts: ReadonlyMap<number, Draft>): Seen<Cidr>[] {
   });
 }
 
-function roleProblems(plan: Plan, indexes: number[]): PlanProblem[] {
-  const inits = indexes.filter((i) => plan.nodes[i]!.role === "init");
+/** Over every node that says role: init, well-shaped or not: one that lacks its installer, fingerprint or code has those named where they go. */
+function roleProblems(plan: Plan): PlanProblem[] {
+  const inits = plan.nodes.flatMap((node, i) => ((node as Partial<typeof node> | null)?.role === "init" ? [i] : []));
   if (inits.length === 0) return [{ path: ["nodes"], message: "no node has role: init; exactly one node founds the cluster, the others join", hint: "set role: init on one node" }];
   return inits.slice(1).map((i) => ({
     path: ["nodes", i, "role"],
@@ -125,6 +126,6 @@ function networkProblems(plan: Plan, drafts: ReadonlyMap<number, Draft>): PlanPr
 
 /** SPEC §10's rules across the well-shaped nodes (`indexes`), and over their drafts where the cluster section lets them be composed. */
 export function crossNodeProblems(plan: Plan, indexes: number[], drafts: ReadonlyMap<number, Draft>): PlanProblem[] {
-  return [...roleProblems(plan, indexes), ...uniqueProblems(plan, indexes, "name", "name"), ...uniqueProblems(plan, indexes, "installer", "installer"), ...networkProblems(plan, drafts)];
+  return [...roleProblems(plan), ...uniqueProblems(plan, indexes, "name", "name"), ...uniqueProblems(plan, indexes, "installer", "installer"), ...networkProblems(plan, drafts)];
 }
 

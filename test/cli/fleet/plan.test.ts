@@ -85,6 +85,13 @@ const CASES: Case[] = [
   { name: "a role that is neither", change: edit("    role: join\n    config: { network: { interface: eno1, address: 10.20.0.13", "    role: joiner\n    config: { network: { interface: eno1, address: 10.20.0.13"), expected: [["25:11 nodes[2].role", /role "joiner" is not one of init, join/]] },
   { name: "a number where text goes", change: edit("  name: lab-1", "  name: 1234"), expected: [["2:9 cluster.name", /name must be a string, not 1234 \(a number\) \(put it in quotes\)/]] },
   { name: "no init", change: edit("role: init", "role: join"), expected: [["9:3 nodes", /no node has role: init/]] },
+  {
+    name: "the init without its fingerprint: what is missing, where; never \"no node has role: init\"",
+    change: edit(/    fingerprint: "[0-9A-F:]+"\n/, ""),
+    expected: [["9:5 nodes[0].fingerprint", /fingerprint is required/]],
+  },
+  { name: "the init without its installer", change: edit("    installer: https://10.20.0.11:9443\n", ""), expected: [["9:5 nodes[0].installer", /installer is required/]] },
+  { name: "the init without its code", change: edit("    code: env:NODE01_CODE\n", ""), expected: [["9:5 nodes[0].code", /code is required/]] },
   { name: "two inits", change: edit("    role: join\n    config: { network: { interface: eno1, address: 10.20.0.13", "    role: init\n    config: { network: { interface: eno1, address: 10.20.0.13"), expected: [["25:11 nodes[2].role", /nodes\[2\] \(node-03\) is a second init \(nodes\[0\] \(node-01\) is one\)/]] },
   { name: "a name twice", change: edit("  - name: node-03", "  - name: node-02"), expected: [["21:11 nodes[2].name", /node-02 is also nodes\[1\] \(node-02\)'s name/]] },
   { name: "a name that is no hostname", change: edit("  - name: node-03", "  - name: node_03"), expected: [["21:11 nodes[2].name", /hostname/]] },
