@@ -98,19 +98,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
     },
   );
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("listening", resolve);
-      server.once("error", reject);
-    });
-  } catch (err) {
-    await services.stop();
-    await lock.release();
-    throw new Error(listenProblem(err as NodeJS.ErrnoException, settings.listenHost, settings.listenPort));
-  }
-  server.on("error", (err) => log.error("server error", { error: err.message }));
   if (codeCache) saveAfterFirstRequest(server as HttpsServer, codeCache, log);
-
   lingerOnClose(server as HttpsServer);
   server.on("clientError", (err: NodeJS.ErrnoException, socket: import("node:stream").Duplex) => {
     if (!socket.writable) return socket.destroy();
@@ -126,6 +114,23 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       .then(() => lock.release())
       .finally(() => process.exit(0));
   };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  // Before the banner can be seen: a stop asked for the moment it shows is a clean stop, never the default kill.
+  const onTerm = () => stop("SIGTERM");
+  const onInt = () => stop("SIGINT");
+  process.once("SIGTERM", onTerm);
+  process.once("SIGINT", onInt);
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("listening", resolve);
+      server.once("error", reject);
+    });
+  } catch (err) {
+    process.off("SIGTERM", onTerm);
+    process.off("SIGINT", onInt);
+    await services.stop();
+    await lock.release();
+    throw new Error(listenProblem(err as NodeJS.ErrnoException, settings.listenHost, settings.listenPort));
+  }
+  server.on("error", (err) => log.error("server error", { error: err.message }));
 }

@@ -8,6 +8,7 @@ import { violations } from "./conformance.ts";
 import { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { stateLayout } from "../../core/state/layout.ts";
+import { ensureNode } from "../setup/node-runtimes.ts";
 
 export { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 
@@ -123,9 +124,26 @@ export interface StartOptions {
   uid?: number;
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT, bundle = BUNDLE, node = process.execPath): Promise<{ code: number | null; stdout: string; stderr: string }> {
+let bundleNodePath: Promise<string> | undefined;
+
+/**
+ * The Node that runs the bundle: the tests' own, or with INSTALLER_NODE_VERSION set (`npm run test:node18`) that
+ * release's from the registry, so the spawned tests run the bundle on the oldest Node it supports.
+ */
+export function bundleNode(): Promise<string> {
+  const version = process.env.INSTALLER_NODE_VERSION;
+  return (bundleNodePath ??= !version
+    ? Promise.resolve(process.execPath)
+    : ensureNode(version).then((runtime) => {
+        if ("skip" in runtime) throw new Error(`INSTALLER_NODE_VERSION=${version}: ${runtime.skip}`);
+        return runtime.node;
+      }));
+}
+
+export async function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT, bundle = BUNDLE, node?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const runtime = node ?? (await bundleNode());
   return new Promise((resolvePromise) => {
-    const proc = spawn(node, [bundle, ...args], { cwd, env: { ...process.env, ...env } });
+    const proc = spawn(runtime, [bundle, ...args], { cwd, env: { ...process.env, ...env } });
     let stdout = "";
     let stderr = "";
     proc.stdout.on("data", (d) => (stdout += d));
@@ -164,7 +182,7 @@ async function spawnInstaller(options: StartOptions = {}): Promise<SpawnedInstal
     "--handoff", join(stateDir, "no-handoff/node.yaml"),
     ...(options.args ?? []),
   ];
-  const proc = spawn(options.node ?? process.execPath, [options.bundle ?? BUNDLE, ...args], {
+  const proc = spawn(options.node ?? (await bundleNode()), [options.bundle ?? BUNDLE, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
