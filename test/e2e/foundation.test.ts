@@ -101,7 +101,7 @@ describe("openapi", () => {
     assert.equal(doc.openapi, "3.1.0");
     assert.ok(doc.components.securitySchemes.installCode);
     const status = doc.paths["/v1/installer/status"].get;
-    assert.deepEqual(Object.keys(status.responses).sort(), ["200", "401", "429", "500"]);
+    assert.deepEqual(Object.keys(status.responses).sort(), ["200", "401", "429", "431", "500"]);
     assert.ok(status.responses["429"].headers["Retry-After"]);
     assert.match(JSON.stringify(doc.components.schemas.Unattended), /A PUT of the config or a started install hands the draft to the person/);
     const cli = await runCli(["openapi"]);
