@@ -1,6 +1,6 @@
 /** Every attempt reachable: the attempts so far, newest first; choosing one shows its steps, log, verdict and report. */
-import { call } from "./store.ts";
 import { $, fill, h } from "./dom.ts";
+import { call } from "./store.ts";
 import { utcDateTime } from "./time.ts";
 
 const KIND_TEXT = { install: "install", "recheck-readiness": "readiness recheck" } as const;

@@ -1,7 +1,7 @@
 /** The configure view: the form and the node.yaml tab around one draft, saved step by step. */
 import type { Schemas } from "./api.ts";
 import { $, announce, plural, showView } from "./dom.ts";
-import { renderErrors, focusField } from "./field-errors.ts";
+import { focusField, renderErrors } from "./field-errors.ts";
 import { fillForm, readForm, stepOf, steps } from "./form-fields.ts";
 import { focusReview } from "./review.ts";
 import { renderStatus } from "./status.ts";

@@ -1,7 +1,7 @@
 /** An installed init node hands out the join token (SPEC §6): shown masked, with a copy button that works on plain http too. */
-import { call, state } from "./store.ts";
 import { copyField } from "./copy.ts";
 import { $, fill, h } from "./dom.ts";
+import { call, state } from "./store.ts";
 
 export async function showJoinToken(): Promise<void> {
   const s = state.status!;
