@@ -1,29 +1,25 @@
-import type { components, paths } from "../test/generated/installer-api.d.ts";
-import { signOut } from "./sign-in.ts";
-import { state } from "./state.ts";
+/** The installer's API over HTTP: a request in, a typed result out. It knows no session and no page: deciding what a refusal means is the store's. */
+import type { components, paths } from "./api-types.d.ts";
 import { noteServerDate } from "./time.ts";
 
-/** The API's schemas, generated from /openapi.json (`npm run client`): an API change the console does not follow fails `npm run typecheck`. */
+/** The API's schemas, generated from the handlers' own (`npm run console:types`): an API change the console does not follow fails `npm run typecheck`. */
 export type Schemas = components["schemas"];
 
 export const API = "/v1/installer";
 
 type Routes = { [P in keyof paths as P extends `${typeof API}${infer Path}` ? Path : never]: paths[P] };
-type Method = "get" | "put" | "post";
-type PathOf<M extends Method> = { [P in keyof Routes]: Routes[P][M] extends undefined ? never : P }[keyof Routes];
-type Operation<P extends keyof Routes, M extends Method> = NonNullable<Routes[P][M]>;
+export type Method = "get" | "put" | "post";
+export type PathOf<M extends Method> = { [P in keyof Routes]: Routes[P][M] extends undefined ? never : P }[keyof Routes];
+export type Operation<P extends keyof Routes, M extends Method> = NonNullable<Routes[P][M]>;
 type Json<Reply> = Reply extends { content: { "application/json": infer Body } } ? Body : never;
-type Answer<Op> = Op extends { responses: infer R } ? Json<R[Extract<keyof R, 200 | 202>]> : never;
+export type Answer<Op> = Op extends { responses: infer R } ? Json<R[Extract<keyof R, 200 | 202>]> : never;
 
-interface Call<Op, M extends Method> {
+export interface Call<Op, M extends Method> {
   method?: M;
   body?: Op extends { requestBody: { content: { "application/json": infer Body } } } ? Body : never;
   yaml?: string;
   query?: Op extends { parameters: { query?: infer Query } } ? Query : never;
-  signingIn?: boolean;
   ifMatch?: string;
-  /** Given the answer's ETag. */
-  etag?: (tag: string) => void;
 }
 
 /** A problem+json answer as an Error; an Error without `status` means the installer did not answer. */
@@ -36,8 +32,10 @@ export type Problem = Error & {
 };
 export type Failure = Error & Partial<Problem>;
 
-export async function api<P extends PathOf<M>, M extends Method = "get">(path: P, options: Call<Operation<P, M>, M> = {}): Promise<Answer<Operation<P, M>>> {
-  const headers: Record<string, string> = { Authorization: "Bearer " + state.code };
+type Result<T> = { ok: true; data: T; etag: string } | { ok: false; problem: Failure };
+
+export async function request<P extends PathOf<M>, M extends Method = "get">(code: string, path: P, options: Call<Operation<P, M>, M> = {}): Promise<Result<Answer<Operation<P, M>>>> {
+  const headers: Record<string, string> = { Authorization: "Bearer " + code };
   if (options.ifMatch) headers["If-Match"] = options.ifMatch;
   let body: string | undefined;
   if (options.yaml !== undefined) {
@@ -48,25 +46,73 @@ export async function api<P extends PathOf<M>, M extends Method = "get">(path: P
     body = JSON.stringify(options.body);
   }
   const query = options.query ? "?" + new URLSearchParams(options.query as Record<string, string>) : "";
-  const res = await fetch(API + path + query, { method: (options.method || "get").toUpperCase(), headers, body, cache: "no-store" });
-  noteServerDate(res);
-  const data = (res.headers.get("content-type") || "").includes("json") ? await res.json() : await res.text();
-  if (res.ok) {
-    options.etag?.(res.headers.get("etag") || "");
-    return data;
+  try {
+    const res = await fetch(API + path + query, { method: (options.method || "get").toUpperCase(), headers, body, cache: "no-store" });
+    noteServerDate(res);
+    const data = (res.headers.get("content-type") || "").includes("json") ? await res.json() : await res.text();
+    if (res.ok) return { ok: true, data, etag: res.headers.get("etag") || "" };
+    return { ok: false, problem: problemOf(res, data) };
+  } catch (err) {
+    return { ok: false, problem: err as Failure };
   }
-  throw problemOf(res, data, options.signingIn);
 }
 
-/** A refused code ends the session. */
-export function problemOf(res: Response, data: Partial<Schemas["Problem"]>, signingIn?: boolean): Problem {
-  const problem = Object.assign(new Error(data.detail || data.title || "HTTP " + res.status), {
+function problemOf(res: Response, data: Partial<Schemas["Problem"]>): Problem {
+  return Object.assign(new Error(data.detail || data.title || "HTTP " + res.status), {
     status: res.status,
     code: data.code,
     errors: data.errors || [],
     blockers: data.blockers || [],
     retryAfter: Number(res.headers.get("retry-after")) || 0,
   });
-  if ((res.status === 401 || res.status === 429) && !signingIn) signOut(problem);
-  return problem;
+}
+
+/** The certificate this page came over; public, no install code. Null when the installer does not say. */
+export async function fetchTls(): Promise<Schemas["Tls"] | null> {
+  const res = await fetch("/tls", { cache: "no-store" });
+  return res.ok ? res.json() : null;
+}
+
+/** Server-Sent Events over fetch (EventSource cannot send the install code), resumed with Last-Event-ID; a refusal rejects with its Problem. */
+export async function readEvents(code: string, attempt: number, signal: AbortSignal, onEvent: (event: Schemas["InstallEvent"]) => void, onBreak: () => void): Promise<void> {
+  let lastId = 0;
+  for (let failures = 0; !signal.aborted; failures += 1) {
+    try {
+      const headers: Record<string, string> = { Authorization: "Bearer " + code, Accept: "text/event-stream" };
+      if (lastId) headers["Last-Event-ID"] = String(lastId);
+      const res = await fetch(API + "/install/events?attempt=" + attempt, { headers, signal, cache: "no-store" });
+      if (!res.ok) throw problemOf(res, await res.json());
+      failures = 0;
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+          const message = parseMessage(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+          if (!message.data) continue;
+          const event: Schemas["InstallEvent"] = JSON.parse(message.data);
+          lastId = Number(message.id) || event.seq;
+          onEvent(event);
+          if (event.type === "attempt.finished") return;
+        }
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      if ((err as Failure).status) throw err;
+    }
+    onBreak();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** failures, 8000)));
+  }
+}
+
+function parseMessage(block: string): { id: string; data: string } {
+  const message = { id: "", data: "" };
+  for (const line of block.split("\n")) {
+    if (line.startsWith("id:")) message.id = line.slice(3).trim();
+    else if (line.startsWith("data:")) message.data += (message.data ? "\n" : "") + line.slice(5).replace(/^ /, "");
+  }
+  return message;
 }

@@ -1,8 +1,9 @@
 /** The draft's errors beside their fields (matched by field path, falling back to the nearest parent) and in a summary list. */
 import type { Schemas } from "./api.ts";
 import { $, fill, h, plural } from "./dom.ts";
-import { form, goStep, renderStepper, stepOf, steps } from "./form.ts";
-import { state } from "./state.ts";
+import { form, stepOf, steps, visibleErrors } from "./form-fields.ts";
+import { goStep, renderStepper } from "./stepper.ts";
+import { state } from "./store.ts";
 import { renderYamlErrors, selectTab } from "./yaml-tab.ts";
 
 type FieldError = Schemas["FieldError"];
@@ -45,12 +46,6 @@ function labelOf(path: string): string | null {
 /** The other fields a message names (the range a range overlaps): marked too, since either may be the one to change. */
 function namedFields(error: FieldError): string[] {
   return [...error.message.matchAll(LIST_ITEM)].map((m) => m[1] + "[" + m[2] + "]").filter((path) => path !== error.field);
-}
-
-/** Errors of steps the person has not saved yet would only nag. */
-export function visibleErrors(): FieldError[] {
-  if (!state.draft) return [];
-  return state.draft.source === "yaml" ? state.draft.errors : state.draft.errors.filter((e) => stepOf(e.field) <= state.shownUpTo);
 }
 
 function fieldElement(path: string): HTMLElement | null {

@@ -1,7 +1,7 @@
 /** The attempt's log: each line names its step once, and how the attempt ended is told by the verdict, not again here. */
 import type { Schemas } from "./api.ts";
 import { $, h } from "./dom.ts";
-import type { Run } from "./state.ts";
+import type { Run } from "./store.ts";
 import { duration, utcTime } from "./time.ts";
 
 type Event = Schemas["InstallEvent"];

@@ -1,23 +1,16 @@
 /** One attempt, live: its steps, the cloud's readiness checks, the log, and the verdict with its next action. */
-import { guard, report } from "./actions.ts";
-import { api, type Failure, type Schemas } from "./api.ts";
-import { showConfigure } from "./boot.ts";
+import type { Schemas } from "./api.ts";
+import { renderPicker } from "./attempt-picker.ts";
 import { $, fill, h, showView } from "./dom.ts";
-import { readEvents } from "./events.ts";
-import { renderErrors, visibleErrors } from "./field-errors.ts";
-import { steps } from "./form.ts";
+import { guard, report } from "./guard.ts";
+import { fixConfig, install, recheck, showBlockers } from "./install-actions.ts";
+import { appendLog } from "./install-log.ts";
 import { renderJoinChecks } from "./join-check.ts";
 import { showJoinToken } from "./join-token.ts";
-import { state, type Run, type StepName, type StepState } from "./state.ts";
-import { install, refreshStatus, refused, showBlockers } from "./status.ts";
-import { renderPicker } from "./attempt-picker.ts";
-import { appendLog } from "./install-log.ts";
-import { keepTicking, renderTimes, stepTime, stopTicking } from "./run-clock.ts";
+import { keepTicking, renderTimes, stepTime } from "./run-clock.ts";
+import { call, follow, refreshStatus, state, type EventData, type Run, type StepName } from "./store.ts";
 
 type Verdict = Schemas["Verdict"];
-type Readiness = Omit<Schemas["Report"]["readinessHistory"][number], "time">;
-/** What the events read here carry in `data`, which the API document leaves open. */
-type EventData = { kind: Run["kind"]; outcome: StepState; verdict: Verdict; deadline?: string } & Readiness;
 
 const STEPS_OF: Record<Run["kind"], StepName[]> = { install: ["preflight", "write-config", "firstboot", "readiness"], "recheck-readiness": ["readiness"] };
 const STEP_TEXT: Record<StepName, string> = { preflight: "Preflight checks", "write-config": "Write node.yaml", firstboot: "Run firstboot", readiness: "Wait until the cloud is READY" };
@@ -29,12 +22,8 @@ const NEXT: Partial<Record<Verdict["next"], [string, () => Promise<void>]>> = {
   clearBlockers: ["Show the blockers", showBlockers],
 };
 
-/** Shows an attempt, live while it runs; `focus` false when the person chose it in the picker and stays there. */
-export function follow(attempt: number, focus = true): void {
-  stopFollowing();
-  const controller = new AbortController();
-  state.follow = controller;
-  state.run = { attempt, kind: "install", steps: {}, times: {}, latest: attempt >= (state.status ? state.status.attempt : 0), picked: !focus };
+/** A newly opened attempt, shown from its start; `focus` false when the person chose it in the picker and stays there. */
+export function showRun(focus: boolean): void {
   showView("install");
   $("verdict").hidden = true;
   $("join-token").hidden = true;
@@ -44,40 +33,16 @@ export function follow(attempt: number, focus = true): void {
   $("checks").hidden = true;
   renderRun();
   if (focus) $("install-view-title").focus();
-  readEvents(attempt, controller.signal, onEvent).catch(report);
-  refreshStatus().catch(report);
-  renderPicker(attempt).catch(report);
+  renderPicker(state.run!.attempt).catch(report);
 }
 
-export function stopFollowing(): void {
-  if (state.follow) state.follow.abort();
-  state.follow = null;
-  stopTicking();
-}
-
-function onEvent(event: Schemas["InstallEvent"]): void {
+/** One event of the shown attempt, which the store has already taken in. */
+export function showEvent(event: Schemas["InstallEvent"]): void {
   const run = state.run!;
   const data = event.data as EventData;
-  const at = Date.parse(event.time);
-  if (event.type === "attempt.started") Object.assign(run, { kind: data.kind, span: { start: at } });
-  if (event.type === "step.started") {
-    run.steps[event.step!] = "running";
-    run.times[event.step!] = { start: at };
-    if (data && data.deadline) run.deadline = Date.parse(data.deadline);
-  }
-  if (event.type === "step.finished") {
-    run.steps[event.step!] = data.outcome;
-    run.times[event.step!]!.end = at;
-  }
   if (event.type === "readiness.poll") renderReadiness(data);
   appendLog(event, run);
   if (event.type === "attempt.finished") {
-    for (const step of Object.keys(run.steps) as StepName[]) {
-      if (run.steps[step] !== "running") continue;
-      run.steps[step] = "failed";
-      run.times[step]!.end = at;
-    }
-    if (run.span) run.span.end = at;
     showVerdict(data.verdict);
     refreshStatus().then(showJoinToken).then(showNext).catch(report);
     renderPicker(run.attempt).catch(report);
@@ -96,7 +61,7 @@ function renderRun(): void {
   keepTicking(renderRun);
 }
 
-function renderReadiness(data: Readiness): void {
+function renderReadiness(data: EventData): void {
   $("cloud-state").textContent = "State: " + data.state + (data.detail ? ", " + data.detail : "");
   const checks = data.checks || [];
   $("checks").hidden = checks.length === 0;
@@ -131,7 +96,7 @@ function showVerdict(verdict: Verdict): void {
 /** Once installed: where the cloud is and how to reach the node, from the latest attempt's report. */
 async function showNext(): Promise<void> {
   if (state.status!.phase !== "done") return;
-  const { endpoints, config } = await api("/install/report");
+  const { endpoints, config } = await call("/install/report");
   const keys = (config.config as { admin?: { sshAuthorizedKeys?: string[] } } | undefined)?.admin?.sshAuthorizedKeys || [];
   const ip = endpoints && endpoints.ssh;
   fill($("next-body"),
@@ -142,24 +107,8 @@ async function showNext(): Promise<void> {
   $("next").hidden = false;
 }
 
-async function recheck(): Promise<void> {
-  try {
-    follow((await api("/install/recheck-readiness", { method: "post" })).attempt);
-  } catch (problem) {
-    await refused(problem as Failure);
-  }
-}
-
-async function fixConfig(): Promise<void> {
-  state.draft = await api("/config");
-  state.shownUpTo = steps().length;
-  showConfigure();
-  renderErrors();
-  if (visibleErrors().length) (state.draft.source === "yaml" ? $("yaml-errors").querySelector("button")! : $("summary")).focus();
-}
-
 async function downloadReport(attempt: number): Promise<void> {
-  const report = await api("/install/report", { query: { attempt } });
+  const report = await call("/install/report", { query: { attempt } });
   const url = URL.createObjectURL(new Blob([JSON.stringify(report, null, 2) + "\n"], { type: "application/json" }));
   const link = h("a", { href: url, download: "stratum-install-report-attempt-" + attempt + ".json", hidden: true });
   document.body.append(link);

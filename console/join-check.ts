@@ -1,9 +1,10 @@
 /** The join check (SPEC §6): "Check the cluster" on a join draft's cluster step, and the checks as a list wherever they are shown. */
-import { api, type Failure, type Schemas } from "./api.ts";
+import type { Failure, Schemas } from "./api.ts";
+import { saveDraft } from "./configure.ts";
 import { $, announce, fill, h, plural } from "./dom.ts";
 import { focusField, renderErrors } from "./field-errors.ts";
-import { saveDraft, stepOf } from "./form.ts";
-import { state } from "./state.ts";
+import { stepOf } from "./form-fields.ts";
+import { call, showErrorsUpTo } from "./store.ts";
 import { serverNow, utcTime } from "./time.ts";
 
 type Check = Schemas["JoinCheck"];
@@ -45,7 +46,7 @@ export async function checkCluster(): Promise<void> {
   fill(result, h("p", {}, "Checking the cluster…"));
   try {
     await saveDraft();
-    const { ok, checks } = await api("/cluster/join-check", { method: "post" });
+    const { ok, checks } = await call("/cluster/join-check", { method: "post" });
     fill(result, renderJoinChecks(checks, "Cluster check"), h("p", { class: "help" }, "Checked at " + utcTime(serverNow()) + " UTC."));
     announce("Cluster check " + (ok ? "passed." : "failed: " + checks.filter((c) => c.code).map((c) => c.code).join(", ") + "."));
   } catch (err) {
@@ -56,7 +57,7 @@ export async function checkCluster(): Promise<void> {
     }
     const errors = problem.errors || [];
     fill(result, h("p", { class: "error" }, problem.message));
-    state.shownUpTo = Math.max(state.shownUpTo, ...errors.map((e) => stepOf(e.field)));
+    showErrorsUpTo(Math.max(-1, ...errors.map((e) => stepOf(e.field))));
     renderErrors();
     if (errors.length) focusField(errors[0]!.field);
   } finally {

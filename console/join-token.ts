@@ -1,15 +1,14 @@
 /** An installed init node hands out the join token (SPEC §6): shown masked, with a copy button that works on plain http too. */
-import { api } from "./api.ts";
 import { copyField } from "./copy.ts";
 import { $, fill, h } from "./dom.ts";
-import { state } from "./state.ts";
+import { call, state } from "./store.ts";
 
 export async function showJoinToken(): Promise<void> {
   const s = state.status!;
   const card = $("join-token");
   if (s.phase !== "done" || s.mode !== "hyperconverged-init") return void (card.hidden = true);
   if (!card.hidden) return;
-  const join = await api("/cluster/join-token");
+  const join = await call("/cluster/join-token");
   $<HTMLInputElement>("join-token-value").value = join.token;
   reveal(false);
   $("join-token-copied").textContent = "";

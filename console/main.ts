@@ -1,18 +1,41 @@
-/** The console's entry: wires the page's fixed controls, then signs in or resumes the session. */
-import { guard, report } from "./actions.ts";
+/** The console's entry: wires the page's fixed controls and the store's news to the views, then signs in or resumes the session. */
 import { enter } from "./boot.ts";
-import { $ } from "./dom.ts";
-import { applyMode, goStep, saveForm } from "./form.ts";
-import { checkCluster } from "./join-check.ts";
+import { saveForm, saveYaml } from "./configure.ts";
 import { copyField } from "./copy.ts";
-import { follow } from "./install-view.ts";
+import { $, announce } from "./dom.ts";
+import { applyMode } from "./form-fields.ts";
+import { guard, report } from "./guard.ts";
+import { install } from "./install-actions.ts";
+import { showEvent, showRun } from "./install-view.ts";
+import { checkCluster } from "./join-check.ts";
 import { copyToken, toggleToken } from "./join-token.ts";
 import { updateInstallButton } from "./review.ts";
-import { showSignIn, signIn, signOut } from "./sign-in.ts";
-import { state } from "./state.ts";
-import { install } from "./status.ts";
+import { stopTicking } from "./run-clock.ts";
+import { showSignIn, signIn } from "./sign-in.ts";
+import { renderStatus } from "./status.ts";
+import { goStep } from "./stepper.ts";
+import { follow, setYamlDirty, signOut, state, subscribe } from "./store.ts";
 import { showCertificate } from "./tls.ts";
-import { onTabKey, renderLineNumbers, saveYaml, selectTab, syncGutter } from "./yaml-tab.ts";
+import { onTabKey, renderLineNumbers, selectTab, syncGutter } from "./yaml-tab.ts";
+
+subscribe((change) => {
+  switch (change.type) {
+    case "status":
+      return renderStatus();
+    case "follow":
+      return showRun(change.focus);
+    case "event":
+      return showEvent(change.event);
+    case "unfollow":
+      return stopTicking();
+    case "reconnecting":
+      return announce("The event stream broke off; reconnecting.");
+    case "signed-out":
+      return showSignIn(change.problem);
+    case "failed":
+      return report(change.error);
+  }
+});
 
 document.addEventListener("submit", (event) => event.preventDefault());
 $("sign-in-form").addEventListener("submit", guard(signIn));
@@ -22,7 +45,7 @@ $("back").addEventListener("click", () => goStep(state.step - 1));
 $("modes").addEventListener("change", applyMode);
 $("yaml-form").addEventListener("submit", guard(saveYaml));
 $("yaml").addEventListener("input", () => {
-  state.yamlDirty = true;
+  setYamlDirty(true);
   renderLineNumbers();
 });
 $("yaml").addEventListener("scroll", syncGutter);

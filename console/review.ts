@@ -1,7 +1,8 @@
 /** Review before erase: the node.yaml the install writes and the disks it erases; Install waits for the disks to be confirmed. */
-import { api, type Failure, type Schemas } from "./api.ts";
+import type { Failure, Schemas } from "./api.ts";
 import { diskFacts, stableNote } from "./disks.ts";
 import { $, fill, h, plural } from "./dom.ts";
+import { send } from "./store.ts";
 
 /** The review on screen (JSON), "" while none is. */
 let shown = "";
@@ -43,9 +44,8 @@ export function refreshReview(ready: boolean): Promise<void> {
     hide();
     return (loading = Promise.resolve());
   }
-  let etag = "";
-  loading = api("/config/review", { etag: (tag) => (etag = tag) }).then(
-    (review) => {
+  loading = send("/config/review").then(
+    ({ data: review, etag }) => {
       if (mine !== generation) return;
       reviewedEtag = etag;
       render(review);

@@ -1,6 +1,6 @@
 /** The shown attempt's times, live while it runs: each step's and the attempt's elapsed time, and the readiness wait's countdown. */
 import { $ } from "./dom.ts";
-import { state, type Span, type StepName } from "./state.ts";
+import { state, type Span, type StepName } from "./store.ts";
 import { duration, serverNow, utcTime } from "./time.ts";
 
 let ticker = 0;

@@ -1,9 +1,8 @@
 /** Sign-in with the install code (sessionStorage only), the 401 message and the 429 countdown. */
-import { api, type Failure } from "./api.ts";
+import type { Failure } from "./api.ts";
 import { enter } from "./boot.ts";
 import { $, fill, plural, showView } from "./dom.ts";
-import { stopFollowing } from "./install-view.ts";
-import { CODE_KEY, state } from "./state.ts";
+import { signIn as tryCode } from "./store.ts";
 
 let lockTimer = 0;
 
@@ -47,23 +46,9 @@ export async function signIn(): Promise<void> {
     fill($("sign-in-error"), "Enter the install code.").hidden = false;
     return $("code").focus();
   }
-  state.code = code;
-  try {
-    await api("/status", { signingIn: true });
-  } catch (problem) {
-    state.code = "";
-    return showSignIn(problem as Failure);
-  }
-  sessionStorage.setItem(CODE_KEY, code);
+  const problem = await tryCode(code);
+  if (problem) return showSignIn(problem);
   $<HTMLInputElement>("code").value = "";
   $("sign-in-error").hidden = true;
   await enter();
-}
-
-export function signOut(problem?: Failure): void {
-  sessionStorage.removeItem(CODE_KEY);
-  state.code = "";
-  stopFollowing();
-  clearInterval(state.poll);
-  showSignIn(problem);
 }

@@ -1,24 +1,17 @@
 /** What GET /status says, shown: the header line, the unattended notice, the blockers and whether the install can start. */
-import { report } from "./actions.ts";
-import { api, type Failure, type Schemas } from "./api.ts";
-import { showConfigure } from "./boot.ts";
+import type { Schemas } from "./api.ts";
 import { $, fill, h, plural } from "./dom.ts";
-import { renderErrors, visibleErrors } from "./field-errors.ts";
-import { steps } from "./form.ts";
-import { follow } from "./install-view.ts";
-import { refreshReview, reviewAgain, reviewConfirmed, reviewed } from "./review.ts";
-import { state } from "./state.ts";
+import { steps, visibleErrors } from "./form-fields.ts";
+import { report } from "./guard.ts";
+import { refreshReview, reviewConfirmed } from "./review.ts";
+import { state } from "./store.ts";
 import { utcDateTime } from "./time.ts";
 
-/** An attempt started elsewhere (unattended, curl) while the person configures is followed at once. */
-export async function refreshStatus(): Promise<void> {
-  const known = state.status ? state.status.attempt : 0;
-  state.status = await api("/status");
-  renderStatus();
-  if (!$("configure").hidden && state.status.attempt > known) follow(state.status.attempt);
-}
+/** The unattended notice on screen (JSON): drawn again only when it changes, or afresh after sign-in. */
+let unattendedShown = "";
 
-export function renderStatus(): void {
+export function renderStatus(fresh = false): void {
+  if (fresh) unattendedShown = "";
   const s = state.status!;
   $("where").textContent = s.hostname + " · " + s.phase + (state.options && state.options.release ? " · release " + state.options.release : "");
   renderUnattended(s.unattended);
@@ -28,8 +21,8 @@ export function renderStatus(): void {
 function renderUnattended(u: Schemas["Unattended"] | undefined): void {
   const key = JSON.stringify(u || null);
   $("unattended").hidden = !u;
-  if (!u || key === state.unattendedKey) return;
-  state.unattendedKey = key;
+  if (!u || key === unattendedShown) return;
+  unattendedShown = key;
   const found = "Stage 1 left a node.yaml" + (u.origin ? " (" + u.origin + ")" : "") + ", which the installer took on " + utcDateTime(u.takenAt) + ". ";
   const text = {
     started: found + "It validated, so the installer started install attempt " + u.attempt + " by itself.",
@@ -52,7 +45,7 @@ function renderInstallCard(): void {
   if (blockers.length) reasons.push("Clear the blockers to install.");
   $("readiness-of-draft").textContent = reasons.join(" ") || "The draft is valid and nothing blocks the install: it writes node.yaml, runs firstboot and waits until the cloud is READY.";
   $<HTMLButtonElement>("install-button").disabled = reasons.length > 0 || !reviewConfirmed();
-  refreshReview(reasons.length === 0 && !$("configure").hidden).catch(report);
+  refreshReview(reasons.length === 0 && state.view === "configure").catch(report);
   for (const note of document.querySelectorAll<HTMLElement>("[data-hand-over]")) note.hidden = !(s.unattended && s.unattended.autoStart);
   $("past-attempts").hidden = s.attempt === 0;
   $("show-attempts").textContent = s.attempt === 1 ? "Show attempt 1" : "Show the " + s.attempt + " attempts so far";
@@ -73,42 +66,4 @@ function draftProblems(): string {
   const unsaved = state.draft && state.draft.source === "structured" ? steps().slice(state.shownUpTo + 1).map((el) => el.dataset.title) : [];
   return "The draft does not validate yet" + (shown ? " (" + plural(shown, "problem") + " listed above)" : "") + ": " +
     (unsaved.length ? "fill and save the remaining steps (" + unsaved.join(", ") + ")" + (shown ? ", and fix what is listed." : ".") : "fix what is listed.");
-}
-
-export async function install(): Promise<void> {
-  try {
-    follow((await api("/install", { method: "post", ifMatch: reviewed() || undefined })).attempt);
-  } catch (problem) {
-    await refused(problem as Failure);
-  }
-}
-
-/** A refused POST: show why where it can be fixed. */
-export async function refused(problem: Failure): Promise<void> {
-  if (problem.code === "INVALID_CONFIG") {
-    state.draft = await api("/config");
-    state.shownUpTo = steps().length;
-    showConfigure();
-    renderErrors();
-    $("summary").focus();
-  } else if (problem.code === "INSTALL_BLOCKED") {
-    await showBlockers();
-  } else if (problem.code === "PRECONDITION_FAILED") {
-    state.draft = await api("/config");
-    showConfigure();
-    await refreshStatus();
-    await reviewAgain();
-    throw new Error("The draft changed since you reviewed it (it was saved elsewhere): nothing was installed. Review it again, then install.");
-  } else if (problem.code === "INSTALL_RUNNING" || problem.code === "ALREADY_INSTALLED") {
-    state.status = await api("/status");
-    follow(state.status.attempt);
-  } else {
-    throw problem;
-  }
-}
-
-export async function showBlockers(): Promise<void> {
-  showConfigure();
-  await refreshStatus();
-  $("install-card").focus();
 }

@@ -1,8 +1,8 @@
-/** The tabs, and the raw node.yaml editor: PUT as application/yaml, errors by line:column. */
-import { api, type Schemas } from "./api.ts";
+/** The tabs, and the raw node.yaml editor with its errors by line:column. */
+import type { Schemas } from "./api.ts";
 import { $, fill, h, plural } from "./dom.ts";
-import { readForm, saved, steps } from "./form.ts";
-import { state } from "./state.ts";
+import { readForm } from "./form-fields.ts";
+import { state } from "./store.ts";
 
 const TABS = ["form", "yaml"] as const;
 
@@ -45,14 +45,6 @@ function toNodeYaml(config: Record<string, unknown>): string {
   };
   for (const [key, value] of Object.entries(config)) emit(key, value, 0);
   return lines.join("\n") + "\n";
-}
-
-export async function saveYaml(): Promise<void> {
-  const draft = await api("/config", { method: "put", yaml: $<HTMLTextAreaElement>("yaml").value });
-  state.yamlDirty = false;
-  state.shownUpTo = steps().length;
-  await saved(draft);
-  if (!draft.valid) $("yaml-errors").querySelector("button")!.focus();
 }
 
 let errorLines = new Set<number>();

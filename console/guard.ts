@@ -1,7 +1,7 @@
 /** A person's actions: one at a time, a failure shown in the notice rather than thrown. */
 import type { Failure } from "./api.ts";
 import { notice } from "./dom.ts";
-import { state } from "./state.ts";
+import { exclusive } from "./store.ts";
 
 /** A refused code already shows the sign-in; anything else is told in the notice. */
 export function report(err: Failure | undefined): void {
@@ -10,16 +10,13 @@ export function report(err: Failure | undefined): void {
 }
 
 export function guard<A extends unknown[]>(action: (...args: A) => Promise<unknown>): (...args: A) => Promise<void> {
-  return async (...args) => {
-    if (state.busy) return;
-    state.busy = true;
-    notice("");
-    try {
-      await action(...args);
-    } catch (err) {
-      report(err as Failure);
-    } finally {
-      state.busy = false;
-    }
-  };
+  return (...args) =>
+    exclusive(async () => {
+      notice("");
+      try {
+        await action(...args);
+      } catch (err) {
+        report(err as Failure);
+      }
+    });
 }

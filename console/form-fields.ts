@@ -1,11 +1,8 @@
-/** The guided form: its steps in stage-2 order, filled from GET /options and the draft, read back into a structured draft. */
-import { api, type Schemas } from "./api.ts";
+/** The guided form's fields: its steps in stage-2 order, filled from GET /options and the draft, read back into a structured draft. */
+import type { Schemas } from "./api.ts";
 import { diskFacts, disksNamed, stableNote, type Disk } from "./disks.ts";
-import { $, announce, fill, h, plural } from "./dom.ts";
-import { focusField, renderErrors, visibleErrors } from "./field-errors.ts";
-import { focusReview } from "./review.ts";
-import { state } from "./state.ts";
-import { refreshStatus } from "./status.ts";
+import { $, fill, h } from "./dom.ts";
+import { state } from "./store.ts";
 
 type Tree = Record<string, unknown>;
 /** A disk of the host, or one the draft names that the host does not have. */
@@ -149,48 +146,8 @@ function renderDisks(selected: string[]): void {
   }));
 }
 
-export function renderStepper(): void {
-  const counts = steps().map(() => 0);
-  for (const error of visibleErrors()) counts[stepOf(error.field)]! += 1;
-  fill($("stepper"), steps().map((section, i) => h("li", {},
-    h("button", { type: "button", "aria-current": i === state.step ? "step" : null, onclick: () => goStep(i) }, section.dataset.title,
-      counts[i] ? h("span", { class: "count" }, String(counts[i]), h("span", { class: "sr" }, counts[i] === 1 ? " problem" : " problems")) : null))));
-}
-
-export function showStep(index: number): void {
-  state.step = index;
-  steps().forEach((section, i) => (section.hidden = i !== index));
-  $("back").hidden = index === 0;
-  $("save").textContent = index === steps().length - 1 ? "Save" : "Save and continue";
-  renderStepper();
-}
-
-export function goStep(index: number): void {
-  showStep(index);
-  $("s" + index).focus();
-}
-
-export async function saveForm(): Promise<void> {
-  const draft = await saveDraft();
-  const here = draft.errors.filter((e) => stepOf(e.field) === state.step);
-  if (here.length) return focusField(here[0]!.field);
-  if (state.step < steps().length - 1) goStep(state.step + 1);
-  else await focusReview();
-}
-
-/** The form as the draft; errors of the steps up to this one are shown from now on. */
-export async function saveDraft(): Promise<Schemas["DraftView"]> {
-  const draft = await api("/config", { method: "put", body: readForm() });
-  state.shownUpTo = Math.max(state.shownUpTo, state.step);
-  await saved(draft);
-  return draft;
-}
-
-export async function saved(draft: Schemas["DraftView"]): Promise<void> {
-  state.draft = draft;
-  if (draft.source === "structured") fillForm(draft);
-  else $("form-source").hidden = false;
-  renderErrors();
-  announce("Saved. " + (draft.valid ? "The draft is valid." : "The draft has " + plural(draft.errors.length, "problem") + "."));
-  await refreshStatus();
+/** Errors of steps the person has not saved yet would only nag. */
+export function visibleErrors(): Schemas["FieldError"][] {
+  if (!state.draft) return [];
+  return state.draft.source === "yaml" ? state.draft.errors : state.draft.errors.filter((e) => stepOf(e.field) <= state.shownUpTo);
 }
