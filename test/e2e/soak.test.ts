@@ -7,6 +7,7 @@ import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
+import { markedProcesses } from "../helpers/processes.ts";
 import { harness, httpsRaw, tempDir, untilNoBlockers, waitFor, writeFirstboot, type Reply, type RunningInstaller } from "../helpers/installer.ts";
 
 /** Kills in a row on one state dir; the `soak` npm script sets 50. */
@@ -22,9 +23,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const exists = (path: string) => access(path).then(() => true, () => false);
 const tally = (counts: Record<string, number>, key: string) => (counts[key] = (counts[key] ?? 0) + 1);
 
-/** Prints LINES lines PAUSE seconds apart; the test writes both files before a run it means to kill. */
+/**
+ * Prints LINES lines PAUSE seconds apart; the test writes both files before a run it means to kill. Starts a
+ * child in a session of its own that ignores SIGTERM, as a daemonising step would.
+ */
 const FIRSTBOOT = `#!/bin/sh
 here="$(dirname "$0")"
+setsid sh -c 'trap "" TERM; sleep 600' &
 lines=$(cat "$here/lines" 2>/dev/null || echo 2)
 pause=$(cat "$here/pause" 2>/dev/null || echo 0.05)
 i=1
@@ -245,6 +250,7 @@ async function checkNodeYaml(chain: Chain, where: string): Promise<void> {
 
 async function checkRestarted(chain: Chain, interrupted: number | undefined, where: string): Promise<void> {
   assert.equal(chain.installer.code, chain.code, `${where}: the install code changed`);
+  assert.deepEqual(await markedProcesses(chain.rig.stateDir), [], `${where}: a firstboot process of the killed installer still runs after the restart`);
   const store = await readStore(chain.rig.stateDir, where);
   await checkDraft(chain, where);
   await checkAttempts(chain, interrupted, where);

@@ -1,4 +1,5 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
+import { firstbootMark } from "../../core/process/group.ts";
 
 /**
  * Alive and not a zombie: a killed orphan stays a zombie until its new parent reaps it, and where
@@ -7,4 +8,14 @@ import { readFile } from "node:fs/promises";
 export async function alive(pid: number): Promise<boolean> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
   return stat !== "" && !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+}
+
+/** The live processes carrying a state dir's firstboot mark (core/process/group.ts): its firstboots and whatever they started. */
+export async function markedProcesses(stateDir: string): Promise<number[]> {
+  const mark = `STRATUM_FIRSTBOOT=${firstbootMark(stateDir)}/`;
+  const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number);
+  const marked = await Promise.all(
+    pids.map(async (pid) => ((await readFile(`/proc/${pid}/environ`, "latin1").catch(() => "")).split("\0").some((entry) => entry.startsWith(mark)) && (await alive(pid)) ? pid : undefined)),
+  );
+  return marked.filter((pid): pid is number => pid !== undefined);
 }
