@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ensureNode } from "./node-runtimes.ts";
+import { ensureNode } from "../setup/node-runtimes.ts";
 
 // No such release: nothing is cached for it, so each call asks the registry.
 const MISSING = "0.0.1-none";
