@@ -6,8 +6,12 @@ import { makePayload } from "../../demo/make-payload.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { harness, persistedStore, tempDir, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 import { assertProblem } from "../helpers/problem.ts";
+import { refusingServer } from "../helpers/refusing-server.ts";
 
 const lab = harness();
+/** The cloud's readiness URL where nothing answers: the install waits at readiness. */
+const unreachable = await refusingServer();
+lab.defer(() => unreachable.close());
 
 const NODE_YAML = `# from the install medium\n${VALID_NODE_YAML.replace("hostname: node-01", "hostname: node-07")}`;
 
@@ -47,7 +51,7 @@ function boot(n: Node) {
   return lab.start({
     stateDir: n.stateDir,
     payload: n.payload,
-    args: ["--handoff", n.handoff, "--install-record", n.record, "--firstboot", "/bin/true", "--node-yaml", join(n.folder, "out/node.yaml"), "--readiness-url", "https://127.0.0.1:1/v1/readiness", "--readiness-timeout", "1", "--readiness-interval", "0.2"],
+    args: ["--handoff", n.handoff, "--install-record", n.record, "--firstboot", "/bin/true", "--node-yaml", join(n.folder, "out/node.yaml"), "--readiness-url", unreachable.url("https", "/v1/readiness"), "--readiness-timeout", "1", "--readiness-interval", "0.2"],
   });
 }
 
