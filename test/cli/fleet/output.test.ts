@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
 import { jsonOutput } from "../../../cli/fleet/output/json.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
@@ -14,12 +13,16 @@ const EVENT = { seq: 7, attempt: 1, time: "2026-01-01T00:00:00.000Z", type: "ste
 const ROLES = new Map([["node-01", "init"], ["node-02", "join"]]);
 
 describe("fleet output", () => {
-  it("on a terminal: one row per node, redrawn in place (cursor up over the last table, clear down), lines cut to the width", async () => {
+  it("on a terminal: one row per node, redrawn in place (cursor up over the last table, clear down), lines cut to the width", (t) => {
+    // The redraw timers and the elapsed column run on the test's clock: a busy machine changes nothing here.
+    t.mock.timers.enable({ apis: ["setTimeout", "setInterval", "Date"], now: Date.parse("2026-12-04T12:00:00Z") });
     const out = sink(60);
     const live = liveOutput(out.stream, sink().stream, ROLES);
     live.change("node-01", { phase: "installing", attempt: 1, since: Date.now() });
     live.event("node-01", EVENT);
-    await sleep(150);
+    t.mock.timers.tick(99);
+    assert.equal(out.written.length, 0, "nothing drawn before 100 ms");
+    t.mock.timers.tick(1);
     assert.equal(out.written.length, 1, "changes within 100 ms are drawn once");
     const first = out.written[0]!;
     assert.ok(first.startsWith("\r\x1b[J"), "nothing to go up over yet");
