@@ -244,6 +244,23 @@ describe("attempt runner: what may start", () => {
   });
 });
 
+describe("attempt runner: a state dir that refuses writes mid-attempt", () => {
+  test("the attempt stops STATE_WRITE_FAILED at the step that could not be recorded; its verdict reaches the disk once writes work again", async (t) => {
+    const r = await rig(t, { firstboot: `echo $$ > "$(dirname "$0")/pid"\n${GATED}` });
+    await r.start();
+    await waitFor("firstboot to run", async () => (await readFile(join(r.folder, "pid"), "utf8").catch(() => "")) || undefined);
+    const allow = await refuseWrites(r.stateDir);
+    await r.openGate();
+    const verdict = await waitFor("the verdict in memory", async () => r.attempts.get()[0]!.verdict);
+    const { message, ...rest } = verdict;
+    assert.deepEqual(rest, { attempt: 1, kind: "install", outcome: "failed", step: "readiness", code: "STATE_WRITE_FAILED", next: "retryInstall" });
+    assert.match(message, new RegExp(`^The state dir ${r.stateDir} cannot be written \\(EISDIR: .*\\), so the attempt stopped during readiness\\. Free space in the state dir \\(or make it writable\\), then retry the install\\.$`));
+    await waitFor("the retry to be logged", async () => r.entries.find((e) => e.message === "attempt not recorded yet: the state dir refuses writes; retrying") ?? undefined);
+    await allow();
+    assert.deepEqual(await r.settled(1), r.attempts.get());
+  });
+});
+
 describe("attempt runner: stopping and the next start", () => {
   test("a stop mid-firstboot stops its whole group; the next start fails the attempt INTERRUPTED at firstboot, next retryInstall", async (t) => {
     const r = await rig(t, { firstboot: `echo $$ > "$(dirname "$0")/pid"\n${GATED}` });
