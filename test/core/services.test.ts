@@ -49,6 +49,8 @@ describe("createServices: one store, each service on its slice, wired to each ot
     const status = await passing(n, "the unattended install to start", () => (n.services.status().unattended?.state === "started" ? n.services.status() : undefined));
     assert.equal(status.unattended?.attempt, 1);
     assert.equal(n.services.attempts.list()[0]!.startedBy, "unattended");
+    // To its end: a stop while the payload's listener is still starting the attempt would not stop it.
+    await passing(n, "done", () => (n.services.status().phase === "done" ? true : undefined));
   });
 
   test("a person who edits the draft ends the unattended wait: the payload arriving then starts nothing (draft → unattended)", async (t) => {
