@@ -77,7 +77,7 @@ export interface ReadinessServerOptions {
   port?: number;
   host?: string;
   scenario?: Scenario;
-  /** How long each stage of the "progress" scenario lasts. */
+  /** How long each stage of the "progress" scenario lasts at least; a stage moves on only at a poll, so every poller sees every stage. */
   stageMs?: number;
   /** The cluster this cloud founded, given outright (tests)… */
   cluster?: Founding;
@@ -161,21 +161,23 @@ export async function startReadinessServer(opts: ReadinessServerOptions = {}): P
   const host = opts.host ?? "127.0.0.1";
   const stageMs = opts.stageMs ?? 3000;
   let scenario = opts.scenario ?? "progress";
-  let firstPollAt: number | undefined;
+  let progress: { stage: number; since: number } | undefined;
   let polls = 0;
 
   const setScenario = (next: Scenario) => {
     scenario = next;
-    firstPollAt = undefined;
+    progress = undefined;
   };
 
   const answerPoll = (res: ServerResponse) => {
     polls += 1;
-    firstPollAt ??= Date.now();
     switch (scenario) {
       case "progress": {
-        const stage = Math.min(Math.floor((Date.now() - firstPollAt) / stageMs), PROGRESS_STAGES.length - 1);
-        return sendJson(res, 200, PROGRESS_STAGES[stage]);
+        // One stage a poll at most: a poller slowed down (a busy machine) still sees each stage, in order.
+        const now = Date.now();
+        if (!progress) progress = { stage: 0, since: now };
+        else if (progress.stage < PROGRESS_STAGES.length - 1 && now - progress.since >= stageMs) progress = { stage: progress.stage + 1, since: now };
+        return sendJson(res, 200, PROGRESS_STAGES[progress.stage]);
       }
       case "ready":
         return sendJson(res, 200, READY);

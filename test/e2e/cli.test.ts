@@ -7,6 +7,7 @@ import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
 import { BUNDLE, DEMO_HOST_FACTS, ROOT, harness, runCli, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
+import { refusingServer } from "../helpers/refusing-server.ts";
 
 const lab = harness();
 
@@ -245,9 +246,11 @@ describe("status", () => {
     assert.match(pinned.stderr, /presents another certificate .* so the install code was not sent/);
     assert.doesNotMatch(other.output().stderr, /wrong install code/, "the other installer never saw the code");
 
-    const closed = await runCli(["status", "--state-dir", node.stateDir, "--url", "https://127.0.0.1:1"]);
+    const nobody = await refusingServer();
+    lab.defer(() => nobody.close());
+    const closed = await runCli(["status", "--state-dir", node.stateDir, "--url", nobody.url("https")]);
     assert.equal(closed.code, 2);
-    assert.match(closed.stderr, /^status: cannot reach the installer at https:\/\/127\.0\.0\.1:1/);
+    assert.match(closed.stderr, new RegExp(`^status: cannot reach the installer at https://127\\.0\\.0\\.1:${nobody.port}`));
     const noState = await runCli(["status", "--state-dir", join(node.stateDir, "nope")]);
     assert.equal(noState.code, 2);
     assert.match(noState.stderr, /no install code in /);

@@ -117,7 +117,9 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
       await clipboard.writeText("");
       Object.defineProperty(Navigator.prototype, "clipboard", { value: undefined, configurable: true });
       document.getElementById("join-token-copy")!.click();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The copy ends by saying what it did: wait for that, not for a guessed while.
+      const copied = document.getElementById("join-token-copied")!;
+      for (let looks = 0; !copied.textContent && looks < 1000; looks++) await new Promise((resolve) => setTimeout(resolve, 10));
       const input = document.getElementById("join-token-value") as HTMLInputElement;
       return { status: document.getElementById("join-token-copied")!.textContent, type: input.type, selected: input.value.slice(input.selectionStart!, input.selectionEnd!), focused: document.activeElement === input, clipboard: await clipboard.readText() };
     });

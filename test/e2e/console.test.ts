@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { checked, checkScreen } from "../helpers/a11y.ts";
-import { SKIP, launchBrowser } from "../helpers/browser.ts";
+import { SKIP, intercept, launchBrowser } from "../helpers/browser.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
@@ -342,10 +342,10 @@ describe("web console", { skip: SKIP }, () => {
     assert.ok(log.indexOf("setting up network") < log.indexOf("setting up storage") && log.indexOf("setting up storage") < log.indexOf("firstboot: done"), log);
     assert.deepEqual(await page.locator("#steps li").evaluateAll((items) => items.map((li) => li.className)), ["succeeded", "succeeded", "succeeded", "succeeded"]);
 
-    await page.route("**/v1/installer/status", (route) => route.abort());
+    const stopCutting = await intercept(page, "**/v1/installer/status", (route) => route.abort());
     await page.locator("#notice").getByText(/^The installer did not answer \(.+\)\. Check that it still runs, then try again\.$/).waitFor();
     await checkScreen(page, "installer-unreachable");
-    await page.unrouteAll({ behavior: "ignoreErrors" }); // a poll aborted as the page closes is no error
+    await stopCutting();
     assert.deepEqual(errors, []);
   });
 
@@ -375,7 +375,7 @@ describe("web console", { skip: SKIP }, () => {
     assert.match(await text(page, "#unattended"), /node\.yaml on the partition labeled STRATUM.*It validated, but blockers refuse the install.*starts by itself once the blockers clear\. Editing the draft .* ends this wait\./s);
     assert.match(await text(page, "#blockers"), /PAYLOAD_NOT_LOADED: /);
     // a real check is over too fast to see: /status answers a verification half-way for one poll
-    await page.route("**/v1/installer/status", async (route) => {
+    const stopRewriting = await intercept(page, "**/v1/installer/status", async (route) => {
       const status = await (await route.fetch()).json();
       status.blockers = [{ code: "PAYLOAD_VERIFYING", detail: "Checking the payload's checksums.", progress: { doneBytes: 3 * 2 ** 30, totalBytes: 4 * 2 ** 30 } }];
       await route.fulfill({ json: status });
@@ -384,7 +384,7 @@ describe("web console", { skip: SKIP }, () => {
     await bar.waitFor();
     assert.deepEqual([await bar.getAttribute("value"), await bar.getAttribute("max")], [String(3 * 2 ** 30), String(4 * 2 ** 30)]);
     await checkScreen(page, "payload-verifying");
-    await page.unrouteAll({ behavior: "wait" }); // a poll being rewritten finishes before the page moves on
+    await stopRewriting();
     assert.ok(await page.getByRole("button", { name: "Install", exact: true }).isDisabled());
     assert.equal(await page.getByRole("tab", { name: "node.yaml" }).getAttribute("aria-selected"), "true", "the draft is stage 1's node.yaml");
     assert.equal(await page.getByRole("textbox", { name: "node.yaml" }).inputValue(), nodeYaml);
@@ -658,8 +658,12 @@ describe("web console", { skip: SKIP }, () => {
     const reviewed = (await installer.request("/v1/installer/config/review")).headers.etag as string;
 
     // The console's next review is held back, as if the change came between two of its polls.
-    const held: (() => Promise<void>)[] = [];
-    await page.route("**/v1/installer/config/review", (route) => void held.push(() => route.continue()));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const stopHolding = await intercept(page, "**/v1/installer/config/review", async (route) => {
+      await released;
+      await route.fallback();
+    });
     assert.equal((await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-02" } })).status, 200);
     const [request, response] = await Promise.all([
       page.waitForRequest("**/v1/installer/install"),
@@ -668,8 +672,8 @@ describe("web console", { skip: SKIP }, () => {
     ]);
     assert.equal(request.headers()["if-match"], reviewed, "Install names the draft as reviewed");
     assert.equal(response.status(), 412);
-    await page.unroute("**/v1/installer/config/review");
-    for (const release of held) await release();
+    release();
+    await stopHolding();
 
     await page.locator("#notice").getByText("The draft changed since you reviewed it").waitFor();
     await page.waitForFunction(() => document.getElementById("review-yaml")!.textContent!.includes("node-02"));

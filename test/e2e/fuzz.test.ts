@@ -6,6 +6,7 @@ import YAML from "yaml";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
 import { harness, httpsRaw, tempDir, untilNoBlockers, waitFor, type Reply, type RunningInstaller } from "../helpers/installer.ts";
+import { refusingServer } from "../helpers/refusing-server.ts";
 
 /** Samples per property = RUNS × a small factor; FUZZ_RUNS=500 for a long run, FUZZ_SEED to replay one. */
 const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 12));
@@ -42,6 +43,9 @@ interface Sample {
 
 const tried = new Map<string, Map<string, number>>();
 const lab = harness();
+/** The cloud's readiness URL where nothing answers: the install waits at readiness. */
+const unreachable = await refusingServer();
+lab.defer(() => unreachable.close());
 
 after(() => {
   console.log(`fuzz: requests tried per endpoint and input family (FUZZ_RUNS=${RUNS})`);
@@ -173,7 +177,7 @@ async function start(args: string[] = []): Promise<RunningInstaller> {
   const folder = await tempDir("stratum-fuzz-");
   const installer = await lab.start({
     stateDir: join(folder, "state"),
-    args: ["--node-yaml", join(folder, "etc/node.yaml"), "--firstboot", "/bin/true", "--readiness-url", "https://127.0.0.1:1/v1/readiness", "--readiness-interval", "0.2", ...args],
+    args: ["--node-yaml", join(folder, "etc/node.yaml"), "--firstboot", "/bin/true", "--readiness-url", unreachable.url("https", "/v1/readiness"), "--readiness-interval", "0.2", ...args],
   });
   await untilNoBlockers(installer);
   return installer;

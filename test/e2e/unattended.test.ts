@@ -6,8 +6,12 @@ import { makePayload } from "../../demo/make-payload.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { harness, persistedStore, tempDir, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 import { assertProblem } from "../helpers/problem.ts";
+import { refusingServer } from "../helpers/refusing-server.ts";
 
 const lab = harness();
+/** The cloud's readiness URL where nothing answers: the install waits at readiness. */
+const unreachable = await refusingServer();
+lab.defer(() => unreachable.close());
 
 const NODE_YAML = `# from the install medium\n${VALID_NODE_YAML.replace("hostname: node-01", "hostname: node-07")}`;
 
@@ -47,7 +51,7 @@ function boot(n: Node) {
   return lab.start({
     stateDir: n.stateDir,
     payload: n.payload,
-    args: ["--handoff", n.handoff, "--install-record", n.record, "--firstboot", "/bin/true", "--node-yaml", join(n.folder, "out/node.yaml"), "--readiness-url", "https://127.0.0.1:1/v1/readiness", "--readiness-timeout", "1", "--readiness-interval", "0.2"],
+    args: ["--handoff", n.handoff, "--install-record", n.record, "--firstboot", "/bin/true", "--node-yaml", join(n.folder, "out/node.yaml"), "--readiness-url", unreachable.url("https", "/v1/readiness"), "--readiness-timeout", "1", "--readiness-interval", "0.2"],
   });
 }
 
@@ -58,13 +62,14 @@ describe("unattended install (seed 000 `unattended`)", () => {
   test("started: a valid node.yaml with no blockers is made the draft (source yaml, verbatim), the file removed, attempt 1 started with no install code", async () => {
     const n = await node(NODE_YAML);
     await makePayload(n.payload);
+    const booted = new Date().toISOString();
     const installer = await boot(n);
     const s = await waitFor("started", async () => {
       const st = await status(installer);
       return st.unattended?.state === "started" ? st : undefined;
     });
     assert.deepEqual(s.unattended, { state: "started", origin: "node.yaml on the partition labeled STRATUM", takenAt: s.unattended.takenAt, attempt: 1 });
-    assert.ok(Date.parse(s.unattended.takenAt) > Date.now() - 60_000);
+    assert.ok(booted <= s.unattended.takenAt && s.unattended.takenAt <= new Date().toISOString(), `taken at ${s.unattended.takenAt}, by this start`);
     assert.equal(s.attempt, 1);
     assert.equal(s.hostname, "node-07");
     assert.equal(await exists(n.handoff), false, "the file is removed once taken");
@@ -145,9 +150,11 @@ describe("unattended install (seed 000 `unattended`)", () => {
     assert.equal(put.status, 200);
     assert.equal((await status(installer)).unattended.autoStart, false);
     await makePayload(n.payload);
-    await waitFor("payload", async () => ((await status(installer)).blockers ? undefined : true));
-    await new Promise((r) => setTimeout(r, 500));
-    const s = await status(installer);
+    // The unattended decision is taken in the same tick as the blockers clear: a status without blockers comes after it.
+    const s = await waitFor("payload", async () => {
+      const now = await status(installer);
+      return now.blockers ? undefined : now;
+    });
     assert.equal(s.attempt, 0, "nothing started by itself");
     assert.equal(s.unattended.state, "blocked");
     assert.equal(s.unattended.autoStart, false);

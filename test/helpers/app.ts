@@ -9,10 +9,11 @@ import { wireServices } from "../../cli/wire.ts";
 import { createApp } from "../../handlers/app.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { tempDir, waitFor, type Reply, type RequestOptions } from "./installer.ts";
+import { refusingServer } from "./refusing-server.ts";
 import { DEMO_HOST_FACTS } from "./paths.ts";
 
 export interface AppOptions {
-  /** Extra `serve` flags; by default firstboot is /bin/true and readiness polls a closed port for an hour. */
+  /** Extra `serve` flags; by default firstboot is /bin/true and readiness polls, for an hour, a port of the test's where nothing answers. */
   args?: string[];
   /** false: no payload (the PAYLOAD_NOT_LOADED blocker); default: a fresh valid one. */
   payload?: false;
@@ -47,6 +48,8 @@ export async function inProcessApp(t: TestContext, options: AppOptions = {}): Pr
   const folder = await tempDir("stratum-app-");
   const payload = join(folder, "payload");
   if (options.payload !== false) await makePayload(payload);
+  const unreachable = await refusingServer();
+  t.after(() => unreachable.close());
   const { values } = parseFlags(
     [
       "--state-dir", join(folder, "state"),
@@ -56,7 +59,7 @@ export async function inProcessApp(t: TestContext, options: AppOptions = {}): Pr
       "--install-record", join(folder, "install-record.json"),
       "--node-yaml", join(folder, "etc/node.yaml"),
       "--firstboot", "/bin/true",
-      "--readiness-url", "https://127.0.0.1:1/v1/readiness",
+      "--readiness-url", unreachable.url("https", "/v1/readiness"),
       "--readiness-timeout", "3600",
       "--readiness-interval", "0.2",
       ...(options.args ?? []),

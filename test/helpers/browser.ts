@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page, type Route } from "playwright-core";
 import { ROOT } from "./paths.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -20,4 +20,25 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
+}
+
+/**
+ * Routes the page's requests for `url` through `handle` until the returned `stop()`, which resolves once every
+ * request handled so far is answered; from then on they pass untouched (`route.fallback()`: Playwright sends them
+ * on itself). Never unrouted while the page lives: unrouting makes Playwright continue by itself the requests a
+ * handler still holds, and the handler's own answer to one of them is then "Route is already handled!".
+ */
+export async function intercept(page: Page, url: string, handle: (route: Route) => Promise<void>): Promise<() => Promise<void>> {
+  let active = true;
+  const inFlight = new Set<Promise<void>>();
+  await page.route(url, (route) => {
+    if (!active) return route.fallback();
+    const handled = handle(route).finally(() => inFlight.delete(handled));
+    inFlight.add(handled);
+    return handled;
+  });
+  return async () => {
+    active = false;
+    await Promise.all(inFlight);
+  };
 }

@@ -21,8 +21,26 @@ function load(): Promise<OpenAPIBackend> {
     }
   }
   // quick: the document is OpenAPI 3.1, which openapi-backend's own definition check (3.0) does not know; redocly lints it.
-  const backend = new OpenAPIBackend({ definition: document, validate: true, quick: true, strict: false, ajvOpts: { strict: false } });
+  // Ajv knows no string formats by itself (openapi-backend adds only the numeric ones): each one the document uses is checked
+  // here, and a format nobody checks is an error, never a warning line per schema.
+  const backend = new OpenAPIBackend({
+    definition: document,
+    validate: true,
+    quick: true,
+    strict: false,
+    ajvOpts: { strict: false, logger: { log: () => undefined, warn: refuse, error: refuse } },
+    customizeAjv: (ajv) => ajv.addFormat("date-time", { type: "string", validate: isDateTime }),
+  });
   return backend.init();
+}
+
+function refuse(...message: unknown[]): never {
+  throw new Error(`Ajv: ${message.join(" ")}`);
+}
+
+/** RFC 3339 date-time, as the API writes it (toISOString) and JSON Schema's "date-time" means it. */
+function isDateTime(value: string): boolean {
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(value) && !Number.isNaN(Date.parse(value));
 }
 
 interface ObservedReply {

@@ -60,8 +60,6 @@ interface RigOptions {
   joins: number;
   /** Each node's cloud scenario, by node name; default "ready". */
   scenarios?: Record<string, Scenario>;
-  /** How long each stage of a "progress" cloud lasts, by node name; default 300 ms. */
-  stageMs?: Record<string, number>;
   readinessTimeoutSeconds?: number;
   /** Nodes whose firstboot fails. */
   failing?: string[];
@@ -75,7 +73,7 @@ async function startNode(lab: Lab, name: string, role: RigNode["role"], payload:
   const cloud = await startReadinessServer({
     port: 0,
     scenario: options.scenarios?.[name] ?? "ready",
-    stageMs: options.stageMs?.[name] ?? 300,
+    stageMs: 300,
     ...(role === "init" ? { foundedWith: nodeYaml } : {}),
   });
   lab.defer(() => cloud.close());

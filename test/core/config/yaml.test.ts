@@ -43,11 +43,10 @@ describe("parseYamlSafely", () => {
     });
   }
 
-  it("stays quick on hostile input", () => {
+  // A quadratic parse of a MiB takes hours, not seconds: the deadline only bounds that, however busy the machine.
+  it("stays quick on hostile input", { timeout: 30_000 }, () => {
     for (const text of ["[".repeat(1024 * 1024), ",".repeat(1024 * 1024), "k: v\n".repeat(200_000)]) {
-      const started = performance.now();
       refusal(text);
-      assert.ok(performance.now() - started < 2000, "took over 2 s");
     }
   });
 

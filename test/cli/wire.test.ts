@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { stateLayout } from "../../core/state/layout.ts";
+import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { wiredNode as node } from "../helpers/services.ts";
+
+describe("wireServices: the one wiring serve and the in-process app share", () => {
+  test("a fresh state dir: its first start, an install code kept in it, the same code at the next start", async (t) => {
+    const first = await node(t);
+    assert.equal(first.opened.firstStart, true);
+    assert.match(first.installCode, /^[A-Z0-9]{4}(-[A-Z0-9]{4}){2}$/);
+    assert.equal((await readFile(stateLayout(first.settings.stateDir).installCode, "utf8")).trim(), first.installCode);
+    await first.services.stop();
+    const again = await node(t, { folder: first.folder });
+    assert.equal(again.opened.firstStart, false);
+    assert.equal(again.installCode, first.installCode);
+  });
+
+  test("the log: JSON lines timed by the injected clock, the install code and the draft's secrets redacted", async (t) => {
+    const n = await node(t);
+    n.clock.advance(5_000);
+    n.log.info("a line", { code: n.installCode });
+    const joinToken = `STRATUM1:${"3f".repeat(32)}:zKq9TnJ4v2X8mQw1Rr7bYc5uE0aLsD3hFgH6iPkV-_o`;
+    await n.services.draft.replace({ source: "structured", config: { ...VALID_DRAFT, mode: "hyperconverged-join", cluster: { name: "lab-1", joinAddress: "10.20.0.10:8443", joinToken } } }, undefined);
+    n.log.warn("another", { token: joinToken });
+    assert.deepEqual(JSON.parse(n.lines[0]!), { time: "2026-12-04T12:00:05.000Z", level: "info", message: "a line", code: "[redacted]" });
+    assert.match(n.lines.at(-1)!, /^\{"time":"2026-12-04T12:00:05\.000Z","level":"warn","message":"another","token":.*\[redacted\]/);
+    assert.ok(!n.lines.join("").includes("zKq9TnJ4v2X8mQw1Rr7bYc5uE0aLsD3hFgH6iPkV"), n.lines.join(""));
+  });
+});
+

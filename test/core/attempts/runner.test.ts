@@ -1,0 +1,331 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import { describe, test, type TestContext } from "node:test";
+import { createEventLog } from "../../../core/attempts/event-log.ts";
+import type { InstallEvent } from "../../../core/attempts/events.ts";
+import { AttemptRunner } from "../../../core/attempts/runner.ts";
+import { createCluster } from "../../../core/cluster/service.ts";
+import { createDraftService, type DraftBody } from "../../../core/draft/index.ts";
+import { InstallerError, type Blocker } from "../../../core/common/errors.ts";
+import { loadHostFactsFile } from "../../../core/host/read-facts.ts";
+import type { Step } from "../../../core/state/records.ts";
+import { startTimeOf } from "../../../core/process/group.ts";
+import type { AttemptRecord } from "../../../core/state/records.ts";
+import { BUILT_IN_RELEASE } from "../../../core/payload/release-model.ts";
+import { createRedactor } from "../../../core/secrets/index.ts";
+import { VALID_DRAFT } from "../../helpers/fixtures.ts";
+import { tempDir, waitFor, writeFirstboot } from "../../helpers/installer.ts";
+import { DEMO_HOST_FACTS } from "../../helpers/paths.ts";
+import { alive } from "../../helpers/processes.ts";
+import { manualClock, recordingLog, refuseWrites, reopened, tempStore } from "../../helpers/services.ts";
+
+const host = await loadHostFactsFile(DEMO_HOST_FACTS);
+const SECRET = "fb-SECRET-0815-token";
+/** Waits until the test creates `go` beside it: an attempt that stays in firstboot as long as the test needs. */
+const GATED = `while [ ! -e "$(dirname "$0")/go" ]; do sleep 0.02; done\necho "firstboot: done"`;
+
+interface RigOptions {
+  /** firstboot's shell script body; default: two lines, one with a secret. */
+  firstboot?: string;
+  /** The cloud's state at each poll (from 0); every poll moves the clock a minute. Default: READY. */
+  cloud?: (poll: number) => string;
+  draft?: DraftBody;
+  blockers?: Blocker[];
+  /** Build the runner over this state dir (a second start) instead of a fresh one. */
+  stateDir?: string;
+}
+
+/** The runner over a real store and event log on a temp state dir, a real firstboot script, a real cloud on loopback, one manual clock. */
+async function rig(t: TestContext, options: RigOptions = {}) {
+  const folder = await tempDir("stratum-runner-");
+  const clock = manualClock();
+  const fresh = options.stateDir === undefined ? await tempStore(clock.now) : undefined;
+  const stateDir = options.stateDir ?? fresh!.stateDir;
+  const store = fresh?.store ?? (await reopened(stateDir));
+  const cloudState = options.cloud ?? (() => "READY");
+  let polls = 0;
+  const cloud = createServer((_req, res) => {
+    const state = cloudState(polls++);
+    clock.advance(60_000);
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ state, ...(state === "READY" ? {} : { checks: [{ name: "ceph", status: "pending" }] }) }));
+  });
+  await new Promise<void>((resolve) => cloud.listen(0, "127.0.0.1", resolve));
+  const { log, entries } = recordingLog();
+  const attempts = store.slice("attempts");
+  const draft = createDraftService({ draft: store.slice("draft"), context: () => ({ host, release: BUILT_IN_RELEASE }), now: clock.now, attempts: () => attempts.get(), personActed: () => undefined, log });
+  if (options.stateDir === undefined) await draft.set(options.draft ?? { source: "structured", config: VALID_DRAFT });
+  const settings = {
+    stateDir,
+    nodeYaml: join(folder, "etc/node.yaml"),
+    firstboot: await writeFirstboot(folder, `#!/bin/sh\n${options.firstboot ?? `echo "firstboot: configuring from $1"\necho "token ${SECRET}" >&2`}\n`),
+    readinessUrl: `http://127.0.0.1:${(cloud.address() as { port: number }).port}/v1/readiness`,
+    readinessTimeoutSeconds: 600,
+    readinessIntervalSeconds: 0.01,
+  };
+  const readinessUrl = settings.readinessUrl;
+  const cluster = createCluster({ cluster: store.slice("cluster"), draft, attempts: () => attempts.get(), release: () => null, readinessUrl, now: clock.now, log });
+  const events = createEventLog(stateDir, clock.now);
+  const runner = new AttemptRunner({
+    attempts,
+    events,
+    draft,
+    blockers: () => options.blockers ?? [],
+    settings,
+    payloadVersion: () => "2026.11.0",
+    redactor: createRedactor(() => [SECRET]),
+    log,
+    now: clock.now,
+    cluster,
+  });
+  t.after(async () => {
+    await runner.shutdown();
+    cloud.closeAllConnections();
+    cloud.close();
+  });
+  const undone: number[] = [];
+  const start = (kind: "install" | "recheck-readiness" = "install", ifMatch?: string) =>
+    runner.start(kind, "person", (attempt) => () => void undone.push(attempt), undefined, ifMatch);
+  /** The attempt's events, read as a client follows them: to its end. */
+  const finished = async (attempt: number): Promise<InstallEvent[]> => {
+    const seen: InstallEvent[] = [];
+    for await (const batch of events.follow(attempt, 0, AbortSignal.timeout(60_000))) seen.push(...batch);
+    return seen;
+  };
+  const openGate = () => writeFile(join(folder, "go"), "");
+  /** The attempts as the next start reads them, once attempt `n` is settled there (its events reach the disk first). */
+  const settled = (n: number) =>
+    waitFor(`attempt ${n}'s verdict on disk`, async () => {
+      const records = (await reopened(stateDir)).slice("attempts").get();
+      return records.find((a) => a.attempt === n)?.verdict ? records : undefined;
+    });
+  return { runner, start, finished, settled, attempts, draft, settings, stateDir, folder, entries, undone, openGate, clock };
+}
+
+async function refusedWith(promise: Promise<unknown>, code: string): Promise<InstallerError> {
+  const error = await promise.then(() => assert.fail(`expected ${code}`), (err: unknown) => err);
+  assert.ok(error instanceof InstallerError, String(error));
+  assert.equal(error.code, code, error.detail);
+  return error;
+}
+
+const milestones = (events: InstallEvent[]) => events.filter((e) => !["step.log", "step.progress", "readiness.poll"].includes(e.type)).map((e) => `${e.type}${e.step ? `:${e.step}` : ""}`);
+
+describe("attempt runner: an install runs its steps in turn and ends with a verdict", () => {
+  test("a successful install: every step in order, node.yaml written, firstboot's output redacted, the verdict and record on disk", async (t) => {
+    const r = await rig(t);
+    const record = await r.start();
+    assert.deepEqual({ attempt: record.attempt, state: record.state, kind: record.kind, startedBy: record.startedBy, payloadVersion: record.payloadVersion }, { attempt: 1, state: "running", kind: "install", startedBy: "person", payloadVersion: "2026.11.0" });
+    const events = await r.finished(1);
+    assert.deepEqual(milestones(events), [
+      "attempt.started",
+      "step.started:preflight",
+      "step.finished:preflight",
+      "step.started:write-config",
+      "step.finished:write-config",
+      "step.started:firstboot",
+      "step.finished:firstboot",
+      "step.started:readiness",
+      "step.finished:readiness",
+      "attempt.finished:readiness",
+    ]);
+    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1), "numbered from 1 without a gap");
+    const logged = events.filter((e) => e.type === "step.log").map((e) => e.message);
+    assert.deepEqual(logged, [`firstboot: configuring from ${r.settings.nodeYaml}`, "token [redacted]"]);
+    assert.match(await readFile(r.settings.nodeYaml, "utf8"), /^hostname: "node-01"$/m);
+
+    const done = r.attempts.get()[0]!;
+    assert.deepEqual(done.verdict, { attempt: 1, kind: "install", outcome: "succeeded", step: "readiness", code: null, message: "The node is installed and the cloud reports READY.", next: "none" });
+    assert.deepEqual(done.steps.map((s) => [s.step, s.state]), [["preflight", "succeeded"], ["write-config", "succeeded"], ["firstboot", "succeeded"], ["readiness", "succeeded"]]);
+    assert.equal(done.steps.find((s) => s.step === "readiness")!.deadline, "2026-12-04T12:10:00.000Z", "the readiness deadline by the injected clock");
+    assert.equal(done.firstbootGroup, undefined, "firstboot's group is stopped and forgotten");
+    assert.deepEqual(await r.settled(1), [done], "the record on disk is the one in memory");
+  });
+
+  const failures: { name: string; options: RigOptions; firstboot?: "missing"; step: Step; code: string; next: string; message: RegExp; steps: string[] }[] = [
+    {
+      name: "firstboot cannot be run",
+      options: {},
+      firstboot: "missing",
+      step: "preflight",
+      code: "PREFLIGHT_FAILED",
+      next: "retryInstall",
+      message: /^The firstboot program .*missing cannot be run \(ENOENT\)/,
+      steps: ["preflight:failed"],
+    },
+    {
+      name: "firstboot exits non-zero",
+      options: { firstboot: `echo "ceph-osd did not start ${SECRET}" >&2\nexit 3` },
+      step: "firstboot",
+      code: "FIRSTBOOT_FAILED",
+      next: "retryInstall",
+      message: /^firstboot exited with code 3; last output: ceph-osd did not start \[redacted\]$/,
+      steps: ["preflight:succeeded", "write-config:succeeded", "firstboot:failed"],
+    },
+    {
+      name: "the cloud is not READY by the deadline",
+      options: { cloud: () => "CEPH_BOOTSTRAP" },
+      step: "readiness",
+      code: "READINESS_TIMEOUT",
+      next: "recheckReadiness",
+      message: /^The cloud was not READY within 600 s; last state CEPH_BOOTSTRAP; not ready: ceph \(pending\)/,
+      steps: ["preflight:succeeded", "write-config:succeeded", "firstboot:succeeded", "readiness:failed"],
+    },
+  ];
+  for (const row of failures) {
+    test(`${row.name} → ${row.code} at ${row.step}, next ${row.next}`, async (t) => {
+      const r = await rig(t, row.options);
+      if (row.firstboot === "missing") r.settings.firstboot = join(r.folder, "missing");
+      await r.start();
+      const events = await r.finished(1);
+      const record = r.attempts.get()[0]!;
+      const { message, ...verdict } = record.verdict!;
+      assert.deepEqual(verdict, { attempt: 1, kind: "install", outcome: "failed", step: row.step, code: row.code, next: row.next });
+      assert.match(message, row.message);
+      assert.deepEqual(record.steps.map((s) => `${s.step}:${s.state}`), row.steps);
+      assert.equal(record.state, "failed");
+      assert.deepEqual(events.at(-1)!.data, { verdict: record.verdict });
+      assert.deepEqual(await r.settled(1), [record]);
+    });
+  }
+
+  test("a readiness recheck after a timeout runs the readiness step alone, with the install's endpoints", async (t) => {
+    let ready = false;
+    const r = await rig(t, { cloud: () => (ready ? "READY" : "CEPH_BOOTSTRAP") });
+    await r.start();
+    await r.finished(1);
+    ready = true;
+    const recheck = await r.start("recheck-readiness");
+    assert.equal(recheck.attempt, 2);
+    assert.deepEqual(milestones(await r.finished(2)), ["attempt.started", "step.started:readiness", "step.finished:readiness", "attempt.finished:readiness"]);
+    const [install, rechecked] = r.attempts.get();
+    assert.deepEqual(rechecked!.endpoints, install!.endpoints);
+    assert.deepEqual(rechecked!.verdict, { attempt: 2, kind: "recheck-readiness", outcome: "succeeded", step: "readiness", code: null, message: "The cloud reports READY.", next: "none" });
+  });
+});
+
+describe("attempt runner: what may start", () => {
+  test("two starts in the same tick: one is attempt 1, the other is refused INSTALL_RUNNING", async (t) => {
+    const r = await rig(t, { firstboot: GATED });
+    const [first, second] = await Promise.allSettled([r.start(), r.start()]);
+    assert.equal(first.status === "fulfilled" && first.value.attempt, 1);
+    assert.equal(second.status === "rejected" && (second.reason as InstallerError).code, "INSTALL_RUNNING");
+    assert.equal(r.attempts.get().length, 1);
+    await r.openGate();
+    assert.equal((await r.finished(1)).at(-1)!.type, "attempt.finished");
+  });
+
+  const refusals: { name: string; options: RigOptions; ifMatch?: string; code: string }[] = [
+    { name: "a draft that does not validate", options: { draft: { source: "structured", config: { mode: "single-node" } } }, code: "INVALID_CONFIG" },
+    { name: "a blocker", options: { blockers: [{ code: "PAYLOAD_NOT_LOADED", detail: "No payload." }] }, code: "INSTALL_BLOCKED" },
+    { name: "a stale If-Match", options: {}, ifMatch: '"stale"', code: "PRECONDITION_FAILED" },
+  ];
+  for (const row of refusals) {
+    test(`${row.name} → ${row.code}, nothing recorded`, async (t) => {
+      const r = await rig(t, row.options);
+      await refusedWith(r.start("install", row.ifMatch), row.code);
+      assert.deepEqual(r.attempts.get(), []);
+      assert.deepEqual(r.undone, [], "refused before it was admitted");
+    });
+  }
+
+  test("an attempt the state dir refuses to record does not start: 507, memory and disk as before, the admission undone", async (t) => {
+    const r = await rig(t);
+    const allow = await refuseWrites(r.stateDir);
+    await refusedWith(r.start(), "INSUFFICIENT_STORAGE");
+    assert.deepEqual(r.attempts.get(), []);
+    assert.deepEqual(r.undone, [1]);
+    await allow();
+    assert.deepEqual((await reopened(r.stateDir)).slice("attempts").get(), []);
+    assert.equal((await r.start()).attempt, 1, "the number is free again");
+    await r.finished(1);
+  });
+});
+
+describe("attempt runner: a state dir that refuses writes mid-attempt", () => {
+  test("the attempt stops STATE_WRITE_FAILED at the step that could not be recorded; its verdict reaches the disk once writes work again", async (t) => {
+    const r = await rig(t, { firstboot: `echo $$ > "$(dirname "$0")/pid"\n${GATED}` });
+    await r.start();
+    await waitFor("firstboot to run", async () => (await readFile(join(r.folder, "pid"), "utf8").catch(() => "")) || undefined);
+    const allow = await refuseWrites(r.stateDir);
+    await r.openGate();
+    const verdict = await waitFor("the verdict in memory", async () => r.attempts.get()[0]!.verdict);
+    const { message, ...rest } = verdict;
+    assert.deepEqual(rest, { attempt: 1, kind: "install", outcome: "failed", step: "readiness", code: "STATE_WRITE_FAILED", next: "retryInstall" });
+    assert.match(message, new RegExp(`^The state dir ${r.stateDir} cannot be written \\(EISDIR: .*\\), so the attempt stopped during readiness\\. Free space in the state dir \\(or make it writable\\), then retry the install\\.$`));
+    await waitFor("the retry to be logged", async () => r.entries.find((e) => e.message === "attempt not recorded yet: the state dir refuses writes; retrying") ?? undefined);
+    await allow();
+    assert.deepEqual(await r.settled(1), r.attempts.get());
+  });
+});
+
+describe("attempt runner: stopping and the next start", () => {
+  test("a stop mid-firstboot stops its whole group; the next start fails the attempt INTERRUPTED at firstboot, next retryInstall", async (t) => {
+    const r = await rig(t, { firstboot: `echo $$ > "$(dirname "$0")/pid"\n${GATED}` });
+    await r.start();
+    const pid = await waitFor("firstboot to run", async () => Number((await readFile(join(r.folder, "pid"), "utf8").catch(() => "")) || 0) || undefined);
+    await r.runner.shutdown();
+    assert.equal(await alive(pid), false, "firstboot stopped with the installer");
+    assert.equal(r.attempts.get()[0]!.state, "running", "no verdict: the installer stopped, the attempt did not fail");
+
+    const next = await rig(t, { stateDir: r.stateDir });
+    assert.deepEqual(await next.runner.recover(), ["attempt 1 was interrupted at firstboot; its verdict says retryInstall"]);
+    const record = next.attempts.get()[0]!;
+    assert.deepEqual(record.verdict, {
+      attempt: 1,
+      kind: "install",
+      outcome: "failed",
+      step: "firstboot",
+      code: "INTERRUPTED",
+      message: "The installer stopped during firstboot (killed or rebooted); retry the install.",
+      next: "retryInstall",
+    });
+    assert.deepEqual((await reopened(r.stateDir)).slice("attempts").get(), [record]);
+  });
+
+  const interrupted: [Step | null, string][] = [
+    [null, "retryInstall"],
+    ["preflight", "retryInstall"],
+    ["write-config", "retryInstall"],
+    ["readiness", "recheckReadiness"],
+  ];
+  for (const [step, next] of interrupted) {
+    test(`an attempt a killed installer left running at ${step ?? "its start"} → INTERRUPTED, next ${next}`, async (t) => {
+      const { stateDir, store } = await tempStore();
+      const running: AttemptRecord = { attempt: 1, kind: "install", startedBy: "person", state: "running", step, startedAt: "2026-12-04T11:00:00.000Z", steps: step ? [{ step, state: "running", startedAt: "2026-12-04T11:00:00.000Z" }] : [], config: { source: "structured", config: {} }, payloadVersion: null, firstbootTail: [], readinessHistory: [] };
+      store.slice("attempts").set([running]);
+      await store.slice("attempts").save();
+      const r = await rig(t, { stateDir });
+      assert.deepEqual(await r.runner.recover(), [`attempt 1 was interrupted at ${step ?? "its start"}; its verdict says ${next}`]);
+      const [record] = (await reopened(stateDir)).slice("attempts").get();
+      assert.deepEqual([record!.state, record!.verdict?.code, record!.verdict?.next, record!.finishedAt], ["failed", "INTERRUPTED", next, "2026-12-04T12:00:00.000Z"]);
+      assert.deepEqual(record!.steps.map((s) => s.state), step ? ["failed"] : []);
+      assert.equal((await r.finished(1)).at(-1)!.type, "attempt.finished");
+    });
+  }
+
+  test("what a killed installer's firstboot left running is stopped at the next start, before anything else", async (t) => {
+    const leftover = spawn("sh", ["-c", "sleep 60 & wait"], { stdio: "ignore", detached: true });
+    t.after(() => {
+      try {
+        process.kill(-leftover.pid!, "SIGKILL");
+      } catch {}
+    });
+    await waitFor("the leftover group to run", async () => (startTimeOf(leftover.pid!) === null ? undefined : true));
+    const { stateDir, store } = await tempStore();
+    const running: AttemptRecord = { attempt: 1, kind: "install", startedBy: "person", state: "running", step: "firstboot", startedAt: "2026-12-04T11:00:00.000Z", steps: [{ step: "firstboot", state: "running", startedAt: "2026-12-04T11:00:00.000Z" }], config: { source: "structured", config: {} }, payloadVersion: null, firstbootTail: [], readinessHistory: [], firstbootGroup: { pid: leftover.pid!, startTime: startTimeOf(leftover.pid!) } };
+    store.slice("attempts").set([running]);
+    await store.slice("attempts").save();
+    const r = await rig(t, { stateDir });
+    const notices = await r.runner.recover();
+    assert.equal(notices.length, 2, notices.join("\n"));
+    assert.match(notices[0]!, /^stopped 2 processes the interrupted firstboot of attempt 1 left running: \d+ sh, \d+ sleep$/);
+    assert.equal(notices[1], "attempt 1 was interrupted at firstboot; its verdict says retryInstall");
+    assert.equal(await alive(leftover.pid!), false);
+    const [record] = (await reopened(stateDir)).slice("attempts").get();
+    assert.equal(record!.firstbootGroup, undefined, "the group is forgotten once stopped");
+    assert.equal(record!.verdict?.code, "INTERRUPTED");
+  });
+});

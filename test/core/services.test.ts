@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { makePayload } from "../../demo/make-payload.ts";
+import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
+import { passing, wiredNode as node, type WiredNode } from "../helpers/services.ts";
+
+const noBlockers = (n: WiredNode) => passing(n, "no blockers", () => (n.services.status().blockers ? undefined : true));
+
+describe("createServices: one store, each service on its slice, wired to each other", () => {
+  test("status and options before anything happened: configuring, the host's own name and first interface with an address, the payload's release", async (t) => {
+    const n = await node(t);
+    assert.deepEqual(await n.services.start(), []);
+    await noBlockers(n);
+    assert.deepEqual(n.services.status(), { phase: "configuring", version: "0.0.0-test", mode: "single-node", profile: n.services.status().profile, hostname: n.host.hostname, url: "https://10.20.0.11:9443", configValid: false, attempt: 0 });
+    const options = n.services.options();
+    assert.equal(options.defaults.mode, "single-node");
+    assert.equal(options.defaults.hostname, n.host.hostname);
+    assert.equal(options.defaults.network.interface, n.host.interfaces.find((i) => i.up && i.addresses.length > 0)!.name);
+    assert.equal(options.release, "2026.11.0");
+    assert.equal(n.services.tls(), undefined, "an in-process app serves no certificate");
+  });
+
+  test("no payload: the install is blocked, and the status says so", async (t) => {
+    const n = await node(t, { payload: false });
+    await n.services.start();
+    assert.deepEqual(n.services.status().blockers?.map((b) => b.code), ["PAYLOAD_NOT_LOADED"]);
+    await n.services.draft.replace({ source: "structured", config: VALID_DRAFT }, undefined);
+    await assert.rejects(n.services.attempts.begin("install"), { code: "INSTALL_BLOCKED" });
+  });
+
+  test("a person's install runs to done through the attempts service; the status follows it", async (t) => {
+    const n = await node(t);
+    await n.services.start();
+    await noBlockers(n);
+    await n.services.draft.replace({ source: "structured", config: VALID_DRAFT }, undefined);
+    const started = await n.services.attempts.begin("install");
+    assert.deepEqual(started, { attempt: 1, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=1" });
+    await passing(n, "done", () => (n.services.status().phase === "done" ? true : undefined));
+    assert.equal(n.services.attempts.verdict().outcome, "succeeded");
+    assert.equal(n.services.status().attempt, 1);
+  });
+
+  test("stage 1's node.yaml waits on the payload, and starts by itself once the payload is verified (payload → unattended)", async (t) => {
+    const n = await node(t, { payload: false, handoff: VALID_NODE_YAML });
+    const notices = await n.services.start();
+    assert.deepEqual(notices, [`took ${n.handoff} as the draft for an unattended install: blocked by PAYLOAD_NOT_LOADED; it starts by itself once they clear (GET /status lists them with how to fix each)`]);
+    assert.equal(n.services.status().unattended?.state, "blocked");
+    await makePayload(n.payload);
+    const status = await passing(n, "the unattended install to start", () => (n.services.status().unattended?.state === "started" ? n.services.status() : undefined));
+    assert.equal(status.unattended?.attempt, 1);
+    assert.equal(n.services.attempts.list()[0]!.startedBy, "unattended");
+    // To its end: a stop while the payload's listener is still starting the attempt would not stop it.
+    await passing(n, "done", () => (n.services.status().phase === "done" ? true : undefined));
+  });
+
+  test("a person who edits the draft ends the unattended wait: the payload arriving then starts nothing (draft → unattended)", async (t) => {
+    const n = await node(t, { payload: false, handoff: VALID_NODE_YAML });
+    await n.services.start();
+    await n.services.draft.replace({ source: "yaml", yaml: VALID_NODE_YAML.replace("node-01", "node-02") }, undefined);
+    assert.equal(n.services.status().unattended?.autoStart, false);
+    await makePayload(n.payload);
+    await noBlockers(n);
+    assert.equal(n.services.status().unattended?.state, "blocked");
+    assert.equal(n.services.status().attempt, 0);
+  });
+
+  test("an attempt left running by a killed installer is failed at the next start, and the notice says so", async (t) => {
+    const first = await node(t);
+    await first.services.start();
+    await noBlockers(first);
+    first.opened.store.slice("attempts").set([{ attempt: 1, kind: "install", startedBy: "person", state: "running", step: "readiness", startedAt: "2026-12-04T11:00:00.000Z", steps: [], config: { source: "structured", config: {} }, payloadVersion: null, firstbootTail: [], readinessHistory: [] }]);
+    await first.opened.store.slice("attempts").save();
+    await first.services.stop();
+    const again = await node(t, { folder: first.folder });
+    assert.deepEqual(await again.services.start(), ["attempt 1 was interrupted at readiness; its verdict says recheckReadiness"]);
+    assert.equal(again.services.status().phase, "failed");
+    assert.equal(again.services.attempts.verdict().code, "INTERRUPTED");
+  });
+});
