@@ -75,22 +75,6 @@ describe("offline payload", () => {
     assert.match(notLoaded.detail, /channel/);
   });
 
-  test("the release model drives the modes: a profile the release does not ship is refused with the reason", async () => {
-    const folder = join(await tempDir(), "payload");
-    await makePayload(folder, { release: "2026.12.0", profiles: { "single-node": { enabled: true } } });
-    const installer = await start(folder);
-    await untilNoBlockers(installer);
-    const modes = Object.fromEntries((await installer.request("/v1/installer/options")).json.modes.map((m: any) => [m.mode, m]));
-    assert.equal(modes["single-node"].available, true);
-    assert.equal(modes["hyperconverged-init"].available, false);
-    assert.match(modes["hyperconverged-init"].reason, /2026\.12\.0 does not ship the hyperconverged profile/);
-    const validate = await installer.request("/v1/installer/config/validate", {
-      method: "POST",
-      body: { ...VALID_DRAFT, mode: "hyperconverged-init", network: { ...VALID_DRAFT.network, vip: "10.20.0.10" }, storage: { osdDevices: ["/dev/sdb"] }, cluster: { name: "rack-a" } },
-    });
-    assert.deepEqual(validate.json.errors.map((e: any) => e.field), ["mode"]);
-  });
-
   test("while checksums are read, the PAYLOAD_VERIFYING blocker carries numeric progress up to the images' total", async () => {
     const folder = join(await tempDir(), "payload");
     const MiB = 1024 * 1024;

@@ -73,7 +73,7 @@ export async function inProcessApp(t: TestContext, options: AppOptions = {}): Pr
   const { services, installCode: code } = await wireServices(settings, {
     version: "0.0.0-test",
     url: () => "https://127.0.0.1:9443",
-    host: await loadHostFactsFile(DEMO_HOST_FACTS),
+    host: await loadHostFactsFile(settings.hostFacts ?? DEMO_HOST_FACTS),
     writeLog: (line) => log.push(line),
     store: options.store,
   });

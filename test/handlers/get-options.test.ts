@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { makePayload } from "../../demo/make-payload.ts";
+import route from "../../handlers/get-options.ts";
+import { inProcessApp } from "../helpers/app.ts";
+import { tempDir } from "../helpers/installer.ts";
+import { DEMO_HOST_FACTS } from "../helpers/paths.ts";
+import { describeAuth } from "../helpers/route-auth.ts";
+import { assertAnswers } from "../helpers/route-schema.ts";
+
+const path = "/v1/installer/options";
+
+const MODES = [
+  { mode: "single-node", profile: "single-node", nodeYamlMode: "single-node", available: true, preview: false },
+  { mode: "hyperconverged-init", profile: "hyperconverged", nodeYamlMode: "ha-init", available: true, preview: false },
+  { mode: "hyperconverged-join", profile: "hyperconverged", nodeYamlMode: "join", available: true, preview: false },
+  {
+    mode: "disaggregated-control-plane",
+    profile: "disaggregated",
+    nodeYamlMode: "control-plane",
+    available: false,
+    reason: "the disaggregated profile is a preview that this release leaves disabled",
+    preview: true,
+  },
+];
+
+describe("GET /v1/installer/options", () => {
+  test("200: every mode with availability and reason, the host inventory as the host facts give it (disks by by-id path, WWN and serial), the release, defaults", async (t) => {
+    const installer = await inProcessApp(t);
+    await installer.untilNoBlockers();
+    const body = assertAnswers(route, 200, await installer.request(path));
+    assert.deepEqual(body, {
+      modes: MODES,
+      host: JSON.parse(await readFile(DEMO_HOST_FACTS, "utf8")),
+      release: "2026.11.0",
+      defaults: { mode: "single-node", hostname: "node-01", network: { interface: "eno1" } },
+    });
+    assert.deepEqual(body.host.disks[1], {
+      name: "sdb",
+      path: "/dev/sdb",
+      byId: ["/dev/disk/by-id/wwn-0x5002538f4312abcd", "/dev/disk/by-id/ata-SAMSUNG_MZ7L33T8HBLT-00A07_S6ESNE0T612345"],
+      wwn: "0x5002538f4312abcd",
+      serial: "S6ESNE0T612345",
+      sizeBytes: 3840755982336,
+      model: "SAMSUNG MZ7L33T8HBLT",
+      rotational: false,
+      inUse: false,
+    });
+  });
+
+  test("200 while no payload is loaded: release null", async (t) => {
+    const installer = await inProcessApp(t, { payload: false });
+    const body = assertAnswers(route, 200, await installer.request(path));
+    assert.equal(body.release, null);
+  });
+
+  test("200: the release model drives the modes: a profile the release does not ship is refused with the reason", async (t) => {
+    const payload = join(await tempDir("stratum-options-"), "payload");
+    await makePayload(payload, { release: "2026.12.0", profiles: { "single-node": { enabled: true } } });
+    const installer = await inProcessApp(t, { args: ["--payload", payload] });
+    await installer.untilNoBlockers();
+    const body = assertAnswers(route, 200, await installer.request(path));
+    assert.equal(body.release, "2026.12.0");
+    const modes = Object.fromEntries(body.modes.map((m) => [m.mode, m]));
+    assert.equal(modes["single-node"]!.available, true);
+    assert.equal(modes["hyperconverged-init"]!.available, false);
+    assert.match(String(modes["hyperconverged-init"]!.reason), /2026\.12\.0 does not ship the hyperconverged profile/);
+  });
+
+  describeAuth(route, {
+    path,
+    breaks: (services) => {
+      services.options = () => {
+        throw new Error("host facts unreadable at /var/lib/stratum/secret-path");
+      };
+    },
+  });
+});

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { makePayload } from "../../demo/make-payload.ts";
+import route from "../../handlers/post-config-validate.ts";
+import { inProcessApp, type AppRequestOptions } from "../helpers/app.ts";
+import { assertRefusedUnchanged } from "../helpers/draft-route.ts";
+import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
+import { tempDir } from "../helpers/installer.ts";
+import { describeAuth } from "../helpers/route-auth.ts";
+import { assertAnswers } from "../helpers/route-schema.ts";
+
+const path = "/v1/installer/config/validate";
+const post = (body: AppRequestOptions["body"], contentType?: string | null): AppRequestOptions => ({ method: "POST", body, contentType });
+
+describe("POST /v1/installer/config/validate", () => {
+  test("200: a structured draft is judged without storing it", async (t) => {
+    const installer = await inProcessApp(t);
+    const before = await installer.request("/v1/installer/config");
+    const bad = assertAnswers(route, 200, await installer.request(path, post({ ...VALID_DRAFT, hostname: "UPPER_case" })));
+    assert.deepEqual({ ...bad, errors: bad.errors.map((e) => e.field) }, { valid: false, errors: ["hostname"], mode: "single-node", profile: "single-node" });
+    const ok = assertAnswers(route, 200, await installer.request(path, post(VALID_DRAFT)));
+    assert.deepEqual(ok, { valid: true, errors: [], mode: "single-node", profile: "single-node" });
+    const now = await installer.request("/v1/installer/config");
+    assert.equal(now.headers.etag, before.headers.etag);
+    assert.deepEqual(now.json, before.json);
+  });
+
+  test("200: a raw node.yaml is judged too; one that does not parse is valid false with its parse error and no mode", async (t) => {
+    const installer = await inProcessApp(t);
+    assert.deepEqual(assertAnswers(route, 200, await installer.request(path, post(VALID_NODE_YAML, "application/yaml"))), { valid: true, errors: [], mode: "single-node", profile: "single-node" });
+    const broken = assertAnswers(route, 200, await installer.request(path, post("mode: [single-node\n", "text/yaml")));
+    assert.deepEqual([broken.valid, broken.mode, broken.profile, broken.errors.length], [false, undefined, "single-node", 1]);
+    assert.match(broken.errors[0]!.message, /^YAML syntax error: /);
+    assert.ok(broken.errors[0]!.line! >= 1 && broken.errors[0]!.column! >= 1, JSON.stringify(broken.errors));
+  });
+
+  test("200: the release model drives the modes: a mode whose profile the release does not ship is a field error", async (t) => {
+    const payload = join(await tempDir("stratum-validate-"), "payload");
+    await makePayload(payload, { release: "2026.12.0", profiles: { "single-node": { enabled: true } } });
+    const installer = await inProcessApp(t, { args: ["--payload", payload] });
+    await installer.untilNoBlockers();
+    const draft = { ...VALID_DRAFT, mode: "hyperconverged-init", network: { ...VALID_DRAFT.network, vip: "10.20.0.10" }, storage: { osdDevices: ["/dev/sdb"] }, cluster: { name: "rack-a" } };
+    const body = assertAnswers(route, 200, await installer.request(path, post(draft)));
+    assert.deepEqual(body.errors.map((e) => e.field), ["mode"]);
+  });
+
+  test("400 INVALID_REQUEST: JSON that does not parse", async (t) => {
+    await assertRefusedUnchanged(await inProcessApp(t), route, path, post('{"mode":'), 400, "INVALID_REQUEST", /^The body is not valid JSON/);
+  });
+  test("400 INVALID_REQUEST: an empty body", async (t) => {
+    await assertRefusedUnchanged(await inProcessApp(t), route, path, post(""), 400, "INVALID_REQUEST", /^The body is empty/);
+  });
+  test("413 BODY_TOO_LARGE: a 2 MiB body", async (t) => {
+    await assertRefusedUnchanged(await inProcessApp(t), route, path, post(JSON.stringify({ hostname: "x".repeat(2 * 1024 * 1024) })), 413, "BODY_TOO_LARGE");
+  });
+  test("415 UNSUPPORTED_MEDIA_TYPE: text/plain", async (t) => {
+    await assertRefusedUnchanged(await inProcessApp(t), route, path, post("mode: single-node\n", "text/plain"), 415, "UNSUPPORTED_MEDIA_TYPE", /send a structured draft as application\/json, or a node\.yaml/);
+  });
+
+  describeAuth(route, {
+    path,
+    request: post(VALID_DRAFT),
+    breaks: (services) => {
+      services.draft.validate = () => {
+        throw new Error("validator broken at /var/lib/stratum/secret-path");
+      };
+    },
+  });
+});

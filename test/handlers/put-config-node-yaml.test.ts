@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { describe, test, type TestContext } from "node:test";
+import { storageError } from "../../core/fs/storage-error.ts";
+import getConfig from "../../handlers/get-config.ts";
+import getNodeYaml from "../../handlers/get-config-node-yaml.ts";
+import route from "../../handlers/put-config-node-yaml.ts";
+import putConfig from "../../handlers/put-config.ts";
+import { inProcessApp, type AppRequestOptions, type InProcessApp } from "../helpers/app.ts";
+import { installedApp, startAttempt } from "../helpers/attempt.ts";
+import { assertRefusedUnchanged } from "../helpers/draft-route.ts";
+import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
+import { describeAuth } from "../helpers/route-auth.ts";
+import { assertAnswers } from "../helpers/route-schema.ts";
+
+const path = "/v1/installer/config/node.yaml";
+const put = (body: AppRequestOptions["body"], contentType = "application/yaml", headers?: Record<string, string>): AppRequestOptions => ({ method: "PUT", body, contentType, headers });
+const refused = (installer: InProcessApp, request: AppRequestOptions, status: number, code: string, detail?: RegExp) =>
+  assertRefusedUnchanged(installer, route, path, request, status, code, detail);
+
+async function given(t: TestContext): Promise<InProcessApp> {
+  const installer = await inProcessApp(t);
+  assertAnswers(putConfig, 200, await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT }));
+  return installer;
+}
+
+describe("PUT /v1/installer/config/node.yaml", () => {
+  test("200: a raw node.yaml is kept verbatim (charset parameter taken); GET on the path gives the node.yaml the install writes", async (t) => {
+    const installer = await given(t);
+    const body = assertAnswers(route, 200, await installer.request(path, put(VALID_NODE_YAML, "application/yaml; charset=utf-8")));
+    assert.deepEqual({ ...body, updatedAt: null }, { source: "yaml", yaml: VALID_NODE_YAML, valid: true, errors: [], updatedAt: null });
+    assert.equal(assertAnswers(getNodeYaml, 200, await installer.request(path)), VALID_NODE_YAML);
+  });
+
+  test("200: a node.yaml that does not parse is stored as PUT /config stores it: its parse error at line and column, and /status has no mode", async (t) => {
+    const installer = await given(t);
+    const first = String((await installer.request("/v1/installer/config")).headers.etag);
+    const broken = "# half-edited\nmode: single-node\nhostname: \"node-07\n";
+    const reply = await installer.request(path, put(broken, "text/yaml", { "if-match": first }));
+    const body = assertAnswers(route, 200, reply);
+    assert.deepEqual([body.source, body.yaml, body.valid], ["yaml", broken, false]);
+    assert.match(body.errors[0]!.message, /^YAML syntax error: /);
+    assert.ok(body.errors[0]!.line! >= 1, JSON.stringify(body.errors));
+    const get = await installer.request("/v1/installer/config");
+    assert.deepEqual(assertAnswers(getConfig, 200, get), body);
+    assert.equal(get.headers.etag, reply.headers.etag);
+    assert.equal((await installer.request("/v1/installer/status")).json.mode, undefined);
+    const viaPutConfig = await installer.request("/v1/installer/config", { method: "PUT", body: broken, contentType: "text/yaml" });
+    assert.deepEqual({ ...assertAnswers(putConfig, 200, viaPutConfig), updatedAt: null }, { ...body, updatedAt: null }, "PUT /config stores it the same");
+  });
+
+  test("400 INVALID_REQUEST: an empty node.yaml", async (t) => {
+    await refused(await given(t), put(""), 400, "INVALID_REQUEST", /^The body is empty/);
+  });
+  test("409 INSTALL_RUNNING while an attempt runs", async (t) => {
+    const installer = await inProcessApp(t);
+    await startAttempt(installer);
+    await refused(installer, put(VALID_NODE_YAML), 409, "INSTALL_RUNNING");
+  });
+  test("409 ALREADY_INSTALLED once the node is installed", async (t) => {
+    await refused(await installedApp(t), put(VALID_NODE_YAML), 409, "ALREADY_INSTALLED");
+  });
+  test("412 PRECONDITION_FAILED: an If-Match that is not the draft's ETag; the right one is taken", async (t) => {
+    const installer = await given(t);
+    const first = String((await installer.request("/v1/installer/config")).headers.etag);
+    assertAnswers(route, 200, await installer.request(path, put("mode: single-node\n", "application/yaml", { "if-match": first })));
+    await refused(installer, put(VALID_NODE_YAML, "application/yaml", { "if-match": first }), 412, "PRECONDITION_FAILED");
+    await refused(installer, put(VALID_NODE_YAML, "application/yaml", { "if-match": '"stale"' }), 412, "PRECONDITION_FAILED");
+    const current = String((await installer.request("/v1/installer/config")).headers.etag);
+    assertAnswers(route, 200, await installer.request(path, put(VALID_NODE_YAML, "application/yaml", { "if-match": current })));
+  });
+  test("413 BODY_TOO_LARGE: a 2 MiB node.yaml", async (t) => {
+    await refused(await given(t), put(`hostname: ${"x".repeat(2 * 1024 * 1024)}\n`), 413, "BODY_TOO_LARGE");
+  });
+  test("415 UNSUPPORTED_MEDIA_TYPE: a JSON draft, told to send a node.yaml", async (t) => {
+    await refused(await given(t), put(VALID_DRAFT, "application/json"), 415, "UNSUPPORTED_MEDIA_TYPE", /^Content-Type application\/json is not taken here: send the node\.yaml as application\/yaml or text\/yaml\.$/);
+  });
+  test("507 INSUFFICIENT_STORAGE: a state dir that refuses the write", async (t) => {
+    const installer = await given(t);
+    installer.services.draft.replace = async () => {
+      throw storageError(installer.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+    };
+    await refused(installer, put(VALID_NODE_YAML), 507, "INSUFFICIENT_STORAGE");
+  });
+
+  describeAuth(route, {
+    path,
+    request: put(VALID_NODE_YAML),
+    breaks: (services) => {
+      services.draft.replace = async () => {
+        throw new Error("draft store broken at /var/lib/stratum/secret-path");
+      };
+    },
+  });
+});
