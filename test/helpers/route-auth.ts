@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { RouteConfig } from "@hono/zod-openapi";
-import type { Services } from "../../core/services.ts";
+import type { Services } from "../../core/service/services.ts";
 import { inProcessApp, type AppRequestOptions } from "./app.ts";
 import { assertProblem } from "./problem.ts";
 import { assertAnswers } from "./route-schema.ts";
