@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import getStatus from "../../handlers/get-status.ts";
+import { inProcessApp } from "../helpers/app.ts";
+import { finished, install, installRig, putDraft } from "../helpers/install-rig.ts";
+import { assertRouteProblem } from "../helpers/route-problem.ts";
+import { assertAnswers } from "../helpers/route-schema.ts";
+
+const { route } = getStatus;
+const PATH = "/v1/installer/status";
+
+describe("GET /v1/installer/status", () => {
+  test("200: seed 000's body before any draft or attempt", async (t) => {
+    const installer = await inProcessApp(t);
+    await installer.untilNoBlockers();
+    assert.deepEqual(assertAnswers(route, 200, await installer.request(PATH)), {
+      phase: "configuring",
+      version: "0.0.0-test",
+      mode: "single-node",
+      profile: "single-node",
+      hostname: "node-01",
+      url: "https://127.0.0.1:9443",
+      configValid: false,
+      attempt: 0,
+    });
+  });
+
+  test("200: the blockers while the payload is missing", async (t) => {
+    const installer = await inProcessApp(t, { payload: false });
+    const status = assertAnswers(route, 200, await installer.request(PATH));
+    assert.deepEqual(status.blockers?.map((b) => b.code), ["PAYLOAD_NOT_LOADED"]);
+  });
+
+  test("200: after an attempt, its phase, count and times, and no step", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    await install(installer);
+    await finished(installer, 1);
+    const { startedAt, finishedAt, ...status } = assertAnswers(route, 200, await installer.request(PATH));
+    assert.ok(startedAt && finishedAt && startedAt <= finishedAt);
+    assert.deepEqual(status, { phase: "done", version: "0.0.0-test", mode: "single-node", profile: "single-node", hostname: "node-01", url: "https://127.0.0.1:9443", configValid: true, attempt: 1 });
+  });
+
+  test("the right code as Bearer, bare, or lower case without dashes → 200", async (t) => {
+    const installer = await inProcessApp(t);
+    assert.match(installer.code, /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    for (const authorization of [`Bearer ${installer.code}`, installer.code, `bearer ${installer.code.toLowerCase().replaceAll("-", "")}`]) {
+      assertAnswers(route, 200, await installer.request(PATH, { code: null, headers: { authorization } }));
+    }
+  });
+
+  test("security headers on every answer, HSTS off for the self-signed certificate", async (t) => {
+    const installer = await inProcessApp(t);
+    for (const code of [undefined, null]) {
+      const reply = await installer.request(PATH, { code });
+      assert.equal(reply.headers["x-content-type-options"], "nosniff");
+      assert.equal(reply.headers["x-frame-options"], "SAMEORIGIN");
+      assert.equal(reply.headers["strict-transport-security"], undefined);
+    }
+  });
+
+  test("401 UNAUTHORIZED without a code, with a wrong one, with an empty Bearer", async (t) => {
+    const installer = await inProcessApp(t);
+    for (const [code, headers] of [[null, {}], ["AAAA-BBBB-CCCC", {}], [null, { authorization: "Bearer " }]] as const) {
+      assertRouteProblem(route, await installer.request(PATH, { code, headers }), 401, "UNAUTHORIZED");
+    }
+  });
+
+  test("429 TOO_MANY_ATTEMPTS after 5 wrong codes, with Retry-After, even for the right code and for none; endpoints without auth stay open", async (t) => {
+    const installer = await inProcessApp(t);
+    for (let i = 0; i < 5; i++) assertRouteProblem(route, await installer.request(PATH, { code: `WRONG-${i}` }), 401, "UNAUTHORIZED");
+    const locked = await installer.request(PATH);
+    assertRouteProblem(route, locked, 429, "TOO_MANY_ATTEMPTS");
+    const retryAfter = Number(locked.headers["retry-after"]);
+    assert.ok(retryAfter > 25 && retryAfter <= 30, `Retry-After ${retryAfter}`);
+    assertRouteProblem(route, await installer.request(PATH, { code: null }), 429, "TOO_MANY_ATTEMPTS");
+    assert.equal((await installer.request("/healthz", { code: null })).status, 200);
+  });
+
+  test("500 INTERNAL when the service fails", async (t) => {
+    const installer = await inProcessApp(t);
+    installer.services.status = () => {
+      throw new Error("boom");
+    };
+    assertRouteProblem(route, await installer.request(PATH), 500, "INTERNAL");
+  });
+});
