@@ -379,6 +379,22 @@ describe("security: oversized headers", () => {
     assert.equal((await installer.request("/v1/installer/status")).status, 200);
     assertProblem(reply, 431, "INVALID_REQUEST");
   });
+
+  test("a request that is not valid HTTP → 400 as problem+json (the 400 every route without the code documents), and the installer carries on", async () => {
+    const installer = await start();
+    const socket = connect({ host: "127.0.0.1", port: installer.port, rejectUnauthorized: false });
+    await once(socket, "secureConnect");
+    socket.end("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nthis is no header\r\n\r\n");
+    socket.setEncoding("utf8");
+    let raw = "";
+    for await (const chunk of socket) raw += chunk;
+    const [head = "", text = ""] = raw.split("\r\n\r\n");
+    const [statusLine, ...lines] = head.split("\r\n");
+    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+    assertProblem({ status: Number(statusLine!.split(" ")[1]), headers, text, json: JSON.parse(text) }, 400, "INVALID_REQUEST", { detail: "The request is not valid HTTP." });
+    assert.equal(installer.proc.exitCode, null);
+    assert.equal((await installer.request("/healthz", { code: null })).status, 200);
+  });
 });
 
 /**
