@@ -64,8 +64,8 @@ describe("GET /v1/installer/status", () => {
 
   test("security headers on every answer, HSTS off for the self-signed certificate", async (t) => {
     const installer = await inProcessApp(t);
-    for (const code of [undefined, null]) {
-      const reply = await installer.request(PATH, { code });
+    for (const [path, code] of [[PATH, undefined], [PATH, null], ["/nope", null]] as const) {
+      const reply = await installer.request(path, { code });
       assert.equal(reply.headers["x-content-type-options"], "nosniff");
       assert.equal(reply.headers["x-frame-options"], "SAMEORIGIN");
       assert.equal(reply.headers["strict-transport-security"], undefined);
