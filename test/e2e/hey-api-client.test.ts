@@ -6,22 +6,21 @@ import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { createClient, createConfig } from "../generated/hey-api/client/index.ts";
 import { getConfig, getEvents, getStatus, getVerdict, putNodeYaml, startInstall, type InstallEvent } from "../generated/hey-api/index.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot } from "../helpers/installer.ts";
-import { selfSignedFetch } from "../helpers/self-signed-fetch.ts";
-
-const lab = harness();
+import { APP_BASE_URL, appFetch } from "../helpers/app-fetch.ts";
+import { inProcessApp } from "../helpers/app.ts";
+import { tempDir, waitFor, writeFirstboot } from "../helpers/installer.ts";
 
 // No `as` in this file: what the generated client takes and returns is typed by /openapi.json alone.
-test("a client generated from /openapi.json by @hey-api/openapi-ts drives a whole install of a raw node.yaml draft", async () => {
+test("a client generated from /openapi.json by @hey-api/openapi-ts drives a whole install of a raw node.yaml draft", async (t) => {
   const folder = await tempDir();
   const nodeYamlPath = join(folder, "node.yaml");
   const firstboot = await writeFirstboot(folder, "#!/bin/sh\necho configuring from $1\n");
   const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
-  lab.defer(() => readiness.close());
-  const installer = await lab.start({ args: ["--firstboot", firstboot, "--node-yaml", nodeYamlPath, "--readiness-url", readiness.url, "--readiness-interval", "0.1"] });
-  await untilNoBlockers(installer);
+  t.after(() => readiness.close());
+  const installer = await inProcessApp(t, { args: ["--firstboot", firstboot, "--node-yaml", nodeYamlPath, "--readiness-url", readiness.url, "--readiness-interval", "0.1"] });
+  await installer.untilNoBlockers();
 
-  const client = createClient(createConfig({ baseUrl: `https://127.0.0.1:${installer.port}`, fetch: selfSignedFetch, auth: installer.code }));
+  const client = createClient(createConfig({ baseUrl: APP_BASE_URL, fetch: appFetch(installer), auth: installer.code }));
   const status = await getStatus({ client });
   assert.equal(status.data?.phase, "configuring");
   const draft = await getConfig({ client });

@@ -5,20 +5,19 @@ import createClient from "openapi-fetch";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import type { paths } from "../generated/installer-api.d.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
-import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot } from "../helpers/installer.ts";
-import { selfSignedFetch } from "../helpers/self-signed-fetch.ts";
+import { APP_BASE_URL, appFetch } from "../helpers/app-fetch.ts";
+import { inProcessApp } from "../helpers/app.ts";
+import { tempDir, waitFor, writeFirstboot } from "../helpers/installer.ts";
 
-const lab = harness();
-
-test("a client generated from /openapi.json by openapi-typescript drives a whole install with openapi-fetch", async () => {
+test("a client generated from /openapi.json by openapi-typescript drives a whole install with openapi-fetch", async (t) => {
   const folder = await tempDir();
   const firstboot = await writeFirstboot(folder, "#!/bin/sh\necho configuring from $1\n");
   const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
-  lab.defer(() => readiness.close());
-  const installer = await lab.start({ args: ["--firstboot", firstboot, "--node-yaml", join(folder, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"] });
-  await untilNoBlockers(installer);
+  t.after(() => readiness.close());
+  const installer = await inProcessApp(t, { args: ["--firstboot", firstboot, "--node-yaml", join(folder, "node.yaml"), "--readiness-url", readiness.url, "--readiness-interval", "0.1"] });
+  await installer.untilNoBlockers();
 
-  const api = createClient<paths>({ baseUrl: `https://127.0.0.1:${installer.port}`, fetch: selfSignedFetch, headers: { Authorization: `Bearer ${installer.code}` } });
+  const api = createClient<paths>({ baseUrl: APP_BASE_URL, fetch: appFetch(installer), headers: { Authorization: `Bearer ${installer.code}` } });
   const status = await api.GET("/v1/installer/status");
   assert.equal(status.data?.phase, "configuring");
   const options = await api.GET("/v1/installer/options");

@@ -273,7 +273,7 @@ export function harness(): Harness {
   return { defer, spawn: spawnKilledAfter, start: async (options) => listening(await spawnKilledAfter(options)) };
 }
 
-interface SseMessage {
+export interface SseMessage {
   id?: string;
   data: string;
 }

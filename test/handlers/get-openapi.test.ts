@@ -3,23 +3,71 @@ import { Spectral, type RulesetDefinition } from "@stoplight/spectral-core";
 import { oas } from "@stoplight/spectral-rulesets";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import { promisify } from "node:util";
-import { ROOT, runCli } from "../helpers/installer.ts";
+import getOpenApi from "../../handlers/get-openapi.ts";
+import { ROUTES } from "../../handlers/index.ts";
+import { inProcessApp } from "../helpers/app.ts";
+import { ROOT } from "../helpers/installer.ts";
+import { assertRouteProblem } from "../helpers/route-problem.ts";
+import { assertAnswers } from "../helpers/route-schema.ts";
 
-async function printedDocument(): Promise<string> {
-  const printed = await runCli(["openapi"]);
-  assert.equal(printed.code, 0, printed.stderr);
-  return printed.stdout;
+const { route } = getOpenApi;
+
+/** The document as GET /openapi.json serves it, without a code: the text `installer openapi` prints (openapi-snapshot.test.ts). */
+async function servedDocument(t: TestContext): Promise<string> {
+  const installer = await inProcessApp(t);
+  const reply = await installer.request("/openapi.json", { code: null });
+  assertAnswers(route, 200, reply);
+  return reply.text;
 }
 
-test("the generated OpenAPI document passes Redocly's recommended lint with zero errors and zero warnings", async () => {
+test("GET /openapi.json: 200 OpenAPI 3.1 without a code, every route of the app with its problems", async (t) => {
+  const doc = JSON.parse(await servedDocument(t));
+  assert.equal(doc.openapi, "3.1.0");
+  assert.equal(doc.info.version, "0.0.0-test");
+  assert.ok(doc.components.securitySchemes.installCode);
+  const served = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method} ${path}`));
+  assert.deepEqual(served.sort(), ROUTES.map(({ route }) => `${route.method} ${route.path}`).sort());
+  const status = doc.paths["/v1/installer/status"].get;
+  assert.deepEqual(Object.keys(status.responses).sort(), ["200", "401", "429", "431", "500"]);
+  assert.ok(status.responses["429"].headers["Retry-After"]);
+  assert.match(JSON.stringify(doc.components.schemas.Unattended), /A PUT of the config or a started install hands the draft to the person/);
+});
+
+test("GET /openapi.json serves test/fixtures/openapi.json byte for byte (its version line the app's), whichever routes were asked for before it", async (t) => {
+  const fixture = await readFile(join(ROOT, "test/fixtures/openapi.json"), "utf8");
+  const expected = JSON.stringify(JSON.parse(fixture.replace(/^ {4}"version": "[^"]*"/m, '    "version": "0.0.0-test"')));
+  assert.equal(await servedDocument(t), expected);
+
+  const later = await inProcessApp(t);
+  for (const path of ["/v1/installer/install/attempts", "/v1/installer/config/schema", "/v1/installer/options", "/v1/installer/config"]) {
+    assert.equal((await later.request(path)).status, 200, path);
+  }
+  for (let i = 0; i < 2; i++) assert.equal((await later.request("/openapi.json", { code: null })).text, expected);
+});
+
+test("GET /openapi.json: 500 INTERNAL when the document cannot be made; a later request still serves it", async (t) => {
+  const installer = await inProcessApp(t);
+  const versionOf = Object.getOwnPropertyDescriptor(installer.services, "version")!;
+  Object.defineProperty(installer.services, "version", {
+    configurable: true,
+    get() {
+      throw new Error("boom");
+    },
+  });
+  assertRouteProblem(route, await installer.request("/openapi.json", { code: null }), 500, "INTERNAL");
+  Object.defineProperty(installer.services, "version", versionOf);
+  assertAnswers(route, 200, await installer.request("/openapi.json", { code: null }));
+});
+
+test("the served OpenAPI document passes Redocly's recommended lint with zero errors and zero warnings", async (t) => {
   const folder = await mkdtemp(join(tmpdir(), "stratum-openapi-"));
   const file = join(folder, "openapi.json");
-  await writeFile(file, await printedDocument());
+  await writeFile(file, await servedDocument(t));
   const { stdout, stderr } = await promisify(execFile)(join(ROOT, "node_modules/.bin/redocly"), ["lint", file, "--format", "json"], { cwd: folder }).catch((err) => err);
   const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; severity: string }[] };
   const found = report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message}`);
@@ -31,19 +79,19 @@ test("the generated OpenAPI document passes Redocly's recommended lint with zero
 /** Spectral's DiagnosticSeverity, by its numbers. */
 const SEVERITIES = ["error", "warning", "information", "hint"] as const;
 
-test("the generated OpenAPI document passes Spectral's spectral:oas ruleset with zero errors and zero warnings", async () => {
+test("the served OpenAPI document passes Spectral's spectral:oas ruleset with zero errors and zero warnings", async (t) => {
   const spectral = new Spectral();
   // The rulesets package declares `oas` more loosely than the core's RulesetDefinition; it is the ruleset `extends: spectral:oas` loads.
   spectral.setRuleset({ extends: [[oas as RulesetDefinition, "recommended"]] });
-  const results = await spectral.run(await printedDocument());
+  const results = await spectral.run(await servedDocument(t));
   const found = results.map((r) => `${SEVERITIES[r.severity]} ${r.code} at ${r.path.join("/")}: ${r.message}`);
   assert.deepEqual(found.filter((line) => line.startsWith("error ") || line.startsWith("warning ")), []);
   const count = (severity: string) => found.filter((line) => line.startsWith(`${severity} `)).length;
   console.log(`spectral lint (spectral:oas): ${count("error")} errors, ${count("warning")} warnings, ${found.length} results in all`);
 });
 
-test("swagger-parser validates the generated OpenAPI document against the OpenAPI 3.1 schema", async () => {
-  const api = await SwaggerParser.validate(JSON.parse(await printedDocument()));
+test("swagger-parser validates the served OpenAPI document against the OpenAPI 3.1 schema", async (t) => {
+  const api = await SwaggerParser.validate(JSON.parse(await servedDocument(t)));
   assert.equal("openapi" in api && api.openapi, "3.1.0");
 });
 
@@ -141,9 +189,8 @@ function locate(doc: any, where: string): Node {
   return node;
 }
 
-test("the generated document carries the seeds' descriptions, required fields and allowed values where the seeds put them", async () => {
-  const printed = await runCli(["openapi"]);
-  const doc = JSON.parse(printed.stdout);
+test("the served document carries the seeds' descriptions, required fields and allowed values where the seeds put them", async (t) => {
+  const doc = JSON.parse(await servedDocument(t));
   const wrong = SEED_DESCRIPTIONS.filter(([where, text]) => shown(locate(doc, where).description ?? "") !== text).map(
     ([where, text]) => `${where}:\n  seed:     ${text}\n  document: ${shown(locate(doc, where).description ?? "(none)")}`,
   );

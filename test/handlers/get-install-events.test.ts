@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import getEvents from "../../handlers/get-install-events.ts";
+import { inProcessApp } from "../helpers/app.ts";
+import { finished, install, installRig, putDraft, readSse } from "../helpers/install-rig.ts";
+import { assertRouteProblem } from "../helpers/route-problem.ts";
+import type { Reply } from "../helpers/installer.ts";
+import { assertAnswers } from "../helpers/route-schema.ts";
+
+const { route } = getEvents;
+const PATH = "/v1/installer/install/events";
+
+/** A JSON page, as the route documents it. */
+function page(reply: Reply) {
+  const body = assertAnswers(route, 200, reply);
+  assert.ok(typeof body === "object", "application/json, not a stream");
+  return body;
+}
+
+describe("GET /v1/installer/install/events", () => {
+  test("200 JSON: a page of the attempt's events after `after`, finished once the attempt is; the latest attempt by default", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    await install(installer);
+    await finished(installer, 1);
+    const all = page(await installer.request(`${PATH}?attempt=1`));
+    assert.equal(all.attempt, 1);
+    assert.equal(all.finished, true);
+    assert.equal(all.more, false);
+    assert.deepEqual(all.events.map((e: any) => e.seq), all.events.map((_, i) => i + 1));
+    assert.equal(all.events.at(-1)?.type, "attempt.finished");
+    assert.deepEqual(page(await installer.request(PATH)), all);
+    assert.deepEqual(page(await installer.request(`${PATH}?attempt=1&after=3`)), { ...all, events: all.events.slice(3) });
+  });
+
+  test("200 SSE: resume with Last-Event-ID loses and duplicates nothing, and the stream ends at attempt.finished", async (t) => {
+    const installer = await installRig(t, { scenario: "progress" });
+    await putDraft(installer);
+    await install(installer);
+    const firstPart = await readSse(installer, `${PATH}?attempt=1`, { stopAfter: 5 });
+    assert.equal(firstPart.status, 200);
+    assert.match(firstPart.contentType, /^text\/event-stream/);
+    const rest = await readSse(installer, `${PATH}?attempt=1`, { lastEventId: firstPart.messages.at(-1)!.id! });
+    const events = [...firstPart.messages, ...rest.messages].map((m) => JSON.parse(m.data));
+    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
+    assert.equal(events.at(-1).type, "attempt.finished");
+    assert.deepEqual(events, page(await installer.request(`${PATH}?attempt=1`)).events, "the stream carries the JSON page's events");
+  });
+
+  test("400 INVALID_REQUEST for an attempt, after or Last-Event-ID that is not a number", async (t) => {
+    const installer = await inProcessApp(t);
+    assertRouteProblem(route, await installer.request(`${PATH}?attempt=x`), 400, "INVALID_REQUEST");
+    assertRouteProblem(route, await installer.request(`${PATH}?attempt=0`), 400, "INVALID_REQUEST");
+    assertRouteProblem(route, await installer.request(`${PATH}?after=-1`), 400, "INVALID_REQUEST");
+    assertRouteProblem(route, await installer.request(PATH, { headers: { "last-event-id": "soon" } }), 400, "INVALID_REQUEST");
+  });
+
+  test("404 NOT_FOUND for an unknown attempt, and for the latest before any attempt", async (t) => {
+    const installer = await inProcessApp(t);
+    assertRouteProblem(route, await installer.request(`${PATH}?attempt=7`), 404, "NOT_FOUND");
+    assertRouteProblem(route, await installer.request(PATH), 404, "NOT_FOUND");
+  });
+
+  test("auth: 401 without the right code, 429 once locked out, 500 when the service fails", async (t) => {
+    const installer = await inProcessApp(t);
+    for (const code of [null, "AAAA-BBBB-CCCC"]) assertRouteProblem(route, await installer.request(PATH, { code }), 401, "UNAUTHORIZED");
+    for (let i = 0; i < 5; i++) await installer.request(PATH, { code: `WRNG-${i}`, from: "127.0.0.7" });
+    assertRouteProblem(route, await installer.request(PATH, { from: "127.0.0.7" }), 429, "TOO_MANY_ATTEMPTS");
+    installer.services.attempts.events = async () => {
+      throw new Error("boom");
+    };
+    assertRouteProblem(route, await installer.request(PATH), 500, "INTERNAL");
+  });
+});

@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import getStatus from "../../handlers/get-status.ts";
+import { inProcessApp, type InProcessApp } from "../helpers/app.ts";
+import { finished, install, installRig, putDraft } from "../helpers/install-rig.ts";
+import { assertRouteProblem } from "../helpers/route-problem.ts";
+import { assertAnswers } from "../helpers/route-schema.ts";
+
+const { route } = getStatus;
+const PATH = "/v1/installer/status";
+
+/** A client at `address` (the socket's), the headers sent as given (spoofed forwarding headers too). */
+const statusFrom = (installer: InProcessApp, address: string, code: string | null, headers: Record<string, string> = {}) => installer.request(PATH, { from: address, code, headers });
+
+const SPOOFED: Record<string, string>[] = [
+  { "x-forwarded-for": "203.0.113.7" },
+  { "x-real-ip": "198.51.100.9" },
+  { forwarded: "for=192.0.2.60;proto=https" },
+  { "x-forwarded-for": "10.0.0.1, 10.0.0.2", "x-real-ip": "10.0.0.3", forwarded: 'for="[2001:db8::1]"' },
+  { "x-client-ip": "10.9.9.9", "cf-connecting-ip": "10.8.8.8", "true-client-ip": "10.7.7.7", "x-cluster-client-ip": "10.6.6.6" },
+];
+
+const naming = (address: string) => ({ "x-forwarded-for": address, "x-real-ip": address, forwarded: `for=${address}` });
+
+describe("GET /v1/installer/status", () => {
+  test("200: seed 000's body before any draft or attempt", async (t) => {
+    const installer = await inProcessApp(t);
+    await installer.untilNoBlockers();
+    assert.deepEqual(assertAnswers(route, 200, await installer.request(PATH)), {
+      phase: "configuring",
+      version: "0.0.0-test",
+      mode: "single-node",
+      profile: "single-node",
+      hostname: "node-01",
+      url: "https://127.0.0.1:9443",
+      configValid: false,
+      attempt: 0,
+    });
+  });
+
+  test("200: the blockers while the payload is missing", async (t) => {
+    const installer = await inProcessApp(t, { payload: false });
+    const status = assertAnswers(route, 200, await installer.request(PATH));
+    assert.deepEqual(status.blockers?.map((b) => b.code), ["PAYLOAD_NOT_LOADED"]);
+  });
+
+  test("200: after an attempt, its phase, count and times, and no step", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    await install(installer);
+    await finished(installer, 1);
+    const { startedAt, finishedAt, ...status } = assertAnswers(route, 200, await installer.request(PATH));
+    assert.ok(startedAt && finishedAt && startedAt <= finishedAt);
+    assert.deepEqual(status, { phase: "done", version: "0.0.0-test", mode: "single-node", profile: "single-node", hostname: "node-01", url: "https://127.0.0.1:9443", configValid: true, attempt: 1 });
+  });
+
+  test("the right code as Bearer, bare, or lower case without dashes → 200", async (t) => {
+    const installer = await inProcessApp(t);
+    assert.match(installer.code, /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    for (const authorization of [`Bearer ${installer.code}`, installer.code, `bearer ${installer.code.toLowerCase().replaceAll("-", "")}`]) {
+      assertAnswers(route, 200, await installer.request(PATH, { code: null, headers: { authorization } }));
+    }
+  });
+
+  test("security headers on every answer, HSTS off for the self-signed certificate", async (t) => {
+    const installer = await inProcessApp(t);
+    for (const [path, code] of [[PATH, undefined], [PATH, null], ["/nope", null]] as const) {
+      const reply = await installer.request(path, { code });
+      assert.equal(reply.headers["x-content-type-options"], "nosniff");
+      assert.equal(reply.headers["x-frame-options"], "SAMEORIGIN");
+      assert.equal(reply.headers["strict-transport-security"], undefined);
+    }
+  });
+
+  test("401 UNAUTHORIZED without a code, with a wrong one, with an empty Bearer", async (t) => {
+    const installer = await inProcessApp(t);
+    for (const [code, headers] of [[null, {}], ["AAAA-BBBB-CCCC", {}], [null, { authorization: "Bearer " }]] as const) {
+      assertRouteProblem(route, await installer.request(PATH, { code, headers }), 401, "UNAUTHORIZED");
+    }
+  });
+
+  test("429 TOO_MANY_ATTEMPTS after 5 wrong codes, with Retry-After, even for the right code and for none; endpoints without auth stay open", async (t) => {
+    const installer = await inProcessApp(t);
+    for (let i = 0; i < 5; i++) assertRouteProblem(route, await installer.request(PATH, { code: `WRONG-${i}` }), 401, "UNAUTHORIZED");
+    const locked = await installer.request(PATH);
+    assertRouteProblem(route, locked, 429, "TOO_MANY_ATTEMPTS");
+    const retryAfter = Number(locked.headers["retry-after"]);
+    assert.ok(retryAfter > 25 && retryAfter <= 30, `Retry-After ${retryAfter}`);
+    assertRouteProblem(route, await installer.request(PATH, { code: null }), 429, "TOO_MANY_ATTEMPTS");
+    assert.equal((await installer.request("/healthz", { code: null })).status, 200);
+  });
+
+  test("`Authorization: Bearer` with an empty or blank code is no code: 401 each time, never a guess, and the right code still works", async (t) => {
+    const installer = await inProcessApp(t);
+    const client = "127.0.0.9";
+    for (const authorization of ["Bearer", "Bearer   ", "bearer", "Bearer \t", "BEARER ", ""]) {
+      assertRouteProblem(route, await statusFrom(installer, client, null, { authorization }), 401, "UNAUTHORIZED");
+    }
+    assertAnswers(route, 200, await statusFrom(installer, client, installer.code));
+  });
+
+  test("500 INTERNAL when the service fails", async (t) => {
+    const installer = await inProcessApp(t);
+    installer.services.status = () => {
+      throw new Error("boom");
+    };
+    assertRouteProblem(route, await installer.request(PATH), 500, "INTERNAL");
+  });
+});
+
+describe("GET /v1/installer/status: the lockout cannot be bypassed", () => {
+  test("5 wrong codes under 5 spoofed forwarding headers lock the socket's address: 429 whatever address the headers claim", async (t) => {
+    const installer = await inProcessApp(t);
+    const attacker = "127.0.0.3";
+    for (const headers of SPOOFED) assertRouteProblem(route, await statusFrom(installer, attacker, "WRNG-CODE-XXXX", headers), 401, "UNAUTHORIZED");
+    for (const headers of [{}, ...SPOOFED]) {
+      const reply = await statusFrom(installer, attacker, installer.code, headers);
+      assertRouteProblem(route, reply, 429, "TOO_MANY_ATTEMPTS");
+      assert.ok(Number(reply.headers["retry-after"]) > 0);
+    }
+  });
+
+  test("a right code from another client naming the guessing address in forwarding headers does not reset its count", async (t) => {
+    const installer = await inProcessApp(t);
+    const [attacker, bystander] = ["127.0.0.4", "127.0.0.5"];
+    for (let i = 0; i < 4; i++) assertRouteProblem(route, await statusFrom(installer, attacker, `WRNG-${i}`), 401, "UNAUTHORIZED");
+    assertAnswers(route, 200, await statusFrom(installer, bystander, installer.code, naming(attacker)));
+    assertRouteProblem(route, await statusFrom(installer, attacker, "WRNG-5"), 401, "UNAUTHORIZED");
+    assertRouteProblem(route, await statusFrom(installer, attacker, installer.code), 429, "TOO_MANY_ATTEMPTS");
+    assertAnswers(route, 200, await statusFrom(installer, bystander, installer.code));
+  });
+
+  test("a locked-out client gets 429 with the right code in every accepted spelling, and with no code", async (t) => {
+    const installer = await inProcessApp(t);
+    const attacker = "127.0.0.6";
+    for (let i = 0; i < 5; i++) await statusFrom(installer, attacker, `WRNG-${i}`);
+    const spellings = [`Bearer ${installer.code}`, installer.code, `bearer ${installer.code.toLowerCase().replaceAll("-", "")}`];
+    for (const authorization of spellings) assertRouteProblem(route, await statusFrom(installer, attacker, null, { authorization }), 429, "TOO_MANY_ATTEMPTS");
+    assertRouteProblem(route, await statusFrom(installer, attacker, null), 429, "TOO_MANY_ATTEMPTS");
+  });
+});

@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { JOIN_CHECK_NAMES } from "../../core/state/records.ts";
+import { formatJoinToken, generateSecret } from "../../core/cluster/join-token.ts";
+import checkCluster from "../../handlers/post-cluster-join-check.ts";
+import { inProcessApp, type InProcessApp } from "../helpers/app.ts";
+import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { installRig, putDraft } from "../helpers/install-rig.ts";
+import { assertRouteProblem } from "../helpers/route-problem.ts";
+import { assertAnswers } from "../helpers/route-schema.ts";
+
+const { route } = checkCluster;
+const PATH = "/v1/installer/cluster/join-check";
+const POST = { method: "POST" } as const;
+
+const joinDraft = (cluster: Record<string, string>) => ({
+  ...VALID_DRAFT,
+  mode: "hyperconverged-join",
+  hostname: "node-02",
+  network: { ...VALID_DRAFT.network, address: "10.20.0.12/24" },
+  storage: { osdDevices: ["/dev/sdb"] },
+  cluster: { name: "rack-a", ...cluster },
+});
+
+/** A joining node and the founded cluster it checks: a local cloud on port 0 that founded rack-a with `secret`. */
+async function joiner(t: Parameters<typeof installRig>[0]) {
+  const secret = generateSecret();
+  const installer = await installRig(t, { cluster: { name: "rack-a", secret } });
+  const joinAddress = `127.0.0.1:${installer.readiness.port}`;
+  return { installer, joinAddress, token: formatJoinToken({ fingerprint: installer.readiness.certSha256, secret }) };
+}
+
+const draftEtag = async (installer: InProcessApp) => (await installer.request("/v1/installer/config")).headers.etag;
+
+describe("POST /v1/installer/cluster/join-check", () => {
+  test("200 ok: every check passed against the cluster the token names; the draft is unchanged", async (t) => {
+    const { installer, joinAddress, token } = await joiner(t);
+    await putDraft(installer, joinDraft({ joinAddress, joinToken: token }));
+    const before = await draftEtag(installer);
+    const result = assertAnswers(route, 200, await installer.request(PATH, POST));
+    assert.equal(result.ok, true, JSON.stringify(result));
+    assert.deepEqual(result.checks.map((c) => [c.name, c.ok, c.code]), JOIN_CHECK_NAMES.map((name) => [name, true, undefined]));
+    assert.equal(await draftEtag(installer), before);
+    assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0, "a check is no attempt");
+  });
+
+  test("200 not ok: a token pinning another certificate fails at the fingerprint, nothing after it is asked", async (t) => {
+    const { installer, joinAddress, token } = await joiner(t);
+    const [prefix, fingerprint, secret] = token.split(":");
+    await putDraft(installer, joinDraft({ joinAddress, joinToken: [prefix, fingerprint!.replace(/^./, (c) => (c === "0" ? "1" : "0")), secret].join(":") }));
+    const result = assertAnswers(route, 200, await installer.request(PATH, POST));
+    assert.equal(result.ok, false);
+    assert.deepEqual(result.checks.filter((c) => c.code).map((c) => [c.name, c.code]), [["fingerprint", "JOIN_FINGERPRINT_MISMATCH"]]);
+    assert.deepEqual(installer.readiness.received().filter((r) => r.path.startsWith("/v1/cluster/")), [], "no request reached the cluster");
+  });
+
+  test("422 INVALID_CONFIG on a draft that is not a join, and on a join draft without its token", async (t) => {
+    const installer = await inProcessApp(t);
+    await putDraft(installer);
+    const notJoin = assertRouteProblem(route, await installer.request(PATH, POST), 422, "INVALID_CONFIG");
+    assert.deepEqual(notJoin.errors.map((e: { field: string }) => e.field), ["mode"]);
+    await installer.request("/v1/installer/config", { method: "PUT", body: joinDraft({ joinAddress: "127.0.0.1" }) });
+    const noToken = assertRouteProblem(route, await installer.request(PATH, POST), 422, "INVALID_CONFIG");
+    assert.deepEqual(noToken.errors.map((e: { field: string }) => e.field), ["cluster.joinToken"]);
+  });
+
+  test("auth: 401 without the right code, 429 once locked out, 500 when the service fails", async (t) => {
+    const installer = await inProcessApp(t);
+    for (const code of [null, "AAAA-BBBB-CCCC"]) assertRouteProblem(route, await installer.request(PATH, { ...POST, code }), 401, "UNAUTHORIZED");
+    for (let i = 0; i < 5; i++) await installer.request(PATH, { ...POST, code: `WRNG-${i}`, from: "127.0.0.7" });
+    assertRouteProblem(route, await installer.request(PATH, { ...POST, from: "127.0.0.7" }), 429, "TOO_MANY_ATTEMPTS");
+    installer.services.cluster.check = async () => {
+      throw new Error("boom");
+    };
+    assertRouteProblem(route, await installer.request(PATH, POST), 500, "INTERNAL");
+  });
+});

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { storageError } from "../../core/fs/storage-error.ts";
+import recheckReadiness from "../../handlers/post-install-recheck-readiness.ts";
+import { inProcessApp } from "../helpers/app.ts";
+import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { finished, install, installRig, putDraft } from "../helpers/install-rig.ts";
+import { assertRouteProblem } from "../helpers/route-problem.ts";
+import { assertAnswers } from "../helpers/route-schema.ts";
+
+const { route } = recheckReadiness;
+const PATH = "/v1/installer/install/recheck-readiness";
+const POST = { method: "POST" } as const;
+
+describe("POST /v1/installer/install/recheck-readiness", () => {
+  test("202 after a readiness timeout that names what is not ready: a readiness-only attempt that succeeds once READY, without firstboot", async (t) => {
+    const installer = await installRig(t, { scenario: "never", timeout: 1.5 });
+    await putDraft(installer);
+    await install(installer);
+    const verdict = await finished(installer, 1);
+    assert.equal(verdict.code, "READINESS_TIMEOUT");
+    assert.equal(verdict.step, "readiness");
+    assert.equal(verdict.next, "recheckReadiness");
+    assert.match(verdict.message, /CEPH_BOOTSTRAP/);
+    assert.match(verdict.message, /not ready: .*ceph/);
+    const events = (await installer.request("/v1/installer/install/events?attempt=1")).json.events;
+    assert.ok(events.some((e: any) => e.level === "warn" && /taking longer than expected/.test(e.message)));
+
+    installer.readiness.setScenario("ready");
+    const recheck = assertAnswers(route, 202, await installer.request(PATH, POST));
+    assert.deepEqual(recheck, { attempt: 2, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=2" });
+    const second = await finished(installer, 2);
+    assert.deepEqual({ ...second, message: "" }, { attempt: 2, kind: "recheck-readiness", outcome: "succeeded", step: "readiness", code: null, message: "", next: "none" });
+    const report = (await installer.request("/v1/installer/install/report?attempt=2")).json;
+    assert.deepEqual(report.steps.map((s: any) => s.step), ["readiness"]);
+    assert.equal(await installer.firstbootRuns(), 1, "a recheck never re-runs firstboot");
+    assert.equal((await installer.request("/v1/installer/status")).json.phase, "done");
+  });
+
+  test("the readiness wait's deadline, --readiness-timeout after its step started: in its step.started event and the report's step; the step ends there. The report says where the installed cloud and node answer, a recheck's as its install's", async (t) => {
+    const installer = await installRig(t, { scenario: "never", timeout: 1.5 });
+    await putDraft(installer);
+    await install(installer);
+    await finished(installer, 1);
+    const events = (await installer.request("/v1/installer/install/events?attempt=1")).json.events;
+    const started = events.find((e: any) => e.type === "step.started" && e.step === "readiness");
+    assert.deepEqual(events.filter((e: any) => e.type === "step.started" && e.data).map((e: any) => e.step), ["readiness"], "only the readiness wait has a deadline");
+    const report = (await installer.request("/v1/installer/install/report?attempt=1")).json;
+    const step = report.steps.find((s: any) => s.step === "readiness");
+    assert.equal(step.deadline, started.data.deadline);
+    assert.equal(Date.parse(step.deadline) - Date.parse(step.startedAt), 1500);
+    const ended = Date.parse(step.finishedAt) - Date.parse(step.deadline);
+    assert.ok(ended >= 0, `the step ended ${ended} ms before its deadline`);
+
+    const url = new URL(installer.readiness.url);
+    const endpoints = { cloudApi: `${url.protocol}//10.20.0.11:${url.port}`, ssh: "10.20.0.11" };
+    assert.deepEqual(report.endpoints, endpoints);
+    await putDraft(installer, { ...VALID_DRAFT, network: { ...VALID_DRAFT.network, address: "10.20.0.12/24" } });
+    assertAnswers(route, 202, await installer.request(PATH, POST));
+    assert.deepEqual((await installer.request("/v1/installer/install/report?attempt=2")).json.endpoints, endpoints, "a recheck waits for what the install installed, whatever the draft says since");
+  });
+
+  test("409 RECHECK_NOT_APPLICABLE before any attempt and after one that failed elsewhere than readiness", async (t) => {
+    const installer = await installRig(t, { firstboot: "#!/bin/sh\nexit 3\n" });
+    assertRouteProblem(route, await installer.request(PATH, POST), 409, "RECHECK_NOT_APPLICABLE");
+    await putDraft(installer);
+    await install(installer);
+    assert.equal((await finished(installer, 1)).code, "FIRSTBOOT_FAILED");
+    assertRouteProblem(route, await installer.request(PATH, POST), 409, "RECHECK_NOT_APPLICABLE");
+    assert.equal((await installer.request("/v1/installer/status")).json.attempt, 1);
+  });
+
+  test("409 INSTALL_RUNNING while an attempt runs; 409 ALREADY_INSTALLED after one succeeded", async (t) => {
+    const installer = await installRig(t, { scenario: "never", timeout: 1.5 });
+    await putDraft(installer);
+    await install(installer);
+    assertRouteProblem(route, await installer.request(PATH, POST), 409, "INSTALL_RUNNING");
+    await finished(installer, 1);
+    installer.readiness.setScenario("ready");
+    assertAnswers(route, 202, await installer.request(PATH, POST));
+    await finished(installer, 2);
+    assertRouteProblem(route, await installer.request(PATH, POST), 409, "ALREADY_INSTALLED");
+  });
+
+  test("507 INSUFFICIENT_STORAGE when the state dir refuses the attempt's record", async (t) => {
+    const installer = await inProcessApp(t);
+    installer.services.attempts.begin = async () => {
+      throw storageError(installer.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+    };
+    assertRouteProblem(route, await installer.request(PATH, POST), 507, "INSUFFICIENT_STORAGE");
+  });
+
+  test("auth: 401 without the right code, 429 once locked out, 500 when the service fails", async (t) => {
+    const installer = await inProcessApp(t);
+    for (const code of [null, "AAAA-BBBB-CCCC"]) assertRouteProblem(route, await installer.request(PATH, { ...POST, code }), 401, "UNAUTHORIZED");
+    for (let i = 0; i < 5; i++) await installer.request(PATH, { ...POST, code: `WRNG-${i}`, from: "127.0.0.7" });
+    assertRouteProblem(route, await installer.request(PATH, { ...POST, from: "127.0.0.7" }), 429, "TOO_MANY_ATTEMPTS");
+    installer.services.attempts.begin = async () => {
+      throw new Error("boom");
+    };
+    assertRouteProblem(route, await installer.request(PATH, POST), 500, "INTERNAL");
+  });
+});
