@@ -29,3 +29,9 @@ test("no method and path is mounted twice", () => {
   const mounted = ROUTES.map(({ route }) => `${route.method} ${route.path}`);
   assert.equal(new Set(mounted).size, mounted.length);
 });
+
+test("every route module has its in-process test file beside the others: handlers/get-status.ts → test/handlers/get-status.test.ts", async () => {
+  const tests = new Set(await readdir(new URL("./", import.meta.url)));
+  const missing = [...(await routeModules()).keys()].map((file) => file.replace(/\.ts$/, ".test.ts")).filter((name) => !tests.has(name));
+  assert.deepEqual(missing, []);
+});
