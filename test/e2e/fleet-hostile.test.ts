@@ -64,6 +64,16 @@ function attemptEvents(proxy: Proxy, message = "firstboot: starting services"): 
 
 const sse = (events: Json[]) => events.map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`).join("");
 
+/** Writes `chunk` over and over for as long as the other end reads. */
+function flood(res: ServerResponse, chunk: string): void {
+  const block = chunk.repeat(Math.ceil(65_536 / chunk.length));
+  const pump = () => {
+    while (!res.destroyed && res.write(block));
+    if (!res.destroyed) res.once("drain", pump);
+  };
+  pump();
+}
+
 function openSse(res: ServerResponse): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
 }
@@ -188,6 +198,7 @@ describe("fleet: a node that lies (issue 23 item 2)", () => {
   test("the proxies speak the happy path: the fleet installs through them (exit 0)", async () => {
     reset();
     const run = await fleet();
+    console.log(`the happy path: peak RSS ${run.peakMiB.toFixed(1)} MiB, ${run.ms} ms`);
     assert.equal(run.code, 0, output(run));
     for (const p of proxies) assert.ok(p.seen.includes(`POST ${BASE}/install`), `${p.node.name}: ${p.seen.join(", ")}`);
   });
@@ -238,6 +249,20 @@ describe("fleet: a node that lies (issue 23 item 2)", () => {
     assert.ok(run.ms < HANG_MS, `ended in ${run.ms} ms`);
   });
 
+  test("a refusal of the wrong shape (a 409 whose blockers are a string): that node fails, the others go on, exit 1", async () => {
+    reset();
+    named("node-02").lie = (req, res) => {
+      if (req.method !== "POST" || req.url !== `${BASE}/install`) return false;
+      send(res, 409, problem(409, "INSTALL_BLOCKED", "blocked", { blockers: "the disks" }), "application/problem+json");
+      return true;
+    };
+    const run = await fleet("--parallel", "1");
+    assert.equal(run.code, 1, output(run));
+    assert.match(run.stdout, /\[node-02\] error: 127\.0\.0\.1:\d+ gave an answer that is not its installer's: HTTP 409: the answer is not of its schema \(blockers: /);
+    assert.doesNotMatch(run.stdout + run.stderr, /TypeError|is not a function/);
+    assert.match(run.stdout, /node-03 +join +installed +1/);
+  });
+
   test("an event stream kept open after attempt.finished: the fleet ends it and goes on (the joins start)", async () => {
     reset();
     const init = named("node-01");
@@ -254,22 +279,14 @@ describe("fleet: a node that lies (issue 23 item 2)", () => {
     for (const join of ["node-02", "node-03"]) assert.ok(named(join).seen.includes(`POST ${BASE}/install`), `${join} was installed after the init node`);
   });
 
-  /** The init node's events after its install: `chunk` written for as long as the fleet reads. */
-  const endless = (chunk: string): Lie => {
-    return (req, res) => {
-      // While it streams, its attempt runs.
-      if (req.url!.startsWith(`${BASE}/install/verdict`)) return void send(res, 409, problem(409, "INSTALL_RUNNING", "attempt 1 is running")), true;
-      if (!req.url!.startsWith(`${BASE}/install/events`)) return false;
-      openSse(res);
-      const block = chunk.repeat(Math.ceil(65_536 / chunk.length));
-      const pump = () => {
-        while (!res.destroyed && res.write(block));
-        if (!res.destroyed) res.once("drain", pump);
-      };
-      res.write("data: ");
-      pump();
-      return true;
-    };
+  /** The init node's events after its install: `chunk` written for as long as the fleet reads; its attempt runs all the while. */
+  const endless = (chunk: string): Lie => (req, res) => {
+    if (req.url!.startsWith(`${BASE}/install/verdict`)) return void send(res, 409, problem(409, "INSTALL_RUNNING", "attempt 1 is running")), true;
+    if (!req.url!.startsWith(`${BASE}/install/events`)) return false;
+    openSse(res);
+    res.write("data: ");
+    flood(res, chunk);
+    return true;
   };
 
   for (const [what, chunk] of [["an endless line", "a"], ["an endless event of short lines", "x\ndata: "]] as const) {
@@ -285,6 +302,22 @@ describe("fleet: a node that lies (issue 23 item 2)", () => {
       assert.ok(run.peakMiB > 0 && run.peakMiB < 200, `peak RSS ${run.peakMiB} MiB`);
     });
   }
+
+  test("an endless answer to /status: the node is named, nothing is changed, exit 2, under 200 MiB within a minute", async () => {
+    reset();
+    named("node-02").lie = (req, res) => {
+      if (req.url !== `${BASE}/status`) return false;
+      res.writeHead(200, { "content-type": "application/json" }).write('{"phase":"');
+      flood(res, "a");
+      return true;
+    };
+    const run = await fleet();
+    console.log(`an endless /status: peak RSS ${run.peakMiB.toFixed(1)} MiB, ${run.ms} ms`);
+    assert.equal(run.code, 2, output(run));
+    assert.match(run.stdout, /\[node-02\] error: failed: 127\.0\.0\.1:\d+ gave an answer that is not its installer's: the answer is over 16 MiB/);
+    assert.ok(run.peakMiB > 0 && run.peakMiB < 200, `peak RSS ${run.peakMiB} MiB`);
+    for (const p of proxies) assert.deepEqual(changing(p.seen), [], `${p.node.name} was sent nothing that changes it`);
+  });
 
   const assertShownNeverObeyed = (run: Run) => {
     const all = run.stdout + run.stderr;
