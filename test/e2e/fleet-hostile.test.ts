@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { createHash, X509Certificate } from "node:crypto";
 import { once } from "node:events";
-import { readFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer, request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -29,7 +29,7 @@ const TOKEN = { token: `STRATUM1:${"ab".repeat(32)}:${"s".repeat(43)}`, joinAddr
 
 type Json = Record<string, unknown>;
 
-/** How one proxied node answers: undefined hands the request to the proxy's honest self. */
+/** How one proxied node answers a request; false hands it to the proxy's honest self. */
 type Lie = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 
 interface Proxy {
@@ -146,26 +146,39 @@ interface Run {
 /** Bounds a hang only: a fleet that gives up on a lying node does so in seconds. */
 const HANG_MS = 60_000;
 
-async function peakRss(pid: number): Promise<number | undefined> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-  const kib = /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1];
-  return kib === undefined ? undefined : Number(kib) / 1024;
+const HWM = /^VmHWM:\s+(\d+) kB/m;
+
+/** Preloaded into the fleet (NODE_OPTIONS): its peak RSS as it exits, written where FLEET_HWM_FILE says. */
+const AT_EXIT = `const fs = require("node:fs");
+process.on("exit", () => fs.writeFileSync(process.env.FLEET_HWM_FILE, ${HWM}.exec(fs.readFileSync("/proc/self/status", "utf8"))[1]));
+`;
+
+async function peakRss(pid: number): Promise<number> {
+  const kib = HWM.exec(await readFile(`/proc/${pid}/status`, "utf8").catch(() => ""))?.[1];
+  return kib === undefined ? 0 : Number(kib) / 1024;
 }
 
 let rig: FleetRig;
 let proxies: Proxy[];
 
-/** `fleet PLAN` against the proxies, with a state file of its own, its peak RSS read until it exits. */
+/**
+ * `fleet PLAN` against the proxies, with a state file of its own; its peak RSS as it exits, or as last polled
+ * when it had to be killed.
+ */
 async function fleet(...args: string[]): Promise<Run> {
+  const folder = await tempDir("stratum-fleet-hostile-run-");
+  lab.defer(() => rm(folder, { recursive: true, force: true }));
+  rig.env.FLEET_HWM_FILE = join(folder, "hwm");
   const started = Date.now();
-  const running = rig.spawnFleet(["--state", join(await tempDir("stratum-fleet-hostile-state-"), "state.json"), ...args]);
+  const running = rig.spawnFleet(["--state", join(folder, "state.json"), ...args]);
   const killer = setTimeout(() => running.proc.kill("SIGKILL"), HANG_MS);
-  let peakMiB = 0;
-  const poll = setInterval(async () => (peakMiB = Math.max(peakMiB, (await peakRss(running.proc.pid!)) ?? 0)), 25);
+  let polled = 0;
+  const poll = setInterval(async () => (polled = Math.max(polled, await peakRss(running.proc.pid!))), 100);
   const result = await running.done;
   clearInterval(poll);
   clearTimeout(killer);
-  return { ...result, peakMiB, ms: Date.now() - started };
+  const atExit = Number(await readFile(rig.env.FLEET_HWM_FILE, "utf8").catch(() => "0")) / 1024;
+  return { ...result, peakMiB: Math.max(polled, atExit), ms: Date.now() - started };
 }
 
 const named = (name: string) => proxies.find((p) => p.node.name === name)!;
@@ -175,6 +188,9 @@ const output = (run: Run) => `exit ${run.code}\n${run.stdout}${run.stderr}`;
 describe("fleet: a node that lies (issue 23 item 2)", () => {
   before(async () => {
     rig = await startRig(lab, { joins: 2 });
+    const preload = join(rig.folder, "hwm.cjs");
+    await writeFile(preload, AT_EXIT);
+    rig.env.NODE_OPTIONS = `--require ${preload}`;
     proxies = await Promise.all(rig.nodes.map(startProxy));
     await rig.writePlan((text) =>
       proxies.reduce((plan, p) => {
