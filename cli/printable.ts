@@ -10,5 +10,14 @@ export function printable(text: string): string {
   });
 }
 
+/**
+ * `value` as one line of JSON that a terminal shows, never obeys: JSON.stringify escapes C0 only, so DEL, C1
+ * (0x9b is a CSI to some terminals), the line separators and the bidi overrides are escaped as \uXXXX too;
+ * the line parses back to the same value.
+ */
+export function printableJson(value: unknown): string {
+  return JSON.stringify(value).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 // C0 (tab and newline too: a table cell or a prefixed line is one line), DEL, C1, U+2028/9, bidi embeddings and isolates.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;

@@ -1,8 +1,8 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { Draft } from "../../core/config/index.ts";
 import type { Blocker } from "../../core/common/errors.ts";
 import type { FieldError } from "../../core/state/records.ts";
-import { type Answer, HttpClientError, type HttpRequest, type Parser, requestJson } from "../../core/http/client.ts";
+import { type Answer, HttpClientError, type HttpRequest, type Parser, parseAnswer, requestJson } from "../../core/http/client.ts";
 import { readEvents } from "../../core/http/sse.ts";
 import { StatusSchema } from "../../handlers/get-status.ts";
 import { ReportSchema } from "../../handlers/get-install-report.ts";
@@ -11,6 +11,7 @@ import { ValidationSchema } from "../../handlers/post-config-validate.ts";
 import { JoinTokenSchema } from "../../handlers/schemas/cluster.ts";
 import { DraftViewSchema } from "../../handlers/schemas/draft.ts";
 import { EventSchema, StartedSchema, VerdictSchema } from "../../handlers/schemas/install.ts";
+import { BlockerSchema, FieldErrorSchema } from "../../handlers/schemas/problem.ts";
 import { type NodeAccess, formatFingerprint } from "./node-access.ts";
 
 export type Status = z.infer<typeof StatusSchema>;
@@ -44,15 +45,32 @@ const IDLE_MS = 45_000;
 const MAX_ANSWER = 16 * 1024 * 1024;
 const BASE = "/v1/installer";
 
-type ProblemBody = ConstructorParameters<typeof ApiProblem>[1];
+/** What the fleet reads of a problem+json: each field of the API's type when present. */
+const ProblemBodySchema = z.object({
+  code: z.string().optional(),
+  title: z.string().optional(),
+  detail: z.string().optional(),
+  errors: z.array(FieldErrorSchema).optional(),
+  blockers: z.array(BlockerSchema).optional(),
+});
 
-function parse(text: string): unknown {
+/** A refusal's problem; its body not JSON (a proxy's error page), a problem with its status only. */
+function problemOf(answer: Answer, where: string): ApiProblem | HttpClientError {
   try {
-    return JSON.parse(text);
-  } catch {
-    return {};
+    return new ApiProblem(answer.status, parseAnswer(answer, ProblemBodySchema, where));
+  } catch (error) {
+    const wrong = error as HttpClientError;
+    return wrong.kind === "not-json" ? new ApiProblem(answer.status, {}) : wrongAnswerError(wrong);
   }
 }
+
+const wrongAnswerError = ({ kind, where, message, answer }: HttpClientError) =>
+  new HttpClientError(kind, where, `${where} gave an answer that is not its installer's: ${message}`, answer ? { answer } : {});
+
+/** The node's answers that no installer gives: of the wrong shape, or over a cap. */
+const WRONG_ANSWERS: ReadonlySet<string> = new Set(["not-json", "schema", "too-large"]);
+
+export const wrongAnswer = (error: unknown): error is HttpClientError => error instanceof HttpClientError && WRONG_ANSWERS.has(error.kind);
 
 /**
  * The client's error in the fleet's words: another certificate than the plan's is refused (a tls-mismatch),
@@ -61,13 +79,13 @@ function parse(text: string): unknown {
 function inFleetWords(error: unknown, pin: string): unknown {
   if (!(error instanceof HttpClientError)) return error;
   const { kind, where, presented, answer } = error;
-  if (kind === "status") return new ApiProblem(answer!.status, parse(answer!.body) as ProblemBody);
+  if (kind === "status") return problemOf(answer!, where);
   if (kind === "tls-mismatch") {
     const seen = presented ? formatFingerprint(presented) : "unknown (none presented)";
     const message = `${where} presented a certificate whose SHA-256 is ${seen}, not the plan's ${formatFingerprint(pin)}: refused, nothing was sent (compare with the TLS SHA-256 line of its installer's banner)`;
     return new HttpClientError(kind, where, message, { presented });
   }
-  if (kind === "not-json" || kind === "schema") return new HttpClientError(kind, where, `${where} gave an answer that is not its installer's: ${error.message}`, { answer });
+  if (WRONG_ANSWERS.has(kind)) return wrongAnswerError(error);
   return new HttpClientError(kind, where, `${where} is unreachable: ${error.message}`);
 }
 
@@ -165,7 +183,7 @@ export class NodeApi {
       }
     } catch (error) {
       // A stream that broke after events came is said as it broke: the watcher resumes it.
-      throw heard ? error : inFleetWords(error, this.#access.pin);
+      throw heard && !wrongAnswer(error) ? error : inFleetWords(error, this.#access.pin);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { HttpClientError } from "../../core/http/client.ts";
-import { ApiProblem, type DraftView, type JoinToken, NodeApi, type Options, type Status } from "./api.ts";
+import { ApiProblem, type DraftView, type JoinToken, NodeApi, type Options, type Status, wrongAnswer } from "./api.ts";
 import { changedFields } from "./diff.ts";
 import type { ConnectRow } from "./output/index.ts";
 import type { FleetNode, LoadedPlan } from "./plan.ts";
@@ -20,8 +20,8 @@ export interface Connected {
 
 export interface Connection {
   connected: Connected[];
-  /** Nodes refused (a certificate not the pinned one, a wrong code) or out of reach. */
-  failures: Array<{ node: FleetNode; kind: "refused" | "unreachable"; detail: string }>;
+  /** Nodes refused (a certificate not the pinned one, a wrong code), out of reach, or failed (an answer no installer gives). */
+  failures: Array<{ node: FleetNode; kind: "refused" | "unreachable" | "failed"; detail: string }>;
   /** The init node's join token, when it is installed already. */
   joinToken?: JoinToken;
   /** What keeps the cluster from installing: releases, blockers, each node's verdict on its draft. */
@@ -61,6 +61,7 @@ async function connectOne(node: FleetNode): Promise<Connected | Connection["fail
   } catch (error) {
     const refused = refusal(error);
     if (refused) return { node, kind: "refused", detail: refused };
+    if (wrongAnswer(error)) return { node, kind: "failed", detail: error.message };
     if (error instanceof HttpClientError) return { node, kind: "unreachable", detail: error.message };
     if (error instanceof ApiProblem) return { node, kind: "unreachable", detail: `its installer answered ${error.status} ${error.code}: ${error.message}` };
     throw error;
@@ -80,10 +81,12 @@ export function planChanges(c: Connected): string[] {
 
 const open = (c: Connected) => c.status.phase === "configuring" || c.status.phase === "failed";
 
-async function draftErrors(connected: Connected[], token: string | undefined): Promise<Map<number, FieldError[]>> {
+/** Each open node's verdict on its draft; a node that cannot give one is a problem. */
+async function draftErrors(connected: Connected[], token: string | undefined, problems: string[]): Promise<Map<number, FieldError[]>> {
   const checked = await Promise.all(
     connected.filter(open).map(async (c) => {
-      const { errors } = await c.api.validate(c.node.draft(token));
+      const validation = await c.api.validate(c.node.draft(token)).catch((error: Error) => void problems.push(`${c.node.name}: its draft cannot be validated: ${error.message}`));
+      const errors = validation?.errors ?? [];
       return [c.node.index, token ? errors : errors.filter((e) => !e.field.startsWith("cluster.joinToken"))] as const;
     }),
   );
@@ -120,7 +123,7 @@ export async function connectFleet(loaded: LoadedPlan): Promise<Connection> {
   const joinToken = init
     ? await init.api.joinToken().catch((error: Error) => void problems.push(`${init.node.name} is installed, but its join token cannot be read: ${error.message}`))
     : undefined;
-  const errors = await draftErrors(connected, joinToken?.token);
+  const errors = await draftErrors(connected, joinToken?.token, problems);
   const rows = results.map((r): ConnectRow => {
     const base = { node: r.node.name, role: r.node.role, installer: r.node.access.url.host };
     if (!("api" in r)) return { ...base, phase: r.kind, attempt: 0, release: null, blockers: [], draft: "-" };

@@ -1,5 +1,5 @@
 import { HttpClientError } from "../../core/http/client.ts";
-import { ApiProblem, type Verdict } from "./api.ts";
+import { ApiProblem, type Verdict, wrongAnswer } from "./api.ts";
 import { type Connected, planChanges, refusal } from "./connect.ts";
 import type { FleetOutput, Level } from "./output/index.ts";
 import type { FleetState } from "./state.ts";
@@ -54,7 +54,8 @@ class NodeRun {
     } catch (error) {
       if (this.ctx.signal.aborted) throw error;
       const refused = refusal(error);
-      const kind = refused ? "refused" : error instanceof HttpClientError ? "unreachable" : error instanceof NodeFailed || error instanceof ApiProblem ? "failed" : undefined;
+      // A node that answers what no installer does is reachable: it failed.
+      const kind = refused ? "refused" : wrongAnswer(error) || error instanceof NodeFailed || error instanceof ApiProblem ? "failed" : error instanceof HttpClientError ? "unreachable" : undefined;
       if (!kind) throw error;
       const detail = refused ?? (error as Error).message;
       this.note("error", kind === "failed" ? detail : `${kind}: ${detail}`);

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { InstallEvent, NodeApi, Verdict } from "./api.ts";
+import { type InstallEvent, type NodeApi, type Verdict, wrongAnswer } from "./api.ts";
 import { HttpClientError } from "../../core/http/client.ts";
 
 interface Watcher {
@@ -14,7 +14,8 @@ const GIVE_UP_AFTER_MS = 120_000;
 
 /**
  * Follows one attempt to its verdict over SSE, from event `after` on: a stream that breaks (or ends
- * before the attempt did) is resumed with Last-Event-ID, so each event is seen once.
+ * before the attempt did) is resumed with Last-Event-ID, so each event is seen once. An answer no installer
+ * gives (a wrong shape, over a cap) ends the following at once: asking again would only hear it again.
  */
 export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "where">, attempt: number, after: number, watcher: Watcher): Promise<Verdict> {
   let last = after;
@@ -30,11 +31,11 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
         watcher.onEvent(event);
       }
     } catch (error) {
-      if (watcher.signal.aborted || (error instanceof HttpClientError && error.kind === "tls-mismatch")) throw error;
+      if (watcher.signal.aborted || (error instanceof HttpClientError && error.kind === "tls-mismatch") || wrongAnswer(error)) throw error;
       reason = (error as Error).message;
     }
     const verdict = await api.verdict(attempt).catch((error: unknown) => {
-      if (error instanceof HttpClientError) return undefined;
+      if (error instanceof HttpClientError && !wrongAnswer(error)) return undefined;
       throw error;
     });
     if (verdict) return verdict;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { printable } from "../../cli/printable.ts";
+import { printable, printableJson } from "../../cli/printable.ts";
 
 test("what a node sends reaches the terminal visible, never obeyed", () => {
   const rows: [string, string][] = [
@@ -14,4 +14,12 @@ test("what a node sends reaches the terminal visible, never obeyed", () => {
   ];
   for (const [sent, shown] of rows) assert.equal(printable(sent), shown, JSON.stringify(sent));
   for (const [sent] of rows) assert.equal(printable(printable(sent)), printable(sent), "shown once, never escaped twice");
+});
+
+test("--json lines: every control character escaped (C1 and DEL too, which JSON.stringify leaves raw), the value unchanged", () => {
+  const sent = { message: "\x1b]0;owned\x07 \x1b[2J \u009b6n \x7f \u202eevil\u2028 é 😀", n: 1 };
+  const line = printableJson(sent);
+  assert.doesNotMatch(line, /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+  assert.match(line, /\\u009b6n \\u007f \\u202eevil\\u2028 é 😀/);
+  assert.deepEqual(JSON.parse(line), sent);
 });

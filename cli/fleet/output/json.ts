@@ -1,9 +1,10 @@
 import { formatPath } from "../../../core/config/paths.ts";
+import { printableJson } from "../../printable.ts";
 import type { FleetOutput } from "./types.ts";
 
 /** JSON Lines (--json): every line one object with a `node` field, null for the fleet itself. */
 export function jsonOutput(stdout: NodeJS.WritableStream): FleetOutput {
-  const write = (line: object) => stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
+  const write = (line: object) => stdout.write(`${printableJson({ time: new Date().toISOString(), ...line })}\n`);
   return {
     problems: (file, problems, closing) => {
       for (const p of problems) write({ node: null, type: "fleet.problem", file, line: p.line, column: p.column, path: formatPath(p.path), message: p.message, ...(p.hint ? { hint: p.hint } : {}) });

@@ -75,4 +75,18 @@ describe("fleet: one node's API over the client", () => {
     assert.equal(shape.kind, "schema");
     assert.match(shape.message, new RegExp(`^${node.url.host.replaceAll(".", "\\.")} gave an answer that is not its installer's: HTTP 200: the answer is not of its schema \\(phase: `));
   });
+
+  it("a refusal whose problem is of the wrong shape is named, not a TypeError later; one that is not JSON keeps its status", async (t) => {
+    let answer = json(409, { code: "INSTALL_BLOCKED", detail: "blocked", blockers: "the disks" });
+    const node = await installer(t, (req, res) => answer(req, res));
+    const api = new NodeApi({ url: node.url, pin: node.pin, code: "c" });
+    const shape = await rejection(api.install());
+    assert.ok(shape instanceof HttpClientError);
+    assert.equal(shape.kind, "schema");
+    assert.match(shape.message, /gave an answer that is not its installer's: HTTP 409: the answer is not of its schema \(blockers: /);
+    answer = (_req, res) => res.writeHead(502, { "content-type": "text/html" }).end("<h1>Bad Gateway</h1>");
+    const gateway = await rejection(api.install());
+    assert.ok(gateway instanceof ApiProblem);
+    assert.deepEqual([gateway.status, gateway.code], [502, "HTTP_502"]);
+  });
 });

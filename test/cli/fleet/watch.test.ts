@@ -53,4 +53,18 @@ describe("fleet: following an attempt", () => {
     };
     await assert.rejects(followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), { kind: "tls-mismatch" });
   });
+
+  it("an answer no installer gives (events or a verdict of the wrong shape, a stream over its cap) is not retried", async () => {
+    for (const [kind, where] of [["schema", "events"], ["too-large", "events"], ["schema", "verdict"]] as const) {
+      const wrong = new HttpClientError(kind, "x", `x gave an answer that is not its installer's (${kind})`);
+      let asked = 0;
+      const installer = {
+        where: "x",
+        events: () => (async function* () { asked += 1; if (where === "events") throw wrong; yield event(1, "attempt.finished"); })(),
+        verdict: async (): Promise<Verdict | undefined> => { if (where === "verdict") throw wrong; return undefined; },
+      };
+      await assert.rejects(followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), wrong);
+      assert.equal(asked, 1, `${kind} in ${where}: asked once`);
+    }
+  });
 });
