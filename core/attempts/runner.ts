@@ -94,6 +94,8 @@ export class AttemptRunner {
    */
   async start(kind: AttemptKind, startedBy: AttemptRecord["startedBy"], admitted: Admitted, origin?: Origin, ifMatch?: string): Promise<AttemptRecord> {
     const { draft, events } = this.deps;
+    // The stop this attempt answers to: one that comes while it is being recorded leaves it for the next start to interrupt.
+    const shutdown = this.#abort.signal;
     // An install takes the draft on disk: a change still being written is waited for, one rolled back is never taken.
     while (kind === "install" && draft.saving()) await draft.settled();
     const attempts = this.deps.attempts.get();
@@ -140,12 +142,12 @@ export class AttemptRunner {
       throw err;
     }
     journal(this.deps.log, record.attempt, started, origin);
-    this.#running = this.#run(record, log).catch((err: unknown) => this.deps.log.error("attempt runner failed", { attempt: record.attempt, error: String(err) }));
+    if (shutdown.aborted) return record;
+    this.#running = this.#run(record, log, shutdown).catch((err: unknown) => this.deps.log.error("attempt runner failed", { attempt: record.attempt, error: String(err) }));
     return record;
   }
 
-  async #run(record: AttemptRecord, log: AttemptEventLog): Promise<void> {
-    const shutdown = this.#abort.signal;
+  async #run(record: AttemptRecord, log: AttemptEventLog, shutdown: AbortSignal): Promise<void> {
     // A write the state dir refuses mid-attempt stops the step at once (firstboot included).
     const storage = new AbortController();
     const stopListening = log.onFailure((err) => storage.abort(err));

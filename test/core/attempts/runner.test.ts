@@ -285,6 +285,19 @@ describe("attempt runner: stopping and the next start", () => {
     assert.deepEqual((await reopened(r.stateDir)).slice("attempts").get(), [record]);
   });
 
+  test("a stop while an attempt is still being recorded: it never runs (no firstboot after the stop); the next start fails it INTERRUPTED", async (t) => {
+    const r = await rig(t, { firstboot: `echo ran >> "$(dirname "$0")/runs"` });
+    const starting = r.start();
+    await r.runner.shutdown();
+    const record = await starting;
+    assert.equal(record.state, "running");
+    await r.runner.shutdown();
+    assert.equal(await readFile(join(r.folder, "runs"), "utf8").catch(() => ""), "", "firstboot ran after the installer stopped");
+    assert.equal(r.attempts.get()[0]!.step, null, "no step began after the stop");
+    const next = await rig(t, { stateDir: r.stateDir });
+    assert.deepEqual(await next.runner.recover(), ["attempt 1 was interrupted at its start; its verdict says retryInstall"]);
+  });
+
   const interrupted: [Step | null, string][] = [
     [null, "retryInstall"],
     ["preflight", "retryInstall"],
