@@ -25,6 +25,7 @@ interface LoggerOptions {
 /** One JSON line an event on stderr (the banner alone goes to stdout), secrets redacted. */
 export function createLogger(redactor: Redactor, now: () => Date, { write = (line) => process.stderr.write(line), journal = false }: LoggerOptions = {}): Logger {
   const emit = (level: keyof typeof PRIORITY) => (message: string, fields?: Record<string, unknown>) =>
-    write(`${journal ? `<${PRIORITY[level]}>` : ""}${redactor.text(JSON.stringify({ time: now().toISOString(), level, message, ...fields }))}\n`);
+    // Each text redacted before it is serialised, so the line stays JSON whatever the secret's spelling (quotes included).
+    write(`${journal ? `<${PRIORITY[level]}>` : ""}${JSON.stringify({ time: now().toISOString(), level, message, ...fields }, (_key, value: unknown) => (typeof value === "string" ? redactor.text(value) : value))}\n`);
   return { info: emit("info"), warn: emit("warn"), error: emit("error") };
 }
