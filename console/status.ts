@@ -61,7 +61,7 @@ function progressBar(p: { doneBytes: number; totalBytes: number }): HTMLElement 
 }
 
 /** The same count the summary lists; steps not saved yet are named, not counted, since their problems are listed nowhere yet. */
-function draftProblems(): string {
+export function draftProblems(): string {
   const shown = visibleErrors().length;
   const unsaved = state.draft && state.draft.source === "structured" ? steps().slice(state.shownUpTo + 1).map((el) => el.dataset.title) : [];
   return "The draft does not validate yet" + (shown ? " (" + plural(shown, "problem") + " listed above)" : "") + ": " +
