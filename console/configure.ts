@@ -1,10 +1,10 @@
 /** The configure view: the form and the node.yaml tab around one draft, saved step by step. */
 import type { Schemas } from "./api.ts";
-import { $, announce, plural, showView } from "./dom.ts";
+import { $, announce, showView } from "./dom.ts";
 import { focusField, renderErrors } from "./field-errors.ts";
 import { fillForm, readForm, stepOf, steps } from "./form-fields.ts";
 import { focusReview } from "./review.ts";
-import { renderStatus } from "./status.ts";
+import { draftProblems, renderStatus } from "./status.ts";
 import { goStep, showStep } from "./stepper.ts";
 import { configure, refreshStatus, saveStructured, saveYaml as saveYamlDraft, state } from "./store.ts";
 import { selectTab } from "./yaml-tab.ts";
@@ -42,6 +42,6 @@ async function saved(draft: Schemas["DraftView"]): Promise<void> {
   if (draft.source === "structured") fillForm(draft);
   else $("form-source").hidden = false;
   renderErrors();
-  announce("Saved. " + (draft.valid ? "The draft is valid." : "The draft has " + plural(draft.errors.length, "problem") + "."));
+  announce("Saved. " + (draft.valid ? "The draft is valid." : draftProblems()));
   await refreshStatus();
 }

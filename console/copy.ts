@@ -1,5 +1,5 @@
 /** Copy a read-only field's text: the clipboard API exists only in secure contexts; elsewhere the text is selected for the person to copy. */
-export async function copyField(input: HTMLInputElement, said: HTMLElement, beforeSelect?: () => void): Promise<void> {
+export async function copyField(input: HTMLInputElement | HTMLTextAreaElement, said: HTMLElement, beforeSelect?: () => void): Promise<void> {
   said.textContent = "";
   if (navigator.clipboard) {
     try {

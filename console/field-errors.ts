@@ -14,10 +14,21 @@ const LIST_ITEM = /([A-Za-z]+(?:\.[A-Za-z]+)*)\[(\d+)\](?: ([0-9A-Fa-f.:]+\/\d+)
 const FIELD = /^[a-z][A-Za-z]*(?:\.[A-Za-z]+)*(?=[ :]|$)|\b[a-z][A-Za-z]*(?:\.[A-Za-z]+)+\b/g;
 
 /**
+ * Messages whose subject is a whole fieldset: with its legend as the subject they read as a riddle ("How the admin
+ * logs in needs a way to log in"), so beside that legend the form says what to do. The API's own words stay as they are.
+ */
+const FORM_SAYS: [RegExp, string][] = [
+  [/^admin needs a way to log in:/, "Add an SSH key or a password hash, or nobody can log in to the node"],
+  [/^storage\.osdDevices needs at least one disk for mode /, "Choose at least one disk: Ceph keeps the cluster's data on the disks of a hyperconverged node"],
+];
+
+/**
  * The validator names fields by path (cluster.joinToken, network.floatingIpCidrs[1]); the form says what
  * its labels say (Join token, Floating IP range 2). A path the form has no label for stays as it is.
  */
 export function inFormWords(message: string): string {
+  const own = FORM_SAYS.find(([said]) => said.test(message));
+  if (own) return own[1];
   let opensWithLabel = false;
   const said = message
     .replace(LIST_ITEM, (whole, path: string, index: string, value: string | undefined, at: number) => {

@@ -21,7 +21,7 @@ const CHECK_TEXT: Record<Check["name"], string> = {
 
 let listSeq = 0;
 
-/** Each check with its outcome; one an earlier failure left nothing to ask is "not checked". */
+/** Each check with its outcome; one an earlier failure left nothing to ask is "not checked", said once (its detail opens with it too). */
 export function renderJoinChecks(checks: Check[], title: string): HTMLElement[] {
   const id = "join-checks-" + ++listSeq;
   const failed = checks.filter((c) => c.code).length;
@@ -32,7 +32,7 @@ export function renderJoinChecks(checks: Check[], title: string): HTMLElement[] 
       return h("li", { class: outcome.replace(" ", "-"), "data-check": c.name },
         h("span", { class: "check-name" }, CHECK_TEXT[c.name]), " ", h("span", { class: "outcome" }, "(" + outcome + ")"),
         c.code ? [" ", h("code", {}, c.code)] : null,
-        h("span", { class: "detail" }, c.detail));
+        h("span", { class: "detail" }, c.ok || c.code ? c.detail : c.detail.replace(/^not checked: /, "")));
     })),
   ];
 }

@@ -60,7 +60,7 @@ $("erase-confirm").addEventListener("change", updateInstallButton);
 $("join-check-button").addEventListener("click", guard(checkCluster));
 $("join-token-show").addEventListener("click", toggleToken);
 $("join-token-copy").addEventListener("click", () => copyToken().catch(report));
-$("tls-copy").addEventListener("click", () => copyField($<HTMLInputElement>("tls-fingerprint"), $("tls-copied")).catch(report));
+$("tls-copy").addEventListener("click", () => copyField($<HTMLTextAreaElement>("tls-fingerprint"), $("tls-copied")).catch(report));
 // Without it the page still works: the banner on the node's console shows the fingerprint too.
 showCertificate().catch(() => undefined);
 if (state.code) {

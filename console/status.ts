@@ -23,7 +23,9 @@ function renderUnattended(u: Schemas["Unattended"] | undefined): void {
   $("unattended").hidden = !u;
   if (!u || key === unattendedShown) return;
   unattendedShown = key;
-  const found = "Stage 1 left a node.yaml" + (u.origin ? " (" + u.origin + ")" : "") + ", which the installer took on " + utcDateTime(u.takenAt) + ". ";
+  // An origin that names the file itself ("node.yaml on the partition labeled STRATUM") is said once, not as "a node.yaml (node.yaml on …)".
+  const left = !u.origin ? "a node.yaml" : u.origin.startsWith("node.yaml ") ? u.origin : "a node.yaml (" + u.origin + ")";
+  const found = "Stage 1 left " + left + ", which the installer took on " + utcDateTime(u.takenAt) + ". ";
   const text = {
     started: found + "It validated, so the installer started install attempt " + u.attempt + " by itself.",
     invalid: found + "It did not validate, so nothing started. It is the draft: fix it in the node.yaml tab, save, then install.",
@@ -61,7 +63,7 @@ function progressBar(p: { doneBytes: number; totalBytes: number }): HTMLElement 
 }
 
 /** The same count the summary lists; steps not saved yet are named, not counted, since their problems are listed nowhere yet. */
-function draftProblems(): string {
+export function draftProblems(): string {
   const shown = visibleErrors().length;
   const unsaved = state.draft && state.draft.source === "structured" ? steps().slice(state.shownUpTo + 1).map((el) => el.dataset.title) : [];
   return "The draft does not validate yet" + (shown ? " (" + plural(shown, "problem") + " listed above)" : "") + ": " +

@@ -6,7 +6,7 @@ import { utcDateTime } from "./time.ts";
 export async function showCertificate(): Promise<void> {
   const tls = await fetchTls();
   if (!tls) return;
-  $<HTMLInputElement>("tls-fingerprint").value = tls.sha256;
+  $<HTMLTextAreaElement>("tls-fingerprint").value = tls.sha256;
   $("tls-expiry").textContent = "Valid until " + utcDateTime(tls.notAfter) + ".";
   $("tls").hidden = false;
 }

@@ -158,6 +158,7 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
       "reachable (passed)", "fingerprint (failed) JOIN_FINGERPRINT_MISMATCH", "join-info (not checked)", "cluster (not checked)", "release (not checked)", "clock (not checked)", "token (not checked)",
     ]);
     assert.match(await text(page, "#join-check-result li[data-check=fingerprint]"), /the token pins abababababababab…: the join address is not the node the token came from/);
+    assert.equal(await text(page, "#join-check-result li[data-check=join-info]"), "Join info answered (not checked)\nthe certificate is not the token's, so nothing was sent", "\"not checked\" said once");
     assert.equal((await joiner.request("/v1/installer/config")).json.config.cluster.joinToken, wrong, "the check saved the form first");
     await assertAccessible(page);
     await checkScreen(page, "join-check-failed");

@@ -203,6 +203,7 @@ describe("web console", { skip: SKIP }, () => {
     assert.equal(await text(page, `#${(await first.getAttribute("aria-describedby"))!.split(" ").pop()}`), overlap);
     assert.match(await text(page, "#summary"), new RegExp(`^1 problem to fix\\s+Network › floating IP range 2: ${overlap.replace(/[().]/g, "\\$&")}$`));
     assert.match(await text(page, "#readiness-of-draft"), /^The draft does not validate yet \(1 problem listed above\): fill and save the remaining steps \(Storage, Cluster, Admin\), and fix what is listed\./);
+    assert.equal(await page.locator("#announce").textContent(), `Saved. ${await text(page, "#readiness-of-draft")}`, "a screen reader hears the count the screen shows, not the admin step's problem not listed yet");
     await checkScreen(page, "network-field-errors");
 
     await second.fill("198.51.100.0/24");
@@ -252,6 +253,13 @@ describe("web console", { skip: SKIP }, () => {
     await page.locator("#next").getByRole("heading", { name: "What comes next" }).waitFor();
     assert.match(await text(page, "#next"), /Reach the node over SSH at 10\.20\.0\.11 with the private key of one of the admin keys/);
     assert.equal(await page.getByLabel("TLS SHA-256 fingerprint").inputValue(), installer.fingerprint);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const fingerprint = await page.getByLabel("TLS SHA-256 fingerprint").evaluate((el) => {
+      const style = getComputedStyle(el);
+      return { whole: el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight, lines: Math.round((el.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom)) / parseFloat(style.lineHeight)) };
+    });
+    assert.deepEqual(fingerprint, { whole: true, lines: 1 }, "the whole fingerprint is in view at 1280 px, on one line");
+    await page.setViewportSize({ width: 1024, height: 768 });
     await page.locator("#tls").getByRole("button", { name: "Copy" }).click();
     await page.locator("#tls-copied").getByText(/^(Copied|Selected: press Ctrl\+C to copy)$/).waitFor();
     await checkScreen(page, "done");
@@ -372,7 +380,7 @@ describe("web console", { skip: SKIP }, () => {
     const { page, errors } = await open(installer);
     await signIn(page, installer.code);
     await page.getByRole("heading", { name: "Unattended install" }).waitFor();
-    assert.match(await text(page, "#unattended"), /node\.yaml on the partition labeled STRATUM.*It validated, but blockers refuse the install.*starts by itself once the blockers clear\. Editing the draft .* ends this wait\./s);
+    assert.match(await text(page, "#unattended"), /^Unattended install\s+Stage 1 left node\.yaml on the partition labeled STRATUM, which the installer took on .*It validated, but blockers refuse the install.*starts by itself once the blockers clear\. Editing the draft .* ends this wait\./s);
     assert.match(await text(page, "#blockers"), /PAYLOAD_NOT_LOADED: /);
     // a real check is over too fast to see: /status answers a verification half-way for one poll
     const stopRewriting = await intercept(page, "**/v1/installer/status", async (route) => {
@@ -615,6 +623,7 @@ describe("web console", { skip: SKIP }, () => {
     await saveStep(page, "Storage");
     await page.getByRole("button", { name: "Save and continue" }).click();
     await page.waitForFunction(() => document.getElementById("disks")!.querySelector("[data-error]"));
+    assert.equal(await text(page, "#disks [data-error]"), "Choose at least one disk: Ceph keeps the cluster's data on the disks of a hyperconverged node\n" + await text(page, "#disks [data-error] .hint"));
     await checkScreen(page, "storage-field-errors");
     await page.getByLabel("/dev/sdb").check();
     await saveStep(page, "Cluster");
@@ -626,6 +635,9 @@ describe("web console", { skip: SKIP }, () => {
     await saveStep(page, "Admin");
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.waitForFunction(() => document.getElementById("admin")!.querySelector("[data-error]"));
+    const login = "Add an SSH key or a password hash, or nobody can log in to the node";
+    assert.equal(await text(page, "#admin [data-error]"), login, "beside its legend the message says what to do, not that the legend needs a way to log in");
+    assert.equal(await text(page, "#summary li"), `Admin › How the admin logs in: ${login}`);
     await checkScreen(page, "admin-field-errors");
     assert.deepEqual(errors, []);
   });

@@ -18,7 +18,7 @@ export const checked = new Set<string>();
 
 /**
  * One screen as a person sees it, at each width: a full-page screenshot `<name>-<width>.png`, nothing
- * sticks out sideways, and axe-core finds no critical or serious violation (each one listed). The viewport is restored after.
+ * sticks out sideways, no read-only field cuts its text off, the draft's problems are counted one way, and axe-core finds no critical or serious violation (each one listed). The viewport is restored after.
  */
 export async function checkScreen(page: Page, name: string): Promise<void> {
   const size = page.viewportSize();
@@ -28,6 +28,7 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
       await page.setViewportSize(viewport);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       if (overflow) found.push(`${viewport.width} px: the page sticks out ${overflow} px sideways`);
+      for (const id of await page.evaluate(cutOff)) found.push(`${viewport.width} px: #${id} cuts its text off`);
       await page.screenshot({ path: join(ARTIFACTS, `${name}-${viewport.width}.png`), fullPage: true });
       for (const v of (await runAxe(page)).violations.filter((v) => FAILING.includes(v.impact ?? ""))) {
         found.push(`${viewport.width} px ${v.impact} ${v.id}: ${v.help}\n    ${v.nodes.map((n) => n.target.join(" ")).join("\n    ")}`);
@@ -36,8 +37,25 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
   } finally {
     if (size) await page.setViewportSize(size);
   }
+  const counts = await page.evaluate(problemCounts);
+  if (counts.length > 1) found.push(`the page counts the draft's problems differently: ${counts.join(" / ")}`);
   checked.add(name);
-  if (found.length) assert.fail(`${name}: sticks out sideways or has critical or serious axe-core violations:\n  ${found.join("\n  ")}`);
+  if (found.length) assert.fail(`${name}: sticks out sideways, cuts text off, contradicts itself or has critical or serious axe-core violations:\n  ${found.join("\n  ")}`);
+}
+
+/** The read-only fields (a fingerprint, a token once shown) whose text does not fit: a person compares or copies all of it. */
+function cutOff(): string[] {
+  return [...document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("input[readonly]:not([type=password]), textarea[readonly]")]
+    .filter((el) => el.offsetParent !== null && (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight))
+    .map((el) => el.id);
+}
+
+/** Every different "N problem(s)" the page says of the whole draft, a screen reader's words included (a step's own count in the stepper is a part, not the whole). */
+function problemCounts(): string[] {
+  const main = document.getElementById("main")!.cloneNode(true) as HTMLElement;
+  main.querySelector("#stepper")?.remove();
+  for (const hidden of main.querySelectorAll("[hidden]")) hidden.remove();
+  return [...new Set([...main.textContent!.matchAll(/\b(\d+) problems?\b/g)].map((m) => m[1]!))];
 }
 
 /** axe's source injected into the page (a reload drops it); it reaches no network. */
