@@ -6,6 +6,7 @@ import { SERVE_FLAGS, parseFlags, settingsFrom } from "../../cli/flags.ts";
 import { wireServices } from "../../cli/wire.ts";
 import { loadHostFactsFile } from "../../core/host/read-facts.ts";
 import type { Logger } from "../../core/common/log.ts";
+import type { Settings } from "../../core/common/settings.ts";
 import { openStore, type Store } from "../../core/state/store.ts";
 import { stateLayout, tempPathOf } from "../../core/state/layout.ts";
 import { makePayload } from "../../demo/make-payload.ts";
@@ -67,6 +68,24 @@ export interface NodeOptions {
   folder?: string;
 }
 
+/** `serve`'s settings for a node whose files all live in `folder`, firstboot /bin/true; `args` on top. */
+export function settingsIn(folder: string, args: string[]): Settings {
+  const { values } = parseFlags(
+    [
+      "--state-dir", join(folder, "state"),
+      "--payload", join(folder, "payload"),
+      "--handoff", join(folder, "handoff/node.yaml"),
+      "--install-record", join(folder, "install-record.json"),
+      "--node-yaml", join(folder, "etc/node.yaml"),
+      "--firstboot", "/bin/true",
+      ...args,
+    ],
+    SERVE_FLAGS,
+    {},
+  );
+  return settingsFrom(values);
+}
+
 /** A cloud on loopback that says READY. */
 async function readyCloud(t: TestContext): Promise<string> {
   const cloud = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"state":"READY"}'));
@@ -88,21 +107,7 @@ export async function wiredNode(t: TestContext, options: NodeOptions = {}) {
     await mkdir(join(folder, "handoff"), { recursive: true });
     await writeFile(handoff, options.handoff);
   }
-  const { values } = parseFlags(
-    [
-      "--state-dir", join(folder, "state"),
-      "--payload", payload,
-      "--handoff", handoff,
-      "--install-record", join(folder, "install-record.json"),
-      "--node-yaml", join(folder, "etc/node.yaml"),
-      "--firstboot", "/bin/true",
-      "--readiness-url", await readyCloud(t),
-      "--readiness-interval", "0.05",
-    ],
-    SERVE_FLAGS,
-    {},
-  );
-  const settings = settingsFrom(values);
+  const settings = settingsIn(folder, ["--readiness-url", await readyCloud(t), "--readiness-interval", "0.05"]);
   const clock = manualClock();
   const lines: string[] = [];
   const host = await loadHostFactsFile(DEMO_HOST_FACTS);
