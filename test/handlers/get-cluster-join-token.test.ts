@@ -2,21 +2,13 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import getJoinToken from "../../handlers/get-cluster-join-token.ts";
 import { inProcessApp } from "../helpers/app.ts";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { INIT_DRAFT } from "../helpers/fixtures.ts";
 import { finished, install, installRig, putDraft } from "../helpers/install-rig.ts";
 import { assertRouteProblem } from "../helpers/route-problem.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
 
 const { route } = getJoinToken;
 const PATH = "/v1/installer/cluster/join-token";
-
-const INIT_DRAFT = {
-  ...VALID_DRAFT,
-  mode: "hyperconverged-init",
-  network: { ...VALID_DRAFT.network, vip: "10.20.0.10" },
-  storage: { osdDevices: ["/dev/sdb"] },
-  cluster: { name: "rack-a" },
-};
 
 describe("GET /v1/installer/cluster/join-token", () => {
   test("200 on an installed init node: a token pinning the certificate readiness met, the vip, the cluster and its release", async (t) => {
