@@ -8,7 +8,7 @@ import { VALID_DRAFT } from "./fixtures.ts";
 import { sseTaker, tempDir, waitFor, writeFirstboot, type Reply, type SseReply } from "./installer.ts";
 
 /** A firstboot that logs each run to a file, prints its node.yaml (secrets and all), and fails while FAIL exists. */
-export const FIRSTBOOT = `#!/bin/sh
+const FIRSTBOOT = `#!/bin/sh
 echo run >> "$(dirname "$0")/runs"
 echo "firstboot: configuring from $1"
 cat "$1"
@@ -17,14 +17,14 @@ if [ -e "$(dirname "$0")/FAIL" ]; then echo "error: could not bring up eno1" >&2
 echo "firstboot: done"
 `;
 
-export interface Rig extends InProcessApp {
+interface Rig extends InProcessApp {
   readiness: ReadinessServer;
   folder: string;
   nodeYaml: string;
   firstbootRuns(): Promise<number>;
 }
 
-export interface RigOptions extends Omit<ReadinessServerOptions, "port"> {
+interface RigOptions extends Omit<ReadinessServerOptions, "port"> {
   /** Seconds the readiness step waits; default 10. */
   timeout?: number;
   /** A readiness server started by the test (it closes it); default a fresh one, closed when the test ends. */

@@ -14,7 +14,7 @@ import { tempDir, waitFor } from "./installer.ts";
 import { DEMO_HOST_FACTS } from "./paths.ts";
 
 /** The one injected clock of a unit test: it moves only when the test moves it. */
-export interface ManualClock {
+interface ManualClock {
   now: () => Date;
   advance(ms: number): void;
 }
@@ -24,7 +24,7 @@ export function manualClock(start = "2026-12-04T12:00:00.000Z"): ManualClock {
   return { now: () => new Date(ms), advance: (by) => void (ms += by) };
 }
 
-export interface LogEntry {
+interface LogEntry {
   level: "info" | "warn" | "error";
   message: string;
   [field: string]: unknown;
@@ -59,7 +59,7 @@ export async function refuseWrites(stateDir: string): Promise<() => Promise<void
   return () => rm(blocker, { recursive: true, force: true });
 }
 
-export interface NodeOptions {
+interface NodeOptions {
   /** Stage 1's node.yaml, left at --handoff. */
   handoff?: string;
   /** Make the payload before the services start (default), or leave it to the test. */
