@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import { splitHostPort } from "../config/net.ts";
 
-export interface Endpoint {
+interface Endpoint {
   host: string;
   port: number;
 }

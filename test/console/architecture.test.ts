@@ -1,46 +1,17 @@
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { join, relative } from "node:path";
 import { test } from "node:test";
+import { cyclesAmong, modulesUnder } from "../helpers/imports.ts";
 import { ROOT } from "../helpers/paths.ts";
 
 const CONSOLE = join(ROOT, "console");
 
-/** Every console module's source and its imports (type imports and re-exports included), resolved to paths. */
-function modules(): Map<string, { source: string; imports: string[] }> {
-  const spec = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
-  return new Map(
-    readdirSync(CONSOLE)
-      .filter((name) => name.endsWith(".ts"))
-      .map((name) => {
-        const file = join(CONSOLE, name);
-        const source = readFileSync(file, "utf8");
-        const imports = [...source.matchAll(spec)].map((m) => m[1] ?? m[2] ?? m[3] ?? "").map((s) => (s.startsWith(".") ? resolve(dirname(file), s) : s));
-        return [file, { source, imports }];
-      }),
-  );
-}
+const modules = () => modulesUnder("console");
 
 const name = (file: string) => relative(ROOT, file);
 
 test("console/ has no import cycle", () => {
-  const graph = modules();
-  const cycles: string[] = [];
-  const seen = new Map<string, "open" | "done">();
-  const stack: string[] = [];
-  const visit = (file: string) => {
-    seen.set(file, "open");
-    stack.push(file);
-    for (const next of graph.get(file)?.imports ?? []) {
-      if (!graph.has(next)) continue;
-      if (seen.get(next) === "open") cycles.push([...stack.slice(stack.indexOf(next)), next].map(name).join(" -> "));
-      else if (!seen.has(next)) visit(next);
-    }
-    stack.pop();
-    seen.set(file, "done");
-  };
-  for (const file of graph.keys()) if (!seen.has(file)) visit(file);
-  assert.deepEqual(cycles, []);
+  assert.deepEqual(cyclesAmong(modules()), []);
 });
 
 test("console/ imports nothing from test/ (git-ignored generated output is no source of types)", () => {

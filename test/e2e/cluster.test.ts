@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { INIT_DRAFT, VALID_DRAFT } from "../helpers/fixtures.ts";
 import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { assertProblem } from "../helpers/problem.ts";
 
@@ -40,14 +40,6 @@ async function node(cloud: ReadinessServer, options: { folder?: string; release?
   const firstbootRuns = async () => (await readFile(join(folder, "runs"), "utf8").catch(() => "")).split("\n").filter(Boolean).length;
   return { installer, folder, nodeYaml, firstbootRuns };
 }
-
-const INIT_DRAFT = {
-  ...VALID_DRAFT,
-  mode: "hyperconverged-init",
-  network: { ...VALID_DRAFT.network, vip: "10.20.0.10" },
-  storage: { osdDevices: ["/dev/sdb"] },
-  cluster: { name: "rack-a" },
-};
 
 const joinDraft = (cloud: ReadinessServer, token: string, cluster: Record<string, string> = {}) => ({
   ...VALID_DRAFT,

@@ -5,7 +5,8 @@ import { describe, test } from "node:test";
 import { parse } from "yaml";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { finished, install } from "../helpers/install-rig.ts";
+import { harness, tempDir, untilNoBlockers, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { assertProblem } from "../helpers/problem.ts";
 
 const lab = harness();
@@ -27,12 +28,7 @@ async function rig(): Promise<{ installer: RunningInstaller; nodeYaml: string }>
 }
 
 async function installToDone(installer: RunningInstaller): Promise<void> {
-  const started = await installer.request("/v1/installer/install", { method: "POST" });
-  assert.equal(started.status, 202, started.text);
-  const verdict = await waitFor("the verdict", async () => {
-    const reply = await installer.request("/v1/installer/install/verdict");
-    return reply.status === 200 ? reply.json : undefined;
-  });
+  const verdict = await finished(installer, (await install(installer)).attempt);
   assert.equal(verdict.outcome, "succeeded", JSON.stringify(verdict));
 }
 

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
-import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot } from "../helpers/installer.ts";
+import { finished, install } from "../helpers/install-rig.ts";
+import { harness, tempDir, untilNoBlockers, writeFirstboot } from "../helpers/installer.ts";
 import { alive } from "../helpers/processes.ts";
 
 const lab = harness();
@@ -63,12 +64,8 @@ test("kill -9 while firstboot runs, its children scattered over other groups and
   assert.match(second.banner, /stopped \d+ processes the interrupted firstboot of attempt 1 left running/);
 
   await untilNoBlockers(second);
-  const retry = await second.request("/v1/installer/install", { method: "POST" });
-  assert.equal(retry.status, 202, retry.text);
-  const verdict = await waitFor("the retry's verdict", async () => {
-    const reply = await second.request("/v1/installer/install/verdict?attempt=2");
-    return reply.status === 200 ? reply.json : undefined;
-  });
+  assert.equal((await install(second)).attempt, 2);
+  const verdict = await finished(second, 2);
   assert.equal(verdict.outcome, "succeeded", JSON.stringify(verdict));
   assert.equal((await pids(join(folder, "firstboots"))).length, 2);
 });

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { finished, install, putDraft } from "../helpers/install-rig.ts";
 import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { alive } from "../helpers/processes.ts";
 
@@ -42,28 +42,17 @@ async function rig(script: string, options: { folder?: string; readiness?: Readi
   return { installer, readiness, folder };
 }
 
-async function install(installer: RunningInstaller): Promise<number> {
-  const put = await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT });
-  assert.equal(put.status, 200, put.text);
-  const reply = await installer.request("/v1/installer/install", { method: "POST" });
-  assert.equal(reply.status, 202, reply.text);
-  return reply.json.attempt;
+/** Puts the valid draft and starts an attempt; its number. */
+async function attempt(installer: RunningInstaller): Promise<number> {
+  await putDraft(installer);
+  return (await install(installer)).attempt;
 }
 
 async function events(installer: RunningInstaller, attempt: number): Promise<any[]> {
   return (await installer.request(`/v1/installer/install/events?attempt=${attempt}`)).json.events;
 }
 
-async function verdict(installer: RunningInstaller, attempt: number) {
-  return waitFor(
-    `attempt ${attempt} to finish`,
-    async () => {
-      const reply = await installer.request(`/v1/installer/install/verdict?attempt=${attempt}`);
-      return reply.status === 200 ? reply.json : undefined;
-    },
-    120_000,
-  );
-}
+const verdict = (installer: RunningInstaller, attempt: number) => finished(installer, attempt, 120_000);
 
 describe("firstboot runs as a unit", () => {
   test("the step ends when firstboot exits; what it left running is stopped and named in an event", async () => {
@@ -75,13 +64,13 @@ until [ -s "$dir/sleep.pid" ]; do sleep 0.05; done
 echo "firstboot: started a helper"
 `);
     reap(folder, ["helper.pid", "sleep.pid"]);
-    await install(installer);
-    const finished = await waitFor(
+    await attempt(installer);
+    const step = await waitFor(
       "the firstboot step to finish",
       async () => (await events(installer, 1)).find((e) => e.type === "step.finished" && e.step === "firstboot"),
       60_000,
     );
-    assert.equal(finished.data.outcome, "succeeded");
+    assert.equal(step.data.outcome, "succeeded");
     const [helper, sleep] = [(await pidIn(folder, "helper.pid"))!, (await pidIn(folder, "sleep.pid"))!];
     assert.equal(await alive(helper), false, "the helper is gone once the step finished");
     assert.equal(await alive(sleep), false, "and so is its sleep");
@@ -106,7 +95,7 @@ echo "firstboot: waiting"
 wait
 `);
     reap(folder, ["firstboot.pid", "helper.pid"]);
-    await install(installer);
+    await attempt(installer);
     const pids = await waitFor("firstboot to start its helper", async () => {
       const [firstboot, helper] = [await pidIn(folder, "firstboot.pid"), await pidIn(folder, "helper.pid")];
       return firstboot && helper ? [firstboot, helper] : undefined;
@@ -132,7 +121,7 @@ echo "firstboot: done"
 `;
     reap(folder, ["firstboot.pid", "helper.pid"]);
     const first = await rig(script, { folder, env: { FIRSTBOOT_SLEEP: "300" } });
-    await install(first.installer);
+    await attempt(first.installer);
     const pids = await waitFor("firstboot to start its helper", async () => {
       const [firstboot, helper] = [await pidIn(folder, "firstboot.pid"), await pidIn(folder, "helper.pid")];
       return firstboot && helper ? [firstboot, helper] : undefined;
@@ -145,7 +134,7 @@ echo "firstboot: done"
     assert.match(second.installer.banner, /NOTICE: stopped 2 processes the interrupted firstboot of attempt 1 left running/);
     assert.equal((await verdict(second.installer, 1)).code, "INTERRUPTED");
 
-    assert.equal(await install(second.installer), 2);
+    assert.equal(await attempt(second.installer), 2);
     const retry = await verdict(second.installer, 2);
     assert.equal(retry.outcome, "succeeded", retry.message);
     const runs = (await readFile(join(folder, "runs"), "utf8")).split("\n").filter(Boolean);
@@ -158,7 +147,7 @@ head -c 200000000 /dev/zero | tr '\\0' x
 echo
 echo "firstboot: done"
 `);
-    await install(installer);
+    await attempt(installer);
     const result = await verdict(installer, 1);
     assert.equal(result.outcome, "succeeded", result.message);
     const logs = (await events(installer, 1)).filter((e) => e.type === "step.log");

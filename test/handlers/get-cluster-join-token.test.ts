@@ -2,21 +2,14 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import getJoinToken from "../../handlers/get-cluster-join-token.ts";
 import { inProcessApp } from "../helpers/app.ts";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { INIT_DRAFT } from "../helpers/fixtures.ts";
 import { finished, install, installRig, putDraft } from "../helpers/install-rig.ts";
+import { describeAuth } from "../helpers/route-auth.ts";
 import { assertRouteProblem } from "../helpers/route-problem.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
 
 const { route } = getJoinToken;
 const PATH = "/v1/installer/cluster/join-token";
-
-const INIT_DRAFT = {
-  ...VALID_DRAFT,
-  mode: "hyperconverged-init",
-  network: { ...VALID_DRAFT.network, vip: "10.20.0.10" },
-  storage: { osdDevices: ["/dev/sdb"] },
-  cluster: { name: "rack-a" },
-};
 
 describe("GET /v1/installer/cluster/join-token", () => {
   test("200 on an installed init node: a token pinning the certificate readiness met, the vip, the cluster and its release", async (t) => {
@@ -43,14 +36,12 @@ describe("GET /v1/installer/cluster/join-token", () => {
     assertRouteProblem(route, await installer.request(PATH), 409, "NOT_INSTALLED");
   });
 
-  test("auth: 401 without the right code, 429 once locked out, 500 when the service fails", async (t) => {
-    const installer = await inProcessApp(t);
-    for (const code of [null, "AAAA-BBBB-CCCC"]) assertRouteProblem(route, await installer.request(PATH, { code }), 401, "UNAUTHORIZED");
-    for (let i = 0; i < 5; i++) await installer.request(PATH, { code: `WRNG-${i}`, from: "127.0.0.7" });
-    assertRouteProblem(route, await installer.request(PATH, { from: "127.0.0.7" }), 429, "TOO_MANY_ATTEMPTS");
-    installer.services.cluster.joinToken = async () => {
-      throw new Error("boom");
-    };
-    assertRouteProblem(route, await installer.request(PATH), 500, "INTERNAL");
+  describeAuth(route, {
+    path: PATH,
+    breaks: (services) => {
+      services.cluster.joinToken = async () => {
+        throw new Error("boom");
+      };
+    },
   });
 });

@@ -8,6 +8,7 @@ import getReport from "../../handlers/get-install-report.ts";
 import { inProcessApp, type InProcessApp } from "../helpers/app.ts";
 import { finished, install, installRig, putDraft } from "../helpers/install-rig.ts";
 import { waitFor } from "../helpers/installer.ts";
+import { describeAuth } from "../helpers/route-auth.ts";
 import { assertRouteProblem } from "../helpers/route-problem.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
 
@@ -140,14 +141,12 @@ describe("GET /v1/installer/install/report", () => {
     assertRouteProblem(route, await installer.request(PATH), 404, "NOT_FOUND");
   });
 
-  test("auth: 401 without the right code, 429 once locked out, 500 when the service fails", async (t) => {
-    const installer = await inProcessApp(t);
-    for (const code of [null, "AAAA-BBBB-CCCC"]) assertRouteProblem(route, await installer.request(PATH, { code }), 401, "UNAUTHORIZED");
-    for (let i = 0; i < 5; i++) await installer.request(PATH, { code: `WRNG-${i}`, from: "127.0.0.7" });
-    assertRouteProblem(route, await installer.request(PATH, { from: "127.0.0.7" }), 429, "TOO_MANY_ATTEMPTS");
-    installer.services.attempts.report = () => {
-      throw new Error("boom");
-    };
-    assertRouteProblem(route, await installer.request(PATH), 500, "INTERNAL");
+  describeAuth(route, {
+    path: PATH,
+    breaks: (services) => {
+      services.attempts.report = () => {
+        throw new Error("boom");
+      };
+    },
   });
 });

@@ -5,7 +5,7 @@ import { makePayload } from "../../demo/make-payload.ts";
 import route from "../../handlers/post-config-validate.ts";
 import { inProcessApp, type AppRequestOptions } from "../helpers/app.ts";
 import { assertRefusedUnchanged } from "../helpers/draft-route.ts";
-import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
+import { INIT_DRAFT, VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { tempDir } from "../helpers/installer.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
@@ -40,7 +40,7 @@ describe("POST /v1/installer/config/validate", () => {
     await makePayload(payload, { release: "2026.12.0", profiles: { "single-node": { enabled: true } } });
     const installer = await inProcessApp(t, { args: ["--payload", payload] });
     await installer.untilNoBlockers();
-    const draft = { ...VALID_DRAFT, mode: "hyperconverged-init", network: { ...VALID_DRAFT.network, vip: "10.20.0.10" }, storage: { osdDevices: ["/dev/sdb"] }, cluster: { name: "rack-a" } };
+    const draft = INIT_DRAFT;
     const body = assertAnswers(route, 200, await installer.request(path, post(draft)));
     assert.deepEqual(body.errors.map((e) => e.field), ["mode"]);
   });

@@ -1,5 +1,5 @@
-import type { InProcessApp } from "./app.ts";
-import { violations } from "./conformance.ts";
+import { replyOf, type InProcessApp } from "./app.ts";
+import { assertConforms } from "./conformance.ts";
 
 /** Where generated clients point: app.request reads only the path. */
 export const APP_BASE_URL = "http://installer.test";
@@ -12,15 +12,8 @@ export function appFetch(installer: InProcessApp): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
     const response = await installer.app.request(request);
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    const problems = await violations({ method: request.method, url: request.url, status: response.status, headers: Object.fromEntries(response.headers), text, json });
-    if (problems.length > 0) throw new Error(`the reply does not conform to /openapi.json:\n${problems.join("\n")}\n${text.slice(0, 2000)}`);
-    return new Response(response.status === 204 ? null : text, { status: response.status, headers: response.headers });
+    const reply = await replyOf(response);
+    await assertConforms({ method: request.method, url: request.url, ...reply });
+    return new Response(reply.status === 204 ? null : reply.text, { status: reply.status, headers: response.headers });
   };
 }

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import type { TestContext } from "node:test";
-import { SERVE_FLAGS, parseFlags, settingsFrom } from "../../cli/flags.ts";
 import { loadHostFactsFile } from "../../core/host/read-facts.ts";
 import { ensurePrivateDir } from "../../core/fs/private-dir.ts";
 import type { Services } from "../../core/service/services.ts";
@@ -8,8 +7,9 @@ import type { Store } from "../../core/state/store.ts";
 import { wireServices } from "../../cli/wire.ts";
 import { createApp } from "../../handlers/app.ts";
 import { makePayload } from "../../demo/make-payload.ts";
-import { tempDir, waitFor, type Reply, type RequestOptions } from "./installer.ts";
+import { jsonOf, tempDir, waitFor, type Reply, type RequestOptions } from "./installer.ts";
 import { refusingServer } from "./refusing-server.ts";
+import { settingsIn } from "./services.ts";
 import { DEMO_HOST_FACTS } from "./paths.ts";
 
 export interface AppOptions {
@@ -50,24 +50,13 @@ export async function inProcessApp(t: TestContext, options: AppOptions = {}): Pr
   if (options.payload !== false) await makePayload(payload);
   const unreachable = await refusingServer();
   t.after(() => unreachable.close());
-  const { values } = parseFlags(
-    [
-      "--state-dir", join(folder, "state"),
-      "--host-facts", DEMO_HOST_FACTS,
-      "--payload", payload,
-      "--handoff", join(folder, "no-handoff/node.yaml"),
-      "--install-record", join(folder, "install-record.json"),
-      "--node-yaml", join(folder, "etc/node.yaml"),
-      "--firstboot", "/bin/true",
-      "--readiness-url", unreachable.url("https", "/v1/readiness"),
-      "--readiness-timeout", "3600",
-      "--readiness-interval", "0.2",
-      ...(options.args ?? []),
-    ],
-    SERVE_FLAGS,
-    {},
-  );
-  const settings = settingsFrom(values);
+  const settings = settingsIn(folder, [
+    "--host-facts", DEMO_HOST_FACTS,
+    "--readiness-url", unreachable.url("https", "/v1/readiness"),
+    "--readiness-timeout", "3600",
+    "--readiness-interval", "0.2",
+    ...(options.args ?? []),
+  ]);
   const stateDir = await ensurePrivateDir(settings.stateDir);
   const log: string[] = [];
   const { services, installCode: code } = await wireServices(settings, {
@@ -92,15 +81,7 @@ export async function inProcessApp(t: TestContext, options: AppOptions = {}): Pr
     }
     // What @hono/node-server hands the app: the socket's address and Node's parsed headers.
     const env = { incoming: { socket: { remoteAddress: from }, headers: sent } };
-    const response = await app.request(path, { method, headers: sent, body: payload }, env);
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: Object.fromEntries(response.headers), text, json };
+    return replyOf(await app.request(path, { method, headers: sent, body: payload }, env));
   };
 
   return {
@@ -114,4 +95,10 @@ export async function inProcessApp(t: TestContext, options: AppOptions = {}): Pr
       await waitFor("no blockers", async () => ((await request("/v1/installer/status", { from: "127.0.0.99" })).json.blockers ? undefined : true));
     },
   };
+}
+
+/** A fetch Response as the tests' Reply. */
+export async function replyOf(response: Response): Promise<Reply> {
+  const text = await response.text();
+  return { status: response.status, headers: Object.fromEntries(response.headers), text, json: jsonOf(text) };
 }

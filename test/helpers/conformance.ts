@@ -52,7 +52,13 @@ interface ObservedReply {
   json: unknown;
 }
 
-export async function violations(reply: ObservedReply): Promise<string[]> {
+/** Throws where the reply does not conform to /openapi.json. */
+export async function assertConforms(reply: ObservedReply): Promise<void> {
+  const problems = await violations(reply);
+  if (problems.length > 0) throw new Error(`the reply does not conform to /openapi.json:\n${problems.join("\n")}\n${reply.text.slice(0, 2000)}`);
+}
+
+async function violations(reply: ObservedReply): Promise<string[]> {
   const backend = await (api ??= load());
   const url = new URL(reply.url);
   const operation = backend.router.matchOperation({ method: reply.method.toLowerCase(), path: url.pathname, query: url.search.slice(1), headers: {} });

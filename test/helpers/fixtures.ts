@@ -9,6 +9,15 @@ export const VALID_DRAFT = {
   admin: { sshAuthorizedKeys: [SSH_KEY] },
 };
 
+/** VALID_DRAFT as the first node of a hyperconverged cluster "rack-a" (vip 10.20.0.10, /dev/sdb for OSDs). */
+export const INIT_DRAFT = {
+  ...VALID_DRAFT,
+  mode: "hyperconverged-init",
+  network: { ...VALID_DRAFT.network, vip: "10.20.0.10" },
+  storage: { osdDevices: ["/dev/sdb"] },
+  cluster: { name: "rack-a" },
+};
+
 /**
  * The sample node.yaml, as a stage 1 would leave it: VALID_DRAFT's node with the required fields
  * only. Tests derive their variants from it (another hostname, a typo, a broken indent).

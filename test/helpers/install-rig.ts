@@ -5,10 +5,10 @@ import type { TestContext } from "node:test";
 import { startReadinessServer, type ReadinessServer, type ReadinessServerOptions } from "../../demo/readiness-server.ts";
 import { inProcessApp, type AppOptions, type InProcessApp } from "./app.ts";
 import { VALID_DRAFT } from "./fixtures.ts";
-import { tempDir, waitFor, writeFirstboot, type SseMessage } from "./installer.ts";
+import { sseTaker, tempDir, waitFor, writeFirstboot, type Reply, type SseReply } from "./installer.ts";
 
 /** A firstboot that logs each run to a file, prints its node.yaml (secrets and all), and fails while FAIL exists. */
-export const FIRSTBOOT = `#!/bin/sh
+const FIRSTBOOT = `#!/bin/sh
 echo run >> "$(dirname "$0")/runs"
 echo "firstboot: configuring from $1"
 cat "$1"
@@ -17,14 +17,14 @@ if [ -e "$(dirname "$0")/FAIL" ]; then echo "error: could not bring up eno1" >&2
 echo "firstboot: done"
 `;
 
-export interface Rig extends InProcessApp {
+interface Rig extends InProcessApp {
   readiness: ReadinessServer;
   folder: string;
   nodeYaml: string;
   firstbootRuns(): Promise<number>;
 }
 
-export interface RigOptions extends Omit<ReadinessServerOptions, "port"> {
+interface RigOptions extends Omit<ReadinessServerOptions, "port"> {
   /** Seconds the readiness step waits; default 10. */
   timeout?: number;
   /** A readiness server started by the test (it closes it); default a fresh one, closed when the test ends. */
@@ -56,35 +56,31 @@ export async function installRig(t: TestContext, options: RigOptions = {}): Prom
   return Object.assign(installer, { readiness, folder, nodeYaml, firstbootRuns });
 }
 
-export async function putDraft(installer: InProcessApp, draft: object = VALID_DRAFT): Promise<void> {
+/** An installer the API steps below speak to: in-process (InProcessApp) or spawned (RunningInstaller). */
+type Api = { request(path: string, options?: { method?: string; body?: unknown }): Promise<Reply> };
+
+export async function putDraft(installer: Api, draft: object = VALID_DRAFT): Promise<void> {
   const reply = await installer.request("/v1/installer/config", { method: "PUT", body: draft });
   assert.equal(reply.status, 200, reply.text);
   assert.equal(reply.json.valid, true, JSON.stringify(reply.json.errors));
 }
 
-export async function install(installer: InProcessApp): Promise<{ attempt: number; phase: string; eventsUrl: string }> {
+export async function install(installer: Api): Promise<{ attempt: number; phase: string; eventsUrl: string }> {
   const reply = await installer.request("/v1/installer/install", { method: "POST" });
   assert.equal(reply.status, 202, reply.text);
   return reply.json;
 }
 
 /** The verdict of `attempt` once it has one. */
-export function finished(installer: InProcessApp, attempt: number): Promise<any> {
+export function finished(installer: Api, attempt: number, timeoutMs = 40_000): Promise<any> {
   return waitFor(
     `attempt ${attempt} to finish`,
     async () => {
       const reply = await installer.request(`/v1/installer/install/verdict?attempt=${attempt}`);
       return reply.status === 200 ? reply.json : undefined;
     },
-    40_000,
+    timeoutMs,
   );
-}
-
-export interface SseReply {
-  status: number;
-  contentType: string;
-  messages: SseMessage[];
-  comments: string[];
 }
 
 /** An events stream through app.request, read to its end or until `stopAfter` messages. */
@@ -93,31 +89,14 @@ export async function readSse(installer: InProcessApp, path: string, options: { 
   if (options.lastEventId) headers["last-event-id"] = options.lastEventId;
   const response = await installer.app.request(path, { headers }, { incoming: { socket: { remoteAddress: "127.0.0.1" }, headers } });
   const reply: SseReply = { status: response.status, contentType: String(response.headers.get("content-type")), messages: [], comments: [] };
+  const take = sseTaker(reply, options.stopAfter);
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return reply;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const message: SseMessage = { data: "" };
-      let isMessage = false;
-      for (const line of block.split("\n")) {
-        if (line.startsWith(":")) reply.comments.push(line);
-        else if (line.startsWith("id:")) message.id = line.slice(3).trim();
-        else if (line.startsWith("data:")) {
-          message.data += (message.data ? "\n" : "") + line.slice(5).trimStart();
-          isMessage = true;
-        }
-      }
-      if (isMessage) reply.messages.push(message);
-      if (options.stopAfter !== undefined && reply.messages.length >= options.stopAfter) {
-        await reader.cancel();
-        return reply;
-      }
+    if (take(value)) {
+      await reader.cancel();
+      return reply;
     }
   }
 }

@@ -4,7 +4,7 @@ import { request as httpsRequest, Agent } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
-import { violations } from "./conformance.ts";
+import { assertConforms } from "./conformance.ts";
 import { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { stateLayout } from "../../core/state/layout.ts";
@@ -72,20 +72,22 @@ export async function httpsCall(url: string, options: RequestOptions & { code?: 
     if (!((err as { reusedSocket?: boolean }).reusedSocket && (err as NodeJS.ErrnoException).code === "ECONNRESET")) throw err;
     reply = await httpsCallOnce(url, options);
   }
-  const problems = await violations({ method: options.method ?? "GET", url, ...reply });
-  if (problems.length > 0) throw new Error(`the reply does not conform to /openapi.json:\n${problems.join("\n")}\n${reply.text.slice(0, 2000)}`);
+  await assertConforms({ method: options.method ?? "GET", url, ...reply });
   return reply;
+}
+
+/** A body as JSON; undefined where it is none. */
+export function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function replyOf(res: import("node:http").IncomingMessage, chunks: Buffer[]): Reply {
   const text = Buffer.concat(chunks).toString("utf8");
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.statusCode ?? 0, headers: res.headers, text, json };
+  return { status: res.statusCode ?? 0, headers: res.headers, text, json: jsonOf(text) };
 }
 
 function httpsCallOnce(url: string, options: RequestOptions & { code?: string | null }): Promise<Reply> {
@@ -130,7 +132,7 @@ let bundleNodePath: Promise<string> | undefined;
  * The Node that runs the bundle: the tests' own, or with INSTALLER_NODE_VERSION set (`npm run test:node18`) that
  * release's from the registry, so the spawned tests run the bundle on the oldest Node it supports.
  */
-export function bundleNode(): Promise<string> {
+function bundleNode(): Promise<string> {
   const version = process.env.INSTALLER_NODE_VERSION;
   return (bundleNodePath ??= !version
     ? Promise.resolve(process.execPath)
@@ -273,55 +275,65 @@ export function harness(): Harness {
   return { defer, spawn: spawnKilledAfter, start: async (options) => listening(await spawnKilledAfter(options)) };
 }
 
-export interface SseMessage {
+interface SseMessage {
   id?: string;
   data: string;
 }
 
+export interface SseReply {
+  status: number;
+  contentType: string;
+  messages: SseMessage[];
+  comments: string[];
+}
+
+/** Takes an SSE stream's text as it arrives into `reply`'s messages and comment lines; true once it holds `stopAfter` messages. */
+export function sseTaker(reply: SseReply, stopAfter?: number): (chunk: string) => boolean {
+  let buffer = "";
+  return (chunk) => {
+    buffer += chunk;
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const message: SseMessage = { data: "" };
+      let isMessage = false;
+      for (const line of block.split("\n")) {
+        if (line.startsWith(":")) reply.comments.push(line);
+        else if (line.startsWith("id:")) message.id = line.slice(3).trim();
+        else if (line.startsWith("data:")) {
+          message.data += (message.data ? "\n" : "") + line.slice(5).trimStart();
+          isMessage = true;
+        }
+      }
+      if (isMessage) reply.messages.push(message);
+      if (stopAfter !== undefined && reply.messages.length >= stopAfter) return true;
+    }
+    return false;
+  };
+}
+
 /** Reads an SSE stream to its end (or until `stopAfter` messages), returning messages and comment lines. */
-export function readSse(
-  url: string,
-  code: string,
-  options: { lastEventId?: string; stopAfter?: number; timeoutMs?: number } = {},
-): Promise<{ status: number; contentType: string; messages: SseMessage[]; comments: string[] }> {
+export function readSse(url: string, code: string, options: { lastEventId?: string; stopAfter?: number; timeoutMs?: number } = {}): Promise<SseReply> {
   const headers: Record<string, string> = { accept: "text/event-stream", authorization: `Bearer ${code}` };
   if (options.lastEventId) headers["last-event-id"] = options.lastEventId;
   return new Promise((resolvePromise, reject) => {
     const req = httpsRequest(url, { headers, rejectUnauthorized: false }, (res) => {
-      const messages: SseMessage[] = [];
-      const comments: string[] = [];
-      let buffer = "";
+      const reply: SseReply = { status: res.statusCode ?? 0, contentType: String(res.headers["content-type"]), messages: [], comments: [] };
+      const take = sseTaker(reply, options.stopAfter);
       const finish = () => {
         clearTimeout(timer);
-        resolvePromise({ status: res.statusCode ?? 0, contentType: String(res.headers["content-type"]), messages, comments });
+        resolvePromise(reply);
       };
       const timer = setTimeout(() => {
         req.destroy();
-        reject(new Error(`SSE did not end within ${options.timeoutMs ?? 30_000} ms; got ${messages.length} messages`));
+        reject(new Error(`SSE did not end within ${options.timeoutMs ?? 30_000} ms; got ${reply.messages.length} messages`));
       }, options.timeoutMs ?? 30_000);
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const message: SseMessage = { data: "" };
-          let isMessage = false;
-          for (const line of block.split("\n")) {
-            if (line.startsWith(":")) comments.push(line);
-            else if (line.startsWith("id:")) message.id = line.slice(3).trim();
-            else if (line.startsWith("data:")) {
-              message.data += (message.data ? "\n" : "") + line.slice(5).trimStart();
-              isMessage = true;
-            }
-          }
-          if (isMessage) messages.push(message);
-          if (options.stopAfter !== undefined && messages.length >= options.stopAfter) {
-            req.destroy();
-            finish();
-            return;
-          }
+        if (take(chunk)) {
+          req.destroy();
+          finish();
         }
       });
       res.on("end", finish);

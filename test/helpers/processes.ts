@@ -19,3 +19,14 @@ export async function markedProcesses(stateDir: string): Promise<number[]> {
   );
   return marked.filter((pid): pid is number => pid !== undefined);
 }
+
+/** The names (comm) of the live processes in process group `pgid`. */
+export async function groupNames(pgid: number): Promise<string[]> {
+  const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
+  const stats = await Promise.all(pids.map((pid) => readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")));
+  return stats.flatMap((stat) => {
+    const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(stat) ?? [];
+    const [state, , pgrp] = rest?.split(" ") ?? [];
+    return comm !== undefined && Number(pgrp) === pgid && !/^[ZX]/.test(state ?? "") ? [comm] : [];
+  });
+}

@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 
-export interface RefusingServer {
+interface RefusingServer {
   port: number;
   /** `${scheme}://127.0.0.1:${port}${path}` */
   url(scheme: "http" | "https", path?: string): string;

@@ -6,7 +6,7 @@ import { inProcessApp, type AppRequestOptions } from "./app.ts";
 import { assertProblem } from "./problem.ts";
 import { assertAnswers } from "./route-schema.ts";
 
-export interface AuthCase {
+interface AuthCase {
   /** The request the route answers (path, method, body); the code is set per test. */
   path: string;
   request?: AppRequestOptions;

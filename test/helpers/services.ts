@@ -6,6 +6,7 @@ import { SERVE_FLAGS, parseFlags, settingsFrom } from "../../cli/flags.ts";
 import { wireServices } from "../../cli/wire.ts";
 import { loadHostFactsFile } from "../../core/host/read-facts.ts";
 import type { Logger } from "../../core/common/log.ts";
+import type { Settings } from "../../core/common/settings.ts";
 import { openStore, type Store } from "../../core/state/store.ts";
 import { stateLayout, tempPathOf } from "../../core/state/layout.ts";
 import { makePayload } from "../../demo/make-payload.ts";
@@ -13,7 +14,7 @@ import { tempDir, waitFor } from "./installer.ts";
 import { DEMO_HOST_FACTS } from "./paths.ts";
 
 /** The one injected clock of a unit test: it moves only when the test moves it. */
-export interface ManualClock {
+interface ManualClock {
   now: () => Date;
   advance(ms: number): void;
 }
@@ -23,7 +24,7 @@ export function manualClock(start = "2026-12-04T12:00:00.000Z"): ManualClock {
   return { now: () => new Date(ms), advance: (by) => void (ms += by) };
 }
 
-export interface LogEntry {
+interface LogEntry {
   level: "info" | "warn" | "error";
   message: string;
   [field: string]: unknown;
@@ -58,13 +59,31 @@ export async function refuseWrites(stateDir: string): Promise<() => Promise<void
   return () => rm(blocker, { recursive: true, force: true });
 }
 
-export interface NodeOptions {
+interface NodeOptions {
   /** Stage 1's node.yaml, left at --handoff. */
   handoff?: string;
   /** Make the payload before the services start (default), or leave it to the test. */
   payload?: boolean;
   /** The state dir of an earlier start. */
   folder?: string;
+}
+
+/** `serve`'s settings for a node whose files all live in `folder`, firstboot /bin/true; `args` on top. */
+export function settingsIn(folder: string, args: string[]): Settings {
+  const { values } = parseFlags(
+    [
+      "--state-dir", join(folder, "state"),
+      "--payload", join(folder, "payload"),
+      "--handoff", join(folder, "handoff/node.yaml"),
+      "--install-record", join(folder, "install-record.json"),
+      "--node-yaml", join(folder, "etc/node.yaml"),
+      "--firstboot", "/bin/true",
+      ...args,
+    ],
+    SERVE_FLAGS,
+    {},
+  );
+  return settingsFrom(values);
 }
 
 /** A cloud on loopback that says READY. */
@@ -88,21 +107,7 @@ export async function wiredNode(t: TestContext, options: NodeOptions = {}) {
     await mkdir(join(folder, "handoff"), { recursive: true });
     await writeFile(handoff, options.handoff);
   }
-  const { values } = parseFlags(
-    [
-      "--state-dir", join(folder, "state"),
-      "--payload", payload,
-      "--handoff", handoff,
-      "--install-record", join(folder, "install-record.json"),
-      "--node-yaml", join(folder, "etc/node.yaml"),
-      "--firstboot", "/bin/true",
-      "--readiness-url", await readyCloud(t),
-      "--readiness-interval", "0.05",
-    ],
-    SERVE_FLAGS,
-    {},
-  );
-  const settings = settingsFrom(values);
+  const settings = settingsIn(folder, ["--readiness-url", await readyCloud(t), "--readiness-interval", "0.05"]);
   const clock = manualClock();
   const lines: string[] = [];
   const host = await loadHostFactsFile(DEMO_HOST_FACTS);

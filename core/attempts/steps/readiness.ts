@@ -4,7 +4,7 @@ import type { ReadinessCheck, ReadinessObservation } from "../../state/records.t
 import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 
-export interface ReadinessOptions {
+interface ReadinessOptions {
   url: string;
   timeoutSeconds: number;
   intervalSeconds: number;

@@ -45,20 +45,24 @@ async function heldDraftWrite(t: TestContext) {
 
 const CHANGED = { ...VALID_DRAFT, hostname: "node-02" };
 
+/** Resolves once `object[method]` has been called; the call itself goes through unchanged. */
+function called<T extends object, K extends keyof T>(object: T, method: K): Promise<void> {
+  const original = (object[method] as (...args: unknown[]) => unknown).bind(object);
+  return new Promise((resolve) => {
+    object[method] = ((...args: unknown[]) => {
+      const result = original(...args);
+      resolve();
+      return result;
+    }) as T[K];
+  });
+}
+
 for (const fails of [true, false]) {
   test(`an install admitted while a draft's save is in flight waits for it, and installs the draft on disk (the save ${fails ? "fails: the previous draft" : "succeeds: the new draft"})`, async (t) => {
     const { installer, holdNextWrite, writeHeld, release } = await heldDraftWrite(t);
     holdNextWrite();
     // The install has reached the attempts service once its begin was called: admitted, or waiting.
-    const attempts = installer.services.attempts;
-    const begin = attempts.begin.bind(attempts);
-    const asked = new Promise<void>((resolve) => {
-      attempts.begin = (...args) => {
-        const started = begin(...args);
-        resolve();
-        return started;
-      };
-    });
+    const asked = called(installer.services.attempts, "begin");
     const put = installer.request("/v1/installer/config", { method: "PUT", body: CHANGED });
     await writeHeld;
     const install = installer.request("/v1/installer/install", { method: "POST" });
@@ -80,15 +84,7 @@ test("a change sent while an earlier one is still being written is written after
   holdNextWrite();
   const first = installer.request("/v1/installer/config", { method: "PUT", body: CHANGED });
   await writeHeld;
-  const draft = installer.services.draft;
-  const patch = draft.patch.bind(draft);
-  const asked = new Promise<void>((resolve) => {
-    draft.patch = (...args) => {
-      const patched = patch(...args);
-      resolve();
-      return patched;
-    };
-  });
+  const asked = called(installer.services.draft, "patch");
   const second = installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-03" }, contentType: "application/merge-patch+json" });
   await asked;
   release(true);

@@ -19,7 +19,7 @@ import { createRedactor } from "../../../core/secrets/index.ts";
 import { VALID_DRAFT } from "../../helpers/fixtures.ts";
 import { tempDir, waitFor, writeFirstboot } from "../../helpers/installer.ts";
 import { DEMO_HOST_FACTS } from "../../helpers/paths.ts";
-import { alive } from "../../helpers/processes.ts";
+import { alive, groupNames } from "../../helpers/processes.ts";
 import { manualClock, recordingLog, refuseWrites, reopened, tempStore } from "../../helpers/services.ts";
 
 const host = await loadHostFactsFile(DEMO_HOST_FACTS);
@@ -326,7 +326,8 @@ describe("attempt runner: stopping and the next start", () => {
         process.kill(-leftover.pid!, "SIGKILL");
       } catch {}
     });
-    await waitFor("the leftover group to run", async () => (startTimeOf(leftover.pid!) === null ? undefined : true));
+    // Until sh's child has exec'd sleep it is named sh too.
+    await waitFor("the leftover group's sh and sleep to run", async () => ((await groupNames(leftover.pid!)).sort().join(" ") === "sh sleep" ? true : undefined));
     const { stateDir, store } = await tempStore();
     const running: AttemptRecord = { attempt: 1, kind: "install", startedBy: "person", state: "running", step: "firstboot", startedAt: "2026-12-04T11:00:00.000Z", steps: [{ step: "firstboot", state: "running", startedAt: "2026-12-04T11:00:00.000Z" }], config: { source: "structured", config: {} }, payloadVersion: null, firstbootTail: [], readinessHistory: [], firstbootGroup: { pid: leftover.pid!, startTime: startTimeOf(leftover.pid!) } };
     store.slice("attempts").set([running]);
