@@ -14,6 +14,8 @@ import { stderrIsJournal } from "./journal.ts";
 import { lingerOnClose } from "./linger.ts";
 import { wireServices } from "./wire.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
+import { writeFileAtomic } from "../core/fs/atomic-write.ts";
+import { stateLayout } from "../core/state/layout.ts";
 import type { CodeCache } from "./fast-start.ts";
 
 function publicUrl(host: string, port: number): string {
@@ -94,6 +96,10 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         ].join("\n"),
       );
       for (const notice of notices) log.warn(notice);
+      const lastStart = { startedAt: now().toISOString(), pid: process.pid, version, notices };
+      writeFileAtomic(stateLayout(settings.stateDir).lastStart, `${JSON.stringify(lastStart, null, 2)}\n`).catch((err: Error) =>
+        log.warn("the notices of this start not kept", { error: err.message }),
+      );
       log.info("listening", { url, port: info.port, codeCache: codeCache?.state });
       if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
     },

@@ -20,11 +20,16 @@ interface LoggerOptions {
   write?: (line: string) => void;
   /** stderr is the journal's stream: each line starts with its `<N>` priority, which journald strips and keeps. */
   journal?: boolean;
+  /** Also given each line (without its priority prefix): the state dir's copy of the log. */
+  keep?: (line: string) => void;
 }
 
 /** One JSON line an event on stderr (the banner alone goes to stdout), secrets redacted. */
-export function createLogger(redactor: Redactor, now: () => Date, { write = (line) => process.stderr.write(line), journal = false }: LoggerOptions = {}): Logger {
-  const emit = (level: keyof typeof PRIORITY) => (message: string, fields?: Record<string, unknown>) =>
-    write(`${journal ? `<${PRIORITY[level]}>` : ""}${redactor.text(JSON.stringify({ time: now().toISOString(), level, message, ...fields }))}\n`);
+export function createLogger(redactor: Redactor, now: () => Date, { write = (line) => process.stderr.write(line), journal = false, keep }: LoggerOptions = {}): Logger {
+  const emit = (level: keyof typeof PRIORITY) => (message: string, fields?: Record<string, unknown>) => {
+    const line = `${redactor.text(JSON.stringify({ time: now().toISOString(), level, message, ...fields }))}\n`;
+    write(journal ? `<${PRIORITY[level]}>${line}` : line);
+    keep?.(line);
+  };
   return { info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

@@ -1,0 +1,85 @@
+import { createHash } from "node:crypto";
+import { once } from "node:events";
+import type { Readable } from "node:stream";
+import { createGzip } from "node:zlib";
+import { pack as createPack } from "tar-stream";
+
+/** A file as the manifest lists it. */
+export interface BundledFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** What a file takes in the tar: its 512-byte header and its content padded to 512. */
+export function tarBytes(size: number): number {
+  return 512 + Math.ceil(size / 512) * 512;
+}
+
+/** The two zero blocks that end a tar. */
+export const TAR_END = 1024;
+
+/** A .tar.gz written as a stream: entries one at a time, each hashed as it goes; `output` is the gzip stream. */
+export interface TarGzWriter {
+  output: Readable;
+  /** The tar's bytes so far. */
+  bytes(): number;
+  file(path: string, content: string | Buffer): Promise<BundledFile>;
+  /** A file of `size` bytes whose chunks come from `chunks`; fewer or more bytes than `size` is an error. */
+  stream(path: string, size: number, chunks: AsyncIterable<Buffer>): Promise<BundledFile>;
+  /** Ends the tar; `output` ends once its reader has read the rest. */
+  finish(): void;
+}
+
+export function createTarGz(folder: string, mtime: Date): TarGzWriter {
+  const pack = createPack();
+  const gzip = createGzip();
+  pack.pipe(gzip);
+  let written = 0;
+  // The reader went away (a client that disconnected): every wait ends with an error instead of waiting for ever.
+  const gone = new Promise<never>((_, reject) =>
+    gzip.once("close", () => {
+      pack.destroy();
+      reject(new Error("the bundle's reader went away"));
+    }),
+  );
+  gone.catch(() => undefined);
+
+  const header = (path: string, size: number) => ({ name: `${folder}/${path}`, size, mode: 0o644, mtime, type: "file" as const });
+
+  const stream = async (path: string, size: number, chunks: AsyncIterable<Buffer>): Promise<BundledFile> => {
+    const hash = createHash("sha256");
+    const done = new Promise<void>((resolve, reject) => {
+      const entry = pack.entry(header(path, size), (err) => (err ? reject(err) : resolve()));
+      void (async () => {
+        try {
+          for await (const chunk of chunks) {
+            hash.update(chunk);
+            if (!entry.write(chunk)) await Promise.race([once(entry as unknown as NodeJS.EventEmitter, "drain"), gone]);
+          }
+          entry.end();
+        } catch (err) {
+          entry.destroy(err as Error);
+          reject(err as Error);
+        }
+      })();
+    });
+    await Promise.race([done, gone]);
+    written += tarBytes(size);
+    return { path, bytes: size, sha256: hash.digest("hex") };
+  };
+
+  return {
+    output: gzip,
+    bytes: () => written,
+    file: (path, content) => {
+      const buffer = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+      return stream(path, buffer.length, (async function* () { yield buffer; })());
+    },
+    stream,
+    finish() {
+      pack.finalize();
+      written += TAR_END;
+    },
+  };
+}
