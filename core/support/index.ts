@@ -3,3 +3,4 @@ export { DEFAULT_LIMIT_BYTES, supportBundleName, writeSupportBundle, type Manife
 export { offlineFacts, payloadFacts } from "./facts.ts";
 export { readState } from "./state.ts";
 export { operatorSecrets } from "./secrets.ts";
+export { readBundle, type BundleContents } from "./read.ts";
