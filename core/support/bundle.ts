@@ -4,14 +4,18 @@ import { readIfPresent } from "../fs/read-if-present.ts";
 import { withSecretScalarsReplaced } from "../secrets/index.ts";
 import { stateLayout } from "../state/layout.ts";
 import type { AttemptRecord, DraftRecord } from "../state/records.ts";
-import { leadingLines, measureEvents, redactedEvents, type EventsFile } from "./events.ts";
+import { leadingLines, measureEvents, packedBytes, redactedEvents, type EventsFile } from "./events.ts";
 import { createBundleRedactor, draftNamedSecrets, marker, secretsInBrokenStore, type BundleRedactor, type NamedSecret } from "./secrets.ts";
 import { readCapped, type StateSnapshot } from "./state.ts";
-import { createTarGz, tarBytes, TAR_END, type BundledFile } from "./tar.ts";
+import { createTarGz, type BundledFile } from "./tar.ts";
 
 export const DEFAULT_LIMIT_BYTES = 10 * 1024 * 1024;
-/** Kept for manifest.json, written last since it lists every other file. */
-const MANIFEST_RESERVE = 256 * 1024;
+/** Kept for manifest.json, written last since it lists every other file (compressed). */
+const MANIFEST_RESERVE = 64 * 1024;
+/** The estimates of what each file takes compressed are a little high; this much more is kept free besides. */
+const MARGIN = 0.05;
+/** A tar header compressed, and the gzip's own header and trailer: less than this. */
+const HEADER_PACKED = 64;
 
 export interface SupportBundleInput {
   state: StateSnapshot;
@@ -103,8 +107,9 @@ function attemptFiles(record: AttemptRecord): Array<[string, string]> {
 
 /**
  * Writes the support bundle of SPEC §11 as a .tar.gz stream: small files first (held in memory, each under
- * a megabyte), then every attempt's events streamed file by file, then manifest.json. The tar stays under
- * `limitBytes` (so the .tar.gz does too): the oldest events of the oldest attempts are cut first.
+ * a megabyte), then every attempt's events streamed file by file, then manifest.json. The .tar.gz stays under
+ * `limitBytes`: each file's compressed size is estimated first (deflated in pieces, which takes a little more
+ * than the one stream does), and over the cap the oldest events of the oldest attempts are cut first.
  */
 export interface SupportBundle {
   /** Its file name: host name and UTC time. */
@@ -158,15 +163,16 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
     if (aside.cut) leftOut.push({ path: `state/${aside.name}`, why: `the store kept aside is ${aside.size} bytes: only its first megabyte is here` });
   }
 
-  let budget = limitBytes - MANIFEST_RESERVE - TAR_END;
+  let budget = limitBytes * (1 - MARGIN) - MANIFEST_RESERVE;
   const included: Array<[string, Buffer]> = [];
   for (const [path, text] of small) {
     const buffer = Buffer.from(path.endsWith(".log") ? text : redactor.text(text), "utf8");
-    if (tarBytes(buffer.length) > budget) {
+    const packed = HEADER_PACKED + packedBytes(buffer);
+    if (packed > budget) {
       leftOut.push({ path, why: `it would take the bundle over its ${limitBytes}-byte cap` });
       continue;
     }
-    budget -= tarBytes(buffer.length);
+    budget -= packed;
     included.push([path, buffer]);
   }
 
@@ -214,21 +220,20 @@ async function cutEvents(
   limitBytes: number,
 ): Promise<Map<number, { lines: number; bytes: number }>> {
   const skips = new Map(events.map((file) => [file.attempt, { lines: 0, bytes: 0 }]));
-  let over = events.reduce((sum, file) => sum + tarBytes(file.bytes), 0) - budget;
+  let over = events.reduce((sum, file) => sum + HEADER_PACKED + file.packed, 0) - budget;
   const why = `the bundle's ${limitBytes}-byte cap: the oldest events of the oldest attempts are left out first`;
   for (const file of events) {
     if (over <= 0) break;
     const path = `attempts/${file.attempt}/events.ndjson`;
-    if (over >= file.bytes) {
+    if (over >= file.packed) {
       skips.delete(file.attempt);
-      over -= tarBytes(file.bytes);
+      over -= HEADER_PACKED + file.packed;
       leftOut.push({ path, why, events: { leftOut: file.lines, of: file.lines } });
       continue;
     }
-    // 512 more: the tar pads each file to 512 bytes, so a cut of `over` bytes can save up to 511 fewer.
-    const cut = await leadingLines(file, over + 512, redactor);
+    const cut = await leadingLines(file, over, redactor);
     skips.set(file.attempt, cut);
-    over -= tarBytes(file.bytes) - tarBytes(file.bytes - cut.bytes);
+    over -= cut.packed;
     leftOut.push({ path, why, events: { leftOut: cut.lines, of: file.lines } });
   }
   return skips;

@@ -11,19 +11,9 @@ export interface BundledFile {
   sha256: string;
 }
 
-/** What a file takes in the tar: its 512-byte header and its content padded to 512. */
-export function tarBytes(size: number): number {
-  return 512 + Math.ceil(size / 512) * 512;
-}
-
-/** The two zero blocks that end a tar. */
-export const TAR_END = 1024;
-
 /** A .tar.gz written as a stream: entries one at a time, each hashed as it goes; `output` is the gzip stream. */
 export interface TarGzWriter {
   output: Readable;
-  /** The tar's bytes so far. */
-  bytes(): number;
   file(path: string, content: string | Buffer): Promise<BundledFile>;
   /** A file of `size` bytes whose chunks come from `chunks`; fewer or more bytes than `size` is an error. */
   stream(path: string, size: number, chunks: AsyncIterable<Buffer>): Promise<BundledFile>;
@@ -35,7 +25,6 @@ export function createTarGz(folder: string, mtime: Date): TarGzWriter {
   const pack = createPack();
   const gzip = createGzip();
   pack.pipe(gzip);
-  let written = 0;
   // The reader went away (a client that disconnected): every wait ends with an error instead of waiting for ever.
   const gone = new Promise<never>((_, reject) =>
     gzip.once("close", () => {
@@ -65,13 +54,11 @@ export function createTarGz(folder: string, mtime: Date): TarGzWriter {
       })();
     });
     await Promise.race([done, gone]);
-    written += tarBytes(size);
     return { path, bytes: size, sha256: hash.digest("hex") };
   };
 
   return {
     output: gzip,
-    bytes: () => written,
     file: (path, content) => {
       const buffer = typeof content === "string" ? Buffer.from(content, "utf8") : content;
       return stream(path, buffer.length, (async function* () { yield buffer; })());
@@ -79,7 +66,6 @@ export function createTarGz(folder: string, mtime: Date): TarGzWriter {
     stream,
     finish() {
       pack.finalize();
-      written += TAR_END;
     },
   };
 }
