@@ -31,7 +31,7 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
   handler: async (c) => {
     const bundle = await c.get("services").supportBundle();
-    bundle.manifest.catch((err: Error) => c.get("services").log.error("support bundle failed", { error: err.message }));
+    bundle.manifest.catch((err: Error) => c.get("services").log.warn("support bundle not finished", { error: err.message }));
     return c.body(Readable.toWeb(bundle.stream) as ReadableStream, 200, {
       "Content-Type": "application/gzip",
       "Content-Disposition": `attachment; filename="${bundle.name}"`,
