@@ -30,7 +30,18 @@ test("support-bundle --state-dir: the service running, killed -9 mid-attempt, re
   const stateDir = join(folder, "state");
   const payload = join(folder, "payload");
   await (await import("../../demo/make-payload.ts")).makePayload(payload);
-  const firstboot = await writeFirstboot(folder, '#!/bin/sh\ncat "$1"\nexec sleep 30\n');
+  // It echoes node.yaml, the token's secret part alone, and the token and the hash in base64.
+  const firstboot = await writeFirstboot(
+    folder,
+    [
+      "#!/bin/sh",
+      'cat "$1"',
+      `t=$(sed -n 's/.*join_token: //p' "$1"); echo "secret: \${t##*:}"; printf %s "$t" | base64 -w0; echo`,
+      `printf %s '${SECRETS.passwordHash}' | base64 -w0; echo`,
+      "exec sleep 30",
+      "",
+    ].join("\n"),
+  );
   const args = ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml")];
   const running = await lab.start({ stateDir, payload, args });
   const secrets = await secretsOf(running);
