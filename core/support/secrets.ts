@@ -83,11 +83,32 @@ export function draftNamedSecrets(record: DraftRecord): NamedSecret[] {
     if (parsed.ok) config = nodeYamlToDraft(parsed.parsed.value);
   }
   const named = configSecrets(config);
-  const rest = draftSecrets(record).map((value) => {
-    const owner = named.find((secret) => secret.value.includes(value) || value.includes(secret.value));
-    return { name: owner?.name ?? "node.yaml secret", value };
-  });
+  const rest = draftSecrets(record).map((value) => ({ name: ownerOf(value, named), value }));
   return [...named, ...rest];
+}
+
+/** The named secret a spelling shows most of (the more specific one on a tie: the token's secret part alone is that, not the token). */
+function ownerOf(value: string, named: readonly NamedSecret[]): string {
+  let best: { name: string; run: number; length: number } | undefined;
+  for (const secret of named) {
+    const run = longestCommonRun(value, secret.value);
+    if (!best || run > best.run || (run === best.run && secret.value.length < best.length)) best = { name: secret.name, run, length: secret.value.length };
+  }
+  return best && best.run >= MIN_LENGTH ? best.name : "node.yaml secret";
+}
+
+/** The length of the longest run of characters two texts share (texts of a few hundred characters: node.yaml secrets). */
+function longestCommonRun(a: string, b: string): number {
+  let previous = new Array<number>(b.length + 1).fill(0);
+  let longest = 0;
+  for (let i = 1; i <= a.length; i++) {
+    const current = new Array<number>(b.length + 1).fill(0);
+    for (let j = 1; j <= b.length; j++) {
+      if (a[i - 1] === b[j - 1]) longest = Math.max(longest, (current[j] = previous[j - 1]! + 1));
+    }
+    previous = current;
+  }
+  return longest;
 }
 
 /** The values a store file holds under a secret's key, when it cannot be parsed: JSON's keys, and node.yaml's within a raw draft. */
