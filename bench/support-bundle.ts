@@ -2,6 +2,7 @@
  * The support bundle of a node with 100 attempts of 10,000 events each (SPEC §11): made by the CLI from the state
  * dir, its wall time, peak RSS and size; then by a running service over GET /support-bundle while /status is asked
  * every 50 ms, its wall time and /status's slowest answer. Run: npm run build && node --import tsx bench/support-bundle.ts
+ * (ATTEMPTS and EVENTS change the state dir; BENCH_NODE runs the CLI on another Node).
  */
 import { spawn } from "node:child_process";
 import { Agent, request } from "node:https";
@@ -55,7 +56,7 @@ async function fillStateDir(dir: string): Promise<number> {
 
 function cliBundle(stateDir: string, out: string, payload: string): Promise<{ ms: number; peakRssKiB: number }> {
   const started = performance.now();
-  const proc = spawn(process.execPath, ["--require", join(ROOT, "bench/peak-rss.cjs"), BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", out, "--payload", payload, "--host-facts", join(ROOT, "demo/host-facts.json")], { stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.env.BENCH_NODE ?? process.execPath, ["--require", join(ROOT, "bench/peak-rss.cjs"), BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", out, "--payload", payload, "--host-facts", join(ROOT, "demo/host-facts.json")], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   proc.stderr.on("data", (d) => (stderr += d));
   return new Promise((resolve, reject) =>
