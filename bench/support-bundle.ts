@@ -10,6 +10,7 @@ import { mkdir, open, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { makePayload } from "../demo/make-payload.ts";
 import { stateLayout } from "../core/state/layout.ts";
+import { readBundle } from "../core/support/index.ts";
 import type { AttemptRecord, StoreData } from "../core/state/records.ts";
 import { harness, tempDir } from "../test/helpers/installer.ts";
 import { BUNDLE, ROOT } from "./lib.ts";
@@ -79,6 +80,9 @@ console.log(`state dir: ${ATTEMPTS} attempts × ${EVENTS} events, ${(eventBytes 
 const out = join(folder, "bundle.tar.gz");
 const cli = await cliBundle(stateDir, out, payload);
 console.log(`CLI: ${(cli.ms / 1000).toFixed(2)} s, peak RSS ${(cli.peakRssKiB / 1024).toFixed(0)} MiB, bundle ${((await stat(out)).size / 1024 ** 2).toFixed(2)} MiB`);
+const cuts = (await readBundle(out)).manifest?.leftOut.filter((l) => l.events) ?? [];
+const whole = cuts.filter((c) => c.events!.leftOut === c.events!.of).length;
+console.log(`events left out: all of ${whole} attempts' and part of ${cuts.length - whole}'s (the oldest)`);
 
 const lab = harness();
 const installer = await lab.start({ stateDir, payload });
