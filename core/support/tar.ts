@@ -33,6 +33,10 @@ export function createTarGz(folder: string, mtime: Date): TarGzWriter {
     }),
   );
   gone.catch(() => undefined);
+  // A reader that goes away destroys the stream, often with an error (an aborted request): that ends the bundle
+  // through "close" above, and must not be an uncaught exception that ends the service.
+  gzip.on("error", () => undefined);
+  pack.on("error", () => undefined);
 
   const header = (path: string, size: number) => ({ name: `${folder}/${path}`, size, mode: 0o644, mtime, type: "file" as const });
 
@@ -40,6 +44,7 @@ export function createTarGz(folder: string, mtime: Date): TarGzWriter {
     const hash = createHash("sha256");
     const done = new Promise<void>((resolve, reject) => {
       const entry = pack.entry(header(path, size), (err) => (err ? reject(err) : resolve()));
+      entry.on("error", () => undefined); // reported through the callback above
       void (async () => {
         try {
           for await (const chunk of chunks) {
@@ -61,7 +66,11 @@ export function createTarGz(folder: string, mtime: Date): TarGzWriter {
     output: gzip,
     file: (path, content) => {
       const buffer = typeof content === "string" ? Buffer.from(content, "utf8") : content;
-      return stream(path, buffer.length, (async function* () { yield buffer; })());
+      // In pieces: the reader's pace holds back a big file too, rather than all of it waiting in the tar's buffer.
+      const pieces = async function* () {
+        for (let at = 0; at < buffer.length; at += 64 * 1024) yield buffer.subarray(at, at + 64 * 1024);
+      };
+      return stream(path, buffer.length, pieces());
     },
     stream,
     finish() {

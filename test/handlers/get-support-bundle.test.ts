@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
@@ -107,4 +107,19 @@ test("needs the install code", async (t) => {
   const app = await inProcessApp(t);
   assert.equal((await fetchBundle(app, null)).status, 401);
   assert.equal((await fetchBundle(app, "WRONG-CODE-0000")).status, 401);
+});
+
+test("a client that goes away mid-bundle: the service goes on, and the next bundle is whole", async (t) => {
+  const app = await inProcessApp(t);
+  // Random lines do not compress: the bundle is far from written when the client leaves.
+  const lines = Array.from({ length: 3000 }, () => `${JSON.stringify({ message: randomBytes(150).toString("base64") })}\n`);
+  await writeFile(join(app.stateDir, "service.log"), lines.join(""));
+  const response = await fetchBundle(app);
+  const reader = response.body!.getReader();
+  await reader.read();
+  await reader.cancel(new Error("the client went away"));
+  assert.equal((await app.request("/v1/installer/status")).status, 200);
+  await waitFor("the abandoned bundle ended", async () => (app.log.some((line) => line.includes("support bundle not finished")) ? true : undefined));
+  const { files } = await bundleOf(app);
+  assert.ok(files.get("log/service.log")!.length > 0);
 });

@@ -133,3 +133,10 @@ async function listing(dir: string): Promise<Array<[string, number, number]>> {
     return [name, s.size, s.mtimeMs] as [string, number, number];
   }));
 }
+
+test("a reader that goes away ends the bundle: its manifest rejects, nothing waits for ever", async () => {
+  const dir = await stateDir(3, 2500);
+  const made = writeSupportBundle({ state: await readState(dir), madeBy: "test", version: "0.0.0-test", now: new Date(), hostname: "node-01", status: {}, host: {}, payload: {} });
+  for await (const _chunk of made.stream) break; // for await's break destroys the stream
+  await assert.rejects(made.manifest, /went away/);
+});
