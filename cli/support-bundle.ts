@@ -89,6 +89,11 @@ export function summaryText(file: string, bundle: BundleContents): string {
 }
 
 export async function runSummary(file: string): Promise<Exit> {
-  process.stdout.write(summaryText(file, await readBundle(file)));
+  const bundle = await readBundle(file).catch((err: Error) => {
+    process.stderr.write(`installer: cannot read ${printable(file)} as a support bundle (.tar.gz): ${printable(err.message)}\n`);
+    return undefined;
+  });
+  if (!bundle) return 2;
+  process.stdout.write(summaryText(file, bundle));
   return 0;
 }

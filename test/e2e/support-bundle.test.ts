@@ -87,8 +87,11 @@ test("support-bundle --state-dir: the service running, killed -9 mid-attempt, re
   assertNoSecret(recovered.files, secrets);
 });
 
-test("support-bundle: a state dir that is not there is a usage error, and nothing is made", async () => {
+test("support-bundle: a state dir that is not there, or a file that is no bundle, exits 2 saying so", async () => {
   const made = await runCli(["support-bundle", "--state-dir", "/nonexistent/stratum-state"]);
   assert.equal(made.code, 2);
   assert.match(made.stderr, /no state dir at \/nonexistent\/stratum-state/);
+  const summary = await runCli(["support-bundle", "--summary", join(import.meta.dirname, "../../package.json")]);
+  assert.equal(summary.code, 2);
+  assert.match(summary.stderr, /cannot read .*package\.json as a support bundle \(\.tar\.gz\)/);
 });
