@@ -9,7 +9,7 @@ import { createBundleRedactor, draftNamedSecrets, marker, secretsInBrokenStore, 
 import { readCapped, type StateSnapshot } from "./state.ts";
 import { createTarGz, type BundledFile } from "./tar.ts";
 
-export const DEFAULT_LIMIT_BYTES = 10 * 1024 * 1024;
+const DEFAULT_LIMIT_BYTES = 10 * 1024 * 1024;
 /** Kept for manifest.json, written last since it lists every other file (compressed). */
 const MANIFEST_RESERVE = 64 * 1024;
 /** The estimates of what each file takes compressed are a little high; this much more is kept free besides. */
@@ -17,7 +17,7 @@ const MARGIN = 0.05;
 /** A tar header compressed, and the gzip's own header and trailer: less than this. */
 const HEADER_PACKED = 64;
 
-export interface SupportBundleInput {
+interface SupportBundleInput {
   state: StateSnapshot;
   /** The command or request that made it, for the manifest. */
   madeBy: string;
@@ -34,7 +34,7 @@ export interface SupportBundleInput {
 }
 
 /** A file or part of one that is not in the bundle, and why. */
-export interface LeftOut {
+interface LeftOut {
   path: string;
   why: string;
   events?: { leftOut: number; of: number };
@@ -54,7 +54,7 @@ export interface Manifest {
 }
 
 /** The bundle's file name (and its top folder, without .tar.gz): host name and UTC time. */
-export function supportBundleName(hostname: string, now: Date): string {
+function supportBundleName(hostname: string, now: Date): string {
   const stamp = now.toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "");
   return `stratum-support-${hostname.replace(/[^A-Za-z0-9.-]/g, "_") || "node"}-${stamp}`;
 }

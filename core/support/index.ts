@@ -1,5 +1,5 @@
 /** The support bundle (SPEC §11): one .tar.gz of a node's story, read only from the state dir, with no secret in it. */
-export { DEFAULT_LIMIT_BYTES, supportBundleName, writeSupportBundle, type Manifest, type SupportBundle } from "./bundle.ts";
+export { writeSupportBundle, type Manifest, type SupportBundle } from "./bundle.ts";
 export { offlineFacts, payloadFacts } from "./facts.ts";
 export { readState } from "./state.ts";
 export { operatorSecrets } from "./secrets.ts";

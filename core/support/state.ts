@@ -5,7 +5,7 @@ import { stateLayout } from "../state/layout.ts";
 import type { StoreData } from "../state/records.ts";
 
 /** A file read no further than a cap: its first bytes, and whether there was more. */
-export interface CappedText {
+interface CappedText {
   text: string;
   size: number;
   cut: boolean;

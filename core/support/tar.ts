@@ -12,7 +12,7 @@ export interface BundledFile {
 }
 
 /** A .tar.gz written as a stream: entries one at a time, each hashed as it goes; `output` is the gzip stream. */
-export interface TarGzWriter {
+interface TarGzWriter {
   output: Readable;
   file(path: string, content: string | Buffer): Promise<BundledFile>;
   /** A file of `size` bytes whose chunks come from `chunks`; fewer or more bytes than `size` is an error. */
