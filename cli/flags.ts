@@ -45,6 +45,14 @@ export const STATUS_FLAGS = {
   "tls-cert": { help: "the certificate an installer started with --tls-cert serves (default: the state dir's tls.crt)" },
 } as const satisfies Record<string, FlagSpec>;
 
+export const SUPPORT_BUNDLE_FLAGS = {
+  "state-dir": SERVE_FLAGS["state-dir"],
+  output: { help: "where to write the bundle (-o): a file, a folder to put it in under its own name, or - for stdout (default: the working directory)" },
+  payload: SERVE_FLAGS.payload,
+  "host-facts": SERVE_FLAGS["host-facts"],
+  "tls-key": { help: "the private key the installer serves when started with --tls-key, so that the bundle never holds it" },
+} as const satisfies Record<string, FlagSpec>;
+
 /** A value of a closed set, or a usage error naming the set. */
 export function oneOf<const T extends string>(flag: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
@@ -171,6 +179,11 @@ export function usage(version: string): string {
     "  node installer.js code [--state-dir D]   print the install code",
     "  node installer.js fleet PLAN.yaml [--dry-run] [--parallel N] [--rechecks N] [--state FILE] [--json]",
     "                                           install a whole cluster from one plan (fleet --help, fleet --example)",
+    "  node installer.js support-bundle [--state-dir D] [-o FILE|-]",
+    "                                           one .tar.gz of this node's story, no secret in it; from the state",
+    "                                           dir alone, whether the service runs, stopped or crashed",
+    "  node installer.js support-bundle --summary FILE",
+    "                                           a short account of a bundle: node, phase, attempts, where it failed",
     "  node installer.js help | --help | -h     this help",
     "  node installer.js --version | -V",
     "",
@@ -184,6 +197,9 @@ export function usage(version: string): string {
     "only to a server presenting that certificate):",
     ...flagLines(STATUS_FLAGS),
     "  --follow               follow the install until its attempt finishes",
+    "",
+    "Support bundle flags (it reads the state dir, never writes it and never takes its lock):",
+    ...flagLines(SUPPORT_BUNDLE_FLAGS),
     "",
   ].join("\n");
 }

@@ -1,12 +1,12 @@
 import type { CodeCache } from "./fast-start.ts";
 import type { Exit } from "./commands.ts";
 import { whenStdoutGone } from "./epipe.ts";
-import { SERVE_FLAGS, STATUS_FLAGS, UsageError, VALIDATE_FLAGS, oneOf, parseFlags, settingsFrom, statusUrl } from "./flags.ts";
+import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, oneOf, parseFlags, settingsFrom, statusUrl } from "./flags.ts";
 import { settle } from "./outcome.ts";
 import { FORMATS } from "./problem-format.ts";
 import { VERSION } from "./version.ts";
 
-const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status", "fleet"] as const;
+const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status", "fleet", "support-bundle"] as const;
 
 let serving = false;
 
@@ -59,6 +59,24 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       parseFlags(rest, {}, process.env);
       const { nodeYamlJsonSchema } = await import("../core/config/index.ts");
       return printJson(nodeYamlJsonSchema());
+    }
+    case "support-bundle": {
+      if (rest[0] === "--summary") {
+        if (rest.length !== 2) throw new UsageError("support-bundle --summary takes one bundle FILE");
+        const { runSummary } = await import("./support-bundle.ts");
+        return runSummary(rest[1]!);
+      }
+      const { values, positionals } = parseFlags(rest.map((arg) => (arg === "-o" ? "--output" : arg)), SUPPORT_BUNDLE_FLAGS, process.env);
+      if (positionals.length > 0) throw new UsageError(`support-bundle takes no arguments, got "${positionals.join(" ")}"`);
+      const { runSupportBundle } = await import("./support-bundle.ts");
+      return runSupportBundle({
+        stateDir: values["state-dir"]!,
+        output: values.output,
+        payload: values.payload!,
+        hostFacts: values["host-facts"],
+        tlsKey: values["tls-key"],
+        version: VERSION,
+      });
     }
     case "fleet": {
       const { runFleet } = await import("./fleet/index.ts");

@@ -1,4 +1,5 @@
 import { serve } from "@hono/node-server";
+import { renameSync, writeFileSync } from "node:fs";
 import { createServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
@@ -14,6 +15,7 @@ import { stderrIsJournal } from "./journal.ts";
 import { lingerOnClose } from "./linger.ts";
 import { wireServices } from "./wire.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
+import { stateLayout, tempPathOf } from "../core/state/layout.ts";
 import type { CodeCache } from "./fast-start.ts";
 
 function publicUrl(host: string, port: number): string {
@@ -31,6 +33,20 @@ function saveAfterFirstRequest(server: HttpsServer, codeCache: CodeCache, log: L
   server.once("request", (_req, res: import("node:http").ServerResponse) =>
     res.once("close", () => void codeCache.save().catch((err: Error) => log.warn("code cache not written", { error: err.message }))),
   );
+}
+
+/**
+ * The notices of this start, for a support bundle made later: written before the banner shows (synchronously: a
+ * stop asked for the moment it shows must not lose them), in place by a rename.
+ */
+function keepNotices(stateDir: string, lastStart: { startedAt: string; pid: number; version: string; notices: string[] }, log: Logger): void {
+  const path = stateLayout(stateDir).lastStart;
+  try {
+    writeFileSync(tempPathOf(path), `${JSON.stringify(lastStart, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tempPathOf(path), path);
+  } catch (err) {
+    log.warn("the notices of this start were not kept", { error: (err as Error).message });
+  }
 }
 
 /** One sentence for a listen that failed: what is wrong with --listen and what to do. */
@@ -82,6 +98,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         ...started,
         opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
       ].filter((n): n is string => n !== undefined);
+      keepNotices(settings.stateDir, { startedAt: now().toISOString(), pid: process.pid, version, notices }, log);
       process.stdout.write(
         [
           `Stratum installer ${version}`,

@@ -2,9 +2,11 @@ import type { CertificateFacts } from "../core/access/tls.ts";
 import type { HostFacts } from "../core/host/facts.ts";
 import { loadOrCreateInstallCode } from "../core/access/install-code.ts";
 import { createLogger, type Logger } from "../core/common/log.ts";
+import { createLogRing } from "../core/common/log-ring.ts";
 import { clusterSecrets, createRedactor, draftSecrets } from "../core/secrets/index.ts";
 import { createServices, type Services } from "../core/service/services.ts";
 import type { Settings } from "../core/common/settings.ts";
+import { stateLayout } from "../core/state/layout.ts";
 import { openStore, type OpenedStore, type Store } from "../core/state/store.ts";
 
 interface Wired {
@@ -37,7 +39,9 @@ export async function wireServices(
   const draft = opened.store.slice("draft");
   const cluster = opened.store.slice("cluster");
   const redactor = createRedactor(() => [installCode, ...draftSecrets(draft.get()), ...clusterSecrets(cluster.get())]);
-  const log = createLogger(redactor, now, { write: options.writeLog, journal: options.journal });
+  const layout = stateLayout(settings.stateDir);
+  const keep = createLogRing(layout.serviceLog, layout.serviceLogOlder);
+  const log = createLogger(redactor, now, { write: options.writeLog, journal: options.journal, keep });
   const services = createServices({ version: options.version, url: options.url, tls: options.tls, settings, store: opened.store, installCode, host: options.host, log, redactor, now });
   return { services, opened, installCode, log, now };
 }

@@ -453,6 +453,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/installer/support-bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One .tar.gz that tells this node's whole story, with no secret in it.
+         * @description manifest.json (versions, when and how it was made, host name, phase, every file with its size and SHA-256, what was left out and why), status.json, the draft as node.yaml, each attempt's steps, verdict, report and events (NDJSON), host facts, payload verification, the last readiness checks, the service's recent log, the notices of its last start and any store kept aside as corrupt. Every secret (install code, join token and its secret, password hash, TLS private key) is replaced by a marker naming it. At most 10 MB: the oldest events of the oldest attempts are left out first, each cut named in the manifest. Streamed while the service goes on answering; `node installer.js support-bundle --state-dir DIR` makes the same file with the service down.
+         */
+        get: operations["getSupportBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2708,6 +2728,67 @@ export interface operations {
             /** @description The init node is not installed yet. */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many wrong install codes; wait for Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds until the next attempt is considered. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request headers are over 16 KB; refused before the request is routed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The installer failed to answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSupportBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundle; its file name (host name and UTC time) in Content-Disposition. */
+            200: {
+                headers: {
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                };
+            };
+            /** @description No install code, or the wrong one. */
+            401: {
+                headers: {
+                    /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {

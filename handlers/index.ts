@@ -15,6 +15,7 @@ import getOpenApi from "./get-openapi.ts";
 import getOptions from "./get-options.ts";
 import getSchemasNodeYaml from "./get-schemas-node-yaml.ts";
 import getStatus from "./get-status.ts";
+import getSupportBundle from "./get-support-bundle.ts";
 import getTls from "./get-tls.ts";
 import patchConfig from "./patch-config.ts";
 import postClusterJoinCheck from "./post-cluster-join-check.ts";
@@ -51,4 +52,5 @@ export const ROUTES = [
   getInstallAttempts,
   postClusterJoinCheck,
   getClusterJoinToken,
+  getSupportBundle,
 ] as const;

@@ -20,12 +20,17 @@ interface LoggerOptions {
   write?: (line: string) => void;
   /** stderr is the journal's stream: each line starts with its `<N>` priority, which journald strips and keeps. */
   journal?: boolean;
+  /** Also given each line (without its priority prefix): the state dir's copy of the log. */
+  keep?: (line: string) => void;
 }
 
 /** One JSON line an event on stderr (the banner alone goes to stdout), secrets redacted. */
-export function createLogger(redactor: Redactor, now: () => Date, { write = (line) => process.stderr.write(line), journal = false }: LoggerOptions = {}): Logger {
-  const emit = (level: keyof typeof PRIORITY) => (message: string, fields?: Record<string, unknown>) =>
+export function createLogger(redactor: Redactor, now: () => Date, { write = (line) => process.stderr.write(line), journal = false, keep }: LoggerOptions = {}): Logger {
+  const emit = (level: keyof typeof PRIORITY) => (message: string, fields?: Record<string, unknown>) => {
     // Each text redacted before it is serialised, so the line stays JSON whatever the secret's spelling (quotes included).
-    write(`${journal ? `<${PRIORITY[level]}>` : ""}${JSON.stringify({ time: now().toISOString(), level, message, ...fields }, (_key, value: unknown) => (typeof value === "string" ? redactor.text(value) : value))}\n`);
+    const line = `${JSON.stringify({ time: now().toISOString(), level, message, ...fields }, (_key, value: unknown) => (typeof value === "string" ? redactor.text(value) : value))}\n`;
+    write(journal ? `<${PRIORITY[level]}>${line}` : line);
+    keep?.(line);
+  };
   return { info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

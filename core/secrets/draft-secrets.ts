@@ -1,4 +1,4 @@
-import { isAlias, isScalar, type Document, type Range, type Scalar } from "yaml";
+import { isAlias, isScalar, type Document, type Range } from "yaml";
 import { parseJoinToken } from "../cluster/join-token.ts";
 import { nodeYamlToDraft, parseYamlDocument, renderNodeYaml, replaceScalars, type Draft } from "../config/index.ts";
 import type { ClusterRecord, DraftRecord } from "../state/records.ts";
@@ -33,12 +33,14 @@ function secretsOf(config: unknown): Draft {
   return { cluster: { joinToken: asText(draft?.cluster?.joinToken) }, admin: { passwordHash: asText(draft?.admin?.passwordHash) } };
 }
 
+type SecretField = (typeof SECRET_NODE_YAML_FIELDS)[number];
+
 /** The scalars holding the secrets in a parsed node.yaml (an alias's target where the key holds an alias). */
-function secretScalars(doc: Document.Parsed): Array<Scalar & { range: Range }> {
+function secretScalars(doc: Document.Parsed): Array<{ range: Range; field: SecretField }> {
   return SECRET_NODE_YAML_FIELDS.flatMap((field) => {
     let node = doc.getIn(field.split("."), true);
     if (isAlias(node)) node = node.resolve(doc);
-    return isScalar(node) && node.range ? [node as Scalar & { range: Range }] : [];
+    return isScalar(node) && node.range ? [{ range: node.range, field }] : [];
   });
 }
 
@@ -52,9 +54,13 @@ function secretScalarTexts(doc: Document.Parsed, text: string): string[] {
  * elsewhere (a comment, a line of a node.yaml that does not parse) by [redacted]; every other byte as it was.
  */
 export function redactedNodeYaml(yaml: string): string {
+  return createRedactor(() => inNodeYaml(yaml).flatMap(spellings)).text(withSecretScalarsReplaced(yaml, () => REDACTED));
+}
+
+/** A node.yaml with each secret's scalar replaced by its marker (the support bundle names the secret); every other byte as it was. */
+export function withSecretScalarsReplaced(yaml: string, marker: (field: SecretField) => string): string {
   const result = parseYamlDocument(yaml);
-  const scalars = result.ok ? replaceScalars(yaml, secretScalars(result.parsed.doc).map(({ range }) => ({ range, value: REDACTED }))) : yaml;
-  return createRedactor(() => inNodeYaml(yaml).flatMap(spellings)).text(scalars);
+  return result.ok ? replaceScalars(yaml, secretScalars(result.parsed.doc).map(({ range, field }) => ({ range, value: marker(field) }))) : yaml;
 }
 
 /** The secrets' values in a node.yaml text, and the text of their scalars as it spells them. */

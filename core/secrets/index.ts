@@ -2,5 +2,5 @@
  * The secrets' one module: which draft fields are secret, and redaction of drafts and of free text.
  * core/config imports ./redact.ts itself: draft-secrets.ts reads node.yaml through core/config.
  */
-export { clusterSecrets, draftSecrets, redactedNodeYaml } from "./draft-secrets.ts";
-export { createRedactor, redactDraft, REDACTED, SECRET_FIELDS, type Redactor } from "./redact.ts";
+export { clusterSecrets, draftSecrets, redactedNodeYaml, withSecretScalarsReplaced } from "./draft-secrets.ts";
+export { createRedactor, redactDraft, REDACTED, SECRET_FIELDS, spellings, type Redactor } from "./redact.ts";

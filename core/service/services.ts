@@ -12,8 +12,12 @@ import type { Redactor } from "../secrets/index.ts";
 import { createPayloadManager } from "../payload/payload.ts";
 import type { Settings } from "../common/settings.ts";
 import { computeStatus, type Status } from "./status.ts";
+import type { StoreData } from "../state/records.ts";
 import type { Store } from "../state/store.ts";
 import { createUnattendedService } from "../unattended/service.ts";
+import { operatorSecrets, payloadFacts, readState, writeSupportBundle, type SupportBundle } from "../support/index.ts";
+
+const STORE_KEYS = ["draft", "attempts", "lockout", "unattended", "handoff", "cluster"] as const satisfies ReadonlyArray<Exclude<keyof StoreData, "schemaVersion">>;
 
 interface Options {
   modes: ModeOption[];
@@ -34,6 +38,8 @@ export interface Services {
   /** The certificate this API serves; undefined when it serves none (an in-process app). */
   tls(): CertificateFacts | undefined;
   options(): Options;
+  /** The support bundle (SPEC §11), read from the state dir while everything else goes on. */
+  supportBundle(): Promise<SupportBundle>;
   /** Recovers interrupted attempts, loads the payload, takes a handoff node.yaml; returns notices for the banner. */
   start(): Promise<string[]>;
   stop(): Promise<void>;
@@ -109,6 +115,17 @@ export function createServices(deps: ServicesDeps): Services {
     unattended.blockersChanged().catch((err: unknown) => log.error("unattended decision failed", { error: String(err) }));
   });
 
+  const status = () =>
+    computeStatus({
+      version: deps.version,
+      url: deps.url(),
+      hostHostname: host.hostname,
+      draft: draft.analysis(),
+      attempts: attemptRecords.get(),
+      blockers: blockers(),
+      unattended: unattended.record(),
+    });
+
   return {
     version: deps.version,
     log,
@@ -127,16 +144,22 @@ export function createServices(deps: ServicesDeps): Services {
       await Promise.all([payload.stop(), attempts.stop()]);
     },
     tls: () => deps.tls?.(),
-    status: () =>
-      computeStatus({
+    status,
+    async supportBundle() {
+      const records = Object.fromEntries(STORE_KEYS.map((key) => [key, store.slice(key).get()]));
+      const state = await readState(settings.stateDir, { schemaVersion: 1, ...records } as StoreData);
+      return writeSupportBundle({
+        state,
+        madeBy: "GET /v1/installer/support-bundle",
         version: deps.version,
-        url: deps.url(),
-        hostHostname: host.hostname,
-        draft: draft.analysis(),
-        attempts: attemptRecords.get(),
-        blockers: blockers(),
-        unattended: unattended.record(),
-      }),
+        now: now(),
+        hostname: host.hostname,
+        status: status(),
+        host,
+        payload: payloadFacts(payload.state(), settings.payload, "by this service: release.yaml, each image's size and SHA-256"),
+        secrets: await operatorSecrets(settings.tlsKey),
+      });
+    },
     options: () => ({
       modes: modeOptions(validationContext()),
       host,

@@ -22,6 +22,13 @@ export interface StateLayout {
   eventsOf(attempt: number): string;
   /** V8's code cache of the bundle: a faster next start. */
   codeCache: string;
+  /** The service's own log lines, newest last: a ring of two files (the older one `serviceLogOlder`) under 1 MB together. */
+  serviceLog: string;
+  serviceLogOlder: string;
+  /** The notices of the last start (lock taken over, store kept aside, temp files cleaned), as JSON. */
+  lastStart: string;
+  /** The stores kept aside (`storeAside`) among the state dir's file names. */
+  isStoreAside(name: string): boolean;
 }
 
 const LOCK_TEMP = /^installer\.lock\.(\d+)\.[0-9a-f]+\.(new|aside)$/;
@@ -46,6 +53,10 @@ export function stateLayout(dir: string): StateLayout {
     events,
     eventsOf: (attempt) => join(events, `attempt-${attempt}.jsonl`),
     codeCache: join(dir, "code-cache"),
+    serviceLog: join(dir, "service.log"),
+    serviceLogOlder: join(dir, "service.log.1"),
+    lastStart: join(dir, "last-start.json"),
+    isStoreAside: (name) => name.startsWith(`${basename(store)}.corrupt-`),
   };
 }
 

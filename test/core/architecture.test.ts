@@ -31,7 +31,7 @@ test("the persisted records are a leaf: records.ts imports nothing", () => {
 });
 
 test("the state dir's file names are spelled only in core/state/layout.ts", () => {
-  const name = /(["'`])(installer\.json|installer\.lock|install-code|tls\.crt|tls\.key|code-cache)\1|attempt-\$\{[^}]+\}\.jsonl/;
+  const name = /(["'`])(installer\.json|installer\.lock|install-code|tls\.crt|tls\.key|code-cache|service\.log(?:\.1)?|last-start\.json)\1|attempt-\$\{[^}]+\}\.jsonl/;
   const spelled = ["core", "cli", "handlers", "build", "demo", "bench", "test/helpers"].flatMap((dir) =>
     [...modulesUnder(dir)].filter(([file, { source }]) => relative(ROOT, file) !== "core/state/layout.ts" && name.test(source)).map(([file]) => relative(ROOT, file)),
   );

@@ -1,0 +1,99 @@
+import { createWriteStream } from "node:fs";
+import { rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { offlineFacts, operatorSecrets, readBundle, readState, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
+import type { Exit } from "./commands.ts";
+import { printable } from "./printable.ts";
+
+interface SupportBundleOptions {
+  stateDir: string;
+  /** A file, a folder to put it in, or - for stdout; default: the working directory. */
+  output: string | undefined;
+  payload: string;
+  hostFacts: string | undefined;
+  tlsKey: string | undefined;
+  version: string;
+}
+
+/** The bundle from the state dir alone: no lock, no write there, whether the service runs, stopped or crashed. */
+export async function runSupportBundle(options: SupportBundleOptions): Promise<Exit> {
+  if (!(await stat(options.stateDir).then((s) => s.isDirectory(), () => false))) {
+    process.stderr.write(`installer: no state dir at ${printable(options.stateDir)}: pass the --state-dir the service runs with\n`);
+    return 2;
+  }
+  const state = await readState(options.stateDir);
+  const facts = await offlineFacts(state, { version: options.version, payload: options.payload, hostFacts: options.hostFacts });
+  const bundle = writeSupportBundle({
+    state,
+    madeBy: `support-bundle --state-dir ${options.stateDir}`,
+    version: options.version,
+    now: new Date(),
+    hostname: facts.host.hostname,
+    ...facts,
+    secrets: await operatorSecrets(options.tlsKey),
+  });
+  if (options.output === "-") {
+    await pipeline(bundle.stream, process.stdout);
+    await bundle.manifest;
+    return 0;
+  }
+  const into = options.output ?? process.cwd();
+  const file = (await stat(into).then((s) => s.isDirectory(), () => false)) ? join(into, bundle.name) : into;
+  // Whole or not at all: a bundle cut short by a full disk must not pass for one.
+  const partial = `${file}.part`;
+  try {
+    await pipeline(bundle.stream, createWriteStream(partial, { mode: 0o600 }));
+    const manifest = await bundle.manifest;
+    await rename(partial, file);
+    const cut = manifest.leftOut.length > 0 ? `; left out: ${manifest.leftOut.map((l) => l.path).join(", ")} (manifest.json says why)` : "";
+    process.stdout.write(`${printable(file)}: ${manifest.files.length + 1} files, phase ${printable(manifest.phase)}${cut}\n`);
+    return 0;
+  } catch (err) {
+    await rm(partial, { force: true });
+    throw err;
+  }
+}
+
+function eventLine(line: string): string {
+  try {
+    const event = JSON.parse(line) as { time?: string; step?: string; type?: string; message?: string };
+    return `${event.time ?? ""} ${event.step ?? "-"} ${event.type ?? ""}: ${event.message ?? ""}`;
+  } catch {
+    return line;
+  }
+}
+
+/** A short account of a bundle for the person who receives it: node, phase, attempts and verdicts, where it failed and its last lines. */
+export function summaryText(file: string, bundle: BundleContents): string {
+  const { manifest, status } = bundle;
+  const lines = [
+    `Support bundle ${file}`,
+    `  node:      ${manifest?.hostname ?? status?.hostname ?? "?"} (installer ${manifest?.installer ?? "?"}, Node ${manifest?.node ?? "?"})`,
+    `  made:      ${manifest?.madeAt ?? "?"} by ${manifest?.madeBy ?? "?"}`,
+    `  phase:     ${status?.phase ?? manifest?.phase ?? "?"}${status?.mode ? `, mode ${status.mode}` : ""}`,
+    `  attempts:  ${bundle.attempts.length === 0 ? "none" : bundle.attempts.length}`,
+    ...bundle.attempts.map(({ attempt, verdict, report }) => {
+      const outcome = verdict ? `${verdict.outcome}${verdict.code ? ` ${verdict.code}` : ""}${verdict.step ? ` at ${verdict.step}` : ""}: ${verdict.message}` : (report?.state ?? "no verdict");
+      return `    #${attempt} ${report?.kind ?? ""} ${outcome}`;
+    }),
+  ];
+  const failing = [...bundle.attempts].reverse().find((a) => a.verdict?.outcome === "failed" || (a.report?.state === "failed" && !a.verdict));
+  if (failing) {
+    lines.push(`  failing step: ${failing.verdict?.step ?? failing.report?.step ?? "?"} of attempt ${failing.attempt}`);
+    const tail = failing.verdict?.step === "firstboot" && failing.report?.firstbootTail?.length ? failing.report.firstbootTail.slice(-10) : failing.lastEvents.map(eventLine);
+    if (tail.length > 0) lines.push("  its last lines:", ...tail.map((line) => `    | ${line}`));
+  }
+  if (manifest && manifest.leftOut.length > 0) lines.push(`  left out:  ${manifest.leftOut.map((l) => l.path).join(", ")} (manifest.json says why)`);
+  return `${lines.map(printable).join("\n")}\n`;
+}
+
+export async function runSummary(file: string): Promise<Exit> {
+  const bundle = await readBundle(file).catch((err: Error) => {
+    process.stderr.write(`installer: cannot read ${printable(file)} as a support bundle (.tar.gz): ${printable(err.message)}\n`);
+    return undefined;
+  });
+  if (!bundle) return 2;
+  process.stdout.write(summaryText(file, bundle));
+  return 0;
+}

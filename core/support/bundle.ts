@@ -1,0 +1,240 @@
+import type { Readable } from "node:stream";
+import { renderNodeYaml, type Draft } from "../config/index.ts";
+import { readIfPresent } from "../fs/read-if-present.ts";
+import { withSecretScalarsReplaced } from "../secrets/index.ts";
+import { stateLayout } from "../state/layout.ts";
+import type { AttemptRecord, DraftRecord } from "../state/records.ts";
+import { leadingLines, measureEvents, packedBytes, redactedEvents, type EventsFile } from "./events.ts";
+import { createBundleRedactor, draftNamedSecrets, marker, secretsInBrokenStore, type BundleRedactor, type NamedSecret } from "./secrets.ts";
+import { readCapped, type StateSnapshot } from "./state.ts";
+import { createTarGz, type BundledFile } from "./tar.ts";
+
+const DEFAULT_LIMIT_BYTES = 10 * 1024 * 1024;
+/** Kept for manifest.json, written last since it lists every other file (compressed). */
+const MANIFEST_RESERVE = 64 * 1024;
+/** The estimates of what each file takes compressed are a little high; this much more is kept free besides. */
+const MARGIN = 0.05;
+/** A tar header compressed, and the gzip's own header and trailer: less than this. */
+const HEADER_PACKED = 64;
+
+interface SupportBundleInput {
+  state: StateSnapshot;
+  /** The command or request that made it, for the manifest. */
+  madeBy: string;
+  version: string;
+  now: Date;
+  hostname: string;
+  /** The status as GET /status answers it (offline: as the state dir gives it). */
+  status: unknown;
+  host: unknown;
+  payload: unknown;
+  /** Secrets the state dir does not hold, e.g. an operator's TLS key. */
+  secrets?: NamedSecret[];
+  limitBytes?: number;
+}
+
+/** A file or part of one that is not in the bundle, and why. */
+interface LeftOut {
+  path: string;
+  why: string;
+  events?: { leftOut: number; of: number };
+}
+
+export interface Manifest {
+  bundle: "stratum-support";
+  installer: string;
+  node: string;
+  madeAt: string;
+  madeBy: string;
+  hostname: string;
+  phase: string;
+  limitBytes: number;
+  files: BundledFile[];
+  leftOut: LeftOut[];
+}
+
+/** The bundle's file name (and its top folder, without .tar.gz): host name and UTC time. */
+function supportBundleName(hostname: string, now: Date): string {
+  const stamp = now.toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "");
+  return `stratum-support-${hostname.replace(/[^A-Za-z0-9.-]/g, "_") || "node"}-${stamp}`;
+}
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+function redactorOf(input: SupportBundleInput): BundleRedactor {
+  const { store, storeRaw, asides, installCode, tlsKey } = input.state;
+  return createBundleRedactor([
+    ...(installCode ? [{ name: "install code", value: installCode }] : []),
+    ...(tlsKey ? [{ name: "TLS private key", value: tlsKey }] : []),
+    ...(store ? draftNamedSecrets(store.draft) : []),
+    ...(store?.cluster?.secret ? [{ name: "cluster secret", value: store.cluster.secret }] : []),
+    ...[...asides, ...(storeRaw ? [storeRaw] : [])].flatMap((file) => secretsInBrokenStore(file.text)),
+    ...(input.secrets ?? []),
+  ]);
+}
+
+/** The draft as node.yaml, each secret's scalar replaced by a marker naming it. */
+function draftNodeYaml(record: DraftRecord): string {
+  const name = { "cluster.join_token": "join token", "admin.password_hash": "password hash" } as const;
+  if (record.source === "yaml") return withSecretScalarsReplaced(record.yaml, (field) => marker(name[field]));
+  const config = record.config as { cluster?: Record<string, unknown>; admin?: Record<string, unknown> };
+  const masked = {
+    ...config,
+    ...(config.cluster?.joinToken !== undefined ? { cluster: { ...config.cluster, joinToken: marker("join token") } } : {}),
+    ...(config.admin?.passwordHash !== undefined ? { admin: { ...config.admin, passwordHash: marker("password hash") } } : {}),
+  };
+  try {
+    return renderNodeYaml(masked as Draft);
+  } catch {
+    return `# the structured draft did not render to node.yaml; as JSON:\n${json(masked)}`;
+  }
+}
+
+/** The newest attempt's last readiness observation: what the cloud said when the installer last asked. */
+function lastReadiness(attempts: readonly AttemptRecord[]): unknown {
+  const attempt = [...attempts].reverse().find((a) => a.readinessHistory.length > 0);
+  return attempt ? { attempt: attempt.attempt, observation: attempt.readinessHistory.at(-1) } : undefined;
+}
+
+function attemptFiles(record: AttemptRecord): Array<[string, string]> {
+  const { firstbootGroup: _group, ...report } = record;
+  return [
+    [`attempts/${record.attempt}/steps.json`, json(record.steps)],
+    ...(record.verdict ? [[`attempts/${record.attempt}/verdict.json`, json(record.verdict)] as [string, string]] : []),
+    [`attempts/${record.attempt}/report.json`, json(report)],
+  ];
+}
+
+/**
+ * Writes the support bundle of SPEC §11 as a .tar.gz stream: small files first (held in memory, each under
+ * a megabyte), then every attempt's events streamed file by file, then manifest.json. The .tar.gz stays under
+ * `limitBytes`: each file's compressed size is estimated first (deflated in pieces, which takes a little more
+ * than the one stream does), and over the cap the oldest events of the oldest attempts are cut first.
+ */
+export interface SupportBundle {
+  /** Its file name: host name and UTC time. */
+  name: string;
+  /** The .tar.gz. */
+  stream: Readable;
+  /** Settles once the last file is in the tar. */
+  manifest: Promise<Manifest>;
+}
+
+export function writeSupportBundle(input: SupportBundleInput): SupportBundle {
+  const name = supportBundleName(input.hostname, input.now);
+  const tar = createTarGz(name, input.now);
+  const manifest = build(input, tar).catch((err: Error) => {
+    tar.output.destroy(err);
+    throw err;
+  });
+  manifest.catch(() => undefined);
+  return { name: `${name}.tar.gz`, stream: tar.output, manifest };
+}
+
+async function build(input: SupportBundleInput, tar: ReturnType<typeof createTarGz>): Promise<Manifest> {
+  const { state } = input;
+  const layout = stateLayout(state.stateDir);
+  const redactor = redactorOf(input);
+  const limitBytes = input.limitBytes ?? DEFAULT_LIMIT_BYTES;
+  const leftOut: LeftOut[] = [];
+  const attempts = state.store?.attempts ?? [];
+
+  const small: Array<[string, string]> = [["status.json", json(input.status)]];
+  if (state.store) small.push(["node.yaml", draftNodeYaml(state.store.draft)]);
+  else leftOut.push({ path: "node.yaml", why: state.storeProblem ?? "no store yet: the service has not started on this state dir" });
+  small.push(["host.json", json(input.host)], ["payload.json", json(input.payload)]);
+  const readiness = lastReadiness(attempts);
+  if (readiness) small.push(["readiness.json", json(readiness)]);
+  else leftOut.push({ path: "readiness.json", why: "no attempt has asked the cloud for its readiness" });
+  const lastStart = await readIfPresent(layout.lastStart);
+  if (lastStart) small.push(["notices.json", lastStart]);
+  else leftOut.push({ path: "notices.json", why: "no start of the service has been recorded in this state dir" });
+  for (const record of attempts) small.push(...attemptFiles(record));
+  for (const [path, file] of [["log/service.log.1", layout.serviceLogOlder], ["log/service.log", layout.serviceLog]] as const) {
+    const log = await readCapped(file, 1024 * 1024);
+    if (log) small.push([path, log.text.split("\n").map((line) => redactor.text(line)).join("\n")]);
+  }
+  if (state.storeRaw) {
+    small.push(["state/installer.json", state.storeRaw.text]);
+    if (state.storeRaw.cut) leftOut.push({ path: "state/installer.json", why: `the store file that does not parse is ${state.storeRaw.size} bytes: only its first megabyte is here` });
+  }
+  for (const aside of state.asides) {
+    small.push([`state/${aside.name}`, aside.text]);
+    if (aside.cut) leftOut.push({ path: `state/${aside.name}`, why: `the store kept aside is ${aside.size} bytes: only its first megabyte is here` });
+  }
+
+  let budget = limitBytes * (1 - MARGIN) - MANIFEST_RESERVE;
+  const included: Array<[string, Buffer]> = [];
+  for (const [path, text] of small) {
+    const buffer = Buffer.from(path.endsWith(".log") ? text : redactor.text(text), "utf8");
+    const packed = HEADER_PACKED + packedBytes(buffer);
+    if (packed > budget) {
+      leftOut.push({ path, why: `it would take the bundle over its ${limitBytes}-byte cap` });
+      continue;
+    }
+    budget -= packed;
+    included.push([path, buffer]);
+  }
+
+  const events: EventsFile[] = [];
+  for (const record of attempts) {
+    const file = await measureEvents(record.attempt, layout.eventsOf(record.attempt), redactor);
+    if (file) events.push(file);
+    else leftOut.push({ path: `attempts/${record.attempt}/events.ndjson`, why: "the attempt has no event file" });
+  }
+  const skips = await cutEvents(events, budget, redactor, leftOut, limitBytes);
+
+  const files: BundledFile[] = [];
+  for (const [path, buffer] of included) files.push(await tar.file(path, buffer));
+  for (const file of events) {
+    const skip = skips.get(file.attempt);
+    if (skip === undefined) continue;
+    files.push(await tar.stream(`attempts/${file.attempt}/events.ndjson`, file.bytes - skip.bytes, redactedEvents(file, skip.lines, redactor)));
+  }
+  const manifest: Manifest = {
+    bundle: "stratum-support",
+    installer: input.version,
+    node: process.version,
+    madeAt: input.now.toISOString(),
+    madeBy: input.madeBy,
+    hostname: input.hostname,
+    phase: (input.status as { phase?: string } | undefined)?.phase ?? "unknown",
+    limitBytes,
+    files,
+    leftOut,
+  };
+  await tar.file("manifest.json", redactor.text(json(manifest)));
+  tar.finish();
+  return manifest;
+}
+
+/**
+ * Which events go in, as the lines to skip at the front of each attempt's file (absent: the whole file left out).
+ * Over the budget, the oldest attempt's oldest events go first, then the next attempt's; each cut is named.
+ */
+async function cutEvents(
+  events: EventsFile[],
+  budget: number,
+  redactor: BundleRedactor,
+  leftOut: LeftOut[],
+  limitBytes: number,
+): Promise<Map<number, { lines: number; bytes: number }>> {
+  const skips = new Map(events.map((file) => [file.attempt, { lines: 0, bytes: 0 }]));
+  let over = events.reduce((sum, file) => sum + HEADER_PACKED + file.packed, 0) - budget;
+  const why = `the bundle's ${limitBytes}-byte cap: the oldest events of the oldest attempts are left out first`;
+  for (const file of events) {
+    if (over <= 0) break;
+    const path = `attempts/${file.attempt}/events.ndjson`;
+    if (over >= file.packed) {
+      skips.delete(file.attempt);
+      over -= HEADER_PACKED + file.packed;
+      leftOut.push({ path, why, events: { leftOut: file.lines, of: file.lines } });
+      continue;
+    }
+    const cut = await leadingLines(file, over, redactor);
+    skips.set(file.attempt, cut);
+    over -= cut.packed;
+    leftOut.push({ path, why, events: { leftOut: cut.lines, of: file.lines } });
+  }
+  return skips;
+}

@@ -1,0 +1,117 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { deflateRawSync } from "node:zlib";
+import type { BundleRedactor } from "./secrets.ts";
+
+/** An attempt's event file as the bundle takes it: its complete lines up to `end`, so a running attempt's later lines do not change its size. */
+export interface EventsFile {
+  attempt: number;
+  path: string;
+  /** The byte after its last complete line when it was measured. */
+  end: number;
+  lines: number;
+  /** Its lines' bytes once redacted. */
+  bytes: number;
+  /** What they take compressed: each 256 KB deflated alone, a little more than the bundle's one stream takes. */
+  packed: number;
+}
+
+const PACK_BATCH = 256 * 1024;
+
+/** The bytes `text` takes deflated alone: an estimate of what it takes in the .tar.gz, never under it by much. */
+export function packedBytes(data: Buffer): number {
+  return deflateRawSync(data).length;
+}
+
+/** Each complete line of the file's first `end` bytes, newline included; never more than a chunk and a line in memory. */
+async function* linesOf(path: string, end: number): AsyncGenerator<Buffer> {
+  if (end === 0) return;
+  let rest: Buffer | undefined;
+  for await (const chunk of createReadStream(path, { start: 0, end: end - 1, highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
+    const data: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
+    let from = 0;
+    for (let at = data.indexOf(10, from); at >= 0; at = data.indexOf(10, from)) {
+      yield data.subarray(from, at + 1);
+      from = at + 1;
+    }
+    rest = from < data.length ? data.subarray(from) : undefined;
+  }
+}
+
+const redactedLine = (line: Buffer, redactor: BundleRedactor): Buffer => {
+  const text = line.toString("utf8");
+  const redacted = redactor.text(text);
+  return redacted === text ? line : Buffer.from(redacted, "utf8");
+};
+
+export async function measureEvents(attempt: number, path: string, redactor: BundleRedactor): Promise<EventsFile | undefined> {
+  const size = await stat(path).then((s) => s.size, () => undefined);
+  if (size === undefined) return undefined;
+  let end = 0;
+  let lines = 0;
+  let bytes = 0;
+  let packed = 0;
+  let batch: Buffer[] = [];
+  let batched = 0;
+  const pack = () => {
+    packed += packedBytes(Buffer.concat(batch));
+    batch = [];
+    batched = 0;
+  };
+  for await (const line of linesOf(path, size)) {
+    const out = redactedLine(line, redactor);
+    end += line.length;
+    lines += 1;
+    bytes += out.length;
+    batch.push(out);
+    batched += out.length;
+    if (batched >= PACK_BATCH) pack();
+  }
+  if (batched > 0) pack();
+  return { attempt, path, end, lines, bytes, packed };
+}
+
+/**
+ * The fewest leading lines, in whole batches of `measureEvents`, whose compressed bytes reach `atLeast`: what to
+ * cut from the front of a file. Batched alike, the rest of the file takes exactly `packed` minus theirs.
+ */
+export async function leadingLines(file: EventsFile, atLeast: number, redactor: BundleRedactor): Promise<{ lines: number; bytes: number; packed: number }> {
+  let lines = 0;
+  let bytes = 0;
+  let packed = 0;
+  let batch: Buffer[] = [];
+  let batched = 0;
+  for await (const line of linesOf(file.path, file.end)) {
+    const out = redactedLine(line, redactor);
+    lines += 1;
+    bytes += out.length;
+    batch.push(out);
+    batched += out.length;
+    if (batched >= PACK_BATCH) {
+      packed += packedBytes(Buffer.concat(batch));
+      if (packed >= atLeast) return { lines, bytes, packed };
+      batch = [];
+      batched = 0;
+    }
+  }
+  return { lines: file.lines, bytes: file.bytes, packed: file.packed };
+}
+
+/** The file's redacted lines after the first `skip`, in chunks of about 64 KB. */
+export async function* redactedEvents(file: EventsFile, skip: number, redactor: BundleRedactor): AsyncGenerator<Buffer> {
+  let seen = 0;
+  let batch: Buffer[] = [];
+  let batched = 0;
+  for await (const line of linesOf(file.path, file.end)) {
+    if (seen++ < skip) continue;
+    const out = redactedLine(line, redactor);
+    batch.push(out);
+    batched += out.length;
+    if (batched >= 64 * 1024) {
+      yield Buffer.concat(batch);
+      batch = [];
+      batched = 0;
+    }
+  }
+  if (batch.length > 0) yield Buffer.concat(batch);
+}

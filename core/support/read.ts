@@ -1,0 +1,65 @@
+import { createReadStream } from "node:fs";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
+import { extract } from "tar-stream";
+import type { AttemptRecord, Verdict } from "../state/records.ts";
+import type { Manifest } from "./bundle.ts";
+
+/** The events kept of each attempt's file for the summary: its last ones. */
+const LAST_EVENTS = 12;
+/** A file the summary parses is no bigger than this (events are read line by line). */
+const MAX_JSON = 8 * 1024 * 1024;
+
+/** What a bundle says, enough for a person's first minute with it. */
+export interface BundleContents {
+  manifest?: Manifest;
+  status?: { phase?: string; hostname?: string; mode?: string; version?: string };
+  attempts: Array<{ attempt: number; verdict?: Verdict; report?: Partial<AttemptRecord>; lastEvents: string[] }>;
+}
+
+/** Reads a .tar.gz bundle once, as a stream: the JSON it needs, and the last events of each attempt. */
+export async function readBundle(path: string): Promise<BundleContents> {
+  const contents: BundleContents = { attempts: [] };
+  const attempt = (n: number) => {
+    let found = contents.attempts.find((a) => a.attempt === n);
+    if (!found) contents.attempts.push((found = { attempt: n, lastEvents: [] }));
+    return found;
+  };
+  const reader = extract();
+  reader.on("entry", (header, stream, next) => {
+    const name = header.name.split("/").slice(1).join("/");
+    const match = /^attempts\/(\d+)\/(verdict\.json|report\.json|events\.ndjson)$/.exec(name);
+    const wanted = name === "manifest.json" || name === "status.json" || match;
+    const events = match?.[2] === "events.ndjson";
+    if (!wanted || (!events && (header.size ?? 0) > MAX_JSON)) {
+      stream.on("end", next).resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let rest = "";
+    const last: string[] = [];
+    stream.on("data", (chunk: Buffer) => {
+      if (!events) return void chunks.push(chunk);
+      const lines = (rest + chunk.toString("utf8")).split("\n");
+      rest = lines.pop() ?? "";
+      last.push(...lines.filter((line) => line.length > 0));
+      last.splice(0, Math.max(0, last.length - LAST_EVENTS));
+    });
+    stream.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      try {
+        if (name === "manifest.json") contents.manifest = JSON.parse(text) as Manifest;
+        else if (name === "status.json") contents.status = JSON.parse(text) as BundleContents["status"];
+        else if (match?.[2] === "verdict.json") attempt(Number(match[1])).verdict = JSON.parse(text) as Verdict;
+        else if (match?.[2] === "report.json") attempt(Number(match[1])).report = JSON.parse(text) as Partial<AttemptRecord>;
+        else if (match && events) attempt(Number(match[1])).lastEvents = last;
+      } catch {
+        // A file that does not parse is simply not summarised; the person still has the bundle.
+      }
+      next();
+    });
+  });
+  await pipeline(createReadStream(path), createGunzip(), reader);
+  contents.attempts.sort((a, b) => a.attempt - b.attempt);
+  return contents;
+}

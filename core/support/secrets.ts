@@ -1,0 +1,144 @@
+import { readFile } from "node:fs/promises";
+import { parseJoinToken } from "../cluster/join-token.ts";
+import { nodeYamlToDraft, parseYamlDocument } from "../config/index.ts";
+import { draftSecrets, spellings } from "../secrets/index.ts";
+import type { DraftRecord } from "../state/records.ts";
+
+/** A secret's value and what the marker that replaces it calls it. */
+export interface NamedSecret {
+  name: string;
+  value: string;
+}
+
+/** Replaces every spelling of every secret by a marker naming it: "[redacted: join token]". */
+export interface BundleRedactor {
+  text(value: string): string;
+}
+
+/** Shorter pieces are left alone, as the service's own redactor does: hiding every "abc" would hide more than the secret. */
+const MIN_LENGTH = 4;
+
+export const marker = (name: string): string => `[redacted: ${name}]`;
+
+/**
+ * The ways a secret can show in a file of the bundle: the service's own spellings (as is, each line alone,
+ * JSON-escaped), YAML single-quoted, base64 and base64url (padded or not), and a PEM body joined on one line.
+ */
+function bundleSpellings(value: string): string[] {
+  const bytes = Buffer.from(value, "utf8");
+  const body = value.includes("\n") ? [value.split(/\r?\n/).filter((line) => !line.startsWith("-----")).join("")] : [];
+  return [
+    ...spellings(value),
+    value.replaceAll("'", "''"),
+    ...[bytes.toString("base64"), bytes.toString("base64url")].flatMap((b64) => [b64, b64.replace(/=+$/, "")]),
+    ...body,
+  ];
+}
+
+export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRedactor {
+  const byText = new Map<string, string>();
+  for (const { name, value } of secrets) {
+    for (const text of bundleSpellings(value)) if (text.length >= MIN_LENGTH && !byText.has(text)) byText.set(text, marker(name));
+  }
+  // Longest first: a secret inside a longer one (the token's secret part inside the token) must not cut that one apart.
+  const ordered = [...byText].sort(([a], [b]) => b.length - a.length);
+  return {
+    text(value) {
+      let out = value;
+      for (const [text, replacement] of ordered) if (out.includes(text)) out = out.replaceAll(text, replacement);
+      return out.replace(PEM_PRIVATE_KEY, marker("private key"));
+    },
+  };
+}
+
+/** Any private key in PEM, even one the installer was never told of. */
+const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+/** The join token (and its secret part, which a firstboot may print alone) and the password hash of a draft's config. */
+function configSecrets(config: unknown): NamedSecret[] {
+  const draft = config as { cluster?: { joinToken?: unknown }; admin?: { passwordHash?: unknown } } | null;
+  const token = text(draft?.cluster?.joinToken);
+  const parsed = token === undefined ? undefined : parseJoinToken(token);
+  const hash = text(draft?.admin?.passwordHash);
+  return [
+    ...(token ? [{ name: "join token", value: token }] : []),
+    ...(parsed?.ok ? [{ name: "join token secret", value: parsed.value.secret }] : []),
+    ...(hash ? [{ name: "password hash", value: hash }] : []),
+  ];
+}
+
+/**
+ * A draft's secrets, named; and every other spelling the service's redactor knows for them (a folded scalar's
+ * lines, a quoted scalar as written, the key's line of a node.yaml that does not parse), named after the secret
+ * it is part of.
+ */
+export function draftNamedSecrets(record: DraftRecord): NamedSecret[] {
+  let config: unknown = record.source === "structured" ? record.config : undefined;
+  if (record.source === "yaml") {
+    const parsed = parseYamlDocument(record.yaml);
+    if (parsed.ok) config = nodeYamlToDraft(parsed.parsed.value);
+  }
+  const named = configSecrets(config);
+  const rest = draftSecrets(record).map((value) => ({ name: ownerOf(value, named), value }));
+  return [...named, ...rest];
+}
+
+/** The named secret a spelling shows most of (the more specific one on a tie: the token's secret part alone is that, not the token). */
+function ownerOf(value: string, named: readonly NamedSecret[]): string {
+  let best: { name: string; run: number; length: number } | undefined;
+  for (const secret of named) {
+    const run = longestCommonRun(value, secret.value);
+    if (!best || run > best.run || (run === best.run && secret.value.length < best.length)) best = { name: secret.name, run, length: secret.value.length };
+  }
+  return best && best.run >= MIN_LENGTH ? best.name : "node.yaml secret";
+}
+
+/** The length of the longest run of characters two texts share (texts of a few hundred characters: node.yaml secrets). */
+function longestCommonRun(a: string, b: string): number {
+  let previous = new Array<number>(b.length + 1).fill(0);
+  let longest = 0;
+  for (let i = 1; i <= a.length; i++) {
+    const current = new Array<number>(b.length + 1).fill(0);
+    for (let j = 1; j <= b.length; j++) {
+      if (a[i - 1] === b[j - 1]) longest = Math.max(longest, (current[j] = previous[j - 1]! + 1));
+    }
+    previous = current;
+  }
+  return longest;
+}
+
+/** The values a store file holds under a secret's key, when it cannot be parsed: JSON's keys, and node.yaml's within a raw draft. */
+export function secretsInBrokenStore(raw: string): NamedSecret[] {
+  const found: NamedSecret[] = [];
+  const names: Record<string, string> = { joinToken: "join token", passwordHash: "password hash", secret: "cluster secret" };
+  for (const [, key = "", value = ""] of raw.matchAll(/"(joinToken|passwordHash|secret)"\s*:\s*"((?:[^"\\]|\\.)*)/g)) {
+    found.push({ name: names[key]!, value }, { name: names[key]!, value: unescapeJson(value) });
+  }
+  for (const [, yaml = ""] of raw.matchAll(/"yaml"\s*:\s*"((?:[^"\\]|\\.)*)/g)) {
+    const record: DraftRecord = { source: "yaml", yaml: unescapeJson(yaml), revision: 0, updatedAt: null };
+    found.push(...draftNamedSecrets(record));
+  }
+  return found.filter((secret) => secret.value !== "[redacted]");
+}
+
+/** A JSON string's body, maybe cut short by the break that made the file unreadable. */
+function unescapeJson(body: string): string {
+  for (let end = body.length; end > 0 && end > body.length - 6; end--) {
+    try {
+      return JSON.parse(`"${body.slice(0, end)}"`) as string;
+    } catch {
+      // A cut escape sequence: try a little shorter.
+    }
+  }
+  return body;
+}
+
+/** The private key of a certificate the operator gave (--tls-key): not in the state dir, yet never in a bundle. */
+export async function operatorSecrets(tlsKey: string | undefined): Promise<NamedSecret[]> {
+  const key = tlsKey ? await readFile(tlsKey, "utf8").catch(() => undefined) : undefined;
+  return key ? [{ name: "TLS private key", value: key }] : [];
+}

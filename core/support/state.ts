@@ -1,0 +1,67 @@
+import { open, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { readIfPresent } from "../fs/read-if-present.ts";
+import { stateLayout } from "../state/layout.ts";
+import type { StoreData } from "../state/records.ts";
+
+/** A file read no further than a cap: its first bytes, and whether there was more. */
+interface CappedText {
+  text: string;
+  size: number;
+  cut: boolean;
+}
+
+/** What the bundle reads of the state dir, read only: no lock, no write. */
+export interface StateSnapshot {
+  stateDir: string;
+  /** The store document; undefined before the first start, or when it does not parse (then `storeProblem`). */
+  store?: StoreData;
+  storeProblem?: string;
+  /** The store file as found, when it did not parse. */
+  storeRaw?: CappedText;
+  /** Stores kept aside as corrupt, by file name, newest first. */
+  asides: Array<{ name: string } & CappedText>;
+  installCode?: string;
+  tlsKey?: string;
+}
+
+const MAX_ASIDES = 3;
+const ASIDE_CAP = 1024 * 1024;
+
+export async function readCapped(path: string, cap: number): Promise<CappedText | undefined> {
+  const file = await open(path, "r").catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
+  if (!file) return undefined;
+  try {
+    const { size } = await file.stat();
+    const buffer = Buffer.alloc(Math.min(size, cap));
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    return { text: buffer.subarray(0, bytesRead).toString("utf8"), size, cut: size > cap };
+  } finally {
+    await file.close();
+  }
+}
+
+/** `store`: a running service's own records, which may be ahead of the file; the CLI reads the file. */
+export async function readState(stateDir: string, store?: StoreData): Promise<StateSnapshot> {
+  const layout = stateLayout(stateDir);
+  const snapshot: StateSnapshot = { stateDir, asides: [], store };
+  const raw = store ? undefined : await readCapped(layout.store, 64 * 1024 * 1024);
+  if (raw) {
+    try {
+      const data = JSON.parse(raw.text) as StoreData;
+      if (data?.schemaVersion !== 1 || !Array.isArray(data.attempts)) throw new Error("not an installer store document");
+      snapshot.store = data;
+    } catch (err) {
+      snapshot.storeProblem = `the store file does not parse (${(err as Error).message})`;
+      snapshot.storeRaw = { ...raw, text: raw.text.slice(0, ASIDE_CAP), cut: raw.cut || raw.text.length > ASIDE_CAP };
+    }
+  }
+  const names = (await readdir(stateDir).catch(() => [] as string[])).filter(layout.isStoreAside).sort().reverse().slice(0, MAX_ASIDES);
+  for (const name of names) {
+    const text = await readCapped(join(stateDir, name), ASIDE_CAP);
+    if (text) snapshot.asides.push({ name, ...text });
+  }
+  snapshot.installCode = (await readIfPresent(layout.installCode))?.trim();
+  snapshot.tlsKey = await readIfPresent(layout.tlsKey);
+  return snapshot;
+}

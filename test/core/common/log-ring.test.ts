@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { createLogRing } from "../../../core/common/log-ring.ts";
+import { tempDir } from "../../helpers/installer.ts";
+
+test("the state dir's log keeps the newest lines, under 1 MB in its two files", async () => {
+  const dir = await tempDir("stratum-log-ring-");
+  const [path, older] = [join(dir, "service.log"), join(dir, "service.log.1")];
+  const keep = createLogRing(path, older);
+  const line = (i: number) => `${JSON.stringify({ i, message: "x".repeat(200) })}\n`;
+  for (let i = 0; i < 12_000; i++) keep(line(i)); // ≈ 2.6 MB
+  const sizes = [(await stat(path)).size, (await stat(older)).size];
+  assert.ok(sizes[0]! + sizes[1]! <= 1024 * 1024 + line(0).length, `${sizes}`);
+  const newest = (await readFile(path, "utf8")).trimEnd().split("\n");
+  assert.equal(JSON.parse(newest.at(-1)!).i, 11_999);
+  const oldest = JSON.parse((await readFile(older, "utf8")).split("\n")[0]!).i as number;
+  assert.equal(oldest + (await readFile(older, "utf8")).trimEnd().split("\n").length, JSON.parse(newest[0]!).i, "no line lost between the two files");
+});
+
+test("a line the state dir cannot take is dropped, and the log goes on once it can", async () => {
+  const dir = await tempDir("stratum-log-ring-");
+  const keep = createLogRing(join(dir, "gone/service.log"), join(dir, "gone/service.log.1"));
+  assert.doesNotThrow(() => keep("lost\n"));
+  await (await import("node:fs/promises")).mkdir(join(dir, "gone"));
+  keep("kept\n");
+  assert.equal(await readFile(join(dir, "gone/service.log"), "utf8"), "kept\n");
+});

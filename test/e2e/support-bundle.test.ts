@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { readFile, truncate } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { stateLayout } from "../../core/state/layout.ts";
+import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
+import { harness, runCli, tempDir, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { assertNoSecret, extractBundle, SECRETS } from "../helpers/support-bundle.ts";
+
+const lab = harness();
+
+const NODE_YAML = `${VALID_NODE_YAML.replace("admin:\n", `admin:\n  password_hash: "${SECRETS.passwordHash}"  # ${SECRETS.passwordHash}\n`)}cluster:\n  join_token: ${SECRETS.joinToken}\n`;
+
+/** `support-bundle --state-dir` into a fresh folder; the bundle extracted. */
+async function cliBundle(stateDir: string, payload: string) {
+  const out = await tempDir("stratum-bundle-cli-");
+  const file = join(out, "b.tar.gz");
+  const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", file, "--payload", payload, "--host-facts", join(import.meta.dirname, "../../demo/host-facts.json")]);
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stdout, /b\.tar\.gz: \d+ files, phase /);
+  return { file, ...(await extractBundle(file)) };
+}
+
+async function secretsOf(installer: RunningInstaller): Promise<Record<string, string>> {
+  return { ...SECRETS, installCode: installer.code, tlsKey: await readFile(stateLayout(installer.stateDir).tlsKey, "utf8") };
+}
+
+test("support-bundle --state-dir: the service running, killed -9 mid-attempt, restarted, its store kept aside: no secret in any, the lock left alone", async () => {
+  const folder = await tempDir("stratum-bundle-e2e-");
+  const stateDir = join(folder, "state");
+  const payload = join(folder, "payload");
+  await (await import("../../demo/make-payload.ts")).makePayload(payload);
+  // It echoes node.yaml, the token's secret part alone, and the token and the hash in base64.
+  const firstboot = await writeFirstboot(
+    folder,
+    [
+      "#!/bin/sh",
+      'cat "$1"',
+      `t=$(sed -n 's/.*join_token: //p' "$1"); echo "secret: \${t##*:}"; printf %s "$t" | base64 -w0; echo`,
+      `printf %s '${SECRETS.passwordHash}' | base64 -w0; echo`,
+      "exec sleep 30",
+      "",
+    ].join("\n"),
+  );
+  const args = ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml")];
+  const running = await lab.start({ stateDir, payload, args });
+  const secrets = await secretsOf(running);
+  assert.equal((await running.request("/v1/installer/config/node.yaml", { method: "PUT", body: NODE_YAML, contentType: "application/yaml" })).status, 200);
+  await waitFor("no blockers", async () => ((await running.request("/v1/installer/status")).json.blockers ? undefined : true));
+  assert.equal((await running.request("/v1/installer/install", { method: "POST" })).status, 202);
+  await waitFor("firstboot", async () => ((await running.request("/v1/installer/status")).json.step === "firstboot" ? true : undefined));
+  await waitFor("its output", async () => ((await running.request("/v1/installer/install/report")).json.firstbootTail.length > 0 ? true : undefined));
+
+  const lock = await readFile(stateLayout(stateDir).lock, "utf8");
+  const live = await cliBundle(stateDir, payload);
+  assert.equal(JSON.parse(live.files.get("manifest.json")!).phase, "installing");
+  assert.ok(live.files.get("attempts/1/events.ndjson")!.includes("[redacted"), "firstboot's echo of node.yaml is in, redacted");
+  assertNoSecret(live.files, secrets);
+  assert.equal(await readFile(stateLayout(stateDir).lock, "utf8"), lock, "the running service's lock is as it was");
+
+  await running.kill9();
+  const crashed = await cliBundle(stateDir, payload);
+  assert.equal(JSON.parse(crashed.files.get("attempts/1/report.json")!).state, "running");
+  assertNoSecret(crashed.files, secrets);
+
+  const restarted = await lab.start({ stateDir, payload, args });
+  await restarted.stop();
+  const stopped = await cliBundle(stateDir, payload);
+  assert.equal(JSON.parse(stopped.files.get("attempts/1/verdict.json")!).code, "INTERRUPTED");
+  assert.match(stopped.files.get("log/service.log")!, /"message":"listening"/);
+  assertNoSecret(stopped.files, secrets);
+  const summary = await runCli(["support-bundle", "--summary", stopped.file]);
+  assert.equal(summary.code, 0, summary.stderr);
+  assert.match(summary.stdout, /node: +node-01/);
+  assert.match(summary.stdout, /phase: +failed/);
+  assert.match(summary.stdout, /#1 install failed INTERRUPTED at firstboot/);
+  assert.match(summary.stdout, /failing step: firstboot of attempt 1/);
+  assert.match(summary.stdout, /its last lines:\n {4}\| /);
+
+  const store = stateLayout(stateDir).store;
+  await truncate(store, Math.floor((await readFile(store)).length / 2));
+  const aside = await lab.start({ stateDir, payload, args });
+  await aside.stop();
+  const recovered = await cliBundle(stateDir, payload);
+  assert.ok([...recovered.files.keys()].some((path) => path.startsWith("state/installer.json.corrupt-")), "the store kept aside is in");
+  assert.match(recovered.files.get("notices.json")!, /kept aside/);
+  assertNoSecret(recovered.files, secrets);
+});
+
+test("support-bundle: a state dir that is not there, or a file that is no bundle, exits 2 saying so", async () => {
+  const made = await runCli(["support-bundle", "--state-dir", "/nonexistent/stratum-state"]);
+  assert.equal(made.code, 2);
+  assert.match(made.stderr, /no state dir at \/nonexistent\/stratum-state/);
+  const summary = await runCli(["support-bundle", "--summary", join(import.meta.dirname, "../../package.json")]);
+  assert.equal(summary.code, 2);
+  assert.match(summary.stderr, /cannot read .*package\.json as a support bundle \(\.tar\.gz\)/);
+});

@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { createHash, randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test, type TestContext } from "node:test";
+import { startReadinessServer } from "../../demo/readiness-server.ts";
+import { StatusSchema } from "../../handlers/get-status.ts";
+import { inProcessApp, type InProcessApp } from "../helpers/app.ts";
+import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
+import { tempDir, waitFor, writeFirstboot } from "../helpers/installer.ts";
+import { assertNoSecret, extractBundle, SECRETS, tlsKey } from "../helpers/support-bundle.ts";
+
+/** The sample node.yaml with every draft secret: the hash in a comment too, the token split over a line break of a double-quoted scalar. */
+const [tokenHead, tokenTail] = [SECRETS.joinToken.slice(0, 40), SECRETS.joinToken.slice(40)];
+const NODE_YAML = `${VALID_NODE_YAML.replace("admin:\n", `admin:\n  # the old hash was ${SECRETS.passwordHash}\n  password_hash: '${SECRETS.passwordHash}'\n`)}cluster:
+  join_token: "${tokenHead}\\
+    ${tokenTail}"
+`;
+const ECHOING_FIRSTBOOT = (exit: number) => `#!/bin/sh\necho "firstboot reads $1"\ncat "$1"\ncat "$1" >&2\nexit ${exit}\n`;
+
+async function installWithSecrets(t: TestContext, firstboot: string, args: string[]): Promise<{ app: InProcessApp; secrets: Record<string, string> }> {
+  const folder = await tempDir("stratum-bundle-fb-");
+  const app = await inProcessApp(t, { args: ["--firstboot", await writeFirstboot(folder, firstboot), ...args] });
+  const key = tlsKey();
+  await writeFile(join(app.stateDir, "tls.key"), key);
+  const put = await app.request("/v1/installer/config/node.yaml", { method: "PUT", body: NODE_YAML, contentType: "application/yaml" });
+  assert.equal(put.status, 200, put.text);
+  assert.equal((await app.request("/v1/installer/config")).json.valid, true);
+  await app.untilNoBlockers();
+  const started = await app.request("/v1/installer/install", { method: "POST" });
+  assert.equal(started.status, 202, started.text);
+  await waitFor("the verdict", async () => ((await app.request("/v1/installer/install/verdict")).status === 200 ? true : undefined), 30_000);
+  return { app, secrets: { ...SECRETS, installCode: app.code, tlsKey: key } };
+}
+
+async function fetchBundle(app: InProcessApp, code: string | null = app.code): Promise<Response> {
+  const headers: Record<string, string> = code ? { authorization: `Bearer ${code}` } : {};
+  return app.app.request("/v1/installer/support-bundle", { headers }, { incoming: { socket: { remoteAddress: "127.0.0.1" }, headers } });
+}
+
+async function bundleOf(app: InProcessApp) {
+  const response = await fetchBundle(app);
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get("content-type"), "application/gzip");
+  assert.match(response.headers.get("content-disposition") ?? "", /^attachment; filename="stratum-support-node-01-\d{8}T\d{6}Z\.tar\.gz"$/);
+  return extractBundle(Buffer.from(await response.arrayBuffer()));
+}
+
+/** Every file the manifest lists is there with its size and SHA-256, and nothing else is. */
+function assertManifest(files: Map<string, string>): { phase: string; leftOut: unknown[] } {
+  const manifest = JSON.parse(files.get("manifest.json")!) as { phase: string; hostname: string; files: Array<{ path: string; bytes: number; sha256: string }>; leftOut: unknown[] };
+  assert.equal(manifest.hostname, "node-01");
+  assert.deepEqual(manifest.files.map((f) => f.path).sort(), [...files.keys()].filter((p) => p !== "manifest.json").sort());
+  for (const file of manifest.files) {
+    const bytes = Buffer.from(files.get(file.path)!, "utf8");
+    assert.equal(file.bytes, bytes.length, file.path);
+    assert.equal(file.sha256, createHash("sha256").update(bytes).digest("hex"), file.path);
+  }
+  return manifest;
+}
+
+test("after a successful install: every part of the story, every secret replaced by a marker naming it", async (t) => {
+  const cloud = await startReadinessServer({ port: 0, scenario: "ready" });
+  t.after(() => cloud.close());
+  const { app, secrets } = await installWithSecrets(t, ECHOING_FIRSTBOOT(0), ["--readiness-url", cloud.url, "--readiness-interval", "0.05"]);
+  const { files } = await bundleOf(app);
+  assert.equal(assertManifest(files).phase, "done");
+  for (const path of ["status.json", "node.yaml", "host.json", "payload.json", "readiness.json", "attempts/1/steps.json", "attempts/1/verdict.json", "attempts/1/report.json", "attempts/1/events.ndjson", "log/service.log"]) {
+    assert.ok(files.has(path), path);
+  }
+  StatusSchema.parse(JSON.parse(files.get("status.json")!));
+  assert.equal(JSON.parse(files.get("attempts/1/verdict.json")!).outcome, "succeeded");
+  const nodeYaml = files.get("node.yaml")!;
+  assert.match(nodeYaml, /password_hash: "\[redacted: password hash\]"/);
+  assert.match(nodeYaml, /join_token: "\[redacted: join token\]"/);
+  assert.match(nodeYaml, /# the old hash was \[redacted: password hash\]/);
+  assert.match(files.get("attempts/1/events.ndjson")!, /firstboot reads/);
+  assertNoSecret(files, secrets);
+});
+
+test("after a firstboot that fails echoing its node.yaml, and after a readiness timeout: no secret in any spelling", async (t) => {
+  for (const [firstboot, args, code] of [
+    [ECHOING_FIRSTBOOT(3), [], "FIRSTBOOT_FAILED"],
+    [ECHOING_FIRSTBOOT(0), ["--readiness-timeout", "1"], "READINESS_TIMEOUT"],
+  ] as const) {
+    const { app, secrets } = await installWithSecrets(t, firstboot, [...args]);
+    const { files } = await bundleOf(app);
+    assert.equal(assertManifest(files).phase, "failed");
+    assert.equal(JSON.parse(files.get("attempts/1/verdict.json")!).code, code);
+    assertNoSecret(files, secrets);
+  }
+});
+
+test("/status answers while a bundle is being read", async (t) => {
+  const app = await inProcessApp(t);
+  const response = await fetchBundle(app);
+  assert.equal(response.status, 200);
+  const reader = response.body!.getReader();
+  await reader.read();
+  assert.equal((await app.request("/v1/installer/status")).status, 200);
+  let size = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) size += chunk.value.length;
+  assert.ok(size > 0);
+});
+
+test("needs the install code", async (t) => {
+  const app = await inProcessApp(t);
+  assert.equal((await fetchBundle(app, null)).status, 401);
+  assert.equal((await fetchBundle(app, "WRONG-CODE-0000")).status, 401);
+});
+
+test("a client that goes away mid-bundle: the service goes on, and the next bundle is whole", async (t) => {
+  const app = await inProcessApp(t);
+  // Random lines do not compress: the bundle is far from written when the client leaves.
+  const lines = Array.from({ length: 3000 }, () => `${JSON.stringify({ message: randomBytes(150).toString("base64") })}\n`);
+  await writeFile(join(app.stateDir, "service.log"), lines.join(""));
+  const response = await fetchBundle(app);
+  const reader = response.body!.getReader();
+  await reader.read();
+  await reader.cancel(new Error("the client went away"));
+  assert.equal((await app.request("/v1/installer/status")).status, 200);
+  await waitFor("the abandoned bundle ended", async () => (app.log.some((line) => line.includes("support bundle not finished")) ? true : undefined));
+  const { files } = await bundleOf(app);
+  assert.ok(files.get("log/service.log")!.length > 0);
+});
