@@ -27,13 +27,16 @@ export interface Redactor {
 
 /**
  * The ways a secret's text shows in output: as is; as a file holds it (a lone surrogate is written as U+FFFD);
- * each of its lines alone, since firstboot's output is read line by line; and each of those JSON-escaped, as log
- * lines and event files hold them.
+ * each of its lines alone, since firstboot's output is read line by line; each of those JSON-escaped, as log
+ * lines and event files hold them; and the whole in base64 and base64url, padded or not, as a firstboot that
+ * passes it on may print it.
  */
 export function spellings(text: string): string[] {
   const whole = [text, Buffer.from(text, "utf8").toString("utf8")];
   const lines = whole.flatMap((t) => [t, ...t.split(/\r\n|\r|\n/).map((line) => line.trim())]);
-  return [...new Set(lines.flatMap((t) => [t, JSON.stringify(t).slice(1, -1)]))];
+  const bytes = Buffer.from(text, "utf8");
+  const encoded = [bytes.toString("base64"), bytes.toString("base64url")].flatMap((b64) => [b64, b64.replace(/=+$/, "")]);
+  return [...new Set([...lines.flatMap((t) => [t, JSON.stringify(t).slice(1, -1)]), ...encoded])];
 }
 
 export function createRedactor(secrets: () => readonly (string | undefined)[]): Redactor {

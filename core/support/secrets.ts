@@ -22,17 +22,11 @@ export const marker = (name: string): string => `[redacted: ${name}]`;
 
 /**
  * The ways a secret can show in a file of the bundle: the service's own spellings (as is, each line alone,
- * JSON-escaped), YAML single-quoted, base64 and base64url (padded or not), and a PEM body joined on one line.
+ * JSON-escaped, base64), YAML single-quoted, and a PEM body joined on one line.
  */
 function bundleSpellings(value: string): string[] {
-  const bytes = Buffer.from(value, "utf8");
   const body = value.includes("\n") ? [value.split(/\r?\n/).filter((line) => !line.startsWith("-----")).join("")] : [];
-  return [
-    ...spellings(value),
-    value.replaceAll("'", "''"),
-    ...[bytes.toString("base64"), bytes.toString("base64url")].flatMap((b64) => [b64, b64.replace(/=+$/, "")]),
-    ...body,
-  ];
+  return [...spellings(value), value.replaceAll("'", "''"), ...body];
 }
 
 export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRedactor {

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DraftSchema } from "../../../core/config/index.ts";
 import { toSnake } from "../../../core/config/paths.ts";
-import { redactDraft, SECRET_FIELDS } from "../../../core/secrets/index.ts";
-import { SECRET_NODE_YAML_FIELDS } from "../../../core/secrets/redact.ts";
+import { createRedactor, redactDraft, REDACTED, SECRET_FIELDS } from "../../../core/secrets/index.ts";
+import { SECRET_NODE_YAML_FIELDS, spellings } from "../../../core/secrets/redact.ts";
 import { HA_JOIN } from "../config/fixtures.ts";
 
 describe("redactDraft", () => {
@@ -40,5 +40,16 @@ describe("redactDraft", () => {
 
   it("spells the secret fields in node.yaml's snake_case", () => {
     assert.deepEqual(SECRET_NODE_YAML_FIELDS, SECRET_FIELDS.map((field) => field.split(".").map(toSnake).join(".")));
+  });
+});
+
+describe("createRedactor", () => {
+  it("a secret a firstboot echoes in base64 or base64url, padded or not, is redacted like the secret itself", () => {
+    const secret = "jt-SECRET-4711-token?>";
+    const redactor = createRedactor(() => spellings(secret));
+    const bytes = Buffer.from(secret);
+    for (const spelled of [bytes.toString("base64"), bytes.toString("base64url"), bytes.toString("base64").replace(/=+$/, "")]) {
+      assert.equal(redactor.text(`firstboot: token ${spelled} set`), `firstboot: token ${REDACTED} set`, spelled);
+    }
   });
 });
