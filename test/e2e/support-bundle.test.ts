@@ -51,6 +51,11 @@ test("support-bundle --state-dir: the service running, killed -9 mid-attempt, re
   await waitFor("firstboot", async () => ((await running.request("/v1/installer/status")).json.step === "firstboot" ? true : undefined));
   await waitFor("its output", async () => ((await running.request("/v1/installer/install/report")).json.firstbootTail.length > 0 ? true : undefined));
 
+  const served = (await running.request("/v1/installer/install/events?attempt=1")).text;
+  for (const secret of [SECRETS.joinToken, SECRETS.passwordHash]) {
+    for (const spelled of [secret, Buffer.from(secret).toString("base64")]) assert.ok(!served.includes(spelled), "the service's own events redact firstboot's echo, base64 included");
+  }
+
   const lock = await readFile(stateLayout(stateDir).lock, "utf8");
   const live = await cliBundle(stateDir, payload);
   assert.equal(JSON.parse(live.files.get("manifest.json")!).phase, "installing");
