@@ -1,41 +1,27 @@
-import { closeSync, fstatSync, openSync, renameSync, writeSync } from "node:fs";
+import { appendFileSync, renameSync, statSync } from "node:fs";
 
 /** Each file of the ring: the two together hold the last 1 MB of lines. */
 const HALF = 512 * 1024;
 
 /**
  * Appends log lines to `path`, moving it to `older` once it holds half the cap: the service's recent lines stay in
- * the state dir, bounded, for a support bundle made while the service is down. A line the disk cannot take is
- * dropped: the log must never stop the service.
+ * the state dir, bounded, for a support bundle made while the service is down. Each line opens and closes the file,
+ * so between lines nothing in the state dir is held open (a read-only remount is never refused as busy). A line the
+ * disk cannot take is dropped: the log must never stop the service.
  */
 export function createLogRing(path: string, older: string): (line: string) => void {
-  let fd: number | undefined;
-  let size = 0;
-  const open = () => {
-    fd = openSync(path, "a", 0o600);
-    size = fstatSync(fd).size;
-  };
+  let size: number | undefined;
   return (line) => {
     try {
-      if (fd === undefined) open();
+      size ??= statSync(path, { throwIfNoEntry: false })?.size ?? 0;
       if (size >= HALF) {
-        closeSync(fd!);
         renameSync(path, older);
-        open();
+        size = 0;
       }
-      size += writeSync(fd!, line);
+      appendFileSync(path, line, { mode: 0o600 });
+      size += Buffer.byteLength(line);
     } catch {
-      const broken = fd;
-      fd = undefined;
-      if (broken !== undefined) closeQuietly(broken);
+      size = undefined;
     }
   };
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // Already unusable: the next line opens the file again.
-  }
 }

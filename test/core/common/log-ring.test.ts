@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFile, stat } from "node:fs/promises";
+import { readdir, readFile, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createLogRing } from "../../../core/common/log-ring.ts";
@@ -26,4 +26,15 @@ test("a line the state dir cannot take is dropped, and the log goes on once it c
   await (await import("node:fs/promises")).mkdir(join(dir, "gone"));
   keep("kept\n");
   assert.equal(await readFile(join(dir, "gone/service.log"), "utf8"), "kept\n");
+});
+
+test("no line leaves the file open: between lines the state dir holds nothing open, so an operator can remount it read-only", async () => {
+  const dir = await tempDir("stratum-log-ring-");
+  const path = join(dir, "service.log");
+  const keep = createLogRing(path, join(dir, "service.log.1"));
+  keep("one\n");
+  keep("two\n");
+  const open = await Promise.all((await readdir("/proc/self/fd")).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => "")));
+  assert.deepEqual(open.filter((target) => target.startsWith(dir)), []);
+  assert.equal(await readFile(path, "utf8"), "one\ntwo\n");
 });
