@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Draft } from "../../core/config/index.ts";
 import type { Blocker } from "../../core/common/errors.ts";
 import type { FieldError } from "../../core/state/records.ts";
-import { type Answer, HttpClientError, type HttpRequest, type Parser, parseAnswer, requestJson } from "../../core/http/client.ts";
+import { type Answer, HttpClientError, type HttpRequest, type Parser, download, parseAnswer, requestJson } from "../../core/http/client.ts";
 import { readEvents } from "../../core/http/sse.ts";
 import { StatusSchema } from "../../handlers/get-status.ts";
 import { ReportSchema } from "../../handlers/get-install-report.ts";
@@ -44,6 +44,9 @@ const TIMEOUT_MS = 15_000;
 const IDLE_MS = 45_000;
 const MAX_ANSWER = 16 * 1024 * 1024;
 const BASE = "/v1/installer";
+/** A node's bundle is at most 10 MB (SPEC §11); the cap leaves room and bounds a node that streams on. */
+const MAX_BUNDLE = 64 * 1024 * 1024;
+const BUNDLE_TIMEOUT_MS = 120_000;
 
 /** What the fleet reads of a problem+json: each field of the API's type when present. */
 const ProblemBodySchema = z.object({
@@ -163,6 +166,15 @@ export class NodeApi {
 
   async joinToken(): Promise<JoinToken> {
     return (await this.#call("GET", "/cluster/join-token", 200, JoinTokenSchema)).body;
+  }
+
+  /** The node's support bundle (SPEC §11), written to `path` (0600) once whole: its size and SHA-256. */
+  async supportBundle(path: string): Promise<{ size: number; sha256: string }> {
+    try {
+      return await download({ ...this.#request("/support-bundle", { accept: "application/gzip" }), timeoutMs: BUNDLE_TIMEOUT_MS, maxBytes: MAX_BUNDLE }, path);
+    } catch (error) {
+      throw inFleetWords(error, this.#access.pin);
+    }
   }
 
   /** The attempt's events after `after` as they come (SSE), until attempt.finished or the installer closes the stream. */

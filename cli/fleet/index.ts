@@ -6,6 +6,7 @@ import { type FleetOutput, chooseOutput } from "./output/index.ts";
 import { type LoadedPlan, loadPlan } from "./plan.ts";
 import { exitCode, summaryRows, writeReport } from "./report.ts";
 import { FleetState, StateFileError } from "./state.ts";
+import { gatherBundles, writeBundleIndex } from "./support-bundle.ts";
 import { EXAMPLE_PLAN, FLEET_USAGE } from "./usage.ts";
 
 interface FleetFlags {
@@ -16,6 +17,8 @@ interface FleetFlags {
   rechecks: number;
   state: string;
   stateGiven: boolean;
+  /** --support-bundle DIR: gather each node's support bundle there instead of installing. */
+  supportBundle?: string;
 }
 
 function count(flag: string, value: string, min: number): number {
@@ -26,7 +29,7 @@ function count(flag: string, value: string, min: number): number {
 function parseFleetFlags(args: string[]): FleetFlags | "help" | "example" {
   const { values, booleans, positionals } = parseFlags(
     args,
-    { parallel: { default: "1", help: "" }, rechecks: { default: "1", help: "" }, state: { help: "" } },
+    { parallel: { default: "1", help: "" }, rechecks: { default: "1", help: "" }, state: { help: "" }, "support-bundle": { help: "" } },
     {},
     { "dry-run": { type: "boolean" }, json: { type: "boolean" }, example: { type: "boolean" }, help: { type: "boolean" } },
   );
@@ -43,6 +46,7 @@ function parseFleetFlags(args: string[]): FleetFlags | "help" | "example" {
     rechecks: count("rechecks", values.rechecks!, 0),
     state,
     stateGiven: values.state !== undefined,
+    ...(values["support-bundle"] !== undefined ? { supportBundle: values["support-bundle"] } : {}),
   };
 }
 
@@ -56,6 +60,20 @@ function onInterrupt(controller: AbortController): () => void {
   };
   process.once("SIGINT", first);
   return () => process.removeListener("SIGINT", first);
+}
+
+/** The one line a failed run ends with: how to gather what happened on every node. */
+const gatherHint = (flags: FleetFlags) => `gather what happened: node installer.js fleet ${flags.plan} --support-bundle <dir>`;
+
+/** `--support-bundle DIR`: every node's bundle and DIR/index.json; 0 when every bundle came, 1 when one did not. */
+async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportBundle: string }, out: FleetOutput): Promise<number> {
+  const dir = flags.supportBundle;
+  const entries = await gatherBundles(loaded.nodes, dir, flags.parallel, out);
+  const index = await writeBundleIndex(dir, flags.plan, entries, new Date());
+  const gathered = entries.filter((e) => "file" in e).length;
+  const exit = gathered === entries.length ? 0 : 1;
+  out.note(null, exit === 0 ? "info" : "error", `${gathered} of ${plural(entries.length, "support bundle")} gathered in ${dir}; index: ${index}`);
+  return exit;
 }
 
 async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput): Promise<number> {
@@ -76,6 +94,7 @@ async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput):
   if (connection.draftProblems.length > 0) out.problems(loaded.file, connection.draftProblems, `${loaded.file}: the nodes found ${plural(connection.draftProblems.length, "problem")} in their drafts`);
   if (connection.failures.length > 0 || connection.problems.length > 0 || connection.draftProblems.length > 0) {
     out.note(null, "error", "nothing was changed on any node");
+    out.note(null, "info", gatherHint(flags));
     return 2;
   }
   if (flags.dryRun) {
@@ -105,6 +124,7 @@ async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput):
   await writeReport(reportPath, loaded, connection, outcomes, exit, joinToken ? [joinToken] : []);
   const installed = [...outcomes.values()].filter((o) => o.kind === "installed").length;
   out.summary(summaryRows(loaded, outcomes), exit, `${installed} of ${plural(loaded.nodes.length, "node")} installed; report: ${reportPath}`);
+  if (exit !== 0) out.note(null, "info", gatherHint(flags));
   return exit;
 }
 
@@ -122,7 +142,8 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv): Promise<
   }
   const out = chooseOutput(flags.json, new Map(result.loaded.nodes.map((n) => [n.name, n.role])));
   try {
-    return await install(result.loaded, flags, out);
+    const { supportBundle } = flags;
+    return supportBundle === undefined ? await install(result.loaded, flags, out) : await supportBundles(result.loaded, { ...flags, supportBundle }, out);
   } finally {
     out.close();
   }

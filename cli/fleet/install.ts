@@ -1,14 +1,6 @@
 import type { Connection, Connected } from "./connect.ts";
 import { type Outcome, type RunContext, runNode } from "./node-run.ts";
-
-/** Runs `work` over `items`, at most `limit` at once, in order of the list. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
+import { pool } from "./pool.ts";
 
 /**
  * SPEC §10.3: the init node first; once it is installed, its join token goes into every join's draft and

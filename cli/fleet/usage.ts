@@ -6,17 +6,22 @@ node validate its draft, installs the init node, reads its join token, then inst
 
 Flags:
   --dry-run        connect and validate on every node, change nothing
-  --parallel N     joins installed at once (default 1)
+  --parallel N     joins installed (or bundles gathered) at once (default 1)
   --rechecks N     readiness rechecks per node whose verdict says recheckReadiness (default 1)
   --state FILE     the resume file (default PLAN.fleet-state.json beside the plan);
                    fleet-report.json is written beside it
+  --support-bundle DIR
+                   install nothing: gather each node's support bundle into DIR as NODE.tar.gz
+                   (--parallel N at once), and DIR/index.json naming every node with its file,
+                   size and SHA-256, or why it has none; exit 0 every bundle came, 1 some did not
   --json           JSON Lines on stdout, each with a "node" field (null for the fleet itself)
   --example        print a commented plan
   --help           this text
 
 Exit: 0 every node installed; 1 a node failed; 2 the plan is unusable, or a node unreachable
 or refused (a wrong fingerprint, a wrong install code); 130 stopped watching (Ctrl-C):
-the installs go on, and running the same command again follows them.
+the installs go on, and running the same command again follows them. A run that failed after
+contacting the nodes ends with the command that gathers what happened (--support-bundle).
 
 The plan (YAML; \`fleet --example\` prints one):
   cluster:

@@ -5,10 +5,14 @@
  * Every failure is an HttpClientError whose kind callers turn into their own words.
  */
 import { createHash } from "node:crypto";
+import { open as openFile, rename, rm } from "node:fs/promises";
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { dirname } from "node:path";
 import { connect as tcpConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type TLSSocket } from "node:tls";
+import { syncFolder } from "../fs/write-private-file.ts";
+import { tempPathOf } from "../state/layout.ts";
 
 /**
  * How an https:// server is trusted (an http:// URL is plain, for a loopback readiness URL or a test cloud):
@@ -190,6 +194,51 @@ export function request(req: HttpRequest): Promise<Answer> {
     try {
       const res = await send(opened, url, req, signal);
       return { status: res.statusCode ?? 0, headers: res.headers, body: await readCapped(res, req.maxBytes, where), ...(opened.certificate ? { certificate: opened.certificate } : {}) };
+    } finally {
+      opened.socket.destroy();
+    }
+  });
+}
+
+/** The most of a refusal's body read when a download is answered with another status than 200. */
+const REFUSAL_BYTES = 64 * 1024;
+
+/**
+ * A 200 answer's body written to `path` as it arrives, mode 0600, through a temp file renamed over it once whole:
+ * `path` holds a whole answer or nothing. Another status is a status error with its body read (to 64 KiB); over
+ * `maxBytes` a too-large error. The deadline covers the whole download.
+ */
+export function download(req: Omit<HttpRequest, "body">, path: string): Promise<{ size: number; sha256: string }> {
+  return exchange(req, async (opened, url, signal, where) => {
+    const temp = tempPathOf(path);
+    try {
+      const res = await send(opened, url, req, signal);
+      if (res.statusCode !== 200) {
+        const answer = { status: res.statusCode ?? 0, headers: res.headers, body: await readCapped(res, REFUSAL_BYTES, where).catch(() => "") };
+        throw new HttpClientError("status", where, `HTTP ${answer.status}, expected 200`, { answer });
+      }
+      const file = await openFile(temp, "w", 0o600);
+      const hash = createHash("sha256");
+      let size = 0;
+      try {
+        for await (const chunk of res as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > req.maxBytes) throw new HttpClientError("too-large", where, `the answer is over ${sizeText(req.maxBytes)}`);
+          hash.update(chunk);
+          await file.write(chunk);
+        }
+        if (!res.complete) throw new Error("the connection closed before the answer was complete");
+        await file.chmod(0o600);
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(temp, path);
+      await syncFolder(dirname(path));
+      return { size, sha256: hash.digest("hex") };
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
     } finally {
       opened.socket.destroy();
     }

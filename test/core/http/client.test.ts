@@ -7,7 +7,10 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from "
 import { describe, test, type TestContext } from "node:test";
 import { z } from "zod";
 import { generateSelfSignedCert } from "../../../core/access/tls.ts";
-import { certificateSha256, HttpClientError, request, requestJson } from "../../../core/http/client.ts";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { certificateSha256, download, HttpClientError, request, requestJson } from "../../../core/http/client.ts";
+import { tempDir } from "../../helpers/installer.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -216,4 +219,55 @@ test("certificateSha256 reads an https URL's certificate and sends nothing", asy
   await server.closed(1);
   assert.equal(server.requests(), 0);
   assert.equal(server.bytes(), 0);
+});
+
+describe("download: a binary answer streamed to a file", () => {
+  const BODY = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7) % 256));
+  const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
+  const binary: Handler = (_req, res) => res.writeHead(200, { "content-type": "application/gzip" }).end(BODY);
+
+  test("the whole answer in the file, mode 0600, with its size and SHA-256; no temp file left", async (t) => {
+    const server = await serveHttps(t, binary);
+    const dir = await tempDir("stratum-download-");
+    const path = join(dir, "n.tar.gz");
+    assert.deepEqual(await download({ ...base, url: server.url, trust: { pin: server.sha256 } }, path), { size: BODY.length, sha256: sha256(BODY) });
+    assert.deepEqual(await readFile(path), BODY);
+    assert.equal((await stat(path)).mode & 0o777, 0o600);
+    assert.deepEqual(await readdir(dir), ["n.tar.gz"]);
+  });
+
+  test("over the cap, cut off, a timeout, another certificate: an error, and the file as it was (no half, no temp)", async (t) => {
+    const cut: Handler = (_req, res) => {
+      res.writeHead(200, { "content-length": String(BODY.length) });
+      res.write(BODY.subarray(0, 1000), () => res.socket?.destroy());
+    };
+    const cases: Array<[string, Handler, Partial<Parameters<typeof download>[0]>]> = [
+      ["too-large", binary, { maxBytes: 100_000 }],
+      ["broken", cut, {}],
+      ["timeout", trickle, { timeoutMs: 300 }],
+      ["tls-mismatch", binary, { trust: { pin: "0".repeat(64) } }],
+    ];
+    for (const [kind, handler, change] of cases) {
+      const server = await serveHttps(t, handler);
+      const dir = await tempDir("stratum-download-");
+      const path = join(dir, "n.tar.gz");
+      await writeFile(path, "an earlier bundle");
+      const error = await rejection(download({ ...base, url: server.url, trust: { pin: server.sha256 }, ...change }, path));
+      assert.equal(error.kind, kind, error.message);
+      assert.equal(await readFile(path, "utf8"), "an earlier bundle", kind);
+      assert.deepEqual(await readdir(dir), ["n.tar.gz"], kind);
+      if (kind === "tls-mismatch") {
+        await server.closed(1);
+        assert.deepEqual([server.requests(), server.bytes()], [0, 0], "nothing sent to another certificate");
+      }
+    }
+  });
+
+  test("another status than 200: a status error with the refusal's body, no file", async (t) => {
+    const server = await serveHttps(t, json(401, { code: "UNAUTHORIZED" }));
+    const dir = await tempDir("stratum-download-");
+    const error = await rejection(download({ ...base, url: server.url, trust: { pin: server.sha256 } }, join(dir, "n.tar.gz")));
+    assert.deepEqual([error.kind, error.answer?.status, error.answer?.body], ["status", 401, '{"code":"UNAUTHORIZED"}']);
+    assert.deepEqual(await readdir(dir), []);
+  });
 });

@@ -1,0 +1,61 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
+import { HttpClientError } from "../../core/http/client.ts";
+import { printable } from "../printable.ts";
+import { ApiProblem, NodeApi } from "./api.ts";
+import { refusal } from "./connect.ts";
+import type { FleetOutput } from "./output/index.ts";
+import type { FleetNode } from "./plan.ts";
+import { pool } from "./pool.ts";
+
+/** One node's line of the index: its bundle's file, size and SHA-256, or why there is none. */
+export type BundleEntry = { node: string; installer: string } & (
+  | { file: string; size: number; sha256: string }
+  | { error: "wrong-certificate" | "refused" | "failed" | "unreachable" | "timeout" | "broken" | "too-large" | "not-written"; detail: string }
+);
+
+export const INDEX_FILE = "index.json";
+
+type Missing = Extract<BundleEntry, { error: string }>;
+
+/** The fleet's words for why a bundle did not come, as a terminal may show them. */
+function whyMissing(error: unknown): Pick<Missing, "error" | "detail"> {
+  const said = (kind: Missing["error"], detail: string) => ({ error: kind, detail: printable(detail) });
+  if (error instanceof HttpClientError && error.kind === "tls-mismatch") return said("wrong-certificate", error.message);
+  const refused = refusal(error);
+  if (refused) return said("refused", refused);
+  if (error instanceof ApiProblem) return said("failed", `the node answered ${error.status} ${error.code}: ${error.message}`);
+  if (error instanceof HttpClientError) return said(error.kind === "timeout" || error.kind === "broken" || error.kind === "too-large" ? error.kind : "unreachable", error.message);
+  return said("not-written", (error as Error).message);
+}
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** Each node's bundle into `dir` as NODE.tar.gz, `parallel` at once; a node that gives none is named with why. */
+export async function gatherBundles(nodes: readonly FleetNode[], dir: string, parallel: number, out: FleetOutput): Promise<BundleEntry[]> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const entries = new Map<string, BundleEntry>();
+  await pool(nodes, parallel, async (node) => {
+    const file = `${node.name}.tar.gz`;
+    const installer = node.access.url.origin;
+    try {
+      const { size, sha256 } = await new NodeApi(node.access).supportBundle(join(dir, file));
+      entries.set(node.name, { node: node.name, installer, file, size, sha256 });
+      out.note(node.name, "info", `support bundle: ${join(dir, file)} (${kib(size)}, SHA-256 ${sha256})`);
+    } catch (error) {
+      const missing = whyMissing(error);
+      entries.set(node.name, { node: node.name, installer, ...missing });
+      out.note(node.name, "error", `no support bundle (${missing.error}): ${missing.detail}`);
+    }
+  });
+  return nodes.map((node) => entries.get(node.name)!);
+}
+
+/** DIR/index.json: every node of the plan, in the plan's order, with its bundle or why there is none. */
+export async function writeBundleIndex(dir: string, plan: string, entries: readonly BundleEntry[], now: Date): Promise<string> {
+  const path = join(dir, INDEX_FILE);
+  const gathered = entries.filter((e) => "file" in e).length;
+  await writeFileAtomic(path, `${JSON.stringify({ plan: printable(plan), gatheredAt: now.toISOString(), gathered, missing: entries.length - gathered, nodes: entries }, null, 2)}\n`);
+  return path;
+}

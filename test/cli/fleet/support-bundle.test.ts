@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { createHash, X509Certificate } from "node:crypto";
+import { once } from "node:events";
+import { readdir, readFile, stat } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer } from "node:https";
+import { type AddressInfo, createServer as createTcpServer } from "node:net";
+import { join } from "node:path";
+import { describe, it, type TestContext } from "node:test";
+import type { FleetOutput, Level } from "../../../cli/fleet/output/index.ts";
+import type { FleetNode } from "../../../cli/fleet/plan.ts";
+import { gatherBundles, writeBundleIndex } from "../../../cli/fleet/support-bundle.ts";
+import { generateSelfSignedCert } from "../../../core/access/tls.ts";
+import { tempDir } from "../../helpers/installer.ts";
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A node's installer as far as the fleet sees it: an HTTPS server with a certificate of its own, counting requests. */
+async function installer(t: TestContext, handler: Handler) {
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "node", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
+  const seen: string[] = [];
+  const server = createServer({ cert: certPem, key: keyPem }, (req, res) => {
+    seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+    handler(req, res);
+  }).listen(0, "127.0.0.1");
+  await once(server, "listening");
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { url: new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), pin, seen };
+}
+
+const node = (name: string, url: URL, pin: string): FleetNode => ({ index: 0, name, role: "join", access: { url, pin, code: `code-${name}` }, draft: () => ({}) as never });
+const bytesOf = (name: string) => Buffer.from(`a bundle of ${name} `.repeat(5000));
+const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
+const served = (name: string): Handler => (_req, res) => res.writeHead(200, { "content-type": "application/gzip" }).end(bytesOf(name));
+
+function recorder(): FleetOutput & { notes: Array<[string | null, Level, string]> } {
+  const notes: Array<[string | null, Level, string]> = [];
+  const none = () => undefined;
+  return { notes, note: (n, level, message) => notes.push([n, level, message]), problems: none, nodes: none, change: none, event: none, summary: none, close: none };
+}
+
+describe("fleet --support-bundle: each node's bundle and the index", () => {
+  it("every node in the index in the plan's order: a bundle with its size and SHA-256, or why not (wrong certificate: nothing sent; refused; a problem in printable text; unreachable)", async (t) => {
+    const good = await installer(t, served("node-01"));
+    const pinned = await installer(t, served("node-02"));
+    const refused = await installer(t, (_req, res) => res.writeHead(401, { "content-type": "application/problem+json" }).end(JSON.stringify({ code: "UNAUTHORIZED", detail: "no" })));
+    const hostile = await installer(t, (_req, res) => res.writeHead(500, { "content-type": "application/problem+json" }).end(JSON.stringify({ code: "INTERNAL", detail: "oops\u001b[2J\u202e" })));
+    const gone = createTcpServer().listen(0, "127.0.0.1");
+    await once(gone, "listening");
+    const port = (gone.address() as AddressInfo).port;
+    await new Promise((resolve) => gone.close(resolve));
+    const nodes = [
+      node("node-01", good.url, good.pin),
+      node("node-02", pinned.url, "ab".repeat(32)),
+      node("node-03", refused.url, refused.pin),
+      node("node-04", hostile.url, hostile.pin),
+      node("node-05", new URL(`https://127.0.0.1:${port}`), "ab".repeat(32)),
+    ];
+    const dir = join(await tempDir("stratum-bundles-"), "bundles");
+    const out = recorder();
+    const entries = await gatherBundles(nodes, dir, 2, out);
+    const index = await writeBundleIndex(dir, "plan.yaml", entries, new Date("2026-12-04T15:00:00Z"));
+
+    assert.equal(index, join(dir, "index.json"));
+    const read = JSON.parse(await readFile(index, "utf8"));
+    const kinds = read.nodes.map((e: { node: string; error?: string; file?: string }) => [e.node, e.error ?? e.file]);
+    assert.deepEqual(kinds, [["node-01", "node-01.tar.gz"], ["node-02", "wrong-certificate"], ["node-03", "refused"], ["node-04", "failed"], ["node-05", "unreachable"]]);
+    assert.deepEqual(read.nodes[0], { node: "node-01", installer: good.url.origin, file: "node-01.tar.gz", size: bytesOf("node-01").length, sha256: sha256(bytesOf("node-01")) });
+    assert.deepEqual([read.plan, read.gatheredAt, read.gathered, read.missing], ["plan.yaml", "2026-12-04T15:00:00.000Z", 1, 4]);
+    assert.match(read.nodes[1].detail, /presented a certificate whose SHA-256 is .* not the plan's AB:AB:.*: refused, nothing was sent/);
+    assert.match(read.nodes[2].detail, /the install code was refused \(401\)/);
+    assert.equal(read.nodes[3].detail, "the node answered 500 INTERNAL: oops\\x1b[2J\\u202e", "a node's text shown, never obeyed");
+    assert.match(read.nodes[4].detail, /is unreachable: connect ECONNREFUSED/);
+
+    assert.deepEqual(await readFile(join(dir, "node-01.tar.gz")), bytesOf("node-01"));
+    assert.deepEqual((await readdir(dir)).sort(), ["index.json", "node-01.tar.gz"]);
+    for (const file of ["index.json", "node-01.tar.gz"]) assert.equal((await stat(join(dir, file))).mode & 0o777, 0o600, file);
+    assert.equal((await stat(dir)).mode & 0o777, 0o700);
+    assert.deepEqual(good.seen, ["GET /v1/installer/support-bundle Bearer code-node-01"], "asked with the node's own code");
+    assert.deepEqual(pinned.seen, [], "nothing sent to another certificate");
+    assert.deepEqual(out.notes.map(([n, level]) => [n, level]).sort(), nodes.map((n) => [n.name, n.name === "node-01" ? "info" : "error"]), "one line a node");
+    assert.ok(out.notes.some(([, , message]) => message.startsWith(`support bundle: ${join(dir, "node-01.tar.gz")} (`)));
+  });
+
+  it("--parallel N: N nodes asked at once", { timeout: 20_000 }, async (t) => {
+    const waiting: Array<() => void> = [];
+    const together: Handler = (req, res) => {
+      waiting.push(() => res.writeHead(200).end(req.url));
+      if (waiting.length === 2) for (const answer of waiting.splice(0)) answer();
+    };
+    const a = await installer(t, together);
+    const b = await installer(t, together);
+    const dir = await tempDir("stratum-bundles-");
+    const entries = await gatherBundles([node("a", a.url, a.pin), node("b", b.url, b.pin)], dir, 2, recorder());
+    assert.deepEqual(entries.map((e) => "file" in e), [true, true], "each answered only once both were asked");
+  });
+});

@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { type FleetRig, startRig } from "../helpers/fleet.ts";
+import { harness, tempDir } from "../helpers/installer.ts";
+import { extractBundle } from "../helpers/support-bundle.ts";
+
+const lab = harness();
+
+interface IndexEntry {
+  node: string;
+  installer: string;
+  file?: string;
+  size?: number;
+  sha256?: string;
+  error?: string;
+  detail?: string;
+}
+
+async function readIndex(dir: string): Promise<{ nodes: IndexEntry[]; gathered: number; missing: number }> {
+  return JSON.parse(await readFile(join(dir, "index.json"), "utf8"));
+}
+
+const lastLine = (text: string) => text.trimEnd().split("\n").at(-1);
+const hint = (rig: FleetRig) => `[fleet] gather what happened: node installer.js fleet ${rig.planFile} --support-bundle <dir>`;
+
+describe("fleet --support-bundle: what happened on every node", () => {
+  test("a failed run ends with the command; it gathers every node's bundle, each its own node's (--parallel 3)", async () => {
+    const rig = await startRig(lab, { joins: 2, failing: ["node-02"] });
+    const run = await rig.fleet();
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.equal(lastLine(run.stdout), hint(rig));
+
+    const dir = join(await tempDir("stratum-fleet-bundles-"), "what-happened");
+    const gather = await rig.fleet(["--support-bundle", dir, "--parallel", "3"]);
+    assert.equal(gather.code, 0, gather.stdout + gather.stderr);
+    assert.match(lastLine(gather.stdout)!, new RegExp(`^\\[fleet\\] 3 of 3 support bundles gathered in ${dir}; index: ${dir}/index\\.json$`));
+    const index = await readIndex(dir);
+    assert.deepEqual([index.gathered, index.missing], [3, 0]);
+    assert.deepEqual(index.nodes.map((e) => [e.node, e.file]), rig.nodes.map((n) => [n.name, `${n.name}.tar.gz`]));
+    assert.deepEqual((await readdir(dir)).sort(), ["index.json", ...rig.nodes.map((n) => `${n.name}.tar.gz`)]);
+    for (const [i, node] of rig.nodes.entries()) {
+      const bytes = await readFile(join(dir, `${node.name}.tar.gz`));
+      assert.deepEqual([index.nodes[i]!.size, index.nodes[i]!.sha256], [bytes.length, createHash("sha256").update(bytes).digest("hex")]);
+      const { files } = await extractBundle(bytes);
+      const manifest = JSON.parse(files.get("manifest.json")!);
+      const status = (await node.installer.request("/v1/installer/status")).json;
+      assert.equal(manifest.phase, status.phase, node.name);
+      assert.equal(JSON.parse(files.get("status.json")!).hostname, node.name, "the bundle of the node the index names");
+      for (const n of rig.nodes) assert.ok(![...files.values()].some((text) => text.includes(n.installer.code)), "no install code in a bundle");
+    }
+  });
+
+  test("a node stopped before the run and one whose certificate is not the plan's are named in the index; the others still come; exit 1", async () => {
+    const rig = await startRig(lab, { joins: 2 });
+    const [, wrong, stopped] = rig.nodes;
+    await rig.writePlan((text) => text.replace(wrong!.installer.fingerprint.replaceAll(":", "").toLowerCase(), "ab".repeat(32)));
+    const refused = await rig.fleet();
+    assert.equal(refused.code, 2, refused.stdout + refused.stderr);
+    assert.equal(lastLine(refused.stdout), hint(rig), "a run that contacted the nodes and failed ends with the command");
+    await stopped!.installer.stop();
+
+    const dir = await tempDir("stratum-fleet-bundles-");
+    const gather = await rig.fleet(["--support-bundle", dir]);
+    assert.equal(gather.code, 1, gather.stdout + gather.stderr);
+    assert.match(gather.stdout, /\[node-02\] error: no support bundle \(wrong-certificate\): .* not the plan's AB:AB:.*: refused, nothing was sent/);
+    assert.match(gather.stdout, /\[node-03\] error: no support bundle \(unreachable\): .* is unreachable: connect ECONNREFUSED/);
+    assert.match(lastLine(gather.stdout)!, /^\[fleet\] error: 1 of 3 support bundles gathered in /);
+    const index = await readIndex(dir);
+    assert.deepEqual(index.nodes.map((e) => [e.node, e.file ?? e.error]), [["node-01", "node-01.tar.gz"], ["node-02", "wrong-certificate"], ["node-03", "unreachable"]]);
+    assert.deepEqual((await readdir(dir)).sort(), ["index.json", "node-01.tar.gz"]);
+    const { files } = await extractBundle(join(dir, "node-01.tar.gz"));
+    assert.ok(files.has("manifest.json"));
+
+    await rig.writePlan((text) => text.replace("role: init", "role: founder"));
+    const unusable = await rig.fleet();
+    assert.equal(unusable.code, 2);
+    assert.ok(!(unusable.stdout + unusable.stderr).includes("gather what happened"), "a plan that contacted no node: nothing to gather");
+  });
+});
