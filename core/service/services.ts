@@ -59,6 +59,8 @@ interface ServicesDeps {
   redactor: Redactor;
   /** The one clock: timestamps and deadlines. */
   now: () => Date;
+  /** The store was kept aside at this start (it did not parse). */
+  recordsLost?: boolean;
 }
 
 export function createServices(deps: ServicesDeps): Services {
@@ -99,6 +101,7 @@ export function createServices(deps: ServicesDeps): Services {
     now,
     personActed,
     cluster,
+    recordsLost: deps.recordsLost,
   });
   const unattended = createUnattendedService({
     unattended: store.slice("unattended"),
