@@ -42,6 +42,6 @@ export async function wireServices(
   const layout = stateLayout(settings.stateDir);
   const keep = createLogRing(layout.serviceLog, layout.serviceLogOlder);
   const log = createLogger(redactor, now, { write: options.writeLog, journal: options.journal, keep });
-  const services = createServices({ version: options.version, url: options.url, tls: options.tls, settings, store: opened.store, installCode, host: options.host, log, redactor, now });
+  const services = createServices({ version: options.version, url: options.url, tls: options.tls, settings, store: opened.store, installCode, host: options.host, log, redactor, now, recordsLost: opened.keptAside !== undefined });
   return { services, opened, installCode, log, now };
 }

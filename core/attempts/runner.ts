@@ -28,6 +28,8 @@ export interface RunnerDeps {
   log: Logger;
   now: () => Date;
   cluster: StepInputs["cluster"];
+  /** The store was kept aside at this start: no record says what ran, so every process of this state dir's firstboot is looked for. */
+  recordsLost?: boolean;
 }
 
 /**
@@ -53,6 +55,7 @@ export class AttemptRunner {
     const leftovers = await stopLeftoverFirstboots(
       attempts.get(),
       firstbootMark(this.deps.settings.stateDir),
+      this.deps.recordsLost ?? false,
       async (attempt, event) => {
         (await events.writer(attempt)).append(event);
       },

@@ -15,7 +15,7 @@ import { computeStatus, type Status } from "./status.ts";
 import type { StoreData } from "../state/records.ts";
 import type { Store } from "../state/store.ts";
 import { createUnattendedService } from "../unattended/service.ts";
-import { operatorSecrets, payloadFacts, readState, writeSupportBundle, type SupportBundle } from "../support/index.ts";
+import type { SupportBundle } from "../support/index.ts";
 
 const STORE_KEYS = ["draft", "attempts", "lockout", "unattended", "handoff", "cluster"] as const satisfies ReadonlyArray<Exclude<keyof StoreData, "schemaVersion">>;
 
@@ -59,6 +59,8 @@ interface ServicesDeps {
   redactor: Redactor;
   /** The one clock: timestamps and deadlines. */
   now: () => Date;
+  /** The store was kept aside at this start (it did not parse). */
+  recordsLost?: boolean;
 }
 
 export function createServices(deps: ServicesDeps): Services {
@@ -99,6 +101,7 @@ export function createServices(deps: ServicesDeps): Services {
     now,
     personActed,
     cluster,
+    recordsLost: deps.recordsLost,
   });
   const unattended = createUnattendedService({
     unattended: store.slice("unattended"),
@@ -146,6 +149,8 @@ export function createServices(deps: ServicesDeps): Services {
     tls: () => deps.tls?.(),
     status,
     async supportBundle() {
+      // Loaded when a bundle is asked for: the tar writer and the bundle's code stay off the start and the first request.
+      const { operatorSecrets, payloadFacts, readState, writeSupportBundle } = await import("../support/index.ts");
       const records = Object.fromEntries(STORE_KEYS.map((key) => [key, store.slice(key).get()]));
       const state = await readState(settings.stateDir, { schemaVersion: 1, ...records } as StoreData);
       return writeSupportBundle({

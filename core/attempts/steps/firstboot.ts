@@ -102,11 +102,12 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
 /**
  * At start, before anything else runs: kills, at once, every process the firstboot of an installer
  * that was killed left running (found by its mark, or by the group its attempt recorded), so a retry
- * never runs beside it. Returns what it stopped, for the banner.
+ * never runs beside it. Returns what it stopped, for the banner. (A firstboot about to start looks again.)
  */
 export async function stopLeftoverFirstboots(
   attempts: AttemptRecord[],
   mark: string,
+  recordsLost: boolean,
   emit: (attempt: number, event: NewEvent) => Promise<void>,
   persist: () => Promise<void>,
   now: () => Date,
@@ -118,7 +119,10 @@ export async function stopLeftoverFirstboots(
     add(record.attempt, (await stopRecordedGroup(record.firstbootGroup!, now, 0))?.processes ?? []);
     delete record.firstbootGroup;
   }
-  const marked = await killMarked(mark, now);
+  // A firstboot runs only once its attempt is recorded running (and its group persisted): with none such and the
+  // records whole, none can be left, and the start does not pay for reading every process's environment.
+  const mayBeLeft = recordsLost || attempts.some((a) => a.state === "running" || a.firstbootGroup);
+  const marked = mayBeLeft ? await killMarked(mark, now) : { processes: [] };
   for (const process of marked.processes) add(process.attempt ?? attempts.at(-1)?.attempt ?? 1, [process]);
   const notices: string[] = [];
   for (const [attempt, processes] of [...byAttempt].sort(([a], [b]) => a - b)) {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { NewEvent } from "../../../core/attempts/events.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
-import { MAX_LINE_BYTES, runFirstboot } from "../../../core/attempts/steps/firstboot.ts";
+import { MAX_LINE_BYTES, runFirstboot, stopLeftoverFirstboots } from "../../../core/attempts/steps/firstboot.ts";
 import { firstbootMark, markedEnv } from "../../../core/process/group.ts";
 import type { AttemptRecord } from "../../../core/state/records.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
@@ -103,4 +103,12 @@ test("a process still carrying this state dir's mark when firstboot is to start 
   await run(ctx, path, { attempt: 2, firstbootTail: [] }, async () => {}, mark);
   assert.equal(await alive(stale.pid!), false);
   assert.equal(events[0]!.message, `stopped 1 process an earlier firstboot left running: ${stale.pid} sleep`);
+});
+
+test("a store kept aside at start holds no record of what ran: every process carrying the state dir's mark is killed all the same", async () => {
+  const mark = firstbootMark(randomUUID());
+  const stray = spawn("sleep", ["60"], { stdio: "ignore", detached: true, env: { ...process.env, ...markedEnv(mark, 4) } });
+  const notices = await stopLeftoverFirstboots([], mark, true, async () => {}, async () => {}, () => new Date());
+  assert.equal(await alive(stray.pid!), false);
+  assert.deepEqual(notices, [`stopped 1 process the interrupted firstboot of attempt 4 left running: ${stray.pid} sleep`]);
 });
