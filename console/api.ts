@@ -57,6 +57,19 @@ export async function request<P extends PathOf<M>, M extends Method = "get">(cod
   }
 }
 
+/** A file the API answers (the support bundle): its bytes and the name its Content-Disposition gives, `fallback` when it names none. */
+export async function requestFile(code: string, path: PathOf<"get">, fallback: string): Promise<Result<{ blob: Blob; name: string }>> {
+  try {
+    const res = await fetch(API + path, { headers: { Authorization: "Bearer " + code }, cache: "no-store" });
+    noteServerDate(res);
+    if (!res.ok) return { ok: false, problem: problemOf(res, (res.headers.get("content-type") || "").includes("json") ? await res.json() : {}) };
+    const named = /filename="?([^";]+)"?/.exec(res.headers.get("content-disposition") || "");
+    return { ok: true, data: { blob: await res.blob(), name: named ? named[1]! : fallback }, etag: "" };
+  } catch (err) {
+    return { ok: false, problem: err as Failure };
+  }
+}
+
 function problemOf(res: Response, data: Partial<Schemas["Problem"]>): Problem {
   return Object.assign(new Error(data.detail || data.title || "HTTP " + res.status), {
     status: res.status,

@@ -45,8 +45,19 @@ export function announce(text: string): void {
 export function showView(name: "sign-in" | "configure" | "install"): void {
   for (const view of ["sign-in", "configure", "install"]) $(view).hidden = view !== name;
   $("sign-out").hidden = name === "sign-in";
+  $("bundle").hidden = name === "sign-in";
   if (name === "sign-in") {
     $("unattended").hidden = true;
     $("where").textContent = "";
   }
+}
+
+/** Saves `blob` as the file `name` through the browser's own download. */
+export function saveFile(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = h("a", { href: url, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
 }

@@ -1,10 +1,11 @@
 /** One attempt, live: its steps, the cloud's readiness checks, the log, and the verdict with its next action. */
 import type { Schemas } from "./api.ts";
 import { renderPicker } from "./attempt-picker.ts";
-import { $, fill, h, showView } from "./dom.ts";
+import { $, fill, h, saveFile, showView } from "./dom.ts";
 import { guard, report } from "./guard.ts";
 import { fixConfig, install, recheck, showBlockers } from "./install-actions.ts";
 import { appendLog } from "./install-log.ts";
+import { bundleControl } from "./support-bundle.ts";
 import { renderJoinChecks } from "./join-check.ts";
 import { showJoinToken } from "./join-token.ts";
 import { keepTicking, renderTimes, stepTime } from "./run-clock.ts";
@@ -88,7 +89,8 @@ function showVerdict(verdict: Verdict): void {
       next ? h("button", { type: "button", class: "primary", onclick: guard(next[1]) }, next[0]) : null,
       run.latest && !ok && (verdict.next === "retryInstall" || verdict.next === "recheckReadiness") ? h("button", { type: "button", onclick: guard(fixConfig) }, "Edit the config") : null,
       run.latest ? null : h("button", { type: "button", onclick: () => follow(latest) }, "Show attempt " + latest),
-      h("button", { type: "button", onclick: guard(() => downloadReport(verdict.attempt)) }, "Download report")));
+      h("button", { type: "button", onclick: guard(() => downloadReport(verdict.attempt)) }, "Download report"),
+      ok ? null : bundleControl("verdict-bundle")));
   box.hidden = false;
   if (!run.picked) box.focus();
 }
@@ -109,10 +111,5 @@ async function showNext(): Promise<void> {
 
 async function downloadReport(attempt: number): Promise<void> {
   const report = await call("/install/report", { query: { attempt } });
-  const url = URL.createObjectURL(new Blob([JSON.stringify(report, null, 2) + "\n"], { type: "application/json" }));
-  const link = h("a", { href: url, download: "stratum-install-report-attempt-" + attempt + ".json", hidden: true });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60000);
+  saveFile(new Blob([JSON.stringify(report, null, 2) + "\n"], { type: "application/json" }), "stratum-install-report-attempt-" + attempt + ".json");
 }

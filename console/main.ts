@@ -13,6 +13,7 @@ import { updateInstallButton } from "./review.ts";
 import { stopTicking } from "./run-clock.ts";
 import { showSignIn, signIn } from "./sign-in.ts";
 import { renderStatus } from "./status.ts";
+import { downloadBundle } from "./support-bundle.ts";
 import { goStep } from "./stepper.ts";
 import { follow, setYamlDirty, signOut, state, subscribe } from "./store.ts";
 import { showCertificate } from "./tls.ts";
@@ -40,6 +41,7 @@ subscribe((change) => {
 document.addEventListener("submit", (event) => event.preventDefault());
 $("sign-in-form").addEventListener("submit", guard(signIn));
 $("sign-out").addEventListener("click", () => signOut());
+$("bundle-button").addEventListener("click", () => downloadBundle($("bundle-button"), $("bundle-said")));
 $("config-form").addEventListener("submit", guard(saveForm));
 $("back").addEventListener("click", () => goStep(state.step - 1));
 $("modes").addEventListener("change", applyMode);

@@ -3,7 +3,7 @@
  * of what changed without asking (the event stream, a background refresh, a refused code) through `subscribe`.
  * No DOM here: the store decides, the views show.
  */
-import { readEvents, request, type Answer, type Call, type Failure, type Method, type Operation, type PathOf, type Schemas } from "./api.ts";
+import { readEvents, request, requestFile, type Answer, type Call, type Failure, type Method, type Operation, type PathOf, type Schemas } from "./api.ts";
 
 const CODE_KEY = "stratum.installCode";
 
@@ -91,6 +91,14 @@ export async function send<P extends PathOf<M>, M extends Method = "get">(path: 
 
 export async function call<P extends PathOf<M>, M extends Method = "get">(path: P, options?: Call<Operation<P, M>, M>): Promise<Answer<Operation<P, M>>> {
   return (await send(path, options)).data;
+}
+
+/** The support bundle (`GET /support-bundle`) with the session's code, to be saved under `name`; a refused code ends the session, and every refusal throws its Problem. */
+export async function fetchSupportBundle(): Promise<{ blob: Blob; name: string }> {
+  const result = await requestFile(store.code, "/support-bundle", "stratum-support.tar.gz");
+  if (result.ok) return result.data;
+  checkRefusal(result.problem);
+  throw result.problem;
 }
 
 /** Tries the code; kept (for this tab only) when the installer takes it, else the refusal is returned. */

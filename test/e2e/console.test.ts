@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { connect, createServer, type Socket } from "node:net";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import { promisify } from "node:util";
+import type { Browser, Download, Page } from "playwright-core";
 import { checked, checkScreen } from "../helpers/a11y.ts";
 import { SKIP, intercept, launchBrowser } from "../helpers/browser.ts";
 import { makePayload } from "../../demo/make-payload.ts";
@@ -110,6 +112,20 @@ async function text(page: Page, selector: string): Promise<string> {
   return (await page.locator(selector).innerText()).trim();
 }
 
+/** A support bundle the page downloaded: its file name and its manifest, the bundle unpacked with tar. */
+async function unpackBundle(download: Download): Promise<{ name: string; manifest: { hostname: string; files: { path: string }[] } }> {
+  const name = download.suggestedFilename();
+  const folder = await tempDir("stratum-console-bundle-");
+  await promisify(execFile)("tar", ["xzf", (await download.path())!, "-C", folder]);
+  return { name, manifest: JSON.parse(await readFile(join(folder, name.replace(/\.tar\.gz$/, ""), "manifest.json"), "utf8")) };
+}
+
+/** A bundle's name: the installer's host name and the UTC time it was made. */
+async function bundleName(installer: RunningInstaller): Promise<RegExp> {
+  const hostname = (await installer.request("/v1/installer/status")).json.hostname as string;
+  return new RegExp(`^stratum-support-${hostname.replace(/[^A-Za-z0-9.-]/g, "_").replace(/\./g, "\\.")}-\\d{8}T\\d{6}Z\\.tar\\.gz$`);
+}
+
 /** Every visible form control has a label a screen reader announces. */
 async function assertLabelled(page: Page): Promise<void> {
   const unlabelled = await page.evaluate(() =>
@@ -141,6 +157,7 @@ const SCREENS = [
   "node-yaml", "node-yaml-errors", "install-card-ready", "review", "payload-verifying",
   "installing", "readiness-wait", "readiness-countdown", "readiness-timeout", "attempt-history", "yaml-lines", "recheck-done", "done", "installer-unreachable",
   "unattended-blocked", "unattended-started", "unattended-invalid",
+  "readiness-timeout-bundle", "support-bundle-downloading", "support-bundle-failed",
 ];
 
 /** Like open(), in a browser whose clock reads another zone in 12-hour time, and an hour fast: a time shown in local time, or measured by the browser's clock, would not match. */
@@ -263,6 +280,7 @@ describe("web console", { skip: SKIP }, () => {
     await page.locator("#tls").getByRole("button", { name: "Copy" }).click();
     await page.locator("#tls-copied").getByText(/^(Copied|Selected: press Ctrl\+C to copy)$/).waitFor();
     await checkScreen(page, "done");
+    assert.equal(await page.locator("#verdict").getByRole("button", { name: "Download support bundle" }).count(), 0, "a succeeded verdict offers no support bundle");
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download report" }).click()]);
     assert.equal(download.suggestedFilename(), "stratum-install-report-attempt-1.json");
@@ -310,6 +328,13 @@ describe("web console", { skip: SKIP }, () => {
     assert.match(await text(page, "#verdict"), /Attempt 1 failed at readiness\s+READINESS_TIMEOUT\s+The cloud was not READY within 2 s; .*not ready: ceph/);
     assert.match(await text(page, "#log"), /taking longer than expected/);
     await checkScreen(page, "readiness-timeout");
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#verdict").getByRole("button", { name: "Download support bundle" }).click()]);
+    const bundle = await unpackBundle(download);
+    assert.match(bundle.name, await bundleName(installer));
+    assert.equal(bundle.manifest.hostname, (await installer.request("/v1/installer/status")).json.hostname);
+    assert.ok(bundle.manifest.files.some((f) => f.path === "attempts/1/verdict.json"), "the failed attempt's verdict is in it");
+    await page.locator("#verdict").getByRole("status").getByText("Support bundle downloaded.").waitFor();
+    await checkScreen(page, "readiness-timeout-bundle");
 
     readiness.setScenario("ready");
     await page.getByRole("button", { name: "Recheck readiness" }).click();
@@ -561,6 +586,7 @@ describe("web console", { skip: SKIP }, () => {
     assert.equal(await page.getByRole("button", { name: "Recheck readiness" }).count(), 0, "a past attempt offers no next action");
     assert.match(await text(page, "#verdict"), /Attempt 2 came after this one/);
     await checkScreen(page, "attempt-history");
+    assert.equal(await page.locator("#verdict").getByRole("button", { name: "Download support bundle" }).count(), 1, "a failed attempt picked offers the support bundle beside its verdict");
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download report" }).click()]);
     assert.equal(download.suggestedFilename(), "stratum-install-report-attempt-1.json");
     assert.equal(JSON.parse(await readFile((await download.path())!, "utf8")).verdict.code, "READINESS_TIMEOUT");
@@ -696,6 +722,46 @@ describe("web console", { skip: SKIP }, () => {
     await confirm.check();
     await page.getByRole("button", { name: "Install", exact: true }).click();
     await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+    assert.deepEqual(errors, []);
+  });
+
+  test("the support bundle from the header, before any attempt and by keyboard: said while it downloads, a .tar.gz named for the host with its manifest; a failure says why", async () => {
+    const { installer } = await rig();
+    const { page, errors } = await open(installer);
+    await page.getByLabel("Install code").waitFor();
+    assert.equal(await page.getByRole("button", { name: "Download support bundle" }).count(), 0, "not before sign-in");
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "Configure this node" }).waitFor();
+    const button = page.getByRole("banner").getByRole("button", { name: "Download support bundle" });
+    const said = page.getByRole("banner").getByRole("status");
+
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const stopHolding = await intercept(page, "**/v1/installer/support-bundle", async (route) => {
+      await held;
+      await route.continue();
+    });
+    const downloaded = page.waitForEvent("download");
+    await button.focus();
+    await page.keyboard.press("Enter");
+    await said.getByText("Downloading the support bundle…").waitFor();
+    assert.equal(await button.getAttribute("aria-disabled"), "true", "a second click meanwhile is ignored");
+    await checkScreen(page, "support-bundle-downloading");
+    release();
+    const bundle = await unpackBundle(await downloaded);
+    await stopHolding();
+    assert.match(bundle.name, await bundleName(installer));
+    assert.equal(bundle.manifest.hostname, (await installer.request("/v1/installer/status")).json.hostname);
+    assert.deepEqual(bundle.manifest.files.filter((f) => f.path.startsWith("attempts/")), [], "no attempt yet");
+    await said.getByText("Support bundle downloaded.").waitFor();
+    assert.equal(await button.getAttribute("aria-disabled"), null);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "bundle-button", "focus stays on the button");
+
+    const stopCutting = await intercept(page, "**/v1/installer/support-bundle", (route) => route.abort());
+    await page.keyboard.press("Enter");
+    await said.getByText(/^The support bundle did not download: the installer did not answer \(.+\)\. Check that it still runs, then try again\.$/).waitFor();
+    await checkScreen(page, "support-bundle-failed");
+    await stopCutting();
     assert.deepEqual(errors, []);
   });
 
