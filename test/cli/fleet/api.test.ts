@@ -1,34 +1,17 @@
 import assert from "node:assert/strict";
-import { createHash, X509Certificate } from "node:crypto";
 import { once } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createServer } from "node:https";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
-import { describe, it, type TestContext } from "node:test";
+import { describe, it } from "node:test";
 import { ApiProblem, NodeApi } from "../../../cli/fleet/api.ts";
 import { refusal } from "../../../cli/fleet/connect.ts";
 import { formatFingerprint } from "../../../cli/fleet/node-access.ts";
-import { generateSelfSignedCert } from "../../../core/access/tls.ts";
 import { HttpClientError } from "../../../core/http/client.ts";
+import { fakeInstaller } from "../../helpers/fake-node.ts";
 
 const STATUS = { phase: "configuring", version: "stratum-installer 1", profile: "single-node", hostname: "n1", url: "https://n1:9443", configValid: false, attempt: 0 };
 
-/** A node's installer as far as the fleet sees it: an HTTPS server with a certificate of its own. */
-async function installer(t: TestContext, handler: (req: IncomingMessage, res: ServerResponse) => void) {
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "node", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
-  const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
-  const seen: string[] = [];
-  const server = createServer({ cert: certPem, key: keyPem }, (req, res) => {
-    seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
-    handler(req, res);
-  }).listen(0, "127.0.0.1");
-  await once(server, "listening");
-  t.after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return { url: new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), pin, seen };
-}
+const installer = fakeInstaller;
 
 const json = (status: number, body: unknown) => (_req: IncomingMessage, res: ServerResponse) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 

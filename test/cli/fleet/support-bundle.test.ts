@@ -1,36 +1,20 @@
 import assert from "node:assert/strict";
-import { createHash, X509Certificate } from "node:crypto";
+import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { readdir, readFile, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createServer } from "node:https";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { join } from "node:path";
-import { describe, it, type TestContext } from "node:test";
+import { describe, it } from "node:test";
 import type { FleetOutput, Level } from "../../../cli/fleet/output/index.ts";
 import type { FleetNode } from "../../../cli/fleet/plan.ts";
 import { gatherBundles, writeBundleIndex } from "../../../cli/fleet/support-bundle.ts";
-import { generateSelfSignedCert } from "../../../core/access/tls.ts";
 import { tempDir } from "../../helpers/installer.ts";
+import { fakeInstaller } from "../../helpers/fake-node.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** A node's installer as far as the fleet sees it: an HTTPS server with a certificate of its own, counting requests. */
-async function installer(t: TestContext, handler: Handler) {
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "node", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
-  const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
-  const seen: string[] = [];
-  const server = createServer({ cert: certPem, key: keyPem }, (req, res) => {
-    seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
-    handler(req, res);
-  }).listen(0, "127.0.0.1");
-  await once(server, "listening");
-  t.after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return { url: new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), pin, seen };
-}
+const installer = fakeInstaller;
 
 const node = (name: string, url: URL, pin: string): FleetNode => ({ index: 0, name, role: "join", access: { url, pin, code: `code-${name}` }, draft: () => ({}) as never });
 const bytesOf = (name: string) => Buffer.from(`a bundle of ${name} `.repeat(5000));
