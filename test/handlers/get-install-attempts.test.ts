@@ -3,10 +3,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import listAttempts from "../../handlers/get-install-attempts.ts";
-import { inProcessApp } from "../helpers/app.ts";
 import { finished, install, installRig, putDraft } from "../helpers/install-rig.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
-import { assertRouteProblem } from "../helpers/route-problem.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
 
 const { route } = listAttempts;
