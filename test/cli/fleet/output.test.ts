@@ -37,13 +37,38 @@ describe("fleet output", () => {
     live.close();
   });
 
-  it("prefixed lines: [node] step: message, warnings and errors said so", () => {
+  it("prefixed lines: one line per change of a node's phase or step, per failure and per note; never per progress tick, for 50 nodes", () => {
     const out = sink();
     const lines = linesOutput(out.stream, sink().stream);
-    lines.event("node-02", { ...EVENT, level: "warn", step: "readiness", message: "taking longer than expected" });
+    const nodes = Array.from({ length: 50 }, (_, i) => `node-${String(i + 1).padStart(2, "0")}`);
+    const steps = ["preflight", "write-config", "firstboot", "readiness"] as const;
+    const expected: string[] = [];
+    for (const node of nodes) {
+      lines.change(node, { phase: "installing", attempt: 1, step: "", since: 1 });
+      lines.change(node, { phase: "installing", attempt: 1, step: "" });
+      expected.push(`[${node}] phase: installing (attempt 1)`);
+      for (const step of steps) {
+        lines.event(node, { ...EVENT, type: "step.started", step, message: `${step} started` });
+        for (let tick = 0; tick < 20; tick++) {
+          lines.event(node, { ...EVENT, step, message: `line ${tick}` });
+          lines.event(node, { ...EVENT, type: "readiness.poll", level: "warn", step, message: "UNREACHABLE" });
+        }
+        lines.event(node, { ...EVENT, type: "step.finished", step, message: `${step} succeeded` });
+        expected.push(`[${node}] step: ${step}`);
+      }
+      const failed = node === "node-13";
+      if (failed) {
+        lines.event(node, { ...EVENT, type: "step.finished", level: "error", step: "readiness", message: "readiness failed: not READY" });
+        expected.push(`[${node}] readiness: error: readiness failed: not READY`);
+      }
+      lines.change(node, { phase: failed ? "failed" : "done" });
+      lines.change(node, { phase: failed ? "failed" : "done" });
+      expected.push(`[${node}] phase: ${failed ? "failed" : "done"}`);
+    }
     lines.note("node-02", "error", "attempt 1 failed");
     lines.note(null, "info", "dry run");
-    assert.deepEqual(out.written, ["[node-02] readiness: warning: taking longer than expected\n", "[node-02] error: attempt 1 failed\n", "[fleet] dry run\n"]);
+    expected.push("[node-02] error: attempt 1 failed", "[fleet] dry run");
+    assert.deepEqual(out.written.join("").trimEnd().split("\n"), expected);
   });
 
   it("a node's text with escape sequences (title, clear screen, cursor report, colour) is shown, never obeyed: in prefixed lines, the live table and the summary", () => {
