@@ -14,7 +14,8 @@ const RUNNING = new Set(["waiting", "installing"]);
 /** The rows the table shows; every other node folds into the summary line's counts. */
 const SHOWN = new Set(["installing", "failed", "refused", "unreachable"]);
 
-const REDRAW_MS = 100;
+/** At most four draws a second: a person reads, the screen does not flicker. */
+const REDRAW_MS = 250;
 const UP = (n: number) => (n > 0 ? `\x1b[${n}A` : "");
 const CLEAR_DOWN = "\r\x1b[J";
 
