@@ -11,23 +11,35 @@ interface Row extends NodeChange {
 }
 
 const RUNNING = new Set(["waiting", "installing"]);
+/** The rows the table shows; every other node folds into the summary line's counts. */
+const SHOWN = new Set(["installing", "failed", "refused", "unreachable"]);
 
-const REDRAW_MS = 100;
+/** At most four draws a second: a person reads, the screen does not flicker. */
+const REDRAW_MS = 250;
 const UP = (n: number) => (n > 0 ? `\x1b[${n}A` : "");
 const CLEAR_DOWN = "\r\x1b[J";
 
-/** On a terminal: one row per node (node, role, phase, step, elapsed, last line), redrawn in place. */
+/** On a terminal, redrawn in place: a summary line (nodes per phase, elapsed, the slowest node), then a row for each node working or failed, as many as the terminal has rows for; finished and waiting nodes fold into the counts. */
 export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableStream, roles: ReadonlyMap<string, string>): FleetOutput {
   const rows = new Map<string, Row>([...roles].map(([node, role]) => [node, { role, phase: "waiting", last: "" }]));
   let drawn = 0;
+  const begun = Date.now();
   let timer: NodeJS.Timeout | undefined;
   let ticker: NodeJS.Timeout | undefined;
 
   const fit = (line: string) => line.slice(0, Math.max(20, (stdout.columns || 120) - 1));
   const tableLines = () => {
     const now = Date.now();
-    const body = [...rows].map(([node, r]) => [node, r.role, r.phase ?? "", r.step ?? "", r.since ? elapsed(((r.until ?? now) - r.since) / 1000) : "-", r.last]);
-    return formatTable(["NODE", "ROLE", "PHASE", "STEP", "ELAPSED", "LAST LINE"], body).map(fit);
+    const span = (r: Row) => (r.since ? (r.until ?? now) - r.since : -1);
+    const counts = new Map<string, number>();
+    for (const r of rows.values()) counts.set(r.phase ?? "waiting", (counts.get(r.phase ?? "waiting") ?? 0) + 1);
+    const slowest = [...rows].reduce<[string, Row] | undefined>((a, b) => (!a || span(b[1]) > span(a[1]) ? b : a), undefined);
+    const summary = `${rows.size} nodes: ${[...counts].map(([phase, n]) => `${n} ${phase}`).join(", ")}; ${elapsed((now - begun) / 1000)}${slowest && span(slowest[1]) >= 0 ? `; slowest ${slowest[0]} (${elapsed(span(slowest[1]) / 1000)})` : ""}`;
+    const shown = [...rows].filter(([, r]) => SHOWN.has(r.phase ?? ""));
+    const room = Math.max(1, (stdout.rows || 24) - 4);
+    const body = shown.slice(0, room).map(([node, r]) => [node, r.role, r.phase ?? "", r.step ?? "", r.since ? elapsed(span(r) / 1000) : "-", r.last]);
+    const more = shown.length > room ? [`… and ${shown.length - room} more`] : [];
+    return [summary, ...(body.length ? formatTable(["NODE", "ROLE", "PHASE", "STEP", "ELAPSED", "LAST LINE"], body) : []), ...more].map(fit);
   };
   const draw = (above: string[] = []) => {
     clearTimeout(timer);

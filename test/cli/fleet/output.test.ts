@@ -14,7 +14,7 @@ const EVENT = { seq: 7, attempt: 1, time: "2026-01-01T00:00:00.000Z", type: "ste
 const ROLES = new Map([["node-01", "init"], ["node-02", "join"]]);
 
 describe("fleet output", () => {
-  it("on a terminal: one row per node, redrawn in place (cursor up over the last table, clear down), lines cut to the width", async () => {
+  it("on a terminal: a summary line, then a row per working or failed node, redrawn in place (cursor up over the last table, clear down), lines cut to the width", async () => {
     const out = sink(60);
     const live = liveOutput(out.stream, sink().stream, ROLES);
     live.change("node-01", { phase: "installing", attempt: 1, since: Date.now() });
@@ -25,25 +25,77 @@ describe("fleet output", () => {
     assert.ok(first.startsWith("\r\x1b[J"), "nothing to go up over yet");
     const rows = first.slice(4).trimEnd().split("\n");
     assert.equal(rows.length, 3);
-    assert.match(rows[0]!, /^NODE +ROLE +PHASE +STEP +ELAPSED +LAST LINE/);
-    assert.match(rows[1]!, /^node-01 +init +installing +firstboot +\d+s +firstboot: f$/, "both changes in the one draw");
-    assert.match(rows[2]!, /^node-02 +join +waiting/);
+    assert.match(rows[0]!, /^2 nodes: 1 installing, 1 waiting; \d+s; slowest node-01/, "the summary line");
+    assert.match(rows[1]!, /^NODE +ROLE +PHASE +STEP +ELAPSED +LAST LINE/);
+    assert.match(rows[2]!, /^node-01 +init +installing +firstboot +\d+s +firstboot: f$/, "both changes in the one draw; the waiting node folds into the count");
     assert.ok(rows.every((row) => row.length <= 59), "no line wraps");
 
     live.note(null, "info", "node-01 founded cluster lab-1");
-    assert.match(out.written.at(-1)!, /^\x1b\[3A\r\x1b\[Jnode-01 founded cluster lab-1\nNODE/, "a fleet line goes above the table, which is drawn again below it");
+    assert.match(out.written.at(-1)!, /^\x1b\[3A\r\x1b\[Jnode-01 founded cluster lab-1\n2 nodes/, "a fleet line goes above the table, which is drawn again below it");
     live.summary([{ node: "node-01", role: "init", outcome: "installed", attempt: 1, elapsedSeconds: 62, detail: "installed" }], 0, "1 of 2 nodes installed");
     assert.match(out.written.at(-1)!, /node-01 +init +installed +1 +1m02s +installed\n1 of 2 nodes installed\n$/);
     live.close();
   });
 
-  it("prefixed lines: [node] step: message, warnings and errors said so", () => {
+  it("on a terminal with 50 nodes: finished and waiting nodes fold into the summary line, failed and working ones shown, the table no taller than the terminal", () => {
+    const out = sink(120);
+    Object.assign(out.stream, { rows: 20 });
+    const nodes = Array.from({ length: 50 }, (_, i) => `node-${String(i + 1).padStart(2, "0")}`);
+    const live = liveOutput(out.stream, sink().stream, new Map(nodes.map((n, i) => [n, i === 0 ? "init" : "join"])));
+    const draw = () => {
+      live.close(); // draws what changed, at once: no timer to wait for
+      return out.written.at(-1)!.replace(/^(\x1b\[\d+A)?\r\x1b\[J/, "").trimEnd().split("\n");
+    };
+    nodes.forEach((node, i) => {
+      live.change(node, { phase: "installing", attempt: 1, step: "", since: Date.now() });
+      for (const step of ["preflight", "write-config", "firstboot"] as const) live.event(node, { ...EVENT, step, message: `${step} line` });
+      if (i < 30) live.change(node, { phase: "done" });
+      else if (i === 30) live.change(node, { phase: "failed" });
+    });
+    let rows = draw();
+    assert.match(rows[0]!, /^50 nodes: 30 done, 1 failed, 19 installing; \d+s; slowest node-\d\d/);
+    assert.ok(rows.length <= 19, `bounded by the terminal's 20 rows: ${rows.length}`);
+    assert.match(rows[2]!, /^node-31 +join +failed/);
+    assert.ok(rows.every((row) => !/^node-(0\d|1\d|2\d|30) /.test(row)), "no finished node has a row");
+    assert.match(rows.at(-1)!, /^… and \d+ more$/);
+    for (const node of nodes.slice(31)) live.change(node, { phase: "done" });
+    rows = draw();
+    assert.deepEqual(rows.slice(1).map((row) => row.split(/ +/)[0]), ["NODE", "node-31"], "only the failed node is left");
+    assert.match(rows[0]!, /^50 nodes: 49 done, 1 failed;/);
+  });
+
+  it("prefixed lines: one line per change of a node's phase or step, per failure and per note; never per progress tick, for 50 nodes", () => {
     const out = sink();
     const lines = linesOutput(out.stream, sink().stream);
-    lines.event("node-02", { ...EVENT, level: "warn", step: "readiness", message: "taking longer than expected" });
+    const nodes = Array.from({ length: 50 }, (_, i) => `node-${String(i + 1).padStart(2, "0")}`);
+    const steps = ["preflight", "write-config", "firstboot", "readiness"] as const;
+    const expected: string[] = [];
+    for (const node of nodes) {
+      lines.change(node, { phase: "installing", attempt: 1, step: "", since: 1 });
+      lines.change(node, { phase: "installing", attempt: 1, step: "" });
+      expected.push(`[${node}] phase: installing (attempt 1)`);
+      for (const step of steps) {
+        lines.event(node, { ...EVENT, type: "step.started", step, message: `${step} started` });
+        for (let tick = 0; tick < 20; tick++) {
+          lines.event(node, { ...EVENT, step, message: `line ${tick}` });
+          lines.event(node, { ...EVENT, type: "readiness.poll", level: "warn", step, message: "UNREACHABLE" });
+        }
+        lines.event(node, { ...EVENT, type: "step.finished", step, message: `${step} succeeded` });
+        expected.push(`[${node}] step: ${step}`);
+      }
+      const failed = node === "node-13";
+      if (failed) {
+        lines.event(node, { ...EVENT, type: "step.finished", level: "error", step: "readiness", message: "readiness failed: not READY" });
+        expected.push(`[${node}] readiness: error: readiness failed: not READY`);
+      }
+      lines.change(node, { phase: failed ? "failed" : "done" });
+      lines.change(node, { phase: failed ? "failed" : "done" });
+      expected.push(`[${node}] phase: ${failed ? "failed" : "done"}`);
+    }
     lines.note("node-02", "error", "attempt 1 failed");
     lines.note(null, "info", "dry run");
-    assert.deepEqual(out.written, ["[node-02] readiness: warning: taking longer than expected\n", "[node-02] error: attempt 1 failed\n", "[fleet] dry run\n"]);
+    expected.push("[node-02] error: attempt 1 failed", "[fleet] dry run");
+    assert.deepEqual(out.written.join("").trimEnd().split("\n"), expected);
   });
 
   it("a node's text with escape sequences (title, clear screen, cursor report, colour) is shown, never obeyed: in prefixed lines, the live table and the summary", () => {
