@@ -170,14 +170,15 @@ export function killMarked(mark: string, now: () => Date = () => new Date()): Pr
 }
 
 /**
- * Stops what is left of a group an earlier process recorded. A pid now held by a process with
- * another start time is not that group's leader and is left alone; while any member lives the
- * kernel does not hand the group's id to a new process, so members found by it are the group's.
+ * Stops what is left of a group an earlier process recorded, while its leader still runs: only the
+ * leader's pid and start time prove the group is ours. Once the leader is gone, its group or session
+ * id may be another program's (after a reboot, or a pid that wrapped round), so it is left alone; the
+ * group's own survivors carry the firstboot mark and `killMarked` finds them.
  */
 export async function stopRecordedGroup(group: GroupRecord, now: () => Date, graceMs = GRACE_MS): Promise<StoppedGroup | undefined> {
   if (group.startTime === null) return undefined;
   const leader = await readStat(group.pid);
-  if (leader && leader.startTime !== group.startTime) return undefined;
+  if (!leader || leader.startTime !== group.startTime) return undefined;
   return stopGroup(group.pid, now, graceMs);
 }
 

@@ -122,3 +122,29 @@ test("a live group's stop takes the processes that left its group or session too
   assert.equal(stopped.killedAfterMs, 200);
   for (const pid of pids) assert.equal(await alive(pid), false, `${pid} still runs`);
 });
+
+test("a recorded group whose leader is gone is left alone: its id may be another program's now (after a reboot, or pids wrapped round)", async () => {
+  // Another program's group whose leader has exited: its id is a dead pid, as a recorded one may be.
+  const folder = await mkdtemp(join(tmpdir(), "stratum-orphan-"));
+  const leader = spawn("sh", ["-c", `sleep 60 & echo $! > "${folder}/member"`], { stdio: "ignore", detached: true });
+  const pid = leader.pid!;
+  const startTime = startTimeOf(pid)!;
+  await once(leader, "exit");
+  const member = Number(await waitForFile(join(folder, "member")));
+  try {
+    assert.equal(await alive(member), true);
+    assert.equal(await stopRecordedGroup({ pid, startTime }, now, 0), undefined);
+    assert.equal(await alive(member), true, "another program's process was killed");
+  } finally {
+    process.kill(member, "SIGKILL");
+  }
+});
+
+async function waitForFile(path: string): Promise<string> {
+  for (let tries = 0; tries < 400; tries++) {
+    const text = (await readFile(path, "utf8").catch(() => "")).trim();
+    if (text) return text;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${path} never came`);
+}
