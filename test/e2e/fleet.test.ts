@@ -176,7 +176,7 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     // node-02's cloud is READY only once the second fleet follows its attempt: how long the kill and the restart take does not matter.
     const rig = await startRig(lab, { joins: 2, scenarios: { "node-02": "never" }, readinessTimeoutSeconds: 600 });
     const fleet = rig.spawnFleet();
-    await waitFor("node-02 in readiness", async () => (fleet.output().stdout.includes("[node-02] readiness: readiness started") ? true : undefined), 30_000);
+    await waitFor("node-02 in readiness", async () => (fleet.output().stdout.includes("[node-02] step: readiness") ? true : undefined), 30_000);
     fleet.proc.kill("SIGKILL");
     await fleet.done;
     const again = rig.spawnFleet();
@@ -193,7 +193,7 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     // node-01's cloud is READY only after the fleet stopped watching: the Ctrl-C always comes while it installs.
     const rig = await startRig(lab, { joins: 1, scenarios: { "node-01": "never" }, readinessTimeoutSeconds: 600 });
     const fleet = rig.spawnFleet();
-    await waitFor("node-01 in readiness", async () => (fleet.output().stdout.includes("[node-01] readiness: readiness started") ? true : undefined), 30_000);
+    await waitFor("node-01 in readiness", async () => (fleet.output().stdout.includes("[node-01] step: readiness") ? true : undefined), 30_000);
     fleet.proc.kill("SIGINT");
     const run = await fleet.done;
     assert.equal(run.code, 130, run.stdout + run.stderr);
