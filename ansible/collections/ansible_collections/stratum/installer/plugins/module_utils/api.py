@@ -1,0 +1,299 @@
+# -*- coding: utf-8 -*-
+"""A Stratum node's installer API (SPEC §9) over the pinned client: the paths, the answers' shapes, the
+problems in the operator's words, and what the modules share (connection options, code, redaction, text
+from the node made printable). Standard library only, like client.py."""
+
+import json
+import os
+import re
+import time
+
+from ansible_collections.stratum.installer.plugins.module_utils.client import ClientError, PinnedClient, colons, pin_of, seconds
+
+API = "/v1/installer"
+SECRET_KEYS = ("joinToken", "passwordHash")
+MAX_ANSWER = 16 * 1024 * 1024
+MAX_TEXT = 2000
+# The installer sends a heartbeat every 15 s: three missed ones and the stream is gone.
+IDLE = 45
+
+CONNECTION_SPEC = dict(
+    installer=dict(type="str", required=True),
+    fingerprint=dict(type="str", required=True),
+    code=dict(type="str", required=True, no_log=True),
+    relative_to=dict(type="path"),
+    node=dict(type="str"),
+    timeout=dict(type="int", default=30),
+)
+
+# C0 (tab and newline too: a message is one line), DEL, C1, the line separators and the bidi overrides.
+_UNSAFE = re.compile("[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text, cap=MAX_TEXT):
+    """Text from a node as a terminal may show it: control characters written out (\\x1b), never obeyed; capped."""
+    text = "%s" % (text,)
+    cut = len(text) - cap
+    if cut > 0:
+        text = text[:cap]
+    text = _UNSAFE.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) <= 0xFF else "\\u%04x" % ord(m.group()), text)
+    return text + ("… (%d more characters)" % cut if cut > 0 else "")
+
+
+def printable_tree(value):
+    """A node's JSON answer with every string printable (and capped), to return where -v shows it."""
+    if isinstance(value, dict):
+        return dict((printable(k, 200), printable_tree(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return [printable_tree(v) for v in value]
+    if isinstance(value, str):
+        return printable(value, 16 * 1024)
+    return value
+
+
+def redacted(value, against=None):
+    """A draft with its secrets (joinToken, passwordHash) replaced; one that differs from `against`'s says so."""
+    if isinstance(value, dict):
+        other = against if isinstance(against, dict) else {}
+        out = {}
+        for k, v in value.items():
+            if k in SECRET_KEYS and v:
+                out[k] = "[redacted]" if against is None or other.get(k) == v else "[redacted, changed]"
+            else:
+                out[k] = redacted(v, other.get(k) if against is not None else None)
+        return out
+    if isinstance(value, list):
+        return [redacted(v) for v in value]
+    return value
+
+
+class Failed(Exception):
+    """The module fails with this message (its node's name put in front by the module); `result` goes with it."""
+
+    def __init__(self, message, **result):
+        super().__init__(message)
+        self.result = result
+
+
+class Problem(Failed):
+    """The installer refused: a problem+json (SPEC §4)."""
+
+    def __init__(self, method, path, status, body):
+        body = body if isinstance(body, dict) else {}
+        self.status = status
+        self.code = body.get("code") if isinstance(body.get("code"), str) else "HTTP %d" % status
+        self.detail = body.get("detail") if isinstance(body.get("detail"), str) else ""
+        self.body = body
+        text = "%s %s%s: %s: %s" % (method, API, path.split("?")[0], printable(self.code, 80), printable(self.detail))
+        for e in body.get("errors") or []:
+            if isinstance(e, dict):
+                text += "; %s: %s" % (printable(e.get("field") or "(config)", 200), printable(e.get("message")))
+        for b in body.get("blockers") or []:
+            if isinstance(b, dict):
+                text += "; %s: %s" % (printable(b.get("code"), 80), printable(b.get("detail")))
+        super().__init__(text, status=status)
+
+
+def resolve_code(code, relative_to):
+    """The install code itself, from the option: the code, env:NAME or file:PATH (relative to relative_to)."""
+    if code.startswith("env:"):
+        value = os.environ.get(code[4:])
+        if not value:
+            raise Failed("the install code's variable %s is not set" % code[4:])
+        return value.strip()
+    if code.startswith("file:"):
+        path = os.path.join(relative_to or os.getcwd(), os.path.expanduser(code[5:]))
+        try:
+            with open(path, encoding="utf-8") as f:
+                return f.read().strip()
+        except OSError as err:
+            raise Failed("cannot read the install code from %s: %s" % (path, err.strerror))
+    return code
+
+
+def _shape(value, fields, what):
+    """The answer is a dict whose `fields` ({name: type or tuple}) are there with their types."""
+    if not isinstance(value, dict):
+        return "%s is not an object" % what
+    for name, kind in fields.items():
+        if name not in value or not isinstance(value[name], kind) or (kind is int and isinstance(value[name], bool)):
+            return "%s has no %s of its type" % (what, name)
+    return None
+
+
+NULLABLE_STR = (str, type(None))
+SHAPES = {
+    "status": {"phase": str, "attempt": int},
+    "options": {"release": NULLABLE_STR},
+    "draft": {"source": str, "valid": bool, "errors": list},
+    "validation": {"valid": bool, "errors": list},
+    "started": {"attempt": int},
+    "verdict": {"attempt": int, "outcome": str, "step": NULLABLE_STR, "code": NULLABLE_STR, "message": str, "next": str},
+    "join-token": {"token": str, "joinAddress": str, "cluster": str},
+    "join-check": {"ok": bool, "checks": list},
+    "event": {"seq": int, "attempt": int, "type": str, "message": str},
+}
+
+
+class Installer(object):
+    """One node's installer: its URL, the pinned fingerprint, the install code, `timeout` seconds a request."""
+
+    def __init__(self, url, fingerprint, code, timeout, clock=time.monotonic):
+        try:
+            self.client = PinnedClient(url, pin_of(fingerprint), timeout, clock)
+        except ValueError as err:
+            raise Failed(str(err))
+        self.url = url
+        self.code = code
+        self.clock = clock
+
+    def _headers(self, extra=None):
+        headers = {"Authorization": "Bearer " + self.code, "Accept": "application/json"}
+        headers.update(extra or {})
+        return headers
+
+    def _failed(self, err, method, path):
+        """A client error in the operator's words."""
+        kind, where = err.kind, self.url
+        if kind == "unreachable":
+            return Failed("cannot reach the installer at %s: %s" % (where, err))
+        if kind == "tls-mismatch":
+            seen = colons(err.presented) if err.presented else "unknown (it presented none)"
+            return Failed(
+                "the installer at %s presented a certificate whose SHA-256 is %s, not the inventory's fingerprint %s; "
+                "nothing was sent (check the node's banner, or that the address is this node's)" % (where, seen, colons(self.client.pin))
+            )
+        if kind == "status":
+            try:
+                body = json.loads(err.answer.body.decode("utf-8", "replace")) if err.answer and err.answer.body else None
+            except ValueError:
+                body = None
+            return Problem(method, path, err.answer.status if err.answer else 0, body)
+        if kind in ("too-large", "not-json", "schema"):
+            return Failed("the installer at %s gave an answer to %s %s%s that is not its installer's: %s" % (where, method, API, path, printable(err)))
+        if kind == "timeout":
+            return Failed("the installer at %s did not answer %s %s%s: %s" % (where, method, API, path, err))
+        return Failed("the installer at %s did not answer %s %s%s: %s" % (where, method, API, path, printable(err)))
+
+    def call(self, method, path, shape, body=None, if_match=None, expect=(200,)):
+        """The answer's JSON (checked against SHAPES[shape]) and its ETag; a refusal is a Problem."""
+        headers = self._headers()
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if if_match:
+            headers["If-Match"] = if_match
+        try:
+            answer = self.client.request(method, API + path, headers, payload, MAX_ANSWER)
+            if answer.status not in expect:
+                raise ClientError("status", self.client.where, "HTTP %d" % answer.status, answer=answer)
+            try:
+                data = json.loads(answer.body.decode("utf-8"))
+            except ValueError:
+                raise ClientError("not-json", self.client.where, "HTTP %d: the answer is not JSON" % answer.status)
+            wrong = _shape(data, SHAPES[shape], "the answer") if shape else None
+            if wrong:
+                raise ClientError("schema", self.client.where, "HTTP %d: %s" % (answer.status, wrong))
+            return data, answer.header("etag")
+        except ClientError as err:
+            raise self._failed(err, method, path)
+
+    def status(self):
+        return self.call("GET", "/status", "status")[0]
+
+    def release(self):
+        return self.call("GET", "/options", "options")[0]["release"]
+
+    def config(self):
+        return self.call("GET", "/config", "draft")
+
+    def put_config(self, draft, etag):
+        return self.call("PUT", "/config", "draft", body=draft, if_match=etag)
+
+    def validate(self, draft):
+        return self.call("POST", "/config/validate", "validation", body=draft)[0]
+
+    def verdict(self, attempt=None):
+        """The attempt's verdict; None while it runs (or before any attempt)."""
+        try:
+            return self.call("GET", "/install/verdict" + ("?attempt=%d" % attempt if attempt else ""), "verdict")[0]
+        except Problem as problem:
+            if problem.code == "INSTALL_RUNNING" or (problem.code == "NOT_FOUND" and not attempt):
+                return None
+            raise
+
+    def start(self, recheck=False):
+        return self.call("POST", "/install/recheck-readiness" if recheck else "/install", "started", expect=(202,))[0]
+
+    def join_check(self):
+        return self.call("POST", "/cluster/join-check", "join-check")[0]
+
+    def join_token(self):
+        return self.call("GET", "/cluster/join-token", "join-token")[0]
+
+    def support_bundle(self, dest, max_bytes):
+        path = "/support-bundle"
+        try:
+            return self.client.download(API + path, dest, self._headers({"Accept": "application/gzip, application/json"}), max_bytes)
+        except ClientError as err:
+            raise self._failed(err, "GET", path)
+        except OSError as err:
+            raise Failed("cannot write %s: %s" % (dest, err.strerror or err))
+
+    def events(self, attempt, after, until):
+        """The attempt's events after seq `after` (SSE), each checked, until attempt.finished or the stream ends."""
+        path = "/install/events?attempt=%d" % attempt
+        stream = self.client.events(API + path, self._headers(), last_event_id=after, idle=max(IDLE, self.client.timeout), until=until, is_final=_finishes)
+        try:
+            for _, data in stream:
+                try:
+                    event = json.loads(data)
+                except ValueError:
+                    raise ClientError("not-json", self.client.where, "an event is not JSON")
+                wrong = _shape(event, SHAPES["event"], "an event")
+                if wrong:
+                    raise ClientError("schema", self.client.where, wrong)
+                yield event
+                if event["type"] == "attempt.finished":
+                    return
+        except ClientError as err:
+            raise self._failed(err, "GET", path)
+
+
+def _finishes(data):
+    try:
+        return json.loads(data).get("type") == "attempt.finished"
+    except (ValueError, AttributeError):
+        return False
+
+
+def connect(module):
+    """The node's installer from the module's connection options; its code kept out of every output."""
+    p = module.params
+    try:
+        code = resolve_code(p["code"], p["relative_to"])
+    except Failed as failed:
+        module.fail_json(msg=who(module) + str(failed))
+    module.no_log_values.add(code)
+    try:
+        return Installer(p["installer"], p["fingerprint"], code, p["timeout"])
+    except Failed as failed:
+        module.fail_json(msg=who(module) + str(failed))
+
+
+def who(module):
+    return "%s: " % module.params["node"] if module.params.get("node") else ""
+
+
+def run(module, work):
+    """work(installer) → the result to exit with; Failed → the module fails with its message, the node named."""
+    installer = connect(module)
+    try:
+        result = work(installer)
+    except Failed as failed:
+        module.fail_json(msg=who(module) + str(failed), **failed.result)
+    module.exit_json(**result)
+
+
+__all__ = ["API", "CONNECTION_SPEC", "Failed", "Installer", "Problem", "connect", "printable", "printable_tree", "redacted", "run", "seconds", "who"]
