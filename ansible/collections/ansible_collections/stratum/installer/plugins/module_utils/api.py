@@ -60,7 +60,7 @@ def redacted(value, against=None):
             if k in SECRET_KEYS and v:
                 out[k] = "[redacted]" if against is None or other.get(k) == v else "[redacted, changed]"
             else:
-                out[k] = redacted(v, other.get(k) if against is not None else None)
+                out[k] = redacted(v, other.get(k, {}) if against is not None else None)
         return out
     if isinstance(value, list):
         return [redacted(v) for v in value]
