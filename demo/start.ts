@@ -13,11 +13,14 @@
  * Each scenario and node keeps its own state (.demo/state, .demo/never/state, .demo/node-2/state…),
  * so one walk-through never finds the node another one installed. The cloud's certificate is made
  * once (.demo/cloud-tls.json), so a join token stays good across restarts.
+ * `--nodes N` starts a demo cluster for the Ansible walk-through instead (demo/cluster.ts).
  */
 import { spawn } from "node:child_process";
 import { access, cp, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { keptCloudCert } from "./cloud-cert.ts";
+import { parseNodes, startCluster } from "./cluster.ts";
 import { makePayload } from "./make-payload.ts";
 import { SCENARIOS, startReadinessServer, type Scenario } from "./readiness-server.ts";
 
@@ -98,6 +101,8 @@ async function payloadCopy(from: string, demoDir: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { nodes: { type: "string" } } });
+  if (values.nodes !== undefined) return startCluster(parseNodes(values.nodes), resolve(process.env.DEMO_DIR ?? join(root, ".demo")));
   const node = demoNode();
   const unattended = process.env.DEMO_UNATTENDED === "1";
   if (node && unattended) throw new Error("DEMO_NODE and DEMO_UNATTENDED=1 are two walk-throughs: start one of them");
