@@ -70,9 +70,14 @@ def redacted(value, against=None):
 class Failed(Exception):
     """The module fails with this message (its node's name put in front by the module); `result` goes with it."""
 
-    def __init__(self, message, **result):
+    def __init__(self, message, kind=None, **result):
         super().__init__(message)
+        self.kind = kind
         self.result = result
+
+    def passing(self):
+        """A failure that may pass: the node out of reach, or its answer cut off (not a refusal, not another certificate)."""
+        return self.kind in ("unreachable", "timeout", "broken")
 
 
 class Problem(Failed):
@@ -91,7 +96,7 @@ class Problem(Failed):
         for b in body.get("blockers") or []:
             if isinstance(b, dict):
                 text += "; %s: %s" % (printable(b.get("code"), 80), printable(b.get("detail")))
-        super().__init__(text, status=status)
+        super().__init__(text, kind="status", status=status)
 
 
 def resolve_code(code, relative_to):
@@ -156,12 +161,13 @@ class Installer(object):
         """A client error in the operator's words."""
         kind, where = err.kind, self.url
         if kind == "unreachable":
-            return Failed("cannot reach the installer at %s: %s" % (where, err))
+            return Failed("cannot reach the installer at %s: %s" % (where, err), kind)
         if kind == "tls-mismatch":
             seen = colons(err.presented) if err.presented else "unknown (it presented none)"
             return Failed(
                 "the installer at %s presented a certificate whose SHA-256 is %s, not the inventory's fingerprint %s; "
-                "nothing was sent (check the node's banner, or that the address is this node's)" % (where, seen, colons(self.client.pin))
+                "nothing was sent (check the node's banner, or that the address is this node's)" % (where, seen, colons(self.client.pin)),
+                kind,
             )
         if kind == "status":
             try:
@@ -170,10 +176,8 @@ class Installer(object):
                 body = None
             return Problem(method, path, err.answer.status if err.answer else 0, body)
         if kind in ("too-large", "not-json", "schema"):
-            return Failed("the installer at %s gave an answer to %s %s%s that is not its installer's: %s" % (where, method, API, path, printable(err)))
-        if kind == "timeout":
-            return Failed("the installer at %s did not answer %s %s%s: %s" % (where, method, API, path, err))
-        return Failed("the installer at %s did not answer %s %s%s: %s" % (where, method, API, path, printable(err)))
+            return Failed("the installer at %s gave an answer to %s %s%s that is not its installer's: %s" % (where, method, API, path, printable(err)), kind)
+        return Failed("the installer at %s did not answer %s %s%s: %s" % (where, method, API, path, printable(err)), kind)
 
     def call(self, method, path, shape, body=None, if_match=None, expect=(200,)):
         """The answer's JSON (checked against SHAPES[shape]) and its ETag; a refusal is a Problem."""
@@ -201,6 +205,15 @@ class Installer(object):
 
     def status(self):
         return self.call("GET", "/status", "status")[0]
+
+    def settled_status(self, wait):
+        """The status once the node no longer verifies its payload (blocker PAYLOAD_VERIFYING), waiting at most `wait` s."""
+        status = self.status()
+        until = self.clock() + wait
+        while _verifying(status) and self.clock() < until:
+            time.sleep(1)
+            status = self.status()
+        return status
 
     def release(self):
         return self.call("GET", "/options", "options")[0]["release"]
@@ -259,6 +272,10 @@ class Installer(object):
                     return
         except ClientError as err:
             raise self._failed(err, "GET", path)
+
+
+def _verifying(status):
+    return any(isinstance(b, dict) and b.get("code") == "PAYLOAD_VERIFYING" for b in status.get("blockers") or [])
 
 
 def _finishes(data):

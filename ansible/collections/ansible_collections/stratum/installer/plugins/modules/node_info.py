@@ -102,22 +102,12 @@ validation:
         message: not a CIDR
 """
 
-import time
-
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, printable_tree, run
 
 
-def verifying(status):
-    return any(isinstance(b, dict) and b.get("code") == "PAYLOAD_VERIFYING" for b in status.get("blockers") or [])
-
-
 def read(module, installer):
-    status = installer.status()
-    until = time.monotonic() + module.params["payload_wait"]
-    while verifying(status) and time.monotonic() < until:
-        time.sleep(1)
-        status = installer.status()
+    status = installer.settled_status(module.params["payload_wait"])
     result = dict(
         changed=False,
         status=printable_tree(status),

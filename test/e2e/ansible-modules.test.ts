@@ -1,0 +1,302 @@
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { connect as connectTcp, createServer as createNetServer } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
+import { join } from "node:path";
+import { before, describe, test } from "node:test";
+import { generateSelfSignedCert } from "../../core/access/tls.ts";
+import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
+import { INIT_DRAFT, VALID_DRAFT } from "../helpers/fixtures.ts";
+import { harness, ROOT, tempDir, untilNoBlockers, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { refusingServer } from "../helpers/refusing-server.ts";
+import { extractBundle } from "../helpers/support-bundle.ts";
+
+const lab = harness();
+const missing = spawnSync("ansible", ["--version"]).status !== 0;
+
+interface Node {
+  installer: RunningInstaller;
+  folder: string;
+  cloud: ReadinessServer;
+  firstbootRuns(): Promise<number>;
+  /** The connection options of every module for this node. */
+  connection: { installer: string; fingerprint: string; code: string; node: string };
+}
+
+interface Run {
+  exit: number | null;
+  output: string;
+  /** The module's result as the ad-hoc command printed it (`localhost | STATE => {...}`). */
+  result: any;
+}
+
+/** Appends to ./runs and prints its argument's first line; FIRSTBOOT_GATE waits for ./go first. */
+const FIRSTBOOT_OK = `#!/bin/sh\necho run >> "$(dirname "$0")/runs"\necho "firstboot: founding from $1"\n`;
+const FIRSTBOOT_GATE = `#!/bin/sh\necho run >> "$(dirname "$0")/runs"\nwhile [ ! -e "$(dirname "$0")/go" ]; do sleep 0.1; done\n`;
+const FIRSTBOOT_FAILS = `#!/bin/sh\necho run >> "$(dirname "$0")/runs"\nprintf 'disk /dev/sdb is busy \\033[2J\\n' >&2\nexit 3\n`;
+
+describe("Ansible: the stratum.installer modules against real installers (issue 26)", { skip: missing && "ansible is not installed (test/setup/ensure-ansible.sh installs Debian's ansible-core when run as root)" }, () => {
+  let dir: string;
+
+  async function startNode(name: string, firstboot = FIRSTBOOT_OK): Promise<Node> {
+    const folder = await tempDir(`stratum-ansible-mod-${name}-`);
+    const nodeYaml = join(folder, "etc/stratum/node.yaml");
+    const cloud = await startReadinessServer({ port: 0, scenario: "ready", foundedWith: nodeYaml });
+    lab.defer(() => cloud.close());
+    const script = await writeFirstboot(folder, firstboot);
+    const installer = await lab.start({
+      stateDir: join(folder, "state"),
+      args: ["--firstboot", script, "--node-yaml", nodeYaml, "--readiness-url", cloud.url, "--readiness-timeout", "10", "--readiness-interval", "0.1"],
+    });
+    await untilNoBlockers(installer);
+    const firstbootRuns = async () => (await readFile(join(folder, "runs"), "utf8").catch(() => "")).split("\n").filter(Boolean).length;
+    const connection = { installer: `https://127.0.0.1:${installer.port}`, fingerprint: installer.fingerprint, code: installer.code, node: name };
+    return { installer, folder, cloud, firstbootRuns, connection };
+  }
+
+  const env = () => ({
+    ...process.env,
+    LC_ALL: "C.UTF-8",
+    ANSIBLE_COLLECTIONS_PATH: join(ROOT, "ansible/collections"),
+    ANSIBLE_CONFIG: join(dir, "ansible.cfg"),
+    ANSIBLE_HOME: join(dir, "ansible-home"),
+    ANSIBLE_LOCAL_TEMP: join(dir, "ansible-tmp"),
+    ANSIBLE_NOCOLOR: "1",
+    ANSIBLE_STDOUT_CALLBACK: "default",
+  });
+
+  async function spawnAnsible(command: string, args: string[], cwd = dir): Promise<{ exit: number | null; stdout: string; output: string }> {
+    const proc = spawn(command, args, { cwd, env: env(), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let output = "";
+    proc.stdout.on("data", (d) => ((stdout += d), (output += d)));
+    proc.stderr.on("data", (d) => (output += d));
+    const exit = await new Promise<number | null>((resolve) => proc.on("close", resolve));
+    assert.ok(!output.includes("FAILED - RETRYING"), output);
+    assert.ok(!/DEPRECATION/.test(output), output);
+    return { exit, stdout, output };
+  }
+
+  /** `ansible localhost -m stratum.installer.MODULE -a JSON FLAGS…`, its result parsed. */
+  async function module(name: string, args: object, ...flags: string[]): Promise<Run> {
+    const { exit, stdout, output } = await spawnAnsible("ansible", ["localhost", "-m", `stratum.installer.${name}`, "-a", JSON.stringify(args), ...flags]);
+    const head = /^localhost \| [A-Z!]+ => /m.exec(stdout);
+    assert.ok(head, output);
+    const body = stdout.slice(head.index + head[0].length);
+    return { exit, output, result: JSON.parse(body.slice(0, body.lastIndexOf("}") + 1)) };
+  }
+
+  const config = async (n: Node) => {
+    const reply = await n.installer.request("/v1/installer/config");
+    return { etag: reply.headers.etag, updatedAt: reply.json.updatedAt, config: reply.json.config };
+  };
+  const status = async (n: Node) => (await n.installer.request("/v1/installer/status")).json;
+
+  before(async () => {
+    dir = await tempDir("stratum-ansible-mod-");
+    await writeFile(join(dir, "ansible.cfg"), "");
+  });
+
+  test("draft: changed on the first put, unchanged on the same draft again; --check --diff shows the change with secrets redacted and writes nothing", async () => {
+    const n = await startNode("node-d1");
+    const passwordHash = "$6$rounds=4096$saltsalt$PASSWORDHASHSECRETVALUE";
+    const joinToken = "STRATUM1:JOINTOKENSECRETVALUE";
+    const draft = { ...VALID_DRAFT, hostname: "node-d1", admin: { ...VALID_DRAFT.admin, passwordHash } };
+    const args = { ...n.connection, draft, join_token: joinToken };
+    const fresh = await config(n);
+
+    const checked = await module("draft", args, "--check", "--diff");
+    assert.equal(checked.exit, 0, checked.output);
+    assert.equal(checked.result.changed, true);
+    assert.match(checked.output, /--- before: node-d1: the stored draft\n\+\+\+ after: the inventory's draft/);
+    assert.match(checked.output, /^\+ {4}"passwordHash": "\[redacted, changed\]"/m);
+    assert.match(checked.output, /^\+ {2}"hostname": "node-d1",/m);
+    for (const secret of [passwordHash, joinToken, n.installer.code]) assert.ok(!checked.output.includes(secret), `${secret} in the output`);
+    assert.deepEqual(await config(n), fresh, "check mode wrote nothing");
+
+    const first = await module("draft", args);
+    assert.equal(first.exit, 0, first.output);
+    assert.equal(first.result.changed, true);
+    const written = await config(n);
+    assert.deepEqual(written.config, { ...draft, cluster: { joinToken } });
+    assert.equal(first.result.etag, written.etag);
+    assert.deepEqual(first.result.draft.cluster, { joinToken: "[redacted]" });
+
+    const again = await module("draft", args, "--diff");
+    assert.equal(again.exit, 0, again.output);
+    assert.deepEqual([again.result.changed, again.result.differs], [false, []]);
+    assert.deepEqual(await config(n), written, "the same draft is not written again");
+    assert.ok(!again.output.includes("--- before"), again.output);
+    for (const run of [first, again]) for (const secret of [passwordHash, joinToken]) assert.ok(!run.output.includes(secret));
+  });
+
+  test("a wrong fingerprint fails before a byte is sent: a TLS server of the test's own hears nothing, a real node's draft stays as it was", async () => {
+    const n = await startNode("node-f1");
+    const tls = generateSelfSignedCert({ commonName: "impostor", dnsNames: ["impostor"], ipAddresses: ["127.0.0.1"], now: new Date() });
+    let connections = 0;
+    let bytes = 0;
+    const impostor = createTlsServer({ cert: tls.certPem, key: tls.keyPem }, (socket) => {
+      connections += 1;
+      socket.on("data", (d: Buffer) => (bytes += d.length));
+      socket.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve) => impostor.listen(0, "127.0.0.1", resolve));
+    lab.defer(() => new Promise((resolve) => impostor.close(resolve)));
+    const port = (impostor.address() as { port: number }).port;
+
+    const run = await module("node_info", { ...n.connection, installer: `https://127.0.0.1:${port}` });
+    assert.equal(run.exit, 2, run.output);
+    assert.match(run.result.msg, /^node-f1: the installer at https:\/\/127\.0\.0\.1:\d+ presented a certificate whose SHA-256 is [0-9A-F:]{95}, not the inventory's fingerprint [0-9A-F:]{95}; nothing was sent/);
+    assert.equal(connections, 1, "it did connect and shake hands");
+    assert.equal(bytes, 0, "and wrote no byte of a request");
+
+    const other = await startNode("node-f2");
+    const before = await config(other);
+    const wrong = await module("draft", { ...other.connection, fingerprint: n.installer.fingerprint, draft: VALID_DRAFT });
+    assert.equal(wrong.exit, 2, wrong.output);
+    assert.match(wrong.result.msg, /presented a certificate whose SHA-256 is .*nothing was sent/);
+    assert.deepEqual(await config(other), before);
+    assert.ok(!wrong.output.includes(other.installer.code));
+  });
+
+  test("node_info: the status, the release, no verdict yet, and the node's validation of a draft; changes nothing", async () => {
+    const n = await startNode("node-i1");
+    const before = await config(n);
+    const run = await module("node_info", { ...n.connection, validate: { ...VALID_DRAFT, network: { ...VALID_DRAFT.network, address: "10.20.0.300/24" } } });
+    assert.equal(run.exit, 0, run.output);
+    const { changed, status: s, release, verdict, validation } = run.result;
+    assert.deepEqual({ changed, phase: s.phase, attempt: s.attempt, release, verdict }, { changed: false, phase: "configuring", attempt: 0, release: "2026.11.0", verdict: null });
+    assert.equal(validation.valid, false);
+    assert.deepEqual(validation.errors.map((e: { field: string }) => e.field), ["network.address"]);
+    assert.deepEqual(await config(n), before);
+  });
+
+  test("install: installs and reports the verdict and its steps; a second call is ok and unchanged; check mode starts nothing", async () => {
+    const n = await startNode("node-s1");
+    assert.equal((await module("draft", { ...n.connection, draft: VALID_DRAFT })).exit, 0);
+
+    const checked = await module("install", n.connection, "--check");
+    assert.equal(checked.exit, 0, checked.output);
+    assert.deepEqual([checked.result.changed, checked.result.msg], [true, "check mode: it would install; nothing was started"]);
+    assert.equal((await status(n)).attempt, 0);
+
+    const run = await module("install", n.connection);
+    assert.equal(run.exit, 0, run.output);
+    assert.equal(run.result.changed, true);
+    assert.deepEqual(run.result.steps, ["preflight", "write-config", "firstboot", "readiness"]);
+    assert.deepEqual([run.result.attempt, run.result.verdict.outcome, run.result.verdict.next], [1, "succeeded", "none"]);
+
+    const again = await module("install", n.connection);
+    assert.equal(again.exit, 0, again.output);
+    assert.deepEqual([again.result.changed, again.result.msg, again.result.verdict.outcome], [false, "installed already (attempt 1)", "succeeded"]);
+    assert.equal(await n.firstbootRuns(), 1);
+
+    const info = await module("node_info", n.connection);
+    assert.deepEqual([info.result.status.phase, info.result.verdict.attempt, info.result.verdict.outcome], ["done", 1, "succeeded"]);
+    const drafted = await module("draft", { ...n.connection, draft: { ...VALID_DRAFT, hostname: "node-other" } });
+    assert.equal(drafted.exit, 0, drafted.output);
+    assert.deepEqual([drafted.result.changed, drafted.result.msg], [false, "installed already (attempt 1): an installed node keeps its config, its draft is not written; the inventory's draft differs at hostname: not applied"]);
+  });
+
+  test("install: a failing firstboot fails the task with its code, step and detail, the node's control characters written out", async () => {
+    const n = await startNode("node-x1", FIRSTBOOT_FAILS);
+    await module("draft", { ...n.connection, draft: VALID_DRAFT });
+    const run = await module("install", n.connection);
+    assert.equal(run.exit, 2, run.output);
+    assert.match(run.result.msg, /^node-x1: the install failed: FIRSTBOOT_FAILED at firstboot: firstboot exited .*disk \/dev\/sdb is busy \\x1b\[2J.* \(next: retryInstall\)$/);
+    assert.ok(!run.output.includes("\x1b"), "no escape reaches the terminal");
+    assert.deepEqual([run.result.attempt, run.result.verdict.code], [1, "FIRSTBOOT_FAILED"]);
+  });
+
+  test("install: a short wait fails with a clear message, the install going on; the next call follows that attempt to its verdict", async () => {
+    const n = await startNode("node-t1", FIRSTBOOT_GATE);
+    await module("draft", { ...n.connection, draft: VALID_DRAFT });
+    const run = await module("install", { ...n.connection, wait_timeout: 2 });
+    assert.equal(run.exit, 2, run.output);
+    assert.match(run.result.msg, /^node-t1: no verdict within 2 s: attempt 1 still runs, at step firstboot; it goes on on the node: run the task again to follow it$/);
+    assert.equal((await status(n)).phase, "installing");
+
+    const checked = await module("install", n.connection, "--check");
+    assert.deepEqual([checked.result.changed, checked.result.msg], [true, "check mode: it would follow attempt 1; nothing was started"]);
+
+    // Through a TCP relay of the test's own: firstboot is let go once the module opened its second connection
+    // (the events stream, after its status read), so that it finds the attempt running.
+    let opened = 0;
+    const relay = createNetServer((socket) => {
+      if (++opened === 2) void writeFile(join(n.folder, "go"), "");
+      const upstream = connectTcp(n.installer.port, "127.0.0.1");
+      for (const s of [socket, upstream]) s.on("error", () => (socket.destroy(), upstream.destroy()));
+      socket.pipe(upstream).pipe(socket);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+    lab.defer(() => new Promise((resolve) => relay.close(resolve)));
+    const relayed = `https://127.0.0.1:${(relay.address() as { port: number }).port}`;
+    const followed = await module("install", { ...n.connection, installer: relayed });
+    assert.equal(followed.exit, 0, followed.output);
+    assert.deepEqual([followed.result.changed, followed.result.attempt, followed.result.verdict.outcome], [true, 1, "succeeded"]);
+    assert.deepEqual(followed.result.steps, ["preflight", "write-config", "firstboot", "readiness"], "the events are replayed from the start");
+    assert.equal(await n.firstbootRuns(), 1, "one attempt, followed twice");
+  });
+
+  test("install with join_check: a check that fails fails the task with its code, starting nothing", async () => {
+    const n = await startNode("node-j1");
+    const gone = await refusingServer();
+    lab.defer(() => gone.close());
+    const join = { ...INIT_DRAFT, mode: "hyperconverged-join", hostname: "node-j1", cluster: { name: "rack-a", joinAddress: `127.0.0.1:${gone.port}` } };
+    const token = `STRATUM1:${"ab".repeat(32)}:c2VjcmV0LXNlY3JldC1zZWNyZXQ`;
+    await module("draft", { ...n.connection, draft: join, join_token: token });
+    const run = await module("install", { ...n.connection, join_check: true });
+    assert.equal(run.exit, 2, run.output);
+    assert.match(run.result.msg, /^node-j1: the join check failed: JOIN_UNREACHABLE: /);
+    assert.equal((await status(n)).attempt, 0);
+    assert.ok(!run.output.includes(token));
+  });
+
+  test("join_token: fails with the API's code and a next step before the init is installed; once it is, the token is registered but never shown, even with -v", async () => {
+    const n = await startNode("node-init");
+    await module("draft", { ...n.connection, draft: { ...INIT_DRAFT, hostname: "node-init" } });
+    const early = await module("join_token", n.connection);
+    assert.equal(early.exit, 2, early.output);
+    assert.match(early.result.msg, /^node-init: the init node gives no join token yet \(NOT_INSTALLED\): install it first/);
+
+    assert.equal((await module("install", n.connection)).exit, 0);
+    const token = (await n.installer.request("/v1/installer/cluster/join-token")).json.token as string;
+    const shown = await module("join_token", n.connection, "-v");
+    assert.equal(shown.exit, 0, shown.output);
+    assert.ok(!shown.output.includes(token), "the token is in the -v output");
+    assert.match(shown.output, /censored/);
+
+    await writeFile(join(dir, "token.yml"), `- hosts: localhost\n  gather_facts: false\n  tasks:\n    - stratum.installer.join_token: ${JSON.stringify(n.connection)}\n      register: t\n    - ansible.builtin.assert:\n        that: t.token == "${token}" and t.joinAddress == "10.20.0.10" and t.cluster == "rack-a"\n        quiet: true\n`);
+    const registered = await spawnAnsible("ansible-playbook", [join(dir, "token.yml"), "-v"]);
+    assert.equal(registered.exit, 0, registered.output);
+    assert.ok(!registered.output.replace(join(dir, "token.yml"), "").includes(token.split(":")[2]!), "the secret in the playbook's output");
+  });
+
+  test("support_bundle: the node's bundle written 0600 and replaced whole; check mode writes nothing; over max_bytes nothing is left", async () => {
+    const n = await startNode("node-b1");
+    const folder = await tempDir("stratum-ansible-mod-bundle-");
+    const dest = join(folder, "node-b1.tar.gz");
+
+    const checked = await module("support_bundle", { ...n.connection, dest }, "--check");
+    assert.equal(checked.exit, 0, checked.output);
+    assert.equal(checked.result.changed, true);
+    assert.deepEqual(await readdir(folder), []);
+
+    for (const _ of [1, 2]) {
+      const run = await module("support_bundle", { ...n.connection, dest });
+      assert.equal(run.exit, 0, run.output);
+      assert.equal(run.result.changed, true);
+      assert.equal((await stat(dest)).mode & 0o777, 0o600);
+      assert.equal(run.result.bytes, (await stat(dest)).size);
+    }
+    assert.deepEqual(await readdir(folder), ["node-b1.tar.gz"]);
+    assert.equal(JSON.parse((await extractBundle(dest)).files.get("manifest.json")!).bundle, "stratum-support");
+
+    const capped = join(folder, "capped.tar.gz");
+    const over = await module("support_bundle", { ...n.connection, dest: capped, max_bytes: 1000 });
+    assert.equal(over.exit, 2, over.output);
+    assert.match(over.result.msg, /^node-b1: the bundle is over max_bytes \(1000 bytes\); nothing was saved$/);
+    assert.deepEqual(await readdir(folder), ["node-b1.tar.gz"], "no partial file left");
+  });
+});
