@@ -5,6 +5,7 @@ import type { HostFacts } from "../../core/host/facts.ts";
 import { BUILT_IN_RELEASE } from "../../core/payload/release-model.ts";
 import { parseFieldPath, planPathOf } from "./compose.ts";
 import type { Plan } from "./plan-schema.ts";
+import { fieldRule } from "./plan-rules.ts";
 import type { PlanProblem } from "./plan-yaml.ts";
 import type { FieldError } from "../../core/state/records.ts";
 
@@ -42,7 +43,7 @@ export function fieldProblems(plan: Plan, errors: ReadonlyMap<number, readonly F
     for (const error of fieldErrors) {
       const path = planPathOf(plan, index, parseFieldPath(error.field));
       const key = JSON.stringify([path, error.message, error.hint]);
-      const entry = grouped.get(key) ?? { problem: { path, message: error.message, ...(error.hint ? { hint: error.hint } : {}) }, nodes: [] };
+      const entry = grouped.get(key) ?? { problem: { rule: fieldRule(error.field), path, message: error.message, ...(error.hint ? { hint: error.hint } : {}) }, nodes: [] };
       entry.nodes.push(plan.nodes[index]!.name);
       grouped.set(key, entry);
     }
@@ -77,8 +78,9 @@ function parsedAddresses(drafts: ReadonlyMap<number, Draft>): Seen<Cidr>[] {
 /** Over every node that says role: init, well-shaped or not: one that lacks its installer, fingerprint or code has those named where they go. */
 function roleProblems(plan: Plan): PlanProblem[] {
   const inits = plan.nodes.flatMap((node, i) => ((node as Partial<typeof node> | null)?.role === "init" ? [i] : []));
-  if (inits.length === 0) return [{ path: ["nodes"], message: "no node has role: init; exactly one node founds the cluster, the others join", hint: "set role: init on one node" }];
+  if (inits.length === 0) return [{ rule: "init-missing", path: ["nodes"], message: "no node has role: init; exactly one node founds the cluster, the others join", hint: "set role: init on one node" }];
   return inits.slice(1).map((i) => ({
+    rule: "init-twice",
     path: ["nodes", i, "role"],
     message: `${nodeLabel(plan, i)} is a second init (${nodeLabel(plan, inits[0]!)} is one); exactly one node founds the cluster, the others join`,
   }));
@@ -87,10 +89,11 @@ function roleProblems(plan: Plan): PlanProblem[] {
 const origin = (url: string) => URL.canParse(url) ? new URL(url).origin : url;
 
 function uniqueProblems(plan: Plan, indexes: number[], key: "name" | "installer", what: string): PlanProblem[] {
+  const rule = key === "name" ? "name-unique" : "installer-unique";
   const value = (i: number) => (key === "installer" ? origin(plan.nodes[i]!.installer) : plan.nodes[i]!.name);
   return indexes.flatMap((i) => {
     const first = indexes.find((j) => value(j) === value(i));
-    return first !== undefined && first !== i ? [{ path: ["nodes", i, key], message: `${plan.nodes[i]![key]} is also ${nodeLabel(plan, first)}'s ${what}` }] : [];
+    return first !== undefined && first !== i ? [{ rule, path: ["nodes", i, key], message: `${plan.nodes[i]![key]} is also ${nodeLabel(plan, first)}'s ${what}` }] : [];
   });
 }
 
@@ -100,22 +103,24 @@ function networkProblems(plan: Plan, drafts: ReadonlyMap<number, Draft>): PlanPr
   const problems: PlanProblem[] = [];
   for (const { index, value } of addresses) {
     const first = addresses.find((a) => a.value.ip.value === value.ip.value && a.value.ip.family === value.ip.family);
-    if (first && first.index !== index) problems.push({ path: at(index, "network.address"), message: `${drafts.get(index)!.network!.address} is also ${nodeLabel(plan, first.index)}'s address` });
+    if (first && first.index !== index) problems.push({ rule: "address-unique", path: at(index, "network.address"), message: `${drafts.get(index)!.network!.address} is also ${nodeLabel(plan, first.index)}'s address` });
   }
   for (const { first, other } of differing(addresses, (a, b) => subnetText(a) === subnetText(b))) {
     problems.push({
+      rule: "subnet",
       path: at(other.index, "network.address"),
       message: `${drafts.get(other.index)!.network!.address} is in ${subnetText(other.value)}, but ${nodeLabel(plan, first.index)} is in ${subnetText(first.value)}: every node has its address in one management subnet`,
     });
   }
   const gateways = [...drafts].flatMap(([index, d]) => (d.network?.gateway === undefined ? [] : [{ index, value: d.network.gateway }]));
   for (const { first, other } of differing(gateways, (a, b) => a === b)) {
-    problems.push({ path: at(other.index, "network.gateway"), message: `${other.value} differs from ${nodeLabel(plan, first.index)}'s gateway ${first.value}: every node has the same gateway` });
+    problems.push({ rule: "gateway", path: at(other.index, "network.gateway"), message: `${other.value} differs from ${nodeLabel(plan, first.index)}'s gateway ${first.value}: every node has the same gateway` });
   }
   const ranges = [...drafts].map(([index, d]) => ({ index, value: [...(d.network?.floatingIpCidrs ?? [])].sort() }));
   for (const { first, other } of differing(ranges, (a, b) => a.join() === b.join())) {
     const shown = (list: string[]) => (list.length > 0 ? list.join(", ") : "none");
     problems.push({
+      rule: "floating-ranges",
       path: at(other.index, "network.floatingIpCidrs"),
       message: `${nodeLabel(plan, other.index)} has floating ranges ${shown(other.value)}, ${nodeLabel(plan, first.index)} ${shown(first.value)}: every node has the same floating ranges`,
       hint: "set them once in cluster.common.network.floatingIpCidrs",

@@ -3,6 +3,7 @@ import { nearest, shown } from "../../core/config/messages.ts";
 import { formatPath, objectSchemaOf, valueAt } from "../../core/config/paths.ts";
 import type { Path } from "../../core/config/schema.ts";
 import { FLEET_OWNED, PlanSchema, REQUIRED } from "./plan-schema.ts";
+import type { PlanRule } from "./plan-rules.ts";
 import type { PlanProblem } from "./plan-yaml.ts";
 
 /** The object schema at a path of the plan (list items by their element schema), for the keys it knows. */
@@ -32,12 +33,12 @@ function unknownKey(parent: Path, key: string): PlanProblem {
   const owned = FLEET_OWNED[key];
   const inConfig = parent.includes("config") || parent.includes("common");
   if (owned && inConfig && (key !== "vip" || parent.at(-1) === "network")) {
-    return { path, message: `${key} is set by the fleet, not in a node's config`, hint: owned, atKey: true };
+    return { rule: "fleet-owned", path, message: `${key} is set by the fleet, not in a node's config`, hint: owned, atKey: true };
   }
   const known = Object.keys(schemaAt(parent)?.shape ?? {});
   const match = nearest(key, known, (k) => k);
   const hint = match ? `did you mean ${match}?` : `known keys${parent.length > 0 ? ` in ${formatPath(parent)}` : ""}: ${known.join(", ")}`;
-  return { path, message: `${shown(key)} is not a known key`, hint, atKey: true };
+  return { rule: "unknown-key", path, message: `${shown(key)} is not a known key`, hint, atKey: true };
 }
 
 function describe(value: unknown): string {
@@ -59,26 +60,30 @@ function issueProblems(issue: z.core.$ZodIssue, input: unknown): PlanProblem[] {
       return issue.keys.map((key) => unknownKey(path, key));
     case "invalid_type": {
       const key = String(path.at(-1) ?? "");
-      if (value === undefined && path.length > 0) return [{ path, message: `${where} is required: ${REQUIRED[key] ?? "give it a value"}` }];
+      if (value === undefined && path.length > 0) return [{ rule: "required", path, message: `${where} is required: ${REQUIRED[key] ?? "give it a value"}` }];
       const hint = issue.expected === "string" && (typeof value === "number" || typeof value === "boolean") ? "put it in quotes" : undefined;
-      return [{ path, message: `${where} must be ${EXPECTED[issue.expected] ?? `a ${issue.expected}`}, not ${describe(value)}`, hint }];
+      return [{ rule: "type", path, message: `${where} must be ${EXPECTED[issue.expected] ?? `a ${issue.expected}`}, not ${describe(value)}`, hint }];
     }
     case "invalid_value":
-      return [{ path, message: `${where} ${JSON.stringify(value)} is not one of ${issue.values.map(String).join(", ")}` }];
+      return [{ rule: "one-of", path, message: `${where} ${JSON.stringify(value)} is not one of ${issue.values.map(String).join(", ")}` }];
     case "too_small":
-      return [{ path, message: Array.isArray(value) ? `${where} is empty: list at least one` : `${where} is empty: give it a value` }];
+      return [{ rule: "required", path, message: Array.isArray(value) ? `${where} is empty: list at least one` : `${where} is empty: give it a value` }];
     case "too_big":
-      return [{ path, message: `${where} is too long (at most ${String(issue.maximum)})` }];
+      return [{ rule: "type", path, message: `${where} is too long (at most ${String(issue.maximum)})` }];
     default:
-      return [{ path, message: `${where}: ${issue.message}` }];
+      return [{ rule: "type", path, message: `${where}: ${issue.message}` }];
   }
 }
+
+/** Inside a node's config or the common part the draft's own shape is checked, as the service's validator checks it. */
+const inDraft = (path: Path) => (path[0] === "nodes" && path[2] === "config" && path.length > 3) || (path[0] === "cluster" && path[1] === "common" && path.length > 2);
+const ruleAt = (problem: PlanProblem): PlanProblem => (problem.rule !== "fleet-owned" && inDraft(problem.path) ? { ...problem, rule: "draft" satisfies PlanRule } : problem);
 
 /** Every key and type problem of the plan at once; [] when it has the plan's shape. */
 export function planShapeProblems(input: unknown): PlanProblem[] {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    return [{ path: [], message: `the plan must be a mapping with cluster: and nodes:, not ${describe(input)}` }];
+    return [{ rule: "type", path: [], message: `the plan must be a mapping with cluster: and nodes:, not ${describe(input)}` }];
   }
   const result = PlanSchema.safeParse(input);
-  return result.success ? [] : result.error.issues.flatMap((issue) => issueProblems(issue, input));
+  return result.success ? [] : result.error.issues.flatMap((issue) => issueProblems(issue, input)).map(ruleAt);
 }

@@ -2,9 +2,12 @@ import { type Document, LineCounter, parseDocument } from "yaml";
 import { formatPath } from "../../core/config/paths.ts";
 import type { Path } from "../../core/config/schema.ts";
 import { offsetOf } from "../../core/config/yaml.ts";
+import type { PlanRule } from "./plan-rules.ts";
 
 /** A problem of the plan, at a plan path such as nodes[1].config.network.address. */
 export interface PlanProblem {
+  /** Which rule found it (plan-rules.ts): for tests and --json, never in the human line. */
+  rule: PlanRule;
   path: Path;
   message: string;
   hint?: string;
@@ -30,14 +33,14 @@ export function parsePlanYaml(text: string): { ok: true; plan: PlanText } | { ok
   const lineCounter = new LineCounter();
   const at = (offset: number, message: string) => {
     const { line, col } = lineCounter.linePos(offset);
-    return { ok: false as const, problem: { path: [], message, line, column: col } };
+    return { ok: false as const, problem: { rule: "plan-file" as const, path: [], message, line, column: col } };
   };
-  if (Buffer.byteLength(text) > MAX_BYTES) return { ok: false, problem: { path: [], message: "the plan is larger than 1 MiB", line: 1, column: 1 } };
+  if (Buffer.byteLength(text) > MAX_BYTES) return { ok: false, problem: { rule: "plan-file", path: [], message: "the plan is larger than 1 MiB", line: 1, column: 1 } };
   let doc: Document.Parsed;
   try {
     doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, logLevel: "error" });
   } catch (error) {
-    return { ok: false, problem: { path: [], message: `the plan could not be read: ${(error as Error).message}`, line: 1, column: 1 } };
+    return { ok: false, problem: { rule: "plan-file", path: [], message: `the plan could not be read: ${(error as Error).message}`, line: 1, column: 1 } };
   }
   const error = [...doc.errors, ...doc.warnings][0];
   if (error) return at(error.pos[0], `YAML: ${error.message}`);

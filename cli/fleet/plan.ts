@@ -6,6 +6,7 @@ import { composeDraft } from "./compose.ts";
 import { type NodeAccess, installerUrlProblem, parseFingerprint, resolveCode } from "./node-access.ts";
 import { crossNodeProblems, fieldProblems, offlineFieldErrors } from "./plan-checks.ts";
 import type { Plan, Role } from "./plan-schema.ts";
+import type { PlanRule } from "./plan-rules.ts";
 import { planShapeProblems } from "./plan-shape.ts";
 import { type LocatedProblem, type PlanProblem, parsePlanYaml } from "./plan-yaml.ts";
 import type { FieldError } from "../../core/state/records.ts";
@@ -33,14 +34,14 @@ type PlanResult = { ok: true; loaded: LoadedPlan } | { ok: false; problems: Loca
 
 async function accessOf(plan: Plan, index: number, folder: string, env: NodeJS.ProcessEnv): Promise<{ access?: NodeAccess; problems: PlanProblem[] }> {
   const node = plan.nodes[index]!;
-  const at = (key: string, message: string, hint?: string): PlanProblem => ({ path: ["nodes", index, key], message, ...(hint ? { hint } : {}) });
+  const at = (rule: PlanRule, key: string, message: string, hint?: string): PlanProblem => ({ rule, path: ["nodes", index, key], message, ...(hint ? { hint } : {}) });
   const problems: PlanProblem[] = [];
   const urlProblem = installerUrlProblem(node.installer);
-  if (urlProblem) problems.push(at("installer", urlProblem));
+  if (urlProblem) problems.push(at("installer-url", "installer", urlProblem));
   const pin = parseFingerprint(node.fingerprint);
-  if (!pin) problems.push(at("fingerprint", "the fingerprint is not a SHA-256: 64 hex digits, plain or in colon-separated pairs", "copy the TLS SHA-256 line of the installer's banner"));
+  if (!pin) problems.push(at("fingerprint", "fingerprint", "the fingerprint is not a SHA-256: 64 hex digits, plain or in colon-separated pairs", "copy the TLS SHA-256 line of the installer's banner"));
   const code = await resolveCode(node.code, folder, env);
-  if (!code.ok) problems.push(at("code", code.problem, "`node installer.js code` on the node prints its install code"));
+  if (!code.ok) problems.push(at("code", "code", code.problem, "`node installer.js code` on the node prints its install code"));
   return problems.length > 0 || !pin || !code.ok ? { problems } : { access: { url: new URL(node.installer), pin, code: code.code }, problems };
 }
 
@@ -54,7 +55,7 @@ function misshapen(problems: PlanProblem[]): Set<number> {
 /** SPEC §10.1 offline: shape, install codes and pins, each node's draft by the service's validator, the rules across nodes. Every problem at once. */
 export async function loadPlan(file: string, env: NodeJS.ProcessEnv): Promise<PlanResult> {
   const text = await readFile(file, "utf8").catch((error: Error) => error);
-  if (text instanceof Error) return { ok: false, problems: [{ path: [], message: `cannot read the plan: ${text.message}`, line: 1, column: 1 }] };
+  if (text instanceof Error) return { ok: false, problems: [{ rule: "plan-file", path: [], message: `cannot read the plan: ${text.message}`, line: 1, column: 1 }] };
   const parsed = parsePlanYaml(text);
   if (!parsed.ok) return { ok: false, problems: [parsed.problem] };
   const { value, locate } = parsed.plan;

@@ -166,9 +166,9 @@ describe("Ansible: install-cluster.yml installs a cluster from the inventory (is
     });
     const run = await playbook(path);
     assert.notEqual(run.exit, 0);
-    assert.match(run.output, /exactly one node has role init; these have: node-01, node-02/);
-    assert.match(run.output, /node-03: stratum_node\.config\.network\.address: 10\.20\.0\.12 is also the address of node-02/);
-    assert.match(run.output, /node-02: stratum_node\.config\.network\.floatingIpCidrs: floating IP ranges/);
+    assert.match(run.output, /node-02: stratum_node\.role: node-02 is a second init \(node-01 is one\)/);
+    assert.match(run.output, /node-03: stratum_node\.config\.network\.address: 10\.20\.0\.12\/24 is also node-02's address/);
+    assert.match(run.output, /node-02: stratum_node\.config\.network\.floatingIpCidrs: node-02 has floating ranges 198\.51\.100\.0\/24, node-01 203\.0\.113\.0\/24/);
     assert.deepEqual(await snapshot(nodes), before);
   });
 

@@ -7,7 +7,7 @@ export function jsonOutput(stdout: NodeJS.WritableStream): FleetOutput {
   const write = (line: object) => stdout.write(`${printableJson({ time: new Date().toISOString(), ...line })}\n`);
   return {
     problems: (file, problems, closing) => {
-      for (const p of problems) write({ node: null, type: "fleet.problem", file, line: p.line, column: p.column, path: formatPath(p.path), message: p.message, ...(p.hint ? { hint: p.hint } : {}) });
+      for (const p of problems) write({ node: null, type: "fleet.problem", file, line: p.line, column: p.column, path: formatPath(p.path), rule: p.rule, message: p.message, ...(p.hint ? { hint: p.hint } : {}) });
       write({ node: null, type: "fleet.note", level: "error", message: closing });
     },
     nodes: (rows) => rows.forEach((row) => write({ type: "fleet.node", ...row })),

@@ -1,0 +1,474 @@
+"""The inventory read as a fleet plan (SPEC §10.1): each node's draft and every problem of the plan.
+
+The same rules as the fleet's (cli/fleet/plan-*.ts), each problem naming its rule by the id the fleet
+gives it; test/fixtures/plan-rules.json is their one table of cases, run against both. The inventory is
+the plan: the hosts of group stratum are the nodes (a host's name is the node's name, its stratum_node
+the rest), the group's stratum_cluster is the cluster section.
+"""
+
+import copy
+import ipaddress
+import json
+import re
+from urllib.parse import urlsplit
+
+# The rules this side applies; the table's rules with a notInAnsible reason are applied elsewhere.
+RULES = (
+    "unknown-key",
+    "fleet-owned",
+    "required",
+    "type",
+    "one-of",
+    "installer-url",
+    "fingerprint",
+    "init-missing",
+    "init-twice",
+    "installer-unique",
+    "address-unique",
+    "subnet",
+    "gateway",
+    "floating-ranges",
+    "vip",
+    "join-address",
+)
+
+MODES = {"init": "hyperconverged-init", "join": "hyperconverged-join"}
+CLUSTER_KEYS = {
+    "name": "the cluster's name",
+    "vip": "the cluster's virtual IP address",
+    "joinAddress": None,
+    "common": None,
+}
+NODE_KEYS = {
+    "installer": "the node installer's URL, e.g. https://10.20.0.11:9443",
+    "fingerprint": "the TLS SHA-256 its installer's banner printed",
+    "code": "its install code: env:VAR, file:PATH or the code itself",
+    "role": "init or join",
+    "config": None,
+}
+FLEET_OWNED = {
+    "mode": "the node's role decides it (init: hyperconverged-init, join: hyperconverged-join)",
+    "hostname": "the inventory's host name is the node's hostname",
+    "cluster": "stratum_cluster sets it (name, joinAddress; the join token comes from the init node)",
+    "vip": "stratum_cluster.vip is every node's network.vip",
+}
+
+
+class Problem:
+    """One problem: its rule, where (a node's name and the path in its stratum_node, or a path from the plan's root: cluster.vip, nodes), what."""
+
+    def __init__(self, rule, node, path, message, hint=None):
+        self.rule, self.node, self.path, self.message, self.hint = rule, node, path, message, hint
+
+    def place(self):
+        if self.node is not None:
+            return "%s: stratum_node%s" % (self.node, "." + self.path if self.path else "")
+        if self.path == "nodes":
+            return "stratum"
+        return "stratum_" + self.path
+
+    def __str__(self):
+        return "%s: %s%s" % (self.place(), self.message, " (%s)" % self.hint if self.hint else "")
+
+
+def merged(base, over):
+    """Mappings merge key by key; a list or a value in over replaces the one in base."""
+    if not isinstance(base, dict) or not isinstance(over, dict):
+        return copy.deepcopy(over)
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        out[key] = merged(out.get(key), value) if key in out else copy.deepcopy(value)
+    return out
+
+
+def dig(tree, keys):
+    for key in keys:
+        tree = tree.get(key) if isinstance(tree, dict) else None
+    return tree
+
+
+def describe(value):
+    if value is None:
+        return "empty"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "%s (a boolean)" % str(value).lower()
+    if isinstance(value, (int, float)):
+        return "%s (a number)" % value
+    return "%s (a %s)" % (value, type(value).__name__)
+
+
+def quoted(text):
+    return json.dumps(text if len(text) <= 64 else text[:64] + "…", ensure_ascii=False)
+
+
+def shown(text):
+    return text if re.fullmatch(r"[\w.:/%@+-]{1,64}", text, re.ASCII) else quoted(text)
+
+
+# Addresses as the installer's validator reads them (core/config/net.ts): stricter than ipaddress alone.
+
+def parse_ip(text):
+    """(address, None) or (None, why not)."""
+    if text.strip() != text:
+        return None, "%s has spaces around it" % json.dumps(text)
+    if "/" in text:
+        return None, "%s has a prefix length: write the address alone (%s)" % (shown(text), shown(text.split("/")[0]))
+    if "%" in text:
+        return None, "%s has a zone index (%%…), which is not allowed here" % shown(text)
+    try:
+        return ipaddress.ip_address(text), None
+    except ValueError:
+        return None, "%s is not an IP address" % shown(text)
+
+
+def parse_cidr(text):
+    """(interface, None) or (None, why not)."""
+    if not isinstance(text, str):
+        return None, "not a string"
+    address, slash, prefix = text.partition("/")
+    if not slash:
+        return None, "%s has no prefix length (/24, /64, …)" % shown(text)
+    ip, problem = parse_ip(address)
+    if problem:
+        return None, problem
+    if not re.fullmatch(r"\d{1,3}", prefix) or int(prefix) > ip.max_prefixlen:
+        return None, "prefix %s is out of range" % quoted(prefix)
+    return ipaddress.ip_interface("%s/%s" % (ip, prefix)), None
+
+
+def hostname_problem(name):
+    """Which RFC 1123 rule name breaks, if any."""
+    if len(name) > 253:
+        return "it is %d characters long; a hostname has at most 253" % len(name)
+    labels = name.split(".")
+    if "" in labels:
+        return "it has an empty label (a dot at the start or end, or two dots in a row)"
+    bad = re.search(r"[^A-Za-z0-9.-]", name)
+    if bad:
+        return "it contains %s; a hostname has only letters a-z, digits 0-9, \"-\" and dots between labels" % ("a space" if bad.group() == " " else quoted(bad.group()))
+    if re.search(r"[A-Z]", name):
+        return "it has uppercase letters; write it in lowercase (%s)" % quoted(name.lower())
+    if re.fullmatch(r"[\d.]+", name):
+        return "it has only digits and dots, so it reads as an IP address; a hostname needs a letter"
+    for label in labels:
+        if len(label) > 63:
+            return "label %s is %d characters long; a label has at most 63" % (quoted(label), len(label))
+        if label.startswith("-") or label.endswith("-"):
+            return "label %s %s with \"-\"" % (quoted(label), "starts" if label.startswith("-") else "ends")
+    return None
+
+
+def split_host_port(text):
+    bracketed = re.fullmatch(r"\[([^\]]*)\](?::(.*))?", text)
+    if bracketed:
+        return bracketed.group(1), bracketed.group(2)
+    if text.count(":") != 1:
+        return text, None
+    host, _, port = text.partition(":")
+    return host, port
+
+
+def parse_host_or_ip(text):
+    """(address or None for a hostname, None) or (None, why not)."""
+    ip, problem = parse_ip(text)
+    if ip is not None:
+        return ip, None
+    if re.fullmatch(r"[\d.]+", text) or re.search(r"[:/%]", text) or text.strip() != text:
+        return None, problem
+    why = hostname_problem(text)
+    return None, ("%s is neither an IP address nor a valid hostname: %s" % (quoted(text), why) if why else None)
+
+
+def origin(url):
+    """scheme://host:port, as a browser compares two URLs' sites: the same installer written two ways is one."""
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return url
+    if not parts.scheme or not host:
+        return url
+    default = {"https": 443, "http": 80}.get(parts.scheme.lower())
+    host = "[%s]" % host if ":" in host else host
+    return "%s://%s%s" % (parts.scheme.lower(), host, "" if port in (None, default) else ":%d" % port)
+
+
+def installer_problem(text):
+    not_url = "%s is not a URL (e.g. https://10.20.0.11:9443)" % json.dumps(text)
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return not_url
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", parts.scheme):
+        return not_url
+    if parts.scheme.lower() != "https":
+        return "%s is not https:// (installers serve HTTPS only)" % text
+    try:
+        if not parts.hostname or parts.port == 0:
+            return not_url
+    except ValueError:
+        return not_url
+    if parts.path not in ("", "/") or parts.query or parts.fragment or "@" in parts.netloc:
+        return "%s has more than https://host:port; give the installer's address alone" % text
+    return None
+
+
+def is_fingerprint(text):
+    text = text.strip()
+    if re.fullmatch(r"[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){31}", text):
+        text = text.replace(":", "")
+    return re.fullmatch(r"[0-9a-fA-F]{64}", text) is not None
+
+
+class Plan:
+    """The inventory's plan: init, joins, drafts and problems, by the fleet's rules in the fleet's order."""
+
+    def __init__(self, names, hostvars, cluster):
+        self.names = list(names)
+        self.problems = []
+        self.cluster = cluster if isinstance(cluster, dict) else {}
+        self.nodes = {}
+        for name in self.names:
+            node = hostvars[name].get("stratum_node")
+            if node is None:
+                self.add("required", name, "", "stratum_node is required: it holds installer, fingerprint, code, role and config")
+            elif not isinstance(node, dict):
+                self.add("type", name, "", "stratum_node must be a mapping of keys, not %s" % describe(node))
+            else:
+                self.nodes[name] = node
+        cluster_well = self.check_cluster(cluster)
+        misshapen = {name for name, node in self.nodes.items() if not self.check_node(name, node)}
+        self.good = [name for name in self.nodes if name not in misshapen]
+        inits = [name for name, node in self.nodes.items() if node.get("role") == "init"]
+        self.init = inits[0] if len(inits) == 1 else None
+        self.joins = [name for name, node in self.nodes.items() if node.get("role") == "join"]
+        self.drafts = {name: self.draft(name, node) for name, node in self.nodes.items()}
+        if not isinstance(cluster, dict):
+            return  # without a cluster section the plan cannot be read further (the fleet stops here too)
+        checked = {name: self.drafts[name] for name in self.good} if cluster_well else {}
+        for name in self.good:
+            self.check_access(name, self.nodes[name])
+        self.check_fields(checked)
+        self.check_roles(inits)
+        self.check_installers()
+        self.check_network(checked)
+
+    def add(self, rule, node, path, message, hint=None):
+        self.problems.append(Problem(rule, node, path, message, hint))
+
+    # The plan's shape: the fleet's PlanSchema, in the inventory's terms.
+
+    def check_text(self, node, path, key, value, required):
+        """A field of the plan's own that holds text; True when it does."""
+        if value is _ABSENT:
+            self.add("required", node, path, "%s is required: %s" % (key, required))
+        elif not isinstance(value, str):
+            hint = "put it in quotes" if isinstance(value, (int, float)) else None
+            self.add("type", node, path, "%s must be a string, not %s" % (key, describe(value)), hint)
+        elif value == "":
+            self.add("required", node, path, "%s is empty: give it a value" % key)
+        else:
+            return True
+        return False
+
+    def check_keys(self, node, parent, tree, known):
+        for key in tree:
+            if key not in known:
+                self.add("unknown-key", node, parent + key, "%s is not a known key" % shown(str(key)), "known keys: %s" % ", ".join(known))
+
+    def check_draft_part(self, node, path, part):
+        """config or common: a mapping without the keys the fleet sets itself; the rest is the node's validator's."""
+        if part is _ABSENT:
+            return True
+        if not isinstance(part, dict):
+            self.add("type", node, path, "%s must be a mapping of keys, not %s" % (path.split(".")[-1], describe(part)))
+            return False
+        owned = [key for key in part if key in FLEET_OWNED and key != "vip"]
+        if isinstance(part.get("network"), dict) and "vip" in part["network"]:
+            owned.append("network.vip")
+        for key in owned:
+            self.add("fleet-owned", node, "%s.%s" % (path, key), "%s is set by the fleet, not in a node's config" % key.split(".")[-1], FLEET_OWNED[key.split(".")[-1]])
+        return not owned
+
+    def check_cluster(self, cluster):
+        """True when the cluster section lets the drafts be composed."""
+        if cluster is None:
+            self.add("required", None, "cluster", "cluster is required: the cluster section (name, vip, common)")
+            return False
+        if not isinstance(cluster, dict):
+            self.add("type", None, "cluster", "cluster must be a mapping of keys, not %s" % describe(cluster))
+            return False
+        count = len(self.problems)
+        self.check_keys(None, "cluster.", cluster, CLUSTER_KEYS)
+        for key in ("name", "vip"):
+            self.check_text(None, "cluster." + key, key, cluster.get(key, _ABSENT), CLUSTER_KEYS[key])
+        if "joinAddress" in cluster:
+            self.check_text(None, "cluster.joinAddress", "joinAddress", cluster["joinAddress"], None)
+        self.check_draft_part(None, "cluster.common", cluster.get("common", _ABSENT))
+        return len(self.problems) == count
+
+    def check_node(self, name, node):
+        """True when the node has the plan's shape."""
+        count = len(self.problems)
+        self.check_keys(name, "", node, NODE_KEYS)
+        for key in ("installer", "fingerprint", "code"):
+            self.check_text(name, key, key, node.get(key, _ABSENT), NODE_KEYS[key])
+        if "role" not in node:
+            self.add("required", name, "role", "role is required: %s" % NODE_KEYS["role"])
+        elif node["role"] not in MODES:
+            self.add("one-of", name, "role", "role %s is not one of init, join" % json.dumps(node["role"]))
+        self.check_draft_part(name, "config", node.get("config", _ABSENT))
+        return len(self.problems) == count
+
+    def check_access(self, name, node):
+        problem = installer_problem(node["installer"])
+        if problem:
+            self.add("installer-url", name, "installer", problem)
+        if not is_fingerprint(node["fingerprint"]):
+            self.add("fingerprint", name, "fingerprint", "the fingerprint is not a SHA-256: 64 hex digits, plain or in colon-separated pairs", "copy the TLS SHA-256 line of the installer's banner")
+
+    # The drafts: the fleet's composeDraft.
+
+    def draft(self, name, node):
+        common = self.cluster.get("common") if isinstance(self.cluster.get("common"), dict) else {}
+        config = node.get("config") if isinstance(node.get("config"), dict) else {}
+        draft = merged(common, config)
+        draft["hostname"] = name
+        if node.get("role") in MODES:
+            draft["mode"] = MODES[node["role"]]
+        network = draft.get("network") if isinstance(draft.get("network"), dict) else {}
+        draft["network"] = dict(network, vip=self.cluster["vip"]) if "vip" in self.cluster else network
+        cluster = {"name": self.cluster.get("name")}
+        if node.get("role") != "init":
+            join_address = self.cluster.get("joinAddress")
+            cluster["joinAddress"] = self.cluster.get("vip") if join_address is None else join_address
+        draft["cluster"] = {key: value for key, value in cluster.items() if value is not None}
+        return draft
+
+    def where(self, name, keys):
+        """The plan path a draft field comes from: the node's config, else the common part (the fleet's planPathOf)."""
+        common = self.cluster.get("common")
+        for length in range(len(keys), 0, -1):
+            if dig(self.nodes[name].get("config"), keys[:length]) is not None:
+                break
+            if dig(common, keys[:length]) is not None:
+                return None, "cluster.common." + ".".join(keys)
+        return name, "config." + ".".join(keys)
+
+    # The node validator's rules on the cluster's own fields (core/config/rules: validGatewayAndVip, validJoinAddress).
+
+    def vip_problem(self, draft):
+        text = dig(draft, ("network", "vip"))
+        if not isinstance(text, str):
+            return None
+        ip, problem = parse_ip(text)
+        if problem:
+            return "network.vip: %s" % problem
+        subnet, _ = parse_cidr(dig(draft, ("network", "address")))
+        if subnet is None:
+            return None
+        network = subnet.network
+        if ip.version != subnet.version:
+            return "network.vip %s is IPv%d, but the node's address (network.address) is IPv%d" % (text, ip.version, subnet.version)
+        if ip not in network:
+            return "network.vip %s is outside the management subnet %s (from network.address)" % (text, network)
+        if ip == subnet.ip:
+            return "network.vip %s is the node's own address (network.address %s)" % (text, draft["network"]["address"])
+        if ip.version == 4 and network.prefixlen <= 30 and ip in (network.network_address, network.broadcast_address):
+            return "network.vip %s is the %s address of %s" % (text, "network" if ip == network.network_address else "broadcast", network)
+        gateway, _ = parse_ip(dig(draft, ("network", "gateway"))) if isinstance(dig(draft, ("network", "gateway")), str) else (None, None)
+        if gateway == ip:
+            return "network.vip %s is the gateway's address (network.gateway); the cluster needs an address of its own" % text
+        return None
+
+    def join_address_problem(self, draft):
+        text = dig(draft, ("cluster", "joinAddress"))
+        if not isinstance(text, str):
+            return None
+        host, port = split_host_port(text)
+        if port is not None and not (re.fullmatch(r"\d{1,5}", port) and 1 <= int(port) <= 65535):
+            problem = "port %s is not a port number (1–65535)" % quoted(port)
+        else:
+            ip, problem = parse_host_or_ip(host)
+            subnet, _ = parse_cidr(dig(draft, ("network", "address")))
+            if ip is not None and subnet is not None and ip == subnet.ip:
+                problem = "%s is this node's own address (network.address); point it at a node already in the cluster" % host
+        return "cluster.joinAddress: %s" % problem if problem else None
+
+    def check_fields(self, drafts):
+        """Each rule's problem once, naming the nodes it concerns when not all of them (the fleet's fieldProblems)."""
+        join_path = "cluster.joinAddress" if "joinAddress" in self.cluster else "cluster.vip"
+        grouped = {}
+        for name, draft in drafts.items():
+            for rule, path, message in (("vip", "cluster.vip", self.vip_problem(draft)), ("join-address", join_path, self.join_address_problem(draft))):
+                if message:
+                    grouped.setdefault((rule, path, message), []).append(name)
+        hints = {"join-address": "give a node already in the cluster as IP, IP:port or hostname, e.g. 10.20.0.10 or 10.20.0.10:9443"}
+        for (rule, path, message), names in grouped.items():
+            suffix = "" if len(names) == len(self.names) else " (for %s)" % ", ".join(names)
+            self.add(rule, None, path, message + suffix, hints.get(rule))
+
+    # The rules across nodes (the fleet's crossNodeProblems).
+
+    def check_roles(self, inits):
+        if not inits:
+            self.add("init-missing", None, "nodes", "no node has role: init; exactly one node founds the cluster, the others join", "set role: init in one host's stratum_node")
+        for name in inits[1:]:
+            self.add("init-twice", name, "role", "%s is a second init (%s is one); exactly one node founds the cluster, the others join" % (name, inits[0]))
+
+    def check_installers(self):
+        first = {}
+        for name in self.good:
+            installer = self.nodes[name]["installer"]
+            seen = first.setdefault(origin(installer), name)
+            if seen != name:
+                self.add("installer-unique", name, "installer", "%s is also %s's installer" % (installer, seen))
+
+    def check_network(self, drafts):
+        addresses = {}
+        for name, draft in drafts.items():
+            subnet, _ = parse_cidr(dig(draft, ("network", "address")))
+            if subnet is not None:
+                addresses[name] = subnet
+        first_at = {}
+        for name, subnet in addresses.items():
+            seen = first_at.setdefault(subnet.ip, name)
+            if seen != name:
+                self.add("address-unique", *self.where(name, ("network", "address")), "%s is also %s's address" % (drafts[name]["network"]["address"], seen))
+        for first, name in self.differing(addresses, lambda a, b: a.network == b.network):
+            self.add("subnet", *self.where(name, ("network", "address")), "%s is in %s, but %s is in %s: every node has its address in one management subnet" % (drafts[name]["network"]["address"], addresses[name].network, first, addresses[first].network))
+        gateways = {name: dig(d, ("network", "gateway")) for name, d in drafts.items() if dig(d, ("network", "gateway")) is not None}
+        for first, name in self.differing(gateways, lambda a, b: a == b):
+            self.add("gateway", *self.where(name, ("network", "gateway")), "%s differs from %s's gateway %s: every node has the same gateway" % (gateways[name], first, gateways[first]))
+        ranges = {}
+        for name, draft in drafts.items():
+            listed = dig(draft, ("network", "floatingIpCidrs"))
+            ranges[name] = sorted(str(r) for r in listed) if isinstance(listed, list) else []
+        shown_ranges = lambda listed: ", ".join(listed) or "none"  # noqa: E731
+        for first, name in self.differing(ranges, lambda a, b: a == b):
+            self.add(
+                "floating-ranges",
+                *self.where(name, ("network", "floatingIpCidrs")),
+                "%s has floating ranges %s, %s %s: every node has the same floating ranges" % (name, shown_ranges(ranges[name]), first, shown_ranges(ranges[first])),
+                "set them once in stratum_cluster.common.network.floatingIpCidrs",
+            )
+
+    @staticmethod
+    def differing(values, same):
+        """(first node, other node) for each node whose value differs from the first one's."""
+        names = list(values)
+        return [(names[0], name) for name in names[1:] if not same(values[names[0]], values[name])]
+
+
+_ABSENT = object()
+
+
+def check_plan(names, hostvars, cluster=None):
+    """The plan of the hosts `names` (group stratum), their hostvars and the group's stratum_cluster."""
+    return Plan(names, hostvars, cluster)

@@ -1,0 +1,129 @@
+"""The plan's rules: test/fixtures/plan-rules.json (the fleet's table of cases) through stratum.installer.plan.
+
+From the repository's root:
+  PYTHONPATH=ansible/collections python3 -m unittest discover -s ansible/collections/ansible_collections/stratum/installer/tests/unit
+"""
+
+import copy
+import json
+import re
+import unittest
+from pathlib import Path
+
+from ansible_collections.stratum.installer.plugins.filter.plan import FilterModule
+from ansible_collections.stratum.installer.plugins.module_utils.plan_rules import RULES, check_plan
+
+FIXTURE = Path(__file__).resolve().parents[9] / "test" / "fixtures" / "plan-rules.json"
+TABLE = json.loads(FIXTURE.read_text(encoding="utf-8"))
+APPLIED = sorted(rule for rule, about in TABLE["rules"].items() if "notInAnsible" not in about)
+
+
+def keys_of(path):
+    """nodes[1].config.network.dns → ["nodes", 1, "config", "network", "dns"] (the fleet's parseFieldPath)."""
+    return [key if index == "" else int(index) for key, index in re.findall(r"([^.[\]]+)|\[(\d+)\]", path)]
+
+
+def plan_of(case):
+    plan = copy.deepcopy(TABLE["base"])
+    for path, value in case.get("set", {}).items():
+        *parents, last = keys_of(path)
+        tree = plan
+        for key in parents:
+            if not isinstance(tree[key] if isinstance(tree, list) else tree.get(key), (dict, list)):
+                tree[key] = {}
+            tree = tree[key]
+        tree[last] = value
+    for path in case.get("unset", []):
+        *parents, last = keys_of(path)
+        tree = plan
+        for key in parents:
+            tree = tree[key]
+        del tree[last]
+    return plan
+
+
+def inventory_of(plan):
+    """The plan as the filter takes it: the group's host names, their hostvars (stratum_node), stratum_cluster."""
+    names = [node["name"] for node in plan["nodes"]]
+    hostvars = {node["name"]: {"stratum_node": {k: v for k, v in node.items() if k != "name"}} for node in plan["nodes"]}
+    return names, hostvars, plan.get("cluster")
+
+
+def place(problem):
+    return (problem["rule"], problem.get("node"), problem["path"])
+
+
+def rendered(message):
+    """{node-02} → node-02: Ansible names a node by its host name."""
+    return re.sub(r"\{([^{}]+)\}", r"\1", message)
+
+
+class TheTable(unittest.TestCase):
+    def test_the_filter_applies_the_rules_the_table_gives_it(self):
+        self.assertEqual(sorted(RULES), APPLIED)
+
+    def test_every_rule_it_applies_has_a_case_it_runs(self):
+        run = {p["rule"] for case in TABLE["cases"] if "notInventory" not in case and "text" not in case for p in case["problems"]}
+        self.assertEqual([rule for rule in APPLIED if rule not in run], [])
+
+
+class TheCases(unittest.TestCase):
+    def test_each_case(self):
+        for case in TABLE["cases"]:
+            if "notInventory" in case or "text" in case:
+                continue
+            with self.subTest(case["name"]):
+                names, hostvars, cluster = inventory_of(plan_of(case))
+                checked = check_plan(names, hostvars, cluster)
+                actual = [{"rule": p.rule, "node": p.node, "path": p.path, "message": p.message} for p in checked.problems]
+                self.assertTrue(all(p["rule"] in RULES for p in actual), actual)
+                expected = [p for p in case["problems"] if p["rule"] in RULES]
+                self.assertEqual(sorted(map(place, actual), key=str), sorted(map(place, expected), key=str), json.dumps(actual, indent=1))
+                for problem in expected:
+                    if "message" in problem:
+                        messages = [p["message"] for p in actual if place(p) == place(problem)]
+                        self.assertIn(rendered(problem["message"]), messages)
+                for name, draft in case.get("drafts", {}).items():
+                    self.assertEqual(checked.drafts[name], draft)
+
+
+class TheFilter(unittest.TestCase):
+    plan = staticmethod(FilterModule().filters()["plan"])
+
+    def test_a_plan_that_holds(self):
+        names, hostvars, cluster = inventory_of(plan_of({}))
+        result = self.plan(names, hostvars, cluster)
+        self.assertEqual((result["init"], result["joins"], result["errors"]), ("node-01", ["node-02", "node-03"], []))
+        self.assertEqual(sorted(result["drafts"]), names)
+
+    def test_each_problem_a_line_with_its_place(self):
+        broken = plan_of({"set": {"nodes[2].config.network.address": "10.20.0.12/24", "nodes[1].role": "init", "nodes[0].config.mode": "single-node"}})
+        result = self.plan(*inventory_of(broken))
+        self.assertIsNone(result["init"])
+        self.assertEqual(
+            sorted(result["errors"]),
+            [
+                "node-01: stratum_node.config.mode: mode is set by the fleet, not in a node's config"
+                " (the node's role decides it (init: hyperconverged-init, join: hyperconverged-join))",
+                "node-02: stratum_node.role: node-02 is a second init (node-01 is one); exactly one node founds the cluster, the others join",
+                "node-03: stratum_node.config.network.address: 10.20.0.12/24 is also node-02's address",
+            ],
+        )
+
+    def test_what_only_an_inventory_can_say(self):
+        names, hostvars, _ = inventory_of(plan_of({}))
+        hostvars["node-03"] = {}
+        hostvars["node-02"] = {"stratum_node": "node-02"}
+        result = self.plan(names, hostvars, None)
+        self.assertEqual(
+            result["errors"],
+            [
+                "node-02: stratum_node: stratum_node must be a mapping of keys, not a string",
+                "node-03: stratum_node: stratum_node is required: it holds installer, fingerprint, code, role and config",
+                "stratum_cluster: cluster is required: the cluster section (name, vip, common)",
+            ],
+        )
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,20 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { test } from "node:test";
+import { ROOT } from "../helpers/paths.ts";
+
+const COLLECTIONS = join(ROOT, "ansible/collections");
+const UNITS = join(COLLECTIONS, "ansible_collections/stratum/installer/tests/unit");
+const missing = spawnSync("python3", ["--version"]).error !== undefined;
+
+test("the collection's Python unit tests pass, the plan's rules among them (test/fixtures/plan-rules.json, issue 26)", { skip: missing && "python3 is not installed" }, () => {
+  const run = spawnSync("python3", ["-m", "unittest", "discover", "-v", "-s", UNITS], {
+    cwd: ROOT,
+    env: { ...process.env, PYTHONPATH: COLLECTIONS, PYTHONDONTWRITEBYTECODE: "1" },
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stderr, /test_each_case \(.*TheCases/);
+  assert.match(run.stderr, /test_the_filter_applies_the_rules_the_table_gives_it .* ok/);
+});
