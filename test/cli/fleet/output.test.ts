@@ -134,4 +134,15 @@ describe("fleet output", () => {
     assert.deepEqual(event, { node: "node-01", ...EVENT });
     assert.deepEqual(note, { time: note.time, node: null, type: "fleet.note", level: "warn", message: "stopped watching" });
   });
+
+  it("JSON Lines: a plan's problem with its place and the rule that found it; the human line names no rule", () => {
+    const out = sink();
+    const problem = { rule: "address-unique", path: ["nodes", 2, "config", "network", "address"], message: "10.20.0.12/24 is also nodes[1] (node-02)'s address", line: 26, column: 52 } as const;
+    jsonOutput(out.stream).problems("plan.yaml", [problem], "plan.yaml: 1 problem; no node was contacted");
+    const [line] = out.written.map((l) => JSON.parse(l));
+    assert.deepEqual(line, { time: line.time, node: null, type: "fleet.problem", file: "plan.yaml", line: 26, column: 52, path: "nodes[2].config.network.address", rule: "address-unique", message: problem.message });
+    const lines = sink();
+    linesOutput(lines.stream, lines.stream).problems("plan.yaml", [problem], "done");
+    assert.equal(lines.written.join(""), "plan.yaml:26:52 nodes[2].config.network.address: 10.20.0.12/24 is also nodes[1] (node-02)'s address\ndone\n");
+  });
 });
