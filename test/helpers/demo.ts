@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { TestContext } from "node:test";
+import { parse as parseYaml } from "yaml";
 import { httpsCall, ROOT, waitFor, type Reply } from "./installer.ts";
 
 /** `npm start` without its build step, on free ports and in a temp demo folder; stopped when the test ends. */
@@ -70,4 +73,71 @@ export async function verdictOf(demo: Demo, attempt: number) {
     },
     90_000,
   );
+}
+
+/** One node of `npm start -- --nodes N`, as its inventory names it. */
+export interface DemoClusterNode {
+  name: string;
+  url: string;
+  fingerprint: string;
+  code: string;
+  call(path: string): Promise<Reply>;
+}
+
+export interface DemoCluster {
+  dir: string;
+  inventory: string;
+  /** The ansible-playbook line it printed, as printed. */
+  command: string;
+  stdout: () => string;
+  nodes: DemoClusterNode[];
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm start -- --nodes N` without its build step, on free ports, in a temp demo folder, a fast firstboot
+ * and a READY cloud: the installers and the inventory it writes. The caller stops it (`stop`).
+ */
+export async function startDemoCluster(demoDir: string, nodes: number, env: Record<string, string> = {}): Promise<DemoCluster> {
+  const proc = spawn(process.execPath, ["--import", "tsx", "demo/start.ts", "--nodes", String(nodes)], {
+    cwd: ROOT,
+    env: { ...process.env, STRATUM_LISTEN: "127.0.0.1:0", DEMO_CLOUD_PORT: "0", DEMO_DIR: demoDir, DEMO_SCENARIO: "ready", FIRSTBOOT_DELAY: "0.01", STRATUM_READINESS_INTERVAL: "0.2", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  proc.stdout.on("data", (d) => (stdout += d));
+  proc.stderr.on("data", (d) => (stderr += d));
+  const exited = new Promise<void>((resolve) => proc.on("exit", () => resolve()));
+  const stop = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
+    await exited;
+  };
+  const command = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("not within 120 s")), 120_000);
+    proc.stdout.on("data", () => {
+      const line = /^ansible-playbook -i .*$/m.exec(stdout)?.[0];
+      if (!line) return;
+      clearTimeout(timer);
+      resolve(line);
+    });
+    proc.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`it exited with ${code}`));
+    });
+  }).catch(async (err: Error) => {
+    await stop();
+    throw new Error(`npm start -- --nodes ${nodes} printed no ansible-playbook line (${err.message})\nstdout: ${stdout}\nstderr: ${stderr}`);
+  });
+  const inventory = /^ansible-playbook -i (\S+) /.exec(command)![1]!;
+  const dir = join(demoDir, "cluster");
+  const hosts = (parseYaml(await readFile(inventory, "utf8")) as { stratum: { hosts: Record<string, { stratum_node: { installer: string; fingerprint: string; code: string } }> } }).stratum.hosts;
+  const members = await Promise.all(
+    Object.entries(hosts).map(async ([name, { stratum_node: node }]) => {
+      const code = (await readFile(join(dir, node.code.replace(/^file:/, "")), "utf8")).trim();
+      const call = (path: string) => httpsCall(`${node.installer}/v1/installer${path}`, { code });
+      return { name, url: node.installer, fingerprint: node.fingerprint, code, call };
+    }),
+  );
+  return { dir, inventory, command, stdout: () => stdout, nodes: members, stop };
 }
