@@ -98,6 +98,14 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
     await writeFile(join(dir, "ansible.cfg"), "");
   });
 
+  test("ansible-doc renders every module: its options (the connection's with them), examples and return values", async () => {
+    for (const name of ["node_info", "join_token", "draft", "install", "support_bundle"]) {
+      const doc = await spawnAnsible("ansible-doc", [`stratum.installer.${name}`]);
+      assert.equal(doc.exit, 0, doc.output);
+      for (const part of [`> STRATUM.INSTALLER.${name.toUpperCase()}`, "OPTIONS (= is mandatory):", "= fingerprint", "= code", "EXAMPLES:", "RETURN VALUES:"]) assert.ok(doc.output.includes(part), `${name}: ${part}\n${doc.output}`);
+    }
+  });
+
   test("draft: changed on the first put, unchanged on the same draft again; --check --diff shows the change with secrets redacted and writes nothing", async () => {
     const n = await startNode("node-d1");
     const passwordHash = "$6$rounds=4096$saltsalt$PASSWORDHASHSECRETVALUE";
