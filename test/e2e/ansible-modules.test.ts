@@ -8,7 +8,7 @@ import { before, describe, test } from "node:test";
 import { generateSelfSignedCert } from "../../core/access/tls.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { INIT_DRAFT, VALID_DRAFT } from "../helpers/fixtures.ts";
-import { harness, ROOT, tempDir, untilNoBlockers, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, ROOT, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { refusingServer } from "../helpers/refusing-server.ts";
 import { extractBundle } from "../helpers/support-bundle.ts";
 
@@ -39,7 +39,7 @@ const FIRSTBOOT_FAILS = `#!/bin/sh\necho run >> "$(dirname "$0")/runs"\nprintf '
 describe("Ansible: the stratum.installer modules against real installers (issue 26)", { skip: missing && "ansible is not installed (test/setup/ensure-ansible.sh installs Debian's ansible-core when run as root)" }, () => {
   let dir: string;
 
-  async function startNode(name: string, firstboot = FIRSTBOOT_OK): Promise<Node> {
+  async function startNode(name: string, firstboot = FIRSTBOOT_OK, readinessTimeout = "10"): Promise<Node> {
     const folder = await tempDir(`stratum-ansible-mod-${name}-`);
     const nodeYaml = join(folder, "etc/stratum/node.yaml");
     const cloud = await startReadinessServer({ port: 0, scenario: "ready", foundedWith: nodeYaml });
@@ -47,7 +47,7 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
     const script = await writeFirstboot(folder, firstboot);
     const installer = await lab.start({
       stateDir: join(folder, "state"),
-      args: ["--firstboot", script, "--node-yaml", nodeYaml, "--readiness-url", cloud.url, "--readiness-timeout", "10", "--readiness-interval", "0.1"],
+      args: ["--firstboot", script, "--node-yaml", nodeYaml, "--readiness-url", cloud.url, "--readiness-timeout", readinessTimeout, "--readiness-interval", "0.1"],
     });
     await untilNoBlockers(installer);
     const firstbootRuns = async () => (await readFile(join(folder, "runs"), "utf8").catch(() => "")).split("\n").filter(Boolean).length;
@@ -96,6 +96,14 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
   before(async () => {
     dir = await tempDir("stratum-ansible-mod-");
     await writeFile(join(dir, "ansible.cfg"), "");
+  });
+
+  test("ansible-doc renders every module: its options (the connection's with them), examples and return values", async () => {
+    for (const name of ["node_info", "join_token", "draft", "install", "support_bundle"]) {
+      const doc = await spawnAnsible("ansible-doc", [`stratum.installer.${name}`]);
+      assert.equal(doc.exit, 0, doc.output);
+      for (const part of [`> STRATUM.INSTALLER.${name.toUpperCase()}`, "OPTIONS (= is mandatory):", "= fingerprint", "= code", "EXAMPLES:", "RETURN VALUES:"]) assert.ok(doc.output.includes(part), `${name}: ${part}\n${doc.output}`);
+    }
   });
 
   test("draft: changed on the first put, unchanged on the same draft again; --check --diff shows the change with secrets redacted and writes nothing", async () => {
@@ -237,6 +245,38 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
     assert.deepEqual([followed.result.changed, followed.result.attempt, followed.result.verdict.outcome], [true, 1, "succeeded"]);
     assert.deepEqual(followed.result.steps, ["preflight", "write-config", "firstboot", "readiness"], "the events are replayed from the start");
     assert.equal(await n.firstbootRuns(), 1, "one attempt, followed twice");
+  });
+
+  test("install: a node that failed at readiness is rechecked, never installed again; rechecks sets how often the task rechecks by itself", async () => {
+    const n = await startNode("node-r1", FIRSTBOOT_OK, "2");
+    n.cloud.setScenario("never");
+    await module("draft", { ...n.connection, draft: VALID_DRAFT });
+    const failed = await module("install", { ...n.connection, rechecks: 0 });
+    assert.equal(failed.exit, 2, failed.output);
+    assert.match(failed.result.msg, /^node-r1: the install failed: READINESS_TIMEOUT at readiness: .* \(next: recheckReadiness\)$/);
+
+    n.cloud.setScenario("ready");
+    const rechecked = await module("install", n.connection);
+    assert.equal(rechecked.exit, 0, rechecked.output);
+    assert.deepEqual([rechecked.result.attempt, rechecked.result.verdict.kind, rechecked.result.verdict.outcome, rechecked.result.steps], [2, "recheck-readiness", "succeeded", ["readiness"]]);
+    assert.equal(await n.firstbootRuns(), 1, "a recheck never runs firstboot again");
+
+    const m = await startNode("node-r2", FIRSTBOOT_OK, "2");
+    m.cloud.setScenario("never");
+    await module("draft", { ...m.connection, draft: VALID_DRAFT });
+    // The cloud gets READY once the first attempt timed out, as a slow Ceph bootstrap would.
+    let ran = false;
+    const flipped = waitFor("node-r2's first verdict", async () => {
+      if (ran) return false;
+      if ((await m.installer.request("/v1/installer/install/verdict?attempt=1")).status !== 200) return undefined;
+      m.cloud.setScenario("ready");
+      return true;
+    }, 120_000);
+    const run = await module("install", m.connection);
+    ran = true;
+    assert.equal(run.exit, 0, run.output);
+    assert.equal(await flipped, true);
+    assert.deepEqual([run.result.attempt, run.result.verdict.kind, run.result.verdict.outcome], [2, "recheck-readiness", "succeeded"]);
   });
 
   test("install with join_check: a check that fails fails the task with its code, starting nothing", async () => {

@@ -63,6 +63,7 @@ describe("Ansible: support-bundle.yml fetches each node's bundle to the controll
     proc.stdout.on("data", (d) => (output += d));
     proc.stderr.on("data", (d) => (output += d));
     const exit = await new Promise<number | null>((resolve) => proc.on("close", resolve));
+    assert.doesNotMatch(output, /DEPRECATION|FAILED - RETRYING/, output);
     const recap: Run["recap"] = {};
     for (const [, name, counts] of output.slice(output.lastIndexOf("PLAY RECAP")).matchAll(/^(\S+)\s+:\s+(ok=.*)$/gm)) {
       recap[name!] = Object.fromEntries([...counts!.matchAll(/(\w+)=(\d+)/g)].map(([, k, v]) => [k!, Number(v)]));

@@ -7,13 +7,13 @@ short_description: Install a Stratum node and wait for its verdict
 description:
   - Installs the node's stored draft (set it first with M(stratum.installer.draft)) and waits inside the task
     for the attempt's verdict, following its events stream (C(GET /v1/installer/install/events), resumed with
-    C(Last-Event-ID) when it breaks). No C(until:) loop is needed, and none prints C(FAILED - RETRYING).
+    C(Last-Event-ID) when it breaks). No C(until:) loop is needed, so no retry lines are printed.
   - A node already installed (phase C(done)) is left as it is (ok, unchanged). An attempt that runs is
     followed. A node whose last attempt failed at readiness (next C(recheckReadiness)) is rechecked
     (C(POST /v1/installer/install/recheck-readiness)), never installed again. Otherwise, after the join check
     when I(join_check) is set, C(POST /v1/installer/install) starts an attempt.
   - An attempt that fails at readiness is rechecked up to I(rechecks) times before the task fails.
-  - A failed install fails the task with C(NODE: the install failed: CODE at STEP: DETAIL (next: NEXT)).
+  - "A failed install fails the task with C(NODE: the install failed: CODE at STEP: DETAIL (next: NEXT))."
   - The install goes on on the node when the task stops waiting (I(timeout_minutes)); run the task again to
     follow it.
 version_added: 0.1.0

@@ -6,7 +6,7 @@ module: join_token
 short_description: Read the join token from a Stratum cluster's installed init node
 description:
   - Reads C(GET /v1/installer/cluster/join-token) from the node that founded the cluster (mode
-    C(hyperconverged-init)) once its install succeeded: the token every joining node's draft carries
+    C(hyperconverged-init)) once its install succeeded; the token every joining node's draft carries
     (M(stratum.installer.draft)'s I(join_token)), the address they join and the cluster's name and release.
   - The token is a secret. The task's result is shown censored, as with C(no_log), at any verbosity (the
     module's action plugin marks it); C(register) still holds it for the tasks that follow.
