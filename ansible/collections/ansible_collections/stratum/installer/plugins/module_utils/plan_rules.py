@@ -32,6 +32,7 @@ RULES = (
     "join-address",
 )
 
+_ABSENT = object()
 MODES = {"init": "hyperconverged-init", "join": "hyperconverged-join"}
 CLUSTER_KEYS = {
     "name": "the cluster's name",
@@ -124,7 +125,21 @@ def parse_ip(text):
     try:
         return ipaddress.ip_address(text), None
     except ValueError:
-        return None, "%s is not an IP address" % shown(text)
+        why = why_not_ipv4(text)
+        return None, "%s is not an IP address%s" % (shown(text), ": " + why if why else "")
+
+
+def why_not_ipv4(text):
+    if not re.fullmatch(r"\d+(\.\d+)*", text):
+        return None
+    parts = text.split(".")
+    if len(parts) != 4:
+        return "an IPv4 address has 4 numbers, this has %d" % len(parts)
+    too_big = next((part for part in parts if int(part) > 255), None)
+    if too_big:
+        return "%s is more than 255" % too_big
+    leading_zero = next((part for part in parts if len(part) > 1 and part.startswith("0")), None)
+    return "%s has a leading zero" % leading_zero if leading_zero else None
 
 
 def parse_cidr(text):
@@ -265,7 +280,7 @@ class Plan:
     # The plan's shape: the fleet's PlanSchema, in the inventory's terms.
 
     def check_text(self, node, path, key, value, required):
-        """A field of the plan's own that holds text; True when it does."""
+        """A field of the plan's own that holds text."""
         if value is _ABSENT:
             self.add("required", node, path, "%s is required: %s" % (key, required))
         elif not isinstance(value, str):
@@ -273,9 +288,6 @@ class Plan:
             self.add("type", node, path, "%s must be a string, not %s" % (key, describe(value)), hint)
         elif value == "":
             self.add("required", node, path, "%s is empty: give it a value" % key)
-        else:
-            return True
-        return False
 
     def check_keys(self, node, parent, tree, known):
         for key in tree:
@@ -465,8 +477,6 @@ class Plan:
         names = list(values)
         return [(names[0], name) for name in names[1:] if not same(values[names[0]], values[name])]
 
-
-_ABSENT = object()
 
 
 def check_plan(names, hostvars, cluster=None):
