@@ -55,12 +55,14 @@ function issueProblems(issue: z.core.$ZodIssue, input: unknown): PlanProblem[] {
   const path = issue.path.filter((s): s is string | number => typeof s !== "symbol");
   const where = keyName(path);
   const value = valueAt(input, path);
+  // A missing key is reported as missing, whatever kind of value it takes (zod calls a missing role an invalid value).
+  if (value === undefined && path.length > 0 && (issue.code === "invalid_type" || issue.code === "invalid_value")) {
+    return [{ rule: "required", path, message: `${where} is required: ${REQUIRED[String(path.at(-1))] ?? "give it a value"}` }];
+  }
   switch (issue.code) {
     case "unrecognized_keys":
       return issue.keys.map((key) => unknownKey(path, key));
     case "invalid_type": {
-      const key = String(path.at(-1) ?? "");
-      if (value === undefined && path.length > 0) return [{ rule: "required", path, message: `${where} is required: ${REQUIRED[key] ?? "give it a value"}` }];
       const hint = issue.expected === "string" && (typeof value === "number" || typeof value === "boolean") ? "put it in quotes" : undefined;
       return [{ rule: "type", path, message: `${where} must be ${EXPECTED[issue.expected] ?? `a ${issue.expected}`}, not ${describe(value)}`, hint }];
     }

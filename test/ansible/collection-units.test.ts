@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
+import { tempDir } from "../helpers/installer.ts";
 import { ROOT } from "../helpers/paths.ts";
 
 const COLLECTIONS = join(ROOT, "ansible/collections");
@@ -17,4 +18,18 @@ test("the collection's Python unit tests pass, the plan's rules among them (test
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, /test_each_case \(.*TheCases/);
   assert.match(run.stderr, /test_the_filter_applies_the_rules_the_table_gives_it .* ok/);
+});
+
+const noDoc = spawnSync("ansible-doc", ["--version"]).error !== undefined;
+
+test("ansible-doc renders the plan filter's documentation", { skip: noDoc && "ansible-doc is not installed" }, async () => {
+  const home = await tempDir("stratum-ansible-doc-");
+  const run = spawnSync("ansible-doc", ["-t", "filter", "stratum.installer.plan"], {
+    cwd: join(ROOT, "ansible"),
+    env: { ...process.env, ANSIBLE_HOME: home, ANSIBLE_COLLECTIONS_PATH: COLLECTIONS, ANSIBLE_NOCOLOR: "1", PYTHONDONTWRITEBYTECODE: "1" },
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /STRATUM\.INSTALLER\.PLAN/);
+  assert.match(run.stdout, /RETURN VALUES:[\s\S]*joins/);
 });

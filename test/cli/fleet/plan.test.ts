@@ -83,6 +83,7 @@ const CASES: Case[] = [
   { name: "network.vip in common", change: edit("gateway: 10.20.0.1,", "gateway: 10.20.0.1, vip: 10.20.0.9,"), expected: [["6:36 cluster.common.network.vip", /vip is set by the fleet.*cluster\.vip/]] },
   { name: "a mode in common", change: edit("    timezone: UTC", "    timezone: UTC\n    mode: single-node"), expected: [["6:5 cluster.common.mode", /mode is set by the fleet.*role decides/]] },
   { name: "a role that is neither", change: edit("    role: join\n    config: { network: { interface: eno1, address: 10.20.0.13", "    role: joiner\n    config: { network: { interface: eno1, address: 10.20.0.13"), expected: [["25:11 nodes[2].role", /role "joiner" is not one of init, join/]] },
+  { name: "a node without a role", change: edit("    role: join\n    config: { network: { interface: eno1, address: 10.20.0.13", "    config: { network: { interface: eno1, address: 10.20.0.13"), expected: [["21:5 nodes[2].role", /^21:5 nodes\[2\]\.role: role is required: init or join$/]] },
   { name: "a number where text goes", change: edit("  name: lab-1", "  name: 1234"), expected: [["2:9 cluster.name", /name must be a string, not 1234 \(a number\) \(put it in quotes\)/]] },
   { name: "no init", change: edit("role: init", "role: join"), expected: [["9:3 nodes", /no node has role: init/]] },
   {

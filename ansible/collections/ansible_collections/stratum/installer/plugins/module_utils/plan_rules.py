@@ -7,10 +7,11 @@ the rest), the group's stratum_cluster is the cluster section.
 """
 
 import copy
-import ipaddress
 import json
 import re
 from urllib.parse import urlsplit
+
+from ansible_collections.stratum.installer.plugins.module_utils.net import parse_cidr, parse_host_or_ip, parse_ip, quoted, shown, split_host_port
 
 # The rules this side applies; the table's rules with a notInAnsible reason are applied elsewhere.
 RULES = (
@@ -32,6 +33,7 @@ RULES = (
     "join-address",
 )
 
+_ABSENT = object()
 MODES = {"init": "hyperconverged-init", "join": "hyperconverged-join"}
 CLUSTER_KEYS = {
     "name": "the cluster's name",
@@ -101,88 +103,6 @@ def describe(value):
     if isinstance(value, (int, float)):
         return "%s (a number)" % value
     return "%s (a %s)" % (value, type(value).__name__)
-
-
-def quoted(text):
-    return json.dumps(text if len(text) <= 64 else text[:64] + "…", ensure_ascii=False)
-
-
-def shown(text):
-    return text if re.fullmatch(r"[\w.:/%@+-]{1,64}", text, re.ASCII) else quoted(text)
-
-
-# Addresses as the installer's validator reads them (core/config/net.ts): stricter than ipaddress alone.
-
-def parse_ip(text):
-    """(address, None) or (None, why not)."""
-    if text.strip() != text:
-        return None, "%s has spaces around it" % json.dumps(text)
-    if "/" in text:
-        return None, "%s has a prefix length: write the address alone (%s)" % (shown(text), shown(text.split("/")[0]))
-    if "%" in text:
-        return None, "%s has a zone index (%%…), which is not allowed here" % shown(text)
-    try:
-        return ipaddress.ip_address(text), None
-    except ValueError:
-        return None, "%s is not an IP address" % shown(text)
-
-
-def parse_cidr(text):
-    """(interface, None) or (None, why not)."""
-    if not isinstance(text, str):
-        return None, "not a string"
-    address, slash, prefix = text.partition("/")
-    if not slash:
-        return None, "%s has no prefix length (/24, /64, …)" % shown(text)
-    ip, problem = parse_ip(address)
-    if problem:
-        return None, problem
-    if not re.fullmatch(r"\d{1,3}", prefix) or int(prefix) > ip.max_prefixlen:
-        return None, "prefix %s is out of range" % quoted(prefix)
-    return ipaddress.ip_interface("%s/%s" % (ip, prefix)), None
-
-
-def hostname_problem(name):
-    """Which RFC 1123 rule name breaks, if any."""
-    if len(name) > 253:
-        return "it is %d characters long; a hostname has at most 253" % len(name)
-    labels = name.split(".")
-    if "" in labels:
-        return "it has an empty label (a dot at the start or end, or two dots in a row)"
-    bad = re.search(r"[^A-Za-z0-9.-]", name)
-    if bad:
-        return "it contains %s; a hostname has only letters a-z, digits 0-9, \"-\" and dots between labels" % ("a space" if bad.group() == " " else quoted(bad.group()))
-    if re.search(r"[A-Z]", name):
-        return "it has uppercase letters; write it in lowercase (%s)" % quoted(name.lower())
-    if re.fullmatch(r"[\d.]+", name):
-        return "it has only digits and dots, so it reads as an IP address; a hostname needs a letter"
-    for label in labels:
-        if len(label) > 63:
-            return "label %s is %d characters long; a label has at most 63" % (quoted(label), len(label))
-        if label.startswith("-") or label.endswith("-"):
-            return "label %s %s with \"-\"" % (quoted(label), "starts" if label.startswith("-") else "ends")
-    return None
-
-
-def split_host_port(text):
-    bracketed = re.fullmatch(r"\[([^\]]*)\](?::(.*))?", text)
-    if bracketed:
-        return bracketed.group(1), bracketed.group(2)
-    if text.count(":") != 1:
-        return text, None
-    host, _, port = text.partition(":")
-    return host, port
-
-
-def parse_host_or_ip(text):
-    """(address or None for a hostname, None) or (None, why not)."""
-    ip, problem = parse_ip(text)
-    if ip is not None:
-        return ip, None
-    if re.fullmatch(r"[\d.]+", text) or re.search(r"[:/%]", text) or text.strip() != text:
-        return None, problem
-    why = hostname_problem(text)
-    return None, ("%s is neither an IP address nor a valid hostname: %s" % (quoted(text), why) if why else None)
 
 
 def origin(url):
@@ -265,7 +185,7 @@ class Plan:
     # The plan's shape: the fleet's PlanSchema, in the inventory's terms.
 
     def check_text(self, node, path, key, value, required):
-        """A field of the plan's own that holds text; True when it does."""
+        """A field of the plan's own that holds text."""
         if value is _ABSENT:
             self.add("required", node, path, "%s is required: %s" % (key, required))
         elif not isinstance(value, str):
@@ -273,9 +193,6 @@ class Plan:
             self.add("type", node, path, "%s must be a string, not %s" % (key, describe(value)), hint)
         elif value == "":
             self.add("required", node, path, "%s is empty: give it a value" % key)
-        else:
-            return True
-        return False
 
     def check_keys(self, node, parent, tree, known):
         for key in tree:
@@ -370,6 +287,16 @@ class Plan:
         ip, problem = parse_ip(text)
         if problem:
             return "network.vip: %s" % problem
+        placement = self.vip_placement(draft, ip, text)
+        if placement:
+            return placement
+        gateway, _ = parse_ip(dig(draft, ("network", "gateway"))) if isinstance(dig(draft, ("network", "gateway")), str) else (None, None)
+        if gateway == ip:
+            return "network.vip %s is the gateway's address (network.gateway); the cluster needs an address of its own" % text
+        return None
+
+    @staticmethod
+    def vip_placement(draft, ip, text):
         subnet, _ = parse_cidr(dig(draft, ("network", "address")))
         if subnet is None:
             return None
@@ -382,9 +309,6 @@ class Plan:
             return "network.vip %s is the node's own address (network.address %s)" % (text, draft["network"]["address"])
         if ip.version == 4 and network.prefixlen <= 30 and ip in (network.network_address, network.broadcast_address):
             return "network.vip %s is the %s address of %s" % (text, "network" if ip == network.network_address else "broadcast", network)
-        gateway, _ = parse_ip(dig(draft, ("network", "gateway"))) if isinstance(dig(draft, ("network", "gateway")), str) else (None, None)
-        if gateway == ip:
-            return "network.vip %s is the gateway's address (network.gateway); the cluster needs an address of its own" % text
         return None
 
     def join_address_problem(self, draft):
@@ -465,8 +389,6 @@ class Plan:
         names = list(values)
         return [(names[0], name) for name in names[1:] if not same(values[names[0]], values[name])]
 
-
-_ABSENT = object()
 
 
 def check_plan(names, hostvars, cluster=None):
