@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { access, copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parse as parseYaml, stringify } from "yaml";
 import { startDemoCluster, type DemoCluster, type DemoClusterNode } from "../helpers/demo.ts";
 import { ROOT, tempDir } from "../helpers/installer.ts";
+import { walkThrough } from "../helpers/walk-through.ts";
 
 const COLLECTION = join(ROOT, "ansible/collections/ansible_collections/stratum/installer");
 const missing = spawnSync("ansible-playbook", ["--version"]).error !== undefined;
@@ -159,7 +160,12 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
   test("`npm start -- --nodes 3`'s inventory: the first run installs the init, then each join; the printed line's run changes nothing", async (t) => {
     const cluster = await startDemoCluster(await tempDir("stratum-ansible-demo-"), 3);
     t.after(() => cluster.stop());
-    assert.match(cluster.command, /^ansible-playbook -i \S+\/cluster\/inventory\.yml ansible\/install-cluster\.yml$/);
+    // The README's and docs/ansible.md's walk-through is this command and the line it prints, as written.
+    const printed = cluster.command.replace(`${dirname(cluster.dir)}/`, ".demo/");
+    assert.equal(printed, "ansible-playbook -i .demo/cluster/inventory.yml ansible/install-cluster.yml");
+    for (const [guide, section] of [["README.md", "## A whole cluster, with Ansible"], ["docs/ansible.md", "## Try it on one machine"]] as const) {
+      assert.equal(await walkThrough(guide, section, []), `npm start -- --nodes 3\n${printed}\n`, guide);
+    }
     for (const file of ["inventory.yml", "codes/node-01", "codes/node-02", "codes/node-03"]) {
       assert.equal((await stat(join(cluster.dir, file))).mode & 0o777, 0o600, file);
     }
