@@ -141,6 +141,30 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       assert.deepEqual(await snapshot(cluster.nodes), before);
     });
 
+    test("one host's variables failing the role's argument spec fail the run before any node is touched", async () => {
+      const before = await snapshot(cluster.nodes);
+      const inventory = await editedInventory(cluster, "bad-variable.yml", (inv) => {
+        inv.stratum.hosts["node-03"].stratum_install_timeout = "an hour";
+      });
+      const bad = await playbookRun(inventory);
+      assert.notEqual(bad.exit, 0);
+      assert.match(bad.output, /stratum_install_timeout/);
+      assert.match(bad.output, /node-03: failed before the checks; no node was changed/);
+      for (const n of cluster.nodes) assert.equal(bad.recap[n.name]?.changed, 0, n.name);
+      assert.deepEqual(await snapshot(cluster.nodes), before);
+    });
+
+    test("--limit to a join while the init is not installed fails naming the init, touching nothing; --check shows its draft", async () => {
+      const before = await snapshot(cluster.nodes);
+      const early = await playbookRun(cluster.inventory, "--limit", "node-02");
+      assert.notEqual(early.exit, 0);
+      assert.match(early.output, /the joins need the init node.s join token: node-01: this node gives no join token \(NOT_FOUND\).* \(install node-01 first: run without --limit, or with node-01 in the limit\)/, early.output);
+      const check = await playbookRun(cluster.inventory, "--limit", "node-02", "--check", "--diff");
+      assert.equal(check.exit, 0, check.output);
+      assert.match(check.output, /--- before: node-02: the stored draft/);
+      assert.deepEqual(await snapshot(cluster.nodes), before);
+    });
+
     test("a plan that breaks the cross-node rules fails with every problem at once, before any node is touched", async () => {
       const before = await snapshot(cluster.nodes);
       const inventory = await editedInventory(cluster, "broken.yml", (inv) => {
@@ -157,8 +181,8 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
     });
   });
 
-  test("`npm start -- --nodes 3`'s inventory: the first run installs the init, then each join; the printed line's run changes nothing", async (t) => {
-    const cluster = await startDemoCluster(await tempDir("stratum-ansible-demo-"), 3);
+  test("`npm start`'s cluster: the first run installs the init, then each join in turn; a join added later installs alone; the printed line's run changes nothing", async (t) => {
+    const cluster = await startDemoCluster(await tempDir("stratum-ansible-demo-"), 4);
     t.after(() => cluster.stop());
     // The README's and docs/ansible.md's walk-through is this command and the line it prints, as written.
     const printed = cluster.command.replace(`${dirname(cluster.dir)}/`, ".demo/");
@@ -166,21 +190,27 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
     for (const [guide, section] of [["README.md", "## A whole cluster, with Ansible"], ["docs/ansible.md", "## Try it on one machine"]] as const) {
       assert.equal(await walkThrough(guide, section, []), `npm start -- --nodes 3\n${printed}\n`, guide);
     }
-    for (const file of ["inventory.yml", "codes/node-01", "codes/node-02", "codes/node-03"]) {
+    for (const file of ["inventory.yml", ...cluster.nodes.map((n) => `codes/${n.name}`)]) {
       assert.equal((await stat(join(cluster.dir, file))).mode & 0o777, 0o600, file);
     }
+    const [first3, late] = [cluster.nodes.slice(0, 3), cluster.nodes[3]!];
 
-    const first = await playbookRun(cluster.inventory);
+    const first = await playbookRun(cluster.inventory, "--limit", "all:!node-04");
     assert.equal(first.exit, 0, first.output);
-    for (const n of cluster.nodes) {
-      assert.equal(first.recap[n.name]?.failed, 0, n.name);
-      assert.ok(first.recap[n.name]!.changed! > 0, n.name);
-    }
+    assert.deepEqual(Object.keys(first.recap), ["node-01", "node-02", "node-03"]);
+    for (const n of first3) assert.ok(first.recap[n.name]!.changed! > 0 && first.recap[n.name]!.failed === 0, n.name);
     const statuses = await Promise.all(cluster.nodes.map(async (n) => (await n.call("/status")).json));
-    assert.deepEqual(statuses.map((s) => s.phase), ["done", "done", "done"]);
+    assert.deepEqual(statuses.map((s) => s.phase), ["done", "done", "done", "configuring"]);
     const [init, second, third] = statuses;
     assert.ok(init.finishedAt <= second.startedAt && init.finishedAt <= third.startedAt, "the init is installed before a join starts");
     assert.ok(second.finishedAt <= third.startedAt, "stratum_join_batch 1: one join at a time, in inventory order");
+
+    const installed = await snapshot(first3);
+    const added = await playbookRun(cluster.inventory, "--limit", "node-04");
+    assert.equal(added.exit, 0, added.output);
+    assert.deepEqual(Object.keys(added.recap), ["node-04"]);
+    assert.equal((await late.call("/status")).json.phase, "done");
+    assert.deepEqual(await snapshot(first3), installed, "the others are not touched");
 
     // The line `npm start` printed, run as printed from the repository's root (the collection beside the playbook).
     const before = await snapshot(cluster.nodes);
