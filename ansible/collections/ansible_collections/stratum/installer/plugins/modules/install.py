@@ -34,7 +34,7 @@ options:
     default: 60
   wait_timeout:
     description:
-      - How long the task waits for the verdict, in seconds; instead of I(timeout_minutes).
+      - How long the task waits for the verdict, in seconds; instead of I(timeout_minutes) (not with it).
     type: int
   rechecks:
     description:
@@ -213,6 +213,7 @@ def main():
             wait_timeout=dict(type="int"),
             rechecks=dict(type="int", default=1),
         ),
+        mutually_exclusive=[("timeout_minutes", "wait_timeout")],
         supports_check_mode=True,
     )
     run(module, lambda installer: Run(module, installer).converge())

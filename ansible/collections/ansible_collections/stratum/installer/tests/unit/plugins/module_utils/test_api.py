@@ -1,0 +1,68 @@
+# -*- coding: utf-8 -*-
+"""api.py's pure parts: text from a node made printable, secrets redacted, problems worded, the code resolved.
+
+Run: python3 -m unittest test_api (from this folder; test/e2e/ansible-client-python.test.ts runs it under npm test)."""
+
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), *([".."] * 7))))
+
+from ansible_collections.stratum.installer.plugins.module_utils.api import Failed, Problem, printable, redacted, resolve_code  # noqa: E402
+
+
+class PrintableTest(unittest.TestCase):
+    def test_control_characters_are_written_out_never_obeyed(self):
+        cases = [
+            ("plain text", "plain text"),
+            ("\x1b[2J cleared", "\\x1b[2J cleared"),
+            ("two\nlines\ttab", "two\\x0alines\\x09tab"),
+            ("csi \x9b and del \x7f", "csi \\x9b and del \\x7f"),
+            ("bidi \u202e txt", "bidi \\u202e txt"),
+            ("line sep \u2028", "line sep \\u2028"),
+            ("é and 雪 stay", "é and 雪 stay"),
+        ]
+        for given, shown in cases:
+            self.assertEqual(printable(given), shown, given)
+
+    def test_long_text_is_capped_saying_how_much_was_cut(self):
+        self.assertEqual(printable("x" * 30, 10), "x" * 10 + "… (20 more characters)")
+
+
+class RedactedTest(unittest.TestCase):
+    def test_secrets_are_redacted_and_a_changed_one_says_so(self):
+        before = {"cluster": {"joinToken": "old", "name": "a"}, "admin": {"passwordHash": "h"}}
+        after = {"cluster": {"joinToken": "new", "name": "a"}, "admin": {"passwordHash": "h"}, "mode": "x"}
+        self.assertEqual(redacted(before), {"cluster": {"joinToken": "[redacted]", "name": "a"}, "admin": {"passwordHash": "[redacted]"}})
+        self.assertEqual(redacted(after, against=before), {"cluster": {"joinToken": "[redacted, changed]", "name": "a"}, "admin": {"passwordHash": "[redacted]"}, "mode": "x"})
+        self.assertEqual(redacted({"cluster": {"joinToken": "t"}}, against={}), {"cluster": {"joinToken": "[redacted, changed]"}})
+        self.assertEqual(redacted({"cluster": {"joinToken": ""}}), {"cluster": {"joinToken": ""}})
+
+
+class ProblemTest(unittest.TestCase):
+    def test_a_problem_names_the_request_the_code_and_every_error_printable(self):
+        body = {"code": "INVALID_CONFIG", "detail": "bad\x1b[31m", "errors": [{"field": "network.address", "message": "not a CIDR"}, {"field": "", "message": "m"}]}
+        problem = Problem("PUT", "/config?x=1", 422, body)
+        self.assertEqual(str(problem), "PUT /v1/installer/config: INVALID_CONFIG: bad\\x1b[31m; network.address: not a CIDR; (config): m")
+        self.assertEqual((problem.code, problem.kind, problem.result), ("INVALID_CONFIG", "status", {"status": 422}))
+        self.assertEqual(str(Problem("GET", "/status", 502, None)), "GET /v1/installer/status: HTTP 502: ")
+
+
+class CodeTest(unittest.TestCase):
+    def test_the_code_itself_from_the_environment_or_from_a_file_relative_to_a_folder(self):
+        folder = tempfile.mkdtemp()
+        with open(os.path.join(folder, "code"), "w") as f:
+            f.write("FILE-CODE\n")
+        os.environ["STRATUM_TEST_CODE"] = " ENV-CODE "
+        self.addCleanup(os.environ.pop, "STRATUM_TEST_CODE")
+        self.assertEqual(resolve_code("K7QX-M2PD", None), "K7QX-M2PD")
+        self.assertEqual(resolve_code("env:STRATUM_TEST_CODE", None), "ENV-CODE")
+        self.assertEqual(resolve_code("file:code", folder), "FILE-CODE")
+        self.assertRaisesRegex(Failed, "the install code's variable STRATUM_TEST_UNSET is not set", resolve_code, "env:STRATUM_TEST_UNSET", None)
+        self.assertRaisesRegex(Failed, "cannot read the install code from .*/missing: No such file", resolve_code, "file:missing", folder)
+
+
+if __name__ == "__main__":
+    unittest.main()
