@@ -204,6 +204,13 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
     const [init, second, third] = statuses;
     assert.ok(init.finishedAt <= second.startedAt && init.finishedAt <= third.startedAt, "the init is installed before a join starts");
     assert.ok(second.finishedAt <= third.startedAt, "stratum_join_batch 1: one join at a time, in inventory order");
+    // Each join asked for its join check (a request's, not the preflight's) before its attempt started; the init none.
+    for (const n of first3) {
+      const log = (await readFile(join(cluster.dir, `${n.name}.log`), "utf8")).split("\n").map((line) => (line.startsWith("{") ? JSON.parse(line) : {}));
+      const asked = log.findIndex((e) => e.message === "join check" && e.requestId);
+      const started = log.findIndex((e) => e.message === "attempt started");
+      assert.deepEqual({ asked: asked >= 0, first: asked < started }, n === first3[0] ? { asked: false, first: true } : { asked: true, first: true }, n.name);
+    }
 
     const installed = await snapshot(first3);
     const added = await playbookRun(cluster.inventory, "--limit", "node-04");
