@@ -20,9 +20,11 @@ export interface FleetDriverOptions {
   plan: string;
   /** What follows `fleet PLAN` (e.g. ["--parallel", "10"]). */
   args?: string[];
-  /** Added to this process's environment (an install code given as env:…). */
+  /** Added to this process's environment (an install code given as env:…); its NODE_OPTIONS, if any, go before the probe's. */
   env?: Record<string, string>;
   cwd?: string;
+  /** Node's own flags, before the bundle (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
   /** The node that runs the bundle; default this one. */
   node?: string;
   bundle?: string;
@@ -124,13 +126,13 @@ export async function runFleetDriver(options: FleetDriverOptions): Promise<Fleet
   const env = {
     ...process.env,
     ...options.env,
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${PROBE}`.trim(),
+    NODE_OPTIONS: `${options.env?.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ""} --require ${PROBE}`.trim(),
     FLEET_PROBE_OUT: probeOut,
     ...(options.sampleMs ? { FLEET_PROBE_SAMPLE_MS: String(options.sampleMs) } : {}),
   };
   const startedAtMs = Date.now();
   const started = performance.now();
-  const proc = spawn(options.node ?? process.execPath, [options.bundle ?? BUNDLE, "fleet", options.plan, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(options.node ?? process.execPath, [...(options.nodeArgs ?? []), options.bundle ?? BUNDLE, "fleet", options.plan, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   let killed = false;
