@@ -32,6 +32,8 @@ class NodeFailed extends Error {}
 class NodeRun {
   #attempt = 0;
   #failure = "";
+  /** State-file writes begun on the way: waited for at the run's end (a failed one fails it), never between two requests to the node. */
+  readonly #writes: Promise<void>[] = [];
 
   constructor(
     private readonly c: Connected,
@@ -50,7 +52,9 @@ class NodeRun {
       return { kind, detail, attempt: this.#attempt, startedAt, endedAt: Date.now() };
     };
     try {
-      return (await this.#drive()) ? end("installed", "installed") : end("failed", this.#failure);
+      const installed = await this.#drive();
+      await Promise.all(this.#writes);
+      return installed ? end("installed", "installed") : end("failed", this.#failure);
     } catch (error) {
       if (this.ctx.signal.aborted) throw error;
       const refused = refusal(error);
@@ -106,6 +110,13 @@ class NodeRun {
     }
   }
 
+  /** Records a change of this node's in the state file; nothing waits for it until the run ends (the node's own status is what a later run goes by). */
+  #record(change: Parameters<FleetState["set"]>[1]): void {
+    const written = this.ctx.state.set(this.c.node.name, change);
+    written.catch(() => undefined);
+    this.#writes.push(written);
+  }
+
   async #putDraft(): Promise<void> {
     const { api, node } = this.c;
     const written = this.ctx.state.node(node.name).etag;
@@ -113,7 +124,7 @@ class NodeRun {
     try {
       const { etag } = await api.putConfig(node.draft(this.joinToken), this.c.etag);
       this.c.etag = etag;
-      await this.ctx.state.set(node.name, { etag });
+      this.#record({ etag });
     } catch (error) {
       if (error instanceof ApiProblem && error.code === "PRECONDITION_FAILED") {
         throw new NodeFailed("its draft was changed by someone else while the fleet ran (412 on If-Match): look at GET /config on it, then run the fleet again");
@@ -124,7 +135,7 @@ class NodeRun {
   }
 
   async #start(kind: "install" | "recheck"): Promise<Verdict> {
-    const { api, node } = this.c;
+    const { api } = this.c;
     this.ctx.signal.throwIfAborted();
     if (kind === "install") await this.#putDraft();
     this.ctx.signal.throwIfAborted();
@@ -144,7 +155,7 @@ class NodeRun {
       if (status.phase !== "installing") throw error;
       started = status;
     }
-    await this.ctx.state.set(node.name, { attempt: started.attempt, lastSeq: 0, outcome: undefined });
+    this.#record({ attempt: started.attempt, lastSeq: 0, outcome: undefined });
     this.note("info", `${kind === "install" ? "install" : "readiness recheck"} attempt ${started.attempt} started`);
     return this.#follow(started.attempt, 0, Date.now());
   }
@@ -161,7 +172,7 @@ class NodeRun {
       },
       onBreak: (reason, seq) => this.note("warn", `the event stream broke (${reason}); resuming after event ${seq}`),
     });
-    await this.ctx.state.set(name, { attempt, outcome: verdict.outcome });
+    this.#record({ attempt, outcome: verdict.outcome });
     this.ctx.out.change(name, { phase: verdict.outcome === "succeeded" ? "done" : "failed" });
     return verdict;
   }
