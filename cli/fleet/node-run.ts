@@ -32,8 +32,6 @@ class NodeFailed extends Error {}
 class NodeRun {
   #attempt = 0;
   #failure = "";
-  /** State-file writes begun on the way: waited for at the run's end (a failed one fails it), never between two requests to the node. */
-  readonly #writes: Promise<void>[] = [];
 
   constructor(
     private readonly c: Connected,
@@ -52,9 +50,7 @@ class NodeRun {
       return { kind, detail, attempt: this.#attempt, startedAt, endedAt: Date.now() };
     };
     try {
-      const installed = await this.#drive();
-      await Promise.all(this.#writes);
-      return installed ? end("installed", "installed") : end("failed", this.#failure);
+      return (await this.#drive()) ? end("installed", "installed") : end("failed", this.#failure);
     } catch (error) {
       if (this.ctx.signal.aborted) throw error;
       const refused = refusal(error);
@@ -110,11 +106,13 @@ class NodeRun {
     }
   }
 
-  /** Records a change of this node's in the state file; nothing waits for it until the run ends (the node's own status is what a later run goes by). */
+  /**
+   * Records a change of this node's in the state file, waited for by nothing between two requests to a node: the
+   * node's own status is what a later run goes by. A failed write shows at the fleet's end, whose flush writes the
+   * same document again.
+   */
   #record(change: Parameters<FleetState["set"]>[1]): void {
-    const written = this.ctx.state.set(this.c.node.name, change);
-    written.catch(() => undefined);
-    this.#writes.push(written);
+    void this.ctx.state.set(this.c.node.name, change).catch(() => undefined);
   }
 
   async #putDraft(): Promise<void> {
