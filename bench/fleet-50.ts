@@ -4,7 +4,8 @@
  * join checks), one plan of one init and N−1 joins, installed by `fleet PLAN --parallel P`. Prints the driver's
  * figures (bench/fleet-driver.ts) beside the ideal wall time from the nodes' own attempt spans, and a row for
  * bench/RESULTS.md. With --kill-at K the driver is killed -9 once K nodes are done and run again: every node must
- * end installed with its firstboot run exactly once.
+ * end installed with its firstboot run exactly once. With --baseline OTHER/installer.js, rounds (--rounds, default 2)
+ * of that bundle's fleet then this build's, each on fresh installers: a before/after in one run.
  */
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -12,7 +13,7 @@ import { describeRun, type FleetDriverRun, idealWallMs, runFleetDriver } from ".
 import { type RigNode, startRig } from "../test/helpers/fleet.ts";
 import { startInstaller } from "../test/helpers/installer.ts";
 
-const { values } = parseArgs({ options: { nodes: { type: "string", default: "50" }, parallel: { type: "string", default: "10" }, "kill-at": { type: "string" }, profile: { type: "string" } } });
+const { values } = parseArgs({ options: { nodes: { type: "string", default: "50" }, parallel: { type: "string", default: "10" }, "kill-at": { type: "string" }, profile: { type: "string" }, baseline: { type: "string" }, rounds: { type: "string", default: "2" } } });
 const NODES = Number(values.nodes);
 const PARALLEL = Number(values.parallel);
 const KILL_AT = values["kill-at"] === undefined ? undefined : Number(values["kill-at"]);
@@ -67,7 +68,8 @@ function breakdown(run: FleetDriverRun, spans: Span[][]): string {
   return `spawn → init attempt ${s(initStart - run.startedAtMs)}; init done → first join attempt ${s(firstJoin - initEnd)}; joins ${s(lastEnd - firstJoin)}; last attempt done → exit ${s(exit - lastEnd)}; ${handoff}`;
 }
 
-async function main(): Promise<void> {
+/** One rig of NODES fresh installers, installed by the fleet of `bundle` (default the build's); true when every node installed with one firstboot. */
+async function measure(bundle: string | undefined, label: string): Promise<{ ok: boolean; ratio?: number; cpuShare: number }> {
   const cleanups: Array<() => unknown> = [];
   const lab = {
     defer: (cleanup: () => unknown) => void cleanups.push(cleanup),
@@ -78,7 +80,7 @@ async function main(): Promise<void> {
     },
   };
   try {
-    say(`Node ${process.version}, ${cpus().length} cores, load ${load()}; starting ${NODES} installers`);
+    say(`${label}Node ${process.version}, ${cpus().length} cores, load ${load()}; starting ${NODES} installers`);
     const upAt = performance.now();
     const rig = await startRig(lab, { joins: NODES - 1, scenarios: Object.fromEntries(Array.from({ length: NODES }, (_, i) => [`node-${String(i + 1).padStart(2, "0")}`, "progress"])) });
     say(`${NODES} installers up in ${s(performance.now() - upAt)}; plan ${rig.planFile}; load ${load()}`);
@@ -88,6 +90,7 @@ async function main(): Promise<void> {
         plan: rig.planFile,
         args: ["--parallel", String(PARALLEL)],
         env: rig.env,
+        ...(bundle ? { bundle } : {}),
         ...(values.profile ? { nodeArgs: ["--cpu-prof", "--cpu-prof-dir", values.profile] } : {}),
         timeoutMs: 30 * 60_000,
         ...(killAt ? { killWhen: ({ stdout }) => (stdout.match(/\] phase: done$/gm)?.length ?? 0) >= killAt } : {}),
@@ -127,12 +130,31 @@ async function main(): Promise<void> {
     const cpu = (r: FleetDriverRun) => `${((100 * r.cpuMs) / r.wallMs).toFixed(1)} %`;
     const slow = (ms?: number) => (ms === undefined ? "-" : `${ms.toFixed(0)} ms`);
     say(
-      `row: | ${NODES}${KILL_AT ? ` (kill -9 at ${KILL_AT}, then again)` : ""} | ${process.version} | ${s(run.wallMs)} | ${KILL_AT ? "- | -" : `${s(ideal)} | ${(run.wallMs / ideal).toFixed(2)}×`} | ${(run.peakRssKiB / 1024).toFixed(0)} MiB | ${cpu(run)} | ${runs.map((r) => r.stateWrites).join(" + ")} writes, ${runs.map((r) => `${(r.stateBytes / 1024).toFixed(0)} KiB`).join(" + ")} | ${slow(run.slowestRequest?.ms)} | ${slow(run.byOrigin[initOrigin]?.slowest.ms)} | ${run.maxOpenSockets} | load ${load()} |`,
+      `${label}row: | ${NODES}${KILL_AT ? ` (kill -9 at ${KILL_AT}, then again)` : ""} | ${process.version} | ${s(run.wallMs)} | ${KILL_AT ? "- | -" : `${s(ideal)} | ${(run.wallMs / ideal).toFixed(2)}×`} | ${(run.peakRssKiB / 1024).toFixed(0)} MiB | ${cpu(run)} | ${runs.map((r) => r.stateWrites).join(" + ")} writes, ${runs.map((r) => `${(r.stateBytes / 1024).toFixed(0)} KiB`).join(" + ")} | ${slow(run.slowestRequest?.ms)} | ${slow(run.byOrigin[initOrigin]?.slowest.ms)} | ${run.maxOpenSockets} | load ${load()} |`,
     );
-    process.exitCode = run.code === 0 && notDone.length === 0 && notOnce.length === 0 ? 0 : 1;
+    return { ok: run.code === 0 && notDone.length === 0 && notOnce.length === 0, ...(KILL_AT ? {} : { ratio: run.wallMs / ideal }), cpuShare: run.cpuMs / run.wallMs };
   } finally {
     await Promise.all(cleanups.map((cleanup) => cleanup()));
   }
+}
+
+/** With --baseline BUNDLE: rounds of the baseline's fleet then this build's, each on fresh installers, and their ratios. */
+async function main(): Promise<void> {
+  if (!values.baseline) {
+    process.exitCode = (await measure(undefined, "")).ok ? 0 : 1;
+    return;
+  }
+  const figures: Record<"baseline" | "this build", Array<{ ratio?: number; cpuShare: number }>> = { baseline: [], "this build": [] };
+  let ok = true;
+  for (let round = 1; round <= Number(values.rounds); round += 1) {
+    for (const [name, bundle] of [["baseline", values.baseline], ["this build", undefined]] as const) {
+      const result = await measure(bundle, `round ${round}, ${name}: `);
+      ok &&= result.ok;
+      figures[name].push(result);
+    }
+  }
+  for (const [name, runs] of Object.entries(figures)) say(`${name}: wall/ideal ${runs.map((r) => r.ratio?.toFixed(2)).join(", ")}; CPU ${runs.map((r) => `${(100 * r.cpuShare).toFixed(1)} %`).join(", ")} of wall`);
+  process.exitCode = ok ? 0 : 1;
 }
 
 main().catch((error: unknown) => {
