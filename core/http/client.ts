@@ -10,7 +10,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage 
 import { request as httpsRequest } from "node:https";
 import { dirname } from "node:path";
 import { connect as tcpConnect, isIP, type Socket } from "node:net";
-import { connect as tlsConnect, type TLSSocket } from "node:tls";
+import { connect as tlsConnect, createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
 import { syncFolder } from "../fs/write-private-file.ts";
 import { tempPathOf } from "../state/layout.ts";
 
@@ -83,8 +83,18 @@ const sizeText = (bytes: number) => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : 
 
 /** SHA-256 of the peer's certificate (DER), lowercase hex; undefined when it presented none. */
 function peerSha256(socket: TLSSocket): string | undefined {
-  const raw = socket.getPeerCertificate().raw as Buffer | undefined;
+  // Not getPeerCertificate(): it turns every field of the certificate into an object, for the one we read.
+  const raw = socket.getPeerX509Certificate()?.raw;
   return raw ? createHash("sha256").update(raw).digest("hex") : undefined;
+}
+
+const contexts = new Map<string, SecureContext>();
+
+/** One TLS context per set of CAs trusted, made once: making one costs about what the handshake it serves does. */
+function contextFor(ca: string | undefined): SecureContext {
+  let context = contexts.get(ca ?? "");
+  if (!context) contexts.set(ca ?? "", (context = createSecureContext(ca ? { ca } : {})));
+  return context;
 }
 
 interface Opened {
@@ -122,7 +132,7 @@ function open(url: URL, trust: Trust, timeoutMs: number, signal: AbortSignal, ca
     if (url.protocol !== "https:" && url.protocol !== "http:") return failed(new Error(`${url.protocol}// is not http or https`));
     try {
       const ca = typeof trust === "object" && !("pin" in trust) ? trust.ca : undefined;
-      socket = tls ? tlsConnect({ host, port, rejectUnauthorized: false, ...(ca ? { ca } : {}), ...(isIP(host) ? {} : { servername: host }) }) : tcpConnect({ host, port });
+      socket = tls ? tlsConnect({ host, port, rejectUnauthorized: false, secureContext: contextFor(ca), ...(isIP(host) ? {} : { servername: host }) }) : tcpConnect({ host, port });
     } catch (error) {
       return failed(error as Error);
     }
