@@ -6,13 +6,14 @@
  */
 import { spawn } from "node:child_process";
 import { Agent, request } from "node:https";
-import { mkdir, open, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { makePayload } from "../demo/make-payload.ts";
 import { stateLayout } from "../core/state/layout.ts";
 import { readBundle } from "../core/support/index.ts";
 import type { AttemptRecord, StoreData } from "../core/state/records.ts";
 import { harness, tempDir } from "../test/helpers/installer.ts";
+import { PROBE } from "./fleet-driver.ts";
 import { BUNDLE, ROOT } from "./lib.ts";
 
 const ATTEMPTS = Number(process.env.ATTEMPTS ?? 100);
@@ -57,15 +58,18 @@ async function fillStateDir(dir: string): Promise<number> {
 
 function cliBundle(stateDir: string, out: string, payload: string): Promise<{ ms: number; peakRssKiB: number }> {
   const started = performance.now();
-  const proc = spawn(process.env.BENCH_NODE ?? process.execPath, ["--require", join(ROOT, "bench/peak-rss.cjs"), BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", out, "--payload", payload, "--host-facts", join(ROOT, "demo/host-facts.json")], { stdio: ["ignore", "pipe", "pipe"] });
+  const probeOut = `${out}.probe.json`;
+  const proc = spawn(process.env.BENCH_NODE ?? process.execPath, ["--require", PROBE, BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", out, "--payload", payload, "--host-facts", join(ROOT, "demo/host-facts.json")], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, FLEET_PROBE_OUT: probeOut },
+  });
   let stderr = "";
   proc.stderr.on("data", (d) => (stderr += d));
   return new Promise((resolve, reject) =>
     proc.on("exit", (code) => {
       const ms = performance.now() - started;
-      const rss = /peak RSS: (\d+) KiB/.exec(stderr);
-      if (code !== 0 || !rss) return reject(new Error(`support-bundle exited ${code}: ${stderr}`));
-      resolve({ ms, peakRssKiB: Number(rss[1]) });
+      if (code !== 0) return reject(new Error(`support-bundle exited ${code}: ${stderr}`));
+      readFile(probeOut, "utf8").then((text) => resolve({ ms, peakRssKiB: (JSON.parse(text) as { peakRssKiB: number }).peakRssKiB }), reject);
     }),
   );
 }

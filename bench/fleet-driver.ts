@@ -1,0 +1,165 @@
+/**
+ * Runs the fleet CLI (`node dist/installer.js fleet PLAN args…`) as a child process and measures it: wall time from
+ * the spawn to its exit; from inside it (bench/fleet-probe.cjs, preloaded) its CPU time, peak RSS, most open
+ * sockets and fds, and the slowest request to each node (time to the answer's headers; event streams left out);
+ * from outside (an fs.watch on the state file's folder, so the count costs the driver nothing and survives its
+ * kill -9) how many times the state file was renamed into place and its size each time.
+ * Shared by bench/fleet-10.ts, bench/fleet-50.ts and the simulated fleet bench.
+ */
+import { spawn } from "node:child_process";
+import { statSync, watch } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, extname, join, resolve } from "node:path";
+import { BUNDLE, ROOT } from "./lib.ts";
+
+export const PROBE = join(ROOT, "bench/fleet-probe.cjs");
+
+export interface FleetDriverOptions {
+  /** The plan's path. */
+  plan: string;
+  /** What follows `fleet PLAN` (e.g. ["--parallel", "10"]). */
+  args?: string[];
+  /** Added to this process's environment (an install code given as env:…). */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** The node that runs the bundle; default this one. */
+  node?: string;
+  bundle?: string;
+  /** SIGKILL after this long; default none. */
+  timeoutMs?: number;
+  /** Asked on each chunk of output: true kills the driver with SIGKILL (a kill -9 mid-run). */
+  killWhen?: (output: { stdout: string; stderr: string }) => boolean;
+  /** How often the probe counts open fds; default 250 ms. */
+  sampleMs?: number;
+}
+
+export interface SlowRequest {
+  /** e.g. https://127.0.0.1:40123 */
+  origin: string;
+  path: string;
+  /** From the request's start (its connection already open) to the answer's headers. */
+  ms: number;
+}
+
+export interface FleetDriverRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Killed by killWhen or the timeout. */
+  killed: boolean;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  /** The probe's figures; at a kill -9, those of its last report (at most a second old). */
+  peakRssKiB: number;
+  /** User + system CPU time of the driver. */
+  cpuMs: number;
+  maxOpenSockets: number;
+  maxOpenFds: number;
+  /** Requests answered (event streams left out). */
+  requests: number;
+  slowestRequest: SlowRequest | null;
+  byOrigin: Record<string, { requests: number; slowest: SlowRequest }>;
+  /** Times the state file was renamed into place, and the bytes it had each time. */
+  stateWrites: number;
+  stateBytes: number;
+  statePath: string;
+  /** CPU the probe itself spent sampling /proc/self/fd (part of cpuMs). */
+  probeMs: number;
+}
+
+interface ProbeReport extends Pick<FleetDriverRun, "peakRssKiB" | "cpuMs" | "maxOpenSockets" | "maxOpenFds" | "requests" | "slowestRequest" | "byOrigin" | "probeMs"> {
+  pid: number;
+}
+
+/** Where the fleet keeps its state for these arguments (cli/fleet/index.ts: --state, or PLAN.fleet-state.json beside the plan). */
+export function statePathOf(plan: string, args: readonly string[], cwd: string): string {
+  const i = args.indexOf("--state");
+  const given = i >= 0 ? args[i + 1] : args.find((a) => a.startsWith("--state="))?.slice("--state=".length);
+  return resolve(cwd, given ?? join(dirname(plan), `${basename(plan, extname(plan))}.fleet-state.json`));
+}
+
+/** Counts renames onto `path`'s name in its folder; `settle()` returns once every event before it was seen. */
+function watchWrites(path: string) {
+  const folder = dirname(path);
+  const name = basename(path);
+  const sentinel = `.fleet-driver-${process.pid}-${Date.now()}`;
+  let writes = 0;
+  let bytes = 0;
+  let settled: (() => void) | undefined;
+  const watcher = watch(folder, (event, file) => {
+    if (file === sentinel) return settled?.();
+    if (event !== "rename" || file !== name) return;
+    try {
+      bytes += statSync(path).size;
+      writes += 1;
+    } catch {
+      // removed, not written
+    }
+  });
+  return {
+    figures: () => ({ stateWrites: writes, stateBytes: bytes }),
+    /** inotify keeps one watch's events in order: once the sentinel's arrives, every earlier one was counted. */
+    async settle() {
+      const seen = new Promise<void>((r) => (settled = r));
+      await writeFile(join(folder, sentinel), "");
+      await seen;
+      await rm(join(folder, sentinel), { force: true });
+      watcher.close();
+    },
+  };
+}
+
+export async function runFleetDriver(options: FleetDriverOptions): Promise<FleetDriverRun> {
+  const cwd = options.cwd ?? ROOT;
+  const args = options.args ?? [];
+  const statePath = statePathOf(options.plan, args, cwd);
+  const probeDir = await mkdtemp(join(tmpdir(), "fleet-probe-"));
+  const probeOut = join(probeDir, "probe.json");
+  const writes = watchWrites(statePath);
+  const env = {
+    ...process.env,
+    ...options.env,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${PROBE}`.trim(),
+    FLEET_PROBE_OUT: probeOut,
+    ...(options.sampleMs ? { FLEET_PROBE_SAMPLE_MS: String(options.sampleMs) } : {}),
+  };
+  const started = performance.now();
+  const proc = spawn(options.node ?? process.execPath, [options.bundle ?? BUNDLE, "fleet", options.plan, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  let killed = false;
+  const kill = () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    killed = true;
+    proc.kill("SIGKILL");
+  };
+  const heard = () => options.killWhen?.({ stdout, stderr }) && kill();
+  proc.stdout.on("data", (d) => ((stdout += d), heard()));
+  proc.stderr.on("data", (d) => ((stderr += d), heard()));
+  const timer = options.timeoutMs ? setTimeout(kill, options.timeoutMs) : undefined;
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => proc.on("close", (c, s) => r([c, s])));
+  const wallMs = performance.now() - started;
+  clearTimeout(timer);
+  await writes.settle();
+  const text = await readFile(probeOut, "utf8").catch(() => undefined);
+  await rm(probeDir, { recursive: true, force: true });
+  if (text === undefined) throw new Error(`the fleet-probe wrote no report (exit ${code ?? signal}): ${stderr.slice(-2000)}`);
+  const { pid: _pid, ...probe } = JSON.parse(text) as ProbeReport;
+  return { code, signal, killed, stdout, stderr, wallMs, ...probe, ...writes.figures(), statePath };
+}
+
+const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
+
+/** The run's figures in a few lines, for a bench to print. */
+export function describeRun(run: FleetDriverRun, initOrigin?: string): string[] {
+  const slow = (r: SlowRequest | null | undefined) => (r ? `${r.ms.toFixed(0)} ms (${r.origin}${r.path})` : "-");
+  const lines = [
+    `wall ${(run.wallMs / 1000).toFixed(1)} s; exit ${run.code ?? run.signal}`,
+    `driver peak RSS ${mib(run.peakRssKiB)}; CPU ${(run.cpuMs / 1000).toFixed(2)} s = ${((100 * run.cpuMs) / run.wallMs).toFixed(1)} % of wall (probe's own sampling ${run.probeMs.toFixed(0)} ms)`,
+    `state file written ${run.stateWrites} times, ${(run.stateBytes / 1024).toFixed(0)} KiB in all`,
+    `at most ${run.maxOpenSockets} sockets (${run.maxOpenFds} fds) open; ${run.requests} requests, slowest ${slow(run.slowestRequest)}`,
+  ];
+  if (initOrigin) lines.push(`slowest to the init node: ${slow(run.byOrigin[initOrigin]?.slowest)}`);
+  return lines;
+}

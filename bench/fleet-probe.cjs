@@ -1,0 +1,97 @@
+// Preloaded into a measured process (NODE_OPTIONS=--require bench/fleet-probe.cjs, FLEET_PROBE_OUT=file) by
+// bench/fleet-driver.ts: its CPU time and peak RSS (process.resourceUsage), its open sockets and fds (sampled from
+// /proc/self/fd), and each HTTP(S) request it made, from the request's start to the answer's headers
+// (node:diagnostics_channel http.client.request.start / http.client.response.finish, Node ≥ 18.17); event streams
+// (text/event-stream) are left out. Written as JSON to FLEET_PROBE_OUT every second and at exit (a kill -9 leaves
+// the last second's). Public Node mechanisms only: nothing of the measured program is patched.
+"use strict";
+const dc = require("node:diagnostics_channel");
+const { readdirSync, readlinkSync, writeFileSync } = require("node:fs");
+
+const out = process.env.FLEET_PROBE_OUT;
+// The measured process only, not what it spawns (they inherit NODE_OPTIONS).
+delete process.env.FLEET_PROBE_OUT;
+
+if (out) {
+  const SAMPLE_MS = Number(process.env.FLEET_PROBE_SAMPLE_MS || 250);
+  const started = new WeakMap();
+  const origins = {};
+  let requests = 0;
+  let maxOpenSockets = 0;
+  let maxOpenFds = 0;
+  let probeMs = 0;
+  let samples = 0;
+
+  const originOf = (request) => `${request.protocol || "http:"}//${request.getHeader("host") || request.host}`;
+  const onStart = ({ request }) => started.set(request, performance.now());
+  const onHeaders = ({ request, response }) => {
+    const t0 = started.get(request);
+    if (t0 === undefined || String(response.headers["content-type"] || "").startsWith("text/event-stream")) return;
+    const ms = performance.now() - t0;
+    const origin = originOf(request);
+    const path = String(request.path).slice(0, 200);
+    requests += 1;
+    const o = (origins[origin] ??= { requests: 0, slowest: { origin, path, ms } });
+    o.requests += 1;
+    if (ms >= o.slowest.ms) o.slowest = { origin, path, ms };
+  };
+  // Held here: a channel nobody references may be collected with its subscribers on older Node.
+  const channels = [dc.channel("http.client.request.start"), dc.channel("http.client.response.finish")];
+  channels[0].subscribe(onStart);
+  channels[1].subscribe(onHeaders);
+
+  const sample = () => {
+    const t0 = performance.now();
+    let sockets = 0;
+    let fds = 0;
+    try {
+      for (const fd of readdirSync("/proc/self/fd")) {
+        fds += 1;
+        try {
+          if (readlinkSync(`/proc/self/fd/${fd}`).startsWith("socket:")) sockets += 1;
+        } catch {
+          // closed between the listing and the link
+        }
+      }
+    } catch {
+      // no /proc: the counts stay 0
+    }
+    maxOpenSockets = Math.max(maxOpenSockets, sockets);
+    maxOpenFds = Math.max(maxOpenFds, fds);
+    probeMs += performance.now() - t0;
+  };
+  const report = () => {
+    const usage = process.resourceUsage();
+    const all = Object.values(origins).map((o) => o.slowest);
+    const slowestRequest = all.reduce((a, b) => (a && a.ms >= b.ms ? a : b), null);
+    const text = JSON.stringify({
+      pid: process.pid,
+      channels: channels.map((c) => c.name),
+      peakRssKiB: usage.maxRSS,
+      cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+      maxOpenSockets,
+      maxOpenFds,
+      requests,
+      slowestRequest,
+      byOrigin: origins,
+      probeMs,
+      samples,
+    });
+    try {
+      writeFileSync(out, text);
+    } catch {
+      // the reader says the report is missing
+    }
+  };
+  const timer = setInterval(() => {
+    sample();
+    samples += 1;
+    if (samples % Math.max(1, Math.round(1000 / SAMPLE_MS)) === 0) report();
+  }, SAMPLE_MS);
+  timer.unref();
+  sample();
+  process.on("exit", () => {
+    sample();
+    report();
+  });
+}
