@@ -28,7 +28,7 @@ export function rackPlan(nodes: readonly RackNode[]): string {
       `  - name: ${node.name}`,
       `    installer: ${node.installer}`,
       `    fingerprint: "${node.fingerprint}"`,
-      `    code: ${node.code}`,
+      `    code: "${node.code}"`,
       `    role: ${i === 0 ? "init" : "join"}`,
       `    config: { network: { interface: eno1, address: ${address}/16 }, storage: { osdDevices: [/dev/sdb] } }`,
     );
