@@ -4,6 +4,7 @@ import type { Connection } from "./connect.ts";
 import type { Outcome } from "./node-run.ts";
 import type { SummaryRow } from "./output/index.ts";
 import type { LoadedPlan } from "./plan.ts";
+import { eachNode } from "./pool.ts";
 
 /** SPEC §10.6: 0 every node installed; 2 a node unreachable or refused; 1 any other failure. */
 export function exitCode(outcomes: ReadonlyMap<string, Outcome>): 0 | 1 | 2 {
@@ -27,16 +28,14 @@ const settled = <T>(promise: Promise<T>): Promise<T | null> => promise.catch(() 
  * there), and the fleet's own secrets (install codes, the join token) redacted once more.
  */
 export async function writeReport(path: string, loaded: LoadedPlan, connection: Connection, outcomes: ReadonlyMap<string, Outcome>, exit: number, secrets: string[]): Promise<void> {
-  const nodes = await Promise.all(
-    connection.connected.map(async (c) => ({
-      name: c.node.name,
-      role: c.node.role,
-      installer: c.node.access.url.origin,
-      outcome: outcomes.get(c.node.name) ?? null,
-      verdict: await settled(c.api.verdict()),
-      report: await settled(c.api.report()),
-    })),
-  );
+  const nodes = await eachNode(connection.connected, async (c) => ({
+    name: c.node.name,
+    role: c.node.role,
+    installer: c.node.access.url.origin,
+    outcome: outcomes.get(c.node.name) ?? null,
+    verdict: await settled(c.api.verdict()),
+    report: await settled(c.api.report()),
+  }));
   const report = { plan: loaded.file, planHash: loaded.hash, cluster: loaded.plan.cluster.name, writtenAt: new Date().toISOString(), exit, nodes };
   const all = [...secrets, ...loaded.nodes.map((n) => n.access.code)];
   const redact = createRedactor(() => all);

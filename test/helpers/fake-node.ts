@@ -20,5 +20,5 @@ export async function fakeInstaller(t: TestContext, handler: (req: IncomingMessa
     server.closeAllConnections();
     server.close();
   });
-  return { url: new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), pin, seen };
+  return { url: new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), pin, seen, server };
 }
