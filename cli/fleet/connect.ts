@@ -5,7 +5,7 @@ import { changedFields } from "./diff.ts";
 import type { ConnectRow } from "./output/index.ts";
 import type { FleetNode, LoadedPlan } from "./plan.ts";
 import { fieldProblems } from "./plan-checks.ts";
-import { eachNode } from "./pool.ts";
+import { ASK_AT_ONCE, pool } from "./pool.ts";
 import type { LocatedProblem } from "./plan-yaml.ts";
 import type { FieldError } from "../../core/state/records.ts";
 
@@ -84,7 +84,7 @@ const open = (c: Connected) => c.status.phase === "configuring" || c.status.phas
 
 /** Each open node's verdict on its draft; a node that cannot give one is a problem. */
 async function draftErrors(connected: Connected[], token: string | undefined, problems: string[]): Promise<Map<number, FieldError[]>> {
-  const checked = await eachNode(connected.filter(open), async (c) => {
+  const checked = await pool(connected.filter(open), ASK_AT_ONCE, async (c) => {
     const validation = await c.api.validate(c.node.draft(token)).catch((error: Error) => void problems.push(`${c.node.name}: its draft cannot be validated: ${error.message}`));
     const errors = validation?.errors ?? [];
     return [c.node.index, token ? errors : errors.filter((e) => !e.field.startsWith("cluster.joinToken"))] as const;
@@ -114,7 +114,7 @@ function draftSummary(c: Connected, errors: number): string {
 
 /** SPEC §10.2: every node's certificate, status, options, blockers and release, and its verdict on its draft; nothing is changed. */
 export async function connectFleet(loaded: LoadedPlan): Promise<Connection> {
-  const results = await eachNode(loaded.nodes, connectOne);
+  const results = await pool(loaded.nodes, ASK_AT_ONCE, connectOne);
   const connected = results.filter((r): r is Connected => "api" in r);
   const failures = results.filter((r): r is Connection["failures"][number] => !("api" in r));
   const problems = [...releaseProblems(connected), ...blockerProblems(connected)];

@@ -4,7 +4,7 @@ import type { Connection } from "./connect.ts";
 import type { Outcome } from "./node-run.ts";
 import type { SummaryRow } from "./output/index.ts";
 import type { LoadedPlan } from "./plan.ts";
-import { eachNode } from "./pool.ts";
+import { ASK_AT_ONCE, pool } from "./pool.ts";
 
 /** SPEC §10.6: 0 every node installed; 2 a node unreachable or refused; 1 any other failure. */
 export function exitCode(outcomes: ReadonlyMap<string, Outcome>): 0 | 1 | 2 {
@@ -60,7 +60,7 @@ export function reportText(document: ReportDocument, fleetSecrets: readonly stri
  * there), and the fleet's own secrets (install codes, the join token) redacted once more.
  */
 export async function writeReport(path: string, loaded: LoadedPlan, connection: Connection, outcomes: ReadonlyMap<string, Outcome>, exit: number, secrets: string[]): Promise<void> {
-  const nodes = await eachNode(connection.connected, async (c) => ({
+  const nodes = await pool(connection.connected, ASK_AT_ONCE, async (c) => ({
     name: c.node.name,
     role: c.node.role,
     installer: c.node.access.url.origin,

@@ -6,7 +6,7 @@ import { rackPlan } from "../../../bench/rack-plan.ts";
 import { SimNode } from "../../../bench/sim/node.ts";
 import { connectFleet } from "../../../cli/fleet/connect.ts";
 import { loadPlan } from "../../../cli/fleet/plan.ts";
-import { NODES_AT_ONCE } from "../../../cli/fleet/pool.ts";
+import { ASK_AT_ONCE } from "../../../cli/fleet/pool.ts";
 import { writeReport } from "../../../cli/fleet/report.ts";
 import { fakeInstaller } from "../../helpers/fake-node.ts";
 import { tempDir } from "../../helpers/installer.ts";
@@ -41,13 +41,13 @@ async function rack(t: TestContext, count: number) {
 
 describe("fleet: asking every node", () => {
   it("connecting and the report ask a rack a bounded number of nodes at a time: the driver's sockets do not grow with the rack", async (t) => {
-    const { loaded, file, most } = await rack(t, 3 * NODES_AT_ONCE);
+    const { loaded, file, most } = await rack(t, 3 * ASK_AT_ONCE);
     const connection = await connectFleet(loaded);
-    assert.deepEqual([connection.connected.length, connection.failures, connection.problems, connection.draftProblems], [3 * NODES_AT_ONCE, [], [], []]);
+    assert.deepEqual([connection.connected.length, connection.failures, connection.problems, connection.draftProblems], [3 * ASK_AT_ONCE, [], [], []]);
     // Each node is asked at most two things at once (its options and its draft).
     const connecting = most();
     await writeReport(join(file, "../fleet-report.json"), loaded, connection, new Map(), 0, []);
     const reporting = most();
-    assert.deepEqual([connecting <= 2 * NODES_AT_ONCE, reporting <= 2 * NODES_AT_ONCE], [true, true], `held at once: ${connecting} connecting, ${reporting} for the report`);
+    assert.deepEqual([connecting <= 2 * ASK_AT_ONCE, reporting <= 2 * ASK_AT_ONCE], [true, true], `held at once: ${connecting} connecting, ${reporting} for the report`);
   });
 });
