@@ -20,9 +20,11 @@ export interface FleetDriverOptions {
   plan: string;
   /** What follows `fleet PLAN` (e.g. ["--parallel", "10"]). */
   args?: string[];
-  /** Added to this process's environment (an install code given as env:…). */
+  /** Added to this process's environment (an install code given as env:…); its NODE_OPTIONS, if any, go before the probe's. */
   env?: Record<string, string>;
   cwd?: string;
+  /** Node's own flags, before the bundle (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
   /** The node that runs the bundle; default this one. */
   node?: string;
   bundle?: string;
@@ -49,7 +51,11 @@ export interface FleetDriverRun {
   killed: boolean;
   stdout: string;
   stderr: string;
+  /** When it was spawned (ms since the epoch, to set beside the nodes' own timestamps) and how long it ran. */
+  startedAtMs: number;
   wallMs: number;
+  /** Each line of its stdout with when it came (ms after the spawn). */
+  lines: Array<{ ms: number; line: string }>;
   /** The probe's figures; at a kill -9, those of its last report (at most a second old). */
   peakRssKiB: number;
   /** User + system CPU time of the driver. */
@@ -120,12 +126,13 @@ export async function runFleetDriver(options: FleetDriverOptions): Promise<Fleet
   const env = {
     ...process.env,
     ...options.env,
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${PROBE}`.trim(),
+    NODE_OPTIONS: `${options.env?.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ""} --require ${PROBE}`.trim(),
     FLEET_PROBE_OUT: probeOut,
     ...(options.sampleMs ? { FLEET_PROBE_SAMPLE_MS: String(options.sampleMs) } : {}),
   };
+  const startedAtMs = Date.now();
   const started = performance.now();
-  const proc = spawn(options.node ?? process.execPath, [options.bundle ?? BUNDLE, "fleet", options.plan, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(options.node ?? process.execPath, [...(options.nodeArgs ?? []), options.bundle ?? BUNDLE, "fleet", options.plan, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   let killed = false;
@@ -135,7 +142,16 @@ export async function runFleetDriver(options: FleetDriverOptions): Promise<Fleet
     proc.kill("SIGKILL");
   };
   const heard = () => options.killWhen?.({ stdout, stderr }) && kill();
-  proc.stdout.on("data", (d) => ((stdout += d), heard()));
+  const lines: FleetDriverRun["lines"] = [];
+  let partial = "";
+  proc.stdout.on("data", (d) => {
+    stdout += d;
+    const ms = performance.now() - started;
+    const parts = (partial + String(d)).split("\n");
+    partial = parts.pop()!;
+    for (const line of parts) lines.push({ ms, line });
+    heard();
+  });
   proc.stderr.on("data", (d) => ((stderr += d), heard()));
   const timer = options.timeoutMs ? setTimeout(kill, options.timeoutMs) : undefined;
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => proc.on("close", (c, s) => r([c, s])));
@@ -146,7 +162,20 @@ export async function runFleetDriver(options: FleetDriverOptions): Promise<Fleet
   await rm(probeDir, { recursive: true, force: true });
   if (text === undefined) throw new Error(`the fleet-probe wrote no report (exit ${code ?? signal}): ${stderr.slice(-2000)}`);
   const { pid: _pid, ...probe } = JSON.parse(text) as ProbeReport;
-  return { code, signal, killed, stdout, stderr, wallMs, ...probe, ...writes.figures(), statePath };
+  return { code, signal, killed, stdout, stderr, startedAtMs, wallMs, lines, ...probe, ...writes.figures(), statePath };
+}
+
+/**
+ * The wall time with no driver overhead: the init node's span, then the joins' spans (in plan order) as a pool of
+ * `parallel` would schedule them, each taken by the first worker free.
+ */
+export function idealWallMs(initMs: number, joinMs: readonly number[], parallel: number): number {
+  const free = Array.from({ length: Math.max(1, Math.min(parallel, joinMs.length)) }, () => 0);
+  for (const ms of joinMs) {
+    const i = free.indexOf(Math.min(...free));
+    free[i]! += ms;
+  }
+  return initMs + Math.max(...free);
 }
 
 const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;

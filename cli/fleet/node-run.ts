@@ -106,6 +106,15 @@ class NodeRun {
     }
   }
 
+  /**
+   * Records a change of this node's in the state file, waited for by nothing between two requests to a node: the
+   * node's own status is what a later run goes by. A failed write shows at the fleet's end, whose flush writes the
+   * same document again.
+   */
+  #record(change: Parameters<FleetState["set"]>[1]): void {
+    void this.ctx.state.set(this.c.node.name, change).catch(() => undefined);
+  }
+
   async #putDraft(): Promise<void> {
     const { api, node } = this.c;
     const written = this.ctx.state.node(node.name).etag;
@@ -113,7 +122,7 @@ class NodeRun {
     try {
       const { etag } = await api.putConfig(node.draft(this.joinToken), this.c.etag);
       this.c.etag = etag;
-      await this.ctx.state.set(node.name, { etag });
+      this.#record({ etag });
     } catch (error) {
       if (error instanceof ApiProblem && error.code === "PRECONDITION_FAILED") {
         throw new NodeFailed("its draft was changed by someone else while the fleet ran (412 on If-Match): look at GET /config on it, then run the fleet again");
@@ -124,7 +133,7 @@ class NodeRun {
   }
 
   async #start(kind: "install" | "recheck"): Promise<Verdict> {
-    const { api, node } = this.c;
+    const { api } = this.c;
     this.ctx.signal.throwIfAborted();
     if (kind === "install") await this.#putDraft();
     this.ctx.signal.throwIfAborted();
@@ -144,7 +153,7 @@ class NodeRun {
       if (status.phase !== "installing") throw error;
       started = status;
     }
-    await this.ctx.state.set(node.name, { attempt: started.attempt, lastSeq: 0, outcome: undefined });
+    this.#record({ attempt: started.attempt, lastSeq: 0, outcome: undefined });
     this.note("info", `${kind === "install" ? "install" : "readiness recheck"} attempt ${started.attempt} started`);
     return this.#follow(started.attempt, 0, Date.now());
   }
@@ -161,7 +170,7 @@ class NodeRun {
       },
       onBreak: (reason, seq) => this.note("warn", `the event stream broke (${reason}); resuming after event ${seq}`),
     });
-    await this.ctx.state.set(name, { attempt, outcome: verdict.outcome });
+    this.#record({ attempt, outcome: verdict.outcome });
     this.ctx.out.change(name, { phase: verdict.outcome === "succeeded" ? "done" : "failed" });
     return verdict;
   }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type InstallEvent, type NodeApi, type Verdict, wrongAnswer } from "./api.ts";
 import { HttpClientError } from "../../core/http/client.ts";
+import { VerdictSchema } from "../../handlers/schemas/install.ts";
 
 interface Watcher {
   onEvent(event: InstallEvent): void;
@@ -11,6 +12,16 @@ interface Watcher {
 
 /** How long a node may stay out of reach before the fleet gives up following it. */
 const GIVE_UP_AFTER_MS = 120_000;
+
+/**
+ * The success the attempt's last event carries: the verdict, without asking for it. A failure is asked for, once the
+ * node has settled the attempt, since a recheck may follow it at once.
+ */
+function carriedSuccess(event: InstallEvent, attempt: number): Verdict | undefined {
+  if (event.type !== "attempt.finished") return undefined;
+  const carried = VerdictSchema.safeParse(event.data?.verdict);
+  return carried.success && carried.data.attempt === attempt && carried.data.outcome === "succeeded" ? carried.data : undefined;
+}
 
 /**
  * Follows one attempt to its verdict over SSE, from event `after` on: a stream that breaks (or ends
@@ -29,6 +40,8 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
         outOfReachSince = undefined;
         tries = 0;
         watcher.onEvent(event);
+        const success = carriedSuccess(event, attempt);
+        if (success) return success;
       }
     } catch (error) {
       if (watcher.signal.aborted || (error instanceof HttpClientError && error.kind === "tls-mismatch") || wrongAnswer(error)) throw error;

@@ -248,9 +248,16 @@ describe("fleet: a node that lies (issue 23 item 2)", () => {
       return true;
     };
     const verdicts = named("node-03");
+    // The same verdict of the wrong shape in its last event (not trusted as a success) and at GET /install/verdict.
+    const wrongVerdict = { ...verdict("succeeded", "installed"), outcome: 1 };
     verdicts.lie = (req, res) => {
+      if (req.url!.startsWith(`${BASE}/install/events`)) {
+        openSse(res);
+        res.end(`id: 1\ndata: ${JSON.stringify(event(1, "attempt.finished", "installed", { verdict: wrongVerdict }))}\n\n`);
+        return true;
+      }
       if (!req.url!.startsWith(`${BASE}/install/verdict`)) return false;
-      send(res, 200, { ...verdict("succeeded", "installed"), outcome: 1 });
+      send(res, 200, wrongVerdict);
       return true;
     };
     // With --parallel 1, node-03 starts only after node-02 failed.

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { pool } from "../../cli/fleet/pool.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT } from "./fixtures.ts";
@@ -93,6 +94,8 @@ async function startNode(lab: Lab, name: string, role: RigNode["role"], payload:
   return { name, role, installer, cloud, folder, firstbootRuns };
 }
 
+const START_AT_ONCE = 8;
+
 const nodeName = (i: number) => `node-${String(i + 1).padStart(2, "0")}`;
 
 /** How each node gives its install code: from the environment, from a file beside the plan, or written out. */
@@ -142,9 +145,18 @@ export async function startRig(lab: Lab, options: RigOptions): Promise<FleetRig>
   const folder = await tempDir("stratum-fleet-plan-");
   const payload = join(folder, "payload");
   await makePayload(payload);
-  const nodes = await Promise.all(
-    Array.from({ length: options.joins + 1 }, (_, i) => startNode(lab, nodeName(i), i === 0 ? "init" : "join", payload, options)),
-  );
+  // A few at a time, each waited for: on a busy machine fifty starting at once would each miss its deadline, and a
+  // start that fails must not leave the others running unseen by the lab's cleanup.
+  const started: Array<PromiseSettledResult<RigNode>> = [];
+  await pool(Array.from({ length: options.joins + 1 }, (_, i) => i), START_AT_ONCE, async (i) => {
+    started[i] = await startNode(lab, nodeName(i), i === 0 ? "init" : "join", payload, options).then(
+      (value) => ({ status: "fulfilled", value }) as const,
+      (reason: unknown) => ({ status: "rejected", reason }) as const,
+    );
+  });
+  const failed = started.find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
+  const nodes = started.map((r) => (r as PromiseFulfilledResult<RigNode>).value);
   await mkdir(join(folder, "codes"));
   for (const [i, node] of nodes.entries()) if (codeSource(node, i).startsWith("file:")) await writeFile(join(folder, "codes", node.name), `${node.installer.code}\n`);
   const env = { [`${nodes[0]!.name.toUpperCase().replace("-", "")}_CODE`]: nodes[0]!.installer.code };

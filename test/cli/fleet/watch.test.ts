@@ -67,4 +67,32 @@ describe("fleet: following an attempt", () => {
       assert.equal(asked, 1, `${kind} in ${where}: asked once`);
     }
   });
+
+  it("a success the attempt.finished event carries ends the following without asking for the verdict (one request less between one node and the next); a failure is asked for", async () => {
+    for (const outcome of ["succeeded", "failed"] as const) {
+      const carried = { ...VERDICT, outcome, ...(outcome === "failed" ? { code: "READINESS_TIMEOUT", next: "recheckReadiness" } : {}) } as Verdict;
+      let asked = 0;
+      const installer = {
+        where: "x",
+        events: () => (async function* () { yield { ...event(1, "attempt.finished"), data: { verdict: carried } }; })(),
+        verdict: async () => ((asked += 1), carried),
+      };
+      const verdict = await followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined });
+      assert.deepEqual(verdict, carried);
+      assert.equal(asked, outcome === "succeeded" ? 0 : 1, outcome);
+    }
+  });
+
+  it("an attempt.finished event whose verdict is not of the API's shape, or of another attempt, is no verdict: it is asked for", async () => {
+    for (const data of [{ verdict: { ...VERDICT, outcome: "maybe" } }, { verdict: { ...VERDICT, attempt: 2 } }, {}]) {
+      let asked = 0;
+      const installer = {
+        where: "x",
+        events: () => (async function* () { yield { ...event(1, "attempt.finished"), data }; })(),
+        verdict: async () => ((asked += 1), VERDICT),
+      };
+      assert.deepEqual(await followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), VERDICT);
+      assert.equal(asked, 1);
+    }
+  });
 });

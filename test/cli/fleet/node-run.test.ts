@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { constants, open, readFile } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { promisify } from "node:util";
+import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
+import type { Connected } from "../../../cli/fleet/connect.ts";
+import { runNode } from "../../../cli/fleet/node-run.ts";
+import { linesOutput } from "../../../cli/fleet/output/lines.ts";
+import { FleetState } from "../../../cli/fleet/state.ts";
+import { tempPathOf } from "../../../core/state/layout.ts";
+import { fakeInstaller } from "../../helpers/fake-node.ts";
+import { tempDir } from "../../helpers/installer.ts";
+
+const STATUS = { phase: "configuring", version: "stratum-installer 1", profile: "single-node", hostname: "n1", url: "https://n1:9443", configValid: true, attempt: 0 } as const;
+const VIEW: DraftView = { source: "structured", config: {}, valid: true, errors: [], updatedAt: null };
+const VERDICT = { attempt: 1, kind: "install", outcome: "succeeded", step: "readiness", code: null, message: "installed", next: "none" };
+const FINISHED = { seq: 1, attempt: 1, time: "2026-01-01T00:00:00.000Z", type: "attempt.finished", level: "info", message: "installed", data: { verdict: VERDICT } };
+
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+
+/** A node that installs at once: its draft taken, its attempt 1 finished with success in its one event. */
+function installingNode(onInstall: () => void) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const path = req.url!.replace("/v1/installer", "");
+    if (req.method === "GET" && path === "/status") return json(res, 200, STATUS);
+    if (req.method === "PUT" && path === "/config") return req.resume().on("end", () => json(res, 200, VIEW, { etag: '"e2"' }));
+    if (req.method === "POST" && path === "/install") {
+      onInstall();
+      return json(res, 202, { attempt: 1, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=1" });
+    }
+    if (path.startsWith("/install/events")) return res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: ${JSON.stringify(FINISHED)}\n\n`);
+    if (path.startsWith("/install/verdict")) return json(res, 200, VERDICT);
+    json(res, 404, { code: "NOT_FOUND", detail: path });
+  };
+}
+
+describe("fleet: one node's run", () => {
+  it("its install starts, and its run ends, without waiting for the state file's writes (they are off the path from one node to the next); the fleet's last flush writes what a failed one did not", { timeout: 30_000 }, async (t) => {
+    const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    // The state file's next write goes through a FIFO: it stays pending until the test reads it, then fails (no fsync on a FIFO).
+    const fifoPath = tempPathOf(state.path);
+    await promisify(execFile)("mkfifo", [fifoPath]);
+    // Whatever happens, a writer still waiting on it is let go: a reader that does not wait opens and closes it.
+    t.after(async () => void (await open(fifoPath, constants.O_RDONLY | constants.O_NONBLOCK).then((f) => f.close(), () => undefined)));
+    let installed!: () => void;
+    const installing = new Promise<void>((resolve) => (installed = resolve));
+    const node = await fakeInstaller(t, installingNode(() => installed()));
+    const connected: Connected = {
+      node: { index: 1, name: "n1", role: "join", access: { url: node.url, pin: node.pin, code: "c0de" }, draft: () => ({ mode: "hyperconverged-join" }) as never },
+      api: new NodeApi({ url: node.url, pin: node.pin, code: "c0de" }),
+      status: STATUS,
+      options: {} as Options,
+      draft: VIEW,
+      etag: '"e1"',
+    };
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+    const run = runNode(connected, { out, state, rechecks: 0, signal: new AbortController().signal }, "token");
+    run.catch(() => undefined);
+    await installing;
+    assert.equal((await run).kind, "installed");
+    const fifo = await open(fifoPath, "r");
+    await fifo.readFile();
+    await fifo.close();
+    await state.flush();
+    assert.deepEqual(JSON.parse(await readFile(state.path, "utf8")).nodes, { n1: { etag: '"e2"', attempt: 1, lastSeq: 1, outcome: "succeeded" } });
+    assert.deepEqual(node.seen.map((s) => s.split(" ").slice(0, 2).join(" ")), ["GET /v1/installer/status", "PUT /v1/installer/config", "POST /v1/installer/install", "GET /v1/installer/install/events?attempt=1"]);
+  });
+});
