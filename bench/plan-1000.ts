@@ -6,33 +6,14 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadPlan } from "../cli/fleet/plan.ts";
+import { rackAddress, rackPlan } from "./rack-plan.ts";
 
 const PIN = "ab".repeat(32);
-const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example";
 
 function plan(nodes: number): string {
-  const lines = [
-    "cluster:",
-    "  name: rack-1",
-    "  vip: 10.20.0.10",
-    "  common:",
-    "    timezone: UTC",
-    "    network: { gateway: 10.20.0.1, dns: [10.20.0.2], floatingIpCidrs: [203.0.113.0/24] }",
-    `    admin: { sshAuthorizedKeys: ["${KEY}"] }`,
-    "nodes:",
-  ];
-  for (let i = 0; i < nodes; i++) {
-    const address = `10.20.${Math.floor((i + 11) / 250)}.${((i + 11) % 250) + 1}`;
-    lines.push(
-      `  - name: node-${String(i + 1).padStart(4, "0")}`,
-      `    installer: https://${address}:9443`,
-      `    fingerprint: ${PIN}`,
-      `    code: K7QX-M2PD-R4TV`,
-      `    role: ${i === 0 ? "init" : "join"}`,
-      `    config: { network: { interface: eno1, address: ${address}/16 }, storage: { osdDevices: [/dev/sdb] } }`,
-    );
-  }
-  return `${lines.join("\n").replace("vip: 10.20.0.10", "vip: 10.20.255.250").replaceAll("gateway: 10.20.0.1", "gateway: 10.20.255.254")}\n`;
+  return rackPlan(
+    Array.from({ length: nodes }, (_, i) => ({ name: `node-${String(i + 1).padStart(4, "0")}`, installer: `https://${rackAddress(i)}:9443`, fingerprint: PIN, code: "K7QX-M2PD-R4TV" })),
+  );
 }
 
 async function timed(nodes: number): Promise<number> {

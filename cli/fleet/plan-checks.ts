@@ -88,22 +88,29 @@ function roleProblems(plan: Plan): PlanProblem[] {
 
 const origin = (url: string) => URL.canParse(url) ? new URL(url).origin : url;
 
+/** Each item after the first of its key, with that first one: one pass, not every item against every other (a rack has thousands). */
+function repeats<T>(items: readonly T[], key: (item: T) => string): Array<{ item: T; first: T }> {
+  const firsts = new Map<string, T>();
+  return items.flatMap((item) => {
+    const k = key(item);
+    const first = firsts.get(k);
+    if (first === undefined) firsts.set(k, item);
+    return first === undefined ? [] : [{ item, first }];
+  });
+}
+
 function uniqueProblems(plan: Plan, indexes: number[], key: "name" | "installer", what: string): PlanProblem[] {
   const rule = key === "name" ? "name-unique" : "installer-unique";
   const value = (i: number) => (key === "installer" ? origin(plan.nodes[i]!.installer) : plan.nodes[i]!.name);
-  return indexes.flatMap((i) => {
-    const first = indexes.find((j) => value(j) === value(i));
-    return first !== undefined && first !== i ? [{ rule, path: ["nodes", i, key], message: `${plan.nodes[i]![key]} is also ${nodeLabel(plan, first)}'s ${what}` }] : [];
-  });
+  return repeats(indexes, value).map(({ item: i, first }) => ({ rule, path: ["nodes", i, key], message: `${plan.nodes[i]![key]} is also ${nodeLabel(plan, first)}'s ${what}` }));
 }
 
 function networkProblems(plan: Plan, drafts: ReadonlyMap<number, Draft>): PlanProblem[] {
   const at = (index: number, field: string): Path => planPathOf(plan, index, parseFieldPath(field));
   const addresses = parsedAddresses(drafts);
   const problems: PlanProblem[] = [];
-  for (const { index, value } of addresses) {
-    const first = addresses.find((a) => a.value.ip.value === value.ip.value && a.value.ip.family === value.ip.family);
-    if (first && first.index !== index) problems.push({ rule: "address-unique", path: at(index, "network.address"), message: `${drafts.get(index)!.network!.address} is also ${nodeLabel(plan, first.index)}'s address` });
+  for (const { item, first } of repeats(addresses, (a) => `${a.value.ip.family} ${a.value.ip.value}`)) {
+    problems.push({ rule: "address-unique", path: at(item.index, "network.address"), message: `${drafts.get(item.index)!.network!.address} is also ${nodeLabel(plan, first.index)}'s address` });
   }
   for (const { first, other } of differing(addresses, (a, b) => subnetText(a) === subnetText(b))) {
     problems.push({

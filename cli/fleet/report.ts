@@ -23,6 +23,38 @@ export function summaryRows(loaded: LoadedPlan, outcomes: ReadonlyMap<string, Ou
 
 const settled = <T>(promise: Promise<T>): Promise<T | null> => promise.catch(() => null);
 
+interface ReportEntry {
+  name: string;
+  role: string;
+  installer: string;
+  outcome: Outcome | null;
+  verdict: unknown;
+  report: unknown;
+}
+
+interface ReportDocument {
+  plan: string;
+  planHash: string;
+  cluster: string;
+  writtenAt: string;
+  exit: number;
+  nodes: ReportEntry[];
+}
+
+const redacted = (value: object, secrets: readonly string[]): unknown => JSON.parse(createRedactor(() => secrets).text(JSON.stringify(value)));
+
+/**
+ * The report's text, the fleet's secrets redacted: each node's entry of the join token and its own install code
+ * (a node is never sent another's, so its answers cannot carry one), the rest of every code. Linear in the
+ * nodes: the whole text searched for every node's code took 1.7 s of the driver's CPU at 1,000 nodes.
+ */
+export function reportText(document: ReportDocument, fleetSecrets: readonly string[], codeOf: (node: string) => string): string {
+  const { nodes, ...head } = document;
+  const all = [...fleetSecrets, ...nodes.map((n) => codeOf(n.name))];
+  const entries = nodes.map((entry) => redacted(entry, [...fleetSecrets, codeOf(entry.name)]));
+  return `${JSON.stringify({ ...(redacted(head, all) as object), nodes: entries }, null, 2)}\n`;
+}
+
 /**
  * fleet-report.json: each node's outcome, latest verdict and report as its installer gives them (redacted
  * there), and the fleet's own secrets (install codes, the join token) redacted once more.
@@ -36,8 +68,7 @@ export async function writeReport(path: string, loaded: LoadedPlan, connection: 
     verdict: await settled(c.api.verdict()),
     report: await settled(c.api.report()),
   }));
-  const report = { plan: loaded.file, planHash: loaded.hash, cluster: loaded.plan.cluster.name, writtenAt: new Date().toISOString(), exit, nodes };
-  const all = [...secrets, ...loaded.nodes.map((n) => n.access.code)];
-  const redact = createRedactor(() => all);
-  await writeFileAtomic(path, redact.text(`${JSON.stringify(report, null, 2)}\n`));
+  const codes = new Map(loaded.nodes.map((n) => [n.name, n.access.code]));
+  const document = { plan: loaded.file, planHash: loaded.hash, cluster: loaded.plan.cluster.name, writtenAt: new Date().toISOString(), exit, nodes };
+  await writeFileAtomic(path, reportText(document, secrets, (name) => codes.get(name)!));
 }

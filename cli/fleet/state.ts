@@ -25,13 +25,20 @@ export class StateFileError extends Error {}
 
 const SEEN_WRITE_MS = 1_000;
 
-/** The resume file (SPEC §10.5): written whole and atomically, one write at a time; event positions at most once a second. */
+/**
+ * The resume file (SPEC §10.5): written whole and atomically, one write at a time; event positions at most once a
+ * second. Changes made while a write is in flight join one next write (the document is read when that write
+ * begins), so a thousand nodes' changes cost as many writes as the disk can take, not one each.
+ */
 export class FleetState {
   readonly path: string;
   /** The plan hash of the run that wrote the file, when another plan than this one. */
   readonly previousPlanHash: string | undefined;
   #doc: StateDocument;
-  #writing: Promise<void> = Promise.resolve();
+  /** The write on its way to disk, if any… */
+  #writing: Promise<void> | undefined;
+  /** …and the one after it, not begun yet: every change since #writing began is in it. */
+  #next: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   private constructor(path: string, doc: StateDocument, previousPlanHash: string | undefined) {
@@ -73,17 +80,27 @@ export class FleetState {
     this.#timer ??= setTimeout(() => void this.flush().catch(() => undefined), SEEN_WRITE_MS);
   }
 
+  /** Resolves once every change made so far is on disk. */
   flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#next ??= this.#writeAfter(this.#writing);
+    return this.#next;
+  }
+
+  async #writeAfter(previous: Promise<void> | undefined): Promise<void> {
+    await previous?.catch(() => undefined);
+    this.#next = undefined;
     const text = `${JSON.stringify({ ...this.#doc, updatedAt: new Date().toISOString() }, null, 2)}\n`;
-    this.#writing = this.#writing
-      .catch(() => undefined)
-      .then(() => writeFileAtomic(this.path, text))
-      .catch((error: NodeJS.ErrnoException) => {
-        const why = error.code === "ENOSPC" ? "its disk is full" : error.message;
-        throw new StateFileError(`the state file ${this.path} cannot be written (${why}): free space there, or give another with --state; run the same command again to go on where this run stopped`);
-      });
-    return this.#writing;
+    const writing = writeFileAtomic(this.path, text).catch((error: NodeJS.ErrnoException) => {
+      const why = error.code === "ENOSPC" ? "its disk is full" : error.message;
+      throw new StateFileError(`the state file ${this.path} cannot be written (${why}): free space there, or give another with --state; run the same command again to go on where this run stopped`);
+    });
+    this.#writing = writing;
+    try {
+      await writing;
+    } finally {
+      if (this.#writing === writing) this.#writing = undefined;
+    }
   }
 }

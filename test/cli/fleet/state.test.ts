@@ -1,13 +1,33 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { watch } from "node:fs";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { FleetState, StateFileError } from "../../../cli/fleet/state.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 const run = promisify(execFile);
+
+/** Counts the times `path` is renamed into place (each whole write of the state file); `stop()` once every earlier event is in. */
+function countWrites(path: string) {
+  const folder = dirname(path);
+  let writes = 0;
+  let settled: (() => void) | undefined;
+  const watcher = watch(folder, (event, file) => {
+    if (file === "sentinel") settled?.();
+    else if (event === "rename" && file === basename(path)) writes += 1;
+  });
+  return async () => {
+    const seen = new Promise<void>((resolve) => (settled = resolve));
+    await writeFile(join(folder, "sentinel"), "");
+    await seen;
+    watcher.close();
+    await rm(join(folder, "sentinel"));
+    return writes;
+  };
+}
 
 describe("fleet: the resume file", () => {
   it("records each node's attempt, last event and draft version; a later run reads them, and hears when the plan changed", async () => {
@@ -29,6 +49,19 @@ describe("fleet: the resume file", () => {
     const changed = await FleetState.open(path, "plan.yaml", "hash-2");
     assert.equal(changed.previousPlanHash, "hash-1");
     assert.equal(changed.node("node-01").lastSeq, 12);
+  });
+
+  it("changes made while a write is in flight join one next write; each set() resolves once its change is on disk", async () => {
+    const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
+    const state = await FleetState.open(path, "plan.yaml", "hash-1");
+    const stop = countWrites(path);
+    const onDisk = async (name: string) => Object.hasOwn(JSON.parse(await readFile(path, "utf8")).nodes, name);
+    const first = state.set("node-000", { attempt: 1 });
+    const names = Array.from({ length: 100 }, (_, i) => `node-${String(i + 1).padStart(3, "0")}`);
+    const found = await Promise.all([first.then(() => onDisk("node-000")), ...names.map((name) => state.set(name, { attempt: 1 }).then(() => onDisk(name)))]);
+    assert.deepEqual(found, Array(101).fill(true));
+    assert.ok((await stop()) <= 2, "101 changes at once cost at most two writes: the one in flight and the next");
+    assert.equal(Object.keys(JSON.parse(await readFile(path, "utf8")).nodes).length, 101);
   });
 
   it("a file that is not a fleet state file is refused, not overwritten", async () => {
