@@ -26,5 +26,4 @@ describe("fleet: the plan's checks across nodes, at a rack's size", () => {
       "nodes.4.config.network.address: 10.20.0.12/16 is also nodes[0] (node-0)'s address",
     ]);
   });
-
 });

@@ -25,5 +25,4 @@ describe("fleet: the report", () => {
     assert.deepEqual(parsed.nodes[1].verdict, { message: "installed with [redacted]" });
     assert.equal(parsed.nodes[2].report.token, "[redacted]");
   });
-
 });
