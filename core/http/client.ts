@@ -1,7 +1,10 @@
 /**
  * The one HTTP(S) client for talking to other machines: the CLI and the fleet to installers, the join check to
- * a cluster, the readiness wait to the cloud. Each request opens a connection of its own, checks it (pin, CA or
- * none) before a byte of the request is written, runs under one deadline and reads at most `maxBytes` of answer.
+ * a cluster, the readiness wait to the cloud. A connection is checked (pin, CA or none) on its handshake, before a
+ * byte of a request is written, and then carries the next requests to its origin under the same trust while it is
+ * idle for less than a few seconds (`connections.ts`); an event stream keeps its connection to itself. A request
+ * runs under one deadline and reads at most `maxBytes` of answer. Only a GET or HEAD that a reused connection
+ * failed before any answer is sent again, once, on a new connection: anything else may have reached the server.
  * Every failure is an HttpClientError whose kind callers turn into their own words.
  */
 import { createHash } from "node:crypto";
@@ -13,6 +16,7 @@ import { connect as tcpConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
 import { syncFolder } from "../fs/write-private-file.ts";
 import { tempPathOf } from "../state/layout.ts";
+import { type Checked, type IdleConnections, createIdleConnections } from "./connections.ts";
 
 /**
  * How an https:// server is trusted (an http:// URL is plain, for a loopback readiness URL or a test cloud):
@@ -34,7 +38,15 @@ export interface HttpRequest {
   maxBytes: number;
   /** The caller's: when it aborts, the request rejects with its reason (not an HttpClientError). */
   signal?: AbortSignal;
+  /** Where connections wait between requests; default the process's own (IDLE_MS, MAX_IDLE). */
+  connections?: IdleConnections;
 }
+
+/** Shorter than the 5 s an idle connection stays open on a Node server (an installer); a server that says less is believed. */
+const IDLE_MS = 4_000;
+/** Whatever the number of nodes: far below the 1,024 files a process may open by default. */
+const MAX_IDLE = 64;
+const shared = createIdleConnections({ idleMs: IDLE_MS, max: MAX_IDLE });
 
 export interface Answer<T = string> {
   status: number;
@@ -97,9 +109,14 @@ function contextFor(ca: string | undefined): SecureContext {
   return context;
 }
 
-interface Opened {
-  socket: Socket;
-  certificate?: string;
+/** A checked connection as one request uses it. */
+interface Opened extends Checked {
+  /** Taken from the idle ones, not opened for this request. */
+  reused?: boolean;
+  /** The server's answer began to arrive. */
+  answered?: boolean;
+  /** Handed back to the idle ones after a whole answer: no longer this request's to close. */
+  kept?: boolean;
 }
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
@@ -159,14 +176,45 @@ function trustProblem(socket: TLSSocket, trust: Trust, certificate: string | und
   return socket.authorized ? undefined : `presented a certificate that does not verify (${String(socket.authorizationError)})`;
 }
 
-function send(opened: Opened, url: URL, req: Pick<HttpRequest, "method" | "headers" | "body">, signal: AbortSignal): Promise<IncomingMessage> {
-  const headers = { ...req.headers, ...(req.body === undefined ? {} : { "content-length": String(Buffer.byteLength(req.body)) }) };
+/** Where a connection waits between requests: its origin under its trust, so that it carries only requests of that trust. */
+interface Keeping {
+  connections: IdleConnections;
+  key: string;
+}
+
+const trustKey = (trust: Trust) => (trust === "any" ? "any" : "pin" in trust ? `pin ${trust.pin}` : `ca ${trust.ca ?? "system"}`);
+
+/** `Keep-Alive: timeout=5` (what a Node server says): how long the server keeps an idle connection open. */
+function serverKeepsMs(headers: IncomingHttpHeaders): number | undefined {
+  const seconds = /(?:^|[\s,])timeout=(\d+)/i.exec(String(headers["keep-alive"] ?? ""))?.[1];
+  return seconds === undefined ? undefined : Number(seconds) * 1000;
+}
+
+/**
+ * The request on `opened`. With `keeping`, the connection goes there once the whole answer is read, if the server
+ * keeps it open (Node's client says so with the socket's 'free'); without, it is asked to close after the answer.
+ */
+function send(opened: Opened, url: URL, req: Pick<HttpRequest, "method" | "headers" | "body">, signal: AbortSignal, keeping?: Keeping): Promise<IncomingMessage> {
+  const headers = { ...req.headers, ...(req.body === undefined ? {} : { "content-length": String(Buffer.byteLength(req.body)) }), connection: keeping ? "keep-alive" : "close" };
   const options = { host: hostOf(url), port: portOf(url), method: req.method ?? "GET", path: `${url.pathname}${url.search}`, headers, createConnection: () => opened.socket, signal };
   return new Promise((resolve, reject) => {
-    const sent = (url.protocol === "https:" ? httpsRequest : httpRequest)(options, resolve);
+    const sent = (url.protocol === "https:" ? httpsRequest : httpRequest)(options, (res) => {
+      opened.answered = true;
+      opened.socket.once("free", () => {
+        if (!keeping) return;
+        opened.kept = true;
+        keeping.connections.keep(keeping.key, { socket: opened.socket, ...(opened.certificate ? { certificate: opened.certificate } : {}) }, serverKeepsMs(res.headers));
+      });
+      resolve(res);
+    });
     sent.on("error", reject);
     sent.end(req.body);
   });
+}
+
+/** After a whole answer: a connection not handed to the idle ones (the server closes it, or the request body is not all sent) is closed. */
+function done(opened: Opened): void {
+  if (!opened.kept) opened.socket.destroy();
 }
 
 async function readCapped(res: IncomingMessage, maxBytes: number, where: string): Promise<string> {
@@ -181,32 +229,61 @@ async function readCapped(res: IncomingMessage, maxBytes: number, where: string)
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** `run` on a checked connection under the request's one deadline, what fails as an HttpClientError; `run` closes the connection. */
-async function exchange<T>(req: HttpRequest, run: (opened: Opened, url: URL, signal: AbortSignal, where: string) => Promise<T>): Promise<T> {
+/** Requests that may be sent twice: they change nothing on the server. */
+const REPEATABLE: ReadonlySet<string> = new Set(["GET", "HEAD"]);
+
+/** Once the event loop has read what arrived on every socket: a close a server sent before now is known, its connection dropped. */
+const afterPoll = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+
+type Run<T> = (opened: Opened, url: URL, signal: AbortSignal, where: string, keeping: Keeping) => Promise<T>;
+
+/**
+ * `run` on a checked connection (an idle one of the origin's under the same trust, else a new one) under the
+ * request's one deadline, what fails as an HttpClientError; after a whole answer `run` hands the connection back or
+ * closes it. A GET or HEAD that an idle connection failed before any answer (the server had closed it) runs once
+ * more on a new connection; another request never: it may have reached the server. So that one goes on an idle
+ * connection only once every close its server sent before the request is read, and within the time the server
+ * said it keeps it open (less a margin): a connection the server closes as the request goes out is then one it
+ * closed for another reason than idleness (a restart), as it could close a new one.
+ */
+async function exchange<T>(req: HttpRequest, run: Run<T>): Promise<T> {
   const url = new URL(req.url);
   const deadline = AbortSignal.timeout(req.timeoutMs);
   const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
-  const opened = await open(url, req.trust, req.timeoutMs, signal, req.signal);
-  try {
-    return await run(opened, url, signal, url.host);
-  } catch (error) {
-    opened.socket.destroy();
-    req.signal?.throwIfAborted();
-    if (error instanceof HttpClientError) throw error;
-    if (deadline.aborted) throw new HttpClientError("timeout", url.host, `no complete answer within ${seconds(req.timeoutMs)}`);
-    throw new HttpClientError("broken", url.host, (error as Error).message);
+  const keeping = { connections: req.connections ?? shared, key: `${url.protocol}//${url.host} ${trustKey(req.trust)}` };
+  const on = async (opened: Opened): Promise<T> => {
+    try {
+      return await run(opened, url, signal, url.host, keeping);
+    } catch (error) {
+      if (!opened.kept) opened.socket.destroy();
+      req.signal?.throwIfAborted();
+      if (error instanceof HttpClientError) throw error;
+      if (deadline.aborted) throw new HttpClientError("timeout", url.host, `no complete answer within ${seconds(req.timeoutMs)}`);
+      throw new HttpClientError("broken", url.host, (error as Error).message);
+    }
+  };
+  const repeatable = REPEATABLE.has(req.method ?? "GET");
+  if (!repeatable && keeping.connections.size > 0) await afterPoll();
+  const idle = keeping.connections.take(keeping.key);
+  if (idle) {
+    const opened: Opened = { ...idle, reused: true };
+    try {
+      return await on(opened);
+    } catch (error) {
+      const again = repeatable && error instanceof HttpClientError && error.kind === "broken" && !opened.answered;
+      if (!again) throw error;
+    }
   }
+  return on(await open(url, req.trust, req.timeoutMs, signal, req.signal));
 }
 
 /** One request, its answer read whole as text, whatever its status. */
 export function request(req: HttpRequest): Promise<Answer> {
-  return exchange(req, async (opened, url, signal, where) => {
-    try {
-      const res = await send(opened, url, req, signal);
-      return { status: res.statusCode ?? 0, headers: res.headers, body: await readCapped(res, req.maxBytes, where), ...(opened.certificate ? { certificate: opened.certificate } : {}) };
-    } finally {
-      opened.socket.destroy();
-    }
+  return exchange(req, async (opened, url, signal, where, keeping) => {
+    const res = await send(opened, url, req, signal, keeping);
+    const body = await readCapped(res, req.maxBytes, where);
+    done(opened);
+    return { status: res.statusCode ?? 0, headers: res.headers, body, ...(opened.certificate ? { certificate: opened.certificate } : {}) };
   });
 }
 
@@ -219,10 +296,10 @@ const REFUSAL_BYTES = 64 * 1024;
  * `maxBytes` a too-large error. The deadline covers the whole download.
  */
 export function download(req: Omit<HttpRequest, "body">, path: string): Promise<{ size: number; sha256: string }> {
-  return exchange(req, async (opened, url, signal, where) => {
+  return exchange(req, async (opened, url, signal, where, keeping) => {
     const temp = tempPathOf(path);
     try {
-      const res = await send(opened, url, req, signal);
+      const res = await send(opened, url, req, signal, keeping);
       if (res.statusCode !== 200) {
         const answer = { status: res.statusCode ?? 0, headers: res.headers, body: await readCapped(res, REFUSAL_BYTES, where).catch(() => "") };
         throw new HttpClientError("status", where, `HTTP ${answer.status}, expected 200`, { answer });
@@ -238,6 +315,7 @@ export function download(req: Omit<HttpRequest, "body">, path: string): Promise<
           await file.write(chunk);
         }
         if (!res.complete) throw new Error("the connection closed before the answer was complete");
+        done(opened);
         await file.chmod(0o600);
         await file.sync();
       } finally {
@@ -249,8 +327,6 @@ export function download(req: Omit<HttpRequest, "body">, path: string): Promise<
     } catch (error) {
       await rm(temp, { force: true });
       throw error;
-    } finally {
-      opened.socket.destroy();
     }
   });
 }

@@ -9,7 +9,8 @@ import { z } from "zod";
 import { generateSelfSignedCert } from "../../../core/access/tls.ts";
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { certificateSha256, download, HttpClientError, request, requestJson } from "../../../core/http/client.ts";
+import { certificateSha256, download, HttpClientError, openStream, request, requestJson } from "../../../core/http/client.ts";
+import { createIdleConnections } from "../../../core/http/connections.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -32,28 +33,44 @@ interface Served {
   bytes: () => number;
   /** Resolves once `n` TCP connections have closed on the server's side. */
   closed: (n: number) => Promise<void>;
+  /** TLS handshakes the server completed. */
+  handshakes: () => number;
+  /** TCP connections open now. */
+  open: () => number;
+  server: import("node:https").Server;
 }
 
 /** A real HTTPS server on 127.0.0.1 with a certificate of its own, counting what reaches it. */
-async function serveHttps(t: TestContext, handler: Handler): Promise<Served> {
+const selfSigned = () => {
   const { certPem, keyPem } = generateSelfSignedCert({ commonName: "client-test", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
-  const sha256 = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
+  return { certPem, keyPem, sha256: createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex") };
+};
+
+async function serveHttps(t: TestContext, handler: Handler): Promise<Served> {
+  const { certPem, keyPem, sha256 } = selfSigned();
   let requests = 0;
   let bytes = 0;
   let closedCount = 0;
+  let handshakes = 0;
+  let open = 0;
   const waiters: Array<() => void> = [];
   const server = createHttpsServer({ cert: certPem, key: keyPem }, (req, res) => {
     requests += 1;
     handler(req, res);
   });
-  server.on("secureConnection", (socket: Socket) => socket.on("data", (chunk: Buffer) => (bytes += chunk.length)));
+  server.on("secureConnection", (socket: Socket) => {
+    handshakes += 1;
+    socket.on("data", (chunk: Buffer) => (bytes += chunk.length));
+  });
   // TCP, not TLS: a client that leaves right after its handshake may leave the server's unfinished.
-  server.on("connection", (socket: Socket) =>
+  server.on("connection", (socket: Socket) => {
+    open += 1;
     socket.on("close", () => {
+      open -= 1;
       closedCount += 1;
       for (const wake of waiters.splice(0)) wake();
-    }),
-  );
+    });
+  });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   t.after(() => {
@@ -63,7 +80,7 @@ async function serveHttps(t: TestContext, handler: Handler): Promise<Served> {
   const closed = async (n: number) => {
     while (closedCount < n) await new Promise<void>((resolve) => waiters.push(resolve));
   };
-  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, certPem, sha256, requests: () => requests, bytes: () => bytes, closed };
+  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, certPem, sha256, requests: () => requests, bytes: () => bytes, closed, handshakes: () => handshakes, open: () => open, server };
 }
 
 const rejection = async (promise: Promise<unknown>): Promise<HttpClientError> => {
@@ -269,5 +286,117 @@ describe("download: a binary answer streamed to a file", () => {
     const error = await rejection(download({ ...base, url: server.url, trust: { pin: server.sha256 } }, join(dir, "n.tar.gz")));
     assert.deepEqual([error.kind, error.answer?.status, error.answer?.body], ["status", 401, '{"code":"UNAUTHORIZED"}']);
     assert.deepEqual(await readdir(dir), []);
+  });
+});
+
+describe("a checked connection carries the next requests to its origin", () => {
+  /** A pool of the test's own, so that what it holds is this test's only; idle for as long as the test wants. */
+  const pool = (idleMs = 60_000, max = 8) => createIdleConnections({ idleMs, max });
+  const said: Handler = (req, res) => res.end(`${req.method} ${req.url}`);
+
+  test("two requests and a PUT to one origin under its pin: one TLS handshake, each answer with the certificate checked on it", async (t) => {
+    const server = await serveHttps(t, said);
+    const trust = { pin: server.sha256 };
+    const answers = [
+      await request({ ...base, url: `${server.url}/a`, trust }),
+      await request({ ...base, url: `${server.url}/b`, trust }),
+      await request({ ...base, url: `${server.url}/c`, trust, method: "PUT", body: "{}" }),
+    ];
+    assert.deepEqual(answers.map((a) => [a.body, a.certificate]), [["GET /a", server.sha256], ["GET /b", server.sha256], ["PUT /c", server.sha256]]);
+    assert.equal(server.handshakes(), 1);
+  });
+
+  test("a connection checked under one trust carries no request of another: another pin is refused on a handshake of its own", async (t) => {
+    const server = await serveHttps(t, said);
+    const connections = pool();
+    await request({ ...base, url: server.url, trust: { pin: server.sha256 }, connections });
+    const error = await rejection(request({ ...base, url: server.url, trust: { pin: "0".repeat(64) }, method: "POST", body: "{}", connections }));
+    assert.deepEqual([error.kind, error.presented], ["tls-mismatch", server.sha256]);
+    assert.equal(connections.size, 1, "the pinned connection is still there, unused");
+    await request({ ...base, url: server.url, trust: "any", connections });
+    assert.deepEqual([connections.size, server.requests()], [2, 2]);
+  });
+
+  test("the server's certificate changed and the connection it was checked on closed: the next request's handshake is refused by the pin, nothing sent", async (t) => {
+    const server = await serveHttps(t, said);
+    const connections = pool();
+    const trust = { pin: server.sha256 };
+    await request({ ...base, url: server.url, trust, connections });
+    const other = selfSigned();
+    server.server.setSecureContext({ cert: other.certPem, key: other.keyPem });
+    // The connection checked before the change still carries requests: the pin is a property of the connection.
+    assert.equal((await request({ ...base, url: server.url, trust, connections })).certificate, server.sha256);
+    server.server.closeAllConnections();
+    await server.closed(1);
+    const [requests, bytes] = [server.requests(), server.bytes()];
+    const error = await rejection(request({ ...base, url: server.url, trust, method: "POST", body: "{}", connections }));
+    assert.deepEqual([error.kind, error.presented], ["tls-mismatch", other.sha256]);
+    await server.closed(2);
+    assert.deepEqual([server.requests(), server.bytes()], [requests, bytes]);
+  });
+
+  test("an idle connection is closed after the idle time, by the client (the server would keep it)", async (t) => {
+    const server = await serveHttps(t, said);
+    server.server.keepAliveTimeout = 0;
+    const connections = pool(50);
+    await request({ ...base, url: server.url, trust: "any", connections });
+    assert.equal(connections.size, 1);
+    await server.closed(1);
+    assert.equal(connections.size, 0);
+  });
+
+  test("a server that says it keeps an idle connection 1 s (Keep-Alive: timeout=1): not kept, the next request opens its own", async (t) => {
+    const server = await serveHttps(t, said);
+    server.server.keepAliveTimeout = 1_000;
+    const connections = pool();
+    await request({ ...base, url: server.url, trust: "any", connections });
+    assert.equal(connections.size, 0);
+    await request({ ...base, url: server.url, trust: "any", connections });
+    assert.equal(server.handshakes(), 2);
+  });
+
+  test("at most `max` idle connections over every origin: the oldest closed first", async (t) => {
+    const servers = [await serveHttps(t, said), await serveHttps(t, said), await serveHttps(t, said), await serveHttps(t, said)];
+    const connections = pool(60_000, 2);
+    for (const server of servers) await request({ ...base, url: server.url, trust: "any", connections });
+    assert.equal(connections.size, 2);
+    await servers[0]!.closed(1);
+    await servers[1]!.closed(1);
+    assert.deepEqual(servers.map((s) => s.open()), [0, 0, 1, 1]);
+    await request({ ...base, url: servers[3]!.url, trust: "any", connections });
+    assert.deepEqual(servers.map((s) => s.handshakes()), [1, 1, 1, 1]);
+  });
+
+  test("the server closed a kept connection as a request went out on it: a GET goes once more on a new connection, a POST never", async (t) => {
+    const seen: string[] = [];
+    // Each connection's first request is answered; a later one on the same connection is cut without an answer.
+    const answered = new WeakSet<object>();
+    const server = await serveHttps(t, (req, res) => {
+      seen.push(req.method!);
+      if (answered.has(req.socket)) return req.socket.destroy();
+      answered.add(req.socket);
+      res.end("ok");
+    });
+    const connections = pool();
+    await request({ ...base, url: server.url, trust: "any", connections });
+    assert.equal((await request({ ...base, url: server.url, trust: "any", connections })).body, "ok");
+    assert.deepEqual([seen, server.handshakes()], [["GET", "GET", "GET"], 2]);
+    const error = await rejection(request({ ...base, url: server.url, trust: "any", method: "POST", body: "{}", connections }));
+    assert.equal(error.kind, "broken");
+    await server.closed(2);
+    assert.deepEqual([seen, server.handshakes()], [["GET", "GET", "GET", "POST"], 2]);
+  });
+
+  test("an event stream takes a kept connection and keeps it: the next request opens its own", async (t) => {
+    const server = await serveHttps(t, (req, res) => (req.url === "/events" ? res.writeHead(200, { "content-type": "text/event-stream" }).end("data: 1\n\n") : said(req, res)));
+    const connections = pool();
+    await request({ ...base, url: server.url, trust: "any", connections });
+    const stream = await openStream({ ...base, url: `${server.url}/events`, trust: "any", idleMs: 5_000, connections });
+    stream.resume();
+    await once(stream, "end");
+    stream.destroy();
+    assert.equal(connections.size, 0);
+    await request({ ...base, url: server.url, trust: "any", connections });
+    assert.equal(server.handshakes(), 2);
   });
 });
