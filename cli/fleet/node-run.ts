@@ -1,5 +1,5 @@
 import { HttpClientError } from "../../core/http/client.ts";
-import { ApiProblem, type Verdict, wrongAnswer } from "./api.ts";
+import { ApiProblem, type Status, type Verdict, wrongAnswer } from "./api.ts";
 import { type Connected, planChanges, refusal } from "./connect.ts";
 import type { FleetOutput, Level } from "./output/index.ts";
 import type { FleetState } from "./state.ts";
@@ -28,6 +28,15 @@ export interface RunContext {
 /** The node cannot go on, for a reason its installer gave. */
 class NodeFailed extends Error {}
 
+/** The node's status, asked for before its turn (performance.now() then). */
+export interface StatusAhead {
+  status: Promise<Status>;
+  at: number;
+}
+
+/** A status read ahead is the node's status at its turn if read this recently; an older one is read again. */
+const AHEAD_FRESH_MS = 5_000;
+
 /** One node's part of the install (SPEC §10.3): its draft, its attempt followed to the verdict, rechecks while the verdict asks for one. */
 class NodeRun {
   #attempt = 0;
@@ -37,6 +46,7 @@ class NodeRun {
     private readonly c: Connected,
     private readonly ctx: RunContext,
     private readonly joinToken: string | undefined,
+    private readonly ahead: StatusAhead | undefined,
   ) {}
 
   note(level: Level, message: string): void {
@@ -64,9 +74,16 @@ class NodeRun {
   }
 
   /** True once installed; false with #failure set when a verdict says it failed for good. */
+  /** The node's status now: the one read ahead when it is recent and came, else asked for. */
+  async #status(): Promise<Status> {
+    const { ahead, c } = this;
+    if (!ahead || performance.now() - ahead.at > AHEAD_FRESH_MS) return c.api.status();
+    return ahead.status.catch(() => c.api.status());
+  }
+
   async #drive(): Promise<boolean> {
     const { api, node } = this.c;
-    const status = await api.status();
+    const status = await this.#status();
     this.#attempt = status.attempt;
     const record = this.ctx.state.node(node.name);
     if (status.phase === "done") {
@@ -176,6 +193,6 @@ class NodeRun {
   }
 }
 
-export function runNode(c: Connected, ctx: RunContext, joinToken?: string): Promise<Outcome> {
-  return new NodeRun(c, ctx, joinToken).run();
+export function runNode(c: Connected, ctx: RunContext, joinToken?: string, ahead?: StatusAhead): Promise<Outcome> {
+  return new NodeRun(c, ctx, joinToken, ahead).run();
 }

@@ -4,14 +4,14 @@
  */
 export const ASK_AT_ONCE = 16;
 
-/** Runs `work` over `items`, at most `limit` at once, in order of the list; its results in that order. */
-export async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+/** Runs `work` over `items` (each with its index), at most `limit` at once, in order of the list; its results in that order. */
+export async function pool<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = [];
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
       const i = next++;
-      results[i] = await work(items[i]!);
+      results[i] = await work(items[i]!, i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));

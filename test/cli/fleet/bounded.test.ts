@@ -31,7 +31,11 @@ async function fleetOf(t: TestContext, handler: (req: IncomingMessage, res: Serv
   return { nodes, most: () => most };
 }
 
-const refuse = (_req: IncomingMessage, res: ServerResponse) => res.writeHead(401, { "content-type": "application/problem+json" }).end(JSON.stringify({ code: "UNAUTHORIZED", detail: "wrong code" }));
+/**
+ * Closes each connection after its answer: what is counted is the nodes asked at once, not the connections the client
+ * keeps idle between two requests (at most MAX_IDLE over every origin: test/core/http/client.test.ts).
+ */
+const refuse = (_req: IncomingMessage, res: ServerResponse) => res.writeHead(401, { "content-type": "application/problem+json", connection: "close" }).end(JSON.stringify({ code: "UNAUTHORIZED", detail: "wrong code" }));
 
 function planText(nodes: Array<{ url: URL; pin: string }>): string {
   const lines = [
