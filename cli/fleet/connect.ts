@@ -53,11 +53,13 @@ async function settledStatus(api: NodeApi): Promise<Status> {
   }
 }
 
+/** One after the other, on the one connection the first opened. */
 async function connectOne(node: FleetNode): Promise<Connected | Connection["failures"][number]> {
   const api = new NodeApi(node.access);
   try {
     const status = await settledStatus(api);
-    const [options, { view, etag }] = await Promise.all([api.options(), api.config()]);
+    const options = await api.options();
+    const { view, etag } = await api.config();
     return { node, api, status, options, draft: view, etag };
   } catch (error) {
     const refused = refusal(error);
@@ -82,14 +84,18 @@ export function planChanges(c: Connected): string[] {
 
 const open = (c: Connected) => c.status.phase === "configuring" || c.status.phase === "failed";
 
-/** Each open node's verdict on its draft; a node that cannot give one is a problem. */
-async function draftErrors(connected: Connected[], token: string | undefined, problems: string[]): Promise<Map<number, FieldError[]>> {
-  const checked = await pool(connected.filter(open), ASK_AT_ONCE, async (c) => {
-    const validation = await c.api.validate(c.node.draft(token)).catch((error: Error) => void problems.push(`${c.node.name}: its draft cannot be validated: ${error.message}`));
-    const errors = validation?.errors ?? [];
-    return [c.node.index, token ? errors : errors.filter((e) => !e.field.startsWith("cluster.joinToken"))] as const;
-  });
-  return new Map(checked.filter(([, errors]) => errors.length > 0).map(([i, errors]) => [i, [...errors]]));
+/** An open node's verdict on its draft; a node that cannot give one is a problem. */
+async function draftErrors(c: Connected, token: string | undefined, problems: string[]): Promise<FieldError[]> {
+  if (!open(c)) return [];
+  const validation = await c.api.validate(c.node.draft(token)).catch((error: Error) => void problems.push(`${c.node.name}: its draft cannot be validated: ${error.message}`));
+  const errors = validation?.errors ?? [];
+  return token ? [...errors] : errors.filter((e) => !e.field.startsWith("cluster.joinToken"));
+}
+
+/** The init node's join token when it is installed already (the joins' drafts are validated with it); a token that cannot be read is a problem. */
+async function installedToken(result: Connected | Connection["failures"][number], problems: string[]): Promise<JoinToken | undefined> {
+  if (!("api" in result) || result.status.phase !== "done") return undefined;
+  return result.api.joinToken().catch((error: Error) => void problems.push(`${result.node.name} is installed, but its join token cannot be read: ${error.message}`));
 }
 
 function releaseProblems(connected: Connected[]): string[] {
@@ -112,17 +118,36 @@ function draftSummary(c: Connected, errors: number): string {
   return errors === 0 ? "valid" : `${errors} problem${errors === 1 ? "" : "s"}`;
 }
 
-/** SPEC §10.2: every node's certificate, status, options, blockers and release, and its verdict on its draft; nothing is changed. */
+/**
+ * SPEC §10.2: every node's certificate, status, options, blockers and release, and its verdict on its draft; nothing
+ * is changed. Each node is validated as soon as it is read, on the same connection; the init node is read first,
+ * since whether it is installed (and its join token) decides how the joins' drafts are validated.
+ */
 export async function connectFleet(loaded: LoadedPlan): Promise<Connection> {
-  const results = await pool(loaded.nodes, ASK_AT_ONCE, connectOne);
+  const asked: string[] = [];
+  const init = loaded.nodes.find((n) => n.role === "init");
+  let initRead!: (token: JoinToken | undefined) => void;
+  const token = init ? new Promise<JoinToken | undefined>((resolve) => (initRead = resolve)) : Promise.resolve(undefined);
+  const readInit = async (node: FleetNode) => {
+    try {
+      const result = await connectOne(node);
+      initRead(await installedToken(result, asked));
+      return result;
+    } finally {
+      initRead(undefined); // (read or not: the joins wait for it no longer)
+    }
+  };
+  const checked = await pool(init ? [init, ...loaded.nodes.filter((n) => n !== init)] : loaded.nodes, ASK_AT_ONCE, async (node) => {
+    const result = await (node === init ? readInit(node) : connectOne(node));
+    return { result, errors: "api" in result ? await draftErrors(result, (await token)?.token, asked) : [] };
+  });
+  const byNode = new Map(checked.map((c) => [c.result.node, c]));
+  const results = loaded.nodes.map((n) => byNode.get(n)!.result);
   const connected = results.filter((r): r is Connected => "api" in r);
   const failures = results.filter((r): r is Connection["failures"][number] => !("api" in r));
-  const problems = [...releaseProblems(connected), ...blockerProblems(connected)];
-  const init = connected.find((c) => c.node.role === "init" && c.status.phase === "done");
-  const joinToken = init
-    ? await init.api.joinToken().catch((error: Error) => void problems.push(`${init.node.name} is installed, but its join token cannot be read: ${error.message}`))
-    : undefined;
-  const errors = await draftErrors(connected, joinToken?.token, problems);
+  const problems = [...releaseProblems(connected), ...blockerProblems(connected), ...asked];
+  const joinToken = await token;
+  const errors = new Map(checked.filter((c) => c.errors.length > 0).map((c) => [c.result.node.index, c.errors]));
   const rows = results.map((r): ConnectRow => {
     const base = { node: r.node.name, role: r.node.role, installer: r.node.access.url.host };
     if (!("api" in r)) return { ...base, phase: r.kind, attempt: 0, release: null, blockers: [], draft: "-" };

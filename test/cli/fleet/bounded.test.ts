@@ -8,8 +8,7 @@ import { type Connected, type Connection, connectFleet } from "../../../cli/flee
 import { loadPlan } from "../../../cli/fleet/plan.ts";
 import { ASK_AT_ONCE } from "../../../cli/fleet/pool.ts";
 import { writeReport } from "../../../cli/fleet/report.ts";
-import { fakeInstaller } from "../../helpers/fake-node.ts";
-import { VALID_DRAFT } from "../../helpers/fixtures.ts";
+import { fakeInstaller, planText } from "../../helpers/fake-node.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 const NODES = 3 * ASK_AT_ONCE;
@@ -36,31 +35,6 @@ async function fleetOf(t: TestContext, handler: (req: IncomingMessage, res: Serv
  * keeps idle between two requests (at most MAX_IDLE over every origin: test/core/http/client.test.ts).
  */
 const refuse = (_req: IncomingMessage, res: ServerResponse) => res.writeHead(401, { "content-type": "application/problem+json", connection: "close" }).end(JSON.stringify({ code: "UNAUTHORIZED", detail: "wrong code" }));
-
-function planText(nodes: Array<{ url: URL; pin: string }>): string {
-  const lines = [
-    "cluster:",
-    "  name: lab-1",
-    "  vip: 10.20.0.10",
-    "  joinAddress: 127.0.0.1:1",
-    "  common:",
-    "    timezone: UTC",
-    "    network: { gateway: 10.20.0.1, dns: [10.20.0.2], floatingIpCidrs: [203.0.113.0/24] }",
-    `    admin: { sshAuthorizedKeys: ["${VALID_DRAFT.admin.sshAuthorizedKeys[0]}"] }`,
-    "nodes:",
-  ];
-  nodes.forEach((node, i) => {
-    lines.push(
-      `  - name: node-${i + 1}`,
-      `    installer: ${node.url.origin}`,
-      `    fingerprint: "${node.pin}"`,
-      "    code: abcd-efgh-ijkl",
-      `    role: ${i === 0 ? "init" : "join"}`,
-      `    config: { network: { interface: eno1, address: 10.20.${Math.floor(i / 200)}.${11 + (i % 200)}/16 }, storage: { osdDevices: [/dev/sdb] } }`,
-    );
-  });
-  return `${lines.join("\n")}\n`;
-}
 
 describe("fleet: the connections held open stay bounded whatever the plan's size", () => {
   it(`the checks before anything changes ask at most ${ASK_AT_ONCE} nodes at once`, async (t) => {

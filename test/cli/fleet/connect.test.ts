@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
+import { describe, it, type TestContext } from "node:test";
+import { connectFleet } from "../../../cli/fleet/connect.ts";
+import { loadPlan } from "../../../cli/fleet/plan.ts";
+import { ASK_AT_ONCE } from "../../../cli/fleet/pool.ts";
+import { SimNode } from "../../../bench/sim/node.ts";
+import { fakeInstaller, planText } from "../../helpers/fake-node.ts";
+import { tempDir } from "../../helpers/installer.ts";
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Simulated installers (bench/sim/node.ts, the API's happy path), the init node the one at `initAt`; `around` may hold a node's request. */
+async function checks(t: TestContext, count: number, initAt: number, around: (index: number, req: IncomingMessage, answer: () => void) => void) {
+  const nodes = await Promise.all(
+    Array.from({ length: count }, (_, i) => {
+      const sim = new SimNode({ name: `node-${i + 1}`, role: i === initAt ? "init" : "join", code: "abcd-efgh-ijkl", attemptMs: 0 });
+      const handler: Handler = (req, res) => around(i, req, () => void sim.handle(req, res));
+      return fakeInstaller(t, handler);
+    }),
+  );
+  const file = join(await tempDir("stratum-connect-"), "cluster.yaml");
+  await writeFile(file, planText(nodes, initAt));
+  const plan = await loadPlan(file, {});
+  assert.ok(plan.ok, JSON.stringify(!plan.ok && plan.problems.slice(0, 3)));
+  return { plan: plan.loaded, nodes };
+}
+
+describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
+  it("a node's draft is validated as soon as it is read: the validations do not wait for the slowest node's status", { timeout: 30_000 }, async (t) => {
+    let validated!: () => void;
+    const someValidated = new Promise<void>((resolve) => (validated = resolve));
+    // The last node answers its status only once another node's draft was validated: with a barrier between reading every node and validating, never.
+    const { plan } = await checks(t, 3, 0, (i, req, answer) => {
+      if (req.url?.endsWith("/config/validate")) validated();
+      if (i === 2 && req.url?.endsWith("/status")) return void someValidated.then(answer);
+      answer();
+    });
+    const connection = await connectFleet(plan);
+    assert.deepEqual([connection.failures, connection.problems, connection.draftProblems, connection.rows.map((r) => r.draft)], [[], [], [], ["valid", "valid", "valid"]]);
+  });
+
+  it(`the init node is read first, wherever the plan puts it: with more than ${ASK_AT_ONCE} nodes and the init node last, every node is read and validated`, { timeout: 30_000 }, async (t) => {
+    const asked: string[] = [];
+    const count = ASK_AT_ONCE + 2;
+    const { plan } = await checks(t, count, count - 1, (i, req, answer) => {
+      asked.push(`${i} ${req.method} ${req.url}`);
+      answer();
+    });
+    const connection = await connectFleet(plan);
+    assert.equal(connection.rows.filter((r) => r.draft === "valid").length, count);
+    assert.equal(asked[0], `${count - 1} GET /v1/installer/status`);
+  });
+});
