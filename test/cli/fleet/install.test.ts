@@ -5,6 +5,7 @@ import { describe, it, type TestContext } from "node:test";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
 import type { Connected, Connection } from "../../../cli/fleet/connect.ts";
 import { installFleet } from "../../../cli/fleet/install.ts";
+import { runNode, type StatusAhead } from "../../../cli/fleet/node-run.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
 import { FleetState } from "../../../cli/fleet/state.ts";
 import { fakeInstaller } from "../../helpers/fake-node.ts";
@@ -69,5 +70,23 @@ describe("fleet: the joins' turns", () => {
     assert.ok(at("second GET /status") < at("first attempt finished"), log.join("\n"));
     assert.ok(at("second PUT /config") > at("first attempt finished"), log.join("\n"));
     assert.deepEqual(log.filter((l) => l.endsWith("GET /status")).sort(), ["first GET /status", "init GET /status", "second GET /status"]);
+  });
+
+  it("a status read ahead is not used when it is old or failed: the node's status is asked at its turn", { timeout: 30_000 }, async (t) => {
+    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+    const ctx = { out, state, rechecks: 0, signal: new AbortController().signal };
+    // Had either been used, the node would be "installed already", with no draft written.
+    const done = Promise.resolve({ ...STATUS, phase: "done" as const });
+    const failed = Promise.reject(new Error("read ahead, refused"));
+    failed.catch(() => undefined);
+    const aheads: StatusAhead[] = [{ status: done, at: performance.now() - 60_000 }, { status: failed, at: performance.now() }];
+    for (const [i, ahead] of aheads.entries()) {
+      const log: string[] = [];
+      const c = await connected(t, i + 1, node("join", log, "configuring"), "configuring");
+      assert.equal((await runNode(c, ctx, "t0ken", ahead)).kind, "installed");
+      assert.deepEqual(log.slice(0, 3), ["join GET /status", "join PUT /config", "join POST /install"]);
+    }
   });
 });
