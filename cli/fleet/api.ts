@@ -142,8 +142,9 @@ export class NodeApi {
     return { view: body, etag: String(headers.etag ?? "") };
   }
 
-  async install(): Promise<Started> {
-    return (await this.#call("POST", "/install", 202, StartedSchema)).body;
+  /** With `ifMatch` (the draft's ETag as the fleet wrote it), only that draft is installed: 412 otherwise. */
+  async install(ifMatch?: string): Promise<Started> {
+    return (await this.#call("POST", "/install", 202, StartedSchema, ifMatch ? { ifMatch } : {})).body;
   }
 
   async recheck(): Promise<Started> {

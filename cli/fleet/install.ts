@@ -1,6 +1,5 @@
-import type { Status } from "./api.ts";
-import type { Connection, Connected } from "./connect.ts";
-import { type Outcome, type RunContext, type StatusAhead, runNode } from "./node-run.ts";
+import type { Connection } from "./connect.ts";
+import { NodeRun, type Outcome, type RunContext, runNode } from "./node-run.ts";
 import { pool } from "./pool.ts";
 
 /**
@@ -12,24 +11,6 @@ interface FleetRun {
   outcomes: Map<string, Outcome>;
   /** The join token the joins were given, to redact. */
   joinToken?: string;
-}
-
-/**
- * Each join's status read before its turn, so that its turn begins with its draft: the first `parallel` once the
- * init node is installed, then, as a join starts, the one after it. Reads only; a node's writes wait for its turn.
- */
-function readAhead(joins: Connected[]): { ahead(index: number): void; of(index: number): StatusAhead | undefined } {
-  const read = new Map<number, StatusAhead>();
-  return {
-    ahead(index) {
-      const join = joins[index];
-      if (!join || read.has(index)) return;
-      const status: Promise<Status> = join.api.status();
-      status.catch(() => undefined);
-      read.set(index, { status, at: performance.now() });
-    },
-    of: (index) => read.get(index),
-  };
 }
 
 export async function installFleet(connection: Connection, ctx: RunContext, parallel: number): Promise<FleetRun> {
@@ -49,8 +30,6 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     stopAll(`not started: the init node ${init.node.name} did not install`);
     return { outcomes };
   }
-  const statuses = readAhead(joins);
-  for (let i = 0; i < parallel; i += 1) statuses.ahead(i);
   let token = connection.joinToken;
   if (!token) {
     try {
@@ -62,10 +41,17 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
   }
   if (joins.some((join) => join.status.phase !== "done")) ctx.out.note(null, "info", `${init.node.name} founded cluster ${token.cluster}: its join token goes into the joins' drafts`);
   const joinToken = token.token;
-  await pool(joins, parallel, async (join: Connected, i) => {
+  // Each join prepared before its turn (its status read, its draft written), so that its turn begins with its
+  // install: the first `parallel` now, then, as a join starts, the one after it.
+  const runs = joins.map((join) => new NodeRun(join, ctx, joinToken));
+  const prepared = new Map<number, Promise<void>>();
+  const prepare = (i: number) => runs[i] && !prepared.has(i) && prepared.set(i, runs[i].prepare());
+  for (let i = 0; i < parallel; i += 1) prepare(i);
+  await pool(runs, parallel, async (run, i) => {
     ctx.signal.throwIfAborted();
-    statuses.ahead(i + 1);
-    outcomes.set(join.node.name, await runNode(join, ctx, joinToken, statuses.of(i)));
+    prepare(i + parallel);
+    await prepared.get(i);
+    outcomes.set(joins[i]!.node.name, await run.run());
   });
   return { outcomes, joinToken };
 }

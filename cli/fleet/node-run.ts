@@ -28,26 +28,39 @@ export interface RunContext {
 /** The node cannot go on, for a reason its installer gave. */
 class NodeFailed extends Error {}
 
-/** The node's status, asked for before its turn (performance.now() then). */
-export interface StatusAhead {
-  status: Promise<Status>;
-  at: number;
-}
-
 /** A status read ahead is the node's status at its turn if read this recently; an older one is read again. */
 const AHEAD_FRESH_MS = 5_000;
 
-/** One node's part of the install (SPEC §10.3): its draft, its attempt followed to the verdict, rechecks while the verdict asks for one. */
-class NodeRun {
+/**
+ * One node's part of the install (SPEC §10.3): its draft, its attempt followed to the verdict, rechecks while the
+ * verdict asks for one. What can be done before its turn is done by `prepare` (its status read, its draft written);
+ * its install is asked with the draft's ETag (`If-Match`), so that a draft changed in between is never installed.
+ */
+export class NodeRun {
   #attempt = 0;
   #failure = "";
+  /** Its status read before its turn (performance.now() then), undefined if that read failed. */
+  #ahead?: { at: number; status: Status | undefined };
+  /** Its draft written by this run: not written again. */
+  #drafted = false;
 
   constructor(
     private readonly c: Connected,
     private readonly ctx: RunContext,
     private readonly joinToken: string | undefined,
-    private readonly ahead: StatusAhead | undefined,
+    private readonly options: { freshMs?: number } = {},
   ) {}
+
+  /**
+   * Before the node's turn: its status read and, when it is configuring, its draft written. Nothing else is changed
+   * (its install waits for its turn); what fails here is done again at its turn, where a failure counts.
+   */
+  async prepare(): Promise<void> {
+    const at = performance.now();
+    const status = await this.c.api.status().catch(() => undefined);
+    this.#ahead = { at, status };
+    if (status?.phase === "configuring" && !this.ctx.signal.aborted) await this.#putDraft().catch(() => undefined);
+  }
 
   note(level: Level, message: string): void {
     this.ctx.out.note(this.c.node.name, level, message);
@@ -73,14 +86,14 @@ class NodeRun {
     }
   }
 
-  /** True once installed; false with #failure set when a verdict says it failed for good. */
   /** The node's status now: the one read ahead when it is recent and came, else asked for. */
-  async #status(): Promise<Status> {
-    const { ahead, c } = this;
-    if (!ahead || performance.now() - ahead.at > AHEAD_FRESH_MS) return c.api.status();
-    return ahead.status.catch(() => c.api.status());
+  #status(): Promise<Status> {
+    const ahead = this.#ahead;
+    if (ahead?.status && performance.now() - ahead.at < (this.options.freshMs ?? AHEAD_FRESH_MS)) return Promise.resolve(ahead.status);
+    return this.c.api.status();
   }
 
+  /** True once installed; false with #failure set when a verdict says it failed for good. */
   async #drive(): Promise<boolean> {
     const { api, node } = this.c;
     const status = await this.#status();
@@ -139,6 +152,7 @@ class NodeRun {
     try {
       const { etag } = await api.putConfig(node.draft(this.joinToken), this.c.etag);
       this.c.etag = etag;
+      this.#drafted = true;
       this.#record({ etag });
     } catch (error) {
       if (error instanceof ApiProblem && error.code === "PRECONDITION_FAILED") {
@@ -152,15 +166,18 @@ class NodeRun {
   async #start(kind: "install" | "recheck"): Promise<Verdict> {
     const { api } = this.c;
     this.ctx.signal.throwIfAborted();
-    if (kind === "install") await this.#putDraft();
+    if (kind === "install" && !this.#drafted) await this.#putDraft();
     this.ctx.signal.throwIfAborted();
     let started: { attempt: number };
     try {
-      started = kind === "install" ? await api.install() : await api.recheck();
+      started = kind === "install" ? await api.install(this.c.etag) : await api.recheck();
     } catch (error) {
       if (!(error instanceof ApiProblem || error instanceof HttpClientError)) throw error;
       if (error instanceof ApiProblem && error.code === "INVALID_CONFIG") {
         throw new NodeFailed(`the node refused its draft: ${error.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`);
+      }
+      if (error instanceof ApiProblem && error.code === "PRECONDITION_FAILED") {
+        throw new NodeFailed("its draft was changed by someone else after the fleet wrote it (412 on If-Match): look at GET /config on it, then run the fleet again");
       }
       if (error instanceof ApiProblem && error.code === "INSTALL_BLOCKED") {
         throw new NodeFailed(`blocked: ${error.blockers.map((b) => `${b.code}: ${b.detail}`).join("; ")}`);
@@ -193,6 +210,6 @@ class NodeRun {
   }
 }
 
-export function runNode(c: Connected, ctx: RunContext, joinToken?: string, ahead?: StatusAhead): Promise<Outcome> {
-  return new NodeRun(c, ctx, joinToken, ahead).run();
+export function runNode(c: Connected, ctx: RunContext, joinToken?: string): Promise<Outcome> {
+  return new NodeRun(c, ctx, joinToken).run();
 }

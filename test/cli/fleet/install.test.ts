@@ -5,7 +5,7 @@ import { describe, it, type TestContext } from "node:test";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
 import type { Connected, Connection } from "../../../cli/fleet/connect.ts";
 import { installFleet } from "../../../cli/fleet/install.ts";
-import { runNode, type StatusAhead } from "../../../cli/fleet/node-run.ts";
+import { NodeRun } from "../../../cli/fleet/node-run.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
 import { FleetState } from "../../../cli/fleet/state.ts";
 import { fakeInstaller } from "../../helpers/fake-node.ts";
@@ -20,14 +20,21 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 
-/** A node that installs at once; its attempt's one event sent once `finishing` resolves. Every request into `log`, as `name METHOD path`. */
-function node(name: string, log: string[], phase: "configuring" | "done", finishing: Promise<void> = Promise.resolve()): Handler {
+/**
+ * A node that installs at once; its attempt's one event sent once `finishing` resolves. Every request into `log`, as
+ * `name METHOD path` (an If-Match as ` if-match E`). The draft's ETag is "e2" once written, or `drafts` when given.
+ */
+function node(name: string, log: string[], phase: "configuring" | "done", finishing: Promise<void> = Promise.resolve(), drafts: { etag: string } = { etag: '"e2"' }): Handler {
   return (req, res) => {
     const path = req.url!.replace("/v1/installer", "");
-    log.push(`${name} ${req.method} ${path}`);
+    const ifMatch = req.headers["if-match"];
+    log.push(`${name} ${req.method} ${path}${ifMatch ? ` if-match ${ifMatch}` : ""}`);
     if (req.method === "GET" && path === "/status") return void json(res, 200, { ...STATUS, phase });
-    if (req.method === "PUT" && path === "/config") return void req.resume().on("end", () => json(res, 200, VIEW, { etag: '"e2"' }));
-    if (req.method === "POST" && path === "/install") return void json(res, 202, { attempt: 1, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=1" });
+    if (req.method === "PUT" && path === "/config") return void req.resume().on("end", () => json(res, 200, VIEW, { etag: drafts.etag }));
+    if (req.method === "POST" && path === "/install") {
+      if (ifMatch !== undefined && ifMatch !== drafts.etag) return void json(res, 412, { type: "about:blank", title: "Precondition Failed", status: 412, code: "PRECONDITION_FAILED", detail: "the draft changed" });
+      return void json(res, 202, { attempt: 1, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=1" });
+    }
     if (path.startsWith("/install/events")) {
       return void finishing.then(() => {
         log.push(`${name} attempt finished`);
@@ -46,7 +53,7 @@ async function connected(t: TestContext, index: number, handler: Handler, phase:
 }
 
 describe("fleet: the joins' turns", () => {
-  it("the next join's status is read before its turn (while the one before it installs); its writes wait for its turn; each status read once", { timeout: 30_000 }, async (t) => {
+  it("the next join's status is read and its draft written before its turn (while the one before it installs); its install waits for its turn, with the draft's ETag; each status read once", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];
     let statusOfSecond!: () => void;
     const secondAsked = new Promise<void>((resolve) => (statusOfSecond = resolve));
@@ -68,25 +75,51 @@ describe("fleet: the joins' turns", () => {
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"]);
     const at = (entry: string) => log.indexOf(entry);
     assert.ok(at("second GET /status") < at("first attempt finished"), log.join("\n"));
-    assert.ok(at("second PUT /config") > at("first attempt finished"), log.join("\n"));
+    assert.ok(at("second PUT /config if-match \"e1\"") < at("first attempt finished"), log.join("\n"));
+    assert.ok(at("second POST /install if-match \"e2\"") > at("first attempt finished"), log.join("\n"));
     assert.deepEqual(log.filter((l) => l.endsWith("GET /status")).sort(), ["first GET /status", "init GET /status", "second GET /status"]);
   });
 
-  it("a status read ahead is not used when it is old or failed: the node's status is asked at its turn", { timeout: 30_000 }, async (t) => {
+  it("a status read ahead is not used when it is old or failed: the node's status is asked at its turn; a draft written ahead is not written again", { timeout: 30_000 }, async (t) => {
     const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
     const out = linesOutput(process.stdout, process.stderr);
     t.after(() => out.close());
     const ctx = { out, state, rechecks: 0, signal: new AbortController().signal };
-    // Had either been used, the node would be "installed already", with no draft written.
-    const done = Promise.resolve({ ...STATUS, phase: "done" as const });
-    const failed = Promise.reject(new Error("read ahead, refused"));
-    failed.catch(() => undefined);
-    const aheads: StatusAhead[] = [{ status: done, at: performance.now() - 60_000 }, { status: failed, at: performance.now() }];
-    for (const [i, ahead] of aheads.entries()) {
-      const log: string[] = [];
-      const c = await connected(t, i + 1, node("join", log, "configuring"), "configuring");
-      assert.equal((await runNode(c, ctx, "t0ken", ahead)).kind, "installed");
-      assert.deepEqual(log.slice(0, 3), ["join GET /status", "join PUT /config", "join POST /install"]);
-    }
+    // Old: read with a freshness of 0 ms, so any read ahead is old at the turn.
+    const oldLog: string[] = [];
+    const old = new NodeRun(await connected(t, 1, node("join", oldLog, "configuring"), "configuring"), ctx, "t0ken", { freshMs: 0 });
+    await old.prepare();
+    assert.equal((await old.run()).kind, "installed");
+    assert.deepEqual(oldLog.slice(0, 4), ['join GET /status', 'join PUT /config if-match "e1"', "join GET /status", 'join POST /install if-match "e2"']);
+    // Failed: the first status read is refused; it is asked again at the turn, and the draft written then.
+    const failedLog: string[] = [];
+    let refused = false;
+    const answer = node("join", failedLog, "configuring");
+    const failed = new NodeRun(
+      await connected(t, 2, (req, res) => {
+        if (req.url === "/v1/installer/status" && !refused) return void ((refused = true), failedLog.push("join GET /status refused"), json(res, 503, { nope: true }));
+        answer(req, res);
+      }, "configuring"),
+      ctx,
+      "t0ken",
+    );
+    await failed.prepare();
+    assert.equal((await failed.run()).kind, "installed");
+    assert.deepEqual(failedLog.slice(0, 4), ["join GET /status refused", "join GET /status", 'join PUT /config if-match "e1"', 'join POST /install if-match "e2"']);
+  });
+
+  it("a draft changed by someone else between the fleet's write and its install fails the node (412 on If-Match); nothing is installed", { timeout: 30_000 }, async (t) => {
+    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+    const log: string[] = [];
+    const drafts = { etag: '"e2"' };
+    const run = new NodeRun(await connected(t, 1, node("join", log, "configuring", Promise.resolve(), drafts), "configuring"), { out, state, rechecks: 0, signal: new AbortController().signal }, "t0ken");
+    await run.prepare();
+    drafts.etag = '"someone-else"';
+    const outcome = await run.run();
+    assert.equal(outcome.kind, "failed");
+    assert.match(outcome.detail, /changed by someone else.*412 on If-Match/);
+    assert.ok(!log.some((l) => l.includes("/install/events")), log.join("\n"));
   });
 });
