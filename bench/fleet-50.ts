@@ -65,7 +65,8 @@ function breakdown(run: FleetDriverRun, spans: Span[][]): string {
     return `${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms (max ${sorted.at(-1)?.toFixed(0)})`;
   };
   const handoff = `handoff from a node's end to the next node's start: median ${median(0)}; of it, end → "done" line ${median(1)}, "done" → next "draft written" ${median(2)}, → its attempt start ${median(3)}`;
-  return `spawn → init attempt ${s(initStart - run.startedAtMs)}; init done → first join attempt ${s(firstJoin - initEnd)}; joins ${s(lastEnd - firstJoin)}; last attempt done → exit ${s(exit - lastEnd)}; ${handoff}`;
+  const first = run.firstRequestMs === null ? "" : ` (the driver's first request ${s(run.firstRequestMs)} after its start)`;
+  return `spawn → init attempt ${s(initStart - run.startedAtMs)}${first}; init done → first join attempt ${s(firstJoin - initEnd)}; joins ${s(lastEnd - firstJoin)}; last attempt done → exit ${s(exit - lastEnd)}; ${handoff}`;
 }
 
 /** One rig of NODES fresh installers, installed by the fleet of `bundle` (default the build's); true when every node installed with one firstboot. */

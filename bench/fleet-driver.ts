@@ -60,6 +60,10 @@ export interface FleetDriverRun {
   peakRssKiB: number;
   /** User + system CPU time of the driver. */
   cpuMs: number;
+  /** Of it, the system's: on loopback the kernel's TCP work for both ends of a write is charged to the writer. */
+  systemCpuMs: number;
+  /** When its first request started, ms after the process's own start (performance.timeOrigin): its start and the plan's checks. */
+  firstRequestMs: number | null;
   maxOpenSockets: number;
   maxOpenFds: number;
   /** Requests answered (event streams left out). */
@@ -74,7 +78,7 @@ export interface FleetDriverRun {
   probeMs: number;
 }
 
-interface ProbeReport extends Pick<FleetDriverRun, "peakRssKiB" | "cpuMs" | "maxOpenSockets" | "maxOpenFds" | "requests" | "slowestRequest" | "byOrigin" | "probeMs"> {
+interface ProbeReport extends Pick<FleetDriverRun, "peakRssKiB" | "cpuMs" | "systemCpuMs" | "firstRequestMs" | "maxOpenSockets" | "maxOpenFds" | "requests" | "slowestRequest" | "byOrigin" | "probeMs"> {
   pid: number;
 }
 
@@ -185,7 +189,7 @@ export function describeRun(run: FleetDriverRun, initOrigin?: string): string[] 
   const slow = (r: SlowRequest | null | undefined) => (r ? `${r.ms.toFixed(0)} ms (${r.origin}${r.path})` : "-");
   const lines = [
     `wall ${(run.wallMs / 1000).toFixed(1)} s; exit ${run.code ?? run.signal}`,
-    `driver peak RSS ${mib(run.peakRssKiB)}; CPU ${(run.cpuMs / 1000).toFixed(2)} s = ${((100 * run.cpuMs) / run.wallMs).toFixed(1)} % of wall (probe's own sampling ${run.probeMs.toFixed(0)} ms)`,
+    `driver peak RSS ${mib(run.peakRssKiB)}; CPU ${(run.cpuMs / 1000).toFixed(2)} s = ${((100 * run.cpuMs) / run.wallMs).toFixed(1)} % of wall (of it system ${(run.systemCpuMs / 1000).toFixed(2)} s; probe's own sampling ${run.probeMs.toFixed(0)} ms)`,
     `state file written ${run.stateWrites} times, ${(run.stateBytes / 1024).toFixed(0)} KiB in all`,
     `at most ${run.maxOpenSockets} sockets (${run.maxOpenFds} fds) open; ${run.requests} requests, slowest ${slow(run.slowestRequest)}`,
   ];

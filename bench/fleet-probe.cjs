@@ -23,7 +23,12 @@ if (out) {
   let samples = 0;
 
   const originOf = (request) => `${request.protocol || "http:"}//${request.getHeader("host") || request.host}`;
-  const onStart = ({ request }) => started.set(request, performance.now());
+  let firstRequestMs = null;
+  const onStart = ({ request }) => {
+    const now = performance.now();
+    firstRequestMs ??= now;
+    started.set(request, now);
+  };
   const onHeaders = ({ request, response }) => {
     const t0 = started.get(request);
     if (t0 === undefined || String(response.headers["content-type"] || "").startsWith("text/event-stream")) return;
@@ -69,6 +74,8 @@ if (out) {
       channels: channels.map((c) => c.name),
       peakRssKiB: usage.maxRSS,
       cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+      systemCpuMs: usage.systemCPUTime / 1000,
+      firstRequestMs,
       maxOpenSockets,
       maxOpenFds,
       requests,

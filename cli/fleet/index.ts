@@ -118,10 +118,10 @@ async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput):
     release();
   }
   await state.flush();
-  const { outcomes, joinToken } = run;
+  const { outcomes, answers, joinToken } = run;
   const exit = exitCode(outcomes);
   const reportPath = join(dirname(flags.state), "fleet-report.json");
-  await writeReport(reportPath, loaded, connection, outcomes, exit, joinToken ? [joinToken] : []);
+  await writeReport(reportPath, loaded, connection, outcomes, exit, joinToken ? [joinToken] : [], answers);
   const installed = [...outcomes.values()].filter((o) => o.kind === "installed").length;
   out.summary(summaryRows(loaded, outcomes), exit, `${installed} of ${plural(loaded.nodes.length, "node")} installed; report: ${reportPath}`);
   if (exit !== 0) out.note(null, "info", gatherHint(flags));

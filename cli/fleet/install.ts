@@ -1,6 +1,7 @@
-import type { Connection } from "./connect.ts";
+import type { Connected, Connection } from "./connect.ts";
 import { NodeRun, type Outcome, type RunContext, runNode } from "./node-run.ts";
 import { pool } from "./pool.ts";
+import { type NodeAnswers, nodeAnswers } from "./report.ts";
 
 /**
  * SPEC §10.3: the init node first; once it is installed, its join token goes into every join's draft and
@@ -9,12 +10,19 @@ import { pool } from "./pool.ts";
  */
 interface FleetRun {
   outcomes: Map<string, Outcome>;
+  /** Each node's verdict and report for the fleet's report, asked as its run ended (while the others go on). */
+  answers: Map<string, Promise<NodeAnswers>>;
   /** The join token the joins were given, to redact. */
   joinToken?: string;
 }
 
 export async function installFleet(connection: Connection, ctx: RunContext, parallel: number): Promise<FleetRun> {
   const outcomes = new Map<string, Outcome>();
+  const answers = new Map<string, Promise<NodeAnswers>>();
+  const ended = (c: Connected, outcome: Outcome) => {
+    outcomes.set(c.node.name, outcome);
+    answers.set(c.node.name, nodeAnswers(c.api));
+  };
   const init = connection.connected.find((c) => c.node.role === "init")!;
   const joins = connection.connected.filter((c) => c.node.role === "join");
   const stopAll = (detail: string) => {
@@ -25,10 +33,10 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
   };
 
   const founded = await runNode(init, ctx);
-  outcomes.set(init.node.name, founded);
+  ended(init, founded);
   if (founded.kind !== "installed") {
     stopAll(`not started: the init node ${init.node.name} did not install`);
-    return { outcomes };
+    return { outcomes, answers };
   }
   let token = connection.joinToken;
   if (!token) {
@@ -36,7 +44,7 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
       token = await init.api.joinToken();
     } catch (error) {
       stopAll(`not started: the init node's join token cannot be read: ${(error as Error).message}`);
-      return { outcomes };
+      return { outcomes, answers };
     }
   }
   if (joins.some((join) => join.status.phase !== "done")) ctx.out.note(null, "info", `${init.node.name} founded cluster ${token.cluster}: its join token goes into the joins' drafts`);
@@ -51,7 +59,7 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     ctx.signal.throwIfAborted();
     prepare(i + parallel);
     await prepared.get(i);
-    outcomes.set(joins[i]!.node.name, await run.run());
+    ended(joins[i]!, await run.run());
   });
-  return { outcomes, joinToken };
+  return { outcomes, answers, joinToken };
 }

@@ -1,5 +1,6 @@
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { createRedactor } from "../../core/secrets/index.ts";
+import type { NodeApi } from "./api.ts";
 import type { Connection } from "./connect.ts";
 import type { Outcome } from "./node-run.ts";
 import type { SummaryRow } from "./output/index.ts";
@@ -22,6 +23,17 @@ export function summaryRows(loaded: LoadedPlan, outcomes: ReadonlyMap<string, Ou
 }
 
 const settled = <T>(promise: Promise<T>): Promise<T | null> => promise.catch(() => null);
+
+/** A node's latest verdict and report as its installer gives them; null for what it cannot give. */
+export interface NodeAnswers {
+  verdict: unknown;
+  report: unknown;
+}
+
+/** Asked one after the other, on the connection the node's last request left open. */
+export async function nodeAnswers(api: NodeApi): Promise<NodeAnswers> {
+  return { verdict: await settled(api.verdict()), report: await settled(api.report()) };
+}
 
 interface ReportEntry {
   name: string;
@@ -57,16 +69,16 @@ export function reportText(document: ReportDocument, fleetSecrets: readonly stri
 
 /**
  * fleet-report.json: each node's outcome, latest verdict and report as its installer gives them (redacted
- * there), and the fleet's own secrets (install codes, the join token) redacted once more.
+ * there), and the fleet's own secrets (install codes, the join token) redacted once more. `read` has what was
+ * asked of a node as its run ended; the others are asked now.
  */
-export async function writeReport(path: string, loaded: LoadedPlan, connection: Connection, outcomes: ReadonlyMap<string, Outcome>, exit: number, secrets: string[]): Promise<void> {
+export async function writeReport(path: string, loaded: LoadedPlan, connection: Connection, outcomes: ReadonlyMap<string, Outcome>, exit: number, secrets: string[], read: ReadonlyMap<string, Promise<NodeAnswers>> = new Map()): Promise<void> {
   const nodes = await pool(connection.connected, ASK_AT_ONCE, async (c) => ({
     name: c.node.name,
     role: c.node.role,
     installer: c.node.access.url.origin,
     outcome: outcomes.get(c.node.name) ?? null,
-    verdict: await settled(c.api.verdict()),
-    report: await settled(c.api.report()),
+    ...(await (read.get(c.node.name) ?? nodeAnswers(c.api))),
   }));
   const codes = new Map(loaded.nodes.map((n) => [n.name, n.access.code]));
   const document = { plan: loaded.file, planHash: loaded.hash, cluster: loaded.plan.cluster.name, writtenAt: new Date().toISOString(), exit, nodes };

@@ -7,6 +7,7 @@ import type { Connected, Connection } from "../../../cli/fleet/connect.ts";
 import { installFleet } from "../../../cli/fleet/install.ts";
 import { NodeRun } from "../../../cli/fleet/node-run.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
+import { writeReport } from "../../../cli/fleet/report.ts";
 import { FleetState } from "../../../cli/fleet/state.ts";
 import { fakeInstaller } from "../../helpers/fake-node.ts";
 import { tempDir } from "../../helpers/installer.ts";
@@ -78,6 +79,34 @@ describe("fleet: the joins' turns", () => {
     assert.ok(at("second PUT /config if-match \"e1\"") < at("first attempt finished"), log.join("\n"));
     assert.ok(at("second POST /install if-match \"e2\"") > at("first attempt finished"), log.join("\n"));
     assert.deepEqual(log.filter((l) => l.endsWith("GET /status")).sort(), ["first GET /status", "init GET /status", "second GET /status"]);
+  });
+
+  it("each node's verdict and report are asked as its run ends, while the next one installs; the fleet's report asks no node again", { timeout: 30_000 }, async (t) => {
+    const log: string[] = [];
+    let reportOfFirst!: () => void;
+    const firstReported = new Promise<void>((resolve) => (reportOfFirst = resolve));
+    const init = await connected(t, 0, node("init", log, "done"), "done");
+    const firstNode = node("first", log, "configuring");
+    const first = await connected(t, 1, (req, res) => {
+      if (req.url?.startsWith("/v1/installer/install/report")) reportOfFirst();
+      firstNode(req, res);
+    }, "configuring");
+    // The second join's attempt ends only once the first join's report was asked: asked at the fleet's end, never.
+    const second = await connected(t, 2, node("second", log, "configuring", firstReported), "configuring");
+    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const folder = await tempDir("stratum-install-");
+    const state = await FleetState.open(join(folder, "plan.fleet-state.json"), "plan.yaml", "hash");
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+
+    const run = await installFleet(connection, { out, state, rechecks: 0, signal: new AbortController().signal }, 1);
+    const loaded = { file: "plan.yaml", hash: "hash", plan: { cluster: { name: "lab-1" } }, nodes: [init, first, second].map((c) => ({ ...c.node, access: { ...c.node.access } })) } as never;
+    await writeReport(join(folder, "fleet-report.json"), loaded, connection, run.outcomes, 0, ["t0ken"], run.answers);
+
+    assert.ok(log.indexOf("first GET /install/report") < log.indexOf("second attempt finished"), log.join("\n"));
+    for (const name of ["init", "first", "second"]) {
+      assert.deepEqual(log.filter((l) => l.startsWith(`${name} GET /install/`) && !l.includes("events")), [`${name} GET /install/verdict`, `${name} GET /install/report`], log.join("\n"));
+    }
   });
 
   it("a status read ahead is not used when it is old or failed: the node's status is asked at its turn; a draft written ahead is not written again", { timeout: 30_000 }, async (t) => {
