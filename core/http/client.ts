@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { open as openFile, rename, rm } from "node:fs/promises";
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { dirname } from "node:path";
 import { connect as tcpConnect, isIP, type Socket } from "node:net";
@@ -117,6 +117,8 @@ interface Opened extends Checked {
   answered?: boolean;
   /** Handed back to the idle ones after a whole answer: no longer this request's to close. */
   kept?: boolean;
+  /** The request on it now. */
+  sent?: ClientRequest;
 }
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1");
@@ -207,26 +209,41 @@ function send(opened: Opened, url: URL, req: Pick<HttpRequest, "method" | "heade
       });
       resolve(res);
     });
+    opened.sent = sent;
     sent.on("error", reject);
     sent.end(req.body);
   });
 }
 
-/** After a whole answer: a connection not handed to the idle ones (the server closes it, or the request body is not all sent) is closed. */
+/**
+ * After a whole answer: a connection not handed to the idle ones is closed (the server closes it), or, when the
+ * answer came before the request's body was all sent, once it is: Node's client frees it ('free') only then.
+ */
 function done(opened: Opened): void {
-  if (!opened.kept) opened.socket.destroy();
+  const { sent } = opened;
+  if (opened.kept) return;
+  if (!sent || sent.destroyed) return void opened.socket.destroy();
+  sent.once("close", () => setImmediate(() => opened.kept || opened.socket.destroy()));
 }
 
-async function readCapped(res: IncomingMessage, maxBytes: number, where: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw new HttpClientError("too-large", where, `the answer is over ${sizeText(maxBytes)}`);
-    chunks.push(chunk);
-  }
-  if (!res.complete) throw new Error("the connection closed before the answer was complete");
-  return Buffer.concat(chunks).toString("utf8");
+/** The answer's body, at most `maxBytes` of it (events, not an async iterator: that costs more than a small answer's read). */
+function readCapped(res: IncomingMessage, maxBytes: number, where: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      res.off("data", onData);
+      res.destroy();
+      reject(new HttpClientError("too-large", where, `the answer is over ${sizeText(maxBytes)}`));
+    };
+    const incomplete = () => reject(new Error("the connection closed before the answer was complete"));
+    res.on("data", onData);
+    res.once("error", reject);
+    res.once("end", () => (res.complete ? resolve(Buffer.concat(chunks).toString("utf8")) : incomplete()));
+    res.once("close", () => res.complete || incomplete());
+  });
 }
 
 /** Requests that may be sent twice: they change nothing on the server. */

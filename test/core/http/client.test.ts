@@ -306,6 +306,25 @@ describe("a checked connection carries the next requests to its origin", () => {
     assert.equal(server.handshakes(), 1);
   });
 
+  test("a PUT answered before its body is all sent (a server that answers at once) keeps its connection once the body is sent", async (t) => {
+    // The server answers on the request's head; the body (more than the sockets' buffers hold) is still being sent.
+    const server = await serveHttps(t, (req, res) => {
+      res.end("stored");
+      req.resume();
+    });
+    const connections = pool();
+    const trust = { pin: server.sha256 };
+    const put = await request({ ...base, url: server.url, trust, method: "PUT", body: "x".repeat(16 * 1024 * 1024), connections });
+    assert.equal(put.body, "stored");
+    // Kept once the body is all sent, or closed: whichever comes first.
+    let closed = false;
+    void server.closed(1).then(() => (closed = true));
+    while (connections.size === 0 && !closed) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual([connections.size, closed], [1, false]);
+    assert.equal((await request({ ...base, url: server.url, trust, connections })).body, "stored");
+    assert.equal(server.handshakes(), 1);
+  });
+
   test("a connection checked under one trust carries no request of another: another pin is refused on a handshake of its own", async (t) => {
     const server = await serveHttps(t, said);
     const connections = pool();
