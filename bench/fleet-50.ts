@@ -46,8 +46,8 @@ function breakdown(run: FleetDriverRun, spans: Span[][]): string {
   const lastEnd = Math.max(...spans.flat().map((a) => a.end));
   const exit = run.startedAtMs + run.wallMs;
   // Each join's wait for a free worker past its predecessor's end (what the pool would hand over at once), in three
-  // legs seen from the driver's output: the predecessor's end → its "phase: done" line → this node's "draft written"
-  // line → this node's attempt start.
+  // legs seen from the driver's output: the predecessor's end → its "phase: done" line → this node's "install attempt
+  // N started" line (its draft was written before its turn) and this node's attempt start, as the node recorded it.
   const at = (node: string, what: string) => run.startedAtMs + (run.lines.find((l) => l.line.startsWith(`[${node}] ${what}`))?.ms ?? NaN);
   const ends: Array<{ node: string; end: number }> = [];
   const legs = joins.map((spans, i) => {
@@ -57,14 +57,14 @@ function breakdown(run: FleetDriverRun, spans: Span[][]): string {
     if (ends.length >= PARALLEL) freed = ends.splice(ends.indexOf(ends.reduce((a, b) => (b.end < a.end ? b : a))), 1)[0]!;
     ends.push({ node, end: Math.max(...spans.map((a) => a.end)) });
     const done = at(freed.node, "phase: done");
-    const drafted = at(node, "draft written");
-    return [start - freed.end, done - freed.end, drafted - done, start - drafted];
+    const started = at(node, "install attempt");
+    return [start - freed.end, done - freed.end, started - done, start - done];
   });
   const median = (k: number) => {
     const sorted = legs.map((l) => l[k]!).filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
     return `${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms (max ${sorted.at(-1)?.toFixed(0)})`;
   };
-  const handoff = `handoff from a node's end to the next node's start: median ${median(0)}; of it, end → "done" line ${median(1)}, "done" → next "draft written" ${median(2)}, → its attempt start ${median(3)}`;
+  const handoff = `handoff from a node's end to the next node's start: median ${median(0)}; of it, end → "done" line ${median(1)}, "done" → next "install attempt … started" ${median(2)} (→ its attempt start as the node recorded it ${median(3)})`;
   const first = run.firstRequestMs === null ? "" : ` (the driver's first request ${s(run.firstRequestMs)} after its start)`;
   return `spawn → init attempt ${s(initStart - run.startedAtMs)}${first}; init done → first join attempt ${s(firstJoin - initEnd)}; joins ${s(lastEnd - firstJoin)}; last attempt done → exit ${s(exit - lastEnd)}; ${handoff}`;
 }
