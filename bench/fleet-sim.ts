@@ -1,8 +1,8 @@
 /**
- * `npm run fleet:sim -- --nodes 1000 [--parallel 10] [--attempt-ms 3000] [--per-process 250]`: the real fleet CLI
+ * `npm run fleet:sim -- --nodes 1000 [--parallel 10] [--attempt-ms 3000] [--per-process 250] [--profile DIR]`: the real fleet CLI
  * (dist/installer.js fleet PLAN) against simulated installers (bench/sim/), measured by bench/fleet-driver.ts:
  * its peak RSS, CPU time, most open sockets and state-file bytes, each per node. Runs 50 nodes first as the
- * baseline, then each size of --nodes (a list, e.g. 200,1000), each on fresh simulated nodes, the same --parallel.
+ * baseline, then each size of --nodes (a list, e.g. 200,1000), each on fresh simulated nodes, the same --parallel; with --profile, the driver's CPU profiles (--cpu-prof) go to DIR.
  * Target (issue 25): at 1,000 nodes the RSS and CPU per node no higher than at 50.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -20,13 +20,13 @@ interface Row {
   run: FleetDriverRun;
 }
 
-async function measure(nodes: number, parallel: number, attemptMs: number, perProcess: number): Promise<Row> {
+async function measure(nodes: number, parallel: number, attemptMs: number, perProcess: number, profile?: string): Promise<Row> {
   const sim = await startSimulation(nodes, perProcess, attemptMs);
   const folder = await mkdtemp(join(tmpdir(), "stratum-fleet-sim-"));
   try {
     const plan = join(folder, "plan.yaml");
     await writeFile(plan, rackPlan(sim.nodes.map((n) => ({ name: n.name, installer: `https://127.0.0.1:${n.port}`, fingerprint: n.pin, code: n.code }))));
-    const run = await runFleetDriver({ plan, args: ["--parallel", String(parallel)], timeoutMs: 3_600_000 });
+    const run = await runFleetDriver({ plan, args: ["--parallel", String(parallel)], timeoutMs: 3_600_000, ...(profile ? { nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profile] } : {}) });
     if (run.code !== 0) throw new Error(`the fleet of ${nodes} ended with ${run.code ?? run.signal}: ${run.stderr.slice(-2000)}${run.stdout.slice(-2000)}`);
     return { nodes, run };
   } finally {
@@ -60,7 +60,7 @@ function table(rows: Row[], parallel: number): string[] {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { nodes: { type: "string", default: "1000" }, parallel: { type: "string", default: "10" }, "attempt-ms": { type: "string", default: "3000" }, "per-process": { type: "string", default: "250" } } });
+  const { values } = parseArgs({ options: { nodes: { type: "string", default: "1000" }, parallel: { type: "string", default: "10" }, "attempt-ms": { type: "string", default: "3000" }, "per-process": { type: "string", default: "250" }, profile: { type: "string" } } });
   const sizes = [BASELINE, ...values.nodes.split(",").map(Number).filter((n) => n !== BASELINE)];
   if (sizes.some((n) => !Number.isInteger(n) || n < 2)) throw new Error(`--nodes takes node counts ≥ 2, e.g. 200,1000; got ${values.nodes}`);
   const parallel = Number(values.parallel);
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   console.log(`fleet:sim: Node ${process.version}, ${sizes.join(", ")} simulated nodes, --parallel ${parallel}, attempts of ${attemptMs} ms; load average ${load()}`);
   const rows: Row[] = [];
   for (const nodes of sizes) {
-    const row = await measure(nodes, parallel, attemptMs, perProcess);
+    const row = await measure(nodes, parallel, attemptMs, perProcess, values.profile);
     rows.push(row);
     console.log(`fleet:sim: ${nodes} nodes done in ${(row.run.wallMs / 1000).toFixed(1)} s (probe's own sampling ${row.run.probeMs.toFixed(0)} ms, left out of CPU); load average ${load()}`);
   }
