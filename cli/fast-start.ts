@@ -95,7 +95,9 @@ const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, 
 
 function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: string): { script: Script; codeCache: CodeCache } {
   const file = stateLayout(stateDir).codeCache;
-  const key = sha256([source, process.version, process.arch, process.execArgv.join(" "), process.env.NODE_OPTIONS ?? ""].join("\0"));
+  // Hashed only when a cache is read or written: a first start (no cache) does not wait for it before its first reply.
+  let key: string | undefined;
+  const keyOf = () => (key ??= sha256([source, process.version, process.arch, process.execArgv.join(" "), process.env.NODE_OPTIONS ?? ""].join("\0")));
   let found: Buffer | undefined;
   let unreadable: string | undefined;
   let distrusted = false;
@@ -106,7 +108,7 @@ function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: 
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable = (err as Error).message;
   }
   const data = found?.subarray(HEADER_BYTES);
-  const cachedData = data && found!.subarray(0, HEADER_BYTES).equals(header(key, data)) ? data : undefined;
+  const cachedData = data && found!.subarray(0, HEADER_BYTES).equals(header(keyOf(), data)) ? data : undefined;
   const script = new Script(source, { ...options, cachedData });
   const state = distrusted ? "rejected" : found === undefined ? "absent" : cachedData && !script.cachedDataRejected ? "used" : "rejected";
   return {
@@ -117,7 +119,7 @@ function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: 
       async save() {
         if (state === "used") return;
         const data = script.createCachedData();
-        const bytes = Buffer.concat([header(key, data), data]);
+        const bytes = Buffer.concat([header(keyOf(), data), data]);
         const { bavail, bsize } = statfsSync(stateDir);
         if (bavail * bsize < bytes.length + SPARE_BYTES) {
           throw new Error(`only ${mib(bavail * bsize)} MiB free in the state dir; the cache needs ${mib(bytes.length)} MiB and leaves room for the store and the event logs`);

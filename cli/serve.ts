@@ -71,13 +71,18 @@ export async function runServe(settings: Settings, version: string, codeCache: C
     throw new Error(`${err.message}; choose another --state-dir`);
   });
   const lock = await acquireStateLock(stateDir);
-  const host = await (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts());
   let url = publicUrl(settings.listenHost, settings.listenPort);
   let certificate: CertificateFacts | undefined;
-  const { services, opened, installCode, log, now } = await wireServices(settings, { version, url: () => url, tls: () => certificate, host, journal: stderrIsJournal(process.env) });
+  const now = () => new Date();
+  // Side by side once the lock is held: on a first start each writes (and fsyncs) its own new files.
+  const [{ services, opened, installCode, log }, tls] = await Promise.all([
+    (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts()).then((host) =>
+      wireServices(settings, { version, url: () => url, tls: () => certificate, host, now, journal: stderrIsJournal(process.env) }),
+    ),
+    loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }, now),
+  ]);
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
-  const tls = await loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }, now);
   certificate = certificateFacts(tls.cert);
   const started = await services.start();
   const app = createApp(services);

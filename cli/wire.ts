@@ -5,6 +5,7 @@ import { createLogger, type Logger } from "../core/common/log.ts";
 import { createLogRing } from "../core/common/log-ring.ts";
 import { clusterSecrets, createRedactor, draftSecrets } from "../core/secrets/index.ts";
 import { createServices, type Services } from "../core/service/services.ts";
+import { ensurePrivateDir } from "../core/fs/private-dir.ts";
 import type { Settings } from "../core/common/settings.ts";
 import { stateLayout } from "../core/state/layout.ts";
 import { openStore, type OpenedStore, type Store } from "../core/state/store.ts";
@@ -33,9 +34,10 @@ export async function wireServices(
   },
 ): Promise<Wired> {
   const now = options.now ?? (() => new Date());
-  const opened = await openStore(settings.stateDir, now);
+  // The store and the code side by side, in a state dir that exists: on a first start each writes and fsyncs a new file.
+  await ensurePrivateDir(settings.stateDir);
+  const [opened, installCode] = await Promise.all([openStore(settings.stateDir, now), loadOrCreateInstallCode(settings.stateDir)]);
   if (options.store) opened.store = options.store(opened.store);
-  const installCode = await loadOrCreateInstallCode(settings.stateDir);
   const draft = opened.store.slice("draft");
   const cluster = opened.store.slice("cluster");
   const redactor = createRedactor(() => [installCode, ...draftSecrets(draft.get()), ...clusterSecrets(cluster.get())]);

@@ -37,7 +37,7 @@ export async function loadTls(stateDir: string, operator: { cert?: string; key?:
     ipAddresses: ["127.0.0.1", "::1", ...nodeAddresses()],
     now: now(),
   });
-  await writePrivateFile(keyPath, pair.keyPem);
-  await writePrivateFile(certPath, pair.certPem);
+  // A key without its certificate (a stop between the two) is generated again at the next start, like neither.
+  await Promise.all([writePrivateFile(keyPath, pair.keyPem), writePrivateFile(certPath, pair.certPem)]);
   return { cert: pair.certPem, key: pair.keyPem, fingerprint: certificateFingerprint(pair.certPem), source: "generated" };
 }

@@ -3,7 +3,7 @@
  * a minimal DER encoder assembles the TBSCertificate, which is then signed.
  */
 import { X509Certificate, generateKeyPairSync, randomBytes, sign } from "node:crypto";
-import { parseIp } from "../config/net.ts";
+import { parseAddress } from "../config/net.ts";
 
 export interface SelfSignedOptions {
   commonName: string;
@@ -69,9 +69,9 @@ function extension(id: string, critical: boolean, value: Buffer): Buffer {
 
 /** The address's bytes, as the SAN's iPAddress holds them; a zone index (%eth0) names no other address. */
 function ipBytes(address: string): Buffer {
-  const parsed = parseIp(address.split("%")[0]!);
-  if (!parsed.ok) throw new Error(parsed.problem);
-  const { family, value } = parsed.value;
+  const parsed = parseAddress(address.split("%")[0]!);
+  if (!parsed) throw new Error(`${JSON.stringify(address)} is not an IP address`);
+  const { family, value } = parsed;
   return Buffer.from(value.toString(16).padStart(family === 4 ? 8 : 32, "0"), "hex");
 }
 

@@ -76,7 +76,8 @@ export class AttemptRunner {
     }
     try {
       await Promise.all(recovered.map(([, log]) => log.sync()));
-      await attempts.save();
+      // Nothing recovered, nothing changed: a store write is two fsyncs before every start's first reply.
+      if (recovered.length > 0) await attempts.save();
       await Promise.all(recovered.map(([record, log]) => events.close(record.attempt, log)));
     } catch (err) {
       if (!isStorageError(err)) throw err;

@@ -73,7 +73,9 @@ export async function acquireStateLock(stateDir: string): Promise<StateLock> {
   const start = startTimeOf(process.pid);
   const record = start === null ? `${process.pid}\n` : `${process.pid} ${start}\n`;
   const mine = uniqueName(layout, "new");
-  await writePrivateFile(mine, record, { exclusive: true });
+  // Not fsynced: no process holds a lock after a power cut, and what a cut can leave (no file, an empty one, half a
+  // record) is taken over like any stale lock.
+  await writePrivateFile(mine, record, { exclusive: true, sync: false });
   let tookOverFrom: number | undefined;
   try {
     for (let tries = 0; tries < 10; tries++) {

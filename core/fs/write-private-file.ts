@@ -3,14 +3,15 @@ import { open } from "node:fs/promises";
 /**
  * Writes a file only its owner may read (0600) and fsyncs it. The mode is set on the open file too:
  * open's mode passes through the umask and leaves a file that already exists as it was.
- * `exclusive`: fail with EEXIST rather than overwrite.
+ * `exclusive`: fail with EEXIST rather than overwrite. `sync: false`: no fsync, for a file that means nothing after a
+ * power cut.
  */
-export async function writePrivateFile(path: string, data: string | Uint8Array, { exclusive = false } = {}): Promise<void> {
+export async function writePrivateFile(path: string, data: string | Uint8Array, { exclusive = false, sync = true } = {}): Promise<void> {
   const file = await open(path, exclusive ? "wx" : "w", 0o600);
   try {
     await file.writeFile(data);
     await file.chmod(0o600);
-    await file.sync();
+    if (sync) await file.sync();
   } finally {
     await file.close();
   }

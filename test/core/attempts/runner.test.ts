@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { describe, test, type TestContext } from "node:test";
@@ -13,6 +13,7 @@ import { InstallerError, type Blocker } from "../../../core/common/errors.ts";
 import { loadHostFactsFile } from "../../../core/host/read-facts.ts";
 import type { Step } from "../../../core/state/records.ts";
 import { startTimeOf } from "../../../core/process/group.ts";
+import { stateLayout } from "../../../core/state/layout.ts";
 import type { AttemptRecord } from "../../../core/state/records.ts";
 import { BUILT_IN_RELEASE } from "../../../core/payload/release-model.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
@@ -318,6 +319,17 @@ describe("attempt runner: stopping and the next start", () => {
       assert.equal((await r.finished(1)).at(-1)!.type, "attempt.finished");
     });
   }
+
+  test("a start with nothing to recover writes no store (its fsyncs would delay every start's first reply)", async (t) => {
+    const r = await rig(t);
+    await r.start();
+    await r.settled(1);
+    const next = await rig(t, { stateDir: r.stateDir });
+    const before = await stat(stateLayout(r.stateDir).store);
+    assert.deepEqual(await next.runner.recover(), []);
+    const after = await stat(stateLayout(r.stateDir).store);
+    assert.deepEqual([after.ino, after.mtimeMs], [before.ino, before.mtimeMs], "the store file was rewritten");
+  });
 
   test("what a killed installer's firstboot left running is stopped at the next start, before anything else", async (t) => {
     const leftover = spawn("sh", ["-c", "sleep 60 & wait"], { stdio: "ignore", detached: true });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { cidrContains, cidrsOverlap, formatIp, hostnameProblem, parseCidr, parseIp, subnetText } from "../../../core/config/net.ts";
+import { cidrContains, cidrsOverlap, formatIp, hostnameProblem, parseAddress, parseCidr, parseIp, subnetText } from "../../../core/config/net.ts";
 
 function cidr(text: string) {
   const parsed = parseCidr(text);
@@ -36,6 +36,18 @@ describe("parseIp / formatIp", () => {
     assert.equal(problem(" 10.0.0.1"), '" 10.0.0.1" has spaces around it');
     assert.equal(problem("fe80::1%eno1"), "fe80::1%eno1 has a zone index (%…), which is not allowed here");
     assert.equal(problem("gateway"), "gateway is not an IP address");
+  });
+});
+
+describe("parseAddress (a well-formed address, as the kernel spells it)", () => {
+  it("reads what parseIp reads, the same way, and refuses what it refuses", () => {
+    const texts = ["10.20.0.11", "0.0.0.0", "255.255.255.255", "127.0.0.1", "::", "::1", "fe80::1", "fd00::2", "2001:db8::", "2001:db8:0:0:1::1",
+      "0:0:0:0:0:0:0:1", "1:2:3:4:5:6:7:8", "::ffff:10.1.2.3", "64:ff9b::192.0.2.33", "FD00::ABCD",
+      "localhost", "", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1:2:3:4:5:6:7:8:9", "2001:db8:::1", "::g", "1::2::3", "fe80::1%eth0", " 10.0.0.1", "10.0.0.0/8"];
+    for (const text of texts) {
+      const parsed = parseIp(text);
+      assert.deepEqual(parseAddress(text), parsed.ok ? parsed.value : undefined, JSON.stringify(text));
+    }
   });
 });
 
