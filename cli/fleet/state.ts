@@ -33,8 +33,8 @@ const unreadable = (file: string, error: unknown) =>
   new StateFileError(`the state file ${file} cannot be read (${(error as Error).message}): move it away, or give another with --state`);
 
 /**
- * The resume file (SPEC §10.5) and its journal beside it. A run opens with the document and its journal folded into a
- * new document and an empty journal, appends one line per changed node record (so a change costs the same bytes at a
+ * The resume file (SPEC §10.5) and its journal beside it. A run's first write folds the journal into a new document
+ * and empties the journal; then it appends one line per changed node record (so a change costs the same bytes at a
  * thousand nodes as at ten), and ends with the whole document again. One write at a time; event positions at most once
  * a second. Changes made while a write is in flight join one next write, so a thousand nodes' changes cost as many
  * writes as the disk can take, not one each.
@@ -84,8 +84,8 @@ export class FleetState {
     }
     const previous = doc !== undefined && doc.planHash !== planHash ? doc.planHash : undefined;
     const state = new FleetState(path, { version: 1, plan, planHash, updatedAt: "", nodes: doc?.nodes ?? {} }, previous);
+    // Its first write folds the journal into a new document: until a node changes, the files stay as they were.
     state.#whole = true;
-    await state.flush();
     return state;
   }
 

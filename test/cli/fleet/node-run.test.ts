@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { constants, open, readFile, rm } from "node:fs/promises";
+import { constants, open, readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -9,7 +9,8 @@ import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts
 import type { Connected } from "../../../cli/fleet/connect.ts";
 import { runNode } from "../../../cli/fleet/node-run.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
-import { FleetState, journalPathOf } from "../../../cli/fleet/state.ts";
+import { FleetState } from "../../../cli/fleet/state.ts";
+import { tempPathOf } from "../../../core/state/layout.ts";
 import { fakeInstaller } from "../../helpers/fake-node.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
@@ -37,11 +38,10 @@ function installingNode(onInstall: () => void) {
 }
 
 describe("fleet: one node's run", () => {
-  it("its install starts, and its run ends, without waiting for the state file's writes (they are off the path from one node to the next); the fleet's last write has what a failed one did not", { timeout: 30_000 }, async (t) => {
+  it("its install starts, and its run ends, without waiting for the state file's writes (they are off the path from one node to the next); the fleet's last flush writes what a failed one did not", { timeout: 30_000 }, async (t) => {
     const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
-    // The state's next append goes through a FIFO: it stays pending until the test reads it, then fails (no fsync on a FIFO).
-    const fifoPath = journalPathOf(state.path);
-    await rm(fifoPath);
+    // The state file's next write goes through a FIFO: it stays pending until the test reads it, then fails (no fsync on a FIFO).
+    const fifoPath = tempPathOf(state.path);
     await promisify(execFile)("mkfifo", [fifoPath]);
     // Whatever happens, a writer still waiting on it is let go: a reader that does not wait opens and closes it.
     t.after(async () => void (await open(fifoPath, constants.O_RDONLY | constants.O_NONBLOCK).then((f) => f.close(), () => undefined)));
@@ -65,7 +65,7 @@ describe("fleet: one node's run", () => {
     const fifo = await open(fifoPath, "r");
     await fifo.readFile();
     await fifo.close();
-    await state.close();
+    await state.flush();
     assert.deepEqual(JSON.parse(await readFile(state.path, "utf8")).nodes, { n1: { etag: '"e2"', attempt: 1, lastSeq: 1, outcome: "succeeded" } });
     assert.deepEqual(node.seen.map((s) => s.split(" ").slice(0, 2).join(" ")), ["GET /v1/installer/status", "PUT /v1/installer/config", "POST /v1/installer/install", "GET /v1/installer/install/events?attempt=1"]);
   });

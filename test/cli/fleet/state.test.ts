@@ -39,6 +39,7 @@ describe("fleet: the resume file", () => {
   it("changes made while an append is in flight join one next append; each set() resolves once its change is on disk", async () => {
     const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
     const state = await FleetState.open(path, "plan.yaml", "hash-1");
+    await state.set("node-00", { attempt: 1 });
     const journal = journalPathOf(path);
     const inJournal = async (name: string, attempt: number) =>
       (await readFile(journal, "utf8")).split("\n").some((line) => line === JSON.stringify({ node: name, record: { attempt } }));
@@ -133,6 +134,21 @@ describe("fleet: the resume file", () => {
     assert.deepEqual([changed.node("node-01"), changed.node("node-02"), changed.previousPlanHash], [{ attempt: 1 }, { attempt: 1 }, "hash-1"]);
   });
 
+  it("opening changes no file: a run that changes no node (a dry run, a refused plan) leaves the state as it found it", async () => {
+    const folder = await tempDir("stratum-state-");
+    const path = join(folder, "plan.fleet-state.json");
+    await FleetState.open(path, "plan.yaml", "hash-1");
+    await assert.rejects(stat(path), { code: "ENOENT" });
+    await assert.rejects(stat(journalPathOf(path)), { code: "ENOENT" });
+    const state = await FleetState.open(path, "plan.yaml", "hash-1");
+    await state.set("node-01", { attempt: 1 });
+    await appendFile(journalPathOf(path), '{"node": "no');
+    const [document, journal] = await Promise.all([readFile(path, "utf8"), readFile(journalPathOf(path), "utf8")]);
+    assert.equal((await FleetState.open(path, "plan.yaml", "hash-2")).previousPlanHash, "hash-1");
+    assert.deepEqual([await readFile(path, "utf8"), await readFile(journalPathOf(path), "utf8")], [document, journal]);
+    assert.equal((await FleetState.open(path, "plan.yaml", "hash-2")).previousPlanHash, "hash-1", "a run that wrote nothing does not hide the plan's change");
+  });
+
   it("a corrupt line before the last is refused, naming the file and the line; nothing is overwritten", async () => {
     const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
     const state = await FleetState.open(path, "plan.yaml", "hash-1");
@@ -142,7 +158,7 @@ describe("fleet: the resume file", () => {
     const document = await readFile(path, "utf8");
     const journal = await readFile(journalPathOf(path), "utf8");
     await assert.rejects(FleetState.open(path, "plan.yaml", "hash-1"), {
-      message: `the state file ${journalPathOf(path)} cannot be read (line 3 is not a fleet journal line): move it away, or give another with --state`,
+      message: `the state file ${journalPathOf(path)} cannot be read (line 2 is not a fleet journal line): move it away, or give another with --state`,
     });
     assert.equal(await readFile(path, "utf8"), document);
     assert.equal(await readFile(journalPathOf(path), "utf8"), journal);
@@ -172,10 +188,12 @@ describe("fleet: the resume file", () => {
         message: `the state file ${mount}/${file} cannot be written (its disk is full): free space there, or give another with --state; run the same command again to go on where this run stopped`,
       });
       const opened = await FleetState.open(join(mount, "state.json"), "plan.yaml", "h");
+      await opened.set("node-01", { attempt: 1 });
       await writeFile(join(mount, "filler"), Buffer.alloc(64 * 1024)).catch(() => undefined);
       // A line fits in the page the journal has; two hundred of them need more pages than there are.
       await assert.rejects(Promise.all(Array.from({ length: 200 }, (_, i) => opened.set(name(i), { attempt: 1, lastSeq: i }))), full("state.json"));
-      await assert.rejects(FleetState.open(join(mount, "other.json"), "plan.yaml", "h"), full("other.json"));
+      const other = await FleetState.open(join(mount, "other.json"), "plan.yaml", "h");
+      await assert.rejects(other.set("node-01", { attempt: 1 }), full("other.json"));
     } finally {
       await run("umount", ["-l", mount]).catch(() => undefined);
     }
