@@ -46,7 +46,7 @@ export class FleetState {
   #doc: StateDocument;
   /** Nodes changed since the last write began. */
   readonly #dirty = new Set<string>();
-  /** The next write is the whole document and an empty journal (at the end, or after an append that failed midway). */
+  /** The next write is the whole document and an empty journal: a run's first and last, and the one after a failed write. */
   #whole = false;
   /** The write on its way to disk, if any… */
   #writing: Promise<void> | undefined;
