@@ -131,7 +131,7 @@ async function measure(bundle: string | undefined, label: string): Promise<{ ok:
     const cpu = (r: FleetDriverRun) => `${((100 * r.cpuMs) / r.wallMs).toFixed(1)} %`;
     const slow = (ms?: number) => (ms === undefined ? "-" : `${ms.toFixed(0)} ms`);
     say(
-      `${label}row: | ${NODES}${KILL_AT ? ` (kill -9 at ${KILL_AT}, then again)` : ""} | ${process.version} | ${s(run.wallMs)} | ${KILL_AT ? "- | -" : `${s(ideal)} | ${(run.wallMs / ideal).toFixed(2)}×`} | ${(run.peakRssKiB / 1024).toFixed(0)} MiB | ${cpu(run)} | ${runs.map((r) => r.stateWrites).join(" + ")} writes, ${runs.map((r) => `${(r.stateBytes / 1024).toFixed(0)} KiB`).join(" + ")} | ${slow(run.slowestRequest?.ms)} | ${slow(run.byOrigin[initOrigin]?.slowest.ms)} | ${run.maxOpenSockets} | load ${load()} |`,
+      `${label}row: | ${NODES}${KILL_AT ? ` (kill -9 at ${KILL_AT}, then again)` : ""} | ${process.version} | ${s(run.wallMs)} | ${KILL_AT ? "- | -" : `${s(ideal)} | ${(run.wallMs / ideal).toFixed(2)}×`} | ${(run.peakRssKiB / 1024).toFixed(0)} MiB | ${cpu(run)} | ${runs.map((r) => r.stateWrites).join(" + ")} whole writes, ${runs.map((r) => `${(r.stateBytes / 1024).toFixed(0)} KiB`).join(" + ")} with the journal | ${slow(run.slowestRequest?.ms)} | ${slow(run.byOrigin[initOrigin]?.slowest.ms)} | ${run.maxOpenSockets} | load ${load()} |`,
     );
     return { ok: run.code === 0 && notDone.length === 0 && notOnce.length === 0, ...(KILL_AT ? {} : { ratio: run.wallMs / ideal }), cpuShare: run.cpuMs / run.wallMs };
   } finally {

@@ -3,14 +3,16 @@
  * the spawn to its exit; from inside it (bench/fleet-probe.cjs, preloaded) its CPU time, peak RSS, most open
  * sockets and fds, and the slowest request to each node (time to the answer's headers; event streams left out);
  * from outside (an fs.watch on the state file's folder, so the count costs the driver nothing and survives its
- * kill -9) how many times the state file was renamed into place and its size each time.
+ * kill -9) how many times the state file was renamed into place and its size each time, and the bytes its journal
+ * took.
  * Shared by bench/fleet-10.ts, bench/fleet-50.ts and the simulated fleet bench.
  */
 import { spawn } from "node:child_process";
-import { statSync, watch } from "node:fs";
+import { closeSync, fstatSync, openSync, statSync, watch } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, extname, join, resolve } from "node:path";
+import { journalPathOf } from "../cli/fleet/state-journal.ts";
 import { BUNDLE, ROOT } from "./lib.ts";
 
 export const PROBE = join(ROOT, "bench/fleet-probe.cjs");
@@ -70,9 +72,12 @@ export interface FleetDriverRun {
   requests: number;
   slowestRequest: SlowRequest | null;
   byOrigin: Record<string, { requests: number; slowest: SlowRequest }>;
-  /** Times the state file was renamed into place, and the bytes it had each time. */
+  /** Times the state file was renamed into place (written whole)… */
   stateWrites: number;
+  /** …and every byte written to it and its journal, of which… */
   stateBytes: number;
+  /** …these were appended to the journal (cli/fleet/state-journal.ts). */
+  journalBytes: number;
   statePath: string;
   /** CPU the probe itself spent sampling /proc/self/fd (part of cpuMs). */
   probeMs: number;
@@ -89,16 +94,47 @@ export function statePathOf(plan: string, args: readonly string[], cwd: string):
   return resolve(cwd, given ?? join(dirname(plan), `${basename(plan, extname(plan))}.fleet-state.json`));
 }
 
-/** Counts renames onto `path`'s name in its folder; `settle()` returns once every event before it was seen. */
+/**
+ * Counts renames onto `path`'s name in its folder (whole writes of the state file, and their sizes) and the bytes
+ * written to its journal: the journal is only appended to, or replaced whole, so its bytes are the last size of each
+ * journal file there was. Each is held open from its first event, so its last size is read even once replaced.
+ * `settle()` returns once every event before it was seen.
+ */
 function watchWrites(path: string) {
   const folder = dirname(path);
   const name = basename(path);
+  const journalPath = journalPathOf(path);
+  const journalName = basename(journalPath);
   const sentinel = `.fleet-driver-${process.pid}-${Date.now()}`;
   let writes = 0;
   let bytes = 0;
-  let settled: (() => void) | undefined;
+  let journalBytes = 0;
+  let journal: { fd: number; ino: number } | undefined;
+  const sizeOf = (fd: number) => fstatSync(fd).size;
+  /** The journal file now at its name, held open; the one it replaced counted at its last size. */
+  const followJournal = () => {
+    let ino: number;
+    try {
+      ino = statSync(journalPath).ino;
+    } catch {
+      return;
+    }
+    if (journal?.ino === ino) return;
+    if (journal) {
+      journalBytes += sizeOf(journal.fd);
+      closeSync(journal.fd);
+      journal = undefined;
+    }
+    try {
+      const fd = openSync(journalPath, "r");
+      journal = { fd, ino: fstatSync(fd).ino };
+    } catch {
+      // replaced again already: its next event follows it
+    }
+  };
   const watcher = watch(folder, (event, file) => {
     if (file === sentinel) return settled?.();
+    if (file === journalName) return followJournal();
     if (event !== "rename" || file !== name) return;
     try {
       bytes += statSync(path).size;
@@ -107,8 +143,10 @@ function watchWrites(path: string) {
       // removed, not written
     }
   });
+  let settled: (() => void) | undefined;
+  const appended = () => journalBytes + (journal ? sizeOf(journal.fd) : 0);
   return {
-    figures: () => ({ stateWrites: writes, stateBytes: bytes }),
+    figures: () => ({ stateWrites: writes, stateBytes: bytes + appended(), journalBytes: appended() }),
     /** inotify keeps one watch's events in order: once the sentinel's arrives, every earlier one was counted. */
     async settle() {
       const seen = new Promise<void>((r) => (settled = r));
@@ -116,6 +154,12 @@ function watchWrites(path: string) {
       await seen;
       await rm(join(folder, sentinel), { force: true });
       watcher.close();
+      followJournal();
+      if (journal) {
+        journalBytes += sizeOf(journal.fd);
+        closeSync(journal.fd);
+        journal = undefined;
+      }
     },
   };
 }
@@ -190,7 +234,7 @@ export function describeRun(run: FleetDriverRun, initOrigin?: string): string[] 
   const lines = [
     `wall ${(run.wallMs / 1000).toFixed(1)} s; exit ${run.code ?? run.signal}`,
     `driver peak RSS ${mib(run.peakRssKiB)}; CPU ${(run.cpuMs / 1000).toFixed(2)} s = ${((100 * run.cpuMs) / run.wallMs).toFixed(1)} % of wall (of it system ${(run.systemCpuMs / 1000).toFixed(2)} s; probe's own sampling ${run.probeMs.toFixed(0)} ms)`,
-    `state file written ${run.stateWrites} times, ${(run.stateBytes / 1024).toFixed(0)} KiB in all`,
+    `state file written whole ${run.stateWrites} times, its journal ${(run.journalBytes / 1024).toFixed(0)} KiB: ${(run.stateBytes / 1024).toFixed(0)} KiB in all`,
     `at most ${run.maxOpenSockets} sockets (${run.maxOpenFds} fds) open; ${run.requests} requests, slowest ${slow(run.slowestRequest)}`,
   ];
   if (initOrigin) lines.push(`slowest to the init node: ${slow(run.byOrigin[initOrigin]?.slowest)}`);

@@ -110,14 +110,14 @@ async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput):
     run = await installFleet(connection, { out, state, rechecks: flags.rechecks, signal: controller.signal }, flags.parallel);
   } catch (error) {
     if (!controller.signal.aborted) throw error;
-    await state.flush();
+    await state.close();
     const again = `node installer.js fleet ${flags.plan}${flags.stateGiven ? ` --state ${flags.state}` : ""}`;
     out.note(null, "warn", `stopped watching; the installs that run go on on their nodes. To follow them and go on: ${again}`);
     return 130;
   } finally {
     release();
   }
-  await state.flush();
+  await state.close();
   const { outcomes, answers, joinToken } = run;
   const exit = exitCode(outcomes);
   const reportPath = join(dirname(flags.state), "fleet-report.json");

@@ -1,8 +1,12 @@
+import { open } from "node:fs/promises";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { readIfPresent } from "../../core/fs/read-if-present.ts";
+import { journalHeader, journalLine, journalPathOf, parseJournal } from "./state-journal.ts";
+
+export { journalPathOf };
 
 /** What the fleet knows of one node between runs (no secret: the join token is read from the init node again). */
-interface NodeRecord {
+export interface NodeRecord {
   /** The attempt it started or followed last… */
   attempt?: number;
   /** …and the last of its events shown, where following it resumes. */
@@ -25,16 +29,25 @@ export class StateFileError extends Error {}
 
 const SEEN_WRITE_MS = 1_000;
 
+const unreadable = (file: string, error: unknown) =>
+  new StateFileError(`the state file ${file} cannot be read (${(error as Error).message}): move it away, or give another with --state`);
+
 /**
- * The resume file (SPEC §10.5): written whole and atomically, one write at a time; event positions at most once a
- * second. Changes made while a write is in flight join one next write (the document is read when that write
- * begins), so a thousand nodes' changes cost as many writes as the disk can take, not one each.
+ * The resume file (SPEC §10.5) and its journal beside it. A run's first write folds the journal into a new document
+ * and empties the journal; then it appends one line per changed node record (so a change costs the same bytes at a
+ * thousand nodes as at ten), and ends with the whole document again. One write at a time; event positions at most once
+ * a second. Changes made while a write is in flight join one next write, so a thousand nodes' changes cost as many
+ * writes as the disk can take, not one each.
  */
 export class FleetState {
   readonly path: string;
   /** The plan hash of the run that wrote the file, when another plan than this one. */
   readonly previousPlanHash: string | undefined;
   #doc: StateDocument;
+  /** Nodes changed since the last write began. */
+  readonly #dirty = new Set<string>();
+  /** The next write is the whole document and an empty journal: a run's first and last, and the one after a failed write. */
+  #whole = false;
   /** The write on its way to disk, if any… */
   #writing: Promise<void> | undefined;
   /** …and the one after it, not begun yet: every change since #writing began is in it. */
@@ -48,7 +61,7 @@ export class FleetState {
   }
 
   static async open(path: string, plan: string, planHash: string): Promise<FleetState> {
-    let doc: StateDocument = { version: 1, plan, planHash, updatedAt: new Date().toISOString(), nodes: {} };
+    let doc: StateDocument | undefined;
     try {
       const text = await readIfPresent(path);
       if (text !== undefined) {
@@ -57,10 +70,23 @@ export class FleetState {
         doc = read;
       }
     } catch (error) {
-      throw new StateFileError(`the state file ${path} cannot be read (${(error as Error).message}): move it away, or give another with --state`);
+      throw unreadable(path, error);
     }
-    const previous = doc.planHash !== planHash ? doc.planHash : undefined;
-    return new FleetState(path, { ...doc, plan, planHash }, previous);
+    // A journal continues the document of its plan; beside no document, or another plan's, it is not applied.
+    if (doc !== undefined) {
+      const journal = journalPathOf(path);
+      try {
+        const read = parseJournal((await readIfPresent(journal)) ?? "");
+        if (read.planHash === doc.planHash) for (const line of read.lines) doc.nodes[line.node] = line.record;
+      } catch (error) {
+        throw unreadable(journal, error);
+      }
+    }
+    const previous = doc !== undefined && doc.planHash !== planHash ? doc.planHash : undefined;
+    const state = new FleetState(path, { version: 1, plan, planHash, updatedAt: "", nodes: doc?.nodes ?? {} }, previous);
+    // Its first write folds the journal into a new document: until a node changes, the files stay as they were.
+    state.#whole = true;
+    return state;
   }
 
   node(name: string): Readonly<NodeRecord> {
@@ -69,14 +95,14 @@ export class FleetState {
 
   /** Records a change and resolves once it is on disk. */
   set(name: string, change: NodeRecord): Promise<void> {
-    this.#doc.nodes[name] = { ...this.node(name), ...change };
+    this.#change(name, change);
     return this.flush();
   }
 
   /** Records the last event shown; written within a second. */
   seen(name: string, seq: number): void {
-    this.#doc.nodes[name] = { ...this.node(name), lastSeq: seq };
-    // A failed write shows at the next set(), which writes the same document again.
+    this.#change(name, { lastSeq: seq });
+    // A failed write shows at the next set(), whose write is then the whole document.
     this.#timer ??= setTimeout(() => void this.flush().catch(() => undefined), SEEN_WRITE_MS);
   }
 
@@ -88,11 +114,26 @@ export class FleetState {
     return this.#next;
   }
 
+  /** The end of a run: every change on disk, in the whole document, and the journal empty. */
+  close(): Promise<void> {
+    this.#whole = true;
+    return this.flush();
+  }
+
+  #change(name: string, change: NodeRecord): void {
+    this.#doc.nodes[name] = { ...this.node(name), ...change };
+    this.#dirty.add(name);
+  }
+
   async #writeAfter(previous: Promise<void> | undefined): Promise<void> {
     await previous?.catch(() => undefined);
     this.#next = undefined;
-    const text = `${JSON.stringify({ ...this.#doc, updatedAt: new Date().toISOString() }, null, 2)}\n`;
-    const writing = writeFileAtomic(this.path, text).catch((error: NodeJS.ErrnoException) => {
+    const whole = this.#whole;
+    const names = [...this.#dirty];
+    this.#whole = false;
+    this.#dirty.clear();
+    const writing = (whole ? this.#writeWhole() : this.#append(names)).catch((error: NodeJS.ErrnoException) => {
+      this.#whole = true;
       const why = error.code === "ENOSPC" ? "its disk is full" : error.message;
       throw new StateFileError(`the state file ${this.path} cannot be written (${why}): free space there, or give another with --state; run the same command again to go on where this run stopped`);
     });
@@ -101,6 +142,23 @@ export class FleetState {
       await writing;
     } finally {
       if (this.#writing === writing) this.#writing = undefined;
+    }
+  }
+
+  /** The document first, then the journal emptied: its lines are in the document, so a crash between loses nothing. */
+  async #writeWhole(): Promise<void> {
+    await writeFileAtomic(this.path, `${JSON.stringify({ ...this.#doc, updatedAt: new Date().toISOString() }, null, 2)}\n`);
+    await writeFileAtomic(journalPathOf(this.path), journalHeader(this.#doc.planHash));
+  }
+
+  async #append(names: string[]): Promise<void> {
+    if (names.length === 0) return;
+    const file = await open(journalPathOf(this.path), "a", 0o600);
+    try {
+      await file.appendFile(names.map((name) => journalLine(name, this.node(name))).join(""));
+      await file.sync();
+    } finally {
+      await file.close();
     }
   }
 }

@@ -1,33 +1,18 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { watch } from "node:fs";
-import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
-import { basename, dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { FleetState, StateFileError } from "../../../cli/fleet/state.ts";
+import { FleetState, StateFileError, journalPathOf } from "../../../cli/fleet/state.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 const run = promisify(execFile);
 
-/** Counts the times `path` is renamed into place (each whole write of the state file); `stop()` once every earlier event is in. */
-function countWrites(path: string) {
-  const folder = dirname(path);
-  let writes = 0;
-  let settled: (() => void) | undefined;
-  const watcher = watch(folder, (event, file) => {
-    if (file === "sentinel") settled?.();
-    else if (event === "rename" && file === basename(path)) writes += 1;
-  });
-  return async () => {
-    const seen = new Promise<void>((resolve) => (settled = resolve));
-    await writeFile(join(folder, "sentinel"), "");
-    await seen;
-    watcher.close();
-    await rm(join(folder, "sentinel"));
-    return writes;
-  };
-}
+const name = (i: number) => `node-${String(i).padStart(4, "0")}`;
+
+/** The journal's node record lines (its first line names the plan). */
+const records = (journal: string) => journal.split("\n").slice(1).filter((line) => line !== "");
 
 describe("fleet: the resume file", () => {
   it("records each node's attempt, last event and draft version; a later run reads them, and hears when the plan changed", async () => {
@@ -37,7 +22,7 @@ describe("fleet: the resume file", () => {
     assert.equal(first.previousPlanHash, undefined);
     await first.set("node-01", { etag: '"e1"', attempt: 1, lastSeq: 0 });
     first.seen("node-01", 12);
-    await first.flush();
+    await first.close();
     assert.equal((await stat(path)).mode & 0o777, 0o600);
     const written = JSON.parse(await readFile(path, "utf8"));
     assert.deepEqual(written.nodes, { "node-01": { etag: '"e1"', attempt: 1, lastSeq: 12 } });
@@ -51,17 +36,132 @@ describe("fleet: the resume file", () => {
     assert.equal(changed.node("node-01").lastSeq, 12);
   });
 
-  it("changes made while a write is in flight join one next write; each set() resolves once its change is on disk", async () => {
+  it("changes made while an append is in flight join one next append; each set() resolves once its change is on disk", async () => {
     const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
     const state = await FleetState.open(path, "plan.yaml", "hash-1");
-    const stop = countWrites(path);
-    const onDisk = async (name: string) => Object.hasOwn(JSON.parse(await readFile(path, "utf8")).nodes, name);
-    const first = state.set("node-000", { attempt: 1 });
+    await state.set("node-00", { attempt: 1 });
+    const journal = journalPathOf(path);
+    const inJournal = async (name: string, attempt: number) =>
+      (await readFile(journal, "utf8")).split("\n").some((line) => line === JSON.stringify({ node: name, record: { attempt } }));
+    const changes = Array.from({ length: 100 }, (_, i) => state.set("node-01", { attempt: i + 1 }).then(() => inJournal("node-01", i + 1)));
+    const last = await Promise.all(changes);
+    assert.equal(last[99], true, "the last change is on disk once its set() resolves");
+    assert.ok(records(await readFile(journal, "utf8")).length <= 2, "a hundred changes of one node at once cost at most two lines: the one in flight and the next");
     const names = Array.from({ length: 100 }, (_, i) => `node-${String(i + 1).padStart(3, "0")}`);
-    const found = await Promise.all([first.then(() => onDisk("node-000")), ...names.map((name) => state.set(name, { attempt: 1 }).then(() => onDisk(name)))]);
-    assert.deepEqual(found, Array(101).fill(true));
-    assert.ok((await stop()) <= 2, "101 changes at once cost at most two writes: the one in flight and the next");
-    assert.equal(Object.keys(JSON.parse(await readFile(path, "utf8")).nodes).length, 101);
+    assert.deepEqual(await Promise.all(names.map((name) => state.set(name, { attempt: 1 }).then(() => inJournal(name, 1)))), Array(100).fill(true));
+  });
+
+  it("a change appends one line of its node's record: as many bytes with a thousand nodes as with ten, and the document is not rewritten", async () => {
+    const appended = async (nodes: number) => {
+      const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
+      const state = await FleetState.open(path, "plan.yaml", "hash-1");
+      await Promise.all(Array.from({ length: nodes }, (_, i) => state.set(name(i), { attempt: 1, etag: '"e1"', lastSeq: 0 })));
+      const document = await stat(path);
+      const before = (await stat(journalPathOf(path))).size;
+      await state.set(name(7), { lastSeq: 100 });
+      state.seen(name(8), 200);
+      await state.flush();
+      assert.equal((await stat(path)).ino, document.ino, "the document is not rewritten by a change");
+      assert.equal((await stat(journalPathOf(path))).mode & 0o777, 0o600);
+      return (await stat(journalPathOf(path))).size - before;
+    };
+    const ten = await appended(10);
+    assert.ok(ten > 0);
+    assert.equal(await appended(1_000), ten);
+  });
+
+  it("at its end, a run writes the whole document and leaves the journal empty", async () => {
+    const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
+    const state = await FleetState.open(path, "plan.yaml", "hash-1");
+    await state.set("node-01", { attempt: 1 });
+    state.seen("node-01", 5);
+    await state.close();
+    assert.deepEqual(JSON.parse(await readFile(path, "utf8")).nodes, { "node-01": { attempt: 1, lastSeq: 5 } });
+    assert.deepEqual(records(await readFile(journalPathOf(path), "utf8")), []);
+    assert.equal((await stat(path)).mode & 0o777, 0o600);
+  });
+
+  it("a run killed mid-append (a torn last line): the next run gets every complete line, drops the torn one, and its own lines follow cleanly", async () => {
+    const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
+    const first = await FleetState.open(path, "plan.yaml", "hash-1");
+    await first.set("node-01", { attempt: 1, etag: '"e1"' });
+    await first.set("node-02", { attempt: 2 });
+    const line = JSON.stringify({ node: "node-03", record: { attempt: 1 } });
+    await appendFile(journalPathOf(path), line.slice(0, 20));
+
+    const second = await FleetState.open(path, "plan.yaml", "hash-1");
+    assert.deepEqual([second.node("node-01"), second.node("node-02"), second.node("node-03")], [{ attempt: 1, etag: '"e1"' }, { attempt: 2 }, {}]);
+    await second.set("node-03", { attempt: 1 });
+    await appendFile(journalPathOf(path), JSON.stringify({ node: "node-04", record: { attempt: 1 } }).slice(0, 30));
+
+    const third = await FleetState.open(path, "plan.yaml", "hash-1");
+    assert.deepEqual(["node-01", "node-02", "node-03", "node-04"].map((n) => third.node(n)), [{ attempt: 1, etag: '"e1"' }, { attempt: 2 }, { attempt: 1 }, {}]);
+    await third.set("node-04", { attempt: 1 });
+    const fourth = await FleetState.open(path, "plan.yaml", "hash-1");
+    assert.deepEqual(fourth.node("node-04"), { attempt: 1 }, "the torn line does not glue onto the next run's first line");
+    assert.deepEqual(records(await readFile(journalPathOf(path), "utf8")), [], "the opening folds the journal into the document");
+    assert.deepEqual(Object.keys(JSON.parse(await readFile(path, "utf8")).nodes), ["node-01", "node-02", "node-03", "node-04"]);
+  });
+
+  it("a crash between the document's rename and the journal's truncation: the lines already in the document give the same state again", async () => {
+    const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
+    const state = await FleetState.open(path, "plan.yaml", "hash-1");
+    await state.set("node-01", { attempt: 1, lastSeq: 3 });
+    await state.set("node-02", { attempt: 1, outcome: "failed" });
+    await state.set("node-01", { lastSeq: 9 });
+    const lines = await readFile(journalPathOf(path), "utf8");
+    await state.close();
+    const compacted = await readFile(path, "utf8");
+    await writeFile(journalPathOf(path), lines);
+
+    const again = await FleetState.open(path, "plan.yaml", "hash-1");
+    assert.deepEqual([again.node("node-01"), again.node("node-02")], [{ attempt: 1, lastSeq: 9 }, { attempt: 1, outcome: "failed" }]);
+    assert.deepEqual(JSON.parse(await readFile(path, "utf8")).nodes, JSON.parse(compacted).nodes);
+  });
+
+  it("a journal of another plan than its document is not applied; a changed plan still reads the document and hears so", async () => {
+    const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
+    const state = await FleetState.open(path, "plan.yaml", "hash-1");
+    await state.set("node-01", { attempt: 1 });
+    await state.close();
+    const foreign = [{ journal: 1, planHash: "hash-0" }, { node: "node-01", record: { attempt: 7 } }, { node: "node-02", record: { attempt: 7 } }];
+    await writeFile(journalPathOf(path), foreign.map((l) => `${JSON.stringify(l)}\n`).join(""));
+    const again = await FleetState.open(path, "plan.yaml", "hash-1");
+    assert.deepEqual([again.node("node-01"), again.node("node-02"), again.previousPlanHash], [{ attempt: 1 }, {}, undefined]);
+
+    await again.set("node-02", { attempt: 1 });
+    const changed = await FleetState.open(path, "plan.yaml", "hash-2");
+    assert.deepEqual([changed.node("node-01"), changed.node("node-02"), changed.previousPlanHash], [{ attempt: 1 }, { attempt: 1 }, "hash-1"]);
+  });
+
+  it("opening changes no file: a run that changes no node (a dry run, a refused plan) leaves the state as it found it", async () => {
+    const folder = await tempDir("stratum-state-");
+    const path = join(folder, "plan.fleet-state.json");
+    await FleetState.open(path, "plan.yaml", "hash-1");
+    await assert.rejects(stat(path), { code: "ENOENT" });
+    await assert.rejects(stat(journalPathOf(path)), { code: "ENOENT" });
+    const state = await FleetState.open(path, "plan.yaml", "hash-1");
+    await state.set("node-01", { attempt: 1 });
+    await appendFile(journalPathOf(path), '{"node": "no');
+    const [document, journal] = await Promise.all([readFile(path, "utf8"), readFile(journalPathOf(path), "utf8")]);
+    assert.equal((await FleetState.open(path, "plan.yaml", "hash-2")).previousPlanHash, "hash-1");
+    assert.deepEqual([await readFile(path, "utf8"), await readFile(journalPathOf(path), "utf8")], [document, journal]);
+    assert.equal((await FleetState.open(path, "plan.yaml", "hash-2")).previousPlanHash, "hash-1", "a run that wrote nothing does not hide the plan's change");
+  });
+
+  it("a corrupt line before the last is refused, naming the file and the line; nothing is overwritten", async () => {
+    const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
+    const state = await FleetState.open(path, "plan.yaml", "hash-1");
+    await state.set("node-01", { attempt: 1 });
+    await appendFile(journalPathOf(path), '{"node": "node-02", "rec\n');
+    await state.set("node-03", { attempt: 1 });
+    const document = await readFile(path, "utf8");
+    const journal = await readFile(journalPathOf(path), "utf8");
+    await assert.rejects(FleetState.open(path, "plan.yaml", "hash-1"), {
+      message: `the state file ${journalPathOf(path)} cannot be read (line 2 is not a fleet journal line): move it away, or give another with --state`,
+    });
+    assert.equal(await readFile(path, "utf8"), document);
+    assert.equal(await readFile(journalPathOf(path), "utf8"), journal);
   });
 
   it("a file that is not a fleet state file is refused, not overwritten", async () => {
@@ -84,11 +184,16 @@ describe("fleet: the resume file", () => {
     await mkdir(mount);
     await run("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mount]);
     try {
-      await writeFile(join(mount, "filler"), Buffer.alloc(64 * 1024)).catch(() => undefined);
-      const full = await FleetState.open(join(mount, "state.json"), "plan.yaml", "h");
-      await assert.rejects(full.set("node-01", { attempt: 1, lastSeq: 1 }), {
-        message: `the state file ${mount}/state.json cannot be written (its disk is full): free space there, or give another with --state; run the same command again to go on where this run stopped`,
+      const full = (file: string) => ({
+        message: `the state file ${mount}/${file} cannot be written (its disk is full): free space there, or give another with --state; run the same command again to go on where this run stopped`,
       });
+      const opened = await FleetState.open(join(mount, "state.json"), "plan.yaml", "h");
+      await opened.set("node-01", { attempt: 1 });
+      await writeFile(join(mount, "filler"), Buffer.alloc(64 * 1024)).catch(() => undefined);
+      // A line fits in the page the journal has; two hundred of them need more pages than there are.
+      await assert.rejects(Promise.all(Array.from({ length: 200 }, (_, i) => opened.set(name(i), { attempt: 1, lastSeq: i }))), full("state.json"));
+      const other = await FleetState.open(join(mount, "other.json"), "plan.yaml", "h");
+      await assert.rejects(other.set("node-01", { attempt: 1 }), full("other.json"));
     } finally {
       await run("umount", ["-l", mount]).catch(() => undefined);
     }

@@ -1,0 +1,50 @@
+import type { NodeRecord } from "./state.ts";
+
+/** The journal beside a state file (`plan.fleet-state.json.journal`): the node record changes since the file was written. */
+export const journalPathOf = (statePath: string): string => `${statePath}.journal`;
+
+/** Its first line: the plan the run that began it installs. */
+export const journalHeader = (planHash: string): string => `${JSON.stringify({ journal: 1, planHash })}\n`;
+
+/** One node's whole record: applying a line twice gives the same state as once. */
+export const journalLine = (node: string, record: Readonly<NodeRecord>): string => `${JSON.stringify({ node, record })}\n`;
+
+interface Journal {
+  /** undefined when not even the first line was written whole. */
+  planHash: string | undefined;
+  lines: { node: string; record: NodeRecord }[];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function parseLine(text: string, first: boolean): { planHash: string } | { node: string; record: NodeRecord } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(value)) return undefined;
+  if (first) return value.journal === 1 && typeof value.planHash === "string" ? { planHash: value.planHash } : undefined;
+  return typeof value.node === "string" && isObject(value.record) ? { node: value.node, record: value.record as NodeRecord } : undefined;
+}
+
+/**
+ * A journal's text, line by line. Its last line may be torn (a run killed mid-append) and is then left out; any other
+ * line that is not a journal line is an error naming it.
+ */
+export function parseJournal(text: string): Journal {
+  const texts = text.split("\n");
+  if (texts.at(-1) === "") texts.pop();
+  const journal: Journal = { planHash: undefined, lines: [] };
+  for (const [i, line] of texts.entries()) {
+    const parsed = parseLine(line, i === 0);
+    if (parsed === undefined) {
+      if (i === texts.length - 1) break;
+      throw new Error(`line ${i + 1} is not a fleet journal line`);
+    }
+    if ("planHash" in parsed) journal.planHash = parsed.planHash;
+    else journal.lines.push(parsed);
+  }
+  return journal;
+}
