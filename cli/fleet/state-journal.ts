@@ -1,4 +1,14 @@
-import type { NodeRecord } from "./state.ts";
+/** What the fleet knows of one node between runs (no secret: the join token is read from the init node again). */
+export interface NodeRecord {
+  /** The attempt it started or followed last… */
+  attempt?: number;
+  /** …and the last of its events shown, where following it resumes. */
+  lastSeq?: number;
+  /** The ETag of the draft the fleet wrote: the next run writes over it with If-Match. */
+  etag?: string;
+  /** How that attempt ended, once the fleet saw its verdict. */
+  outcome?: "succeeded" | "failed";
+}
 
 /** The journal beside a state file (`plan.fleet-state.json.journal`): the node record changes since the file was written. */
 export const journalPathOf = (statePath: string): string => `${statePath}.journal`;

@@ -1,21 +1,9 @@
 import { open } from "node:fs/promises";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { readIfPresent } from "../../core/fs/read-if-present.ts";
-import { journalHeader, journalLine, journalPathOf, parseJournal } from "./state-journal.ts";
+import { journalHeader, journalLine, journalPathOf, type NodeRecord, parseJournal } from "./state-journal.ts";
 
-export { journalPathOf };
-
-/** What the fleet knows of one node between runs (no secret: the join token is read from the init node again). */
-export interface NodeRecord {
-  /** The attempt it started or followed last… */
-  attempt?: number;
-  /** …and the last of its events shown, where following it resumes. */
-  lastSeq?: number;
-  /** The ETag of the draft the fleet wrote: the next run writes over it with If-Match. */
-  etag?: string;
-  /** How that attempt ended, once the fleet saw its verdict. */
-  outcome?: "succeeded" | "failed";
-}
+export { journalPathOf, type NodeRecord };
 
 interface StateDocument {
   version: 1;
