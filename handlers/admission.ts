@@ -16,7 +16,7 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
 /** The paths Hono's `/v1/installer/*` matches: where the install code is asked for. */
-export const needsCode = (path: string) => path === "/v1/installer" || path.startsWith("/v1/installer/");
+const needsCode = (path: string) => path === "/v1/installer" || path.startsWith("/v1/installer/");
 
 const after = (step: Step, then: () => Step): Step => (step ? step.then(then) : then());
 
