@@ -18,8 +18,6 @@ const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 /** The paths Hono's `/v1/installer/*` matches: where the install code is asked for. */
 const needsCode = (path: string) => path === "/v1/installer" || path.startsWith("/v1/installer/");
 
-const after = (step: Step, then: () => Step): Step => (step ? step.then(then) : then());
-
 /** The headers Hono's secureHeaders middleware adds (no HSTS: the certificate is self-signed), read once. */
 async function honoSecureHeaders(): Promise<[string, string][]> {
   const probe = new Hono();
@@ -92,8 +90,10 @@ export function createAdmission(services: Services, openapi: () => unknown) {
       }
       const direct = handler as (c: C) => unknown;
       const admitted = (c: C) => {
-        const step = after(basics(c), () => (coded ? code(c) : undefined));
-        return step ? step.then(() => direct(c)) : direct(c);
+        const ready = basics(c);
+        if (ready) return ready.then(() => (coded ? code(c) : undefined)).then(() => direct(c));
+        const allowed = coded ? code(c) : undefined;
+        return allowed ? allowed.then(() => direct(c)) : direct(c);
       };
       return { ...definition, handler: admitted };
     },
