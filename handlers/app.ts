@@ -1,17 +1,10 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { randomUUID } from "node:crypto";
-import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { secureHeaders } from "hono/secure-headers";
-import { clientAddress } from "../core/access/lockout.ts";
 import { InstallerError } from "../core/common/errors.ts";
 import type { Services } from "../core/service/services.ts";
+import { createAdmission } from "./admission.ts";
 import type { AppEnv } from "./env.ts";
 import { ROUTES } from "./index.ts";
 import { invalidRequestFromZod, problem, toInstallerError } from "./problem.ts";
-
-const BODY_LIMIT_BYTES = 1024 * 1024;
-const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 
 const OPENAPI_INFO = {
   openapi: "3.1.0",
@@ -33,14 +26,6 @@ const OPENAPI_INFO = {
   ],
 };
 
-/** The headers Hono's secureHeaders middleware adds (no HSTS: the certificate is self-signed), read once. */
-async function honoSecureHeaders(): Promise<[string, string][]> {
-  const probe = new Hono();
-  probe.use(secureHeaders({ strictTransportSecurity: false }));
-  probe.get("/", (c) => c.body(null));
-  return [...(await probe.request("/")).headers];
-}
-
 export function createApp(services: Services) {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
@@ -48,50 +33,14 @@ export function createApp(services: Services) {
     },
   });
 
-  const secure = honoSecureHeaders();
-  let secureSet: [string, string][] | undefined;
   let document: unknown;
-  const openapi = () => (document ??= openApiDocument(services.version));
-  const limit = bodyLimit({
-    maxSize: BODY_LIMIT_BYTES,
-    onError: () => {
-      throw new InstallerError({ code: "BODY_TOO_LARGE", detail: `The body is over the ${BODY_LIMIT_BYTES} byte limit.` });
-    },
-  });
-  // One middleware for what every request needs (a profile under load showed each extra step
-  // costing): its id (as Hono's requestId makes it), the secure headers Hono chooses, set on Node's
-  // response rather than through Hono's Headers so replies stay on @hono/node-server's fast path
-  // (bench/RESULTS.md), the handlers' context, and the body limit on methods that take a body.
-  app.use(async (c, next) => {
-    const requestId = randomUUID();
-    c.set("requestId", requestId);
-    c.set("services", services);
-    c.set("openapi", openapi);
-    c.set("origin", { requestId, client: clientAddress(c.env?.incoming?.socket?.remoteAddress ?? "unknown") });
-    const headers = secureSet ?? (secureSet = await secure);
-    const outgoing = c.env?.outgoing;
-    if (outgoing) {
-      for (const [name, value] of headers) outgoing.setHeader(name, value);
-      outgoing.setHeader("X-Request-Id", requestId);
-    } else {
-      for (const [name, value] of headers) c.header(name, value);
-      c.header("X-Request-Id", requestId);
-    }
-    return BODY_METHODS.has(c.req.method) ? limit(c, next) : next();
-  });
-  app.use("/v1/installer/*", async (c, next) => {
-    // Drafts, node.yaml, the review and the join token carry secrets, and every answer here is of this moment: no cache keeps one.
-    const outgoing = c.env?.outgoing;
-    if (outgoing) outgoing.setHeader("Cache-Control", "no-store");
-    else c.header("Cache-Control", "no-store");
-    // Node has parsed the headers already; c.req.header() would build a Fetch Headers object.
-    await services.auth.authorize(c.get("origin"), c.env?.incoming?.headers.authorization ?? c.req.header("authorization"));
-    await next();
-  });
+  const admission = createAdmission(services, () => (document ??= openApiDocument(services.version)));
+  app.openapiRoutes(ROUTES.map((definition) => admission.mount(definition)));
 
-  app.openapiRoutes(ROUTES);
-
-  app.notFound((c) => problem(c, new InstallerError({ code: "NOT_FOUND", detail: `No endpoint ${c.req.method} ${c.req.path}. /openapi.json lists every route.` })));
+  app.notFound(async (c) => {
+    await admission.notFound(c);
+    return problem(c, new InstallerError({ code: "NOT_FOUND", detail: `No endpoint ${c.req.method} ${c.req.path}. /openapi.json lists every route.` }));
+  });
   app.onError((err, c) => {
     const known = toInstallerError(err);
     if (known?.code === "INSUFFICIENT_STORAGE") services.log.error("state dir write failed", { ...c.get("origin"), method: c.req.method, path: c.req.path, detail: known.detail });

@@ -7,8 +7,12 @@ import type { LockoutState } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
 
 export interface Authenticator {
-  /** Throws UNAUTHORIZED or TOO_MANY_ATTEMPTS; resolves when the request may go on. */
-  authorize(origin: Origin, authorization: string | undefined): Promise<void>;
+  /**
+   * Throws UNAUTHORIZED or TOO_MANY_ATTEMPTS, at once or (a wrong code, once counted and saved) from
+   * the promise it returns. Returns nothing when the request may go on at once, which is the right
+   * code's usual case: the request then needs no await.
+   */
+  authorize(origin: Origin, authorization: string | undefined): void | Promise<void>;
 }
 
 interface AuthenticatorDeps {
@@ -44,8 +48,17 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
     if (until !== undefined) log.warn("client locked out", { ...origin, failures, until: new Date(until).toISOString() });
   };
 
+  /** A wrong code: counted and saved before the answer, so a restart does not forget it. */
+  const refuse = async (origin: Origin, at: number): Promise<never> => {
+    const answer = recordFailure(lockout.get(), origin.client, at);
+    await persist();
+    logFailure(origin, at, answer.allowed ? undefined : answer.retryAfterSeconds);
+    if (!answer.allowed) throw tooMany(answer.retryAfterSeconds);
+    throw new InstallerError({ code: "UNAUTHORIZED", detail: "The install code is wrong. Check the installer's banner or run `node installer.js code` on the node." });
+  };
+
   return {
-    async authorize(origin, authorization) {
+    authorize(origin, authorization) {
       const address = clientAddress(origin.client);
       const at = now().getTime();
       const gated = gate(lockout.get(), address, at);
@@ -57,15 +70,8 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
           detail: "Send the install code as `Authorization: Bearer <code>`; it is shown in the installer's banner and by `node installer.js code`.",
         });
       }
-      if (matches(code)) {
-        if (recordSuccess(lockout.get(), address)) await persist();
-        return;
-      }
-      const answer = recordFailure(lockout.get(), address, at);
-      await persist();
-      logFailure({ ...origin, client: address }, at, answer.allowed ? undefined : answer.retryAfterSeconds);
-      if (!answer.allowed) throw tooMany(answer.retryAfterSeconds);
-      throw new InstallerError({ code: "UNAUTHORIZED", detail: "The install code is wrong. Check the installer's banner or run `node installer.js code` on the node." });
+      if (matches(code)) return recordSuccess(lockout.get(), address) ? persist() : undefined;
+      return refuse({ ...origin, client: address }, at);
     },
   };
 }

@@ -4,6 +4,7 @@ import { storageError } from "../../core/fs/storage-error.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { inProcessApp, type AppOptions, type AppRequestOptions, type InProcessApp } from "../helpers/app.ts";
 import { assertProblem, type ProblemExpectations } from "../helpers/problem.ts";
+import type { Reply } from "../helpers/installer.ts";
 
 const put = (body: string, contentType?: string): AppRequestOptions => ({ method: "PUT", body, contentType });
 
@@ -212,5 +213,53 @@ describe("createApp: caching", () => {
     };
     for (const [what, reply] of Object.entries(answers)) assert.equal(reply.headers["cache-control"], "no-store", what);
     assert.notEqual((await installer.request("/healthz")).headers["cache-control"], "no-store");
+  });
+});
+
+describe("createApp: the same security headers on every kind of answer", () => {
+  /** The headers every answer carries whatever it is (X-Request-Id aside: it is each answer's own). */
+  const SECURITY = ["cross-origin-opener-policy", "cross-origin-resource-policy", "origin-agent-cluster", "referrer-policy", "x-content-type-options", "x-dns-prefetch-control", "x-download-options", "x-frame-options", "x-permitted-cross-domain-policies", "x-xss-protection"];
+  const securityOf = (headers: Record<string, unknown>) => Object.fromEntries(SECURITY.map((name) => [name, headers[name]]));
+
+  test("a route with one handler (200 /status, /healthz), a validated route (200, 400), 401, 404 in and outside /v1/installer, 413, 415, 429 and 500 carry one set, and their own X-Request-Id", async (t) => {
+    const installer = await inProcessApp(t);
+    const status = await installer.request("/v1/installer/status");
+    assert.equal(status.status, 200);
+    const expected = securityOf(status.headers);
+    assert.deepEqual(Object.values(expected).filter((value) => value === undefined), [], "200 /status carries every one");
+    assert.equal(status.headers["strict-transport-security"], undefined, "no HSTS: the certificate is self-signed");
+    const answers: [string, number, Promise<Reply>][] = [
+      ["GET /healthz", 200, installer.request("/healthz", { code: null })],
+      ["the events of an unknown attempt (a validated route)", 404, installer.request("/v1/installer/install/events?attempt=7")],
+      ["POST /config/validate", 200, installer.request("/v1/installer/config/validate", { method: "POST", body: VALID_DRAFT })],
+      ["an attempt that is not a number", 400, installer.request("/v1/installer/install/events?attempt=x")],
+      ["JSON that does not parse", 400, installer.request("/v1/installer/config", put("{"))],
+      ["no code", 401, installer.request("/v1/installer/status", { code: null, from: "127.0.0.20" })],
+      ["no code on a validated route", 401, installer.request("/v1/installer/install/events?attempt=x", { code: null, from: "127.0.0.20" })],
+      ["an unknown path under /v1/installer", 404, installer.request("/v1/installer/nope")],
+      ["an unknown path outside it", 404, installer.request("/nope", { code: null })],
+      ["a body over 1 MiB", 413, installer.request("/v1/installer/config", put(JSON.stringify({ hostname: "x".repeat(2 * 1024 * 1024) })))],
+      ["a text/plain draft", 415, installer.request("/v1/installer/config", put("hello", "text/plain"))],
+    ];
+    for (let i = 0; i < 5; i++) await installer.request("/v1/installer/status", { code: `WRNG-${i}`, from: "127.0.0.21" });
+    answers.push(["locked out", 429, installer.request("/v1/installer/status", { from: "127.0.0.21" })]);
+    const ids = new Set([status.headers["x-request-id"]]);
+    for (const [what, code, pending] of answers) {
+      const reply = await pending;
+      assert.equal(reply.status, code, `${what}: ${reply.text.slice(0, 200)}`);
+      assert.deepEqual(securityOf(reply.headers), expected, what);
+      assert.equal(reply.headers["strict-transport-security"], undefined, what);
+      const id = String(reply.headers["x-request-id"]);
+      assert.ok(!ids.has(id), `${what}: its own X-Request-Id`);
+      ids.add(id);
+      if (code >= 400) assert.equal(reply.json.requestId, id, `${what}: the problem's requestId is the header's`);
+    }
+    installer.services.status = () => {
+      throw new Error("boom");
+    };
+    const failed = await installer.request("/v1/installer/status");
+    assert.equal(failed.status, 500);
+    assert.deepEqual(securityOf(failed.headers), expected, "500");
+    assert.equal(failed.json.requestId, failed.headers["x-request-id"], "500: the problem's requestId is the header's");
   });
 });
