@@ -50,7 +50,8 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
   if (joins.some((join) => join.status.phase !== "done")) ctx.out.note(null, "info", `${init.node.name} founded cluster ${token.cluster}: its join token goes into the joins' drafts`);
   const joinToken = token.token;
   // Each join prepared before its turn (its status read, its draft written), so that its turn begins with its
-  // install: the first `parallel` now, then, as a join starts, the one after it.
+  // install: the first `parallel` now, then, as a join starts, the one `parallel` places after it (so at most
+  // `parallel` joins wait with their drafts written; an interrupted run leaves at most those, each with the plan's draft).
   const runs = joins.map((join) => new NodeRun(join, ctx, joinToken));
   const prepared = new Map<number, Promise<void>>();
   const prepare = (i: number) => runs[i] && !prepared.has(i) && prepared.set(i, runs[i].prepare());
