@@ -216,6 +216,19 @@ function send(opened: Opened, url: URL, req: Pick<HttpRequest, "method" | "heade
 }
 
 /**
+ * After a stream's final event: its end, which a server sends with it or just after, frees its connection for the
+ * next request; a stream not ended within END_GRACE_MS is closed (what comes meanwhile is read and dropped).
+ */
+export function releaseStream(res: IncomingMessage): void {
+  if (res.complete || res.destroyed) return;
+  const timer = setTimeout(() => res.destroy(), END_GRACE_MS).unref();
+  res.once("close", () => clearTimeout(timer));
+  res.resume();
+}
+
+const END_GRACE_MS = 1_000;
+
+/**
  * After a whole answer: a connection not handed to the idle ones is closed (the server closes it), or, when the
  * answer came before the request's body was all sent, once it is: Node's client frees it ('free') only then.
  */
@@ -386,14 +399,17 @@ export async function requestJson<T>(req: HttpRequest, expect: number, schema: P
  * connection silent for `idleMs` counts as broken. A status other than 200 is a status error with the body read.
  */
 export function openStream(req: Omit<HttpRequest, "body"> & { idleMs: number }): Promise<IncomingMessage> {
-  return exchange(req, async (opened, url, _signal, where) => {
+  return exchange(req, async (opened, url, _signal, where, keeping) => {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), req.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal;
     let res: IncomingMessage | undefined;
-    opened.socket.setTimeout(req.idleMs, () => (res ?? opened.socket).destroy(new Error(`nothing heard for ${seconds(req.idleMs)}`)));
+    const silent = () => (res ?? opened.socket).destroy(new Error(`nothing heard for ${seconds(req.idleMs)}`));
+    opened.socket.setTimeout(req.idleMs, silent);
+    // A stream the server ends whole frees its connection ('free'): no longer this stream's to watch.
+    opened.socket.once("free", () => opened.socket.setTimeout(0).off("timeout", silent));
     try {
-      res = await send(opened, url, req, signal);
+      res = await send(opened, url, req, signal, keeping);
     } finally {
       clearTimeout(timer);
     }

@@ -1,7 +1,7 @@
 /** The one Server-Sent Events reader: the CLI's `status --follow` and the fleet follow an attempt's events with it. */
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { HttpClientError, type HttpRequest, type Parser, openStream, parseAnswer } from "./client.ts";
+import { HttpClientError, type HttpRequest, type Parser, openStream, parseAnswer, releaseStream } from "./client.ts";
 
 export interface SseMessage {
   id?: string;
@@ -28,7 +28,8 @@ export async function* sseMessages(stream: Readable, limits: SseLimits, where: s
   let message: { id?: string; data: string[]; size: number } = { data: [], size: 0 };
   // A CR at a chunk's end may be the first half of a CRLF: the LF that follows ends no second line.
   let skipLf = false;
-  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+  // Not destroyed when the reader stops: its caller decides (a stream ended at its final event may keep its connection).
+  for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer | string>) {
     buffer += typeof chunk === "string" ? chunk : decoder.write(chunk);
     if (skipLf && buffer.startsWith("\n")) buffer = buffer.slice(1);
     skipLf = false;
@@ -80,17 +81,20 @@ export async function* readEvents<T>(req: EventsRequest<T>): AsyncGenerator<{ id
   const where = new URL(req.url).host;
   const headers = { ...req.headers, accept: "text/event-stream", ...(req.lastEventId !== undefined ? { "last-event-id": req.lastEventId } : {}) };
   const res = await openStream({ ...req, headers, maxBytes: MAX_REFUSAL });
+  let final = false;
   try {
     for await (const message of sseMessages(res, req.limits ?? SSE_LIMITS, where)) {
       const event = parseAnswer({ status: 200, headers: res.headers, body: message.data }, req.schema, where);
+      final = req.isFinal?.(event) ?? false;
       yield { ...(message.id !== undefined ? { id: message.id } : {}), event };
-      if (req.isFinal?.(event)) return;
+      if (final) return;
     }
   } catch (error) {
     req.signal?.throwIfAborted();
     if (error instanceof HttpClientError) throw error;
     throw new HttpClientError("broken", where, (error as Error).message);
   } finally {
-    res.destroy();
+    if (final) releaseStream(res);
+    else res.destroy();
   }
 }

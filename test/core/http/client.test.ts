@@ -406,14 +406,23 @@ describe("a checked connection carries the next requests to its origin", () => {
     assert.deepEqual([seen, server.handshakes()], [["GET", "GET", "GET", "POST"], 2]);
   });
 
-  test("an event stream takes a kept connection and keeps it: the next request opens its own", async (t) => {
-    const server = await serveHttps(t, (req, res) => (req.url === "/events" ? res.writeHead(200, { "content-type": "text/event-stream" }).end("data: 1\n\n") : said(req, res)));
+  test("an event stream takes a kept connection; read to its end, it gives it back; left before its end, the connection is closed", async (t) => {
+    const server = await serveHttps(t, (req, res) => {
+      if (req.url === "/events") return void res.writeHead(200, { "content-type": "text/event-stream" }).end("data: 1\n\n");
+      if (req.url === "/open") return void res.writeHead(200, { "content-type": "text/event-stream" }).write("data: 1\n\n");
+      said(req, res);
+    });
     const connections = pool();
     await request({ ...base, url: server.url, trust: "any", connections });
-    const stream = await openStream({ ...base, url: `${server.url}/events`, trust: "any", idleMs: 5_000, connections });
-    stream.resume();
-    await once(stream, "end");
-    stream.destroy();
+    const whole = await openStream({ ...base, url: `${server.url}/events`, trust: "any", idleMs: 5_000, connections });
+    whole.resume();
+    await once(whole, "end");
+    while (connections.size === 0 && server.open() > 0) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual([connections.size, server.handshakes()], [1, 1]);
+    const left = await openStream({ ...base, url: `${server.url}/open`, trust: "any", idleMs: 5_000, connections });
+    await once(left, "data");
+    left.destroy();
+    await server.closed(1);
     assert.equal(connections.size, 0);
     await request({ ...base, url: server.url, trust: "any", connections });
     assert.equal(server.handshakes(), 2);

@@ -9,6 +9,7 @@ import { describe, it, type TestContext } from "node:test";
 import { z } from "zod";
 import { generateSelfSignedCert } from "../../../core/access/tls.ts";
 import { HttpClientError } from "../../../core/http/client.ts";
+import { createIdleConnections } from "../../../core/http/connections.ts";
 import { readEvents, SSE_LIMITS, type SseLimits, type SseMessage, sseMessages } from "../../../core/http/sse.ts";
 
 async function messages(chunks: string[], limits: SseLimits = SSE_LIMITS): Promise<SseMessage[]> {
@@ -51,7 +52,7 @@ const Event = z.object({ seq: z.number(), type: z.string() });
 type Event = z.infer<typeof Event>;
 
 /** A real HTTPS event stream of events 1..total, the last attempt.finished: it closes the stream only after `closeAfter` events, or refuses. */
-async function eventServer(t: TestContext, total: number, options: { closeAfter?: number; refuse?: boolean } = {}) {
+async function eventServer(t: TestContext, total: number, options: { closeAfter?: number; refuse?: boolean; endAfterFinal?: boolean } = {}) {
   const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
   const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
   const asked: Array<string | undefined> = [];
@@ -69,7 +70,12 @@ async function eventServer(t: TestContext, total: number, options: { closeAfter?
       if (sent++ === options.closeAfter) return res.end();
       res.write(`: heartbeat\n\nid: ${seq}\ndata: ${JSON.stringify({ seq, type: seq === total ? "attempt.finished" : "step.log" })}\n\n`);
     }
+    if (options.endAfterFinal) res.end();
   });
+  let handshakes = 0;
+  let closed = 0;
+  server.on("secureConnection", () => (handshakes += 1));
+  server.on("connection", (socket) => socket.on("close", () => (closed += 1)));
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   t.after(() => {
@@ -77,13 +83,13 @@ async function eventServer(t: TestContext, total: number, options: { closeAfter?
     server.close();
   });
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
-  const read = async (lastEventId?: string) => {
+  const read = async (lastEventId?: string, connections?: ReturnType<typeof createIdleConnections>) => {
     const seen: Array<{ id?: string; event: Event }> = [];
-    const events = readEvents({ url, trust: { pin }, timeoutMs: 5_000, idleMs: 5_000, lastEventId, schema: Event, isFinal: (e) => e.type === "attempt.finished" });
+    const events = readEvents({ url, trust: { pin }, timeoutMs: 5_000, idleMs: 5_000, lastEventId, schema: Event, isFinal: (e) => e.type === "attempt.finished", ...(connections ? { connections } : {}) });
     for await (const item of events) seen.push(item);
     return seen;
   };
-  return { asked, read, open: () => open.size };
+  return { asked, read, open: () => open.size, handshakes: () => handshakes, closed: () => closed };
 }
 
 describe("following events over HTTPS", () => {
@@ -93,6 +99,17 @@ describe("following events over HTTPS", () => {
     assert.deepEqual(seen.map((s) => [s.id, s.event.seq]), [["1", 1], ["2", 2], ["3", 3]]);
     assert.deepEqual(server.asked, [undefined]);
     while (server.open() > 0) await new Promise((resolve) => setImmediate(resolve));
+  });
+
+  it("a stream the server ends after its final event leaves its connection for the next request to that origin: one handshake for two streams", async (t) => {
+    const server = await eventServer(t, 3, { endAfterFinal: true });
+    const connections = createIdleConnections({ idleMs: 60_000, max: 8 });
+    assert.deepEqual((await server.read(undefined, connections)).map((s) => s.event.seq), [1, 2, 3]);
+    // Kept once the stream's end is read (just after its final event), or closed: whichever comes first.
+    while (connections.size === 0 && server.closed() === 0) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual([connections.size, server.closed()], [1, 0]);
+    assert.deepEqual((await server.read(undefined, connections)).map((s) => s.event.seq), [1, 2, 3]);
+    assert.equal(server.handshakes(), 1);
   });
 
   it("a stream that ends early is resumed with Last-Event-ID: each event once, in order", async (t) => {
