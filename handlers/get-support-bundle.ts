@@ -1,5 +1,5 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
-import { Readable } from "node:stream";
+import { webStreamOf } from "../core/http/web-stream.ts";
 import type { AppEnv } from "./env.ts";
 import { authProblems } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
@@ -32,7 +32,7 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
   handler: async (c) => {
     const bundle = await c.get("services").supportBundle();
     bundle.manifest.catch((err: Error) => c.get("services").log.warn("support bundle not finished", { error: err.message }));
-    return c.body(Readable.toWeb(bundle.stream) as ReadableStream, 200, {
+    return c.body(webStreamOf(bundle.stream), 200, {
       "Content-Type": "application/gzip",
       "Content-Disposition": `attachment; filename="${bundle.name}"`,
       "Cache-Control": "no-store",
