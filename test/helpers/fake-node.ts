@@ -5,7 +5,7 @@ import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TestContext } from "node:test";
 import { generateSelfSignedCert } from "../../core/access/tls.ts";
-import { VALID_DRAFT } from "./fixtures.ts";
+import { fleetPlanYaml } from "./fixtures.ts";
 
 /** A node's installer as far as the fleet sees it: an HTTPS server on 127.0.0.1 with a certificate of its own, recording each request. */
 export async function fakeInstaller(t: TestContext, handler: (req: IncomingMessage, res: ServerResponse) => void) {
@@ -26,26 +26,15 @@ export async function fakeInstaller(t: TestContext, handler: (req: IncomingMessa
 
 /** A plan of these installers (every code abcd-efgh-ijkl), the init node the one at `initAt`. */
 export function planText(nodes: Array<{ url: URL; pin: string }>, initAt = 0): string {
-  const lines = [
-    "cluster:",
-    "  name: lab-1",
-    "  vip: 10.20.0.10",
-    "  joinAddress: 127.0.0.1:1",
-    "  common:",
-    "    timezone: UTC",
-    "    network: { gateway: 10.20.0.1, dns: [10.20.0.2], floatingIpCidrs: [203.0.113.0/24] }",
-    `    admin: { sshAuthorizedKeys: ["${VALID_DRAFT.admin.sshAuthorizedKeys[0]}"] }`,
-    "nodes:",
-  ];
-  nodes.forEach((node, i) => {
-    lines.push(
-      `  - name: node-${i + 1}`,
-      `    installer: ${node.url.origin}`,
-      `    fingerprint: "${node.pin}"`,
-      "    code: abcd-efgh-ijkl",
-      `    role: ${i === initAt ? "init" : "join"}`,
-      `    config: { network: { interface: eno1, address: 10.20.${Math.floor(i / 200)}.${11 + (i % 200)}/16 }, storage: { osdDevices: [/dev/sdb] } }`,
-    );
-  });
-  return `${lines.join("\n")}\n`;
+  return fleetPlanYaml(
+    "127.0.0.1:1",
+    nodes.map((node, i) => ({
+      name: `node-${i + 1}`,
+      installer: node.url.origin,
+      fingerprint: node.pin,
+      code: "abcd-efgh-ijkl",
+      role: i === initAt ? "init" : "join",
+      address: `10.20.${Math.floor(i / 200)}.${11 + (i % 200)}/16`,
+    })),
+  );
 }

@@ -32,3 +32,40 @@ admin:
   ssh_authorized_keys:
     - ${SSH_KEY}
 `;
+
+/** One node of a fleet plan as the tests write it. */
+export interface PlanNode {
+  name: string;
+  installer: string;
+  fingerprint: string;
+  code: string;
+  role: "init" | "join";
+  /** Its management address with prefix. */
+  address: string;
+}
+
+/** A fleet plan (SPEC §10) of these nodes, cluster lab-1 (vip 10.20.0.10), the joins reaching the init at `joinAddress`. */
+export function fleetPlanYaml(joinAddress: string, nodes: readonly PlanNode[]): string {
+  const lines = [
+    "cluster:",
+    "  name: lab-1",
+    "  vip: 10.20.0.10",
+    `  joinAddress: ${joinAddress}`,
+    "  common:",
+    "    timezone: UTC",
+    "    network: { gateway: 10.20.0.1, dns: [10.20.0.2], floatingIpCidrs: [203.0.113.0/24] }",
+    `    admin: { sshAuthorizedKeys: ["${SSH_KEY}"] }`,
+    "nodes:",
+  ];
+  for (const node of nodes) {
+    lines.push(
+      `  - name: ${node.name}`,
+      `    installer: ${node.installer}`,
+      `    fingerprint: "${node.fingerprint}"`,
+      `    code: ${node.code}`,
+      `    role: ${node.role}`,
+      `    config: { network: { interface: eno1, address: ${node.address} }, storage: { osdDevices: [/dev/sdb] } }`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pool } from "../../cli/fleet/pool.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
-import { VALID_DRAFT } from "./fixtures.ts";
+import { fleetPlanYaml } from "./fixtures.ts";
 import { BUNDLE, type Harness, ROOT, type RunningInstaller, tempDir, untilNoBlockers, writeFirstboot } from "./installer.ts";
 
 /** Prints a few lines, like a real firstboot; logs each run beside itself. */
@@ -66,8 +66,6 @@ interface RigOptions {
   failing?: string[];
 }
 
-const SSH_KEY = VALID_DRAFT.admin.sshAuthorizedKeys[0]!;
-
 async function startNode(lab: Lab, name: string, role: RigNode["role"], payload: string, options: RigOptions): Promise<RigNode> {
   const folder = await tempDir(`stratum-fleet-${name}-`);
   const nodeYaml = join(folder, "etc/stratum/node.yaml");
@@ -105,28 +103,18 @@ function codeSource(node: RigNode, i: number): string {
 }
 
 export function planText(nodes: RigNode[], joinPort: number): string {
-  const lines = [
-    "cluster:",
-    "  name: lab-1",
-    "  vip: 10.20.0.10",
-    `  joinAddress: 127.0.0.1:${joinPort}   # the init node's simulated cloud`,
-    "  common:",
-    "    timezone: UTC",
-    "    network: { gateway: 10.20.0.1, dns: [10.20.0.2], floatingIpCidrs: [203.0.113.0/24] }",
-    `    admin: { sshAuthorizedKeys: ["${SSH_KEY}"] }`,
-    "nodes:",
-  ];
-  nodes.forEach((node, i) => {
-    lines.push(
-      `  - name: ${node.name}`,
-      `    installer: https://127.0.0.1:${node.installer.port}`,
-      `    fingerprint: "${i % 2 === 0 ? node.installer.fingerprint : node.installer.fingerprint.replaceAll(":", "").toLowerCase()}"`,
-      `    code: ${codeSource(node, i)}`,
-      `    role: ${node.role}`,
-      `    config: { network: { interface: eno1, address: 10.20.0.${11 + i}/24 }, storage: { osdDevices: [/dev/sdb] } }`,
-    );
-  });
-  return `${lines.join("\n")}\n`;
+  return fleetPlanYaml(
+    `127.0.0.1:${joinPort}   # the init node's simulated cloud`,
+    nodes.map((node, i) => ({
+      name: node.name,
+      installer: `https://127.0.0.1:${node.installer.port}`,
+      // Both spellings a banner's fingerprint may be pasted in.
+      fingerprint: i % 2 === 0 ? node.installer.fingerprint : node.installer.fingerprint.replaceAll(":", "").toLowerCase(),
+      code: codeSource(node, i),
+      role: node.role,
+      address: `10.20.0.${11 + i}/24`,
+    })),
+  );
 }
 
 function runFleetProcess(args: string[], env: Record<string, string>): FleetProcess {
