@@ -13,7 +13,7 @@ import { benchFanout } from "./fanout.ts";
 import { benchIngestion } from "./ingestion.ts";
 import { ROOT, type Spread } from "./lib.ts";
 import { benchPayload } from "./payload.ts";
-import { benchStartup } from "./startup.ts";
+import { benchStartup, type StartPhases } from "./startup.ts";
 import { benchThroughput } from "./throughput.ts";
 
 const RESULTS = join(ROOT, "bench/RESULTS.md");
@@ -54,6 +54,8 @@ async function benchOne(runtime: string, node: string, only: string | undefined)
     report(runtime, `first 200 on /status, very first start (median, min–max of ${runs})`, "≤ 1.5× bare Hono", `${ms(s.firstStartMs.installer)} vs ${base}: ${ratioText(s.firstStartMs.installer, s.firstStartMs.baseline)}`, first <= 1.5);
     report(runtime, `first 200 on /status, second start, same state dir (median, min–max of ${runs})`, "≤ 1.5× bare Hono", `${ms(s.secondStartMs.installer)} vs ${base}: ${ratioText(s.secondStartMs.installer, s.secondStartMs.baseline)}`, second <= 1.5);
     report(runtime, `idle RSS, second start (median of ${runs})`, "≤ 1.2× bare Hono", `${fmt(s.idleRssMb.installer.median)} MB vs ${fmt(s.idleRssMb.baseline.median)} MB: ${x(rss)}`, rss <= 1.2);
+    const parts = (p: StartPhases) => `compiled ${fmt(p.compiled)}, modules ${fmt(p.modules)}, state ${fmt(p.state)}, listening ${fmt(p.listen)}`;
+    report(runtime, "the start's parts, from its `listening` log line (medians, ms)", "—", `very first start: ${parts(s.phasesMs.first)}; second start: ${parts(s.phasesMs.second)}`);
     report(runtime, "bundle size, minified", "—", `${fmt(s.bundleKb.installer)} KiB (bare Hono ${fmt(s.bundleKb.baseline)} KiB)`);
   }
   if ((!only || only === "cli") && stateDir) {

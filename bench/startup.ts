@@ -4,12 +4,34 @@
  * beside a bare Hono HTTPS hello-world started between them; idle RSS of the second start and of
  * the baseline; bundle size. Runs alternate installer and baseline so a slow spell hits both.
  */
-import { mkdtemp, stat } from "node:fs/promises";
+import { mkdtemp, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { stateLayout } from "../core/state/layout.ts";
 import { BUNDLE, ROOT, bundleBaseline, rssKb, spread, stop, timeToFirst200 } from "./lib.ts";
+
+/** The parts of a start, from the `listening` log line's marks (ms since the process began), each as a duration. */
+export interface StartPhases {
+  /** Node's own start, the bundle's front and compiling (and running) the commands' code. */
+  compiled: number;
+  /** Loading serve's modules (HTTP server, zod, the routes). */
+  modules: number;
+  /** The state dir: lock, certificate, install code, store, services started. */
+  state: number;
+  /** The app built, the server made, listening. */
+  listen: number;
+}
+
+const PHASES = ["compiled", "modules", "state", "listen"] as const;
+
+async function startPhases(stateDir: string, nth: number): Promise<StartPhases> {
+  const lines = (await readFile(stateLayout(stateDir).serviceLog, "utf8")).split("\n").filter((l) => l.includes('"message":"listening"'));
+  const marks = (JSON.parse(lines[nth]!) as { startMs: { compiled: number; modulesLoaded: number; stateReady: number; listening: number } }).startMs;
+  return { compiled: marks.compiled, modules: marks.modulesLoaded - marks.compiled, state: marks.stateReady - marks.modulesLoaded, listen: marks.listening - marks.stateReady };
+}
+
+const phaseMedians = (runs: StartPhases[]) => Object.fromEntries(PHASES.map((p) => [p, spread(runs.map((r) => r[p])).median])) as unknown as StartPhases;
 
 /** Long enough for a process to settle. */
 const IDLE_MS = 500;
@@ -42,12 +64,14 @@ export async function benchStartup(node: string, runs = 21) {
   const base: number[] = [];
   const rss: number[] = [];
   const baseRss: number[] = [];
+  const phases = { first: [] as StartPhases[], second: [] as StartPhases[] };
   for (let i = 0; i < runs; i++) {
     const stateDir = join(work, `state-${i}`);
     const fresh = await installer(stateDir);
     first.push(fresh.ms);
     await untilExists(stateLayout(stateDir).codeCache);
     await stop(fresh.proc);
+    phases.first.push(await startPhases(stateDir, 0));
     for (const [times, sizes] of [[base, baseRss], [second, rss]] as const) {
       const started = times === base ? await bare() : await installer(stateDir);
       times.push(started.ms);
@@ -55,12 +79,14 @@ export async function benchStartup(node: string, runs = 21) {
       sizes.push((await rssKb(started.proc.pid!)) / 1024);
       await stop(started.proc);
     }
+    phases.second.push(await startPhases(stateDir, 1));
   }
   return {
     runs,
     firstStartMs: { installer: spread(first), baseline: spread(base) },
     secondStartMs: { installer: spread(second), baseline: spread(base) },
     idleRssMb: { installer: spread(rss), baseline: spread(baseRss) },
+    phasesMs: { first: phaseMedians(phases.first), second: phaseMedians(phases.second) },
     bundleKb: { installer: (await stat(BUNDLE)).size / 1024, baseline: (await stat(baseline)).size / 1024 },
     stateDir: join(work, "state-0"),
   };

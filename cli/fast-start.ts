@@ -31,6 +31,8 @@ export interface CodeCache {
   readonly state: "used" | "rejected" | "absent";
   /** Why an existing cache could not be read. */
   readonly unreadable?: string;
+  /** When the commands' code had been compiled and run, in ms since the process began (`performance.now()`). */
+  readonly compiledAt: number;
   /** Writes a new cache unless this one was used: called after the first request, so it holds that request's code too. */
   save(): Promise<void>;
 }
@@ -42,7 +44,7 @@ export function loadCommands<Commands>(stateDir: string | undefined): { commands
   const { script, codeCache } = stateDir === undefined ? { script: new Script(source, options), codeCache: undefined } : compileWithCodeCache(source, options, stateDir);
   const module = { exports: {} as Commands };
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, __filename, __dirname);
-  return { commands: module.exports, codeCache };
+  return { commands: module.exports, codeCache: codeCache && { ...codeCache, compiledAt: performance.now() } };
 }
 
 function commandsSource(): { source: string; lineOffset: number } {
@@ -93,7 +95,7 @@ const SPARE_BYTES = 16 * 1024 * 1024;
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, "");
 
-function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: string): { script: Script; codeCache: CodeCache } {
+function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: string): { script: Script; codeCache: Omit<CodeCache, "compiledAt"> } {
   const file = stateLayout(stateDir).codeCache;
   // Hashed only when a cache is read or written: a first start (no cache) does not wait for it before its first reply.
   let key: string | undefined;

@@ -28,7 +28,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       serving = true;
       const [{ runServe }, { StateDirLockedError }] = await Promise.all([import("./serve.ts"), import("../core/fs/state-lock.ts")]);
       try {
-        await runServe(settings, VERSION, codeCache);
+        await runServe(settings, VERSION, codeCache, performance.now());
       } catch (err) {
         if (!(err instanceof StateDirLockedError)) throw err;
         process.stderr.write(`installer: ${err.message}\n`);

@@ -66,7 +66,11 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
   }
 }
 
-export async function runServe(settings: Settings, version: string, codeCache: CodeCache | undefined): Promise<void> {
+/**
+ * `modulesLoadedAt`: when serve's modules had been loaded (`performance.now()`). The `listening` log line gives when
+ * each part of the start ended, so a slow boot can be read from the service log.
+ */
+export async function runServe(settings: Settings, version: string, codeCache: CodeCache | undefined, modulesLoadedAt: number): Promise<void> {
   const stateDir = await ensurePrivateDir(settings.stateDir, "the state dir").catch((err: Error) => {
     throw new Error(`${err.message}; choose another --state-dir`);
   });
@@ -85,6 +89,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
   certificate = certificateFacts(tls.cert);
   const started = await services.start();
+  const stateReadyAt = performance.now();
   const app = createApp(services);
 
   const server = serve(
@@ -96,6 +101,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       serverOptions: { cert: tls.cert, key: tls.key },
     },
     (info: AddressInfo) => {
+      const listeningAt = performance.now();
       url = publicUrl(settings.listenHost, info.port);
       const notices = [
         lock.tookOverFrom ? `took over the lock of a stopped installer (pid ${lock.tookOverFrom})` : undefined,
@@ -116,7 +122,9 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         ].join("\n"),
       );
       for (const notice of notices) log.warn(notice);
-      log.info("listening", { url, port: info.port, codeCache: codeCache?.state });
+      const ms = (at: number) => Math.round(at * 10) / 10;
+      const startMs = { compiled: codeCache && ms(codeCache.compiledAt), modulesLoaded: ms(modulesLoadedAt), stateReady: ms(stateReadyAt), listening: ms(listeningAt) };
+      log.info("listening", { url, port: info.port, codeCache: codeCache?.state, startMs });
       if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
     },
   );

@@ -16,6 +16,7 @@ interface LogLine {
   message: string;
   codeCache?: string;
   error?: string;
+  startMs?: Record<string, number>;
 }
 
 const logLines = (installer: RunningInstaller): LogLine[] =>
@@ -98,6 +99,22 @@ describe("the V8 code cache in the state dir", () => {
     await writeFile(join(folder, "package.json"), '{"type":"commonjs"}\n');
     const again = await startAndServe({ stateDir, bundle: other, cwd: folder }, made.written);
     assert.equal(again.state, "rejected");
+  });
+
+  test("the listening line says when each part of the start ended (ms since the process began), in order, first start and second", async () => {
+    const stateDir = join(await tempDir(), "state");
+    for (const expected of ["absent", "used"]) {
+      const installer = await lab.start({ stateDir });
+      const line = await waitFor("the listening log line", async () => logLines(installer).find((l) => l.message === "listening"));
+      assert.equal(line.codeCache, expected);
+      const marks = line.startMs!;
+      assert.deepEqual(Object.keys(marks), ["compiled", "modulesLoaded", "stateReady", "listening"]);
+      const values = Object.values(marks);
+      assert.ok(values[0]! > 0 && values.every((v, i) => Number.isFinite(v) && (i === 0 || v >= values[i - 1]!)), JSON.stringify(marks));
+      assert.equal((await installer.request("/v1/installer/status")).status, 200);
+      await waitFor("the code cache", async () => (await stat(stateLayout(stateDir).codeCache).catch(() => undefined))?.size || undefined);
+      await installer.stop();
+    }
   });
 
   test("a cache made by another Node.js version is rejected and rewritten", async (t) => {
