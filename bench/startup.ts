@@ -1,10 +1,13 @@
 /**
  * Spawn → first 200 on /v1/installer/status, on a node's very first start (no certificate, install
- * code or code cache in its state dir) and on its second start (the same state dir again), each
+ * code or code cache in its state dir), on its second start (the same state dir again) and on a very
+ * first start from a bundle with its image's cache beside it (`installer.js code-cache`), each
  * beside a bare Hono HTTPS hello-world started between them; idle RSS of the second start and of
  * the baseline; bundle size. Runs alternate installer and baseline so a slow spell hits both.
  */
-import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { copyFile, mkdir, mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
+import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -49,9 +52,16 @@ export async function benchStartup(node: string, runs = 21) {
   const baseline = join(work, "baseline.cjs");
   await bundleBaseline(baseline);
   const hostFacts = join(ROOT, "demo/host-facts.json");
-  const installer = (stateDir: string) =>
+  if (await stat(`${BUNDLE}.code-cache`).then(() => true, () => false)) throw new Error(`${BUNDLE}.code-cache would make every start use it: remove it`);
+  // The image's bundle: a copy with its cache beside it, made by this Node.
+  const imaged = join(work, "image", "installer.js");
+  await mkdir(join(work, "image"));
+  await copyFile(BUNDLE, imaged);
+  await writeFile(join(work, "image", "package.json"), '{"type":"commonjs"}\n');
+  await promisify(execFile)(node, [imaged, "code-cache"]);
+  const installer = (stateDir: string, bundle = BUNDLE) =>
     timeToFirst200(
-      [BUNDLE, "--listen", "127.0.0.1:0", "--state-dir", stateDir, "--host-facts", hostFacts],
+      [bundle, "--listen", "127.0.0.1:0", "--state-dir", stateDir, "--host-facts", hostFacts],
       "/v1/installer/status",
       (out) => ({ authorization: `Bearer ${/Install code:\s+(\S+)/.exec(out)?.[1] ?? ""}` }),
       node,
@@ -60,11 +70,12 @@ export async function benchStartup(node: string, runs = 21) {
   const bare = () => timeToFirst200([baseline, ...tls], "/", () => ({}), node);
 
   const first: number[] = [];
+  const image: number[] = [];
   const second: number[] = [];
   const base: number[] = [];
   const rss: number[] = [];
   const baseRss: number[] = [];
-  const phases = { first: [] as StartPhases[], second: [] as StartPhases[] };
+  const phases = { first: [] as StartPhases[], image: [] as StartPhases[], second: [] as StartPhases[] };
   for (let i = 0; i < runs; i++) {
     const stateDir = join(work, `state-${i}`);
     const fresh = await installer(stateDir);
@@ -72,6 +83,11 @@ export async function benchStartup(node: string, runs = 21) {
     await untilExists(stateLayout(stateDir).codeCache);
     await stop(fresh.proc);
     phases.first.push(await startPhases(stateDir, 0));
+    const imageStateDir = join(work, `image-state-${i}`);
+    const fromImage = await installer(imageStateDir, imaged);
+    image.push(fromImage.ms);
+    await stop(fromImage.proc);
+    phases.image.push(await startPhases(imageStateDir, 0));
     for (const [times, sizes] of [[base, baseRss], [second, rss]] as const) {
       const started = times === base ? await bare() : await installer(stateDir);
       times.push(started.ms);
@@ -84,9 +100,10 @@ export async function benchStartup(node: string, runs = 21) {
   return {
     runs,
     firstStartMs: { installer: spread(first), baseline: spread(base) },
+    imageStartMs: { installer: spread(image), baseline: spread(base) },
     secondStartMs: { installer: spread(second), baseline: spread(base) },
     idleRssMb: { installer: spread(rss), baseline: spread(baseRss) },
-    phasesMs: { first: phaseMedians(phases.first), second: phaseMedians(phases.second) },
+    phasesMs: { first: phaseMedians(phases.first), image: phaseMedians(phases.image), second: phaseMedians(phases.second) },
     bundleKb: { installer: (await stat(BUNDLE)).size / 1024, baseline: (await stat(baseline)).size / 1024 },
     stateDir: join(work, "state-0"),
   };

@@ -3,10 +3,11 @@
  * the front (installer.ts), then the commands' code (cli/main.ts) with each line behind `//`, which V8 skims as
  * comments when it compiles the front (compiling all of it cost --version ≈ 2.5× `node -e 0`). The build-time half
  * lays the two parts out; the run-time half compiles the commands' code when a command needs it, for `serve` with
- * V8's code cache from the state dir.
+ * V8's code cache from the state dir, or else from beside the bundle (`installer.js code-cache`, made for an image).
  */
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, statSync, statfsSync, writeFileSync, type Stats } from "node:fs";
+import { dirname } from "node:path";
 import { Script, type ScriptOptions } from "node:vm";
 
 /** The line between the two parts. */
@@ -29,6 +30,8 @@ export function layOutBundle(front: string, commands: string): string {
 export interface CodeCache {
   /** What this start did with the state dir's cache: compiled from it, refused it (another bundle, Node or flags, or a damaged file), or had none. */
   readonly state: "used" | "rejected" | "absent";
+  /** Whose cache was used: the state dir's, or the one beside the bundle (made for an image by `installer.js code-cache`). */
+  readonly from?: "state dir" | "bundle";
   /** Why an existing cache could not be read. */
   readonly unreadable?: string;
   /** When the commands' code had been compiled and run, in ms since the process began (`performance.now()`). */
@@ -74,10 +77,13 @@ function untrusted(what: string, stats: Stats): string | undefined {
 
 class Untrusted extends Error {}
 
-function readTrusted(file: string, stateDir: string): Buffer {
+/** The cache made for an image, beside the bundle: an image's state dir starts empty at every boot. */
+export const codeCacheBeside = (bundle: string) => `${bundle}.code-cache`;
+
+function readTrusted(file: string, folder: string, folderName: string): Buffer {
   const fd = openSync(file, "r");
   try {
-    const refused = untrusted("the state dir", statSync(stateDir)) ?? untrusted(file, fstatSync(fd));
+    const refused = untrusted(folderName, statSync(folder)) ?? untrusted(file, fstatSync(fd));
     if (refused) throw new Untrusted(refused);
     return readFileSync(fd);
   } finally {
@@ -100,24 +106,33 @@ function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: 
   // Hashed only when a cache is read or written: a first start (no cache) does not wait for it before its first reply.
   let key: string | undefined;
   const keyOf = () => (key ??= sha256([source, process.version, process.arch, process.execArgv.join(" "), process.env.NODE_OPTIONS ?? ""].join("\0")));
-  let found: Buffer | undefined;
-  let unreadable: string | undefined;
-  let distrusted = false;
-  try {
-    found = readTrusted(file, stateDir);
-  } catch (err) {
-    distrusted = err instanceof Untrusted;
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable = (err as Error).message;
-  }
-  const data = found?.subarray(HEADER_BYTES);
-  const cachedData = data && found!.subarray(0, HEADER_BYTES).equals(header(keyOf(), data)) ? data : undefined;
+  const unreadable: string[] = [];
+  let seen = false;
+  /** The cache's data when it is there, trusted and this source's, Node's and flags'. */
+  const usable = (path: string, folder: string, folderName: string): Buffer | undefined => {
+    let found: Buffer;
+    try {
+      found = readTrusted(path, folder, folderName);
+    } catch (err) {
+      seen ||= err instanceof Untrusted;
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable.push((err as Error).message);
+      return undefined;
+    }
+    seen = true;
+    const data = found.subarray(HEADER_BYTES);
+    return found.subarray(0, HEADER_BYTES).equals(header(keyOf(), data)) ? data : undefined;
+  };
+  const own = usable(file, stateDir, "the state dir");
+  const image = own ? undefined : usable(codeCacheBeside(__filename), dirname(__filename), "the bundle's folder");
+  const cachedData = own ?? image;
   const script = new Script(source, { ...options, cachedData });
-  const state = distrusted ? "rejected" : found === undefined ? "absent" : cachedData && !script.cachedDataRejected ? "used" : "rejected";
+  const state = cachedData && !script.cachedDataRejected ? "used" : seen ? "rejected" : "absent";
   return {
     script,
     codeCache: {
       state,
-      unreadable,
+      ...(state === "used" ? { from: own ? "state dir" : "bundle" } : {}),
+      unreadable: unreadable.length > 0 ? unreadable.join("; ") : undefined,
       async save() {
         if (state === "used") return;
         const data = script.createCachedData();

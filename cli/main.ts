@@ -6,7 +6,7 @@ import { settle } from "./outcome.ts";
 import { FORMATS } from "./problem-format.ts";
 import { VERSION } from "./version.ts";
 
-const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status", "fleet", "support-bundle"] as const;
+const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status", "fleet", "support-bundle", "code-cache"] as const;
 
 let serving = false;
 
@@ -77,6 +77,11 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
         tlsKey: values["tls-key"],
         version: VERSION,
       });
+    }
+    case "code-cache": {
+      parseFlags(rest, {}, process.env);
+      const { writeCodeCache } = await import("./code-cache.ts");
+      return writeCodeCache(process.argv[1]!);
     }
     case "fleet": {
       const { runFleet } = await import("./fleet/index.ts");

@@ -124,7 +124,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       for (const notice of notices) log.warn(notice);
       const ms = (at: number) => Math.round(at * 10) / 10;
       const startMs = { compiled: codeCache && ms(codeCache.compiledAt), modulesLoaded: ms(modulesLoadedAt), stateReady: ms(stateReadyAt), listening: ms(listeningAt) };
-      log.info("listening", { url, port: info.port, codeCache: codeCache?.state, startMs });
+      log.info("listening", { url, port: info.port, codeCache: codeCache?.state, codeCacheFrom: codeCache?.from, startMs });
       if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
     },
   );

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { chmod, chown, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, chown, copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, test } from "node:test";
@@ -15,6 +15,7 @@ const run = promisify(execFile);
 interface LogLine {
   message: string;
   codeCache?: string;
+  codeCacheFrom?: string;
   error?: string;
   startMs?: Record<string, number>;
 }
@@ -200,6 +201,60 @@ describe("the V8 code cache in the state dir", () => {
     } finally {
       await run("umount", ["-l", mount]).catch(() => undefined);
     }
+  });
+});
+
+/** A copy of the bundle alone in a folder of its own (with the package.json that says CommonJS), as an image holds it. */
+async function bundleCopy(): Promise<string> {
+  const folder = await tempDir();
+  const bundle = join(folder, "installer.js");
+  await copyFile(BUNDLE, bundle);
+  await writeFile(join(folder, "package.json"), '{"type":"commonjs"}\n');
+  return bundle;
+}
+
+describe("a code cache beside the bundle, made for an image whose state dir starts empty at every boot", () => {
+  test("`code-cache` writes installer.js.code-cache; a start on a fresh state dir compiles from it and writes none of its own", async () => {
+    const bundle = await bundleCopy();
+    // A node.yaml left for an unattended install, where the service's environment says: never taken by this command.
+    const handoff = join(await tempDir(), "node.yaml");
+    await writeFile(handoff, "hostname: node-01\n");
+    const made = await runCli(["code-cache"], { STRATUM_HANDOFF: handoff }, ROOT, bundle);
+    assert.equal(made.code, 0, made.stderr);
+    assert.equal(await readFile(handoff, "utf8"), "hostname: node-01\n");
+    const file = `${bundle}.code-cache`;
+    assert.match(made.stdout, new RegExp(`^wrote ${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} \\(\\d+(\\.\\d)? MiB, Node ${process.version.replace(/\./g, "\\.")}\\)`));
+    assert.equal((await stat(file)).mode & 0o777, 0o644, "readable by the service, written by its owner alone");
+    assert.deepEqual((await readdir(join(bundle, ".."))).sort(), ["installer.js", "installer.js.code-cache", "package.json"], "no temp file left");
+
+    const stateDir = join(await tempDir(), "state");
+    const installer = await lab.start({ stateDir, bundle });
+    const line = await waitFor("the listening log line", async () => logLines(installer).find((l) => l.message === "listening"));
+    assert.deepEqual([line.codeCache, line.codeCacheFrom], ["used", "bundle"]);
+    assert.equal((await installer.request("/v1/installer/status")).status, 200);
+    assert.equal(await installer.stop(), 0);
+    await assert.rejects(stat(stateLayout(stateDir).codeCache), { code: "ENOENT" }, "the state dir needs no copy of the image's cache");
+  });
+
+  test("a cache beside the bundle that others could write, or made for another bundle, is not used: the start compiles without it", async () => {
+    const bundle = await bundleCopy();
+    assert.equal((await runCli(["code-cache"], {}, ROOT, bundle)).code, 0);
+    const file = `${bundle}.code-cache`;
+    await chmod(file, 0o664);
+    const writable = await lab.start({ stateDir: join(await tempDir(), "state"), bundle });
+    assert.equal(await cacheState(writable), "rejected");
+    const warning = await waitFor("the warning", async () => logLines(writable).find((l) => l.message === "code cache not read"));
+    assert.match(warning.error!, /installer\.js\.code-cache is writable by others \(mode 664\)/);
+    await writable.stop();
+
+    await chmod(file, 0o644);
+    const other = await bundleCopy();
+    await writeFile(other, (await readFile(other, "utf8")).replace("choose another --state-dir", "choose anotheR --state-dir"));
+    await copyFile(file, `${other}.code-cache`);
+    const mismatched = await lab.start({ stateDir: join(await tempDir(), "state"), bundle: other });
+    assert.equal(await cacheState(mismatched), "rejected");
+    assert.equal((await mismatched.request("/v1/installer/status")).status, 200);
+    await mismatched.stop();
   });
 });
 

@@ -1,0 +1,91 @@
+/**
+ * `installer.js code-cache`: V8's code cache for a first start, written beside the bundle. On an image whose state
+ * dir starts empty at every boot (a rescue image's is in RAM) every start is a first start, and compiling the
+ * commands' code without a cache is most of what makes it slower than the second (bench/RESULTS.md). Made once when
+ * the image is built, with the Node the image runs, by a real first start: a `serve` on a state dir of its own, one
+ * request, then its cache taken.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { chmod, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { request } from "../core/http/client.ts";
+import { stateLayout, tempPathOf } from "../core/state/layout.ts";
+import type { Exit } from "./commands.ts";
+import { codeCacheBeside } from "./fast-start.ts";
+
+const START_MS = 60_000;
+
+/** The banner's URL, install code and fingerprint (pinned: the request goes to this serve alone). */
+function bannerOf(stdout: string): { url: string; code: string; pin: string } | undefined {
+  const url = /^ {2}URL: +(\S+)/m.exec(stdout)?.[1];
+  const code = /^ {2}Install code: +(\S+)/m.exec(stdout)?.[1];
+  const pin = /^ {2}TLS SHA-256: +([0-9A-F:]+)/m.exec(stdout)?.[1];
+  return url && code && pin && /State dir:/.test(stdout) ? { url, code, pin: pin.replaceAll(":", "").toLowerCase() } : undefined;
+}
+
+export async function writeCodeCache(bundlePath: string): Promise<Exit> {
+  const bundle = resolve(bundlePath);
+  const work = await mkdtemp(join(tmpdir(), "stratum-code-cache-"));
+  const stateDir = join(work, "state");
+  // The flags and NODE_OPTIONS this command runs with are the cache's: V8 refuses it under others.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("STRATUM_")));
+  // Every path of its own: it must never take a node.yaml left for an unattended install, nor touch the node.
+  const own = (name: string) => join(work, name);
+  const args = ["serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir, "--payload", own("payload"), "--handoff", own("node.yaml"), "--install-record", own("install-record.json"), "--node-yaml", own("etc-node.yaml"), "--firstboot", own("firstboot")];
+  const child = spawn(process.execPath, [...process.execArgv, bundle, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d));
+  child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d).slice(-4000)));
+  const exited = once(child, "exit");
+  try {
+    const deadline = Date.now() + START_MS;
+    let banner = bannerOf(stdout);
+    while (!banner) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the installer did not start: ${stderr.trim().split("\n").slice(-3).join(" | ") || "no output"}`);
+      await Promise.race([once(child.stdout, "data"), exited, sleep(1_000)]);
+      banner = bannerOf(stdout);
+    }
+    const answer = await request({
+      url: new URL("/v1/installer/status", banner.url),
+      trust: { pin: banner.pin },
+      headers: { authorization: `Bearer ${banner.code}` },
+      timeoutMs: START_MS,
+      maxBytes: 1024 * 1024,
+    });
+    if (answer.status !== 200) throw new Error(`its first request was answered ${answer.status}`);
+    // The service writes its cache as that first reply ends.
+    const made = stateLayout(stateDir).codeCache;
+    while (!(await stat(made).then((s) => s.size > 0, () => false))) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the installer wrote no code cache: ${stderr.trim().split("\n").slice(-3).join(" | ") || "no output"}`);
+      await sleep(20);
+    }
+    const data = await readFile(made);
+    const file = codeCacheBeside(bundle);
+    // Read by the service, written by its owner alone (a cache others could write is not trusted).
+    await writeFile(tempPathOf(file), data, { mode: 0o644 })
+      .then(() => chmod(tempPathOf(file), 0o644))
+      .then(() => rename(tempPathOf(file), file))
+      .catch(async (err: unknown) => {
+        await rm(tempPathOf(file), { force: true });
+        throw err;
+      });
+    process.stdout.write(
+      `wrote ${file} (${(data.length / 1024 / 1024).toFixed(1)} MiB, Node ${process.version}): a start whose state dir has no cache of its own compiles from it.\n` +
+        "Make it again after replacing installer.js or Node, with the flags and NODE_OPTIONS the service runs with.\n",
+    );
+    return 0;
+  } catch (err) {
+    process.stderr.write(`installer: no code cache written: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      await exited;
+    }
+    await rm(work, { recursive: true, force: true });
+  }
+}
