@@ -68,9 +68,12 @@ const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).
 const header = (key: string, data: Uint8Array) => Buffer.from(`${key} ${sha256(data)}\n`, "latin1");
 const HEADER_BYTES = 64 + 1 + 64 + 1;
 
-/** Compiled code runs as this service: only a file this user alone can write, in a folder only it can write, is trusted. */
-function untrusted(what: string, stats: Stats): string | undefined {
-  if (process.getuid && stats.uid !== process.getuid()) return `${what} belongs to uid ${stats.uid}, not this service's`;
+/**
+ * Compiled code runs as this service: only a file this user alone can write, in a folder only it can write, is trusted;
+ * beside the bundle, root's too (an image's files are root's, its service may run as another user).
+ */
+function untrusted(what: string, stats: Stats, rootToo: boolean): string | undefined {
+  if (process.getuid && stats.uid !== process.getuid() && !(rootToo && stats.uid === 0)) return `${what} belongs to uid ${stats.uid}, not this service's`;
   if (stats.mode & 0o022) return `${what} is writable by others (mode ${(stats.mode & 0o777).toString(8)})`;
   return undefined;
 }
@@ -80,10 +83,10 @@ class Untrusted extends Error {}
 /** The cache made for an image, beside the bundle: an image's state dir starts empty at every boot. */
 export const codeCacheBeside = (bundle: string) => `${bundle}.code-cache`;
 
-function readTrusted(file: string, folder: string, folderName: string): Buffer {
+function readTrusted(file: string, folder: string, folderName: string, rootToo: boolean): Buffer {
   const fd = openSync(file, "r");
   try {
-    const refused = untrusted(folderName, statSync(folder)) ?? untrusted(file, fstatSync(fd));
+    const refused = untrusted(folderName, statSync(folder), rootToo) ?? untrusted(file, fstatSync(fd), rootToo);
     if (refused) throw new Untrusted(refused);
     return readFileSync(fd);
   } finally {
@@ -109,10 +112,10 @@ function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: 
   const unreadable: string[] = [];
   let seen = false;
   /** The cache's data when it is there, trusted and this source's, Node's and flags'. */
-  const usable = (path: string, folder: string, folderName: string): Buffer | undefined => {
+  const usable = (path: string, folder: string, folderName: string, rootToo = false): Buffer | undefined => {
     let found: Buffer;
     try {
-      found = readTrusted(path, folder, folderName);
+      found = readTrusted(path, folder, folderName, rootToo);
     } catch (err) {
       seen ||= err instanceof Untrusted;
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") unreadable.push((err as Error).message);
@@ -123,7 +126,7 @@ function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: 
     return found.subarray(0, HEADER_BYTES).equals(header(keyOf(), data)) ? data : undefined;
   };
   const own = usable(file, stateDir, "the state dir");
-  const image = own ? undefined : usable(codeCacheBeside(__filename), dirname(__filename), "the bundle's folder");
+  const image = own ? undefined : usable(codeCacheBeside(__filename), dirname(__filename), "the bundle's folder", true);
   const cachedData = own ?? image;
   const script = new Script(source, { ...options, cachedData });
   const state = cachedData && !script.cachedDataRejected ? "used" : seen ? "rejected" : "absent";

@@ -236,6 +236,22 @@ describe("a code cache beside the bundle, made for an image whose state dir star
     await assert.rejects(stat(stateLayout(stateDir).codeCache), { code: "ENOENT" }, "the state dir needs no copy of the image's cache");
   });
 
+  test("a service running as another user than root uses the image's cache root wrote", { skip: process.getuid?.() !== 0 ? "needs root to run the installer as another user" : undefined }, async () => {
+    const bundle = await bundleCopy();
+    assert.equal((await runCli(["code-cache"], {}, ROOT, bundle)).code, 0);
+    await chmod(join(bundle, ".."), 0o755);
+    const nobody = Number((await run("id", ["-u", "nobody"])).stdout.trim());
+    const folder = await tempDir();
+    const stateDir = join(folder, "state");
+    await mkdir(stateDir, { mode: 0o700 });
+    await chown(folder, nobody, nobody);
+    await chown(stateDir, nobody, nobody);
+    const installer = await lab.start({ stateDir, bundle, uid: nobody, payload: false });
+    const line = await waitFor("the listening log line", async () => logLines(installer).find((l) => l.message === "listening"));
+    assert.deepEqual([line.codeCache, line.codeCacheFrom], ["used", "bundle"]);
+    await installer.stop();
+  });
+
   test("a cache beside the bundle that others could write, or made for another bundle, is not used: the start compiles without it", async () => {
     const bundle = await bundleCopy();
     assert.equal((await runCli(["code-cache"], {}, ROOT, bundle)).code, 0);
