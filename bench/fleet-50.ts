@@ -5,19 +5,35 @@
  * figures (bench/fleet-driver.ts) beside the ideal wall time from the nodes' own attempt spans, and a row for
  * bench/RESULTS.md. With --kill-at K the driver is killed -9 once K nodes are done and run again: every node must
  * end installed with its firstboot run exactly once. With --baseline OTHER/installer.js, rounds (--rounds, default 2)
- * of that bundle's fleet then this build's, each on fresh installers: a before/after in one run.
+ * of that bundle's fleet then this build's, each on fresh installers: a before/after in one run. With --image on the
+ * installers run from a copy of the bundle with its image's code cache beside it (`installer.js code-cache`), as on
+ * a rescue image prepared with it; with --image both, rounds (--rounds) without and with it (the same driver).
  */
-import { cpus, loadavg } from "node:os";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { describeRun, type FleetDriverRun, idealWallMs, runFleetDriver } from "./fleet-driver.ts";
 import { type RigNode, startRig } from "../test/helpers/fleet.ts";
-import { startInstaller } from "../test/helpers/installer.ts";
+import { BUNDLE, startInstaller } from "../test/helpers/installer.ts";
 
-const { values } = parseArgs({ options: { nodes: { type: "string", default: "50" }, parallel: { type: "string", default: "10" }, "kill-at": { type: "string" }, profile: { type: "string" }, baseline: { type: "string" }, rounds: { type: "string", default: "2" } } });
+const { values } = parseArgs({ options: { nodes: { type: "string", default: "50" }, parallel: { type: "string", default: "10" }, "kill-at": { type: "string" }, profile: { type: "string" }, baseline: { type: "string" }, rounds: { type: "string", default: "2" }, image: { type: "string" } } });
 const NODES = Number(values.nodes);
 const PARALLEL = Number(values.parallel);
 const KILL_AT = values["kill-at"] === undefined ? undefined : Number(values["kill-at"]);
 const TAG = `fleet:${NODES}`;
+
+/** A copy of the build's bundle with its code cache beside it, made by this Node (`installer.js code-cache`). */
+function imageBundle(): string {
+  const folder = mkdtempSync(join(tmpdir(), "stratum-image-"));
+  const bundle = join(folder, "installer.js");
+  copyFileSync(BUNDLE, bundle);
+  writeFileSync(join(folder, "package.json"), '{"type":"commonjs"}\n');
+  execFileSync(process.execPath, [bundle, "code-cache"], { stdio: "ignore" });
+  return bundle;
+}
+const IMAGE = values.image === undefined ? undefined : imageBundle();
 
 const say = (line: string) => console.log(`${TAG}: ${line}`);
 const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
@@ -70,12 +86,12 @@ function breakdown(run: FleetDriverRun, spans: Span[][]): string {
 }
 
 /** One rig of NODES fresh installers, installed by the fleet of `bundle` (default the build's); true when every node installed with one firstboot. */
-async function measure(bundle: string | undefined, label: string): Promise<{ ok: boolean; ratio?: number; cpuShare: number }> {
+async function measure(bundle: string | undefined, label: string, installers?: string): Promise<{ ok: boolean; ratio?: number; cpuShare: number }> {
   const cleanups: Array<() => unknown> = [];
   const lab = {
     defer: (cleanup: () => unknown) => void cleanups.push(cleanup),
     start: async (options?: Parameters<typeof startInstaller>[0]) => {
-      const installer = await startInstaller(options);
+      const installer = await startInstaller({ ...options, ...(installers ? { bundle: installers } : {}) });
       cleanups.push(() => installer.kill9());
       return installer;
     },
@@ -141,8 +157,22 @@ async function measure(bundle: string | undefined, label: string): Promise<{ ok:
 
 /** With --baseline BUNDLE: rounds of the baseline's fleet then this build's, each on fresh installers, and their ratios. */
 async function main(): Promise<void> {
+  if (values.image === "both") {
+    const figures: Record<string, Array<{ ratio?: number; cpuShare: number }>> = { "installers without the image's cache": [], "installers with it": [] };
+    let ok = true;
+    for (let round = 1; round <= Number(values.rounds); round += 1) {
+      for (const [name, installers] of [["installers without the image's cache", undefined], ["installers with it", IMAGE]] as const) {
+        const result = await measure(undefined, `round ${round}, ${name}: `, installers);
+        ok &&= result.ok;
+        figures[name]!.push(result);
+      }
+    }
+    for (const [name, runs] of Object.entries(figures)) say(`${name}: wall/ideal ${runs.map((r) => r.ratio?.toFixed(2)).join(", ")}; CPU ${runs.map((r) => `${(100 * r.cpuShare).toFixed(1)} %`).join(", ")} of wall`);
+    process.exitCode = ok ? 0 : 1;
+    return;
+  }
   if (!values.baseline) {
-    process.exitCode = (await measure(undefined, "")).ok ? 0 : 1;
+    process.exitCode = (await measure(undefined, IMAGE ? "installers with the image's cache: " : "", IMAGE)).ok ? 0 : 1;
     return;
   }
   const figures: Record<"baseline" | "this build", Array<{ ratio?: number; cpuShare: number }>> = { baseline: [], "this build": [] };
