@@ -6,7 +6,7 @@
  * bench/RESULTS.md. With --kill-at K the driver is killed -9 once K nodes are done and run again: every node must
  * end installed with its firstboot run exactly once. With --baseline OTHER/installer.js, rounds (--rounds, default 2)
  * of that bundle's fleet then this build's, each on fresh installers: a before/after in one run. With --image on the
- * installers run from a copy of the bundle with its image's code cache beside it (`installer.js code-cache`), as on
+ * installers run from a copy of the bundle with its image's code cache beside it (`installer.js prepare-image`), as on
  * a rescue image prepared with it; with --image both, rounds (--rounds) without and with it (the same driver).
  */
 import { execFileSync } from "node:child_process";
@@ -24,13 +24,13 @@ const PARALLEL = Number(values.parallel);
 const KILL_AT = values["kill-at"] === undefined ? undefined : Number(values["kill-at"]);
 const TAG = `fleet:${NODES}`;
 
-/** A copy of the build's bundle with its code cache beside it, made by this Node (`installer.js code-cache`). */
+/** A copy of the build's bundle with its code cache beside it, made by this Node (`installer.js prepare-image`). */
 function imageBundle(): string {
   const folder = mkdtempSync(join(tmpdir(), "stratum-image-"));
   const bundle = join(folder, "installer.js");
   copyFileSync(BUNDLE, bundle);
   writeFileSync(join(folder, "package.json"), '{"type":"commonjs"}\n');
-  execFileSync(process.execPath, [bundle, "code-cache"], { stdio: "ignore" });
+  execFileSync(process.execPath, [bundle, "prepare-image"], { stdio: "ignore" });
   return bundle;
 }
 const IMAGE = values.image === undefined ? undefined : imageBundle();

@@ -1,7 +1,7 @@
 /**
  * Spawn → first 200 on /v1/installer/status, on a node's very first start (no certificate, install
  * code or code cache in its state dir), on its second start (the same state dir again) and on a very
- * first start from a bundle with its image's cache beside it (`installer.js code-cache`), each
+ * first start from a bundle with its image's cache beside it (`installer.js prepare-image`), each
  * beside a bare Hono HTTPS hello-world started between them; idle RSS of the second start and of
  * the baseline; bundle size. Runs alternate installer and baseline so a slow spell hits both.
  */
@@ -58,7 +58,7 @@ export async function benchStartup(node: string, runs = 21) {
   await mkdir(join(work, "image"));
   await copyFile(BUNDLE, imaged);
   await writeFile(join(work, "image", "package.json"), '{"type":"commonjs"}\n');
-  await promisify(execFile)(node, [imaged, "code-cache"]);
+  await promisify(execFile)(node, [imaged, "prepare-image"]);
   const installer = (stateDir: string, bundle = BUNDLE) =>
     timeToFirst200(
       [bundle, "--listen", "127.0.0.1:0", "--state-dir", stateDir, "--host-facts", hostFacts],

@@ -3,7 +3,7 @@
  * the front (installer.ts), then the commands' code (cli/main.ts) with each line behind `//`, which V8 skims as
  * comments when it compiles the front (compiling all of it cost --version ≈ 2.5× `node -e 0`). The build-time half
  * lays the two parts out; the run-time half compiles the commands' code when a command needs it, for `serve` with
- * V8's code cache from the state dir, or else from beside the bundle (`installer.js code-cache`, made for an image).
+ * V8's code cache from the state dir, or else from beside the bundle (`installer.js prepare-image`, made for an image).
  */
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, statSync, statfsSync, writeFileSync, type Stats } from "node:fs";
@@ -30,7 +30,7 @@ export function layOutBundle(front: string, commands: string): string {
 export interface CodeCache {
   /** What this start did with the state dir's cache: compiled from it, refused it (another bundle, Node or flags, or a damaged file), or had none. */
   readonly state: "used" | "rejected" | "absent";
-  /** Whose cache was used: the state dir's, or the one beside the bundle (made for an image by `installer.js code-cache`). */
+  /** Whose cache was used: the state dir's, or the one beside the bundle (made for an image by `installer.js prepare-image`). */
   readonly from?: "state dir" | "bundle";
   /** Why an existing cache could not be read. */
   readonly unreadable?: string;

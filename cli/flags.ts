@@ -184,7 +184,7 @@ export function usage(version: string): string {
     "                                           dir alone, whether the service runs, stopped or crashed",
     "  node installer.js support-bundle --summary FILE",
     "                                           a short account of a bundle: node, phase, attempts, where it failed",
-    "  node installer.js code-cache             for an image whose state dir starts empty at every boot: write",
+    "  node installer.js prepare-image          for an image whose state dir starts empty at every boot: write",
     "                                           V8's code cache of a first start beside installer.js (run with",
     "                                           the Node and flags the service runs with), so every start uses it",
     "  node installer.js help | --help | -h     this help",

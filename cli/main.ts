@@ -6,7 +6,7 @@ import { settle } from "./outcome.ts";
 import { FORMATS } from "./problem-format.ts";
 import { VERSION } from "./version.ts";
 
-const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status", "fleet", "support-bundle", "code-cache"] as const;
+const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status", "fleet", "support-bundle", "prepare-image"] as const;
 
 let serving = false;
 
@@ -78,10 +78,10 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
         version: VERSION,
       });
     }
-    case "code-cache": {
+    case "prepare-image": {
       parseFlags(rest, {}, process.env);
-      const { writeCodeCache } = await import("./code-cache.ts");
-      return writeCodeCache(process.argv[1]!);
+      const { prepareImage } = await import("./prepare-image.ts");
+      return prepareImage(process.argv[1]!);
     }
     case "fleet": {
       const { runFleet } = await import("./fleet/index.ts");

@@ -214,12 +214,12 @@ async function bundleCopy(): Promise<string> {
 }
 
 describe("a code cache beside the bundle, made for an image whose state dir starts empty at every boot", () => {
-  test("`code-cache` writes installer.js.code-cache; a start on a fresh state dir compiles from it and writes none of its own", async () => {
+  test("`prepare-image` writes installer.js.code-cache; a start on a fresh state dir compiles from it and writes none of its own", async () => {
     const bundle = await bundleCopy();
     // A node.yaml left for an unattended install, where the service's environment says: never taken by this command.
     const handoff = join(await tempDir(), "node.yaml");
     await writeFile(handoff, "hostname: node-01\n");
-    const made = await runCli(["code-cache"], { STRATUM_HANDOFF: handoff }, ROOT, bundle);
+    const made = await runCli(["prepare-image"], { STRATUM_HANDOFF: handoff }, ROOT, bundle);
     assert.equal(made.code, 0, made.stderr);
     assert.equal(await readFile(handoff, "utf8"), "hostname: node-01\n");
     const file = `${bundle}.code-cache`;
@@ -238,7 +238,7 @@ describe("a code cache beside the bundle, made for an image whose state dir star
 
   test("a service running as another user than root uses the image's cache root wrote", { skip: process.getuid?.() !== 0 ? "needs root to run the installer as another user" : undefined }, async () => {
     const bundle = await bundleCopy();
-    assert.equal((await runCli(["code-cache"], {}, ROOT, bundle)).code, 0);
+    assert.equal((await runCli(["prepare-image"], {}, ROOT, bundle)).code, 0);
     await chmod(join(bundle, ".."), 0o755);
     const nobody = Number((await run("id", ["-u", "nobody"])).stdout.trim());
     const folder = await tempDir();
@@ -254,7 +254,7 @@ describe("a code cache beside the bundle, made for an image whose state dir star
 
   test("a cache beside the bundle that others could write, or made for another bundle, is not used: the start compiles without it", async () => {
     const bundle = await bundleCopy();
-    assert.equal((await runCli(["code-cache"], {}, ROOT, bundle)).code, 0);
+    assert.equal((await runCli(["prepare-image"], {}, ROOT, bundle)).code, 0);
     const file = `${bundle}.code-cache`;
     await chmod(file, 0o664);
     const writable = await lab.start({ stateDir: join(await tempDir(), "state"), bundle });

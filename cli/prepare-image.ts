@@ -1,5 +1,5 @@
 /**
- * `installer.js code-cache`: V8's code cache for a first start, written beside the bundle. On an image whose state
+ * `installer.js prepare-image`: V8's code cache for a first start, written beside the bundle. On an image whose state
  * dir starts empty at every boot (a rescue image's is in RAM) every start is a first start, and compiling the
  * commands' code without a cache is most of what makes it slower than the second (bench/RESULTS.md). Made once when
  * the image is built, with the Node the image runs, by a real first start: a `serve` on a state dir of its own, one
@@ -26,9 +26,9 @@ function bannerOf(stdout: string): { url: string; code: string; pin: string } | 
   return url && code && pin && /State dir:/.test(stdout) ? { url, code, pin: pin.replaceAll(":", "").toLowerCase() } : undefined;
 }
 
-export async function writeCodeCache(bundlePath: string): Promise<Exit> {
+export async function prepareImage(bundlePath: string): Promise<Exit> {
   const bundle = resolve(bundlePath);
-  const work = await mkdtemp(join(tmpdir(), "stratum-code-cache-"));
+  const work = await mkdtemp(join(tmpdir(), "stratum-prepare-image-"));
   const stateDir = join(work, "state");
   // The flags and NODE_OPTIONS this command runs with are the cache's: V8 refuses it under others.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("STRATUM_")));
