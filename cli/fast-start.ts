@@ -83,6 +83,9 @@ class Untrusted extends Error {}
 /** The cache made for an image, beside the bundle: an image's state dir starts empty at every boot. */
 export const codeCacheBeside = (bundle: string) => `${bundle}.code-cache`;
 
+/** Why a start would not trust a cache beside `bundle` because of its folder; undefined when it would. */
+export const bundleFolderRefusal = (bundle: string): string | undefined => untrusted("the bundle's folder", statSync(dirname(bundle)), true);
+
 function readTrusted(file: string, folder: string, folderName: string, rootToo: boolean): Buffer {
   const fd = openSync(file, "r");
   try {

@@ -7,16 +7,19 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { realpathSync } from "node:fs";
 import { chmod, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "../core/http/client.ts";
 import { stateLayout, tempPathOf } from "../core/state/layout.ts";
 import type { Exit } from "./commands.ts";
-import { codeCacheBeside } from "./fast-start.ts";
+import { bundleFolderRefusal, codeCacheBeside } from "./fast-start.ts";
 
 const START_MS = 60_000;
+/** A serve that has not stopped this long after SIGTERM is killed. */
+const STOP_MS = 10_000;
 
 /** The banner's URL, install code and fingerprint (pinned: the request goes to this serve alone). */
 function bannerOf(stdout: string): { url: string; code: string; pin: string } | undefined {
@@ -27,7 +30,13 @@ function bannerOf(stdout: string): { url: string; code: string; pin: string } | 
 }
 
 export async function prepareImage(bundlePath: string): Promise<Exit> {
-  const bundle = resolve(bundlePath);
+  // Where a start looks: beside the bundle's real file (Node resolves a symlink to it).
+  const bundle = realpathSync(bundlePath);
+  const refused = bundleFolderRefusal(bundle);
+  if (refused) {
+    process.stderr.write(`installer: no code cache written: ${refused}: no start would trust a cache in it\n`);
+    return 1;
+  }
   const work = await mkdtemp(join(tmpdir(), "stratum-prepare-image-"));
   const stateDir = join(work, "state");
   // The flags and NODE_OPTIONS this command runs with are the cache's: V8 refuses it under others.
@@ -41,12 +50,21 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
   child.stdout.on("data", (d: Buffer) => (stdout += d));
   child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d).slice(-4000)));
   const exited = once(child, "exit");
+  // Stopped itself (an image build's timeout), it stops its serve first.
+  const forward = (signal: NodeJS.Signals) => () => {
+    child.kill("SIGTERM");
+    void exited.finally(() => rm(work, { recursive: true, force: true })).finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+  };
+  const onTerm = forward("SIGTERM");
+  const onInt = forward("SIGINT");
+  process.once("SIGTERM", onTerm);
+  process.once("SIGINT", onInt);
   try {
     const deadline = Date.now() + START_MS;
     let banner = bannerOf(stdout);
     while (!banner) {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the installer did not start: ${stderr.trim().split("\n").slice(-3).join(" | ") || "no output"}`);
-      await Promise.race([once(child.stdout, "data"), exited, sleep(1_000)]);
+      await sleep(20);
       banner = bannerOf(stdout);
     }
     const answer = await request({
@@ -82,9 +100,13 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
     process.stderr.write(`installer: no code cache written: ${(err as Error).message}\n`);
     return 1;
   } finally {
-    if (child.exitCode === null) {
+    process.off("SIGTERM", onTerm);
+    process.off("SIGINT", onInt);
+    if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGTERM");
+      const killer = setTimeout(() => child.kill("SIGKILL"), STOP_MS);
       await exited;
+      clearTimeout(killer);
     }
     await rm(work, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { chmod, chown, copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { execFile, spawn } from "node:child_process";
+import { chmod, chown, copyFile, mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, test } from "node:test";
@@ -210,6 +210,7 @@ async function bundleCopy(): Promise<string> {
   const bundle = join(folder, "installer.js");
   await copyFile(BUNDLE, bundle);
   await writeFile(join(folder, "package.json"), '{"type":"commonjs"}\n');
+  await chmod(folder, 0o755); // whatever the umask
   return bundle;
 }
 
@@ -234,6 +235,42 @@ describe("a code cache beside the bundle, made for an image whose state dir star
     assert.equal((await installer.request("/v1/installer/status")).status, 200);
     assert.equal(await installer.stop(), 0);
     await assert.rejects(stat(stateLayout(stateDir).codeCache), { code: "ENOENT" }, "the state dir needs no copy of the image's cache");
+  });
+
+  test("a bundle in a folder others can write gets no cache: one line says why, before any serve is started; run through a symlink, the cache goes beside the real file", async () => {
+    const bundle = await bundleCopy();
+    await chmod(join(bundle, ".."), 0o775);
+    const refused = await runCli(["prepare-image"], {}, ROOT, bundle);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^installer: no code cache written: the bundle's folder is writable by others \(mode 775\): no start would trust a cache in it\n$/);
+    assert.deepEqual((await readdir(join(bundle, ".."))).sort(), ["installer.js", "package.json"]);
+
+    await chmod(join(bundle, ".."), 0o755);
+    const links = await tempDir();
+    await symlink(bundle, join(links, "installer.js"));
+    const made = await runCli(["prepare-image"], {}, ROOT, join(links, "installer.js"));
+    assert.equal(made.code, 0, made.stderr);
+    assert.ok((await stat(`${bundle}.code-cache`)).size > 0);
+    assert.deepEqual(await readdir(links), ["installer.js"]);
+  });
+
+  test("prepare-image stopped by SIGTERM stops its serve and leaves no temp dir", async () => {
+    const bundle = await bundleCopy();
+    const tmp = await tempDir();
+    const proc = spawn(process.execPath, [bundle, "prepare-image"], { env: { ...process.env, TMPDIR: tmp }, stdio: "ignore" });
+    const exited = new Promise<number | null>((r) => proc.on("exit", (code) => r(code)));
+    // Its serve is up once its state dir holds the install code.
+    const stateDir = await waitFor("its serve's state dir", async () => {
+      const [work] = await readdir(tmp);
+      const dir = work && join(tmp, work, "state");
+      return dir && (await stat(join(dir, "install-code")).then(() => dir, () => undefined));
+    });
+    proc.kill("SIGTERM");
+    assert.equal(await exited, 143);
+    assert.deepEqual(await readdir(tmp), []);
+    const serving = (await readdir("/proc")).filter((pid) => /^\d+$/.test(pid));
+    const cmdlines = await Promise.all(serving.map((pid) => readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")));
+    assert.deepEqual(cmdlines.filter((c) => c.includes(stateDir)), [], "its serve still runs");
   });
 
   test("a service running as another user than root uses the image's cache root wrote", { skip: process.getuid?.() !== 0 ? "needs root to run the installer as another user" : undefined }, async () => {
