@@ -75,6 +75,11 @@ async function benchOne(runtime: string, node: string, only: string | undefined)
     report(runtime, `GET /status over HTTPS (${how}; medians)`, "—", `installer ${fmt(t.installer.rps)} req/s p99 ${t.installer.p99} ms; same-bytes Hono ${fmt(t.sameReply.rps)} req/s p99 ${t.sameReply.p99} ms; hello-world Hono ${fmt(t.baseline.rps)} req/s p99 ${t.baseline.p99} ms; errors ${t.installer.errors}`);
     report(runtime, "/status throughput vs bare Hono sending the same reply bytes", "≥ 0.9×", `${x(t.vsSameReply.rps)} (rounds: ${t.installer.rounds.join(", ")} vs ${t.sameReply.rounds.join(", ")})`, t.vsSameReply.rps >= 0.9);
     report(runtime, "/status p99 vs the same", "≤ 1.2×", x(t.vsSameReply.p99), t.vsSameReply.p99 <= 1.2);
+    report(runtime, "server CPU per request (utime+stime from /proc over each round; medians)", "—", `installer ${fmt(t.installer.cpuMicros)} µs; same-bytes Hono ${fmt(t.sameReply.cpuMicros)} µs: ${x(t.vsSameReply.cpu)} (rounds: ${t.installer.cpuRounds.join(", ")} vs ${t.sameReply.cpuRounds.join(", ")})`);
+    if (t.compare) {
+      const c = t.compare;
+      report(runtime, `BENCH_COMPARE ${c.bundle} in the same rounds`, "—", `${fmt(c.figures.rps)} req/s (${x(c.vsSameReply.rps)}), p99 ${x(c.vsSameReply.p99)}, CPU ${fmt(c.figures.cpuMicros)} µs a request (${x(c.vsSameReply.cpu)}; rounds: ${c.figures.cpuRounds.join(", ")})`);
+    }
   }
   if (!only || only === "ingestion") {
     const i = await benchIngestion(node, Number(process.env.BENCH_LINES ?? 100_000));

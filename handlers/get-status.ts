@@ -2,6 +2,7 @@ import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
 import { PROFILES } from "../core/common/model.ts";
 import { STEPS, UNATTENDED_STATES } from "../core/state/records.ts";
 import type { AppEnv } from "./env.ts";
+import { jsonText } from "./json-text.ts";
 import { BlockerSchema, FieldErrorSchema, authProblems } from "./schemas/problem.ts";
 import { MODE_DESCRIPTION, ModeSchema, PhaseSchema, security } from "./schemas/common.ts";
 
@@ -74,7 +75,14 @@ const route = createRoute({
   },
 });
 
+// The status is made for every request (it is always of this moment); its text only when it changed.
+const statusText = jsonText();
+
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
-  handler: (c) => c.json(c.get("services").status(), 200),
+  handler: (c) => {
+    const status: z.infer<typeof StatusSchema> = c.get("services").status();
+    // The JSON reply c.json would send, as text: its type is the schema's, checked on the line above.
+    return c.body(statusText(status), 200, { "Content-Type": "application/json" }) as never;
+  },
 });

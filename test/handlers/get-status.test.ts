@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import getStatus from "../../handlers/get-status.ts";
 import { inProcessApp, type InProcessApp } from "../helpers/app.ts";
+import { makePayload } from "../../demo/make-payload.ts";
+import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
+import { waitFor } from "../helpers/installer.ts";
 import { finished, install, installRig, putDraft } from "../helpers/install-rig.ts";
 import { assertRouteProblem } from "../helpers/route-problem.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
@@ -107,6 +110,47 @@ describe("GET /v1/installer/status", () => {
     assertRouteProblem(route, await installer.request(PATH), 500, "INTERNAL");
   });
 });
+
+describe("GET /v1/installer/status is of this moment: its reply's text is made again for every change it shows", () => {
+  /** Polled through /status itself: a reply kept past a change would never show it, and the wait would fail. */
+  const statusWhen = (installer: InProcessApp, what: string, ok: (status: any) => boolean) =>
+    waitFor(what, async () => {
+      const status = assertAnswers(route, 200, await installer.request(PATH));
+      return ok(status) ? status : undefined;
+    });
+
+  test("payload, blockers, unattended, attempts: records changed in place show too", async (t) => {
+    const installer = await installRig(t, { app: { payload: false, handoff: VALID_NODE_YAML } });
+    const blocked = assertAnswers(route, 200, await installer.request(PATH));
+    assert.deepEqual(blocked.blockers?.map((b) => b.code), ["PAYLOAD_NOT_LOADED"]);
+    assert.deepEqual([blocked.unattended?.state, blocked.unattended?.autoStart, blocked.attempt, blocked.configValid], ["blocked", true, 0, true]);
+    await makePayload(installer.payloadDir);
+    // The unattended record and the attempt are changed in place (Object.assign, a step set on the record).
+    const started = await statusWhen(installer, "the unattended install to start", (s) => s.unattended?.state === "started");
+    assert.deepEqual([started.blockers, started.unattended?.autoStart, started.unattended?.attempt, started.attempt], [undefined, undefined, 1, 1]);
+    await statusWhen(installer, "a step", (s) => s.phase === "installing" && s.step !== undefined);
+    const done = await statusWhen(installer, "the attempt to finish", (s) => s.phase === "done");
+    assert.equal(done.step, undefined);
+    assert.ok(done.finishedAt && done.startedAt! <= done.finishedAt);
+  });
+
+  test("the draft: a PUT, a merge patch and a raw node.yaml each show in the next reply", async (t) => {
+    const installer = await inProcessApp(t);
+    await installer.untilNoBlockers();
+    const first = assertAnswers(route, 200, await installer.request(PATH));
+    assert.deepEqual([first.configValid, first.hostname], [false, "node-01"]);
+    await putDraft(installer, { ...VALID_DRAFT, hostname: "node-07" });
+    assert.deepEqual(pick(assertAnswers(route, 200, await installer.request(PATH))), { configValid: true, hostname: "node-07", mode: "single-node" });
+    const patched = await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-08" }, contentType: "application/merge-patch+json" });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual(pick(assertAnswers(route, 200, await installer.request(PATH))), { configValid: true, hostname: "node-08", mode: "single-node" });
+    const raw = await installer.request("/v1/installer/config/node.yaml", { method: "PUT", body: "mode: [unclosed", contentType: "application/yaml" });
+    assert.equal(raw.status, 200, raw.text);
+    assert.deepEqual(pick(assertAnswers(route, 200, await installer.request(PATH))), { configValid: false, hostname: "node-01", mode: undefined });
+  });
+});
+
+const pick = (status: { configValid: boolean; hostname: string; mode?: string }) => ({ configValid: status.configValid, hostname: status.hostname, mode: status.mode });
 
 describe("GET /v1/installer/status: the lockout cannot be bypassed", () => {
   test("5 wrong codes under 5 spoofed forwarding headers lock the socket's address: 429 whatever address the headers claim", async (t) => {

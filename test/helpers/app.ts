@@ -1,3 +1,4 @@
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { loadHostFactsFile } from "../../core/host/read-facts.ts";
@@ -17,6 +18,8 @@ export interface AppOptions {
   args?: string[];
   /** false: no payload (the PAYLOAD_NOT_LOADED blocker); default: a fresh valid one. */
   payload?: false;
+  /** Stage 1's node.yaml, left at --handoff before the services start (an unattended install). */
+  handoff?: string;
   /** Wraps the real store, for a test that holds back or fails one slice's writes. */
   store?: (store: Store) => Store;
 }
@@ -33,6 +36,8 @@ export interface InProcessApp {
   services: Services;
   code: string;
   stateDir: string;
+  /** The --payload folder (empty with `payload: false`: a test may make one there later). */
+  payloadDir: string;
   /** The log lines the services wrote. */
   log: string[];
   /** One request through app.request; like RunningInstaller.request. */
@@ -48,6 +53,10 @@ export async function inProcessApp(t: TestContext, options: AppOptions = {}): Pr
   const folder = await tempDir("stratum-app-");
   const payload = join(folder, "payload");
   if (options.payload !== false) await makePayload(payload);
+  if (options.handoff !== undefined) {
+    await mkdir(join(folder, "handoff"), { recursive: true });
+    await writeFile(join(folder, "handoff/node.yaml"), options.handoff);
+  }
   const unreachable = await refusingServer();
   t.after(() => unreachable.close());
   const settings = settingsIn(folder, [
@@ -89,6 +98,7 @@ export async function inProcessApp(t: TestContext, options: AppOptions = {}): Pr
     services,
     code,
     stateDir,
+    payloadDir: payload,
     log,
     request,
     async untilNoBlockers() {
