@@ -28,7 +28,8 @@ export interface InstallEvent {
   data?: Record<string, unknown>;
 }
 
-export type NewEvent = Omit<InstallEvent, "seq" | "attempt" | "time">;
+/** `time` only for a moment the record also holds (an attempt's start, its end): the event then says the same instant. */
+export type NewEvent = Omit<InstallEvent, "seq" | "attempt" | "time"> & { time?: string };
 type Listener = (events: InstallEvent[]) => void;
 
 const MAX_BATCH = 512;
@@ -95,7 +96,7 @@ export class AttemptEventLog {
   }
 
   append(event: NewEvent): InstallEvent {
-    const full: InstallEvent = { seq: ++this.#seq, attempt: this.attempt, time: this.now().toISOString(), ...event };
+    const full: InstallEvent = { seq: ++this.#seq, attempt: this.attempt, ...event, time: event.time ?? this.now().toISOString() };
     this.#pending.push(full);
     if (event.type === "attempt.finished") this.#finished = true;
     this.#schedule();

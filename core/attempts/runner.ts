@@ -129,6 +129,7 @@ export class AttemptRunner {
     const undo = admitted(record.attempt);
     const started: NewEvent = {
       type: "attempt.started",
+      time: record.startedAt,
       level: "info",
       message: `${kind === "install" ? "install" : "readiness recheck"} attempt ${record.attempt} started by ${startedBy === "person" ? "a person" : "the unattended node.yaml"}`,
       data: { kind, startedBy },
@@ -258,6 +259,7 @@ export class AttemptRunner {
     record.verdict = verdict;
     this.#append(record, log, {
       type: "attempt.finished",
+      time: record.finishedAt,
       ...(outcome.step ? { step: outcome.step } : {}),
       level: outcome.code === null ? "info" : "error",
       message,

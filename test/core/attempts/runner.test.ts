@@ -37,13 +37,20 @@ interface RigOptions {
   blockers?: Blocker[];
   /** Build the runner over this state dir (a second start) instead of a fresh one. */
   stateDir?: string;
+  /** The clock moves on this many ms at every reading, as a real one does between two readings. */
+  tickMs?: number;
 }
 
 /** The runner over a real store and event log on a temp state dir, a real firstboot script, a real cloud on loopback, one manual clock. */
 async function rig(t: TestContext, options: RigOptions = {}) {
   const folder = await tempDir("stratum-runner-");
   const clock = manualClock();
-  const fresh = options.stateDir === undefined ? await tempStore(clock.now) : undefined;
+  const now = options.tickMs === undefined ? clock.now : () => {
+    const at = clock.now();
+    clock.advance(options.tickMs!);
+    return at;
+  };
+  const fresh = options.stateDir === undefined ? await tempStore(now) : undefined;
   const stateDir = options.stateDir ?? fresh!.stateDir;
   const store = fresh?.store ?? (await reopened(stateDir));
   const cloudState = options.cloud ?? (() => "READY");
@@ -56,7 +63,7 @@ async function rig(t: TestContext, options: RigOptions = {}) {
   await new Promise<void>((resolve) => cloud.listen(0, "127.0.0.1", resolve));
   const { log, entries } = recordingLog();
   const attempts = store.slice("attempts");
-  const draft = createDraftService({ draft: store.slice("draft"), context: () => ({ host, release: BUILT_IN_RELEASE }), now: clock.now, attempts: () => attempts.get(), personActed: () => undefined, log });
+  const draft = createDraftService({ draft: store.slice("draft"), context: () => ({ host, release: BUILT_IN_RELEASE }), now, attempts: () => attempts.get(), personActed: () => undefined, log });
   if (options.stateDir === undefined) await draft.set(options.draft ?? { source: "structured", config: VALID_DRAFT });
   const settings = {
     stateDir,
@@ -67,8 +74,8 @@ async function rig(t: TestContext, options: RigOptions = {}) {
     readinessIntervalSeconds: 0.01,
   };
   const readinessUrl = settings.readinessUrl;
-  const cluster = createCluster({ cluster: store.slice("cluster"), draft, attempts: () => attempts.get(), release: () => null, readinessUrl, now: clock.now, log });
-  const events = createEventLog(stateDir, clock.now);
+  const cluster = createCluster({ cluster: store.slice("cluster"), draft, attempts: () => attempts.get(), release: () => null, readinessUrl, now, log });
+  const events = createEventLog(stateDir, now);
   const runner = new AttemptRunner({
     attempts,
     events,
@@ -78,7 +85,7 @@ async function rig(t: TestContext, options: RigOptions = {}) {
     payloadVersion: () => "2026.11.0",
     redactor: createRedactor(() => [SECRET]),
     log,
-    now: clock.now,
+    now,
     cluster,
   });
   t.after(async () => {
@@ -191,6 +198,17 @@ describe("attempt runner: an install runs its steps in turn and ends with a verd
       assert.deepEqual(await r.settled(1), [record]);
     });
   }
+
+  test("the attempt.started event is timed as the attempt's record says it started, though the clock moves between readings", async (t) => {
+    const r = await rig(t, { tickMs: 7 });
+    const record = await r.start();
+    const events = await r.finished(record.attempt);
+    assert.equal(events[0]!.type, "attempt.started");
+    assert.equal(events[0]!.time, record.startedAt);
+    const finished = events.at(-1)!;
+    assert.equal(finished.type, "attempt.finished");
+    assert.equal(finished.time, (await r.settled(record.attempt)).find((a) => a.attempt === record.attempt)!.finishedAt);
+  });
 
   test("a readiness recheck after a timeout runs the readiness step alone, with the install's endpoints", async (t) => {
     let ready = false;
