@@ -8,12 +8,13 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { realpathSync } from "node:fs";
-import { chmod, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { writeFileAtomic } from "../core/fs/atomic-write.ts";
 import { request } from "../core/http/client.ts";
-import { stateLayout, tempPathOf } from "../core/state/layout.ts";
+import { stateLayout } from "../core/state/layout.ts";
 import type { Exit } from "./commands.ts";
 import { bundleFolderRefusal, codeCacheBeside } from "./fast-start.ts";
 
@@ -49,6 +50,7 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d));
   child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d).slice(-4000)));
+  const lastWords = () => stderr.trim().split("\n").slice(-3).join(" | ") || "no output";
   const exited = once(child, "exit");
   // Stopped itself (an image build's timeout), it stops its serve first.
   const forward = (signal: NodeJS.Signals) => () => {
@@ -63,7 +65,7 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
     const deadline = Date.now() + START_MS;
     let banner = bannerOf(stdout);
     while (!banner) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the installer did not start: ${stderr.trim().split("\n").slice(-3).join(" | ") || "no output"}`);
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the installer did not start: ${lastWords()}`);
       await sleep(20);
       banner = bannerOf(stdout);
     }
@@ -78,19 +80,13 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
     // The service writes its cache as that first reply ends.
     const made = stateLayout(stateDir).codeCache;
     while (!(await stat(made).then((s) => s.size > 0, () => false))) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the installer wrote no code cache: ${stderr.trim().split("\n").slice(-3).join(" | ") || "no output"}`);
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the installer wrote no code cache: ${lastWords()}`);
       await sleep(20);
     }
     const data = await readFile(made);
     const file = codeCacheBeside(bundle);
-    // Read by the service, written by its owner alone (a cache others could write is not trusted).
-    await writeFile(tempPathOf(file), data, { mode: 0o644 })
-      .then(() => chmod(tempPathOf(file), 0o644))
-      .then(() => rename(tempPathOf(file), file))
-      .catch(async (err: unknown) => {
-        await rm(tempPathOf(file), { force: true });
-        throw err;
-      });
+    // Read by the service (which may run as another user), written by its owner alone (a cache others could write is not trusted).
+    await writeFileAtomic(file, data, { mode: 0o644 });
     process.stdout.write(
       `wrote ${file} (${(data.length / 1024 / 1024).toFixed(1)} MiB, Node ${process.version}): a start whose state dir has no cache of its own compiles from it.\n` +
         "Make it again after replacing installer.js or Node, with the flags and NODE_OPTIONS the service runs with.\n",

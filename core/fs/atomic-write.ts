@@ -3,13 +3,16 @@ import { dirname } from "node:path";
 import { tempPathOf } from "../state/layout.ts";
 import { syncFolder, writePrivateFile } from "./write-private-file.ts";
 
-/** Writes a private file so that a reader sees the old or the new content, never half: temp, fsync, rename, fsync folder. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
+/**
+ * Writes a private file (or with `mode: 0o644` one others may read) so that a reader sees the old or the new content,
+ * never half: temp, fsync, rename, fsync folder.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, { mode = 0o600 as 0o600 | 0o644 } = {}): Promise<void> {
   const folder = dirname(path);
   await mkdir(folder, { recursive: true, mode: 0o755 });
   const temp = tempPathOf(path);
   try {
-    await writePrivateFile(temp, text);
+    await writePrivateFile(temp, data, { mode });
     await rename(temp, path);
   } catch (err) {
     await rm(temp, { force: true });

@@ -30,3 +30,17 @@ test("exclusive: a file that exists is left as it is", async (t) => {
   await assert.rejects(writePrivateFile(path, "second", { exclusive: true }), { code: "EEXIST" });
   assert.equal(await readFile(path, "utf8"), "first");
 });
+
+test("mode 0644: others may read it, whatever the umask; a file that was there private included", async (t) => {
+  const folder = await folderFor(t);
+  const existing = join(folder, "existing");
+  await writeFile(existing, "old", { mode: 0o600 });
+  const umask = process.umask(0o077);
+  try {
+    await writePrivateFile(join(folder, "fresh"), "new\n", { mode: 0o644 });
+    await writePrivateFile(existing, "new\n", { mode: 0o644 });
+  } finally {
+    process.umask(umask);
+  }
+  for (const path of [join(folder, "fresh"), existing]) assert.equal((await stat(path)).mode & 0o777, 0o644, path);
+});
