@@ -12,6 +12,8 @@ import { Script, type ScriptOptions } from "node:vm";
 
 /** The line between the two parts. */
 export const MAIN_MARK = "\n//# stratum-installer: the commands' code\n";
+/** The front's size at most (it is ≈ 12 KB). */
+const FRONT_MAX_BYTES = 64 * 1024;
 import { stateLayout, tempPathOf } from "../core/state/layout.ts";
 
 // Build time: build/build.ts lays the bundle out.
@@ -22,6 +24,7 @@ export function layOutBundle(front: string, commands: string): string {
   if (/[\r\u2028\u2029]/.test(commands)) throw new Error("cli/main.ts's bundle has a line break other than \\n: it cannot be kept as line comments");
   const bundle = `${front}${MAIN_MARK}${commands.replace(/^/gm, "//")}`;
   if (bundle.lastIndexOf(MAIN_MARK) !== front.length) throw new Error("the commands' code contains the front's mark");
+  if (front.length >= FRONT_MAX_BYTES) throw new Error(`the front is ${front.length} bytes: the mark is looked for in the first ${FRONT_MAX_BYTES}`);
   return bundle;
 }
 
@@ -42,24 +45,44 @@ export interface CodeCache {
 
 /** Compiles and runs the commands' code (cli/main.ts); with a state dir, from (and later into) its code cache. */
 export function loadCommands<Commands>(stateDir: string | undefined): { commands: Commands; codeCache: CodeCache | undefined } {
-  const { source, lineOffset } = commandsSource();
+  const { source, bytes, lineOffset } = commandsSource(readFileSync(__filename));
   const options = { filename: __filename, lineOffset };
-  const { script, codeCache } = stateDir === undefined ? { script: new Script(source, options), codeCache: undefined } : compileWithCodeCache(source, options, stateDir);
+  const { script, codeCache } = stateDir === undefined ? { script: new Script(source, options), codeCache: undefined } : compileWithCodeCache(source, bytes, options, stateDir);
   const module = { exports: {} as Commands };
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, __filename, __dirname);
   return { commands: module.exports, codeCache: codeCache && { ...codeCache, compiledAt: performance.now() } };
 }
 
-function commandsSource(): { source: string; lineOffset: number } {
-  const bundle = readFileSync(__filename, "utf8");
-  const at = bundle.lastIndexOf(MAIN_MARK);
-  if (at < 0) throw new Error(`${__filename} is not a whole installer bundle`);
-  const commented = bundle.slice(at + MAIN_MARK.length - 1);
-  const body = commented.replaceAll("\n//", "\n");
-  return {
-    source: `(function (exports, require, module, __filename, __dirname) {${body}\n})`,
-    lineOffset: bundle.slice(0, at + MAIN_MARK.length).split("\n").length - 2,
-  };
+const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname) {";
+const WRAPPER_TAIL = "\n})";
+const NEWLINE = 0x0a;
+
+/**
+ * The commands' code as a function's source, and that source's bytes. Read as bytes and uncommented line by line in
+ * one buffer, which becomes a string once: the code is ≈ 700 KB, and every copy of it as a string (a decode, a
+ * replace, a concatenation V8 flattens) cost a first start milliseconds (bench/RESULTS.md).
+ */
+export function commandsSource(bundle: Buffer): { source: string; bytes: Buffer; lineOffset: number } {
+  // Looked for back from the front's end (the front spells the mark too): not through the commands' ≈ 700 KB.
+  const at = bundle.lastIndexOf(MAIN_MARK, FRONT_MAX_BYTES);
+  if (at < 0) throw new Error("it is not a whole installer bundle: the commands' code is missing");
+  const bytes = Buffer.allocUnsafe(WRAPPER_HEAD.length + (bundle.length - at) + WRAPPER_TAIL.length);
+  let length = bytes.write(WRAPPER_HEAD, "latin1");
+  // From the newline that ends the mark: each line is "\n//" and the code's own line.
+  for (let line = at + MAIN_MARK.length - 1; line < bundle.length; ) {
+    const next = bundle.indexOf(NEWLINE, line + 1);
+    const end = next < 0 ? bundle.length : next;
+    bytes[length++] = NEWLINE;
+    const code = bundle[line + 1] === 0x2f && bundle[line + 2] === 0x2f ? line + 3 : line + 1;
+    length += bundle.copy(bytes, length, code, end);
+    line = end;
+  }
+  length += bytes.write(WRAPPER_TAIL, length, "latin1");
+  const source = bytes.toString("utf8", 0, length);
+  // The code's first line is the source's second (after the wrapper's head): the bundle's line (0-based) after the mark.
+  let markEnd = 0;
+  for (let i = bundle.indexOf(NEWLINE); i >= 0 && i < at + MAIN_MARK.length; i = bundle.indexOf(NEWLINE, i + 1)) markEnd++;
+  return { source, bytes: bytes.subarray(0, length), lineOffset: markEnd - 1 };
 }
 
 const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
@@ -107,11 +130,16 @@ const SPARE_BYTES = 16 * 1024 * 1024;
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, "");
 
-function compileWithCodeCache(source: string, options: ScriptOptions, stateDir: string): { script: Script; codeCache: Omit<CodeCache, "compiledAt"> } {
+function compileWithCodeCache(source: string, bytes: Buffer, options: ScriptOptions, stateDir: string): { script: Script; codeCache: Omit<CodeCache, "compiledAt"> } {
   const file = stateLayout(stateDir).codeCache;
   // Hashed only when a cache is read or written: a first start (no cache) does not wait for it before its first reply.
   let key: string | undefined;
-  const keyOf = () => (key ??= sha256([source, process.version, process.arch, process.execArgv.join(" "), process.env.NODE_OPTIONS ?? ""].join("\0")));
+  // Of the source's bytes: hashing the string would encode its ≈ 700 KB to UTF-8 first.
+  const keyOf = () =>
+    (key ??= createHash("sha256")
+      .update(bytes)
+      .update(["", process.version, process.arch, process.execArgv.join(" "), process.env.NODE_OPTIONS ?? ""].join("\0"))
+      .digest("hex"));
   const unreadable: string[] = [];
   let seen = false;
   /** The cache's data when it is there, trusted and this source's, Node's and flags'. */

@@ -9,7 +9,6 @@ import type { Settings } from "../core/common/settings.ts";
 import { acquireStateLock } from "../core/fs/state-lock.ts";
 import { certificateFacts, type CertificateFacts } from "../core/access/tls.ts";
 import { loadTls } from "../core/access/tls-files.ts";
-import { createApp } from "../handlers/app.ts";
 import { rawProblem } from "../handlers/problem.ts";
 import { stderrIsJournal } from "./journal.ts";
 import { lingerOnClose } from "./linger.ts";
@@ -90,11 +89,25 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   certificate = certificateFacts(tls.cert);
   const started = await services.start();
   const stateReadyAt = performance.now();
-  const app = createApp(services);
+
+  // The API (its routes' modules, schemas and middleware) is built once the banner shows: a request needs it, the
+  // listen does not, and a client takes longer to read the banner, connect and shake hands than it takes to build.
+  // A request that comes sooner waits for it.
+  type App = ReturnType<typeof import("../handlers/app.ts").createApp>;
+  let app: App | undefined;
+  let building: Promise<App> | undefined;
+  const build = () =>
+    (building ??= import("../handlers/app.ts")
+      .then(({ createApp }) => (app = createApp(services)))
+      .catch((err: unknown) => {
+        log.error("the API could not be built", { error: err instanceof Error ? err.message : String(err) });
+        throw err;
+      }));
+  const fetch: App["fetch"] = (request, env) => (app ? app.fetch(request, env) : build().then((built) => built.fetch(request, env)));
 
   const server = serve(
     {
-      fetch: app.fetch,
+      fetch,
       hostname: settings.listenHost,
       port: settings.listenPort,
       createServer,
@@ -122,6 +135,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         ].join("\n"),
       );
       for (const notice of notices) log.warn(notice);
+      void build().catch(() => undefined);
       const ms = (at: number) => Math.round(at * 10) / 10;
       const startMs = { compiled: codeCache && ms(codeCache.compiledAt), modulesLoaded: ms(modulesLoadedAt), stateReady: ms(stateReadyAt), listening: ms(listeningAt) };
       log.info("listening", { url, port: info.port, codeCache: codeCache?.state, codeCacheFrom: codeCache?.from, startMs });
