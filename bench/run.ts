@@ -72,7 +72,7 @@ async function benchOne(runtime: string, node: string, only: string | undefined)
   if (!only || only === "throughput") {
     const t = await benchThroughput(node, Number(process.env.BENCH_SECONDS ?? 3), Number(process.env.BENCH_ROUNDS ?? 5));
     const how = `${t.rounds} rounds × ${t.seconds} s, 50 connections`;
-    report(runtime, `GET /status over HTTPS (${how}; medians)`, "—", `installer ${fmt(t.installer.rps)} req/s p99 ${t.installer.p99} ms; same-bytes Hono ${fmt(t.sameReply.rps)} req/s p99 ${t.sameReply.p99} ms; hello-world Hono ${fmt(t.baseline.rps)} req/s p99 ${t.baseline.p99} ms; errors ${t.installer.errors}`);
+    report(runtime, `GET /status over HTTPS (${how}; medians)`, "—", `installer ${fmt(t.installer.rps)} req/s p99 ${fmt(t.installer.p99)} ms; same-bytes Hono ${fmt(t.sameReply.rps)} req/s p99 ${fmt(t.sameReply.p99)} ms; hello-world Hono ${fmt(t.baseline.rps)} req/s p99 ${fmt(t.baseline.p99)} ms; errors ${t.installer.errors}`);
     report(runtime, "/status throughput vs bare Hono sending the same reply bytes", "≥ 0.9×", `${x(t.vsSameReply.rps)} (rounds: ${t.installer.rounds.join(", ")} vs ${t.sameReply.rounds.join(", ")})`, t.vsSameReply.rps >= 0.9);
     report(runtime, "/status p99 vs the same", "≤ 1.2×", x(t.vsSameReply.p99), t.vsSameReply.p99 <= 1.2);
     report(runtime, "server CPU per request (utime+stime from /proc over each round; medians)", "—", `installer ${fmt(t.installer.cpuMicros)} µs; same-bytes Hono ${fmt(t.sameReply.cpuMicros)} µs: ${x(t.vsSameReply.cpu)} (rounds: ${t.installer.cpuRounds.join(", ")} vs ${t.sameReply.cpuRounds.join(", ")})`);

@@ -14,6 +14,12 @@ describe("codeMatcher", () => {
     test(`refuses ${JSON.stringify(wrong)}`, () => assert.equal(matches(wrong), false));
   }
 
+  test("one matcher asked again and again (it writes each presented code into the same bytes): each answer is its own code's", () => {
+    // Longer and shorter wrong codes between right ones, and codes whose UTF-8 has 12 bytes or whose characters' low bytes spell the code.
+    const asked = ["ABCD-EFGH-JKMN", "ABCD-EFGH-JKMNXYZ", "ABCD-EFGH-JKMN", "ABCD-EFGH-JK", "ÄBCD-EFGH-JKM", "\u0141BCD-EFGH-JKMN", "\u0141BCD-EFGH-JKM", "abcd-efgh-jkmn", "ABCD-EFGH-JKMP"];
+    assert.deepEqual(asked.map(matches), [true, false, true, false, false, false, false, true, false]);
+  });
+
   test("a fresh code matches itself and no other fresh code", () => {
     const a = generateInstallCode();
     const b = generateInstallCode();
