@@ -1,5 +1,5 @@
 import type { Connected, Connection } from "./connect.ts";
-import { NodeRun, type Outcome, type RunContext, runNode } from "./node-run.ts";
+import { NodeRun, type Outcome, type RunContext } from "./node-run.ts";
 import { pool } from "./pool.ts";
 import { type NodeAnswers, nodeAnswers } from "./report.ts";
 
@@ -19,9 +19,9 @@ interface FleetRun {
 export async function installFleet(connection: Connection, ctx: RunContext, parallel: number): Promise<FleetRun> {
   const outcomes = new Map<string, Outcome>();
   const answers = new Map<string, Promise<NodeAnswers>>();
-  const ended = (c: Connected, outcome: Outcome) => {
+  const ended = (c: Connected, outcome: Outcome, run: NodeRun) => {
     outcomes.set(c.node.name, outcome);
-    answers.set(c.node.name, nodeAnswers(c.api));
+    answers.set(c.node.name, nodeAnswers(c.api, run.verdict));
   };
   const init = connection.connected.find((c) => c.node.role === "init")!;
   const joins = connection.connected.filter((c) => c.node.role === "join");
@@ -32,8 +32,9 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     }
   };
 
-  const founded = await runNode(init, ctx);
-  ended(init, founded);
+  const initRun = new NodeRun(init, ctx, undefined);
+  const founded = await initRun.run();
+  ended(init, founded, initRun);
   if (founded.kind !== "installed") {
     stopAll(`not started: the init node ${init.node.name} did not install`);
     return { outcomes, answers };
@@ -60,7 +61,7 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     ctx.signal.throwIfAborted();
     prepare(i + parallel);
     await prepared.get(i);
-    ended(joins[i]!, await run.run());
+    ended(joins[i]!, await run.run(), run);
   });
   return { outcomes, answers, joinToken };
 }

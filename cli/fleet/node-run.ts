@@ -43,6 +43,7 @@ export class NodeRun {
   #ahead?: { at: number; status: Status | undefined };
   /** Its draft written by this run: not written again. */
   #drafted = false;
+  #verdict?: Verdict;
 
   constructor(
     private readonly c: Connected,
@@ -206,7 +207,13 @@ export class NodeRun {
     });
     this.#record({ attempt, outcome: verdict.outcome });
     this.ctx.out.change(name, { phase: verdict.outcome === "succeeded" ? "done" : "failed" });
+    this.#verdict = verdict;
     return verdict;
+  }
+
+  /** The verdict of the last attempt this run followed, as the installer gave it (in attempt.finished, or asked for). */
+  get verdict(): Verdict | undefined {
+    return this.#verdict;
   }
 }
 

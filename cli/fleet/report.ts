@@ -1,6 +1,6 @@
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { createRedactor } from "../../core/secrets/index.ts";
-import type { NodeApi } from "./api.ts";
+import type { NodeApi, Verdict } from "./api.ts";
 import type { Connection } from "./connect.ts";
 import type { Outcome } from "./node-run.ts";
 import type { SummaryRow } from "./output/index.ts";
@@ -30,9 +30,12 @@ export interface NodeAnswers {
   report: unknown;
 }
 
-/** Asked one after the other, on the connection the node's last request left open. */
-export async function nodeAnswers(api: NodeApi): Promise<NodeAnswers> {
-  return { verdict: await settled(api.verdict()), report: await settled(api.report()) };
+/**
+ * Asked one after the other, on the connection the node's last request left open; the verdict only when the run did
+ * not end with one (a node installed before the fleet came): the one its last attempt ended with is the latest.
+ */
+export async function nodeAnswers(api: NodeApi, verdict?: Verdict): Promise<NodeAnswers> {
+  return { verdict: verdict ?? (await settled(api.verdict())), report: await settled(api.report()) };
 }
 
 interface ReportEntry {
