@@ -157,6 +157,8 @@ function compileWithCodeCache(source: string, bytes: Buffer, options: ScriptOpti
     return found.subarray(0, HEADER_BYTES).equals(header(keyOf(), data)) ? data : undefined;
   };
   const own = usable(file, stateDir, "the state dir");
+  // The state dir has a cache this start cannot use (an older bundle's, another Node's, a damaged one).
+  const ownOutdated = !own && seen;
   const image = own ? undefined : usable(codeCacheBeside(__filename), dirname(__filename), "the bundle's folder", true);
   const cachedData = own ?? image;
   const script = new Script(source, { ...options, cachedData });
@@ -168,7 +170,11 @@ function compileWithCodeCache(source: string, bytes: Buffer, options: ScriptOpti
       ...(state === "used" ? { from: own ? "state dir" : "bundle" } : {}),
       unreadable: unreadable.length > 0 ? unreadable.join("; ") : undefined,
       async save() {
-        if (state === "used") return;
+        if (state === "used") {
+          // The image's served this start: the state dir's outdated one would be read and hashed at every start for nothing.
+          if (image && ownOutdated) rmSync(file, { force: true });
+          return;
+        }
         const data = script.createCachedData();
         const bytes = Buffer.concat([header(keyOf(), data), data]);
         const { bavail, bsize } = statfsSync(stateDir);

@@ -289,6 +289,25 @@ describe("a code cache beside the bundle, made for an image whose state dir star
     await installer.stop();
   });
 
+  test("a state dir that kept an older bundle's cache, started from an image's bundle: the image's cache is used and the outdated one removed after the first request", async () => {
+    // The older bundle: this one with another version, its cache written into the state dir by a start of it.
+    const older = await bundleCopy();
+    const { version } = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string };
+    await writeFile(older, (await readFile(older, "utf8")).replaceAll(`"${version}"`, `"${version.slice(0, -1)}x"`));
+    const stateDir = join(await tempDir(), "state");
+    await startAndServe({ stateDir, bundle: older, cwd: join(older, "..") });
+    const bundle = await bundleCopy();
+    assert.equal((await runCli(["prepare-image"], {}, ROOT, bundle)).code, 0);
+
+    const installer = await lab.start({ stateDir, bundle });
+    const line = await waitFor("the listening log line", async () => logLines(installer).find((l) => l.message === "listening"));
+    assert.deepEqual([line.codeCache, line.codeCacheFrom], ["used", "bundle"]);
+    assert.equal((await installer.request("/v1/installer/status")).status, 200);
+    await waitFor("the outdated cache removed", async () => ((await stat(stateLayout(stateDir).codeCache).catch(() => undefined)) ? undefined : true));
+    assert.equal(await installer.stop(), 0);
+    assert.deepEqual(logLines(installer).filter((l) => l.message.startsWith("code cache")), [], "nothing to warn of");
+  });
+
   test("a cache beside the bundle that others could write, or made for another bundle, is not used: the start compiles without it", async () => {
     const bundle = await bundleCopy();
     assert.equal((await runCli(["prepare-image"], {}, ROOT, bundle)).code, 0);
