@@ -91,8 +91,8 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   const stateReadyAt = performance.now();
 
   // The API (its routes' modules, schemas and middleware) is built once the banner shows: a request needs it, the
-  // listen does not, and a client takes longer to read the banner, connect and shake hands than it takes to build.
-  // A request that comes sooner waits for it.
+  // listen does not, and the build overlaps the client's reading the banner, connecting and shaking hands (with a
+  // code cache it is done before the first request comes). A request that comes sooner waits for it.
   type App = ReturnType<typeof import("../handlers/app.ts").createApp>;
   let app: App | undefined;
   let building: Promise<App> | undefined;

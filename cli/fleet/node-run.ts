@@ -170,6 +170,7 @@ export class NodeRun {
     if (kind === "install" && !this.#drafted) await this.#putDraft();
     this.ctx.signal.throwIfAborted();
     let started: { attempt: number };
+    this.#verdict = undefined;
     try {
       started = kind === "install" ? await api.install(this.c.etag) : await api.recheck();
     } catch (error) {
@@ -211,7 +212,10 @@ export class NodeRun {
     return verdict;
   }
 
-  /** The verdict of the last attempt this run followed, as the installer gave it (in attempt.finished, or asked for). */
+  /**
+   * The verdict the run ended with, as the installer gave it (in attempt.finished, or asked for); undefined when it
+   * ended otherwise (installed before, unreachable or stopped in an attempt it started).
+   */
   get verdict(): Verdict | undefined {
     return this.#verdict;
   }

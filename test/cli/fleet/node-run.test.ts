@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { promisify } from "node:util";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
 import type { Connected } from "../../../cli/fleet/connect.ts";
-import { runNode } from "../../../cli/fleet/node-run.ts";
+import { NodeRun, runNode } from "../../../cli/fleet/node-run.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
 import { FleetState } from "../../../cli/fleet/state.ts";
 import { tempPathOf } from "../../../core/state/layout.ts";
@@ -68,5 +68,37 @@ describe("fleet: one node's run", () => {
     await state.flush();
     assert.deepEqual(JSON.parse(await readFile(state.path, "utf8")).nodes, { n1: { etag: '"e2"', attempt: 1, lastSeq: 1, outcome: "succeeded" } });
     assert.deepEqual(node.seen.map((s) => s.split(" ").slice(0, 2).join(" ")), ["GET /v1/installer/status", "PUT /v1/installer/config", "POST /v1/installer/install", "GET /v1/installer/install/events?attempt=1"]);
+  });
+
+  it("the verdict a run ends with is the one its last attempt ended with; a run that breaks in a later attempt ends with none (the report asks the node)", { timeout: 30_000 }, async (t) => {
+    const FAILED = { ...VERDICT, outcome: "failed", step: "readiness", code: "READINESS_TIMEOUT", message: "not ready", next: "recheckReadiness" };
+    const ended = async (rechecks: number) => {
+      const node = await fakeInstaller(t, (req, res) => {
+        const path = req.url!.replace("/v1/installer", "");
+        if (req.method === "GET" && path === "/status") return json(res, 200, STATUS);
+        if (req.method === "PUT" && path === "/config") return req.resume().on("end", () => json(res, 200, VIEW, { etag: '"e2"' }));
+        if (req.method === "POST" && path === "/install") return json(res, 202, { attempt: 1, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=1" });
+        if (req.method === "POST" && path === "/install/recheck-readiness") return json(res, 202, { attempt: 2, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=2" });
+        // Attempt 1's stream ends without a verdict (it failed: the verdict is asked); attempt 2's sends what no installer sends.
+        if (path === "/install/events?attempt=1") return res.writeHead(200, { "content-type": "text/event-stream" }).end();
+        if (path === "/install/events?attempt=2") return res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: {"seq":"one"}\n\n`);
+        if (path.startsWith("/install/verdict")) return json(res, 200, FAILED);
+        json(res, 404, { code: "NOT_FOUND", detail: path });
+      });
+      const access = { url: node.url, pin: node.pin, code: "c0de" };
+      const connected: Connected = { node: { index: 1, name: "n1", role: "join", access, draft: () => ({}) as never }, api: new NodeApi(access), status: STATUS, options: {} as Options, draft: VIEW, etag: '"e1"' };
+      const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+      const out = linesOutput(process.stdout, process.stderr);
+      t.after(() => out.close());
+      const run = new NodeRun(connected, { out, state, rechecks, signal: new AbortController().signal }, "token");
+      return { outcome: await run.run(), verdict: run.verdict };
+    };
+    const failed = await ended(0);
+    assert.equal(failed.outcome.kind, "failed");
+    assert.deepEqual(failed.verdict, FAILED);
+    const broken = await ended(1);
+    assert.equal(broken.outcome.kind, "failed");
+    assert.match(broken.outcome.detail, /seq/);
+    assert.equal(broken.verdict, undefined);
   });
 });
