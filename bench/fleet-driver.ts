@@ -81,9 +81,11 @@ export interface FleetDriverRun {
   statePath: string;
   /** CPU the probe itself spent sampling /proc/self/fd (part of cpuMs). */
   probeMs: number;
+  /** CPU ms by thread name (main, V8's helpers, libuv's pool) at the last report: what of cpuMs is not the main thread's JavaScript. */
+  threadCpuMs?: Record<string, number>;
 }
 
-interface ProbeReport extends Pick<FleetDriverRun, "peakRssKiB" | "cpuMs" | "systemCpuMs" | "firstRequestMs" | "maxOpenSockets" | "maxOpenFds" | "requests" | "slowestRequest" | "byOrigin" | "probeMs"> {
+interface ProbeReport extends Pick<FleetDriverRun, "peakRssKiB" | "cpuMs" | "systemCpuMs" | "firstRequestMs" | "maxOpenSockets" | "maxOpenFds" | "requests" | "slowestRequest" | "byOrigin" | "probeMs" | "threadCpuMs"> {
   pid: number;
 }
 
@@ -228,12 +230,21 @@ export function idealWallMs(initMs: number, joinMs: readonly number[], parallel:
 
 const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
 
+/** "main 1.52 s, V8 DefaultWorke 0.61 s, …": the threads that spent CPU, most first. */
+const threadSplit = (byName: Record<string, number>) =>
+  Object.entries(byName)
+    .filter(([, ms]) => ms > 0)
+    .sort(([, a], [, b]) => b - a)
+    .map(([name, ms]) => `${name} ${(ms / 1000).toFixed(2)} s`)
+    .join(", ");
+
 /** The run's figures in a few lines, for a bench to print. */
 export function describeRun(run: FleetDriverRun, initOrigin?: string): string[] {
   const slow = (r: SlowRequest | null | undefined) => (r ? `${r.ms.toFixed(0)} ms (${r.origin}${r.path})` : "-");
   const lines = [
     `wall ${(run.wallMs / 1000).toFixed(1)} s; exit ${run.code ?? run.signal}`,
     `driver peak RSS ${mib(run.peakRssKiB)}; CPU ${(run.cpuMs / 1000).toFixed(2)} s = ${((100 * run.cpuMs) / run.wallMs).toFixed(1)} % of wall (of it system ${(run.systemCpuMs / 1000).toFixed(2)} s; probe's own sampling ${run.probeMs.toFixed(0)} ms)`,
+    ...(run.threadCpuMs ? [`of the CPU, by thread: ${threadSplit(run.threadCpuMs)}`] : []),
     `state file written whole ${run.stateWrites} times, its journal ${(run.journalBytes / 1024).toFixed(0)} KiB: ${(run.stateBytes / 1024).toFixed(0)} KiB in all`,
     `at most ${run.maxOpenSockets} sockets (${run.maxOpenFds} fds) open; ${run.requests} requests, slowest ${slow(run.slowestRequest)}`,
   ];

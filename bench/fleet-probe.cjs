@@ -6,7 +6,7 @@
 // the last second's). Public Node mechanisms only: nothing of the measured program is patched.
 "use strict";
 const dc = require("node:diagnostics_channel");
-const { readdirSync, readlinkSync, writeFileSync } = require("node:fs");
+const { readFileSync, readdirSync, readlinkSync, writeFileSync } = require("node:fs");
 
 const out = process.env.FLEET_PROBE_OUT;
 // The measured process only, not what it spawns (they inherit NODE_OPTIONS).
@@ -65,6 +65,26 @@ if (out) {
     maxOpenFds = Math.max(maxOpenFds, fds);
     probeMs += performance.now() - t0;
   };
+  // CPU ms by thread name (/proc/self/task): the main thread's JavaScript beside V8's helpers (GC, compilers) and libuv's pool.
+  const TICK_MS = 10; // USER_HZ is 100 on Linux
+  const threadCpu = () => {
+    const byName = {};
+    try {
+      for (const tid of readdirSync("/proc/self/task")) {
+        try {
+          const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+          const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+          const name = tid === String(process.pid) ? "main" : readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
+          byName[name] = (byName[name] || 0) + (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+        } catch {
+          // the thread ended between the listing and the read
+        }
+      }
+    } catch {
+      // no /proc
+    }
+    return byName;
+  };
   const report = () => {
     const usage = process.resourceUsage();
     const all = Object.values(origins).map((o) => o.slowest);
@@ -83,6 +103,7 @@ if (out) {
       byOrigin: origins,
       probeMs,
       samples,
+      threadCpuMs: threadCpu(),
     });
     try {
       writeFileSync(out, text);
