@@ -2,7 +2,8 @@
  * `npm start`: the installer with an embedded demo — demo host facts, a sample payload,
  * the sample firstboot program and a simulated cloud API (readiness, and the join endpoints
  * with the secret of the node.yaml the installer writes); state in .demo/.
- * After the installer's banner it prints the lines to paste into a shell (CODE, API, H, CONTROL).
+ * After the installer's banner, once the installer has checked the payload's checksums (so that an install
+ * pasted at once is not refused PAYLOAD_VERIFYING), it prints the lines to paste into a shell (CODE, API, H, CONTROL).
  * Env: STRATUM_LISTEN (default 0.0.0.0:9443); DEMO_SCENARIO (progress | never | ready | error);
  * DEMO_UNATTENDED=1 starts from a fresh state dir with a node.yaml left by "stage 1",
  * which the installer takes and installs by itself; DEMO_CLOUD_PORT (default 8443; 0 = any free
@@ -19,6 +20,8 @@ import { spawn } from "node:child_process";
 import { access, cp, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { setTimeout as sleep } from "node:timers/promises";
+import { request } from "../core/http/client.ts";
 import { keptCloudCert } from "./cloud-cert.ts";
 import { parseNodes, startCluster } from "./cluster.ts";
 import { makePayload } from "./make-payload.ts";
@@ -58,6 +61,32 @@ function linesToPaste(banner: string, control: string, node: DemoNode): string[]
     `demo: switch the simulated cloud with: curl -sk -X POST $CONTROL -H 'Content-Type: application/json' -d '{"scenario":"ready"}'`,
     "",
   ];
+}
+
+/** How long the lines wait for the payload check; a payload that takes longer gets them with its blocker said. */
+const PAYLOAD_WAIT_MS = 5 * 60_000;
+
+/**
+ * The installer's blockers once it is no longer checking the payload's checksums (asked over its API, pinned to
+ * the banner's certificate), or undefined when that did not end in PAYLOAD_WAIT_MS.
+ */
+async function blockersOnceChecked(banner: string, url: string): Promise<string[] | undefined> {
+  const code = /Install code:\s+(\S+)/.exec(banner)![1]!;
+  const pin = /TLS SHA-256:\s+([0-9A-F:]+)/.exec(banner)![1]!.replaceAll(":", "").toLowerCase();
+  const deadline = Date.now() + PAYLOAD_WAIT_MS;
+  for (;;) {
+    const answer = await request({ url: `${url}/status`, trust: { pin }, headers: { authorization: `Bearer ${code}` }, timeoutMs: 10_000, maxBytes: 1024 * 1024 });
+    const blockers = ((JSON.parse(answer.body) as { blockers?: { code: string }[] }).blockers ?? []).map((b) => b.code);
+    if (!blockers.includes("PAYLOAD_VERIFYING")) return blockers;
+    if (Date.now() > deadline) return undefined;
+    await sleep(200);
+  }
+}
+
+/** The line before the lines to paste: what the payload check found. */
+function payloadLine(blockers: string[] | undefined): string {
+  if (blockers === undefined) return `demo: the payload's checksums are still being checked after ${PAYLOAD_WAIT_MS / 60_000} min: an install is refused PAYLOAD_VERIFYING until they are`;
+  return blockers.length === 0 ? "demo: payload checked: an install can start" : `demo: payload checked; an install is refused until these clear: ${blockers.join(", ")} (GET $API/status says how)`;
 }
 
 type DemoNode = 1 | 2 | undefined;
@@ -165,8 +194,13 @@ async function main(): Promise<void> {
     if (pasted) return;
     banner += chunk.toString();
     const lines = linesToPaste(banner, new URL("/control/scenario", readinessUrl).href, node);
-    if (lines) process.stdout.write(lines.join("\n"));
-    pasted = lines !== undefined;
+    if (!lines) return;
+    pasted = true;
+    const api = lines.find((l) => /^API2?=/.test(l))!.replace(/^API2?=/, "");
+    blockersOnceChecked(banner, api).then(
+      (blockers) => process.stdout.write([payloadLine(blockers), ...lines].join("\n")),
+      (err: Error) => process.stdout.write([`demo: the installer's status could not be read (${err.message}): GET $API/status before installing`, ...lines].join("\n")),
+    );
   });
   const stop = () => installer.kill("SIGTERM");
   process.on("SIGINT", stop);

@@ -77,4 +77,14 @@ describe("npm start (demo/start.ts): the README's walk-throughs", () => {
     assert.equal(status.unattended.attempt, 1);
     assert.equal((await verdictOf(demo, 1)).outcome, "succeeded");
   });
+
+  test("the lines to paste come once the payload is checked: an install pasted at once is not refused PAYLOAD_VERIFYING", async (t) => {
+    const demoDir = await tempDir("stratum-demo-");
+    // Big enough that its checksums take a while on any machine.
+    await makePayload(join(demoDir, "payload"), { images: [{ file: "images/stratum-base.tar", bytes: 96 * 1024 * 1024 }, { file: "images/ceph.tar", bytes: 32 * 1024 }] });
+    const demo = await startDemo(t, demoDir);
+    const status = await demo.call("/status");
+    assert.deepEqual(status.json.blockers ?? [], [], status.text);
+    assert.match(demo.stdout(), /payload checked/, demo.stdout());
+  });
 });
