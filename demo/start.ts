@@ -76,6 +76,7 @@ async function blockersOnceChecked(banner: string, url: string): Promise<string[
   const deadline = Date.now() + PAYLOAD_WAIT_MS;
   for (;;) {
     const answer = await request({ url: `${url}/status`, trust: { pin }, headers: { authorization: `Bearer ${code}` }, timeoutMs: 10_000, maxBytes: 1024 * 1024 });
+    if (answer.status !== 200) throw new Error(`GET /status answered ${answer.status}`);
     const blockers = ((JSON.parse(answer.body) as { blockers?: { code: string }[] }).blockers ?? []).map((b) => b.code);
     if (!blockers.includes("PAYLOAD_VERIFYING")) return blockers;
     if (Date.now() > deadline) return undefined;
