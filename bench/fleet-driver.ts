@@ -79,7 +79,7 @@ export interface FleetDriverRun {
   /** …these were appended to the journal (cli/fleet/state-journal.ts). */
   journalBytes: number;
   statePath: string;
-  /** CPU the probe itself spent sampling /proc/self/fd (part of cpuMs). */
+  /** CPU the probe itself spent reading /proc/self/fd and /proc/self/task (part of cpuMs). */
   probeMs: number;
   /** CPU ms by thread name (main, V8's helpers, libuv's pool) at the last report: what of cpuMs is not the main thread's JavaScript. */
   threadCpuMs?: Record<string, number>;
@@ -230,7 +230,7 @@ export function idealWallMs(initMs: number, joinMs: readonly number[], parallel:
 
 const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
 
-/** "main 1.52 s, V8 DefaultWorke 0.61 s, …": the threads that spent CPU, most first. */
+/** "main 2.03 s, node 0.39 s" (Node names its helper threads "node"): the threads that spent CPU, most first. */
 const threadSplit = (byName: Record<string, number>) =>
   Object.entries(byName)
     .filter(([, ms]) => ms > 0)

@@ -68,6 +68,7 @@ if (out) {
   // CPU ms by thread name (/proc/self/task): the main thread's JavaScript beside V8's helpers (GC, compilers) and libuv's pool.
   const TICK_MS = 10; // USER_HZ is 100 on Linux
   const threadCpu = () => {
+    const t0 = performance.now();
     const byName = {};
     try {
       for (const tid of readdirSync("/proc/self/task")) {
@@ -83,6 +84,7 @@ if (out) {
     } catch {
       // no /proc
     }
+    probeMs += performance.now() - t0;
     return byName;
   };
   const report = () => {
