@@ -88,6 +88,8 @@ if (out) {
     return byName;
   };
   const report = () => {
+    // Read first, so that its own time is in this report's probeMs.
+    const threadCpuMs = threadCpu();
     const usage = process.resourceUsage();
     const all = Object.values(origins).map((o) => o.slowest);
     const slowestRequest = all.reduce((a, b) => (a && a.ms >= b.ms ? a : b), null);
@@ -105,7 +107,7 @@ if (out) {
       byOrigin: origins,
       probeMs,
       samples,
-      threadCpuMs: threadCpu(),
+      threadCpuMs,
     });
     try {
       writeFileSync(out, text);
