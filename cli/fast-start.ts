@@ -39,7 +39,7 @@ export interface CodeCache {
   readonly unreadable?: string;
   /** When the commands' code had been compiled and run, in ms since the process began (`performance.now()`). */
   readonly compiledAt: number;
-  /** Writes a new cache unless this one was used: called after the first request, so it holds that request's code too. */
+  /** Writes a new cache unless this one was used: called once the first requests are over, so it holds their code too. */
   save(): Promise<void>;
 }
 

@@ -77,7 +77,7 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
       maxBytes: 1024 * 1024,
     });
     if (answer.status !== 200) throw new Error(`its first request was answered ${answer.status}`);
-    // The service writes its cache as that first reply ends.
+    // The service writes its cache once no request has come for a second after that one.
     const made = stateLayout(stateDir).codeCache;
     while (!(await stat(made).then((s) => s.size > 0, () => false))) {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the installer wrote no code cache: ${lastWords()}`);

@@ -12,6 +12,7 @@ import { loadTls } from "../core/access/tls-files.ts";
 import { rawProblem } from "../handlers/problem.ts";
 import { stderrIsJournal } from "./journal.ts";
 import { lingerOnClose } from "./linger.ts";
+import { whenQuiet } from "./when-quiet.ts";
 import { wireServices } from "./wire.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
 import { stateLayout, tempPathOf } from "../core/state/layout.ts";
@@ -27,11 +28,15 @@ function publicUrl(host: string, port: number): string {
   return `https://${address.includes(":") ? `[${address}]` : address}:${port}`;
 }
 
-/** After the first reply has gone, so that the cache holds the request path's code and the reply does not wait for it. */
-function saveAfterFirstRequest(server: HttpsServer, codeCache: CodeCache, log: Logger): void {
-  server.once("request", (_req, res: import("node:http").ServerResponse) =>
-    res.once("close", () => void codeCache.save().catch((err: Error) => log.warn("code cache not written", { error: err.message }))),
-  );
+/** A second without a new request after the first, or 30 s after it at the latest. */
+const CACHE_SAVE = { quietMs: 1_000, latestMs: 30_000 };
+
+/**
+ * Once the first burst of requests is over: the cache then holds the code of those requests' paths too (a console's
+ * first page, a fleet's checks), and its writing waits for none of them.
+ */
+function saveWhenQuiet(server: HttpsServer, codeCache: CodeCache, log: Logger): void {
+  whenQuiet(server, "request", CACHE_SAVE, () => void codeCache.save().catch((err: Error) => log.warn("code cache not written", { error: err.message })));
 }
 
 /**
@@ -142,7 +147,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
     },
   );
-  if (codeCache) saveAfterFirstRequest(server as HttpsServer, codeCache, log);
+  if (codeCache) saveWhenQuiet(server as HttpsServer, codeCache, log);
   lingerOnClose(server as HttpsServer);
   server.on("clientError", (err: NodeJS.ErrnoException, socket: import("node:stream").Duplex) => {
     if (!socket.writable) return socket.destroy();
