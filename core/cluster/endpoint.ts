@@ -1,5 +1,4 @@
-import { isIP } from "node:net";
-import { splitHostPort } from "../config/net.ts";
+import { ipFamily, splitHostPort } from "../config/net.ts";
 
 interface Endpoint {
   host: string;
@@ -15,5 +14,5 @@ export function parseJoinAddress(text: string): Endpoint {
 }
 
 export function authority({ host, port }: Endpoint): string {
-  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  return `${ipFamily(host) === 6 ? `[${host}]` : host}:${port}`;
 }

@@ -1,4 +1,4 @@
-import { isIP, SocketAddress } from "node:net";
+import { SocketAddress } from "node:net";
 import { quoted, shown } from "./messages.ts";
 
 type Family = 4 | 6;
@@ -43,26 +43,37 @@ function ipOf(family: Family, text: string): Ip {
 }
 
 /**
- * A well-formed address (os.networkInterfaces', for a certificate), checked by inet_pton instead of isIP: isIP compiles
- * its IPv6 pattern on first use (≈3–4 ms), which a first start would pay for its certificate alone. Undefined if not one.
+ * 4 or 6 for an IP address, 0 for anything else: `net.isIP`'s answer, given by inet_pton (SocketAddress) instead of
+ * isIP's patterns, whose first use compiles them (≈ 8 ms for both, in a first start's first validation, a
+ * certificate's addresses, and every fleet run's first connection).
  */
-export function parseAddress(text: string): Ip | undefined {
-  const family = text.includes(":") ? 6 : 4;
-  if (text.includes("%") || text.trim() !== text) return undefined;
+export function ipFamily(text: string): 0 | Family {
+  // isIP takes an IPv6 address's zone (fe80::1%eth0) as these characters; inet_pton would ignore whatever it is.
+  const zone = text.indexOf("%");
+  if (zone >= 0 && !/^[0-9a-zA-Z.:-]+$/.test(text.slice(zone + 1))) return 0;
+  const address = zone < 0 ? text : text.slice(0, zone);
+  const family = address.includes(":") ? 6 : 4;
+  if (zone >= 0 && family === 4) return 0;
   try {
-    new SocketAddress({ address: text, family: family === 6 ? "ipv6" : "ipv4" });
+    new SocketAddress({ address, family: family === 6 ? "ipv6" : "ipv4" });
   } catch {
-    return undefined;
+    return 0;
   }
-  return ipOf(family, text);
+  return family;
+}
+
+/** A well-formed address (os.networkInterfaces', for a certificate); undefined if not one. */
+export function parseAddress(text: string): Ip | undefined {
+  const family = text.includes("%") ? 0 : ipFamily(text);
+  return family === 0 ? undefined : ipOf(family, text);
 }
 
 export function parseIp(text: string): Parsed<Ip> {
   if (text.trim() !== text) return { ok: false, problem: `${JSON.stringify(text)} has spaces around it` };
   if (text.includes("/")) return { ok: false, problem: `${shown(text)} has a prefix length: write the address alone (${shown(text.split("/")[0] ?? "")})` };
   if (text.includes("%")) return { ok: false, problem: `${shown(text)} has a zone index (%…), which is not allowed here` };
-  const family = isIP(text);
-  if (family === 4 || family === 6) return { ok: true, value: ipOf(family, text) };
+  const family = ipFamily(text);
+  if (family !== 0) return { ok: true, value: ipOf(family, text) };
   const why = whyNotIpv4(text);
   return { ok: false, problem: `${shown(text)} is not an IP address${why ? `: ${why}` : ""}` };
 }
@@ -166,6 +177,6 @@ export function splitHostPort(text: string): { host: string; port?: string } {
   const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(text);
   if (bracketed) return { host: bracketed[1] ?? "", port: bracketed[2] };
   const colon = text.indexOf(":");
-  if (isIP(text) === 6 || colon < 0 || colon !== text.lastIndexOf(":")) return { host: text };
+  if (ipFamily(text) === 6 || colon < 0 || colon !== text.lastIndexOf(":")) return { host: text };
   return { host: text.slice(0, colon), port: text.slice(colon + 1) };
 }

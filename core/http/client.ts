@@ -12,8 +12,9 @@ import { open as openFile, rename, rm } from "node:fs/promises";
 import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { dirname } from "node:path";
-import { connect as tcpConnect, isIP, type Socket } from "node:net";
+import { connect as tcpConnect, type Socket } from "node:net";
 import { connect as tlsConnect, createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
+import { ipFamily } from "../config/net.ts";
 import { syncFolder } from "../fs/write-private-file.ts";
 import { tempPathOf } from "../state/layout.ts";
 import { type Checked, type IdleConnections, createIdleConnections } from "./connections.ts";
@@ -151,7 +152,7 @@ function open(url: URL, trust: Trust, timeoutMs: number, signal: AbortSignal, ca
     if (url.protocol !== "https:" && url.protocol !== "http:") return failed(new Error(`${url.protocol}// is not http or https`));
     try {
       const ca = typeof trust === "object" && !("pin" in trust) ? trust.ca : undefined;
-      socket = tls ? tlsConnect({ host, port, rejectUnauthorized: false, secureContext: contextFor(ca), ...(isIP(host) ? {} : { servername: host }) }) : tcpConnect({ host, port });
+      socket = tls ? tlsConnect({ host, port, rejectUnauthorized: false, secureContext: contextFor(ca), ...(ipFamily(host) ? {} : { servername: host }) }) : tcpConnect({ host, port });
     } catch (error) {
       return failed(error as Error);
     }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { cidrContains, cidrsOverlap, formatIp, hostnameProblem, parseAddress, parseCidr, parseIp, subnetText } from "../../../core/config/net.ts";
+import { isIP } from "node:net";
+import { cidrContains, cidrsOverlap, formatIp, hostnameProblem, ipFamily, parseAddress, parseCidr, parseIp, subnetText } from "../../../core/config/net.ts";
 
 function cidr(text: string) {
   const parsed = parseCidr(text);
@@ -36,6 +37,15 @@ describe("parseIp / formatIp", () => {
     assert.equal(problem(" 10.0.0.1"), '" 10.0.0.1" has spaces around it');
     assert.equal(problem("fe80::1%eno1"), "fe80::1%eno1 has a zone index (%…), which is not allowed here");
     assert.equal(problem("gateway"), "gateway is not an IP address");
+  });
+});
+
+describe("ipFamily (inet_pton's answer, not isIP's patterns, whose first use compiles them)", () => {
+  it("answers what net.isIP answers, tricky spellings included", () => {
+    const texts = ["10.20.0.11", "0.0.0.0", "255.255.255.255", "::", "::1", "fe80::1", "2001:db8::", "1:2:3:4:5:6:7:8", "::ffff:10.1.2.3", "1:2:3:4:5:6:1.2.3.4", "FD00::ABCD",
+      "localhost", "", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.04", "0x1.2.3.4", "1..2.3", "1:2:3:4:5:6:7:8:9", "2001:db8:::1", "::g", "1::2::3", "12345::", ":1", "1:",
+      "::ffff:01.2.3.4", "::ffff:1.2.3", "fe80::1%eth0", "fe80::1%2", "fe80::1%", "fe80::1%e_th0", "fe80::1%eth0%1", "fe80::1%a.b:c-d", "1.2.3.4%eth0", "::ffff:1.2.3.4%eth0", " 10.0.0.1", "10.0.0.1 ", "10.0.0.1\n", "10.0.0.0/8", "1.2.3.4:80", "[::1]", "\u0661.2.3.4"];
+    for (const text of texts) assert.equal(ipFamily(text), isIP(text), JSON.stringify(text));
   });
 });
 
