@@ -39,7 +39,7 @@ const phaseMedians = (runs: StartPhases[]) => Object.fromEntries(PHASES.map((p) 
 /** Long enough for a process to settle. */
 const IDLE_MS = 500;
 
-/** The first start writes its code cache after the first request: the second start is measured with it. */
+/** The first start writes its code cache once its first requests are over (a second after): the second start is measured with it. */
 async function untilExists(path: string, deadline = Date.now() + 10_000): Promise<void> {
   while (!(await stat(path).then(() => true, () => false))) {
     if (Date.now() > deadline) throw new Error(`${path} was not written`);
