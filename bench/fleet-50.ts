@@ -14,7 +14,7 @@ import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { describeRun, type FleetDriverRun, idealWallMs, runFleetDriver } from "./fleet-driver.ts";
+import { describeRun, driverCpuMs, type FleetDriverRun, idealWallMs, runFleetDriver } from "./fleet-driver.ts";
 import { type RigNode, startRig } from "../test/helpers/fleet.ts";
 import { BUNDLE, startInstaller } from "../test/helpers/installer.ts";
 
@@ -144,12 +144,12 @@ async function measure(bundle: string | undefined, label: string, installers?: s
     say(`installed ${NODES - notDone.length} of ${NODES}${notDone.length ? ` (not: ${notDone.join(", ")})` : ""}; firstboot runs per node: ${[...counts].map(([k, n]) => `${n} nodes ran it ${k}×`).join(", ")}${notOnce.length ? ` (${notOnce.join(", ")})` : ""}`);
     say(`load after ${load()}`);
 
-    const cpu = (r: FleetDriverRun) => `${((100 * r.cpuMs) / r.wallMs).toFixed(1)} %`;
+    const cpu = (r: FleetDriverRun) => `${((100 * driverCpuMs(r)) / r.wallMs).toFixed(1)} %`;
     const slow = (ms?: number) => (ms === undefined ? "-" : `${ms.toFixed(0)} ms`);
     say(
       `${label}row: | ${NODES}${KILL_AT ? ` (kill -9 at ${KILL_AT}, then again)` : ""} | ${process.version} | ${s(run.wallMs)} | ${KILL_AT ? "- | -" : `${s(ideal)} | ${(run.wallMs / ideal).toFixed(2)}×`} | ${(run.peakRssKiB / 1024).toFixed(0)} MiB | ${cpu(run)} | ${runs.map((r) => r.stateWrites).join(" + ")} whole writes, ${runs.map((r) => `${(r.stateBytes / 1024).toFixed(0)} KiB`).join(" + ")} with the journal | ${slow(run.slowestRequest?.ms)} | ${slow(run.byOrigin[initOrigin]?.slowest.ms)} | ${run.maxOpenSockets} | load ${load()} |`,
     );
-    return { ok: run.code === 0 && notDone.length === 0 && notOnce.length === 0, ...(KILL_AT ? {} : { ratio: run.wallMs / ideal }), cpuShare: run.cpuMs / run.wallMs };
+    return { ok: run.code === 0 && notDone.length === 0 && notOnce.length === 0, ...(KILL_AT ? {} : { ratio: run.wallMs / ideal }), cpuShare: driverCpuMs(run) / run.wallMs };
   } finally {
     await Promise.all(cleanups.map((cleanup) => cleanup()));
   }

@@ -20,6 +20,25 @@ if (out) {
   let maxOpenSockets = 0;
   let maxOpenFds = 0;
   let probeMs = 0;
+  // The probe's own cost as the main thread's CPU (/proc/thread-self/schedstat, ns on the CPU): its reads run on that
+  // thread, and wall time would count the moments a busy machine kept it waiting. performance.now() without /proc.
+  const threadNs = () => {
+    try {
+      return Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]);
+    } catch {
+      return NaN;
+    }
+  };
+  const own = (work) => {
+    const ns = threadNs();
+    const t0 = performance.now();
+    try {
+      return work();
+    } finally {
+      const spent = (threadNs() - ns) / 1e6;
+      probeMs += Number.isNaN(spent) ? performance.now() - t0 : spent;
+    }
+  };
   let samples = 0;
 
   const originOf = (request) => `${request.protocol || "http:"}//${request.getHeader("host") || request.host}`;
@@ -45,8 +64,7 @@ if (out) {
   channels[0].subscribe(onStart);
   channels[1].subscribe(onHeaders);
 
-  const sample = () => {
-    const t0 = performance.now();
+  const sample = () => own(() => {
     let sockets = 0;
     let fds = 0;
     try {
@@ -63,12 +81,10 @@ if (out) {
     }
     maxOpenSockets = Math.max(maxOpenSockets, sockets);
     maxOpenFds = Math.max(maxOpenFds, fds);
-    probeMs += performance.now() - t0;
-  };
+  });
   // CPU ms by thread name (/proc/self/task): the main thread's JavaScript beside V8's helpers (GC, compilers) and libuv's pool.
   const TICK_MS = 10; // USER_HZ is 100 on Linux
   const threadCpu = () => {
-    const t0 = performance.now();
     const byName = {};
     try {
       for (const tid of readdirSync("/proc/self/task")) {
@@ -84,12 +100,11 @@ if (out) {
     } catch {
       // no /proc
     }
-    probeMs += performance.now() - t0;
     return byName;
   };
   const report = () => {
     // Read first, so that its own time is in this report's probeMs.
-    const threadCpuMs = threadCpu();
+    const threadCpuMs = own(threadCpu);
     const usage = process.resourceUsage();
     const all = Object.values(origins).map((o) => o.slowest);
     const slowestRequest = all.reduce((a, b) => (a && a.ms >= b.ms ? a : b), null);

@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type FleetDriverRun, runFleetDriver } from "./fleet-driver.ts";
+import { driverCpuMs, type FleetDriverRun, runFleetDriver } from "./fleet-driver.ts";
 import { rackPlan } from "./rack-plan.ts";
 import { startSimulation } from "./sim/start.ts";
 
@@ -36,14 +36,13 @@ async function measure(nodes: number, parallel: number, attemptMs: number, perPr
   }
 }
 
-const cpuMs = (run: FleetDriverRun) => run.cpuMs - run.probeMs;
 const load = () => loadavg().map((l) => l.toFixed(2)).join(", ");
 
 function table(rows: Row[], parallel: number): string[] {
   const base = rows[0]!;
   const ratio = (f: (r: Row) => number, r: Row) => (f(r) / f(base)).toFixed(2);
   const rssPerNode = (r: Row) => r.run.peakRssKiB / r.nodes;
-  const cpuPerNode = (r: Row) => cpuMs(r.run) / r.nodes;
+  const cpuPerNode = (r: Row) => driverCpuMs(r.run) / r.nodes;
   const lines = [
     "| nodes | --parallel | wall | peak RSS | RSS / node (× at 50) | CPU | CPU / node (× at 50) | peak sockets (/ node) | state writes (whole) | state bytes, journal included (/ node) | slowest request |",
     "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -51,7 +50,7 @@ function table(rows: Row[], parallel: number): string[] {
   for (const r of rows) {
     const { run } = r;
     lines.push(
-      `| ${r.nodes} | ${parallel} | ${(run.wallMs / 1000).toFixed(1)} s | ${(run.peakRssKiB / 1024).toFixed(1)} MiB | ${rssPerNode(r).toFixed(0)} KiB (${ratio(rssPerNode, r)}×) | ${(cpuMs(run) / 1000).toFixed(2)} s | ${cpuPerNode(r).toFixed(1)} ms (${ratio(cpuPerNode, r)}×) | ${run.maxOpenSockets} (${(run.maxOpenSockets / r.nodes).toFixed(2)}) | ${run.stateWrites} | ${(run.stateBytes / 1024).toFixed(0)} KiB (${(run.stateBytes / r.nodes / 1024).toFixed(1)} KiB) | ${run.slowestRequest ? `${run.slowestRequest.ms.toFixed(0)} ms ${run.slowestRequest.path.replace(/\?.*/, "")}` : "-"} |`,
+      `| ${r.nodes} | ${parallel} | ${(run.wallMs / 1000).toFixed(1)} s | ${(run.peakRssKiB / 1024).toFixed(1)} MiB | ${rssPerNode(r).toFixed(0)} KiB (${ratio(rssPerNode, r)}×) | ${(driverCpuMs(run) / 1000).toFixed(2)} s | ${cpuPerNode(r).toFixed(1)} ms (${ratio(cpuPerNode, r)}×) | ${run.maxOpenSockets} (${(run.maxOpenSockets / r.nodes).toFixed(2)}) | ${run.stateWrites} | ${(run.stateBytes / 1024).toFixed(0)} KiB (${(run.stateBytes / r.nodes / 1024).toFixed(1)} KiB) | ${run.slowestRequest ? `${run.slowestRequest.ms.toFixed(0)} ms ${run.slowestRequest.path.replace(/\?.*/, "")}` : "-"} |`,
     );
   }
   const last = rows.at(-1)!;
