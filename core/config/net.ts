@@ -44,8 +44,8 @@ function ipOf(family: Family, text: string): Ip {
 
 /**
  * 4 or 6 for an IP address, 0 for anything else: `net.isIP`'s answer, given by inet_pton (SocketAddress) instead of
- * isIP's patterns, whose first use compiles them (≈ 8 ms for both, in a first start's first validation, a
- * certificate's addresses, and every fleet run's first connection).
+ * isIP's patterns, whose first use compiles them (≈ 8 ms for both, in a node's first validation and in every fleet
+ * run's plan checks and first connection).
  */
 export function ipFamily(text: string): 0 | Family {
   // isIP takes an IPv6 address's zone (fe80::1%eth0) as these characters; inet_pton would ignore whatever it is.
