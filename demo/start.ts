@@ -20,8 +20,8 @@ import { spawn } from "node:child_process";
 import { access, cp, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { setTimeout as sleep } from "node:timers/promises";
-import { request } from "../core/http/client.ts";
+import { NodeApi, type Status } from "../cli/fleet/api.ts";
+import { parseFingerprint } from "../cli/fleet/node-access.ts";
 import { keptCloudCert } from "./cloud-cert.ts";
 import { parseNodes, startCluster } from "./cluster.ts";
 import { makePayload } from "./make-payload.ts";
@@ -66,27 +66,17 @@ function linesToPaste(banner: string, control: string, node: DemoNode): string[]
 /** How long the lines wait for the payload check; a payload that takes longer gets them with its blocker said. */
 const PAYLOAD_WAIT_MS = 5 * 60_000;
 
-/**
- * The installer's blockers once it is no longer checking the payload's checksums (asked over its API, pinned to
- * the banner's certificate), or undefined when that did not end in PAYLOAD_WAIT_MS.
- */
-async function blockersOnceChecked(banner: string, url: string): Promise<string[] | undefined> {
+/** The installer's status once it has checked the payload's checksums (asked as the fleet asks, pinned to the banner's certificate). */
+function checkedStatus(banner: string, api: string): Promise<Status> {
   const code = /Install code:\s+(\S+)/.exec(banner)![1]!;
-  const pin = /TLS SHA-256:\s+([0-9A-F:]+)/.exec(banner)![1]!.replaceAll(":", "").toLowerCase();
-  const deadline = Date.now() + PAYLOAD_WAIT_MS;
-  for (;;) {
-    const answer = await request({ url: `${url}/status`, trust: { pin }, headers: { authorization: `Bearer ${code}` }, timeoutMs: 10_000, maxBytes: 1024 * 1024 });
-    if (answer.status !== 200) throw new Error(`GET /status answered ${answer.status}`);
-    const blockers = ((JSON.parse(answer.body) as { blockers?: { code: string }[] }).blockers ?? []).map((b) => b.code);
-    if (!blockers.includes("PAYLOAD_VERIFYING")) return blockers;
-    if (Date.now() > deadline) return undefined;
-    await sleep(200);
-  }
+  const pin = parseFingerprint(/TLS SHA-256:\s+(\S+)/.exec(banner)![1]!)!;
+  return new NodeApi({ url: new URL(api), pin, code }).settledStatus(PAYLOAD_WAIT_MS);
 }
 
 /** The line before the lines to paste: what the payload check found. */
-function payloadLine(blockers: string[] | undefined): string {
-  if (blockers === undefined) return `demo: the payload's checksums are still being checked after ${PAYLOAD_WAIT_MS / 60_000} min: an install is refused PAYLOAD_VERIFYING until they are`;
+function payloadLine(status: Status): string {
+  const blockers = (status.blockers ?? []).map((b) => b.code);
+  if (blockers.includes("PAYLOAD_VERIFYING")) return `demo: the payload's checksums are still being checked: an install is refused until ${blockers.join(", ")} clear (GET $API/status says how)`;
   return blockers.length === 0 ? "demo: payload checked: an install can start" : `demo: payload checked; an install is refused until these clear: ${blockers.join(", ")} (GET $API/status says how)`;
 }
 
@@ -198,8 +188,8 @@ async function main(): Promise<void> {
     if (!lines) return;
     pasted = true;
     const api = lines.find((l) => /^API2?=/.test(l))!.replace(/^API2?=/, "");
-    blockersOnceChecked(banner, api).then(
-      (blockers) => process.stdout.write([payloadLine(blockers), ...lines].join("\n")),
+    checkedStatus(banner, api).then(
+      (status) => process.stdout.write([payloadLine(status), ...lines].join("\n")),
       (err: Error) => process.stdout.write([`demo: the installer's status could not be read (${err.message}): GET $API/status before installing`, ...lines].join("\n")),
     );
   });

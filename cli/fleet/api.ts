@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import type { Draft } from "../../core/config/index.ts";
 import type { Blocker } from "../../core/common/errors.ts";
@@ -122,6 +123,17 @@ export class NodeApi {
 
   async status(): Promise<Status> {
     return (await this.#call("GET", "/status", 200, StatusSchema)).body;
+  }
+
+  /** Its status once its payload check is done (a node that just started may still be hashing its payload), or as it is after `waitMs`. */
+  async settledStatus(waitMs: number): Promise<Status> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const status = await this.status();
+      const verifying = (status.blockers ?? []).length > 0 && status.blockers!.every((b) => b.code === "PAYLOAD_VERIFYING");
+      if (!verifying || Date.now() > deadline) return status;
+      await sleep(250);
+    }
   }
 
   async options(): Promise<Options> {

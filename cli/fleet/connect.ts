@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { HttpClientError } from "../../core/http/client.ts";
 import { ApiProblem, type DraftView, type JoinToken, NodeApi, type Options, type Status, wrongAnswer } from "./api.ts";
 import { changedFields } from "./diff.ts";
@@ -42,22 +41,11 @@ export function refusal(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Status with the payload check done: a node that just started may still be hashing its payload. */
-async function settledStatus(api: NodeApi): Promise<Status> {
-  const deadline = Date.now() + VERIFYING_WAIT_MS;
-  for (;;) {
-    const status = await api.status();
-    const verifying = (status.blockers ?? []).length > 0 && status.blockers!.every((b) => b.code === "PAYLOAD_VERIFYING");
-    if (!verifying || Date.now() > deadline) return status;
-    await sleep(250);
-  }
-}
-
 /** One after the other, on the one connection the first opened. */
 async function connectOne(node: FleetNode): Promise<Connected | Connection["failures"][number]> {
   const api = new NodeApi(node.access);
   try {
-    const status = await settledStatus(api);
+    const status = await api.settledStatus(VERIFYING_WAIT_MS);
     const options = await api.options();
     const { view, etag } = await api.config();
     return { node, api, status, options, draft: view, etag };
