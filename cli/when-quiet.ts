@@ -1,12 +1,22 @@
 import type { EventEmitter } from "node:events";
 
+export interface QuietOptions {
+  /** How long without an `event` is quiet. */
+  quietMs: number;
+  /** At the latest this long after the first `event`, however many keep coming; without it, a steady stream puts the work off for ever. */
+  latestMs?: number;
+  /** Counted from the first `event` (the default: nothing runs before one), or from now, as if one had just come. */
+  from?: "first event" | "now";
+}
+
 /**
- * Runs `work` once, after the first `event` (a server's "request"), when no other has come for `quietMs`, or at the
- * latest `latestMs` after the first: work that may wait (the code cache, ≈ 10 ms of CPU) stays out of a first burst
- * of requests (a fleet's checks of fifty fresh nodes, a console's first page), and a steady poll does not put it off
- * for ever. Its timers keep no process alive.
+ * Runs `work` once, when no `event` (a server's "request") has come for `quietMs`: work that may wait stays out of a
+ * burst of requests (a fleet's checks of fifty fresh nodes, a console's first page). The code cache (≈ 10 ms of CPU)
+ * waits for the first burst to be over, or at the latest `latestMs` after its first request, so that a steady poll
+ * does not put it off for ever; the warm-up of the request paths waits for a quiet moment from the banner on. Its
+ * timers keep no process alive.
  */
-export function whenQuiet(emitter: EventEmitter, event: string, options: { quietMs: number; latestMs: number }, work: () => void): void {
+export function whenQuiet(emitter: EventEmitter, event: string, options: QuietOptions, work: () => void): void {
   let quiet: NodeJS.Timeout | undefined;
   let latest: NodeJS.Timeout | undefined;
   const run = () => {
@@ -18,7 +28,8 @@ export function whenQuiet(emitter: EventEmitter, event: string, options: { quiet
   function seen() {
     clearTimeout(quiet);
     quiet = setTimeout(run, options.quietMs).unref();
-    latest ??= setTimeout(run, options.latestMs).unref();
+    if (options.latestMs !== undefined) latest ??= setTimeout(run, options.latestMs).unref();
   }
   emitter.on(event, seen);
+  if (options.from === "now") seen();
 }

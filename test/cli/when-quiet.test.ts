@@ -46,3 +46,48 @@ describe("whenQuiet: work put off until the first burst of requests is over", ()
     assert.equal(server.listenerCount("request"), 0, "no listener left on the server");
   });
 });
+
+describe("whenQuiet from now: work for a quiet moment from the banner on (the warm-up)", () => {
+  const setUpNow = () => {
+    mock.timers.enable({ apis: ["setTimeout"] });
+    const server = new EventEmitter();
+    let runs = 0;
+    whenQuiet(server, "request", { quietMs: 1_500, from: "now" }, () => void (runs += 1));
+    return { server, runs: () => runs, tick: (ms: number) => mock.timers.tick(ms) };
+  };
+
+  test("runs once quietMs from its call when no request came, and leaves no listener", (t) => {
+    t.after(() => mock.timers.reset());
+    const { server, runs, tick } = setUpNow();
+    tick(1_499);
+    assert.equal(runs(), 0);
+    tick(1);
+    assert.equal(runs(), 1);
+    server.emit("request");
+    tick(60_000);
+    assert.equal(runs(), 1);
+    assert.equal(server.listenerCount("request"), 0);
+  });
+
+  test("each request puts it off again; without latestMs a steady stream of them for ever", (t) => {
+    t.after(() => mock.timers.reset());
+    const { server, runs, tick } = setUpNow();
+    for (let ms = 0; ms < 120_000; ms += 1_000) {
+      server.emit("request");
+      tick(1_000);
+    }
+    assert.equal(runs(), 0, "a request every second is never quiet for 1.5 s");
+    tick(500);
+    assert.equal(runs(), 1);
+  });
+});
+
+test("its timers keep no process alive (Node lists only timers that do)", () => {
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+  const before = timers();
+  const server = new EventEmitter();
+  whenQuiet(server, "other", { quietMs: 60_000, from: "now" }, () => undefined);
+  whenQuiet(server, "request", { quietMs: 60_000, latestMs: 120_000 }, () => undefined);
+  server.emit("request");
+  assert.equal(timers(), before);
+});
