@@ -40,6 +40,14 @@ function saveWhenQuiet(server: HttpsServer, codeCache: CodeCache, log: Logger): 
 }
 
 /**
+ * The warm-up of the request paths (handlers/warm-up.ts) runs at the first moment of 1.5 s without a request from the
+ * banner on: past a client that connects as the banner shows and its next requests (which it would only delay), past
+ * the code cache's save (which it would make larger), long before an operator or a fleet comes to a node that has
+ * just booted and been polled for its status.
+ */
+const WARM_UP = { quietMs: 1_500, from: "now" } as const;
+
+/**
  * The notices of this start, for a support bundle made later: written before the banner shows (synchronously: a
  * stop asked for the moment it shows must not lose them), in place by a rename.
  */
@@ -141,6 +149,15 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       );
       for (const notice of notices) log.warn(notice);
       void build().catch(() => undefined);
+      whenQuiet(server, "request", WARM_UP, () => {
+        const startedAt = performance.now();
+        void Promise.all([build(), import("../handlers/warm-up.ts")])
+          .then(([built, { warmUp }]) => warmUp(built, services))
+          .then(
+            () => log.info("request paths warmed up", { ms: Math.round((performance.now() - startedAt) * 10) / 10 }),
+            (err: unknown) => log.warn("request paths not warmed up", { error: err instanceof Error ? err.message : String(err) }),
+          );
+      });
       const ms = (at: number) => Math.round(at * 10) / 10;
       const startMs = { compiled: codeCache && ms(codeCache.compiledAt), modulesLoaded: ms(modulesLoadedAt), stateReady: ms(stateReadyAt), listening: ms(listeningAt) };
       log.info("listening", { url, port: info.port, codeCache: codeCache?.state, codeCacheFrom: codeCache?.from, startMs });
