@@ -12,6 +12,7 @@ import { loadTls } from "../core/access/tls-files.ts";
 import { rawProblem } from "../handlers/problem.ts";
 import { stderrIsJournal } from "./journal.ts";
 import { lingerOnClose } from "./linger.ts";
+import { warmUpWhenQuiet } from "./warm-up.ts";
 import { whenQuiet } from "./when-quiet.ts";
 import { wireServices } from "./wire.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
@@ -38,14 +39,6 @@ const CACHE_SAVE = { quietMs: 1_000, latestMs: 30_000 };
 function saveWhenQuiet(server: HttpsServer, codeCache: CodeCache, log: Logger): void {
   whenQuiet(server, "request", CACHE_SAVE, () => void codeCache.save().catch((err: Error) => log.warn("code cache not written", { error: err.message })));
 }
-
-/**
- * The warm-up of the request paths (handlers/warm-up.ts) runs at the first moment of 1.5 s without a request from the
- * banner on: past a client that connects as the banner shows and its next requests (which it would only delay), past
- * the code cache's save (which it would make larger), long before an operator or a fleet comes to a node that has
- * just booted and been polled for its status.
- */
-const WARM_UP = { quietMs: 1_500, from: "now" } as const;
 
 /**
  * The notices of this start, for a support bundle made later: written before the banner shows (synchronously: a
@@ -116,6 +109,8 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         log.error("the API could not be built", { error: err instanceof Error ? err.message : String(err) });
         throw err;
       }));
+  /** Set once a stop is asked for: nothing new (the warm-up) starts after it. */
+  let stopping = false;
   const fetch: App["fetch"] = (request, env) => (app ? app.fetch(request, env) : build().then((built) => built.fetch(request, env)));
 
   const server = serve(
@@ -149,15 +144,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       );
       for (const notice of notices) log.warn(notice);
       void build().catch(() => undefined);
-      whenQuiet(server, "request", WARM_UP, () => {
-        const startedAt = performance.now();
-        void Promise.all([build(), import("../handlers/warm-up.ts")])
-          .then(([built, { warmUp }]) => warmUp(built, services))
-          .then(
-            () => log.info("request paths warmed up", { ms: Math.round((performance.now() - startedAt) * 10) / 10 }),
-            (err: unknown) => log.warn("request paths not warmed up", { error: err instanceof Error ? err.message : String(err) }),
-          );
-      });
+      warmUpWhenQuiet(server, { app: build, services, log, stopping: () => stopping });
       const ms = (at: number) => Math.round(at * 10) / 10;
       const startMs = { compiled: codeCache && ms(codeCache.compiledAt), modulesLoaded: ms(modulesLoadedAt), stateReady: ms(stateReadyAt), listening: ms(listeningAt) };
       log.info("listening", { url, port: info.port, codeCache: codeCache?.state, codeCacheFrom: codeCache?.from, startMs });
@@ -173,6 +160,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   });
 
   const stop = (signal: string) => {
+    stopping = true;
     log.info("stopping", { signal });
     server.close();
     void services

@@ -2,29 +2,41 @@ import assert from "node:assert/strict";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { z } from "@hono/zod-openapi";
 import { DraftSchema } from "../../core/config/schema.ts";
 import { parseJsonBody } from "../../core/draft/index.ts";
 import { SAMPLE_DRAFT, warmUp } from "../../handlers/warm-up.ts";
 import { inProcessApp } from "../helpers/app.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 
-/** Every file under the state dir: its mode and bytes. */
+/** Everything under the state dir: each folder and file, its inode (a rename-based save makes a new one), mode, mtime and bytes. */
 async function snapshot(dir: string, into = new Map<string, string>()): Promise<Map<string, string>> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
+    const { ino, mode, mtimeMs } = await stat(path);
+    into.set(path, `${ino} ${mode.toString(8)} ${mtimeMs} ${entry.isDirectory() ? "folder" : (await readFile(path)).toString("base64")}`);
     if (entry.isDirectory()) await snapshot(path, into);
-    else into.set(path, `${(await stat(path)).mode.toString(8)} ${(await readFile(path)).toString("base64")}`);
   }
   return into;
 }
+
+/** A draft's field paths (network.dns, …): a schema's down through its objects, or a draft's own. */
+function schemaFields(schema: z.ZodType, at = ""): string[] {
+  const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
+  if (!(inner instanceof z.ZodObject)) return [at];
+  return Object.entries(inner.shape as Record<string, z.ZodType>).flatMap(([key, field]) => schemaFields(field, at ? `${at}.${key}` : key));
+}
+const draftFields = (value: unknown, at = ""): string[] =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? Object.entries(value).flatMap(([key, field]) => draftFields(field, at ? `${at}.${key}` : key)) : [at];
 
 describe("the warm-up of the request paths (handlers/warm-up.ts)", () => {
   test("changes nothing: no state file, no log line, the same status and draft (ETag) as before", async (t) => {
     const installer = await inProcessApp(t);
     await installer.untilNoBlockers();
     assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: JSON.stringify(VALID_DRAFT) })).status, 200);
-    // A wrong code first: the warm-up must neither clear nor add to the lockout's count.
-    assert.equal((await installer.request("/v1/installer/status", { code: "AAAA-BBBB-CCCC" })).status, 401);
+    // A wrong code from another address first: the warm-up must neither clear nor add to its count.
+    const wrong = () => installer.request("/v1/installer/status", { code: "AAAA-BBBB-CCCC", from: "127.0.0.2" });
+    assert.equal((await wrong()).status, 401);
     const status = (await installer.request("/v1/installer/status")).json;
     const config = await installer.request("/v1/installer/config");
     const files = await snapshot(installer.stateDir);
@@ -38,6 +50,9 @@ describe("the warm-up of the request paths (handlers/warm-up.ts)", () => {
     const after = await installer.request("/v1/installer/config");
     assert.equal(after.headers.etag, config.headers.etag);
     assert.deepEqual(after.json, config.json);
+    assert.equal((await wrong()).status, 401);
+    const counted = installer.log.map((line) => JSON.parse(line) as { message: string; client?: string; failures?: number }).filter((l) => l.message === "wrong install code" && l.client === "127.0.0.2");
+    assert.deepEqual(counted.map((l) => l.failures), [1, 2]);
   });
 
   test("the API answers as before after it: routes, a 404, a validation", async (t) => {
@@ -50,11 +65,11 @@ describe("the warm-up of the request paths (handlers/warm-up.ts)", () => {
     assert.deepEqual((checked.json as { errors: { field: string }[] }).errors.map((e) => e.field), ["hostname"]);
   });
 
-  test("its sample draft fills every section and validates on the demo host: every rule runs, none stops it early", async (t) => {
+  test("its sample draft fills every field and validates on the demo host: every rule runs, none stops it early", async (t) => {
     const installer = await inProcessApp(t);
     const result = installer.services.draft.validate(parseJsonBody(SAMPLE_DRAFT));
     assert.deepEqual(result.errors, []);
     assert.equal(result.mode, "hyperconverged-join");
-    assert.deepEqual(Object.keys(JSON.parse(SAMPLE_DRAFT)).sort(), Object.keys(DraftSchema.shape).sort());
+    assert.deepEqual(draftFields(JSON.parse(SAMPLE_DRAFT)).sort(), schemaFields(DraftSchema).sort());
   });
 });
