@@ -1,15 +1,23 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import { describe, mock, test } from "node:test";
-import { whenQuiet } from "../../cli/when-quiet.ts";
+import { type QuietOptions, whenQuiet } from "../../cli/when-quiet.ts";
 
 /** A server that says "request" as a real one does; the clock is node:test's, moved by hand. */
-function setUp(options = { quietMs: 1_000, latestMs: 30_000 }) {
+function setUp(options: QuietOptions = { quietMs: 1_000, latestMs: 30_000 }) {
   mock.timers.enable({ apis: ["setTimeout"] });
   const server = new EventEmitter();
   let runs = 0;
   whenQuiet(server, "request", options, () => void (runs += 1));
-  return { server, runs: () => runs, tick: (ms: number) => mock.timers.tick(ms) };
+  const tick = (ms: number) => mock.timers.tick(ms);
+  /** A request every `everyMs` for `forMs`, as a steady poll sends them. */
+  const poll = (everyMs: number, forMs: number) => {
+    for (let ms = 0; ms < forMs; ms += everyMs) {
+      server.emit("request");
+      tick(everyMs);
+    }
+  };
+  return { server, runs: () => runs, tick, poll };
 }
 
 describe("whenQuiet: work put off until the first burst of requests is over", () => {
@@ -34,11 +42,8 @@ describe("whenQuiet: work put off until the first burst of requests is over", ()
 
   test("at the latest latestMs after the first request, whatever keeps coming; then once only", (t) => {
     t.after(() => mock.timers.reset());
-    const { server, runs, tick } = setUp();
-    for (let ms = 0; ms < 30_000; ms += 500) {
-      server.emit("request");
-      tick(500);
-    }
+    const { server, runs, tick, poll } = setUp();
+    poll(500, 30_000);
     assert.equal(runs(), 1, "a steady poll every 500 ms does not put it off for ever");
     server.emit("request");
     tick(60_000);
@@ -48,13 +53,7 @@ describe("whenQuiet: work put off until the first burst of requests is over", ()
 });
 
 describe("whenQuiet from now: work for a quiet moment from the banner on (the warm-up)", () => {
-  const setUpNow = () => {
-    mock.timers.enable({ apis: ["setTimeout"] });
-    const server = new EventEmitter();
-    let runs = 0;
-    whenQuiet(server, "request", { quietMs: 1_500, from: "now" }, () => void (runs += 1));
-    return { server, runs: () => runs, tick: (ms: number) => mock.timers.tick(ms) };
-  };
+  const setUpNow = () => setUp({ quietMs: 1_500, from: "now" });
 
   test("runs once quietMs from its call when no request came, and leaves no listener", (t) => {
     t.after(() => mock.timers.reset());
@@ -71,11 +70,8 @@ describe("whenQuiet from now: work for a quiet moment from the banner on (the wa
 
   test("each request puts it off again; without latestMs a steady stream of them for ever", (t) => {
     t.after(() => mock.timers.reset());
-    const { server, runs, tick } = setUpNow();
-    for (let ms = 0; ms < 120_000; ms += 1_000) {
-      server.emit("request");
-      tick(1_000);
-    }
+    const { runs, tick, poll } = setUpNow();
+    poll(1_000, 120_000);
     assert.equal(runs(), 0, "a request every second is never quiet for 1.5 s");
     tick(500);
     assert.equal(runs(), 1);
