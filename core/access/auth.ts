@@ -1,5 +1,5 @@
 import { InstallerError } from "../common/errors.ts";
-import { codeMatcher, presentedCode } from "./install-code.ts";
+import { headerMatcher } from "./install-code.ts";
 import { clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
 import { isStorageError } from "../fs/storage-error.ts";
 import type { Logger, Origin } from "../common/log.ts";
@@ -23,7 +23,7 @@ interface AuthenticatorDeps {
 }
 
 export function createAuthenticator({ lockout, installCode, now, log }: AuthenticatorDeps): Authenticator {
-  const matches = codeMatcher(installCode);
+  const matches = headerMatcher(installCode);
   // On a full disk the counts hold in memory (a guesser is still locked out); the next write that
   // succeeds persists them.
   const persist = () => lockout.save().catch((err: unknown) => (isStorageError(err) ? undefined : Promise.reject(err)));
@@ -60,18 +60,21 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
   return {
     authorize(origin, authorization) {
       const address = clientAddress(origin.client);
-      const at = now().getTime();
-      const gated = gate(lockout.get(), address, at);
-      if (!gated.allowed) throw tooMany(gated.retryAfterSeconds);
-      const code = presentedCode(authorization);
-      if (code === undefined) {
+      // An address without a wrong code on record passes the gate (its answer for it): no clock read, no record made.
+      const at = lockout.get().addresses[address] === undefined ? undefined : now().getTime();
+      if (at !== undefined) {
+        const gated = gate(lockout.get(), address, at);
+        if (!gated.allowed) throw tooMany(gated.retryAfterSeconds);
+      }
+      const matched = matches(authorization);
+      if (matched === undefined) {
         throw new InstallerError({
           code: "UNAUTHORIZED",
           detail: "Send the install code as `Authorization: Bearer <code>`; it is shown in the installer's banner and by `node installer.js code`.",
         });
       }
-      if (matches(code)) return recordSuccess(lockout.get(), address) ? persist() : undefined;
-      return refuse({ ...origin, client: address }, at);
+      if (matched) return at !== undefined && recordSuccess(lockout.get(), address) ? persist() : undefined;
+      return refuse({ ...origin, client: address }, at ?? now().getTime());
     },
   };
 }

@@ -28,13 +28,35 @@ function normalize(code: string): string {
  * (12 letters) is printed in every banner, so it tells a guesser nothing.
  */
 export function codeMatcher(expected: string): (presented: string) => boolean {
-  const want = Buffer.from(normalize(expected));
-  // Each presented code is written into these same bytes: a new Buffer a request was a tenth of what the installer's
-  // own code adds to a GET /status (bench/RESULTS.md). Only a code of the right length in UTF-8 is written, whole.
+  const same = sameBytes(normalize(expected));
+  return (presented) => same(normalize(presented));
+}
+
+/**
+ * Is `text` these bytes, in UTF-8: compared in constant time when it has their length (which tells a guesser
+ * nothing: the code's length is printed in every banner). Each text is written into the same bytes: a new Buffer a
+ * request was a tenth of what the installer's own code adds to a GET /status (bench/RESULTS.md).
+ */
+function sameBytes(expected: string): (text: string) => boolean {
+  const want = Buffer.from(expected);
   const got = Buffer.alloc(want.length);
-  return (presented) => {
-    const code = normalize(presented);
-    return Buffer.byteLength(code) === want.length && got.write(code) === want.length && timingSafeEqual(got, want);
+  // Only a text of the right length in UTF-8 is written, whole.
+  return (text) => Buffer.byteLength(text) === want.length && got.write(text) === want.length && timingSafeEqual(got, want);
+}
+
+/**
+ * The code in an `Authorization` header (see `presentedCode`) against `expected`: undefined when none was sent.
+ * The header every client sends, `Bearer ` and the code as the banner shows it, is compared whole (in constant
+ * time) without being taken apart first: the check runs on every request, GET /status polled included.
+ */
+export function headerMatcher(expected: string): (authorization: string | undefined) => boolean | undefined {
+  const asShown = sameBytes(`Bearer ${expected}`);
+  const matches = codeMatcher(expected);
+  return (authorization) => {
+    if (authorization === undefined) return undefined;
+    if (asShown(authorization)) return true;
+    const code = presentedCode(authorization);
+    return code === undefined ? undefined : matches(code);
   };
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { codeMatcher, generateInstallCode, presentedCode } from "../../../core/access/install-code.ts";
+import { codeMatcher, generateInstallCode, headerMatcher, presentedCode } from "../../../core/access/install-code.ts";
 
 describe("codeMatcher", () => {
   const code = "ABCD-EFGH-JKMN";
@@ -45,4 +45,41 @@ describe("presentedCode", () => {
   for (const [header, code] of cases) {
     test(`${JSON.stringify(header)} → ${JSON.stringify(code)}`, () => assert.equal(presentedCode(header), code));
   }
+});
+
+describe("headerMatcher", () => {
+  /** What the header means, taken apart: no code (undefined), or whether its code is the code. */
+  const meaning = (expected: string, header: string | undefined) => {
+    const code = presentedCode(header);
+    return code === undefined ? undefined : codeMatcher(expected)(code);
+  };
+  const spellings = (code: string) => {
+    const lower = code.toLowerCase();
+    const last = code.at(-1) === "Z" ? "Y" : "Z";
+    return [
+      `Bearer ${code}`, `bearer ${code}`, `BEARER ${lower}`, `Bearer  ${code}`, `Bearer\t${code}`, ` Bearer ${code} `, code, lower, `Bearer ${code.replaceAll("-", "")}`,
+      `Bearer ${code.slice(0, -1)}${last}`, `Bearer ${code.slice(0, -1)}`, `Bearer ${code}A`, `Bearer ${code} ${code}`, `Bearer-${code}`, `Bearer${code}`, `Token ${code}`,
+      // UTF-8 of the same length, or characters whose low bytes spell the header: \u0142 is ł, \u0141 Ł.
+      `Bearer \u0141${code.slice(1)}`, `Bearer ${code.slice(0, -2)}\u0141`, `Bearer ${code.slice(0, -1)}\u0100`, `\u0142earer ${code}`,
+      "Bearer", "Bearer ", "", "   ", undefined,
+    ];
+  };
+
+  for (const expected of ["ABCD-EFGH-JKMN", generateInstallCode(), generateInstallCode(), "abcd efgh jkmn", "ABCDEFGHJKMN"]) {
+    test(`every spelling of a header means what its code means (${expected})`, () => {
+      const matches = headerMatcher(expected);
+      for (const header of spellings(expected)) assert.equal(matches(header), meaning(expected, header), JSON.stringify(header));
+      // Asked in turn with the same matcher: each answer is its own header's.
+      for (const header of [...spellings(expected)].reverse()) assert.equal(matches(header), meaning(expected, header), JSON.stringify(header));
+    });
+  }
+
+  test("the header as the banner shows it, and none", () => {
+    const matches = headerMatcher("ABCD-EFGH-JKMN");
+    assert.equal(matches("Bearer ABCD-EFGH-JKMN"), true);
+    assert.equal(matches("Bearer ABCD-EFGH-JKMP"), false);
+    assert.equal(matches("Bearer \u0141BCD-EFGH-JKMN"), false);
+    assert.equal(matches("Bearer "), undefined);
+    assert.equal(matches(undefined), undefined);
+  });
 });

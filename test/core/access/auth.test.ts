@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { createAuthenticator } from "../../../core/access/auth.ts";
+import { InstallerError } from "../../../core/common/errors.ts";
+import { createLogger } from "../../../core/common/log.ts";
+import { createRedactor } from "../../../core/secrets/index.ts";
+import { stateLayout } from "../../../core/state/layout.ts";
+import { openStore } from "../../../core/state/store.ts";
+
+const CODE = "ABCD-EFGH-JKMN";
+
+/** An authenticator over a real store in a temp state dir; its clock counts how often it is read. */
+async function setUp() {
+  const dir = await mkdtemp(join(tmpdir(), "auth-"));
+  const clock = { reads: 0, at: Date.parse("2026-12-05T12:00:00Z") };
+  const now = () => {
+    clock.reads += 1;
+    return new Date(clock.at);
+  };
+  const { store } = await openStore(dir, now);
+  const lines: string[] = [];
+  const log = createLogger(createRedactor(() => [CODE]), now, { write: (line) => lines.push(line) });
+  const lockout = store.slice("lockout");
+  const auth = createAuthenticator({ lockout, installCode: CODE, now, log });
+  const file = stateLayout(dir).store;
+  const onDisk = async () => ({ text: await readFile(file, "utf8"), mtimeMs: (await stat(file)).mtimeMs, ino: (await stat(file)).ino });
+  return { auth, clock, lines, lockout, onDisk };
+}
+
+const origin = (client: string) => ({ requestId: "r-1", client });
+const refusedWith = (code: string) => (error: unknown) => error instanceof InstallerError && error.code === code;
+
+test("the right code from an address with no wrong code on record: let through at once, nothing read, counted or written", async () => {
+  const { auth, clock, lines, lockout, onDisk } = await setUp();
+  const before = await onDisk();
+  const reads = clock.reads;
+  for (const header of ["Bearer ABCD-EFGH-JKMN", "bearer abcd efgh jkmn", "ABCDEFGHJKMN"]) {
+    assert.equal(auth.authorize(origin("127.0.0.1"), header), undefined, header);
+  }
+  assert.equal(clock.reads, reads, "no clock read");
+  assert.deepEqual(lockout.get(), { addresses: {}, globalFailures: [] });
+  assert.deepEqual(await onDisk(), before);
+  assert.deepEqual(lines, []);
+});
+
+test("no code, or `Bearer` alone: 401 at once, nothing counted", async () => {
+  const { auth, lockout } = await setUp();
+  for (const header of [undefined, "", "Bearer", "Bearer   "]) {
+    assert.throws(() => auth.authorize(origin("127.0.0.1"), header), refusedWith("UNAUTHORIZED"), String(header));
+  }
+  assert.deepEqual(lockout.get().addresses, {});
+});
+
+test("a wrong code is counted and saved before its 401; the right code then clears the address's count, saved too", async () => {
+  const { auth, lines, lockout, onDisk } = await setUp();
+  await assert.rejects(async () => auth.authorize(origin("127.0.0.1"), "Bearer ABCD-EFGH-JKMP"), refusedWith("UNAUTHORIZED"));
+  assert.equal(lockout.get().addresses["127.0.0.1"]?.failures, 1);
+  assert.equal(JSON.parse((await onDisk()).text).lockout.addresses["127.0.0.1"].failures, 1);
+  assert.match(lines.join(""), /wrong install code/);
+  // Another address's right code leaves that count alone.
+  assert.equal(auth.authorize(origin("127.0.0.2"), `Bearer ${CODE}`), undefined);
+  assert.equal(lockout.get().addresses["127.0.0.1"]?.failures, 1);
+
+  const cleared = auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`);
+  assert.ok(cleared instanceof Promise, "the clearing is saved before the request goes on");
+  await cleared;
+  assert.deepEqual(lockout.get().addresses, {});
+  assert.deepEqual(JSON.parse((await onDisk()).text).lockout.addresses, {});
+});
+
+test("an address locked out is refused with 429 whatever it sends, the right code included; an IPv4 client seen as ::ffff: is the same address", async () => {
+  const { auth, clock } = await setUp();
+  for (let i = 0; i < 5; i += 1) await assert.rejects(async () => auth.authorize(origin("127.0.0.1"), `Bearer WRNG-WRNG-WRN${i}`));
+  assert.throws(() => auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`), refusedWith("TOO_MANY_ATTEMPTS"));
+  assert.throws(() => auth.authorize(origin("::ffff:127.0.0.1"), `Bearer ${CODE}`), refusedWith("TOO_MANY_ATTEMPTS"));
+  // Past the lock, the right code is let through and clears the record.
+  clock.at += 31_000;
+  await auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`);
+  assert.equal(auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`), undefined);
+});
