@@ -8,6 +8,7 @@
  * of that bundle's fleet then this build's, each on fresh installers: a before/after in one run. With --image on the
  * installers run from a copy of the bundle with its image's code cache beside it (`installer.js prepare-image`), as on
  * a rescue image prepared with it; with --image both, rounds (--rounds) without and with it (the same driver).
+ * `--driver-node-args "--flag …"` starts the driver's Node with those flags (an experiment's V8 flags, say).
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -18,7 +19,7 @@ import { describeRun, driverCpuMs, type FleetDriverRun, idealWallMs, runFleetDri
 import { type RigNode, startRig } from "../test/helpers/fleet.ts";
 import { BUNDLE, startInstaller } from "../test/helpers/installer.ts";
 
-const { values } = parseArgs({ options: { nodes: { type: "string", default: "50" }, parallel: { type: "string", default: "10" }, "kill-at": { type: "string" }, profile: { type: "string" }, baseline: { type: "string" }, rounds: { type: "string", default: "2" }, image: { type: "string" } } });
+const { values } = parseArgs({ options: { nodes: { type: "string", default: "50" }, parallel: { type: "string", default: "10" }, "kill-at": { type: "string" }, profile: { type: "string" }, baseline: { type: "string" }, rounds: { type: "string", default: "2" }, image: { type: "string" }, "driver-node-args": { type: "string" } } });
 const NODES = Number(values.nodes);
 const PARALLEL = Number(values.parallel);
 const KILL_AT = values["kill-at"] === undefined ? undefined : Number(values["kill-at"]);
@@ -108,7 +109,7 @@ async function measure(bundle: string | undefined, label: string, installers?: s
         args: ["--parallel", String(PARALLEL)],
         env: rig.env,
         ...(bundle ? { bundle } : {}),
-        ...(values.profile ? { nodeArgs: ["--cpu-prof", "--cpu-prof-dir", values.profile] } : {}),
+        ...(values.profile ? { nodeArgs: ["--cpu-prof", "--cpu-prof-dir", values.profile] } : values["driver-node-args"] ? { nodeArgs: values["driver-node-args"].split(" ") } : {}),
         timeoutMs: 30 * 60_000,
         ...(killAt ? { killWhen: ({ stdout }) => (stdout.match(/\] phase: done$/gm)?.length ?? 0) >= killAt } : {}),
       });
