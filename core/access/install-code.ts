@@ -76,6 +76,7 @@ export async function loadOrCreateInstallCode(stateDir: string): Promise<string>
  */
 export function presentedCode(authorization: string | undefined): string | undefined {
   const value = authorization?.trim() ?? "";
-  const code = (/^bearer(?:\s+|$)(.*)$/i.exec(value)?.[1] ?? value).trim();
+  // `s`: a line break inside the value is the code's, as any other whitespace (HTTP refuses one in a header anyway).
+  const code = (/^bearer(?:\s+|$)(.*)$/is.exec(value)?.[1] ?? value).trim();
   return code ? code : undefined;
 }

@@ -81,3 +81,23 @@ test("an address locked out is refused with 429 whatever it sends, the right cod
   await auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`);
   assert.equal(auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`), undefined);
 });
+
+test("the global budget: once 100 wrong codes came within the hour, an address with a wrong code on record is refused even with the right code; a clean address still gets in, without a clock read", async () => {
+  const { auth, clock, lockout } = await setUp();
+  await assert.rejects(async () => auth.authorize(origin("127.0.0.9"), "Bearer ABCD-EFGH-JKMP"), refusedWith("UNAUTHORIZED"));
+  // 99 more from 99 other addresses (each under its own 5 free failures).
+  for (let i = 1; i < 100; i += 1) await assert.rejects(async () => auth.authorize(origin(`10.0.${i >> 8}.${i & 255}`), "Bearer ABCD-EFGH-JKMP"));
+  assert.equal(lockout.get().globalFailures.length, 100);
+  assert.throws(() => auth.authorize(origin("127.0.0.9"), `Bearer ${CODE}`), refusedWith("TOO_MANY_ATTEMPTS"));
+  const reads = clock.reads;
+  assert.equal(auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`), undefined);
+  assert.equal(clock.reads, reads);
+});
+
+test("a wrong code on record for more than a day (and no lock) is forgotten: the right code gets in and the record goes", async () => {
+  const { auth, clock, lockout } = await setUp();
+  await assert.rejects(async () => auth.authorize(origin("127.0.0.1"), "Bearer ABCD-EFGH-JKMP"), refusedWith("UNAUTHORIZED"));
+  clock.at += 24 * 60 * 60 * 1000 + 1;
+  assert.equal(auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`), undefined, "nothing left to clear: let through at once");
+  assert.deepEqual(lockout.get().addresses, {});
+});

@@ -41,6 +41,7 @@ describe("presentedCode", () => {
     ["Bearer", undefined],
     ["Bearer   ", undefined],
     ["BEARER\t", undefined],
+    ["Bearer abcd\nefgh", "abcd\nefgh"],
   ];
   for (const [header, code] of cases) {
     test(`${JSON.stringify(header)} → ${JSON.stringify(code)}`, () => assert.equal(presentedCode(header), code));
@@ -57,7 +58,7 @@ describe("headerMatcher", () => {
     const lower = code.toLowerCase();
     const last = code.at(-1) === "Z" ? "Y" : "Z";
     return [
-      `Bearer ${code}`, `bearer ${code}`, `BEARER ${lower}`, `Bearer  ${code}`, `Bearer\t${code}`, ` Bearer ${code} `, code, lower, `Bearer ${code.replaceAll("-", "")}`,
+      `Bearer ${code}`, `bearer ${code}`, `BEARER ${lower}`, `Bearer ${lower}`, `Bearer ${code.replaceAll("-", " ")}`, `Bearer ${code.replaceAll("-", "\n")}`, `Bearer  ${code}`, `Bearer\t${code}`, ` Bearer ${code} `, code, lower, `Bearer ${code.replaceAll("-", "")}`,
       `Bearer ${code.slice(0, -1)}${last}`, `Bearer ${code.slice(0, -1)}`, `Bearer ${code}A`, `Bearer ${code} ${code}`, `Bearer-${code}`, `Bearer${code}`, `Token ${code}`,
       // UTF-8 of the same length, or characters whose low bytes spell the header: \u0142 is ł, \u0141 Ł.
       `Bearer \u0141${code.slice(1)}`, `Bearer ${code.slice(0, -2)}\u0141`, `Bearer ${code.slice(0, -1)}\u0100`, `\u0142earer ${code}`,
@@ -65,7 +66,8 @@ describe("headerMatcher", () => {
     ];
   };
 
-  for (const expected of ["ABCD-EFGH-JKMN", generateInstallCode(), generateInstallCode(), "abcd efgh jkmn", "ABCDEFGHJKMN"]) {
+  // The last two as a hand-edited code file could hold them (trimmed, whitespace inside).
+  for (const expected of ["ABCD-EFGH-JKMN", generateInstallCode(), generateInstallCode(), "abcd efgh jkmn", "ABCDEFGHJKMN", "ABCD\nEFGH"]) {
     test(`every spelling of a header means what its code means (${expected})`, () => {
       const matches = headerMatcher(expected);
       for (const header of spellings(expected)) assert.equal(matches(header), meaning(expected, header), JSON.stringify(header));
