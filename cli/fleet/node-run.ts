@@ -44,6 +44,8 @@ export class NodeRun {
   /** Its draft written by this run: not written again. */
   #drafted = false;
   #verdict?: Verdict;
+  /** `run`'s caller's, called once, as soon as this run's install (or recheck) attempt was started. */
+  #onStarted?: () => void;
 
   constructor(
     private readonly c: Connected,
@@ -67,7 +69,8 @@ export class NodeRun {
     this.ctx.out.note(this.c.node.name, level, message);
   }
 
-  async run(): Promise<Outcome> {
+  async run(onStarted?: () => void): Promise<Outcome> {
+    this.#onStarted = onStarted;
     const startedAt = Date.now();
     const end = (kind: OutcomeKind, detail: string): Outcome => {
       this.ctx.out.change(this.c.node.name, { phase: kind === "installed" ? "done" : kind });
@@ -191,6 +194,9 @@ export class NodeRun {
     }
     this.#record({ attempt: started.attempt, lastSeq: 0, outcome: undefined });
     this.note("info", `${kind === "install" ? "install" : "readiness recheck"} attempt ${started.attempt} started`);
+    const onStarted = this.#onStarted;
+    this.#onStarted = undefined;
+    onStarted?.();
     return this.#follow(started.attempt, 0, Date.now());
   }
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
@@ -57,15 +58,15 @@ async function connected(t: TestContext, index: number, handler: Handler, phase:
 describe("fleet: the joins' turns", () => {
   it("the next join's status is read and its draft written before its turn (while the one before it installs); its install waits for its turn, with the draft's ETag; each status read once", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];
-    let statusOfSecond!: () => void;
-    const secondAsked = new Promise<void>((resolve) => (statusOfSecond = resolve));
+    let draftOfSecond!: () => void;
+    const secondDrafted = new Promise<void>((resolve) => (draftOfSecond = resolve));
     const init = await connected(t, 0, node("init", log, "done"), "done");
-    // The first join's attempt ends only once the second join's status was asked: without reading ahead, never.
-    const first = await connected(t, 1, node("first", log, "configuring", secondAsked), "configuring");
+    // The first join's attempt ends only once the second join's draft was written: without preparing ahead, never.
+    const first = await connected(t, 1, node("first", log, "configuring", secondDrafted), "configuring");
     const secondNode = node("second", log, "configuring");
     const second = await connected(t, 2, (req, res) => {
-      if (req.url === "/v1/installer/status") statusOfSecond();
       secondNode(req, res);
+      if (req.method === "PUT" && req.url === "/v1/installer/config") draftOfSecond();
     }, "configuring");
     const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
     const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
@@ -111,6 +112,55 @@ describe("fleet: the joins' turns", () => {
     for (const name of ["first", "second"]) assert.deepEqual(asked(name), [`${name} GET /install/report`], log.join("\n"));
     const report = JSON.parse(await readFile(join(folder, "fleet-report.json"), "utf8")) as { nodes: { name: string; verdict: unknown }[] };
     assert.deepEqual(report.nodes.map((n) => [n.name, n.verdict]), [["n0", null], ["n1", VERDICT], ["n2", VERDICT]]);
+  });
+
+  it("a join's turn begins with its install: the report of the join whose end freed the turn and the preparing of the next one are asked after it", { timeout: 30_000 }, async (t) => {
+    const log: string[] = [];
+    const init = await connected(t, 0, node("init", log, "done"), "done");
+    const joins = [await connected(t, 1, node("first", log, "configuring"), "configuring"), await connected(t, 2, node("second", log, "configuring"), "configuring"), await connected(t, 3, node("third", log, "configuring"), "configuring")];
+    const connection: Connection = { connected: [init, ...joins], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+    // The order the fleet sends its requests in (they may reach their nodes in another: each has its own connection).
+    const names = new Map([init, ...joins].map((c, i) => [c.node.access.url.host, ["init", "first", "second", "third"][i]]));
+    const sent: string[] = [];
+    const onStart = ({ request }: { request: ClientRequest }) => sent.push(`${names.get(String(request.getHeader("host")))} ${request.method} ${request.path.replace("/v1/installer", "")}`);
+    subscribe("http.client.request.start", onStart as (message: unknown) => void);
+    t.after(() => unsubscribe("http.client.request.start", onStart as (message: unknown) => void));
+
+    const run = await installFleet(connection, { out, state, rechecks: 0, signal: new AbortController().signal }, 1);
+    await Promise.all(run.answers.values());
+
+    assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed", "installed"]);
+    const at = (entry: string) => sent.indexOf(entry);
+    assert.ok(at("second POST /install") >= 0, sent.join("\n"));
+    assert.ok(at("second POST /install") < at("first GET /install/report"), sent.join("\n"));
+    assert.ok(at("second POST /install") < at("third GET /status"), sent.join("\n"));
+    assert.ok(at("third POST /install") < at("second GET /install/report"), sent.join("\n"));
+  });
+
+  it("once no join is left to start, each join's report is asked as it ends", { timeout: 30_000 }, async (t) => {
+    const log: string[] = [];
+    let reportOfFirst!: () => void;
+    const firstReported = new Promise<void>((resolve) => (reportOfFirst = resolve));
+    const init = await connected(t, 0, node("init", log, "done"), "done");
+    const firstNode = node("first", log, "configuring");
+    const first = await connected(t, 1, (req, res) => {
+      if (req.url?.startsWith("/v1/installer/install/report")) reportOfFirst();
+      firstNode(req, res);
+    }, "configuring");
+    // Both install at once; the second's attempt ends only once the first's report was asked.
+    const second = await connected(t, 2, node("second", log, "configuring", firstReported), "configuring");
+    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+
+    const run = await installFleet(connection, { out, state, rechecks: 0, signal: new AbortController().signal }, 2);
+
+    assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"]);
+    assert.ok(log.indexOf("first GET /install/report") < log.indexOf("second attempt finished"), log.join("\n"));
   });
 
   it("a status read ahead is not used when it is old or failed: the node's status is asked at its turn; a draft written ahead is not written again", { timeout: 30_000 }, async (t) => {
