@@ -55,6 +55,23 @@ async function connected(t: TestContext, index: number, handler: Handler, phase:
   return { node: { index, name: `n${index}`, role, access, draft: () => ({}) as never }, api: new NodeApi(access), status: { ...STATUS, phase }, options: {} as Options, draft: VIEW, etag: '"e1"' };
 }
 
+/**
+ * An init installed before, and two joins: the second's attempt ends only once the first's report was asked (a fleet
+ * that asks it only at its end never ends).
+ */
+async function reportGated(t: TestContext, log: string[]): Promise<Connection> {
+  let reportOfFirst!: () => void;
+  const firstReported = new Promise<void>((resolve) => (reportOfFirst = resolve));
+  const init = await connected(t, 0, node("init", log, "done"), "done");
+  const firstNode = node("first", log, "configuring");
+  const first = await connected(t, 1, (req, res) => {
+    if (req.url?.startsWith("/v1/installer/install/report")) reportOfFirst();
+    firstNode(req, res);
+  }, "configuring");
+  const second = await connected(t, 2, node("second", log, "configuring", firstReported), "configuring");
+  return { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+}
+
 describe("fleet: the joins' turns", () => {
   it("the next join's status is read and its draft written before its turn (while the one before it installs); its install waits for its turn, with the draft's ETag; each status read once", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];
@@ -85,17 +102,8 @@ describe("fleet: the joins' turns", () => {
 
   it("each node's report (and its verdict, unless its attempt's last event carried it) is asked as its run ends, while the next one installs; the fleet's report asks no node again", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];
-    let reportOfFirst!: () => void;
-    const firstReported = new Promise<void>((resolve) => (reportOfFirst = resolve));
-    const init = await connected(t, 0, node("init", log, "done"), "done");
-    const firstNode = node("first", log, "configuring");
-    const first = await connected(t, 1, (req, res) => {
-      if (req.url?.startsWith("/v1/installer/install/report")) reportOfFirst();
-      firstNode(req, res);
-    }, "configuring");
-    // The second join's attempt ends only once the first join's report was asked: asked at the fleet's end, never.
-    const second = await connected(t, 2, node("second", log, "configuring", firstReported), "configuring");
-    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const connection = await reportGated(t, log);
+    const [init, first, second] = connection.connected as [Connected, Connected, Connected];
     const folder = await tempDir("stratum-install-");
     const state = await FleetState.open(join(folder, "plan.fleet-state.json"), "plan.yaml", "hash");
     const out = linesOutput(process.stdout, process.stderr);
@@ -142,17 +150,8 @@ describe("fleet: the joins' turns", () => {
 
   it("once no join is left to start, each join's report is asked as it ends", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];
-    let reportOfFirst!: () => void;
-    const firstReported = new Promise<void>((resolve) => (reportOfFirst = resolve));
-    const init = await connected(t, 0, node("init", log, "done"), "done");
-    const firstNode = node("first", log, "configuring");
-    const first = await connected(t, 1, (req, res) => {
-      if (req.url?.startsWith("/v1/installer/install/report")) reportOfFirst();
-      firstNode(req, res);
-    }, "configuring");
-    // Both install at once; the second's attempt ends only once the first's report was asked.
-    const second = await connected(t, 2, node("second", log, "configuring", firstReported), "configuring");
-    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    // Both joins install at once.
+    const connection = await reportGated(t, log);
     const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
     const out = linesOutput(process.stdout, process.stderr);
     t.after(() => out.close());
