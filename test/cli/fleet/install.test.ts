@@ -162,6 +162,37 @@ describe("fleet: the joins' turns", () => {
     assert.ok(log.indexOf("first GET /install/report") < log.indexOf("second attempt finished"), log.join("\n"));
   });
 
+  it("a join installed before the fleet came starts nothing: once it has ended no install is left to start, and the reports are asked as runs end", { timeout: 30_000 }, async (t) => {
+    const log: string[] = [];
+    let reportOfSecond!: () => void;
+    const secondReported = new Promise<void>((resolve) => (reportOfSecond = resolve));
+    let postOfFirst!: () => void;
+    const firstPosted = new Promise<void>((resolve) => (postOfFirst = resolve));
+    const init = await connected(t, 0, node("init", log, "done"), "done");
+    // The first join's attempt ends only once the second join's report was asked.
+    const firstNode = node("first", log, "configuring", secondReported);
+    const first = await connected(t, 1, (req, res) => {
+      firstNode(req, res);
+      if (req.method === "POST" && req.url === "/v1/installer/install") postOfFirst();
+    }, "configuring");
+    // The second tells it is installed only after the first's install was asked: it ends after that start.
+    const secondNode = node("second", log, "done");
+    const second = await connected(t, 2, (req, res) => {
+      if (req.url?.startsWith("/v1/installer/install/report")) reportOfSecond();
+      if (req.url === "/v1/installer/status") return void firstPosted.then(() => secondNode(req, res));
+      secondNode(req, res);
+    }, "done");
+    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+
+    const run = await installFleet(connection, { out, state, rechecks: 0, signal: new AbortController().signal }, 2);
+
+    assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"]);
+    assert.ok(log.indexOf("second GET /install/report") < log.indexOf("first attempt finished"), log.join("\n"));
+  });
+
   it("a status read ahead is not used when it is old or failed: the node's status is asked at its turn; a draft written ahead is not written again", { timeout: 30_000 }, async (t) => {
     const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
     const out = linesOutput(process.stdout, process.stderr);
