@@ -144,7 +144,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       );
       for (const notice of notices) log.warn(notice);
       void build().catch(() => undefined);
-      warmUpWhenQuiet(server, { app: build, services, log, stopping: () => stopping });
+      warmUpWhenQuiet(server, { app: build, log, stopping: () => stopping, code: installCode });
       const ms = (at: number) => Math.round(at * 10) / 10;
       const startMs = { compiled: codeCache && ms(codeCache.compiledAt), modulesLoaded: ms(modulesLoadedAt), stateReady: ms(stateReadyAt), listening: ms(listeningAt) };
       log.info("listening", { url, port: info.port, codeCache: codeCache?.state, codeCacheFrom: codeCache?.from, startMs });

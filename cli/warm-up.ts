@@ -1,6 +1,5 @@
 import type { EventEmitter } from "node:events";
 import type { Logger } from "../core/common/log.ts";
-import type { Services } from "../core/service/services.ts";
 import { warmUp } from "../handlers/warm-up.ts";
 import { type QuietOptions, whenQuiet } from "./when-quiet.ts";
 
@@ -16,10 +15,11 @@ export const WARM_UP: QuietOptions = { quietMs: 1_500, from: "now" };
 export interface WarmUpDeps {
   /** The API, built (or being built) once the banner shows. */
   app: () => Promise<Parameters<typeof warmUp>[0]>;
-  services: Services;
   log: Logger;
   /** True once a stop was asked for: the warm-up does not start then. */
   stopping: () => boolean;
+  /** The install code its requests present. */
+  code: string;
 }
 
 /** `serve`'s warm-up: once, at its first quiet moment; one log line says it ran (or, as a warning, why not). */
@@ -29,7 +29,7 @@ export function warmUpWhenQuiet(server: EventEmitter, deps: WarmUpDeps, quiet: Q
     const startedAt = performance.now();
     void deps
       .app()
-      .then((app) => warmUp(app, deps.services))
+      .then((app) => warmUp(app, deps.code))
       .then(
         () => deps.log.info("request paths warmed up", { ms: Math.round((performance.now() - startedAt) * 10) / 10 }),
         (err: unknown) => deps.log.warn("request paths not warmed up", { error: err instanceof Error ? err.message : String(err) }),

@@ -1,6 +1,4 @@
 import { Readable } from "node:stream";
-import { parseJsonBody } from "../core/draft/index.ts";
-import type { Services } from "../core/service/services.ts";
 import type { createApp } from "./app.ts";
 
 /**
@@ -21,19 +19,36 @@ export const SAMPLE_DRAFT = JSON.stringify({
   cluster: { name: "rack-a", joinAddress: "192.0.2.10:8443", joinToken: `STRATUM1:${"ab".repeat(32)}:warm-up-sample-not-a-secret` },
 });
 
+/** The warm-up's requests' client address: no IP address, so no client's record in the lockout is ever theirs. */
+const WARM_UP_CLIENT = "warm-up";
+
+/** What the warm-up asks, as a fresh node's first client would (the fleet's checks, a console's first view). */
+const WARM_REQUESTS: ReadonlyArray<{ path: string; body?: string }> = [
+  { path: "/v1/installer/status" },
+  { path: "/v1/installer/options" },
+  { path: "/v1/installer/config" },
+  { path: "/v1/installer/config/validate", body: SAMPLE_DRAFT },
+];
+
 /**
  * Runs, once, what a fresh installer's first requests would otherwise run cold, each costing them milliseconds of
- * CPU (bench/RESULTS.md): Hono's router builds its matchers at its first match; the status's draft analysis and the
- * validation rules (zod's generated parsers, the time zone list) run their first time; Node loads its Fetch Request
- * and stream adapters for the first request with a body. Only reads and pure functions: no state file written, no
- * request logged, no lockout count cleared or added to (test/handlers/warm-up.test.ts). `serve` calls it at its first
- * quiet moment (cli/warm-up.ts).
+ * CPU (bench/RESULTS.md): the reads a first client makes (status, options, the draft, a validation of a sample join
+ * draft) go through the whole API in-process (`app.request`: Hono's router and admission, the install code's check,
+ * the route's validators and handler, zod's generated parsers, the time zone list, the answer's JSON), and Node loads
+ * its Fetch Request and stream adapters for a request whose body is a socket's. Only reads: no state file written, no
+ * request logged, no client's lockout count cleared or added to, since its requests name a client address no socket
+ * has (test/handlers/warm-up.test.ts). An answer other than 200 throws, so that a warm-up gone stale shows in the log.
+ * `serve` calls it at its first quiet moment (cli/warm-up.ts).
  */
-export async function warmUp(app: ReturnType<typeof createApp>, services: Services): Promise<void> {
-  app.router.match("GET", "/v1/installer/status");
-  services.status();
-  services.draft.validate(parseJsonBody(SAMPLE_DRAFT));
+export async function warmUp(app: ReturnType<typeof createApp>, code: string): Promise<void> {
+  for (const { path, body } of WARM_REQUESTS) {
+    const headers: Record<string, string> = { authorization: `Bearer ${code}`, ...(body ? { "content-type": "application/json" } : {}) };
+    // What @hono/node-server hands the app: Node's parsed headers, and a socket whose address no client can have.
+    const response = await app.request(path, { method: body ? "POST" : "GET", headers, ...(body ? { body } : {}) }, { incoming: { socket: { remoteAddress: WARM_UP_CLIENT }, headers } });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${body ? "POST" : "GET"} ${path} answered ${response.status}`);
+  }
   // As @hono/node-server makes a request with a body: Node's stream as the Fetch body.
-  const body = Readable.toWeb(Readable.from([Buffer.from(SAMPLE_DRAFT)])) as ReadableStream<Uint8Array>;
-  await new Request("https://installer.invalid/v1/installer/config/validate", { method: "POST", body, duplex: "half" } as RequestInit).text();
+  const stream = Readable.toWeb(Readable.from([Buffer.from(SAMPLE_DRAFT)])) as ReadableStream<Uint8Array>;
+  await new Request("https://installer.invalid/v1/installer/config/validate", { method: "POST", body: stream, duplex: "half" } as RequestInit).text();
 }

@@ -15,7 +15,7 @@ describe("serve's warm-up, scheduled (cli/warm-up.ts)", () => {
   test("at its quiet moment it warms the API up and says so in one log line", async (t) => {
     const installer = await inProcessApp(t);
     const from = installer.log.length;
-    warmUpWhenQuiet(new EventEmitter(), { app: async () => installer.app, services: installer.services, log: installer.services.log, stopping: () => false }, AT_ONCE);
+    warmUpWhenQuiet(new EventEmitter(), { app: async () => installer.app, code: installer.code, log: installer.services.log, stopping: () => false }, AT_ONCE);
     const line = await waitFor("the warm-up's line", async () => messages(installer.log.slice(from)).find((l) => l.message.startsWith("request paths")));
     assert.deepEqual([line.level, line.message], ["info", "request paths warmed up"]);
   });
@@ -24,7 +24,7 @@ describe("serve's warm-up, scheduled (cli/warm-up.ts)", () => {
     const installer = await inProcessApp(t);
     const from = installer.log.length;
     let built = 0;
-    warmUpWhenQuiet(new EventEmitter(), { app: async () => (built++, installer.app), services: installer.services, log: installer.services.log, stopping: () => true }, AT_ONCE);
+    warmUpWhenQuiet(new EventEmitter(), { app: async () => (built++, installer.app), code: installer.code, log: installer.services.log, stopping: () => true }, AT_ONCE);
     await sleep(20); // a later timer: the warm-up's (0 ms) has fired by then
     assert.equal(built, 0);
     assert.deepEqual(messages(installer.log.slice(from)).filter((l) => l.message.startsWith("request paths")), []);
@@ -33,8 +33,16 @@ describe("serve's warm-up, scheduled (cli/warm-up.ts)", () => {
   test("an API that could not be built: a warning with the reason, nothing thrown", async (t) => {
     const installer = await inProcessApp(t);
     const from = installer.log.length;
-    warmUpWhenQuiet(new EventEmitter(), { app: () => Promise.reject(new Error("no routes")), services: installer.services, log: installer.services.log, stopping: () => false }, AT_ONCE);
+    warmUpWhenQuiet(new EventEmitter(), { app: () => Promise.reject(new Error("no routes")), code: installer.code, log: installer.services.log, stopping: () => false }, AT_ONCE);
     const line = await waitFor("the warm-up's line", async () => messages(installer.log.slice(from)).find((l) => l.message.startsWith("request paths")));
     assert.deepEqual([line.level, line.message, line.error], ["warn", "request paths not warmed up", "no routes"]);
+  });
+
+  test("a request of its answered other than 200 (here: a code the node does not have): a warning naming it", async (t) => {
+    const installer = await inProcessApp(t);
+    const from = installer.log.length;
+    warmUpWhenQuiet(new EventEmitter(), { app: async () => installer.app, code: "AAAA-BBBB-CCCC", log: installer.services.log, stopping: () => false }, AT_ONCE);
+    const line = await waitFor("the warm-up's line", async () => messages(installer.log.slice(from)).find((l) => l.message.startsWith("request paths")));
+    assert.deepEqual([line.level, line.message, line.error], ["warn", "request paths not warmed up", "GET /v1/installer/status answered 401"]);
   });
 });
