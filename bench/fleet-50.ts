@@ -5,9 +5,10 @@
  * figures (bench/fleet-driver.ts) beside the ideal wall time from the nodes' own attempt spans, and a row for
  * bench/RESULTS.md. With --kill-at K the driver is killed -9 once K nodes are done and run again: every node must
  * end installed with its firstboot run exactly once. With --baseline OTHER/installer.js, rounds (--rounds, default 2)
- * of that bundle's fleet then this build's, each on fresh installers: a before/after in one run. With --image on the
- * installers run from a copy of the bundle with its image's code cache beside it (`installer.js prepare-image`), as on
- * a rescue image prepared with it; with --image both, rounds (--rounds) without and with it (the same driver).
+ * of that bundle (its fleet and its installers) then this build, each on fresh installers: a before/after in one run
+ * (before 2026-12-05 20:00 UTC the baseline's fleet drove this build's installers). With --image on the installers
+ * run from a copy of the bundle with its image's code cache beside it (`installer.js prepare-image`), as on a rescue
+ * image prepared with it; with --image both, rounds (--rounds) without and with it (the same driver).
  * `--driver-node-args "--flag …"` starts the driver's Node with those flags (an experiment's V8 flags, say).
  */
 import { execFileSync } from "node:child_process";
@@ -156,7 +157,7 @@ async function measure(bundle: string | undefined, label: string, installers?: s
   }
 }
 
-/** With --baseline BUNDLE: rounds of the baseline's fleet then this build's, each on fresh installers, and their ratios. */
+/** With --baseline BUNDLE: rounds of the baseline (its fleet driving its installers) then this build, each on fresh installers, and their ratios. */
 async function main(): Promise<void> {
   if (values.image === "both") {
     const figures: Record<string, Array<{ ratio?: number; cpuShare: number }>> = { "installers without the image's cache": [], "installers with it": [] };
@@ -180,7 +181,7 @@ async function main(): Promise<void> {
   let ok = true;
   for (let round = 1; round <= Number(values.rounds); round += 1) {
     for (const [name, bundle] of [["baseline", values.baseline], ["this build", undefined]] as const) {
-      const result = await measure(bundle, `round ${round}, ${name}: `);
+      const result = await measure(bundle, `round ${round}, ${name}: `, bundle);
       ok &&= result.ok;
       figures[name].push(result);
     }
