@@ -12,6 +12,8 @@ export interface Connected {
   node: FleetNode;
   api: NodeApi;
   status: Status;
+  /** When `status` came (performance.now()): a run that begins soon after goes by it instead of asking again. */
+  statusAt?: number;
   options: Options;
   draft: DraftView;
   /** The draft's ETag when the fleet read it: the fleet's PUT goes over this one only (If-Match). */
@@ -46,9 +48,10 @@ async function connectOne(node: FleetNode): Promise<Connected | Connection["fail
   const api = new NodeApi(node.access);
   try {
     const status = await api.settledStatus(VERIFYING_WAIT_MS);
+    const statusAt = performance.now();
     const options = await api.options();
     const { view, etag } = await api.config();
-    return { node, api, status, options, draft: view, etag };
+    return { node, api, status, statusAt, options, draft: view, etag };
   } catch (error) {
     const refused = refusal(error);
     if (refused) return { node, kind: "refused", detail: refused };

@@ -39,7 +39,7 @@ const AHEAD_FRESH_MS = 5_000;
 export class NodeRun {
   #attempt = 0;
   #failure = "";
-  /** Its status read before its turn (performance.now() then), undefined if that read failed. */
+  /** Its status read before its turn (performance.now() then; the fleet's checks' at first), undefined if that read failed. */
   #ahead?: { at: number; status: Status | undefined };
   /** Its draft written by this run: not written again. */
   #drafted = false;
@@ -52,16 +52,22 @@ export class NodeRun {
     private readonly ctx: RunContext,
     private readonly joinToken: string | undefined,
     private readonly options: { freshMs?: number } = {},
-  ) {}
+  ) {
+    if (c.statusAt !== undefined) this.#ahead = { at: c.statusAt, status: c.status };
+  }
 
   /**
-   * Before the node's turn: its status read and, when it is configuring, its draft written. Nothing else is changed
-   * (its install waits for its turn); what fails here is done again at its turn, where a failure counts.
+   * Before the node's turn: its status (the one last read, when recent; else asked for) and, when it is configuring,
+   * its draft written. Nothing else is changed (its install waits for its turn); what fails here is done again at its
+   * turn, where a failure counts.
    */
   async prepare(): Promise<void> {
-    const at = performance.now();
-    const status = await this.c.api.status().catch(() => undefined);
-    this.#ahead = { at, status };
+    let status = this.#recent();
+    if (!status) {
+      const at = performance.now();
+      status = await this.c.api.status().catch(() => undefined);
+      this.#ahead = { at, status };
+    }
     if (status?.phase === "configuring" && !this.ctx.signal.aborted) await this.#putDraft().catch(() => undefined);
   }
 
@@ -90,11 +96,16 @@ export class NodeRun {
     }
   }
 
-  /** The node's status now: the one read ahead when it is recent and came, else asked for. */
-  #status(): Promise<Status> {
+  /** The status read last (ahead of the turn, or by the checks), when it came and is recent. */
+  #recent(): Status | undefined {
     const ahead = this.#ahead;
-    if (ahead?.status && performance.now() - ahead.at < (this.options.freshMs ?? AHEAD_FRESH_MS)) return Promise.resolve(ahead.status);
-    return this.c.api.status();
+    return ahead?.status && performance.now() - ahead.at < (this.options.freshMs ?? AHEAD_FRESH_MS) ? ahead.status : undefined;
+  }
+
+  /** The node's status now: the one read last when it is recent, else asked for. */
+  #status(): Promise<Status> {
+    const recent = this.#recent();
+    return recent ? Promise.resolve(recent) : this.c.api.status();
   }
 
   /** True once installed; false with #failure set when a verdict says it failed for good. */
