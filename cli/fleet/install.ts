@@ -34,20 +34,23 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
 
   const initRun = new NodeRun(init, ctx, undefined);
   const founded = await initRun.run();
-  ended(init, founded, initRun);
   if (founded.kind !== "installed") {
+    ended(init, founded, initRun);
     stopAll(`not started: the init node ${init.node.name} did not install`);
     return { outcomes, answers };
   }
+  // Its join token first, its verdict and report after it: every join waits for the token.
   let token = connection.joinToken;
   if (!token) {
     try {
       token = await init.api.joinToken();
     } catch (error) {
+      ended(init, founded, initRun);
       stopAll(`not started: the init node's join token cannot be read: ${(error as Error).message}`);
       return { outcomes, answers };
     }
   }
+  ended(init, founded, initRun);
   if (joins.some((join) => join.status.phase !== "done")) ctx.out.note(null, "info", `${init.node.name} founded cluster ${token.cluster}: its join token goes into the joins' drafts`);
   const joinToken = token.token;
   // Each join prepared before its turn (its status read, its draft written), so that its turn begins with its

@@ -33,6 +33,7 @@ function node(name: string, log: string[], phase: "configuring" | "done", finish
     const ifMatch = req.headers["if-match"];
     log.push(`${name} ${req.method} ${path}${ifMatch ? ` if-match ${ifMatch}` : ""}`);
     if (req.method === "GET" && path === "/status") return void json(res, 200, { ...STATUS, phase });
+    if (req.method === "GET" && path === "/cluster/join-token") return void json(res, 200, { token: "t0ken", joinAddress: "10.20.0.10:8443", cluster: "lab-1", release: null });
     if (req.method === "PUT" && path === "/config") return void req.resume().on("end", () => json(res, 200, VIEW, { etag: drafts.etag }));
     if (req.method === "POST" && path === "/install") {
       if (ifMatch !== undefined && ifMatch !== drafts.etag) return void json(res, 412, { type: "about:blank", title: "Precondition Failed", status: 412, code: "PRECONDITION_FAILED", detail: "the draft changed" });
@@ -219,6 +220,52 @@ describe("fleet: the joins' turns", () => {
     await failed.prepare();
     assert.equal((await failed.run()).kind, "installed");
     assert.deepEqual(failedLog.slice(0, 4), ["join GET /status refused", "join GET /status", 'join PUT /config if-match "e1"', 'join POST /install if-match "e2"']);
+  });
+
+  it("a status the checks read is the node's status at its turn while it is recent: not asked again; an old one is", { timeout: 30_000 }, async (t) => {
+    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+    const ctx = { out, state, rechecks: 0, signal: new AbortController().signal };
+    const recentLog: string[] = [];
+    const recent = new NodeRun({ ...(await connected(t, 1, node("join", recentLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, "t0ken");
+    await recent.prepare();
+    assert.equal((await recent.run()).kind, "installed");
+    assert.deepEqual(recentLog.slice(0, 2), ['join PUT /config if-match "e1"', 'join POST /install if-match "e2"']);
+    // The init node has no turn prepared: its run goes by the checks' status too.
+    const initLog: string[] = [];
+    const init = new NodeRun({ ...(await connected(t, 0, node("init", initLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, undefined);
+    assert.equal((await init.run()).kind, "installed");
+    assert.deepEqual(initLog.slice(0, 2), ['init PUT /config if-match "e1"', 'init POST /install if-match "e2"']);
+    // Old (a freshness of 0 ms): asked before the draft is written, and again at the turn.
+    const oldLog: string[] = [];
+    const old = new NodeRun({ ...(await connected(t, 2, node("join", oldLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, "t0ken", { freshMs: 0 });
+    await old.prepare();
+    assert.equal((await old.run()).kind, "installed");
+    assert.deepEqual(oldLog.slice(0, 4), ["join GET /status", 'join PUT /config if-match "e1"', "join GET /status", 'join POST /install if-match "e2"']);
+  });
+
+  it("an init node installed in this run: its join token is asked before its verdict and report, which the joins do not wait for", { timeout: 30_000 }, async (t) => {
+    const log: string[] = [];
+    const init = await connected(t, 0, node("init", log, "configuring"), "configuring");
+    const first = await connected(t, 1, node("first", log, "configuring"), "configuring");
+    const connection: Connection = { connected: [init, first], failures: [], problems: [], draftProblems: [], rows: [] };
+    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+    const names = new Map([init, first].map((c, i) => [c.node.access.url.host, ["init", "first"][i]]));
+    const sent: string[] = [];
+    const onStart = ({ request }: { request: ClientRequest }) => sent.push(`${names.get(String(request.getHeader("host")))} ${request.method} ${request.path.replace("/v1/installer", "")}`);
+    subscribe("http.client.request.start", onStart as (message: unknown) => void);
+    t.after(() => unsubscribe("http.client.request.start", onStart as (message: unknown) => void));
+
+    const run = await installFleet(connection, { out, state, rechecks: 0, signal: new AbortController().signal }, 1);
+    await Promise.all(run.answers.values());
+
+    assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed"]);
+    const at = (entry: string) => sent.indexOf(entry);
+    assert.ok(at("init GET /cluster/join-token") >= 0 && at("init GET /install/report") >= 0, sent.join("\n"));
+    assert.ok(at("init GET /cluster/join-token") < at("init GET /install/report"), sent.join("\n"));
   });
 
   it("a draft changed by someone else between the fleet's write and its install fails the node (412 on If-Match); nothing is installed", { timeout: 30_000 }, async (t) => {
