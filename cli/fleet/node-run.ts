@@ -28,6 +28,13 @@ export interface RunContext {
 /** The node cannot go on, for a reason its installer gave. */
 class NodeFailed extends Error {}
 
+/** The node was installed by someone else since the status the run went by: its run goes by this one instead. */
+class InstalledMeanwhile extends Error {
+  constructor(readonly status: Status) {
+    super("installed meanwhile");
+  }
+}
+
 /** A status read ahead is the node's status at its turn if read this recently; an older one is read again. */
 const AHEAD_FRESH_MS = 5_000;
 
@@ -83,7 +90,7 @@ export class NodeRun {
       return { kind, detail, attempt: this.#attempt, startedAt, endedAt: Date.now() };
     };
     try {
-      return (await this.#drive()) ? end("installed", "installed") : end("failed", this.#failure);
+      return (await this.#driveOnce()) ? end("installed", "installed") : end("failed", this.#failure);
     } catch (error) {
       if (this.ctx.signal.aborted) throw error;
       const refused = refusal(error);
@@ -106,6 +113,21 @@ export class NodeRun {
   #status(): Promise<Status> {
     const recent = this.#recent();
     return recent ? Promise.resolve(recent) : this.c.api.status();
+  }
+
+  /** #drive, and once more from the node's status now when it was installed meanwhile (a status read before is old). */
+  async #driveOnce(): Promise<boolean> {
+    try {
+      return await this.#drive();
+    } catch (error) {
+      if (!(error instanceof InstalledMeanwhile)) throw error;
+      this.#ahead = { at: performance.now(), status: error.status };
+      // What it was installed with, for the plan's differences from it.
+      const { view, etag } = await this.c.api.config();
+      this.c.draft = view;
+      this.c.etag = etag;
+      return this.#drive();
+    }
   }
 
   /** True once installed; false with #failure set when a verdict says it failed for good. */
@@ -181,11 +203,11 @@ export class NodeRun {
   async #start(kind: "install" | "recheck"): Promise<Verdict> {
     const { api } = this.c;
     this.ctx.signal.throwIfAborted();
-    if (kind === "install" && !this.#drafted) await this.#putDraft();
-    this.ctx.signal.throwIfAborted();
     let started: { attempt: number };
     this.#verdict = undefined;
     try {
+      if (kind === "install" && !this.#drafted) await this.#putDraft();
+      this.ctx.signal.throwIfAborted();
       started = kind === "install" ? await api.install(this.c.etag) : await api.recheck();
     } catch (error) {
       if (!(error instanceof ApiProblem || error instanceof HttpClientError)) throw error;
@@ -198,8 +220,10 @@ export class NodeRun {
       if (error instanceof ApiProblem && error.code === "INSTALL_BLOCKED") {
         throw new NodeFailed(`blocked: ${error.blockers.map((b) => `${b.code}: ${b.detail}`).join("; ")}`);
       }
-      // Someone else's attempt, or ours whose answer was lost: follow whatever runs.
+      // Someone else's attempt (one begun since the status the run went by: its draft or install refused with 409),
+      // or ours whose answer was lost: follow whatever runs; a node installed meanwhile is gone by as installed.
       const status = await api.status();
+      if (status.phase === "done") throw new InstalledMeanwhile(status);
       if (status.phase !== "installing") throw error;
       started = status;
     }

@@ -245,6 +245,37 @@ describe("fleet: the joins' turns", () => {
     assert.deepEqual(oldLog.slice(0, 4), ["join GET /status", 'join PUT /config if-match "e1"', "join GET /status", 'join POST /install if-match "e2"']);
   });
 
+  it("a node someone else began installing, or installed, since the status the run went by: its draft's 409 is followed, not a failure", { timeout: 30_000 }, async (t) => {
+    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+    const ctx = { out, state, rechecks: 0, signal: new AbortController().signal };
+    const taken = (name: string, log: string[], phase: "installing" | "done"): Handler => {
+      const rest = node(name, log, "done");
+      return (req, res) => {
+        const path = req.url!.replace("/v1/installer", "");
+        if (req.method === "PUT" && path === "/config") {
+          log.push(`${name} PUT /config`);
+          const code = phase === "installing" ? "INSTALL_RUNNING" : "ALREADY_INSTALLED";
+          return void req.resume().on("end", () => json(res, 409, { type: "about:blank", title: "Conflict", status: 409, code, detail: `${code} (someone else's)` }));
+        }
+        if (req.method === "GET" && path === "/status") return void (log.push(`${name} GET /status`), json(res, 200, { ...STATUS, phase, attempt: 1 }));
+        if (req.method === "GET" && path === "/config") return void (log.push(`${name} GET /config`), json(res, 200, VIEW, { etag: '"theirs"' }));
+        rest(req, res);
+      };
+    };
+    // The checks read "configuring" a moment ago; since then an attempt began (by hand, or unattended).
+    const runningLog: string[] = [];
+    const running = new NodeRun({ ...(await connected(t, 0, taken("init", runningLog, "installing"), "configuring")), statusAt: performance.now() }, ctx, undefined);
+    assert.equal((await running.run()).kind, "installed");
+    assert.deepEqual(runningLog.slice(0, 3), ["init PUT /config", "init GET /status", "init GET /install/events?attempt=1"]);
+    // … or it even ended: the node is installed, with its own draft, read again.
+    const doneLog: string[] = [];
+    const done = new NodeRun({ ...(await connected(t, 1, taken("join", doneLog, "done"), "configuring")), statusAt: performance.now() }, ctx, "t0ken");
+    assert.equal((await done.run()).kind, "installed");
+    assert.deepEqual(doneLog, ["join PUT /config", "join GET /status", "join GET /config"]);
+  });
+
   it("an init node installed in this run: its join token is asked before its verdict and report, which the joins do not wait for", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];
     const init = await connected(t, 0, node("init", log, "configuring"), "configuring");
