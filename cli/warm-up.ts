@@ -29,9 +29,12 @@ export function warmUpWhenQuiet(server: EventEmitter, deps: WarmUpDeps, quiet: Q
     const startedAt = performance.now();
     void deps
       .app()
-      .then((app) => warmUp(app, deps.code))
+      .then((app) => warmUp(app, deps.code, deps.stopping))
       .then(
-        () => deps.log.info("request paths warmed up", { ms: Math.round((performance.now() - startedAt) * 10) / 10 }),
+        (whole) => {
+          // Cut short by a stop: no line after the stop's.
+          if (whole) deps.log.info("request paths warmed up", { ms: Math.round((performance.now() - startedAt) * 10) / 10 });
+        },
         (err: unknown) => deps.log.warn("request paths not warmed up", { error: err instanceof Error ? err.message : String(err) }),
       );
   });

@@ -38,10 +38,13 @@ const WARM_REQUESTS: ReadonlyArray<{ path: string; body?: string }> = [
  * its Fetch Request and stream adapters for a request whose body is a socket's. Only reads: no state file written, no
  * request logged, no client's lockout count cleared or added to, since its requests name a client address no socket
  * has (test/handlers/warm-up.test.ts). An answer other than 200 throws, so that a warm-up gone stale shows in the log.
- * `serve` calls it at its first quiet moment (cli/warm-up.ts).
+ * `serve` calls it at its first quiet moment (cli/warm-up.ts); once `stopping()` says a stop was asked for it asks
+ * nothing more and resolves false.
  */
-export async function warmUp(app: ReturnType<typeof createApp>, code: string): Promise<void> {
+export async function warmUp(app: Pick<ReturnType<typeof createApp>, "request">, code: string, stopping: () => boolean = () => false): Promise<boolean> {
   for (const { path, body } of WARM_REQUESTS) {
+    // A stop asked for meanwhile: nothing more is asked of services that are stopping.
+    if (stopping()) return false;
     const headers: Record<string, string> = { authorization: `Bearer ${code}`, ...(body ? { "content-type": "application/json" } : {}) };
     // What @hono/node-server hands the app: Node's parsed headers, and a socket whose address no client can have.
     const response = await app.request(path, { method: body ? "POST" : "GET", headers, ...(body ? { body } : {}) }, { incoming: { socket: { remoteAddress: WARM_UP_CLIENT }, headers } });
@@ -51,4 +54,5 @@ export async function warmUp(app: ReturnType<typeof createApp>, code: string): P
   // As @hono/node-server makes a request with a body: Node's stream as the Fetch body.
   const stream = Readable.toWeb(Readable.from([Buffer.from(SAMPLE_DRAFT)])) as ReadableStream<Uint8Array>;
   await new Request("https://installer.invalid/v1/installer/config/validate", { method: "POST", body: stream, duplex: "half" } as RequestInit).text();
+  return true;
 }

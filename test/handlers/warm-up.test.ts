@@ -58,6 +58,15 @@ describe("the warm-up of the request paths (handlers/warm-up.ts)", () => {
     assert.deepEqual(counted.map((l) => [l.client, l.failures]), [["127.0.0.2", 1], ["unknown", 1], ["127.0.0.2", 2], ["unknown", 2]]);
   });
 
+  test("a stop asked for while it runs: nothing more is asked, and it says it did not finish", async (t) => {
+    const installer = await inProcessApp(t);
+    const asked: string[] = [];
+    const app = { request: ((...args: Parameters<typeof installer.app.request>) => (asked.push(String(args[0])), installer.app.request(...args))) as typeof installer.app.request };
+    assert.equal(await warmUp(app, installer.code, () => asked.length > 0), false);
+    assert.deepEqual(asked, ["/v1/installer/status"]);
+    assert.equal(await warmUp(app, installer.code), true);
+  });
+
   test("the API answers as before after it: routes, a 404, a validation", async (t) => {
     const installer = await inProcessApp(t);
     await warmUp(installer.app, installer.code);
