@@ -16,7 +16,7 @@ export interface WarmUpDeps {
   /** The API, built (or being built) once the banner shows. */
   app: () => Promise<Parameters<typeof warmUp>[0]>;
   log: Logger;
-  /** True once a stop was asked for: the warm-up does not start then. */
+  /** True once a stop was asked for: the warm-up does not start then, nor ask anything more. */
   stopping: () => boolean;
   /** The install code its requests present. */
   code: string;
