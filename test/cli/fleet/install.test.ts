@@ -7,7 +7,7 @@ import { describe, it, type TestContext } from "node:test";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
 import type { Connected, Connection } from "../../../cli/fleet/connect.ts";
 import { installFleet } from "../../../cli/fleet/install.ts";
-import { NodeRun } from "../../../cli/fleet/node-run.ts";
+import { NodeRun, type RunContext } from "../../../cli/fleet/node-run.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
 import { writeReport } from "../../../cli/fleet/report.ts";
 import { FleetState } from "../../../cli/fleet/state.ts";
@@ -56,6 +56,14 @@ async function connected(t: TestContext, index: number, handler: Handler, phase:
   return { node: { index, name: `n${index}`, role, access, draft: () => ({}) as never }, api: new NodeApi(access), status: { ...STATUS, phase }, options: {} as Options, draft: VIEW, etag: '"e1"' };
 }
 
+/** What a run needs beside its nodes: a fresh state file (in `folder`, else a temp one), lines output, no recheck, no Ctrl-C. */
+async function runContext(t: TestContext, folder?: string): Promise<RunContext> {
+  const state = await FleetState.open(join(folder ?? (await tempDir("stratum-install-")), "plan.fleet-state.json"), "plan.yaml", "hash");
+  const out = linesOutput(process.stdout, process.stderr);
+  t.after(() => out.close());
+  return { out, state, rechecks: 0, signal: new AbortController().signal };
+}
+
 /**
  * An init installed before, and two joins: the second's attempt ends only once the first's report was asked (a fleet
  * that asks it only at its end never ends).
@@ -87,11 +95,9 @@ describe("fleet: the joins' turns", () => {
       if (req.method === "PUT" && req.url === "/v1/installer/config") draftOfSecond();
     }, "configuring");
     const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
-    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
-    const out = linesOutput(process.stdout, process.stderr);
-    t.after(() => out.close());
+    const ctx = await runContext(t);
 
-    const run = await installFleet(connection, { out, state, rechecks: 0, signal: new AbortController().signal }, 1);
+    const run = await installFleet(connection, ctx, 1);
 
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"]);
     const at = (entry: string) => log.indexOf(entry);
@@ -106,11 +112,9 @@ describe("fleet: the joins' turns", () => {
     const connection = await reportGated(t, log);
     const [init, first, second] = connection.connected as [Connected, Connected, Connected];
     const folder = await tempDir("stratum-install-");
-    const state = await FleetState.open(join(folder, "plan.fleet-state.json"), "plan.yaml", "hash");
-    const out = linesOutput(process.stdout, process.stderr);
-    t.after(() => out.close());
+    const ctx = await runContext(t, folder);
 
-    const run = await installFleet(connection, { out, state, rechecks: 0, signal: new AbortController().signal }, 1);
+    const run = await installFleet(connection, ctx, 1);
     const loaded = { file: "plan.yaml", hash: "hash", plan: { cluster: { name: "lab-1" } }, nodes: [init, first, second].map((c) => ({ ...c.node, access: { ...c.node.access } })) } as never;
     await writeReport(join(folder, "fleet-report.json"), loaded, connection, run.outcomes, 0, ["t0ken"], run.answers);
 
@@ -128,9 +132,7 @@ describe("fleet: the joins' turns", () => {
     const init = await connected(t, 0, node("init", log, "done"), "done");
     const joins = [await connected(t, 1, node("first", log, "configuring"), "configuring"), await connected(t, 2, node("second", log, "configuring"), "configuring"), await connected(t, 3, node("third", log, "configuring"), "configuring")];
     const connection: Connection = { connected: [init, ...joins], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
-    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
-    const out = linesOutput(process.stdout, process.stderr);
-    t.after(() => out.close());
+    const ctx = await runContext(t);
     // The order the fleet sends its requests in (they may reach their nodes in another: each has its own connection).
     const names = new Map([init, ...joins].map((c, i) => [c.node.access.url.host, ["init", "first", "second", "third"][i]]));
     const sent: string[] = [];
@@ -138,7 +140,7 @@ describe("fleet: the joins' turns", () => {
     subscribe("http.client.request.start", onStart as (message: unknown) => void);
     t.after(() => unsubscribe("http.client.request.start", onStart as (message: unknown) => void));
 
-    const run = await installFleet(connection, { out, state, rechecks: 0, signal: new AbortController().signal }, 1);
+    const run = await installFleet(connection, ctx, 1);
     await Promise.all(run.answers.values());
 
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed", "installed"]);
@@ -153,11 +155,9 @@ describe("fleet: the joins' turns", () => {
     const log: string[] = [];
     // Both joins install at once.
     const connection = await reportGated(t, log);
-    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
-    const out = linesOutput(process.stdout, process.stderr);
-    t.after(() => out.close());
+    const ctx = await runContext(t);
 
-    const run = await installFleet(connection, { out, state, rechecks: 0, signal: new AbortController().signal }, 2);
+    const run = await installFleet(connection, ctx, 2);
 
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"]);
     assert.ok(log.indexOf("first GET /install/report") < log.indexOf("second attempt finished"), log.join("\n"));
@@ -184,21 +184,16 @@ describe("fleet: the joins' turns", () => {
       secondNode(req, res);
     }, "done");
     const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
-    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
-    const out = linesOutput(process.stdout, process.stderr);
-    t.after(() => out.close());
+    const ctx = await runContext(t);
 
-    const run = await installFleet(connection, { out, state, rechecks: 0, signal: new AbortController().signal }, 2);
+    const run = await installFleet(connection, ctx, 2);
 
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"]);
     assert.ok(log.indexOf("second GET /install/report") < log.indexOf("first attempt finished"), log.join("\n"));
   });
 
   it("a status read ahead is not used when it is old or failed: the node's status is asked at its turn; a draft written ahead is not written again", { timeout: 30_000 }, async (t) => {
-    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
-    const out = linesOutput(process.stdout, process.stderr);
-    t.after(() => out.close());
-    const ctx = { out, state, rechecks: 0, signal: new AbortController().signal };
+    const ctx = await runContext(t);
     // Old: read with a freshness of 0 ms, so any read ahead is old at the turn.
     const oldLog: string[] = [];
     const old = new NodeRun(await connected(t, 1, node("join", oldLog, "configuring"), "configuring"), ctx, "t0ken", { freshMs: 0 });
@@ -223,10 +218,7 @@ describe("fleet: the joins' turns", () => {
   });
 
   it("a status the checks read is the node's status at its turn while it is recent: not asked again; an old one is", { timeout: 30_000 }, async (t) => {
-    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
-    const out = linesOutput(process.stdout, process.stderr);
-    t.after(() => out.close());
-    const ctx = { out, state, rechecks: 0, signal: new AbortController().signal };
+    const ctx = await runContext(t);
     const recentLog: string[] = [];
     const recent = new NodeRun({ ...(await connected(t, 1, node("join", recentLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, "t0ken");
     await recent.prepare();
@@ -246,10 +238,7 @@ describe("fleet: the joins' turns", () => {
   });
 
   it("a node someone else began installing, or installed, since the status the run went by: its draft's 409 is followed, not a failure", { timeout: 30_000 }, async (t) => {
-    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
-    const out = linesOutput(process.stdout, process.stderr);
-    t.after(() => out.close());
-    const ctx = { out, state, rechecks: 0, signal: new AbortController().signal };
+    const ctx = await runContext(t);
     const taken = (name: string, log: string[], phase: "installing" | "done"): Handler => {
       const rest = node(name, log, "done");
       return (req, res) => {
@@ -281,16 +270,14 @@ describe("fleet: the joins' turns", () => {
     const init = await connected(t, 0, node("init", log, "configuring"), "configuring");
     const first = await connected(t, 1, node("first", log, "configuring"), "configuring");
     const connection: Connection = { connected: [init, first], failures: [], problems: [], draftProblems: [], rows: [] };
-    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
-    const out = linesOutput(process.stdout, process.stderr);
-    t.after(() => out.close());
+    const ctx = await runContext(t);
     const names = new Map([init, first].map((c, i) => [c.node.access.url.host, ["init", "first"][i]]));
     const sent: string[] = [];
     const onStart = ({ request }: { request: ClientRequest }) => sent.push(`${names.get(String(request.getHeader("host")))} ${request.method} ${request.path.replace("/v1/installer", "")}`);
     subscribe("http.client.request.start", onStart as (message: unknown) => void);
     t.after(() => unsubscribe("http.client.request.start", onStart as (message: unknown) => void));
 
-    const run = await installFleet(connection, { out, state, rechecks: 0, signal: new AbortController().signal }, 1);
+    const run = await installFleet(connection, ctx, 1);
     await Promise.all(run.answers.values());
 
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed"]);
@@ -300,12 +287,10 @@ describe("fleet: the joins' turns", () => {
   });
 
   it("a draft changed by someone else between the fleet's write and its install fails the node (412 on If-Match); nothing is installed", { timeout: 30_000 }, async (t) => {
-    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
-    const out = linesOutput(process.stdout, process.stderr);
-    t.after(() => out.close());
+    const ctx = await runContext(t);
     const log: string[] = [];
     const drafts = { etag: '"e2"' };
-    const run = new NodeRun(await connected(t, 1, node("join", log, "configuring", Promise.resolve(), drafts), "configuring"), { out, state, rechecks: 0, signal: new AbortController().signal }, "t0ken");
+    const run = new NodeRun(await connected(t, 1, node("join", log, "configuring", Promise.resolve(), drafts), "configuring"), ctx, "t0ken");
     await run.prepare();
     drafts.etag = '"someone-else"';
     const outcome = await run.run();
