@@ -187,10 +187,76 @@ async function wholeLinesSize(file: FileHandle): Promise<number> {
   return 0;
 }
 
-/** Events with seq > after, oldest first, at most `limit`. A torn last line (kill -9 mid-write) is skipped. */
+/** An event of the log's line, or undefined for a line that is none (torn by kill -9, or not the writer's). */
+function eventOf(line: string): InstallEvent | undefined {
+  if (!line.startsWith("{") || !line.endsWith("}")) return undefined;
+  try {
+    const event = JSON.parse(line) as InstallEvent;
+    return Number.isSafeInteger(event.seq) ? event : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What one look into the file reads: many whole lines (an event's line is a few KiB at most: its message is capped). */
+const PROBE_BYTES = 64 * 1024;
+
+/** The first event of a line that begins after `mid` and before `hi`, with where its line begins; undefined when one read finds none. */
+async function eventAfter(file: FileHandle, buffer: Buffer, mid: number, hi: number): Promise<{ start: number; seq: number } | undefined> {
+  // From the byte before mid: a newline there means a line begins at mid.
+  const from = mid - 1;
+  const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, hi - from), from);
+  const bytes = buffer.subarray(0, bytesRead);
+  let newline = bytes.indexOf(0x0a);
+  while (newline >= 0) {
+    const next = bytes.indexOf(0x0a, newline + 1);
+    if (next < 0) return undefined;
+    const event = eventOf(bytes.toString("utf8", newline + 1, next));
+    if (event) return { start: from + newline + 1, seq: event.seq };
+    newline = next;
+  }
+  return undefined;
+}
+
+/**
+ * Where a read of the events after `after` can begin: the start of a line whose event's seq is at most `after` (or
+ * the file's start), found by halving the file. The writer appends events in the order of their seqs, so every
+ * event before that line is one the read would skip: reading from there gives what reading the whole file gives,
+ * while a page deep in a long log (a flooding firstboot's) reads the lines near it, not all those before it.
+ */
+async function startOf(path: string, after: number): Promise<number> {
+  if (!(after > 0)) return 0;
+  let file: FileHandle;
+  try {
+    file = await open(path, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return 0;
+    throw err;
+  }
+  try {
+    const { size } = await file.stat();
+    const buffer = Buffer.allocUnsafe(PROBE_BYTES);
+    let lo = 0;
+    let hi = size;
+    while (hi - lo > PROBE_BYTES) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      const found = await eventAfter(file, buffer, mid, hi);
+      if (found && found.seq <= after) lo = found.start;
+      else hi = mid;
+    }
+    return lo;
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Events with seq > after, oldest first, at most `limit`. A line that holds no event (a torn last line after kill -9)
+ * is skipped. The read begins near the first of them (`startOf`), not at the file's start.
+ */
 export async function readEvents(path: string, after: number, limit = Number.POSITIVE_INFINITY): Promise<InstallEvent[]> {
   const events: InstallEvent[] = [];
-  const stream = createReadStream(path, { encoding: "utf8" });
+  const stream = createReadStream(path, { encoding: "utf8", start: await startOf(path, after) });
   const done = new Promise<void>((resolve, reject) => {
     stream.on("error", (err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? resolve() : reject(err)));
     stream.on("close", resolve);
@@ -198,14 +264,8 @@ export async function readEvents(path: string, after: number, limit = Number.POS
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   try {
     for await (const line of lines) {
-      if (!line.startsWith("{") || !line.endsWith("}")) continue;
-      let event: InstallEvent;
-      try {
-        event = JSON.parse(line) as InstallEvent;
-      } catch {
-        continue;
-      }
-      if (event.seq <= after) continue;
+      const event = eventOf(line);
+      if (!event || event.seq <= after) continue;
       events.push(event);
       if (events.length >= limit) break;
     }

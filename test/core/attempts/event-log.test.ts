@@ -55,3 +55,37 @@ test("a refused write keeps the events queued, rejects flush, tells onFailure, a
   await log.close();
   assert.deepEqual((await readEvents(path, 0)).map((e) => e.message), ["one", "two"]);
 });
+
+/** A log as the writer leaves it, with what a bad day adds: lines of every length, non-ASCII text, junk lines, a torn tail. */
+function longLog(count: number): string {
+  const lines: string[] = [];
+  for (let seq = 1; seq <= count; seq++) {
+    const message = seq % 97 === 0 ? `${"é✓".repeat(seq % 5000)} ${seq}` : `line ${seq} ${"x".repeat((seq * 7919) % 300)}`;
+    lines.push(`${JSON.stringify({ seq, attempt: 1, time: now().toISOString(), type: "step.log", level: "info", message })}\n`);
+    if (seq % 1013 === 0) lines.push("not an event\n", "{broken\n", "\n", '{"no":"seq"}\n');
+  }
+  return `${lines.join("")}{"seq":${count + 1},"attempt":1,"ti`;
+}
+
+test("a page from anywhere in a long log is what reading the whole log and skipping to it gives", async () => {
+  const count = 3000;
+  const path = await logFile(longLog(count));
+  const whole = await readEvents(path, 0);
+  assert.equal(whole.length, count);
+  for (const after of [0, 1, 2, 17, 96, 97, 499, 500, 1012, 1013, 1234, 2998, 2999, 3000, 3001, 5000]) {
+    for (const limit of [1, 7, 1000, Number.POSITIVE_INFINITY]) {
+      const expected = whole.filter((e) => e.seq > after).slice(0, limit);
+      assert.deepEqual(await readEvents(path, after, limit), expected, `after ${after}, limit ${limit}`);
+    }
+  }
+});
+
+test("a page deep in a long log reads the lines near it, not the whole log before it", async (t) => {
+  // 20,000 events: a flooding firstboot's log. Paging through it (or an event stream resumed from 0) asks for
+  // every 1,000 of them in turn; a page that read the log from its start would make the whole read quadratic.
+  const path = await logFile(longLog(20_000));
+  const parse = t.mock.method(JSON, "parse");
+  const page = await readEvents(path, 19_000, 100);
+  assert.deepEqual(page.map((e) => e.seq), Array.from({ length: 100 }, (_, i) => 19_001 + i));
+  assert.ok(parse.mock.callCount() < 2000, `${parse.mock.callCount()} lines parsed for a page of 100`);
+});
