@@ -1,7 +1,8 @@
 /**
  * Event ingestion: a firstboot that floods N lines; lines/s from firstboot's step.started to
  * step.finished, and /status p99 meanwhile. Baselines in the same run: the same flood read
- * line by line by a bare node process, and /status p99 on the same installer at rest.
+ * line by line by a bare node process, and /status p99 on the same installer at rest. Then the flood's events are
+ * read back page by page (`GET /install/events?after=`): the last pages' time against the first pages'.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
@@ -11,7 +12,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { makePayload } from "../demo/make-payload.ts";
 import { startReadinessServer } from "../demo/readiness-server.ts";
-import { ROOT, percentile, startInstaller, stop } from "./lib.ts";
+import { ROOT, median, percentile, startInstaller, stop } from "./lib.ts";
 
 const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
 
@@ -78,8 +79,12 @@ export async function benchIngestion(node: string, lines = 100_000) {
     let firstbootStart = "";
     let firstbootEnd = "";
     let logLines = 0;
+    // Each page's time: a page deep in the log should cost what the first one does (a page that read the log from its
+    // start would make reading the whole flood back quadratic).
+    const pageMs: number[] = [];
     for (;;) {
       const page = await call(port, "GET", `/v1/installer/install/events?attempt=1&after=${after}`, code);
+      pageMs.push(page.ms);
       for (const e of page.json.events) {
         if (e.type === "step.started" && e.step === "firstboot") firstbootStart = e.time;
         if (e.type === "step.finished" && e.step === "firstboot") firstbootEnd = e.time;
@@ -94,6 +99,7 @@ export async function benchIngestion(node: string, lines = 100_000) {
       lines: logLines,
       linesPerSecond: { installer: logLines / seconds, bareReader: bare, ratio: logLines / seconds / bare },
       statusP99Ms: { duringFlood: percentile(busy, 99), atRest: percentile(idle, 99), samplesDuringFlood: busy.length },
+      readBack: { pages: pageMs.length, totalMs: pageMs.reduce((a, b) => a + b, 0), firstMs: median(pageMs.slice(0, 10)), lastMs: median(pageMs.slice(-10)) },
     };
   } finally {
     await stop(proc);

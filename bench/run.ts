@@ -85,6 +85,8 @@ async function benchOne(runtime: string, node: string, only: string | undefined)
     const i = await benchIngestion(node, Number(process.env.BENCH_LINES ?? 100_000));
     report(runtime, `event ingestion, firstboot printing ${i.lines} lines`, "≥ 100,000 lines/s", `${fmt(i.linesPerSecond.installer)} lines/s (bare line reader ${fmt(i.linesPerSecond.bareReader)})`, i.linesPerSecond.installer >= 100_000);
     report(runtime, "/status p99 during that flood", "≤ 50 ms", `${fmt(i.statusP99Ms.duringFlood)} ms over ${i.statusP99Ms.samplesDuringFlood} requests (at rest ${fmt(i.statusP99Ms.atRest)} ms)`, i.statusP99Ms.duringFlood <= 50);
+    const r = i.readBack;
+    report(runtime, "that flood's events read back, page by page (`GET /install/events?after=`)", "—", `${r.pages} pages in ${fmt(r.totalMs)} ms; the last ten pages ${x(r.lastMs / r.firstMs)} the first ten (medians ${fmt(r.lastMs)} and ${fmt(r.firstMs)} ms)`);
   }
   if (!only || only === "fanout") {
     const f = await benchFanout(node, Number(process.env.BENCH_SUBSCRIBERS ?? 500));
