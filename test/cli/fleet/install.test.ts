@@ -65,6 +65,19 @@ async function runContext(t: TestContext, folder?: string): Promise<RunContext> 
 }
 
 /**
+ * The requests the fleet sends, as "NAME METHOD PATH", in the order it sends them (they may reach their nodes in
+ * another: each has its own connection); each node named by its connection's host.
+ */
+function requestsSent(t: TestContext, named: Array<[Connected, string]>): string[] {
+  const names = new Map(named.map(([c, name]) => [c.node.access.url.host, name]));
+  const sent: string[] = [];
+  const onStart = ({ request }: { request: ClientRequest }) => sent.push(`${names.get(String(request.getHeader("host")))} ${request.method} ${request.path.replace("/v1/installer", "")}`);
+  subscribe("http.client.request.start", onStart as (message: unknown) => void);
+  t.after(() => unsubscribe("http.client.request.start", onStart as (message: unknown) => void));
+  return sent;
+}
+
+/**
  * An init installed before, and two joins: the second's attempt ends only once the first's report was asked (a fleet
  * that asks it only at its end never ends).
  */
@@ -133,12 +146,7 @@ describe("fleet: the joins' turns", () => {
     const joins = [await connected(t, 1, node("first", log, "configuring"), "configuring"), await connected(t, 2, node("second", log, "configuring"), "configuring"), await connected(t, 3, node("third", log, "configuring"), "configuring")];
     const connection: Connection = { connected: [init, ...joins], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
     const ctx = await runContext(t);
-    // The order the fleet sends its requests in (they may reach their nodes in another: each has its own connection).
-    const names = new Map([init, ...joins].map((c, i) => [c.node.access.url.host, ["init", "first", "second", "third"][i]]));
-    const sent: string[] = [];
-    const onStart = ({ request }: { request: ClientRequest }) => sent.push(`${names.get(String(request.getHeader("host")))} ${request.method} ${request.path.replace("/v1/installer", "")}`);
-    subscribe("http.client.request.start", onStart as (message: unknown) => void);
-    t.after(() => unsubscribe("http.client.request.start", onStart as (message: unknown) => void));
+    const sent = requestsSent(t, [[init, "init"], [joins[0]!, "first"], [joins[1]!, "second"], [joins[2]!, "third"]]);
 
     const run = await installFleet(connection, ctx, 1);
     await Promise.all(run.answers.values());
@@ -271,11 +279,7 @@ describe("fleet: the joins' turns", () => {
     const first = await connected(t, 1, node("first", log, "configuring"), "configuring");
     const connection: Connection = { connected: [init, first], failures: [], problems: [], draftProblems: [], rows: [] };
     const ctx = await runContext(t);
-    const names = new Map([init, first].map((c, i) => [c.node.access.url.host, ["init", "first"][i]]));
-    const sent: string[] = [];
-    const onStart = ({ request }: { request: ClientRequest }) => sent.push(`${names.get(String(request.getHeader("host")))} ${request.method} ${request.path.replace("/v1/installer", "")}`);
-    subscribe("http.client.request.start", onStart as (message: unknown) => void);
-    t.after(() => unsubscribe("http.client.request.start", onStart as (message: unknown) => void));
+    const sent = requestsSent(t, [[init, "init"], [first, "first"]]);
 
     const run = await installFleet(connection, ctx, 1);
     await Promise.all(run.answers.values());
