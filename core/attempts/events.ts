@@ -95,8 +95,18 @@ export class AttemptEventLog {
     return this.#finished;
   }
 
-  append(event: NewEvent): InstallEvent {
-    const full: InstallEvent = { seq: ++this.#seq, attempt: this.attempt, ...event, time: event.time ?? this.now().toISOString() };
+  /**
+   * `step` beside the event, not spread into it: a firstboot's every line is one append. Built field by field, in
+   * SPEC's order, without copying the caller's object: copies were a quarter of what a flooding firstboot costs.
+   */
+  append(event: NewEvent, step = event.step): InstallEvent {
+    const seq = ++this.#seq;
+    const time = event.time ?? this.now().toISOString();
+    const full: InstallEvent =
+      step === undefined
+        ? { seq, attempt: this.attempt, time, type: event.type, level: event.level, message: event.message }
+        : { seq, attempt: this.attempt, time, type: event.type, step, level: event.level, message: event.message };
+    if (event.data !== undefined) full.data = event.data;
     this.#pending.push(full);
     if (event.type === "attempt.finished") this.#finished = true;
     this.#schedule();

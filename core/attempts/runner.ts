@@ -215,7 +215,7 @@ export class AttemptRunner {
     this.#append(record, log, { type: "step.started", step, level: "info", message: `${step} started`, ...(stepRecord.deadline ? { data: { deadline: stepRecord.deadline } } : {}) });
     await log.sync();
     const ctx: StepContext = {
-      emit: (event: Omit<NewEvent, "step">) => this.#append(record, log, { ...event, step }),
+      emit: (event: Omit<NewEvent, "step">) => this.#append(record, log, event, step),
       backlogged: () => (log.backlog >= BACKLOG_LIMIT ? log.flush().catch(() => undefined) : undefined),
       redactor,
       now,
@@ -268,8 +268,8 @@ export class AttemptRunner {
   }
 
   /** Into the attempt's events, and its milestones into the service log. */
-  #append(record: AttemptRecord, log: AttemptEventLog, event: NewEvent): void {
-    log.append(event);
+  #append(record: AttemptRecord, log: AttemptEventLog, event: NewEvent, step = event.step): void {
+    log.append(event, step);
     journal(this.deps.log, record.attempt, event);
   }
 

@@ -150,6 +150,12 @@ describe("attempt runner: an install runs its steps in turn and ends with a verd
     assert.equal(done.steps.find((s) => s.step === "readiness")!.deadline, "2026-12-04T12:10:00.000Z", "the readiness deadline by the injected clock");
     assert.equal(done.firstbootGroup, undefined, "firstboot's group is stopped and forgotten");
     assert.deepEqual(await r.settled(1), [done], "the record on disk is the one in memory");
+
+    // SPEC §6: each event is {seq, attempt, time, type, step?, level, message, data?}, its keys in that order on disk.
+    const lines = (await readFile(stateLayout(r.stateDir).eventsOf(1), "utf8")).trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const order = ["seq", "attempt", "time", "type", "step", "level", "message", "data"];
+    for (const line of lines) assert.deepEqual(Object.keys(line), order.filter((key) => key in line), JSON.stringify(line));
+    assert.deepEqual(lines.filter((l) => l.type === "step.log").map((l) => l.step), ["firstboot", "firstboot"], "a firstboot line carries its step");
   });
 
   const failures: { name: string; options: RigOptions; firstboot?: "missing"; step: Step; code: string; next: string; message: RegExp; steps: string[] }[] = [
