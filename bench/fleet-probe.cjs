@@ -108,27 +108,30 @@ if (out) {
     const usage = process.resourceUsage();
     const all = Object.values(origins).map((o) => o.slowest);
     const slowestRequest = all.reduce((a, b) => (a && a.ms >= b.ms ? a : b), null);
-    const text = JSON.stringify({
-      pid: process.pid,
-      channels: channels.map((c) => c.name),
-      peakRssKiB: usage.maxRSS,
-      cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
-      systemCpuMs: usage.systemCPUTime / 1000,
-      firstRequestMs,
-      maxOpenSockets,
-      maxOpenFds,
-      requests,
-      slowestRequest,
-      byOrigin: origins,
-      probeMs,
-      samples,
-      threadCpuMs,
+    // Written after `usage` was read: its cost is in the next report's cpuMs, and so in that report's probeMs.
+    own(() => {
+      const text = JSON.stringify({
+        pid: process.pid,
+        channels: channels.map((c) => c.name),
+        peakRssKiB: usage.maxRSS,
+        cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+        systemCpuMs: usage.systemCPUTime / 1000,
+        firstRequestMs,
+        maxOpenSockets,
+        maxOpenFds,
+        requests,
+        slowestRequest,
+        byOrigin: origins,
+        probeMs,
+        samples,
+        threadCpuMs,
+      });
+      try {
+        writeFileSync(out, text);
+      } catch {
+        // the reader says the report is missing
+      }
     });
-    try {
-      writeFileSync(out, text);
-    } catch {
-      // the reader says the report is missing
-    }
   };
   const timer = setInterval(() => {
     sample();
