@@ -1,5 +1,6 @@
 import { connectTable, elapsed, eventText, LEVEL_WORD, problemLines, summaryTable } from "./common.ts";
 import { printable } from "../../printable.ts";
+import { clip, columns } from "./columns.ts";
 import { formatTable } from "./text-table.ts";
 import type { FleetOutput, NodeChange } from "./types.ts";
 
@@ -22,12 +23,15 @@ const CLEAR_DOWN = "\r\x1b[J";
 /** On a terminal, redrawn in place: a summary line (nodes per phase, elapsed, the slowest node), then a row for each node working or failed, as many as the terminal has rows for; finished and waiting nodes fold into the counts. */
 export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableStream, roles: ReadonlyMap<string, string>): FleetOutput {
   const rows = new Map<string, Row>([...roles].map(([node, role]) => [node, { role, phase: "waiting", last: "" }]));
-  let drawn = 0;
+  /** The columns each line of the last table took: as many lines to go up over, or more where a narrowed terminal rewrapped them. */
+  let drawn: number[] = [];
   const begun = Date.now();
   let timer: NodeJS.Timeout | undefined;
   let ticker: NodeJS.Timeout | undefined;
 
-  const fit = (line: string) => line.slice(0, Math.max(20, (stdout.columns || 120) - 1));
+  const width = () => stdout.columns || 120;
+  // One column short of the edge: a line never wraps, whatever its characters' widths.
+  const fit = (line: string) => clip(line, Math.max(1, width() - 1));
   const tableLines = () => {
     const now = Date.now();
     const span = (r: Row) => (r.since ? (r.until ?? now) - r.since : -1);
@@ -45,8 +49,9 @@ export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableSt
     clearTimeout(timer);
     timer = undefined;
     const lines = [...above.map(printable), ...tableLines()];
-    stdout.write(`${UP(drawn)}${CLEAR_DOWN}${lines.join("\n")}\n`);
-    drawn = lines.length - above.length;
+    const up = drawn.reduce((sum, w) => sum + Math.max(1, Math.ceil(w / width())), 0);
+    stdout.write(`${UP(up)}${CLEAR_DOWN}${lines.join("\n")}\n`);
+    drawn = lines.slice(above.length).map(columns);
   };
   const later = () => {
     timer ??= setTimeout(draw, REDRAW_MS);
@@ -63,7 +68,7 @@ export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableSt
     timer = ticker = undefined;
   };
   const print = (lines: string[]) => {
-    if (drawn > 0) draw(lines);
+    if (drawn.length > 0) draw(lines);
     else stdout.write(`${lines.map(printable).join("\n")}\n`);
   };
 
@@ -76,7 +81,7 @@ export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableSt
     summary: (table, _exit, closing) => {
       draw();
       stop();
-      drawn = 0;
+      drawn = [];
       stdout.write(`\n${[...summaryTable(table), closing].map(printable).join("\n")}\n`);
     },
     close: () => {

@@ -4,6 +4,7 @@ import { waitFor } from "../../helpers/installer.ts";
 import { jsonOutput } from "../../../cli/fleet/output/json.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
 import { liveOutput } from "../../../cli/fleet/output/live.ts";
+import { formatTable } from "../../../cli/fleet/output/text-table.ts";
 
 function sink(columns = 100) {
   const written: string[] = [];
@@ -64,6 +65,54 @@ describe("fleet output", () => {
     assert.match(rows[0]!, /^50 nodes: 49 done, 1 failed;/);
   });
 
+  /** Columns a line takes on a terminal, for the text these tests write: CJK ideographs and the emoji two each, combining marks none, the rest one. */
+  const columnsOf = (line: string) => [...line].reduce((sum, c) => sum + (/[\u4e00-\u9fff\u{1f680}]/u.test(c) ? 2 : /\p{M}/u.test(c) ? 0 : 1), 0);
+
+  it("on a terminal: a node's wide characters (CJK, emoji) are cut by the columns they take, so no row wraps and the redraw goes up over exactly what it drew", () => {
+    const out = sink(90);
+    const live = liveOutput(out.stream, sink().stream, ROLES);
+    live.change("node-01", { phase: "installing", attempt: 1, since: Date.now() });
+    live.event("node-01", { ...EVENT, message: `镜像拉取 3/12 🚀 ${"镜".repeat(80)}` });
+    live.close();
+    live.change("node-02", { phase: "installing", attempt: 1, since: Date.now() });
+    live.event("node-02", { ...EVENT, message: "e\u0301\u0301 combining marks take no column" });
+    live.close();
+    const rows = out.written.at(-1)!.replace(/^(\x1b\[\d+A)?\r\x1b\[J/, "").trimEnd().split("\n");
+    assert.equal(rows.length, 4);
+    assert.match(rows[2]!, /^node-01 .* 镜像拉取 3\/12 🚀 镜+$/, "cut by columns, never inside a character");
+    assert.ok(rows.every((row) => columnsOf(row) <= 89), rows.map((row) => `${columnsOf(row)}: ${row}`).join("\n"));
+    assert.ok(out.written.at(-1)!.startsWith("\x1b[3A\r\x1b[J"), "up over the three lines the first draw took");
+    live.summary([], 0, "");
+  });
+
+  it("on a terminal narrowed between two draws: the redraw goes up over the lines the last draw now takes as the terminal rewraps them", () => {
+    const out = sink(100);
+    const live = liveOutput(out.stream, sink().stream, ROLES);
+    live.change("node-01", { phase: "installing", attempt: 1, since: Date.now() });
+    live.event("node-01", { ...EVENT, message: "x".repeat(200) });
+    live.close();
+    const drawn = out.written.at(-1)!.replace(/^\r\x1b\[J/, "").trimEnd().split("\n");
+    assert.equal(drawn.length, 3);
+    Object.assign(out.stream, { columns: 40 });
+    live.event("node-01", { ...EVENT, message: "y".repeat(200) });
+    live.close();
+    const rewrapped = drawn.reduce((sum, line) => sum + Math.max(1, Math.ceil(columnsOf(line) / 40)), 0);
+    assert.ok(rewrapped > 3);
+    assert.ok(out.written.at(-1)!.startsWith(`\x1b[${rewrapped}A\r\x1b[J`), JSON.stringify(out.written.at(-1)!.slice(0, 12)));
+    assert.ok(out.written.at(-1)!.trimEnd().split("\n").every((row) => columnsOf(row.replace(/^\x1b\[\d+A\r\x1b\[J/, "")) <= 39), "the new draw fits the new width");
+    live.summary([], 0, "");
+  });
+
+  it("on a terminal narrower than twenty columns: still no line wraps", () => {
+    const out = sink(12);
+    const live = liveOutput(out.stream, sink().stream, ROLES);
+    live.change("node-01", { phase: "installing", attempt: 1, since: Date.now() });
+    live.close();
+    const rows = out.written.at(-1)!.replace(/^\r\x1b\[J/, "").trimEnd().split("\n");
+    assert.ok(rows.every((row) => row.length <= 11), rows.join("\n"));
+    live.summary([], 0, "");
+  });
+
   it("prefixed lines: one line per change of a node's phase or step, per failure and per note; never per progress tick, for 50 nodes", () => {
     const out = sink();
     const lines = linesOutput(out.stream, sink().stream);
@@ -78,6 +127,7 @@ describe("fleet output", () => {
         lines.event(node, { ...EVENT, type: "step.started", step, message: `${step} started` });
         for (let tick = 0; tick < 20; tick++) {
           lines.event(node, { ...EVENT, step, message: `line ${tick}` });
+          lines.event(node, { ...EVENT, type: "step.progress", level: tick % 2 ? "warn" : "info", step, message: `join check ${tick}: ok` });
           lines.event(node, { ...EVENT, type: "readiness.poll", level: "warn", step, message: "UNREACHABLE" });
         }
         lines.event(node, { ...EVENT, type: "step.finished", step, message: `${step} succeeded` });
@@ -123,6 +173,12 @@ describe("fleet output", () => {
       const ownMovesAside = written.replace(/\x1b\[\d+A|\r\x1b\[J/g, "");
       assert.deepEqual(ownMovesAside.match(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/g), null, "no control character but the live table's own cursor moves and newlines");
     }
+  });
+
+  it("a table's columns line up by the columns their cells take on a terminal, wide characters too", () => {
+    const lines = formatTable(["NODE", "DETAIL", "ATTEMPT"], [["node-01", "镜像拉取失败", "1"], ["node-02", "image pull failed", "2"]]);
+    const at = lines.slice(1).map((line) => columnsOf(line.slice(0, line.search(/ \d$/) + 1)));
+    assert.equal(new Set(at).size, 1, lines.join("\n"));
   });
 
   it("JSON Lines: the event with its node; the fleet's own lines with node null", () => {
