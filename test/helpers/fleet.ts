@@ -18,6 +18,12 @@ const FAILING_FIRSTBOOT = `${FIRSTBOOT}echo "firstboot: ceph-osd did not start" 
 exit 1
 `;
 
+/** A firstboot script that prints `lines` too, and then waits `seconds`, before its end. */
+const withLines = (script: string, lines: string[] = [], seconds = 0) =>
+  lines.length === 0 && seconds === 0
+    ? script
+    : script.replace(/(exit 1\n)?$/, (exit) => `${lines.map((l) => `printf '%s\\n' '${l.replaceAll("'", "'\\''")}'\n`).join("")}sleep ${seconds}\n${exit}`);
+
 /** What the rig needs of a harness: the e2e tests' own, or a script's. */
 type Lab = Pick<Harness, "start" | "defer">;
 
@@ -64,6 +70,9 @@ interface RigOptions {
   readinessTimeoutSeconds?: number;
   /** Nodes whose firstboot fails. */
   failing?: string[];
+  /** Lines every firstboot prints after its own (each once, as it is), then waits `firstbootSeconds` (default 0). */
+  firstbootLines?: string[];
+  firstbootSeconds?: number;
 }
 
 async function startNode(lab: Lab, name: string, role: RigNode["role"], payload: string, options: RigOptions): Promise<RigNode> {
@@ -80,7 +89,7 @@ async function startNode(lab: Lab, name: string, role: RigNode["role"], payload:
     stateDir: join(folder, "state"),
     payload,
     args: [
-      "--firstboot", await writeFirstboot(folder, options.failing?.includes(name) ? FAILING_FIRSTBOOT : FIRSTBOOT),
+      "--firstboot", await writeFirstboot(folder, withLines(options.failing?.includes(name) ? FAILING_FIRSTBOOT : FIRSTBOOT, options.firstbootLines, options.firstbootSeconds)),
       "--node-yaml", nodeYaml,
       "--readiness-url", cloud.url,
       "--readiness-timeout", String(options.readinessTimeoutSeconds ?? 10),
