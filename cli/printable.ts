@@ -1,7 +1,7 @@
 /**
  * Text from outside (a node, a firstboot, a cloud) as a terminal may show it: every control character, and so
  * every escape sequence, written out visibly (`\x1b[2J`), never obeyed; line and paragraph separators and the
- * bidirectional overrides that reorder what a person reads likewise. The fleet's and `status`'s one way out.
+ * bidirectional controls that reorder what a person reads likewise. The fleet's and `status`'s one way out.
  */
 export function printable(text: string): string {
   return text.replace(UNSAFE, (c) => {
@@ -19,5 +19,6 @@ export function printableJson(value: unknown): string {
   return JSON.stringify(value).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-// C0 (tab and newline too: a table cell or a prefixed line is one line), DEL, C1, U+2028/9, bidi embeddings and isolates.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// C0 (tab and newline too: a table cell or a prefixed line is one line), DEL, C1, U+2028/9, and every bidi control
+// (embeddings, overrides, isolates and the marks LRM, RLM and ALM).
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Bidi_Control}]/gu;

@@ -10,6 +10,7 @@ test("what a node sends reaches the terminal visible, never obeyed", () => {
     ["a\rb\nc\td\0e\x7f", "a\\x0db\\x0ac\\x09d\\x00e\\x7f"],
     ["\u009b2J 8-bit CSI", "\\x9b2J 8-bit CSI"],
     ["\u202eevil\u2066\u2028", "\\u202eevil\\u2066\\u2028"],
+    ["\u200eLRM \u200fRLM \u061cALM", "\\u200eLRM \\u200fRLM \\u061cALM"],
     ["é ✓ 😀 \\x1b", "é ✓ 😀 \\x1b"],
   ];
   for (const [sent, shown] of rows) assert.equal(printable(sent), shown, JSON.stringify(sent));
@@ -17,9 +18,9 @@ test("what a node sends reaches the terminal visible, never obeyed", () => {
 });
 
 test("--json lines: every control character escaped (C1 and DEL too, which JSON.stringify leaves raw), the value unchanged", () => {
-  const sent = { message: "\x1b]0;owned\x07 \x1b[2J \u009b6n \x7f \u202eevil\u2028 é 😀", n: 1 };
+  const sent = { message: "\x1b]0;owned\x07 \x1b[2J \u009b6n \x7f \u202eevil\u2028 \u200f é 😀", n: 1 };
   const line = printableJson(sent);
-  assert.doesNotMatch(line, /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
-  assert.match(line, /\\u009b6n \\u007f \\u202eevil\\u2028 é 😀/);
+  assert.doesNotMatch(line, /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/);
+  assert.match(line, /\\u009b6n \\u007f \\u202eevil\\u2028 \\u200f é 😀/);
   assert.deepEqual(JSON.parse(line), sent);
 });

@@ -26,8 +26,8 @@ CONNECTION_SPEC = dict(
     timeout=dict(type="int", default=30),
 )
 
-# C0 (tab and newline too: a message is one line), DEL, C1, the line separators and the bidi overrides.
-_UNSAFE = re.compile("[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# C0 (tab and newline too: a message is one line), DEL, C1, the line separators and every bidi control (cli/printable.ts).
+_UNSAFE = re.compile("[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text, cap=MAX_TEXT):

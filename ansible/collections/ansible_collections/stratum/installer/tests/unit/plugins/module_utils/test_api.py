@@ -21,6 +21,7 @@ class PrintableTest(unittest.TestCase):
             ("two\nlines\ttab", "two\\x0alines\\x09tab"),
             ("csi \x9b and del \x7f", "csi \\x9b and del \\x7f"),
             ("bidi \u202e txt", "bidi \\u202e txt"),
+            ("marks \u200e\u200f\u061c txt", "marks \\u200e\\u200f\\u061c txt"),
             ("line sep \u2028", "line sep \\u2028"),
             ("é and 雪 stay", "é and 雪 stay"),
         ]
