@@ -113,6 +113,46 @@ describe("fleet output", () => {
     live.summary([], 0, "");
   });
 
+  it("on a terminal: a burst of changes is one draw a quarter second later, and the next burst waits for the next quarter", (t) => {
+    t.mock.timers.enable({ apis: ["setTimeout", "setInterval", "Date"] });
+    const out = sink(120);
+    const nodes = Array.from({ length: 50 }, (_, i) => `node-${String(i + 1).padStart(2, "0")}`);
+    const live = liveOutput(out.stream, sink().stream, new Map(nodes.map((n) => [n, "join"])));
+    const burst = (tick: number) => {
+      for (const node of nodes) {
+        live.change(node, { phase: "installing", attempt: 1, since: Date.now() });
+        live.event(node, { ...EVENT, message: `line ${tick}` });
+      }
+    };
+    burst(0);
+    t.mock.timers.tick(249);
+    assert.equal(out.written.length, 0, "nothing drawn within the quarter");
+    t.mock.timers.tick(1);
+    assert.equal(out.written.length, 1, "one draw for the hundred changes");
+    burst(1);
+    burst(2);
+    t.mock.timers.tick(249);
+    assert.equal(out.written.length, 1);
+    t.mock.timers.tick(1);
+    assert.equal(out.written.length, 2);
+    assert.match(out.written[1]!, /line 2/, "the draw shows the last of the burst");
+    t.mock.timers.tick(1000);
+    assert.equal(out.written.length, 3, "with nothing new, one draw a second (the clock)");
+    live.summary([], 0, "");
+  });
+
+  it("on a terminal: the summary line names the node that has run longest, a finished one by the time it took", () => {
+    const out = sink(120);
+    const live = liveOutput(out.stream, sink().stream, new Map([["node-01", "init"], ["node-02", "join"], ["node-03", "join"]]));
+    const now = Date.now();
+    live.change("node-01", { phase: "installing", attempt: 1, since: now - 5_000 });
+    live.change("node-02", { phase: "installing", attempt: 1, since: now - 1_000_000 });
+    live.change("node-02", { phase: "done" });
+    live.change("node-03", { phase: "installing", attempt: 1, since: now - 60_000 });
+    live.close();
+    assert.match(out.written.at(-1)!, /; slowest node-02 \(16m4\ds\)\n/);
+  });
+
   it("prefixed lines: one line per change of a node's phase or step, per failure and per note; never per progress tick, for 50 nodes", () => {
     const out = sink();
     const lines = linesOutput(out.stream, sink().stream);
