@@ -221,6 +221,27 @@ describe("fleet output", () => {
     assert.equal(new Set(at).size, 1, lines.join("\n"));
   });
 
+  it("JSON Lines with 50 nodes: one object a line, written whole with each call, every event and change of every node and the end, a node's hostile text escaped", () => {
+    const out = sink();
+    const json = jsonOutput(out.stream);
+    const nodes = Array.from({ length: 50 }, (_, i) => `node-${String(i + 1).padStart(2, "0")}`);
+    for (const node of nodes) {
+      json.change(node, { phase: "installing", attempt: 1 });
+      for (let tick = 0; tick < 20; tick++) json.event(node, { ...EVENT, seq: tick, message: `line ${tick}\n\x1b[2J\u2028` });
+      json.change(node, { phase: "done" });
+    }
+    json.summary(nodes.map((node) => ({ node, role: "join", outcome: "installed", attempt: 1, elapsedSeconds: 3, detail: "installed" })), 0, "50 of 50 nodes installed");
+    assert.equal(out.written.length, 50 * 22 + 50 + 1, "one write a line");
+    assert.ok(out.written.every((chunk) => /^[^\n]*\n$/.test(chunk) && !/[\u0000-\u001f\u2028]/.test(chunk.slice(0, -1))), "each write one whole line, nothing a terminal obeys");
+    const lines = out.written.map((chunk) => JSON.parse(chunk));
+    for (const node of nodes) {
+      const own = lines.filter((line) => line.node === node);
+      assert.deepEqual(own.map((line) => line.type), ["fleet.change", ...Array(20).fill("step.log"), "fleet.change", "fleet.outcome"], node);
+      assert.equal(own[1].message, "line 0\n\x1b[2J\u2028", "the value as the node sent it, once parsed");
+    }
+    assert.deepEqual(lines.at(-1), { time: lines.at(-1).time, node: null, type: "fleet.end", exit: 0, message: "50 of 50 nodes installed" });
+  });
+
   it("JSON Lines: the event with its node; the fleet's own lines with node null", () => {
     const out = sink();
     const json = jsonOutput(out.stream);
