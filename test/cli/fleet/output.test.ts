@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { waitFor } from "../../helpers/installer.ts";
+import { columnsOf } from "../../helpers/terminal.ts";
 import { jsonOutput } from "../../../cli/fleet/output/json.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
 import { liveOutput } from "../../../cli/fleet/output/live.ts";
@@ -64,9 +65,6 @@ describe("fleet output", () => {
     assert.deepEqual(rows.slice(1).map((row) => row.split(/ +/)[0]), ["NODE", "node-31"], "only the failed node is left");
     assert.match(rows[0]!, /^50 nodes: 49 done, 1 failed;/);
   });
-
-  /** Columns a line takes on a terminal, for the text these tests write: CJK ideographs and the emoji two each, combining marks none, the rest one. */
-  const columnsOf = (line: string) => [...line].reduce((sum, c) => sum + (/[\u4e00-\u9fff\u{1f680}]/u.test(c) ? 2 : /\p{M}/u.test(c) ? 0 : 1), 0);
 
   it("on a terminal: a node's wide characters (CJK, emoji) are cut by the columns they take, so no row wraps and the redraw goes up over exactly what it drew", () => {
     const out = sink(90);
