@@ -97,13 +97,13 @@ export function createDraftService({ draft, context, now, attempts, personActed,
 
   const requireMatch = (ifMatch: string, next = "Review it again (GET /v1/installer/config/review) and install with its ETag.") => {
     const etag = current().etag;
-    const accepted = ifMatch.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
-    if (!accepted.includes("*") && !accepted.includes(etag)) {
-      throw new InstallerError({
-        code: "PRECONDITION_FAILED",
-        detail: `The draft changed since you read it (If-Match ${ifMatch}, current ETag ${etag}). ${next}`,
-      });
-    }
+    // Compared strongly (RFC 9110 §13.1.1): a weak tag (W/"…") matches nothing, for it does not vouch for the very bytes.
+    const named = ifMatch.split(",").map((tag) => tag.trim());
+    if (named.includes("*") || named.includes(etag)) return;
+    const why = named.every((tag) => tag.startsWith("W/"))
+      ? `If-Match ${ifMatch} names a weak ETag, and If-Match compares strongly: send the ETag as given (${etag}).`
+      : `The draft changed since you read it (If-Match ${ifMatch}, current ETag ${etag}).`;
+    throw new InstallerError({ code: "PRECONDITION_FAILED", detail: `${why} ${next}` });
   };
 
   /** What changed and whether it validates; never the content, which may hold secrets. */

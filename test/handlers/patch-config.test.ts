@@ -83,6 +83,12 @@ describe("PATCH /v1/installer/config", () => {
     const etag = String((await installer.request(path)).headers.etag);
     assertAnswers(route, 200, await installer.request(path, patch({ timezone: "UTC" }, undefined, { "if-match": etag })));
   });
+  test("412 PRECONDITION_FAILED: the draft's ETag made weak (W/), since If-Match compares strongly", async (t) => {
+    const installer = await given(t);
+    const etag = String((await installer.request(path)).headers.etag);
+    await refused(installer, patch({ hostname: "x" }, undefined, { "if-match": `W/${etag}` }), 412, "PRECONDITION_FAILED");
+    assert.equal((await installer.request(path)).headers.etag, etag);
+  });
   test("413 BODY_TOO_LARGE: a 2 MiB body", async (t) => {
     await refused(await given(t), patch(JSON.stringify({ hostname: "x".repeat(2 * 1024 * 1024) })), 413, "BODY_TOO_LARGE");
   });

@@ -146,6 +146,17 @@ describe("POST /v1/installer/install", () => {
     assertAnswers(route, 202, await installer.request("/v1/installer/install", { ...POST, headers: { "if-match": etag } }));
   });
 
+  test("412 PRECONDITION_FAILED for the draft's ETag made weak (W/): If-Match compares strongly (RFC 9110 §13.1.1)", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    const etag = (await installer.request("/v1/installer/config/review")).headers.etag as string;
+    const weak = await installer.request("/v1/installer/install", { ...POST, headers: { "if-match": `W/${etag}` } });
+    const problem = assertRouteProblem(route, weak, 412, "PRECONDITION_FAILED");
+    assert.match(String(problem.detail), /weak/);
+    assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
+    assertAnswers(route, 202, await installer.request("/v1/installer/install", { ...POST, headers: { "if-match": `W/${etag}, ${etag}` } }));
+  });
+
   test("507 INSUFFICIENT_STORAGE when the state dir refuses the attempt's record", async (t) => {
     const installer = await inProcessApp(t);
     installer.services.attempts.begin = async () => {

@@ -105,7 +105,7 @@ describe("draft service", () => {
   describe("If-Match decides whether a change applies", () => {
     const rows: { name: string; ifMatch: (etag: string) => string; applies: boolean }[] = [
       { name: "the current ETag", ifMatch: (etag) => etag, applies: true },
-      { name: "the current ETag, weak", ifMatch: (etag) => `W/${etag}`, applies: true },
+      { name: "the current ETag, weak (If-Match compares strongly)", ifMatch: (etag) => `W/${etag}`, applies: false },
       { name: "a list holding it", ifMatch: (etag) => `"other", ${etag}`, applies: true },
       { name: "*", ifMatch: () => "*", applies: true },
       { name: "a stale ETag", ifMatch: () => '"stale"', applies: false },
