@@ -141,6 +141,7 @@ async function follow(target: Pinned): Promise<Exit> {
 async function followAttempt(target: Pinned, attempt: number): Promise<Exit> {
   const path = `/v1/installer/install/events?attempt=${attempt}`;
   let lastEventId: string | undefined;
+  let lastSeq = 0;
   let why = "";
   for (let lost = 0; lost < LOST_AFTER; lost++) {
     try {
@@ -155,6 +156,11 @@ async function followAttempt(target: Pinned, attempt: number): Promise<Exit> {
         isFinal: (event) => event.type === "attempt.finished",
       });
       for await (const { id, event } of events) {
+        // An attempt's events come once each, in order: a stream that replays or mixes attempts would be followed forever.
+        if (event.attempt !== attempt || event.seq <= lastSeq) {
+          throw new Refused(`the event stream of attempt ${attempt} sent event ${event.seq} of attempt ${event.attempt} after event ${lastSeq}: is it the installer?`);
+        }
+        lastSeq = event.seq;
         lastEventId = id;
         lost = 0;
         out(eventLine(event));

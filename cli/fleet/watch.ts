@@ -36,6 +36,12 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
     let reason: string | undefined;
     try {
       for await (const event of api.events(attempt, last, watcher.signal)) {
+        // An installer's events go up, one attempt a stream: one that replays or mixes attempts would be shown, and
+        // followed, forever.
+        if (event.attempt !== attempt || event.seq <= last) {
+          const got = `event ${event.seq} of attempt ${event.attempt}`;
+          throw new HttpClientError("schema", api.where, `${api.where} gave an answer that is not its installer's: ${got} after event ${last} of attempt ${attempt} (an attempt's events come once each, in order)`);
+        }
         last = event.seq;
         outOfReachSince = undefined;
         tries = 0;

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { stateLayout } from "../../core/state/layout.ts";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
@@ -254,5 +257,27 @@ describe("status", () => {
     const noState = await runCli(["status", "--state-dir", join(node.stateDir, "nope")]);
     assert.equal(noState.code, 2);
     assert.match(noState.stderr, /no install code in /);
+  });
+
+  test("--follow of a server (with the installer's certificate) whose event stream replays what it sent, or sends another attempt's: exit 2 at once, never followed forever", async () => {
+    const node = await installer("never");
+    const real = (await node.request("/v1/installer/status")).json;
+    const { tlsCert, tlsKey } = stateLayout(node.stateDir);
+    const [cert, key] = await Promise.all([readFile(tlsCert), readFile(tlsKey)]);
+    const event = (seq: number, attempt: number) => `id: ${seq}\ndata: ${JSON.stringify({ seq, attempt, time: new Date().toISOString(), type: "step.log", step: "firstboot", level: "info", message: `line ${seq}` })}\n\n`;
+    for (const [what, stream] of [["replays", event(1, 1) + event(2, 1)], ["another attempt's", event(1, 7)]] as const) {
+      let streams = 0;
+      const liar = createServer({ cert, key }, (req, res) => {
+        if (req.url!.startsWith("/v1/installer/status")) return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...real, phase: "installing", attempt: 1, step: "firstboot", startedAt: new Date().toISOString() }));
+        streams += 1;
+        res.writeHead(200, { "content-type": "text/event-stream" }).end(stream);
+      });
+      await new Promise<void>((resolve) => liar.listen(0, "127.0.0.1", resolve));
+      lab.defer(() => liar.close());
+      const run = await runCli(["status", "--follow", "--state-dir", node.stateDir, "--port", String((liar.address() as AddressInfo).port)]);
+      assert.equal(run.code, 2, `${what}: ${run.stdout}${run.stderr}`);
+      assert.match(run.stderr, /is it the installer\?/, what);
+      assert.ok(streams <= 2, `${what}: ${streams} streams`);
+    }
   });
 });

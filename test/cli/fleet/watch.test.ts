@@ -95,4 +95,36 @@ describe("fleet: following an attempt", () => {
       assert.equal(asked, 1);
     }
   });
+
+  it("events that do not go up (a stream that replays what it sent, whatever Last-Event-ID says) are an answer no installer gives: the following ends at once, not retried forever", async () => {
+    for (const replay of [[1, 2, 3, 1], [1, 2, 2], [3, 1]]) {
+      let asked = 0;
+      const seen: number[] = [];
+      const installer = {
+        where: "x",
+        events: () => (async function* () { asked += 1; for (const seq of replay) yield event(seq); })(),
+        verdict: async () => undefined,
+      };
+      const following = followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: (e) => seen.push(e.seq), onBreak: () => undefined });
+      await assert.rejects(following, (error: HttpClientError) => error.kind === "schema" && /event \d+ of attempt 1 after event \d+ of attempt 1/.test(error.message));
+      assert.equal(asked, 1, `${replay}: asked once`);
+      assert.deepEqual(seen, replay.slice(0, -1), "each event shown once, the replayed one not");
+    }
+  });
+
+  it("a resumed stream whose first event is not past Last-Event-ID replays what was shown: the same", async () => {
+    const installer = { where: "x", events: () => (async function* () { yield event(2); })(), verdict: async () => undefined };
+    await assert.rejects(followAttempt(installer, 1, 2, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), { kind: "schema" });
+  });
+
+  it("an event of another attempt than the one followed (its finished event included) is an answer no installer gives: no success is taken from it", async () => {
+    const installer = {
+      where: "x",
+      events: () => (async function* () { yield { ...event(1), attempt: 7 }; yield { ...event(2, "attempt.finished"), attempt: 7, data: { verdict: VERDICT } }; })(),
+      verdict: async () => undefined,
+    };
+    const seen: number[] = [];
+    await assert.rejects(followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: (e) => seen.push(e.seq), onBreak: () => undefined }), (error: HttpClientError) => error.kind === "schema" && /attempt 7/.test(error.message));
+    assert.deepEqual(seen, []);
+  });
 });
