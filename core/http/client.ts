@@ -397,10 +397,11 @@ export async function requestJson<T>(req: HttpRequest, expect: number, schema: P
 
 /**
  * A long answer (an event stream) as it arrives: the deadline covers the connection and the headers; then a
- * connection silent for `idleMs` counts as broken. A status other than 200 is a status error with the body read.
+ * connection silent for `idleMs` counts as broken. A status other than 200 is a status error with the body read,
+ * the whole exchange under the deadline.
  */
 export function openStream(req: Omit<HttpRequest, "body"> & { idleMs: number }): Promise<IncomingMessage> {
-  return exchange(req, async (opened, url, _signal, where, keeping) => {
+  return exchange(req, async (opened, url, deadline, where, keeping) => {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), req.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal;
@@ -415,7 +416,17 @@ export function openStream(req: Omit<HttpRequest, "body"> & { idleMs: number }):
       clearTimeout(timer);
     }
     if (res.statusCode === 200) return res;
-    const answer = { status: res.statusCode ?? 0, headers: res.headers, body: await readCapped(res, req.maxBytes, where) };
+    // A refusal is an answer like any other: read whole within the request's deadline, however its bytes trickle.
+    const late = () => res!.destroy(new Error("deadline"));
+    deadline.addEventListener("abort", late, { once: true });
+    if (deadline.aborted) late();
+    let body: string;
+    try {
+      body = await readCapped(res, req.maxBytes, where);
+    } finally {
+      deadline.removeEventListener("abort", late);
+    }
+    const answer = { status: res.statusCode ?? 0, headers: res.headers, body };
     opened.socket.destroy();
     throw new HttpClientError("status", where, `HTTP ${answer.status}, expected 200`, { answer });
   });

@@ -151,6 +151,17 @@ describe("one deadline for the whole exchange", () => {
     assert.deepEqual([error.kind, error.message], ["timeout", "no complete answer within 0.3 s"]);
   });
 
+  test("an event stream refused (not 200) with a body that trickles: a timeout when the deadline passes, not a read as long as each byte comes within the stream's idle time", async (t) => {
+    const server = await serveHttps(t, (req, res) => {
+      res.writeHead(409, { "content-type": "application/problem+json" });
+      res.flushHeaders();
+      const timer = setInterval(() => res.write(" "), 50);
+      res.on("close", () => clearInterval(timer));
+    });
+    const error = await rejection(openStream({ ...base, url: server.url, trust: "any", timeoutMs: 300, idleMs: 60_000 }));
+    assert.deepEqual([error.kind, error.message], ["timeout", "no complete answer within 0.3 s"]);
+  });
+
   test("a server that accepts TCP and never does TLS: unreachable, nothing sent", async (t) => {
     const sockets = new Set<Socket>();
     const blackhole = createTcpServer((socket) => sockets.add(socket.on("error", () => undefined))).listen(0, "127.0.0.1");
