@@ -35,19 +35,30 @@ export function installerUrlProblem(text: string): string | undefined {
 
 type CodeSource = { ok: true; code: string } | { ok: false; problem: string };
 
+/**
+ * A code as sent (a header's printable ASCII), or what is wrong with it: a character outside it would be refused by
+ * the client as the request goes out (a control character), or sent and counted against the node as a wrong code.
+ */
+function checkedCode(code: string, where: string): CodeSource {
+  const odd = /[^\x20-\x7e]/u.exec(code)?.[0];
+  if (odd === undefined) return { ok: true, code };
+  const named = `U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+  return { ok: false, problem: `${where} holds the character ${named}, which no install code has: codes are letters, digits and dashes (a dash or space pasted from a document? type it again)` };
+}
+
 /** `env:VAR`, `file:PATH` (relative to the plan's folder; its first line) or the code itself. */
 export async function resolveCode(source: string, planFolder: string, env: NodeJS.ProcessEnv): Promise<CodeSource> {
   if (source.startsWith("env:")) {
     const name = source.slice(4);
     const value = env[name]?.trim();
-    return value ? { ok: true, code: value } : { ok: false, problem: `the environment variable ${name} is not set (or empty)` };
+    return value ? checkedCode(value, `the environment variable ${name}`) : { ok: false, problem: `the environment variable ${name} is not set (or empty)` };
   }
   if (source.startsWith("file:")) {
     const path = resolve(planFolder, source.slice(5));
     const text = await readFile(path, "utf8").catch((error: Error) => error);
     if (text instanceof Error) return { ok: false, problem: `cannot read ${path}: ${text.message}` };
     const code = text.split("\n")[0]?.trim();
-    return code ? { ok: true, code } : { ok: false, problem: `${path} is empty` };
+    return code ? checkedCode(code, `the first line of ${path}`) : { ok: false, problem: `${path} is empty` };
   }
-  return { ok: true, code: source.trim() };
+  return checkedCode(source.trim(), "the install code");
 }

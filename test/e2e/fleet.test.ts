@@ -81,6 +81,19 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     await assertInstalledOnce(rig);
   });
 
+  test("the report cannot be written (something else where fleet-report.json goes): the nodes installed, the summary shown, the file named with what to do; exit 1", async () => {
+    const rig = await startRig(lab, { joins: 1 });
+    await mkdir(join(rig.folder, "fleet-report.json", "in-the-way"), { recursive: true });
+    const run = await rig.fleet();
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /2 of 2 nodes installed/);
+    assert.match(run.stdout + run.stderr, /fleet-report\.json cannot be written to .*fleet-report\.json \(.+\)/);
+    assert.doesNotMatch(run.stderr, /^\s+at /m, "no stack trace");
+    await assertInstalledOnce(rig);
+    const state = JSON.parse(await readFile(join(rig.folder, "cluster.fleet-state.json"), "utf8"));
+    for (const node of rig.nodes) assert.equal(state.nodes[node.name].outcome, "succeeded");
+  });
+
   test("--dry-run: every node validates its draft, and nothing changes on any node", async () => {
     const rig = await startRig(lab, { joins: 2 });
     const before = await footprint(rig);

@@ -57,4 +57,22 @@ describe("fleet: how a node is reached", () => {
     assert.match((await resolveCode("file:empty", folder, {}) as { problem: string }).problem, /is empty/);
     assert.match((await resolveCode("file:none", folder, {}) as { problem: string }).problem, /cannot read/);
   });
+
+  it("an install code with a character no code has (a typographic dash from a copy, a control character, a letter beyond ASCII) is a problem of the plan, from every source: never sent", async () => {
+    const folder = await tempDir("stratum-codes-");
+    await writeFile(join(folder, "code"), "X364\u2013BRCG\u2013K6T\n");
+    const cases: Array<[string, NodeJS.ProcessEnv, RegExp]> = [
+      ["X364\u2013BRCG\u2013K6T", {}, /U\+2013/],
+      ["env:CODE", { CODE: "AB\u0001CD" }, /U\+0001/],
+      ["file:code", {}, /U\+2013/],
+      ["K\u00d6DE-1234", {}, /U\+00D6/],
+    ];
+    for (const [source, env, named] of cases) {
+      const result = (await resolveCode(source, folder, env)) as { ok: boolean; problem: string };
+      assert.equal(result.ok, false, source);
+      assert.match(result.problem, named, source);
+      assert.match(result.problem, /letters, digits and dashes/, source);
+    }
+    assert.deepEqual(await resolveCode("k7qx m2pd", folder, {}), { ok: true, code: "k7qx m2pd" }, "what the installer reads as a code (any case, spaces) passes");
+  });
 });
