@@ -19,7 +19,7 @@ export function generateInstallCode(): string {
 }
 
 /** Case and dashes/spaces do not matter to a person typing the code. */
-function normalize(code: string): string {
+export function normalizeInstallCode(code: string): string {
   return code.toUpperCase().replace(/[\s-]/g, "");
 }
 
@@ -28,8 +28,8 @@ function normalize(code: string): string {
  * (12 letters) is printed in every banner, so it tells a guesser nothing.
  */
 export function codeMatcher(expected: string): (presented: string) => boolean {
-  const same = sameBytes(normalize(expected));
-  return (presented) => same(normalize(presented));
+  const same = sameBytes(normalizeInstallCode(expected));
+  return (presented) => same(normalizeInstallCode(presented));
 }
 
 /**

@@ -353,6 +353,19 @@ class Plan:
             seen = first.setdefault(origin(installer), name)
             if seen != name:
                 self.add("installer-unique", name, "installer", "%s is also %s's installer" % (installer, seen))
+        # One pinned certificate with one install code is one installer under two addresses (a certificate alone may
+        # be shared). Codes given as env:/file: are read by the module, not here.
+        first = {}
+        for name in self.good:
+            node = self.nodes[name]
+            code = node["code"].strip()
+            if not is_fingerprint(node["fingerprint"]) or code.startswith(("env:", "file:")):
+                continue
+            key = (node["fingerprint"].strip().replace(":", "").lower(), re.sub(r"[\s-]", "", code).upper())
+            seen = first.setdefault(key, name)
+            if seen != name:
+                message = "%s has %s's pinned certificate and install code: one installer listed twice (under another address?); each node has its own code"
+                self.add("installer-unique", name, "code", message % (name, seen))
 
     def check_network(self, drafts):
         addresses = {}
