@@ -50,9 +50,10 @@ async function accessOf(plan: Plan, index: number, folder: string, env: NodeJS.P
  * Two nodes with one pinned certificate and one install code (as the installer reads it) are one installer under two
  * addresses: the fleet would install it once and count it twice. (A certificate alone may be shared: an operator's.)
  */
-function sameInstaller(plan: Plan, accesses: ReadonlyArray<{ access?: NodeAccess }>): PlanProblem[] {
+function sameInstaller(plan: Plan, accesses: ReadonlyArray<{ access?: NodeAccess; problems: PlanProblem[] }>): PlanProblem[] {
   const first = new Map<string, number>();
-  return accesses.flatMap(({ access }, index) => {
+  return accesses.flatMap((resolved, index) => {
+    const access = "access" in resolved ? resolved.access : undefined;
     if (!access) return [];
     const key = `${access.pin} ${normalizeInstallCode(access.code)}`;
     const seen = first.get(key);
