@@ -12,7 +12,7 @@ export const ReportSchema = AttemptSummarySchema.extend({
   steps: z.array(StepRecordSchema).meta({ description: "Every step with its times and outcome." }),
   config: z
     .object({ source: z.enum(["structured", "yaml"]), config: z.record(z.string(), z.unknown()).optional(), yaml: z.string().optional() })
-    .meta({ description: "The draft as it was installed, secrets redacted." }),
+    .meta({ description: "The draft as it was installed, secrets redacted (a recheck: what its install installed, whatever the draft says since)." }),
   host: HostFactsSchema,
   payloadVersion: z.string().nullable().meta({ description: "The release of the payload the attempt ran with." }),
   nodeYamlPath: z.string().optional(),

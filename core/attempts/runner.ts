@@ -108,6 +108,10 @@ export class AttemptRunner {
     // Checked in the same tick as the record is made: the draft installed is the one the person reviewed.
     if (ifMatch !== undefined) draft.requireMatch(ifMatch);
     const draftRecord = draft.record();
+    const drafted: AttemptRecord["config"] =
+      draftRecord.source === "yaml" ? { source: "yaml", yaml: this.deps.redactor.text(draftRecord.yaml) } : { source: "structured", config: redactDraft(draftRecord.config) };
+    // A recheck waits for what its install installed: that install's config, payload and endpoints, whatever the draft says since.
+    const installed = kind === "install" ? undefined : attempts.filter((a) => a.kind === "install").at(-1);
     const record: AttemptRecord = {
       attempt: attempts.length + 1,
       kind,
@@ -116,22 +120,21 @@ export class AttemptRunner {
       step: null,
       startedAt: this.deps.now().toISOString(),
       steps: [],
-      config:
-        draftRecord.source === "yaml"
-          ? { source: "yaml", yaml: this.deps.redactor.text(draftRecord.yaml) }
-          : { source: "structured", config: redactDraft(draftRecord.config) },
-      payloadVersion: this.deps.payloadVersion(),
-      endpoints: kind === "install" ? endpointsOf(draft.analysis().draft, this.deps.settings.readinessUrl) : attempts.filter((a) => a.kind === "install").at(-1)?.endpoints,
+      config: installed?.config ?? drafted,
+      payloadVersion: installed ? installed.payloadVersion : this.deps.payloadVersion(),
+      endpoints: installed ? installed.endpoints : endpointsOf(draft.analysis().draft, this.deps.settings.readinessUrl),
       firstbootTail: [],
       readinessHistory: [],
     };
+    const draftSince = installed && JSON.stringify(installed.config) !== JSON.stringify(drafted) ? installed.attempt : undefined;
     attempts.push(record);
     const undo = admitted(record.attempt);
+    const changed = draftSince === undefined ? "" : `; the draft changed since attempt ${draftSince} installed it: this recheck waits for what attempt ${draftSince} installed, and the draft's changes are not installed`;
     const started: NewEvent = {
       type: "attempt.started",
       time: record.startedAt,
-      level: "info",
-      message: `${kind === "install" ? "install" : "readiness recheck"} attempt ${record.attempt} started by ${startedBy === "person" ? "a person" : "the unattended node.yaml"}`,
+      level: changed ? "warn" : "info",
+      message: `${kind === "install" ? "install" : "readiness recheck"} attempt ${record.attempt} started by ${startedBy === "person" ? "a person" : "the unattended node.yaml"}${changed}`,
       data: { kind, startedBy },
     };
     let log: AttemptEventLog | undefined;

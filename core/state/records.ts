@@ -125,7 +125,7 @@ export interface AttemptRecord {
   finishedAt?: string;
   steps: StepRecord[];
   verdict?: Verdict;
-  /** The draft as it was installed, secrets redacted. */
+  /** The draft as it was installed, secrets redacted (a recheck's: that of the install it rechecks). */
   config: { source: "structured" | "yaml"; config?: unknown; yaml?: string };
   payloadVersion: string | null;
   nodeYamlPath?: string;

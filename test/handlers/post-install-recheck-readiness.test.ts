@@ -58,7 +58,11 @@ describe("POST /v1/installer/install/recheck-readiness", () => {
     assert.deepEqual(report.endpoints, endpoints);
     await putDraft(installer, { ...VALID_DRAFT, network: { ...VALID_DRAFT.network, address: "10.20.0.12/24" } });
     assertAnswers(route, 202, await installer.request(PATH, POST));
-    assert.deepEqual((await installer.request("/v1/installer/install/report?attempt=2")).json.endpoints, endpoints, "a recheck waits for what the install installed, whatever the draft says since");
+    const recheck = (await installer.request("/v1/installer/install/report?attempt=2")).json;
+    assert.deepEqual(recheck.endpoints, endpoints, "a recheck waits for what the install installed, whatever the draft says since");
+    assert.deepEqual([recheck.config, recheck.payloadVersion], [report.config, report.payloadVersion], "and its report records what the install installed, not the draft changed since");
+    const said = (await installer.request("/v1/installer/install/events?attempt=2")).json.events;
+    assert.ok(said.some((e: any) => e.level === "warn" && /draft changed since attempt 1 installed it/.test(e.message)), JSON.stringify(said.map((e: any) => e.message)));
   });
 
   test("409 RECHECK_NOT_APPLICABLE before any attempt and after one that failed elsewhere than readiness", async (t) => {
@@ -81,6 +85,13 @@ describe("POST /v1/installer/install/recheck-readiness", () => {
     assertAnswers(route, 202, await installer.request(PATH, POST));
     await finished(installer, 2);
     assertRouteProblem(route, await installer.request(PATH, POST), 409, "ALREADY_INSTALLED");
+  });
+
+  test("413 BODY_TOO_LARGE for a body over the 1 MiB limit (the operation takes none): declared in its responses; nothing starts", async (t) => {
+    const installer = await inProcessApp(t);
+    const reply = await installer.request(PATH, { method: "POST", body: JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) }) });
+    assertRouteProblem(route, reply, 413, "BODY_TOO_LARGE");
+    assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
   });
 
   test("507 INSUFFICIENT_STORAGE when the state dir refuses the attempt's record", async (t) => {
