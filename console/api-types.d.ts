@@ -805,7 +805,7 @@ export interface components {
             verdict?: components["schemas"]["Verdict"];
             /** @description Every step with its times and outcome. */
             steps: components["schemas"]["StepRecord"][];
-            /** @description The draft as it was installed, secrets redacted. */
+            /** @description The draft as it was installed, secrets redacted (a recheck: what its install installed, whatever the draft says since). */
             config: {
                 /** @enum {string} */
                 source: "structured" | "yaml";
@@ -2173,6 +2173,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Body over the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The draft does not validate. */
             422: {
                 headers: {
@@ -2253,6 +2262,15 @@ export interface operations {
             };
             /** @description An install is running or has succeeded. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2641,6 +2659,15 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the limit. */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -15,7 +15,7 @@ const route = createRoute({
   security,
   responses: {
     200: { description: "Every check, in the order they ran; ok when all passed.", content: { "application/json": { schema: JoinCheckResultSchema } } },
-    ...problemResponses(422),
+    ...problemResponses(413, 422),
     ...authProblems,
   },
 });

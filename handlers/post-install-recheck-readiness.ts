@@ -16,7 +16,7 @@ const route = createRoute({
   responses: {
     202: { description: "The readiness wait started.", content: { "application/json": { schema: StartedSchema } } },
     409: problemResponse(409, "An install is running or has succeeded."),
-    ...problemResponses(507),
+    ...problemResponses(413, 507),
     ...authProblems,
   },
 });

@@ -20,7 +20,7 @@ const route = createRoute({
   },
   responses: {
     202: { description: "The attempt started.", content: { "application/json": { schema: StartedSchema } } },
-    ...problemResponses(409, 412, 422, 507),
+    ...problemResponses(409, 412, 413, 422, 507),
     ...authProblems,
   },
 });

@@ -48,6 +48,7 @@ export function modeOptions(ctx: ValidationContext): ModeOption[] {
 /** A structured draft's install mode: its mode when a known one, the default when it has none, undefined when unknown. */
 export function draftMode(draft: unknown): Mode | undefined {
   const mode = isPlainObject(draft) ? draft.mode : undefined;
-  if (mode === undefined) return DEFAULT_MODE;
+  // null is none too (what a merge patch uses to take a field away): seed 000's "single-node for a structured draft with none".
+  if (mode === undefined || mode === null) return DEFAULT_MODE;
   return MODES.find((m) => m === mode);
 }

@@ -148,6 +148,18 @@ describe("GET /v1/installer/status is of this moment: its reply's text is made a
     assert.equal(raw.status, 200, raw.text);
     assert.deepEqual(pick(assertAnswers(route, 200, await installer.request(PATH))), { configValid: false, hostname: "node-01", mode: undefined });
   });
+
+  test("mode of a structured draft: null is none (single-node, as its profile says); a mode no installer knows is absent", async (t) => {
+    const installer = await inProcessApp(t);
+    await installer.untilNoBlockers();
+    const put = (draft: object) => installer.request("/v1/installer/config", { method: "PUT", body: draft });
+    assert.equal((await put({ ...VALID_DRAFT, mode: null })).status, 200);
+    const none = assertAnswers(route, 200, await installer.request(PATH));
+    assert.deepEqual([none.mode, none.profile, none.configValid], ["single-node", "single-node", false]);
+    assert.equal((await put({ ...VALID_DRAFT, mode: "single-nod" })).status, 200);
+    const unknown = assertAnswers(route, 200, await installer.request(PATH));
+    assert.deepEqual([unknown.mode, unknown.profile], [undefined, "single-node"]);
+  });
 });
 
 const pick = (status: { configValid: boolean; hostname: string; mode?: string }) => ({ configValid: status.configValid, hostname: status.hostname, mode: status.mode });

@@ -65,6 +65,13 @@ describe("POST /v1/installer/cluster/join-check", () => {
     assert.deepEqual(noToken.errors.map((e: { field: string }) => e.field), ["cluster.joinToken"]);
   });
 
+  test("413 BODY_TOO_LARGE for a body over the 1 MiB limit (the operation takes none): declared in its responses; nothing starts", async (t) => {
+    const installer = await inProcessApp(t);
+    const reply = await installer.request(PATH, { method: "POST", body: JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) }) });
+    assertRouteProblem(route, reply, 413, "BODY_TOO_LARGE");
+    assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
+  });
+
   describeAuth(route, {
     path: PATH, request: POST,
     breaks: (services) => {

@@ -157,6 +157,13 @@ describe("POST /v1/installer/install", () => {
     assertAnswers(route, 202, await installer.request("/v1/installer/install", { ...POST, headers: { "if-match": `W/${etag}, ${etag}` } }));
   });
 
+  test("413 BODY_TOO_LARGE for a body over the 1 MiB limit (the operation takes none): declared in its responses; nothing starts", async (t) => {
+    const installer = await inProcessApp(t);
+    const reply = await installer.request("/v1/installer/install", { method: "POST", body: JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) }) });
+    assertRouteProblem(route, reply, 413, "BODY_TOO_LARGE");
+    assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
+  });
+
   test("507 INSUFFICIENT_STORAGE when the state dir refuses the attempt's record", async (t) => {
     const installer = await inProcessApp(t);
     installer.services.attempts.begin = async () => {
