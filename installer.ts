@@ -23,7 +23,8 @@ function frontCommand(argv: string[]): FrontCommand | undefined {
 async function answer(command: FrontCommand, argv: string[]): Promise<Exit> {
   switch (command) {
     case "help":
-      process.stdout.write(usage(VERSION));
+      // `validate --help`: that command's part; `help`, `--help`: all of it.
+      process.stdout.write(usage(VERSION, argv[0] !== undefined && !argv[0].startsWith("-") && argv[0] !== "help" ? argv[0] : undefined));
       return 0;
     case "version":
       process.stdout.write(`stratum-installer ${VERSION}\n`);

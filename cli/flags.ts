@@ -160,49 +160,71 @@ function flagLines(flags: Record<string, FlagSpec>): string[] {
   });
 }
 
-export function usage(version: string): string {
-  return [
-    `Stratum installer ${version}`,
-    "",
-    "Usage:",
-    "  node installer.js [serve] [flags]        serve the HTTPS installer API",
-    "  node installer.js validate FILE|- [--format text|json|github] [--host-facts F] [--payload DIR]",
-    "                                           check a node.yaml offline (- reads stdin, shown as <stdin>);",
-    "                                           exit 0 valid, 1 invalid, 2 unreadable",
-    "  node installer.js status [--follow] [--state-dir D] [--port P | --url U] [--tls-cert F]",
-    "                                           the local installer's phase; --follow prints the running",
-    "                                           attempt's events until it finishes (waiting for one to start",
-    "                                           while configuring); exit 0 done or under way, 1 failed,",
-    "                                           2 usage or unreachable",
-    "  node installer.js openapi                print the OpenAPI 3.1 document",
-    "  node installer.js schema                 print the node.yaml JSON Schema",
-    "  node installer.js code [--state-dir D]   print the install code",
-    "  node installer.js fleet PLAN.yaml [--dry-run] [--parallel N] [--rechecks N] [--state FILE] [--json]",
-    "                                           install a whole cluster from one plan (fleet --help, fleet --example)",
-    "  node installer.js support-bundle [--state-dir D] [-o FILE|-]",
-    "                                           one .tar.gz of this node's story, no secret in it; from the state",
-    "                                           dir alone, whether the service runs, stopped or crashed",
-    "  node installer.js support-bundle --summary FILE",
-    "                                           a short account of a bundle: node, phase, attempts, where it failed",
-    "  node installer.js prepare-image          for an image whose state dir starts empty at every boot: write",
-    "                                           V8's code cache of a first start beside installer.js (run with",
-    "                                           the Node and flags the service runs with), so every start uses it",
-    "  node installer.js help | --help | -h     this help",
-    "  node installer.js --version | -V",
-    "",
-    "Serve flags:",
-    ...flagLines(SERVE_FLAGS),
-    "",
-    "Validate flags:",
-    ...flagLines({ format: VALIDATE_FLAGS.format }),
-    "",
-    "Status flags (it reads the install code and the TLS certificate in the state dir, and sends the code",
-    "only to a server presenting that certificate):",
-    ...flagLines(STATUS_FLAGS),
-    "  --follow               follow the install until its attempt finishes",
-    "",
-    "Support bundle flags (it reads the state dir, never writes it and never takes its lock):",
-    ...flagLines(SUPPORT_BUNDLE_FLAGS),
-    "",
-  ].join("\n");
+/** Each command's usage lines and the flags it takes (its own section of `--help`, and `COMMAND --help` alone). */
+const commandHelp = (): Record<string, { lines: string[]; flags?: { title: string; lines: string[] } }> => ({
+  serve: {
+    lines: ["  node installer.js [serve] [flags]        serve the HTTPS installer API"],
+    flags: { title: "Serve flags:", lines: flagLines(SERVE_FLAGS) },
+  },
+  validate: {
+    lines: [
+      "  node installer.js validate FILE|- [--format text|json|github] [--host-facts F] [--payload DIR]",
+      "                                           check a node.yaml offline (- reads stdin, shown as <stdin>);",
+      "                                           exit 0 valid, 1 invalid, 2 unreadable",
+    ],
+    flags: { title: "Validate flags:", lines: flagLines(VALIDATE_FLAGS) },
+  },
+  status: {
+    lines: [
+      "  node installer.js status [--follow] [--state-dir D] [--port P | --url U] [--tls-cert F]",
+      "                                           the local installer's phase; --follow prints the running",
+      "                                           attempt's events until it finishes (waiting for one to start",
+      "                                           while configuring); exit 0 done or under way, 1 failed,",
+      "                                           2 usage or unreachable",
+    ],
+    flags: {
+      title: "Status flags (it reads the install code and the TLS certificate in the state dir, and sends the code\nonly to a server presenting that certificate):",
+      lines: [...flagLines(STATUS_FLAGS), "  --follow               follow the install until its attempt finishes"],
+    },
+  },
+  openapi: { lines: ["  node installer.js openapi                print the OpenAPI 3.1 document"] },
+  schema: { lines: ["  node installer.js schema                 print the node.yaml JSON Schema"] },
+  code: {
+    lines: ["  node installer.js code [--state-dir D]   print the install code"],
+    flags: { title: "Code flags:", lines: flagLines({ "state-dir": SERVE_FLAGS["state-dir"] }) },
+  },
+  fleet: {
+    lines: [
+      "  node installer.js fleet PLAN.yaml [--dry-run] [--parallel N] [--rechecks N] [--state FILE] [--json]",
+      "                                   [--support-bundle DIR]",
+      "                                           install a whole cluster from one plan (fleet --help, fleet --example)",
+    ],
+  },
+  "support-bundle": {
+    lines: [
+      "  node installer.js support-bundle [--state-dir D] [-o FILE|-] [--payload DIR] [--host-facts F] [--tls-key F]",
+      "                                           one .tar.gz of this node's story, no secret in it; from the state",
+      "                                           dir alone, whether the service runs, stopped or crashed",
+      "  node installer.js support-bundle --summary FILE",
+      "                                           a short account of a bundle: node, phase, attempts, where it failed",
+    ],
+    flags: { title: "Support bundle flags (it reads the state dir, never writes it and never takes its lock):", lines: flagLines(SUPPORT_BUNDLE_FLAGS) },
+  },
+  "prepare-image": {
+    lines: [
+      "  node installer.js prepare-image          for an image whose state dir starts empty at every boot: write",
+      "                                           V8's code cache of a first start beside installer.js (run with",
+      "                                           the Node and flags the service runs with), so every start uses it",
+    ],
+  },
+});
+
+/** `--help`: every command and its flags; with a command (`validate --help`), that command's part alone. */
+export function usage(version: string, command?: string): string {
+  const help = commandHelp();
+  const one = command === undefined ? undefined : help[command];
+  const shown = one ? [one] : Object.values(help);
+  const more = one ? ["", "(node installer.js --help for every command)"] : ["  node installer.js help | --help | -h     this help (COMMAND --help: that command's part alone)", "  node installer.js --version | -V"];
+  const flagSections = shown.flatMap((c) => (c.flags ? ["", c.flags.title, ...c.flags.lines] : []));
+  return [`Stratum installer ${version}`, "", "Usage:", ...shown.flatMap((c) => c.lines), ...more, ...flagSections, ""].join("\n");
 }

@@ -140,9 +140,20 @@ describe("help and -V", () => {
     assert.equal(help.stdout, dashHelp.stdout);
     assert.equal(v.code, 0);
     assert.equal(v.stdout, version.stdout);
-    for (const text of ["validate FILE|-", "--format", "github", "<stdin>", "status [--follow]", "--port", "--url", "--follow", "-V"]) {
+    for (const text of ["validate FILE|-", "--format", "github", "<stdin>", "status [--follow]", "--port", "--url", "--follow", "-V", "[--support-bundle DIR]", "[--tls-key F]"]) {
       assert.ok(help.stdout.includes(text), text);
     }
+  });
+
+  test("COMMAND --help: that command's usage and every flag it takes, with no other command's", async () => {
+    const [validate, status, serve] = await Promise.all([runCli(["validate", "--help"]), runCli(["status", "--help"]), runCli(["serve", "--help"])]);
+    for (const run of [validate, status, serve]) assert.equal(run.code, 0);
+    assert.match(validate.stdout, /^ {2}node installer\.js validate FILE\|-/m);
+    for (const flag of ["--format", "--host-facts", "--payload"]) assert.match(validate.stdout, new RegExp(`^ {2}${flag} `, "m"), flag);
+    assert.doesNotMatch(validate.stdout, /installer\.js (status|fleet|serve)|--listen/);
+    for (const flag of ["--follow", "--port", "--url", "--tls-cert", "--state-dir"]) assert.match(status.stdout, new RegExp(`^ {2}${flag} `, "m"), flag);
+    assert.doesNotMatch(status.stdout, /installer\.js validate/);
+    assert.match(serve.stdout, /^ {2}--listen /m);
   });
 });
 
