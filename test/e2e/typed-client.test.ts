@@ -35,4 +35,12 @@ test("a client generated from /openapi.json by openapi-typescript drives a whole
   assert.equal(verdict.next, "none");
   const refused = await api.POST("/v1/installer/install");
   assert.equal(refused.error?.code, "ALREADY_INSTALLED");
+
+  // The two answers that are not JSON, read as docs/integrators.md says: node.yaml as text, the support bundle as bytes.
+  const nodeYaml = await api.GET("/v1/installer/config/node.yaml", { parseAs: "text" });
+  assert.equal(nodeYaml.response.headers.get("content-type")?.split(";")[0], "application/yaml");
+  assert.match(String(nodeYaml.data), /^mode: "single-node"$/m);
+  const bundle = await api.GET("/v1/installer/support-bundle", { parseAs: "arrayBuffer" });
+  const bytes = new Uint8Array(bundle.data as ArrayBuffer);
+  assert.deepEqual([bytes[0], bytes[1]], [0x1f, 0x8b], "a gzip stream");
 });
