@@ -41,6 +41,9 @@ export class FleetState {
   /** …and the one after it, not begun yet: every change since #writing began is in it. */
   #next: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** Told once when writes begin to fail (and again after one succeeded in between): the run goes on, its end says it again. */
+  onTrouble?: (message: string) => void;
+  #troubled = false;
 
   private constructor(path: string, doc: StateDocument, previousPlanHash: string | undefined) {
     this.path = path;
@@ -120,11 +123,17 @@ export class FleetState {
     const names = [...this.#dirty];
     this.#whole = false;
     this.#dirty.clear();
-    const writing = (whole ? this.#writeWhole() : this.#append(names)).catch((error: NodeJS.ErrnoException) => {
-      this.#whole = true;
-      const why = error.code === "ENOSPC" ? "its disk is full" : error.message;
-      throw new StateFileError(`the state file ${this.path} cannot be written (${why}): free space there, or give another with --state; run the same command again to go on where this run stopped`);
-    });
+    const writing = (whole ? this.#writeWhole() : this.#append(names)).then(
+      () => void (this.#troubled = false),
+      (error: NodeJS.ErrnoException) => {
+        this.#whole = true;
+        const why = error.code === "ENOSPC" ? "its disk is full" : error.message;
+        const problem = new StateFileError(`the state file ${this.path} cannot be written (${why}): free space there, or give another with --state; run the same command again to go on where this run stopped`);
+        if (!this.#troubled) this.onTrouble?.(problem.message);
+        this.#troubled = true;
+        throw problem;
+      },
+    );
     this.#writing = writing;
     try {
       await writing;

@@ -188,10 +188,14 @@ describe("fleet: the resume file", () => {
         message: `the state file ${mount}/${file} cannot be written (its disk is full): free space there, or give another with --state; run the same command again to go on where this run stopped`,
       });
       const opened = await FleetState.open(join(mount, "state.json"), "plan.yaml", "h");
+      const told: string[] = [];
+      opened.onTrouble = (message) => told.push(message);
       await opened.set("node-01", { attempt: 1 });
       await writeFile(join(mount, "filler"), Buffer.alloc(64 * 1024)).catch(() => undefined);
       // A line fits in the page the journal has; two hundred of them need more pages than there are.
       await assert.rejects(Promise.all(Array.from({ length: 200 }, (_, i) => opened.set(name(i), { attempt: 1, lastSeq: i }))), full("state.json"));
+      await assert.rejects(opened.set("node-01", { attempt: 2 }), full("state.json"));
+      assert.deepEqual(told, [full("state.json").message], "the run is told once, as the writes begin to fail");
       const other = await FleetState.open(join(mount, "other.json"), "plan.yaml", "h");
       await assert.rejects(other.set("node-01", { attempt: 1 }), full("other.json"));
     } finally {
