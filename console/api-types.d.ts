@@ -304,7 +304,7 @@ export interface paths {
         put?: never;
         /**
          * Install the draft.
-         * @description Starts an install attempt: preflight → write node.yaml → firstboot → wait until the cloud reports READY. 422 INVALID_CONFIG with the field errors when the draft does not validate; 409 INSTALL_BLOCKED with the blockers; 409 INSTALL_RUNNING while an attempt runs; 409 ALREADY_INSTALLED after one succeeded. With If-Match (the ETag of GET /config or GET /config/review), 412 PRECONDITION_FAILED when the draft changed since: what is installed is what was reviewed.
+         * @description Starts an install attempt: preflight → write node.yaml → firstboot → wait until the cloud reports READY. 422 INVALID_CONFIG with the field errors when the draft does not validate; 409 INSTALL_BLOCKED with the blockers; 409 INSTALL_RUNNING while an attempt runs; 409 ALREADY_INSTALLED after one succeeded. With If-Match (the ETag of GET /config or GET /config/review), 412 PRECONDITION_FAILED when the draft changed since: what is installed is what was reviewed. It takes no body: one sent is not read as input (over 1 MiB it is refused, 413).
          */
         post: operations["startInstall"];
         delete?: never;
@@ -424,7 +424,7 @@ export interface paths {
         put?: never;
         /**
          * Check the cluster a join draft joins, changing nothing.
-         * @description Runs the join check of a hyperconverged-join install's preflight on the draft's cluster fields, now: TLS to the join address within 5 s, the certificate against the token's fingerprint (before any byte is sent; the token never leaves the node), cluster name, release and clock from GET /v1/cluster/join-info, and the token's secret proven by an HMAC over a fresh nonce. Every check is reported, each failure with its code and what to fix. Changes nothing on this node or the cluster. 422 INVALID_CONFIG when the draft is not a join draft or its join address or token is missing or malformed.
+         * @description Runs the join check of a hyperconverged-join install's preflight on the draft's cluster fields, now: TLS to the join address within 5 s, the certificate against the token's fingerprint (before any byte is sent; the token never leaves the node), cluster name, release and clock from GET /v1/cluster/join-info, and the token's secret proven by an HMAC over a fresh nonce. Every check is reported, each failure with its code and what to fix. Changes nothing on this node or the cluster. 422 INVALID_CONFIG when the draft is not a join draft or its join address or token is missing or malformed. It takes no body (it checks the draft): one sent is not read as input (over 1 MiB it is refused, 413).
          */
         post: operations["checkCluster"];
         delete?: never;

@@ -11,7 +11,7 @@ const route = createRoute({
   operationId: "checkCluster",
   summary: "Check the cluster a join draft joins, changing nothing.",
   description:
-    "Runs the join check of a hyperconverged-join install's preflight on the draft's cluster fields, now: TLS to the join address within 5 s, the certificate against the token's fingerprint (before any byte is sent; the token never leaves the node), cluster name, release and clock from GET /v1/cluster/join-info, and the token's secret proven by an HMAC over a fresh nonce. Every check is reported, each failure with its code and what to fix. Changes nothing on this node or the cluster. 422 INVALID_CONFIG when the draft is not a join draft or its join address or token is missing or malformed.",
+    "Runs the join check of a hyperconverged-join install's preflight on the draft's cluster fields, now: TLS to the join address within 5 s, the certificate against the token's fingerprint (before any byte is sent; the token never leaves the node), cluster name, release and clock from GET /v1/cluster/join-info, and the token's secret proven by an HMAC over a fresh nonce. Every check is reported, each failure with its code and what to fix. Changes nothing on this node or the cluster. 422 INVALID_CONFIG when the draft is not a join draft or its join address or token is missing or malformed. It takes no body (it checks the draft): one sent is not read as input (over 1 MiB it is refused, 413).",
   security,
   responses: {
     200: { description: "Every check, in the order they ran; ok when all passed.", content: { "application/json": { schema: JoinCheckResultSchema } } },

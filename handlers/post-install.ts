@@ -11,7 +11,7 @@ const route = createRoute({
   operationId: "startInstall",
   summary: "Install the draft.",
   description:
-    "Starts an install attempt: preflight → write node.yaml → firstboot → wait until the cloud reports READY. 422 INVALID_CONFIG with the field errors when the draft does not validate; 409 INSTALL_BLOCKED with the blockers; 409 INSTALL_RUNNING while an attempt runs; 409 ALREADY_INSTALLED after one succeeded. With If-Match (the ETag of GET /config or GET /config/review), 412 PRECONDITION_FAILED when the draft changed since: what is installed is what was reviewed.",
+    "Starts an install attempt: preflight → write node.yaml → firstboot → wait until the cloud reports READY. 422 INVALID_CONFIG with the field errors when the draft does not validate; 409 INSTALL_BLOCKED with the blockers; 409 INSTALL_RUNNING while an attempt runs; 409 ALREADY_INSTALLED after one succeeded. With If-Match (the ETag of GET /config or GET /config/review), 412 PRECONDITION_FAILED when the draft changed since: what is installed is what was reviewed. It takes no body: one sent is not read as input (over 1 MiB it is refused, 413).",
   security,
   request: {
     headers: z.object({

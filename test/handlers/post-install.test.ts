@@ -157,6 +157,13 @@ describe("POST /v1/installer/install", () => {
     assertAnswers(route, 202, await installer.request("/v1/installer/install", { ...POST, headers: { "if-match": `W/${etag}, ${etag}` } }));
   });
 
+  test("it takes no body: one sent (JSON that does not parse, text) is not read as input, and the install starts", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    assertAnswers(route, 202, await installer.request("/v1/installer/install", { method: "POST", body: "{bad", contentType: "text/plain" }));
+    assert.equal((await finished(installer, 1)).outcome, "succeeded");
+  });
+
   test("413 BODY_TOO_LARGE for a body over the 1 MiB limit (the operation takes none): declared in its responses; nothing starts", async (t) => {
     const installer = await inProcessApp(t);
     const reply = await installer.request("/v1/installer/install", { method: "POST", body: JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) }) });
