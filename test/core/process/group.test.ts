@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -83,10 +83,24 @@ async function strayFirstboot(mark: string, attempt: number): Promise<{ folder: 
   const leader = spawn("sh", ["-c", script], { stdio: "ignore", detached: true, env: { ...process.env, STRAY: stray, ...markedEnv(mark, attempt) } }).pid!;
   for (let tries = 0; tries < 400; tries++) {
     const pids = (await readFile(join(folder, "pids"), "utf8").catch(() => "")).split("\n").filter(Boolean).map(Number);
-    if (pids.length === 4) return { folder, pids, leader };
+    // Four running, and the shells that forked them gone (on a busy machine a subshell outlives its `&` a while).
+    if (pids.length === 4 && (await markedShells(mark)).every((pid) => pids.includes(pid))) return { folder, pids, leader };
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error("the stray firstboot did not start its four processes");
+}
+
+/** The live processes, other than `sleep`s, whose environment carries the mark: the firstboot's own shells. */
+async function markedShells(mark: string): Promise<number[]> {
+  const found = await Promise.all(
+    (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(async (name) => {
+      const [environ, stat] = await Promise.all([readFile(`/proc/${name}/environ`, "latin1").catch(() => ""), readFile(`/proc/${name}/stat`, "utf8").catch(() => "")]);
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      const command = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      return environ.split("\0").some((v) => v.startsWith(`STRATUM_FIRSTBOOT=${mark}/`)) && command !== "sleep" && state !== "Z" ? [Number(name)] : [];
+    }),
+  );
+  return found.flat();
 }
 
 /** Every one of the firstboot's own processes, and besides them only the `sleep`s they were running (and a TERM trap's `touch`). */
