@@ -12,7 +12,7 @@ const PIN = "ab".repeat(32);
 
 function plan(nodes: number): string {
   return rackPlan(
-    Array.from({ length: nodes }, (_, i) => ({ name: `node-${String(i + 1).padStart(4, "0")}`, installer: `https://${rackAddress(i)}:9443`, fingerprint: PIN, code: "K7QX-M2PD-R4TV" })),
+    Array.from({ length: nodes }, (_, i) => ({ name: `node-${String(i + 1).padStart(4, "0")}`, installer: `https://${rackAddress(i)}:9443`, fingerprint: PIN, code: `K7QX-M2PD-${String(i).padStart(4, "0")}` })),
   );
 }
 

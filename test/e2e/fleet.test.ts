@@ -219,11 +219,11 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
   test("an unusable plan: every problem at once, exit 2, no node contacted", async () => {
     const folder = await tempDir("stratum-fleet-unusable-");
     const plan = join(folder, "cluster.yaml");
-    const nodes = [1, 2].map((i) => ({ name: `node-0${i}`, role: i === 1 ? "init" : "join", installer: { port: 9 + i, fingerprint: "ab".repeat(32), code: "CODE" } }));
+    const nodes = [1, 2].map((i) => ({ name: `node-0${i}`, role: i === 1 ? "init" : "join", installer: { port: 9 + i, fingerprint: "ab".repeat(32), code: `CODE${i}` } }));
     await mkdir(join(folder, "codes"));
-    await writeFile(join(folder, "codes/node-02"), "CODE\n");
+    await writeFile(join(folder, "codes/node-02"), "CODE2\n");
     await writeFile(plan, planText(nodes as RigNode[], 9).replace("role: join", "role: init").replace("name: lab-1", "name: lab-1\n  nmae: x"));
-    const run = await runCli(["fleet", plan], { NODE01_CODE: "CODE" });
+    const run = await runCli(["fleet", plan], { NODE01_CODE: "CODE1" });
     assert.equal(run.code, 2, run.stdout + run.stderr);
     assert.match(run.stderr, /cluster\.yaml:3:3 cluster\.nmae: "?nmae"? is not a known key \(did you mean name\?\)\n/);
     assert.match(run.stderr, /cluster\.yaml:\d+:\d+ nodes\[1\]\.role: nodes\[1\] \(node-02\) is a second init/);
