@@ -202,7 +202,7 @@ function phaseLine(status: Status): string {
     case "configuring":
       return "configuring: no install attempt yet";
     case "installing":
-      return `installing: attempt ${n}, step ${status.step ?? "starting"}, started ${status.startedAt}`;
+      return `installing: attempt ${n}, step ${status.step ?? "starting"}, started ${status.startedAt ?? "(no time given)"}`;
     case "done":
       return `done: attempt ${n} finished ${status.finishedAt}`;
     case "failed":

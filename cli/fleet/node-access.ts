@@ -43,7 +43,7 @@ function checkedCode(code: string, where: string): CodeSource {
   const odd = /[^\x20-\x7e]/u.exec(code)?.[0];
   if (odd === undefined) return { ok: true, code };
   const named = `U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
-  return { ok: false, problem: `${where} holds the character ${named}, which no install code has: codes are letters, digits and dashes (a dash or space pasted from a document? type it again)` };
+  return { ok: false, problem: `${where} holds the character ${named}, which no install code has: codes are ASCII letters, digits and dashes (a dash, space or letter pasted from a document? type it again)` };
 }
 
 /** `env:VAR`, `file:PATH` (relative to the plan's folder; its first line) or the code itself. */

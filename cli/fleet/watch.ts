@@ -59,7 +59,7 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
     });
     if (verdict) return verdict;
     outOfReachSince ??= Date.now();
-    if (Date.now() - outOfReachSince > GIVE_UP_AFTER_MS) throw new HttpClientError("unreachable", api.where, `${api.where} is unreachable: ${reason ?? "the event stream keeps closing"}; gave up after ${GIVE_UP_AFTER_MS / 1000} s`);
+    if (Date.now() - outOfReachSince > GIVE_UP_AFTER_MS) throw new HttpClientError("unreachable", api.where, `${reason ?? `${api.where} is unreachable: the event stream keeps closing`}; gave up after ${GIVE_UP_AFTER_MS / 1000} s`);
     if (reason) watcher.onBreak(reason, last);
     await sleep(250 * 2 ** Math.min(tries, 4), undefined, { signal: watcher.signal });
     tries += 1;

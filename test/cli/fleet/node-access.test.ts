@@ -71,7 +71,7 @@ describe("fleet: how a node is reached", () => {
       const result = (await resolveCode(source, folder, env)) as { ok: boolean; problem: string };
       assert.equal(result.ok, false, source);
       assert.match(result.problem, named, source);
-      assert.match(result.problem, /letters, digits and dashes/, source);
+      assert.match(result.problem, /ASCII letters, digits and dashes/, source);
     }
     assert.deepEqual(await resolveCode("k7qx m2pd", folder, {}), { ok: true, code: "k7qx m2pd" }, "what the installer reads as a code (any case, spaces) passes");
   });
