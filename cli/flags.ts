@@ -208,7 +208,10 @@ const commandHelp = (): Record<string, { lines: string[]; flags?: { title: strin
       "  node installer.js support-bundle --summary FILE",
       "                                           a short account of a bundle: node, phase, attempts, where it failed",
     ],
-    flags: { title: "Support bundle flags (it reads the state dir, never writes it and never takes its lock):", lines: flagLines(SUPPORT_BUNDLE_FLAGS) },
+    flags: {
+      title: "Support bundle flags (it reads the state dir, never writes it and never takes its lock):",
+      lines: [...flagLines(SUPPORT_BUNDLE_FLAGS), "  --summary FILE         a short account of the bundle FILE instead of making one"],
+    },
   },
   "prepare-image": {
     lines: [

@@ -154,6 +154,8 @@ describe("help and -V", () => {
     for (const flag of ["--follow", "--port", "--url", "--tls-cert", "--state-dir"]) assert.match(status.stdout, new RegExp(`^ {2}${flag} `, "m"), flag);
     assert.doesNotMatch(status.stdout, /installer\.js validate/);
     assert.match(serve.stdout, /^ {2}--listen /m);
+    const bundle = await runCli(["support-bundle", "--help"]);
+    for (const flag of ["--state-dir", "--output", "--payload", "--host-facts", "--tls-key", "--summary FILE"]) assert.match(bundle.stdout, new RegExp(`^ {2}${flag} `, "m"), flag);
   });
 });
 
