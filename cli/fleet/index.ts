@@ -122,30 +122,36 @@ async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput):
   // Whatever the disk says, the run's outcome is told: the nodes keep theirs, and a run again goes by them.
   const unsaved = await stateProblem(state);
   const { outcomes, answers, joinToken } = run;
-  const exit = exitCode(outcomes);
+  // A run whose state file or report did not reach the disk did not do all it says, even with every node installed.
+  const nodesExit = exitCode(outcomes);
+  const reportedExit = unsaved ? Math.max(nodesExit, 1) : nodesExit;
   const reportPath = join(dirname(flags.state), "fleet-report.json");
-  const unreported = await writeReport(reportPath, loaded, connection, outcomes, exit, joinToken ? [joinToken] : [], answers).then(
+  const unreported = await writeReport(reportPath, loaded, connection, outcomes, reportedExit, joinToken ? [joinToken] : [], answers).then(
     () => undefined,
-    (error: NodeJS.ErrnoException) =>
-      `fleet-report.json cannot be written to ${reportPath} (${error.code === "ENOSPC" ? "its disk is full" : error.message}): free space there, or give --state in another folder (the report goes beside the state file); each node keeps its verdict and report (GET /v1/installer/install/report)`,
+    (error: NodeJS.ErrnoException) => {
+      if (typeof error?.code !== "string") throw error;
+      return `fleet-report.json cannot be written to ${reportPath} (${error.code === "ENOSPC" ? "its disk is full" : error.message}): free space there, or give --state in another folder (the report goes beside the state file); each node keeps its verdict and report (GET /v1/installer/install/report)`;
+    },
   );
+  const exit = unreported ? Math.max(reportedExit, 1) : reportedExit;
+  for (const problem of [unsaved, unreported]) if (problem) out.note(null, "error", problem);
   const installed = [...outcomes.values()].filter((o) => o.kind === "installed").length;
   out.summary(summaryRows(loaded, outcomes), exit, `${installed} of ${plural(loaded.nodes.length, "node")} installed; ${unreported ? "no report written" : `report: ${reportPath}`}`);
-  for (const problem of [unsaved, unreported]) if (problem) out.note(null, "error", problem);
   if (exit !== 0) out.note(null, "info", gatherHint(flags));
-  // A run whose state file or report did not reach the disk did not do all it says, even with every node installed.
-  return unsaved || unreported ? Math.max(exit, 1) : exit;
+  return exit;
 }
 
-/** The state file's last write: undefined once on disk, else what keeps it off (and what to do). */
-const stateProblem = (state: FleetState): Promise<string | undefined> =>
-  state.close().then(
+/** The state file's last write: undefined once on disk, else what keeps it off (and what to do), said once, here. */
+const stateProblem = (state: FleetState): Promise<string | undefined> => {
+  state.onTrouble = undefined;
+  return state.close().then(
     () => undefined,
     (error: unknown) => {
       if (error instanceof StateFileError) return error.message;
       throw error;
     },
   );
+};
 
 /** `node installer.js fleet PLAN.yaml`: a whole cluster from one plan, through each node's public API (SPEC §10). */
 export async function runFleet(args: string[], env: NodeJS.ProcessEnv): Promise<number> {

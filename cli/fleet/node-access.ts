@@ -40,10 +40,10 @@ type CodeSource = { ok: true; code: string } | { ok: false; problem: string };
  * the client as the request goes out (a control character), or sent and counted against the node as a wrong code.
  */
 function checkedCode(code: string, where: string): CodeSource {
-  const odd = /[^\x20-\x7e]/u.exec(code)?.[0];
+  const odd = /[^\t\x20-\x7e]/u.exec(code)?.[0];
   if (odd === undefined) return { ok: true, code };
   const named = `U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
-  return { ok: false, problem: `${where} holds the character ${named}, which no install code has: codes are ASCII letters, digits and dashes (a dash, space or letter pasted from a document? type it again)` };
+  return { ok: false, problem: `${where} holds the character ${named}, which no install code has: codes are printable ASCII, letters and digits in groups with dashes or spaces (a dash, space or letter pasted from a document? type it again)` };
 }
 
 /** `env:VAR`, `file:PATH` (relative to the plan's folder; its first line) or the code itself. */

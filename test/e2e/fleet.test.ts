@@ -94,6 +94,22 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     for (const node of rig.nodes) assert.equal(state.nodes[node.name].outcome, "succeeded");
   });
 
+  test("the state file cannot be written (something else where its journal goes): told once as it begins, once at the end; the nodes installed; --json ends exit 1 as the process does", async () => {
+    const rig = await startRig(lab, { joins: 1 });
+    await mkdir(join(rig.folder, "cluster.fleet-state.json.journal", "in-the-way"), { recursive: true });
+    const run = await rig.fleet(["--json"]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    const lines = run.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    const told = lines.filter((l) => l.type === "fleet.note" && /the state file .*cluster\.fleet-state\.json cannot be written \(.+\): free space there/.test(l.message));
+    assert.deepEqual(told.map((l) => [l.level, /the installs go on/.test(l.message)]), [["warn", true], ["error", false]], JSON.stringify(told));
+    const end = lines.findIndex((l) => l.type === "fleet.end");
+    assert.equal(lines[end].exit, 1);
+    assert.ok(lines.indexOf(told[1]) < end, "the end's error comes before fleet.end");
+    assert.deepEqual(lines.filter((l) => l.type === "fleet.outcome").map((l) => l.outcome), ["installed", "installed"]);
+    assert.equal(JSON.parse(await readFile(join(rig.folder, "fleet-report.json"), "utf8")).exit, 1, "the report says the exit the process gives");
+    await assertInstalledOnce(rig);
+  });
+
   test("--dry-run: every node validates its draft, and nothing changes on any node", async () => {
     const rig = await startRig(lab, { joins: 2 });
     const before = await footprint(rig);

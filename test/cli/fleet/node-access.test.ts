@@ -71,8 +71,8 @@ describe("fleet: how a node is reached", () => {
       const result = (await resolveCode(source, folder, env)) as { ok: boolean; problem: string };
       assert.equal(result.ok, false, source);
       assert.match(result.problem, named, source);
-      assert.match(result.problem, /ASCII letters, digits and dashes/, source);
+      assert.match(result.problem, /printable ASCII, letters and digits in groups with dashes or spaces/, source);
     }
-    assert.deepEqual(await resolveCode("k7qx m2pd", folder, {}), { ok: true, code: "k7qx m2pd" }, "what the installer reads as a code (any case, spaces) passes");
+    assert.deepEqual(await resolveCode("k7qx m2pd\tr4t1", folder, {}), { ok: true, code: "k7qx m2pd\tr4t1" }, "what the installer reads as a code (any case, spaces, a tab) passes");
   });
 });

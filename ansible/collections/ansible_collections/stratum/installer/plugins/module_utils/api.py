@@ -105,14 +105,25 @@ def resolve_code(code, relative_to):
         value = os.environ.get(code[4:])
         if not value:
             raise Failed("the install code's variable %s is not set" % code[4:])
-        return value.strip()
+        return _checked_code(value.strip(), "the variable %s" % code[4:])
     if code.startswith("file:"):
         path = os.path.join(relative_to or os.getcwd(), os.path.expanduser(code[5:]))
         try:
             with open(path, encoding="utf-8") as f:
-                return f.read().strip()
+                return _checked_code(f.read().strip(), path)
         except OSError as err:
             raise Failed("cannot read the install code from %s: %s" % (path, err.strerror))
+    return _checked_code(code, "the install code")
+
+
+def _checked_code(code, where):
+    """A code as a header carries it (printable ASCII, tabs): any other character is refused here, never sent (the fleet's rule)."""
+    odd = re.search(r"[^\t\x20-\x7e]", code)
+    if odd:
+        raise Failed(
+            "%s holds the character U+%04X, which no install code has: codes are printable ASCII, letters and digits in groups "
+            "with dashes or spaces (a dash, space or letter pasted from a document? type it again)" % (where, ord(odd.group(0)))
+        )
     return code
 
 

@@ -359,7 +359,7 @@ class Plan:
         for name in self.good:
             node = self.nodes[name]
             code = node["code"].strip()
-            if not is_fingerprint(node["fingerprint"]) or code.startswith(("env:", "file:")):
+            if installer_problem(node["installer"]) or not is_fingerprint(node["fingerprint"]) or code.startswith(("env:", "file:")):
                 continue
             key = (node["fingerprint"].strip().replace(":", "").lower(), re.sub(r"[\s-]", "", code).upper())
             seen = first.setdefault(key, name)

@@ -64,6 +64,12 @@ class CodeTest(unittest.TestCase):
         self.assertRaisesRegex(Failed, "the install code's variable STRATUM_TEST_UNSET is not set", resolve_code, "env:STRATUM_TEST_UNSET", None)
         self.assertRaisesRegex(Failed, "cannot read the install code from .*/missing: No such file", resolve_code, "file:missing", folder)
 
+    def test_a_code_with_a_character_no_code_has_is_refused_never_sent(self):
+        os.environ["STRATUM_TEST_ODD"] = "AB\x01CD"
+        for code, named in (("X364\u2013BRCG", "U\\+2013"), ("env:STRATUM_TEST_ODD", "U\\+0001"), ("K\u00d6DE-1234", "U\\+00D6")):
+            self.assertRaisesRegex(Failed, "holds the character %s, which no install code has" % named, resolve_code, code, None)
+        self.assertEqual(resolve_code("k7qx m2pd\tr4t1", None), "k7qx m2pd\tr4t1")
+
 
 if __name__ == "__main__":
     unittest.main()
