@@ -1,9 +1,11 @@
+import { normalizeInstallCode } from "../../core/access/install-code.ts";
 import { type Draft, validateDraft } from "../../core/config/index.ts";
 import { type Cidr, parseCidr, subnetText } from "../../core/config/net.ts";
 import type { Path } from "../../core/config/schema.ts";
 import type { HostFacts } from "../../core/host/facts.ts";
 import { BUILT_IN_RELEASE } from "../../core/payload/release-model.ts";
 import { parseFieldPath, planPathOf } from "./compose.ts";
+import type { NodeAccess } from "./node-access.ts";
 import type { Plan } from "./plan-schema.ts";
 import { fieldRule } from "./plan-rules.ts";
 import type { PlanProblem } from "./plan-yaml.ts";
@@ -103,6 +105,20 @@ function uniqueProblems(plan: Plan, indexes: number[], key: "name" | "installer"
   const rule = key === "name" ? "name-unique" : "installer-unique";
   const value = (i: number) => (key === "installer" ? origin(plan.nodes[i]!.installer) : plan.nodes[i]!.name);
   return repeats(indexes, value).map(({ item: i, first }) => ({ rule, path: ["nodes", i, key], message: `${plan.nodes[i]![key]} is also ${nodeLabel(plan, first)}'s ${what}` }));
+}
+
+/**
+ * Two nodes with one pinned certificate and one install code (as the installer reads it) are one installer under two
+ * addresses: the fleet would install it once and count it twice. (A certificate alone may be shared: an operator's.)
+ * `accesses` by node index, undefined where a node's access did not resolve.
+ */
+export function sameInstallerProblems(plan: Plan, accesses: ReadonlyArray<NodeAccess | undefined>): PlanProblem[] {
+  const resolved = accesses.flatMap((access, index) => (access ? [{ index, key: `${access.pin} ${normalizeInstallCode(access.code)}` }] : []));
+  return repeats(resolved, (r) => r.key).map(({ item, first }) => ({
+    rule: "installer-unique",
+    path: ["nodes", item.index, "code"],
+    message: `${plan.nodes[item.index]!.name} has ${nodeLabel(plan, first.index)}'s pinned certificate and install code: one installer listed twice (under another address?); each node has its own code`,
+  }));
 }
 
 function networkProblems(plan: Plan, drafts: ReadonlyMap<number, Draft>): PlanProblem[] {

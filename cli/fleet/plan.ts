@@ -3,9 +3,8 @@ import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Draft } from "../../core/config/index.ts";
 import { composeDraft } from "./compose.ts";
-import { normalizeInstallCode } from "../../core/access/install-code.ts";
 import { type NodeAccess, installerUrlProblem, parseFingerprint, resolveCode } from "./node-access.ts";
-import { crossNodeProblems, fieldProblems, offlineFieldErrors } from "./plan-checks.ts";
+import { crossNodeProblems, fieldProblems, offlineFieldErrors, sameInstallerProblems } from "./plan-checks.ts";
 import type { Plan, Role } from "./plan-schema.ts";
 import type { PlanRule } from "./plan-rules.ts";
 import { planShapeProblems } from "./plan-shape.ts";
@@ -46,26 +45,6 @@ async function accessOf(plan: Plan, index: number, folder: string, env: NodeJS.P
   return problems.length > 0 || !pin || !code.ok ? { problems } : { access: { url: new URL(node.installer), pin, code: code.code }, problems };
 }
 
-/**
- * Two nodes with one pinned certificate and one install code (as the installer reads it) are one installer under two
- * addresses: the fleet would install it once and count it twice. (A certificate alone may be shared: an operator's.)
- */
-function sameInstaller(plan: Plan, accesses: ReadonlyArray<{ access?: NodeAccess; problems: PlanProblem[] }>): PlanProblem[] {
-  const first = new Map<string, number>();
-  return accesses.flatMap((resolved, index) => {
-    const access = "access" in resolved ? resolved.access : undefined;
-    if (!access) return [];
-    const key = `${access.pin} ${normalizeInstallCode(access.code)}`;
-    const seen = first.get(key);
-    if (seen === undefined) {
-      first.set(key, index);
-      return [];
-    }
-    const message = `${plan.nodes[index]!.name} has nodes[${seen}] (${plan.nodes[seen]!.name})'s pinned certificate and install code: one installer listed twice (under another address?); each node has its own code`;
-    return [{ rule: "installer-unique" as const, path: ["nodes", index, "code"], message }];
-  });
-}
-
 const byPosition = (a: LocatedProblem, b: LocatedProblem) => a.line - b.line || a.column - b.column;
 
 /** Indexes of the nodes whose part of the plan has a shape problem. */
@@ -92,7 +71,7 @@ export async function loadPlan(file: string, env: NodeJS.ProcessEnv): Promise<Pl
   const drafts = new Map(clusterWell ? good.map((i) => [i, composeDraft(plan, plan.nodes[i]!)]) : []);
   const accesses = await Promise.all(plan.nodes.map((_, i) => (bad.has(i) ? { problems: [] } : accessOf(plan, i, dirname(file), env))));
   const fieldErrors = new Map<number, FieldError[]>([...drafts].map(([i, draft]) => [i, offlineFieldErrors(draft)]));
-  const problems = [...shape, ...accesses.flatMap((a) => a.problems), ...sameInstaller(plan, accesses), ...fieldProblems(plan, fieldErrors), ...crossNodeProblems(plan, good, drafts)];
+  const problems = [...shape, ...accesses.flatMap((a) => a.problems), ...sameInstallerProblems(plan, accesses.map((a) => ("access" in a ? a.access : undefined))), ...fieldProblems(plan, fieldErrors), ...crossNodeProblems(plan, good, drafts)];
   if (problems.length > 0) return { ok: false, problems: problems.map(locate).sort(byPosition) };
 
   const nodes = plan.nodes.map((node, index) => ({

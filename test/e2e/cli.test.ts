@@ -281,7 +281,7 @@ describe("status", () => {
     for (const [what, stream] of [["replays", event(1, 1) + event(2, 1)], ["another attempt's", event(1, 7)]] as const) {
       let streams = 0;
       const liar = createServer({ cert, key }, (req, res) => {
-        if (req.url!.startsWith("/v1/installer/status")) return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...real, phase: "installing", attempt: 1, step: "firstboot", startedAt: new Date().toISOString() }));
+        if (req.url!.startsWith("/v1/installer/status")) return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...real, phase: "installing", attempt: 1, step: "firstboot" }));
         streams += 1;
         res.writeHead(200, { "content-type": "text/event-stream" }).end(stream);
       });
@@ -290,6 +290,7 @@ describe("status", () => {
       const run = await runCli(["status", "--follow", "--state-dir", node.stateDir, "--port", String((liar.address() as AddressInfo).port)]);
       assert.equal(run.code, 2, `${what}: ${run.stdout}${run.stderr}`);
       assert.match(run.stderr, /is it the installer\?/, what);
+      assert.match(run.stdout, /^phase +installing: attempt 1, step firstboot, started \(no time given\)$/m, "a status without its start time says so");
       assert.ok(streams <= 2, `${what}: ${streams} streams`);
     }
   });
