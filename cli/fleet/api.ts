@@ -17,6 +17,7 @@ import { type NodeAccess, formatFingerprint } from "./node-access.ts";
 
 export type Status = z.infer<typeof StatusSchema>;
 export type Verdict = z.infer<typeof VerdictSchema>;
+export type Report = z.infer<typeof ReportSchema>;
 export type InstallEvent = z.infer<typeof EventSchema>;
 type Started = z.infer<typeof StartedSchema>;
 export type JoinToken = z.infer<typeof JoinTokenSchema>;
@@ -173,7 +174,7 @@ export class NodeApi {
     }
   }
 
-  async report(attempt?: number): Promise<unknown> {
+  async report(attempt?: number): Promise<Report> {
     return (await this.#call("GET", `/install/report${attempt ? `?attempt=${attempt}` : ""}`, 200, ReportSchema)).body;
   }
 

@@ -1,7 +1,8 @@
 import type { Connected, Connection } from "./connect.ts";
 import { NodeRun, type Outcome, type RunContext } from "./node-run.ts";
 import { pool } from "./pool.ts";
-import { type NodeAnswers, nodeAnswers } from "./report.ts";
+import type { Verdict } from "./api.ts";
+import { type NodeAnswers, nodeAnswers, reportDisagrees } from "./report.ts";
 
 /**
  * SPEC §10.3: the init node first; once it is installed, its join token goes into every join's draft and
@@ -19,9 +20,27 @@ interface FleetRun {
 export async function installFleet(connection: Connection, ctx: RunContext, parallel: number): Promise<FleetRun> {
   const outcomes = new Map<string, Outcome>();
   const answers = new Map<string, Promise<NodeAnswers>>();
+  const confirmed: Array<Promise<void>> = [];
   const ended = (c: Connected, outcome: Outcome, run: NodeRun) => {
     outcomes.set(c.node.name, outcome);
-    answers.set(c.node.name, nodeAnswers(c.api, run.verdict));
+    const asked = nodeAnswers(c.api, run.verdict);
+    answers.set(c.node.name, asked);
+    const carried = run.verdict;
+    if (outcome.kind === "installed" && carried) confirmed.push(asked.then((got) => confirm(c.node.name, outcome, carried, got)));
+  };
+  /** A success its attempt.finished carried, against the node's report of that attempt (asked for the fleet's report). */
+  const confirm = (name: string, outcome: Outcome, carried: Verdict, got: NodeAnswers) => {
+    if (!got.report) return ctx.out.note(name, "warn", `its report of attempt ${carried.attempt} cannot be read (${got.reportProblem ?? "no answer"}): its success is as its attempt.finished event said, unconfirmed`);
+    const disagreement = reportDisagrees(carried, got.report);
+    if (!disagreement) return;
+    outcomes.set(name, { ...outcome, kind: "failed", detail: disagreement });
+    ctx.out.note(name, "error", disagreement);
+    ctx.out.change(name, { phase: "failed" });
+  };
+  /** The run's outcomes once every node's success is confirmed, or not. */
+  const settled = async (run: FleetRun): Promise<FleetRun> => {
+    await Promise.all(confirmed);
+    return run;
   };
   const init = connection.connected.find((c) => c.node.role === "init")!;
   const joins = connection.connected.filter((c) => c.node.role === "join");
@@ -37,7 +56,7 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
   if (founded.kind !== "installed") {
     ended(init, founded, initRun);
     stopAll(`not started: the init node ${init.node.name} did not install`);
-    return { outcomes, answers };
+    return settled({ outcomes, answers });
   }
   // Its join token first, its verdict and report after it: every join waits for the token.
   let token = connection.joinToken;
@@ -47,7 +66,7 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     } catch (error) {
       ended(init, founded, initRun);
       stopAll(`not started: the init node's join token cannot be read: ${(error as Error).message}`);
-      return { outcomes, answers };
+      return settled({ outcomes, answers });
     }
   }
   ended(init, founded, initRun);
@@ -90,5 +109,5 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
   } finally {
     release();
   }
-  return { outcomes, answers, joinToken };
+  return settled({ outcomes, answers, joinToken });
 }

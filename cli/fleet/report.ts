@@ -1,6 +1,6 @@
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { createRedactor } from "../../core/secrets/index.ts";
-import type { NodeApi, Verdict } from "./api.ts";
+import type { NodeApi, Report, Verdict } from "./api.ts";
 import type { Connection } from "./connect.ts";
 import type { Outcome } from "./node-run.ts";
 import type { SummaryRow } from "./output/index.ts";
@@ -27,15 +27,38 @@ const settled = <T>(promise: Promise<T>): Promise<T | null> => promise.catch(() 
 /** A node's latest verdict and report as its installer gives them; null for what it cannot give. */
 export interface NodeAnswers {
   verdict: unknown;
-  report: unknown;
+  report: Report | null;
+  /** Why the report is null: not in fleet-report.json. */
+  reportProblem?: string;
 }
 
 /**
  * Asked one after the other, on the connection the node's last request left open; the verdict only when the run did
- * not end with one (a node installed before the fleet came): the one its last attempt ended with is the latest.
+ * not end with one (a node installed before the fleet came): the one its last attempt ended with is the latest. The
+ * report is of the attempt the run's verdict is of; without one, the latest.
  */
 export async function nodeAnswers(api: NodeApi, verdict?: Verdict): Promise<NodeAnswers> {
-  return { verdict: verdict ?? (await settled(api.verdict())), report: await settled(api.report()) };
+  const answers: NodeAnswers = { verdict: verdict ?? (await settled(api.verdict())), report: null };
+  try {
+    answers.report = await api.report(verdict?.attempt);
+  } catch (error) {
+    answers.reportProblem = (error as Error).message;
+  }
+  return answers;
+}
+
+/**
+ * What a node's report of the attempt says beside the success its attempt.finished event carried (the fleet goes by
+ * the event, to spare a request a node): undefined when the report agrees, else why the node is not installed. An
+ * installer's answers agree; a node whose do not is not believed.
+ */
+export function reportDisagrees(carried: Verdict, report: Report): string | undefined {
+  const said = `its attempt.finished event said attempt ${carried.attempt} succeeded`;
+  if (report.attempt !== carried.attempt) return `its answers disagree: ${said}; asked for that attempt's report, it gave attempt ${report.attempt}'s`;
+  const verdict = report.verdict;
+  if (verdict?.outcome === "succeeded" && verdict.attempt === carried.attempt) return undefined;
+  const says = verdict ? `it ${verdict.outcome} (${verdict.code ?? "no code"}: ${verdict.message})` : `it has no verdict (${report.state})`;
+  return `its answers disagree: ${said}; its report of attempt ${carried.attempt} says ${says}`;
 }
 
 interface ReportEntry {
@@ -81,7 +104,7 @@ export async function writeReport(path: string, loaded: LoadedPlan, connection: 
     role: c.node.role,
     installer: c.node.access.url.origin,
     outcome: outcomes.get(c.node.name) ?? null,
-    ...(await (read.get(c.node.name) ?? nodeAnswers(c.api))),
+    ...(({ verdict, report }) => ({ verdict, report }))(await (read.get(c.node.name) ?? nodeAnswers(c.api))),
   }));
   const codes = new Map(loaded.nodes.map((n) => [n.name, n.access.code]));
   const document = { plan: loaded.file, planHash: loaded.hash, cluster: loaded.plan.cluster.name, writtenAt: new Date().toISOString(), exit, nodes };

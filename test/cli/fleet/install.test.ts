@@ -3,13 +3,14 @@ import { readFile } from "node:fs/promises";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { describe, it, type TestContext } from "node:test";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
 import type { Connected, Connection } from "../../../cli/fleet/connect.ts";
 import { installFleet } from "../../../cli/fleet/install.ts";
 import { NodeRun, type RunContext } from "../../../cli/fleet/node-run.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
-import { writeReport } from "../../../cli/fleet/report.ts";
+import { exitCode, writeReport } from "../../../cli/fleet/report.ts";
 import { FleetState } from "../../../cli/fleet/state.ts";
 import { fakeInstaller } from "../../helpers/fake-node.ts";
 import { tempDir } from "../../helpers/installer.ts";
@@ -18,6 +19,24 @@ const STATUS = { phase: "configuring", version: "stratum-installer 1", profile: 
 const VIEW: DraftView = { source: "structured", config: {}, valid: true, errors: [], updatedAt: null };
 const VERDICT = { attempt: 1, kind: "install", outcome: "succeeded", step: "readiness", code: null, message: "installed", next: "none" };
 const FINISHED = { seq: 1, attempt: 1, time: "2026-01-01T00:00:00.000Z", type: "attempt.finished", level: "info", message: "installed", data: { verdict: VERDICT } };
+const HOST = { hostname: "n", interfaces: [], disks: [], memoryBytes: 1, cpuCount: 1 };
+/** Attempt 1's report, as a node gives it: its verdict `verdict`. */
+const reportOf = (verdict: Record<string, unknown> = VERDICT) => ({
+  attempt: 1,
+  kind: "install",
+  startedBy: "person",
+  state: verdict.outcome,
+  step: verdict.step,
+  startedAt: "2026-01-01T00:00:00.000Z",
+  finishedAt: "2026-01-01T00:00:01.000Z",
+  verdict,
+  steps: [],
+  config: { source: "structured" },
+  host: HOST,
+  payloadVersion: null,
+  firstbootTail: [],
+  readinessHistory: [],
+});
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -39,6 +58,7 @@ function node(name: string, log: string[], phase: "configuring" | "done", finish
       if (ifMatch !== undefined && ifMatch !== drafts.etag) return void json(res, 412, { type: "about:blank", title: "Precondition Failed", status: 412, code: "PRECONDITION_FAILED", detail: "the draft changed" });
       return void json(res, 202, { attempt: 1, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=1" });
     }
+    if (path === "/install/report?attempt=1") return void json(res, 200, reportOf());
     if (path.startsWith("/install/events")) {
       return void finishing.then(() => {
         log.push(`${name} attempt finished`);
@@ -75,6 +95,11 @@ function requestsSent(t: TestContext, named: Array<[Connected, string]>): string
   subscribe("http.client.request.start", onStart as (message: unknown) => void);
   t.after(() => unsubscribe("http.client.request.start", onStart as (message: unknown) => void));
   return sent;
+}
+
+/** `before` and `after` both in `log`, in that order. */
+function inOrder(log: string[], before: string, after: string): void {
+  assert.ok(log.includes(before) && log.includes(after) && log.indexOf(before) < log.indexOf(after), `${before} before ${after}:\n${log.join("\n")}`);
 }
 
 /**
@@ -131,11 +156,11 @@ describe("fleet: the joins' turns", () => {
     const loaded = { file: "plan.yaml", hash: "hash", plan: { cluster: { name: "lab-1" } }, nodes: [init, first, second].map((c) => ({ ...c.node, access: { ...c.node.access } })) } as never;
     await writeReport(join(folder, "fleet-report.json"), loaded, connection, run.outcomes, 0, ["t0ken"], run.answers);
 
-    assert.ok(log.indexOf("first GET /install/report") < log.indexOf("second attempt finished"), log.join("\n"));
+    inOrder(log, "first GET /install/report?attempt=1", "second attempt finished");
     // The init was installed before the fleet came: its verdict is asked. The joins' came in their attempt.finished.
     const asked = (name: string) => log.filter((l) => l.startsWith(`${name} GET /install/`) && !l.includes("events"));
     assert.deepEqual(asked("init"), ["init GET /install/verdict", "init GET /install/report"], log.join("\n"));
-    for (const name of ["first", "second"]) assert.deepEqual(asked(name), [`${name} GET /install/report`], log.join("\n"));
+    for (const name of ["first", "second"]) assert.deepEqual(asked(name), [`${name} GET /install/report?attempt=1`], log.join("\n"));
     const report = JSON.parse(await readFile(join(folder, "fleet-report.json"), "utf8")) as { nodes: { name: string; verdict: unknown }[] };
     assert.deepEqual(report.nodes.map((n) => [n.name, n.verdict]), [["n0", null], ["n1", VERDICT], ["n2", VERDICT]]);
   });
@@ -154,9 +179,9 @@ describe("fleet: the joins' turns", () => {
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed", "installed"]);
     const at = (entry: string) => sent.indexOf(entry);
     assert.ok(at("second POST /install") >= 0, sent.join("\n"));
-    assert.ok(at("second POST /install") < at("first GET /install/report"), sent.join("\n"));
+    assert.ok(at("second POST /install") < at("first GET /install/report?attempt=1"), sent.join("\n"));
     assert.ok(at("second POST /install") < at("third GET /status"), sent.join("\n"));
-    assert.ok(at("third POST /install") < at("second GET /install/report"), sent.join("\n"));
+    assert.ok(at("third POST /install") < at("second GET /install/report?attempt=1"), sent.join("\n"));
   });
 
   it("once no join is left to start, each join's report is asked as it ends", { timeout: 30_000 }, async (t) => {
@@ -168,7 +193,7 @@ describe("fleet: the joins' turns", () => {
     const run = await installFleet(connection, ctx, 2);
 
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"]);
-    assert.ok(log.indexOf("first GET /install/report") < log.indexOf("second attempt finished"), log.join("\n"));
+    inOrder(log, "first GET /install/report?attempt=1", "second attempt finished");
   });
 
   it("a join installed before the fleet came starts nothing: once it has ended no install is left to start, and the reports are asked as runs end", { timeout: 30_000 }, async (t) => {
@@ -197,7 +222,7 @@ describe("fleet: the joins' turns", () => {
     const run = await installFleet(connection, ctx, 2);
 
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"]);
-    assert.ok(log.indexOf("second GET /install/report") < log.indexOf("first attempt finished"), log.join("\n"));
+    inOrder(log, "second GET /install/report", "first attempt finished");
   });
 
   it("a status read ahead is not used when it is old or failed: the node's status is asked at its turn; a draft written ahead is not written again", { timeout: 30_000 }, async (t) => {
@@ -286,8 +311,8 @@ describe("fleet: the joins' turns", () => {
 
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed"]);
     const at = (entry: string) => sent.indexOf(entry);
-    assert.ok(at("init GET /cluster/join-token") >= 0 && at("init GET /install/report") >= 0, sent.join("\n"));
-    assert.ok(at("init GET /cluster/join-token") < at("init GET /install/report"), sent.join("\n"));
+    assert.ok(at("init GET /cluster/join-token") >= 0 && at("init GET /install/report?attempt=1") >= 0, sent.join("\n"));
+    assert.ok(at("init GET /cluster/join-token") < at("init GET /install/report?attempt=1"), sent.join("\n"));
   });
 
   it("a draft changed by someone else between the fleet's write and its install fails the node (412 on If-Match); nothing is installed", { timeout: 30_000 }, async (t) => {
@@ -301,5 +326,53 @@ describe("fleet: the joins' turns", () => {
     assert.equal(outcome.kind, "failed");
     assert.match(outcome.detail, /changed by someone else.*412 on If-Match/);
     assert.ok(!log.some((l) => l.includes("/install/events")), log.join("\n"));
+  });
+});
+
+describe("fleet: a node's success against its own report", () => {
+  /** A run context whose lines output is kept in `text()`. */
+  async function capturing(t: TestContext): Promise<{ ctx: RunContext; text: () => string }> {
+    const chunks: string[] = [];
+    const sink = new PassThrough().on("data", (chunk: Buffer) => chunks.push(chunk.toString("utf8")));
+    const out = linesOutput(sink as unknown as NodeJS.WriteStream, sink as unknown as NodeJS.WriteStream);
+    t.after(() => out.close());
+    const state = await FleetState.open(join(await tempDir("stratum-install-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    return { ctx: { out, state, rechecks: 0, signal: new AbortController().signal }, text: () => chunks.join("") };
+  }
+
+  /** An init installed before and one join whose attempt.finished says it succeeded, its report of attempt 1 answered by `report`. */
+  async function lyingJoin(t: TestContext, report: (res: ServerResponse) => void): Promise<Connection> {
+    const log: string[] = [];
+    const init = await connected(t, 0, node("init", log, "done"), "done");
+    const rest = node("join", log, "configuring");
+    const join = await connected(t, 1, (req, res) => (req.url === "/v1/installer/install/report?attempt=1" ? report(res) : rest(req, res)), "configuring");
+    return { connected: [init, join], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+  }
+
+  it("a join whose attempt.finished says it succeeded while its report of that attempt says it failed is not counted installed: it failed, and the output says why", { timeout: 30_000 }, async (t) => {
+    const failed = { ...VERDICT, outcome: "failed", code: "FIRSTBOOT_FAILED", message: "firstboot exited with 1", step: "firstboot", next: "retryInstall" };
+    const connection = await lyingJoin(t, (res) => json(res, 200, reportOf(failed)));
+    const { ctx, text } = await capturing(t);
+
+    const run = await installFleet(connection, ctx, 1);
+
+    const outcome = run.outcomes.get("n1")!;
+    assert.equal(outcome.kind, "failed", text());
+    assert.match(outcome.detail, /its answers disagree: its attempt\.finished event said attempt 1 succeeded; its report of attempt 1 says it failed \(FIRSTBOOT_FAILED: firstboot exited with 1\)/);
+    assert.equal(exitCode(run.outcomes), 1);
+    assert.match(text(), /\[n1\] .*its answers disagree/);
+    assert.match(text(), /\[n1\] phase: failed/);
+  });
+
+  it("a report that agrees keeps the join installed; one that cannot be read keeps it installed with a warning that its success is unconfirmed", { timeout: 30_000 }, async (t) => {
+    const agreeing = await capturing(t);
+    const ran = await installFleet(await lyingJoin(t, (res) => json(res, 200, reportOf())), agreeing.ctx, 1);
+    assert.equal(ran.outcomes.get("n1")!.kind, "installed", agreeing.text());
+    assert.doesNotMatch(agreeing.text(), /disagree|unconfirmed/);
+
+    const unread = await capturing(t);
+    const run = await installFleet(await lyingJoin(t, (res) => json(res, 503, { code: "BUSY" })), unread.ctx, 1);
+    assert.equal(run.outcomes.get("n1")!.kind, "installed", unread.text());
+    assert.match(unread.text(), /\[n1\] .*its report of attempt 1 cannot be read \(.*\): its success is as its attempt\.finished event said, unconfirmed/);
   });
 });
