@@ -2,7 +2,7 @@ import type { Connected, Connection } from "./connect.ts";
 import { NodeRun, type Outcome, type RunContext } from "./node-run.ts";
 import { pool } from "./pool.ts";
 import type { Verdict } from "./api.ts";
-import { type NodeAnswers, nodeAnswers, reportDisagrees } from "./report.ts";
+import { type NodeAnswers, confirmation, nodeAnswers } from "./report.ts";
 
 /**
  * SPEC §10.3: the init node first; once it is installed, its join token goes into every join's draft and
@@ -25,16 +25,16 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     outcomes.set(c.node.name, outcome);
     const asked = nodeAnswers(c.api, run.verdict);
     answers.set(c.node.name, asked);
-    const carried = run.verdict;
-    if (outcome.kind === "installed" && carried) confirmed.push(asked.then((got) => confirm(c.node.name, outcome, carried, got)));
+    if (outcome.kind === "installed") confirmed.push(asked.then((got) => confirm(c.node.name, outcome, run.verdict, got)));
   };
-  /** A success its attempt.finished carried, against the node's report of that attempt (asked for the fleet's report). */
-  const confirm = (name: string, outcome: Outcome, carried: Verdict, got: NodeAnswers) => {
-    if (!got.report) return ctx.out.note(name, "warn", `its report of attempt ${carried.attempt} cannot be read (${got.reportProblem ?? "no answer"}): its success is as its attempt.finished event said, unconfirmed`);
-    const disagreement = reportDisagrees(carried, got.report);
-    if (!disagreement) return;
-    outcomes.set(name, { ...outcome, kind: "failed", detail: disagreement });
-    ctx.out.note(name, "error", disagreement);
+  /** An installed node's success, as the fleet read it, against its verdict and report. */
+  const confirm = (name: string, outcome: Outcome, carried: Verdict | undefined, got: NodeAnswers) => {
+    const said = carried ? `its attempt.finished event said attempt ${carried.attempt} succeeded` : "its status said it is installed";
+    const found = confirmation(said, got);
+    if (!found) return;
+    if ("unconfirmed" in found) return ctx.out.note(name, "warn", `${found.unconfirmed}: counted installed as ${said}, unconfirmed`);
+    outcomes.set(name, { ...outcome, kind: "failed", detail: found.disagrees });
+    ctx.out.note(name, "error", found.disagrees);
     ctx.out.change(name, { phase: "failed" });
   };
   /** The run's outcomes once every node's success is confirmed, or not. */

@@ -26,7 +26,7 @@ const settled = <T>(promise: Promise<T>): Promise<T | null> => promise.catch(() 
 
 /** A node's latest verdict and report as its installer gives them; null for what it cannot give. */
 export interface NodeAnswers {
-  verdict: unknown;
+  verdict: Verdict | null | undefined;
   report: Report | null;
   /** Why the report is null: not in fleet-report.json. */
   reportProblem?: string;
@@ -35,12 +35,12 @@ export interface NodeAnswers {
 /**
  * Asked one after the other, on the connection the node's last request left open; the verdict only when the run did
  * not end with one (a node installed before the fleet came): the one its last attempt ended with is the latest. The
- * report is of the attempt the run's verdict is of; without one, the latest.
+ * report is of the verdict's attempt; without a verdict, the latest.
  */
 export async function nodeAnswers(api: NodeApi, verdict?: Verdict): Promise<NodeAnswers> {
   const answers: NodeAnswers = { verdict: verdict ?? (await settled(api.verdict())), report: null };
   try {
-    answers.report = await api.report(verdict?.attempt);
+    answers.report = await api.report(answers.verdict?.attempt);
   } catch (error) {
     answers.reportProblem = (error as Error).message;
   }
@@ -48,17 +48,22 @@ export async function nodeAnswers(api: NodeApi, verdict?: Verdict): Promise<Node
 }
 
 /**
- * What a node's report of the attempt says beside the success its attempt.finished event carried (the fleet goes by
- * the event, to spare a request a node): undefined when the report agrees, else why the node is not installed. An
- * installer's answers agree; a node whose do not is not believed.
+ * A node counted installed, against its verdict and its report of that verdict's attempt (asked anyway for
+ * fleet-report.json): `said` is what the fleet went by (its attempt.finished event, or its status). Undefined when
+ * they agree; else why the node is not installed (`disagrees`: an installer's answers agree, a node whose do not is
+ * not believed), or what could not be read to confirm it (`unconfirmed`).
  */
-export function reportDisagrees(carried: Verdict, report: Report): string | undefined {
-  const said = `its attempt.finished event said attempt ${carried.attempt} succeeded`;
-  if (report.attempt !== carried.attempt) return `its answers disagree: ${said}; asked for that attempt's report, it gave attempt ${report.attempt}'s`;
-  const verdict = report.verdict;
-  if (verdict?.outcome === "succeeded" && verdict.attempt === carried.attempt) return undefined;
-  const says = verdict ? `it ${verdict.outcome} (${verdict.code ?? "no code"}: ${verdict.message})` : `it has no verdict (${report.state})`;
-  return `its answers disagree: ${said}; its report of attempt ${carried.attempt} says ${says}`;
+export function confirmation(said: string, got: NodeAnswers): { disagrees: string } | { unconfirmed: string } | undefined {
+  const { verdict, report } = got;
+  if (!verdict) return { unconfirmed: "its verdict cannot be read" };
+  const disagree = (says: string) => ({ disagrees: `its answers disagree: ${said}; ${says}` });
+  const outcome = (v: Verdict) => `${v.outcome} (${v.code ?? "no code"}: ${v.message})`;
+  if (verdict.outcome !== "succeeded") return disagree(`its verdict says attempt ${verdict.attempt} ${outcome(verdict)}`);
+  if (!report) return { unconfirmed: `its report of attempt ${verdict.attempt} cannot be read (${got.reportProblem ?? "no answer"})` };
+  if (report.attempt !== verdict.attempt) return disagree(`asked for attempt ${verdict.attempt}'s report, it gave attempt ${report.attempt}'s`);
+  const reported = report.verdict;
+  if (reported?.outcome === "succeeded" && reported.attempt === verdict.attempt) return undefined;
+  return disagree(`its report of attempt ${verdict.attempt} says ${reported ? `it ${outcome(reported)}` : `it has no verdict (${report.state})`}`);
 }
 
 interface ReportEntry {

@@ -58,6 +58,7 @@ function node(name: string, log: string[], phase: "configuring" | "done", finish
       if (ifMatch !== undefined && ifMatch !== drafts.etag) return void json(res, 412, { type: "about:blank", title: "Precondition Failed", status: 412, code: "PRECONDITION_FAILED", detail: "the draft changed" });
       return void json(res, 202, { attempt: 1, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=1" });
     }
+    if (path === "/install/verdict") return void json(res, 200, VERDICT);
     if (path === "/install/report?attempt=1") return void json(res, 200, reportOf());
     if (path.startsWith("/install/events")) {
       return void finishing.then(() => {
@@ -159,10 +160,10 @@ describe("fleet: the joins' turns", () => {
     inOrder(log, "first GET /install/report?attempt=1", "second attempt finished");
     // The init was installed before the fleet came: its verdict is asked. The joins' came in their attempt.finished.
     const asked = (name: string) => log.filter((l) => l.startsWith(`${name} GET /install/`) && !l.includes("events"));
-    assert.deepEqual(asked("init"), ["init GET /install/verdict", "init GET /install/report"], log.join("\n"));
+    assert.deepEqual(asked("init"), ["init GET /install/verdict", "init GET /install/report?attempt=1"], log.join("\n"));
     for (const name of ["first", "second"]) assert.deepEqual(asked(name), [`${name} GET /install/report?attempt=1`], log.join("\n"));
     const report = JSON.parse(await readFile(join(folder, "fleet-report.json"), "utf8")) as { nodes: { name: string; verdict: unknown }[] };
-    assert.deepEqual(report.nodes.map((n) => [n.name, n.verdict]), [["n0", null], ["n1", VERDICT], ["n2", VERDICT]]);
+    assert.deepEqual(report.nodes.map((n) => [n.name, n.verdict]), [["n0", VERDICT], ["n1", VERDICT], ["n2", VERDICT]]);
   });
 
   it("a join's turn begins with its install: the report of the join whose end freed the turn and the preparing of the next one are asked after it", { timeout: 30_000 }, async (t) => {
@@ -222,7 +223,7 @@ describe("fleet: the joins' turns", () => {
     const run = await installFleet(connection, ctx, 2);
 
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"]);
-    inOrder(log, "second GET /install/report", "first attempt finished");
+    inOrder(log, "second GET /install/report?attempt=1", "first attempt finished");
   });
 
   it("a status read ahead is not used when it is old or failed: the node's status is asked at its turn; a draft written ahead is not written again", { timeout: 30_000 }, async (t) => {
@@ -364,7 +365,7 @@ describe("fleet: a node's success against its own report", () => {
     assert.match(text(), /\[n1\] phase: failed/);
   });
 
-  it("a report that agrees keeps the join installed; one that cannot be read keeps it installed with a warning that its success is unconfirmed", { timeout: 30_000 }, async (t) => {
+  it("a report that agrees keeps the join installed, with nothing to say; one that cannot be read keeps it installed with a warning that its success is unconfirmed", { timeout: 30_000 }, async (t) => {
     const agreeing = await capturing(t);
     const ran = await installFleet(await lyingJoin(t, (res) => json(res, 200, reportOf())), agreeing.ctx, 1);
     assert.equal(ran.outcomes.get("n1")!.kind, "installed", agreeing.text());
@@ -373,6 +374,20 @@ describe("fleet: a node's success against its own report", () => {
     const unread = await capturing(t);
     const run = await installFleet(await lyingJoin(t, (res) => json(res, 503, { code: "BUSY" })), unread.ctx, 1);
     assert.equal(run.outcomes.get("n1")!.kind, "installed", unread.text());
-    assert.match(unread.text(), /\[n1\] .*its report of attempt 1 cannot be read \(.*\): its success is as its attempt\.finished event said, unconfirmed/);
+    assert.match(unread.text(), /\[n1\] .*its report of attempt 1 cannot be read \(.*\): counted installed as its attempt\.finished event said attempt 1 succeeded, unconfirmed/);
+  });
+
+  it("a node whose status says it is installed while its verdict says its attempt failed is not counted installed", { timeout: 30_000 }, async (t) => {
+    const log: string[] = [];
+    const failed = { ...VERDICT, outcome: "failed", code: "READINESS_TIMEOUT", message: "the cloud was not READY", next: "recheckReadiness" };
+    const rest = node("init", log, "done");
+    const init = await connected(t, 0, (req, res) => (req.url === "/v1/installer/install/verdict" ? json(res, 200, failed) : rest(req, res)), "done");
+    const { ctx, text } = await capturing(t);
+
+    const run = await installFleet({ connected: [init], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never }, ctx, 1);
+
+    const outcome = run.outcomes.get("n0")!;
+    assert.equal(outcome.kind, "failed", text());
+    assert.equal(outcome.detail, "its answers disagree: its status said it is installed; its verdict says attempt 1 failed (READINESS_TIMEOUT: the cloud was not READY)");
   });
 });
