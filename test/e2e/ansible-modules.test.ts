@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { generateSelfSignedCert } from "../../core/access/tls.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
+import { fakeInstaller } from "../helpers/fake-node.ts";
 import { INIT_DRAFT, VALID_DRAFT } from "../helpers/fixtures.ts";
 import { harness, ROOT, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { refusingServer } from "../helpers/refusing-server.ts";
@@ -215,6 +216,37 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
     assert.match(run.result.msg, /^node-x1: the install failed: FIRSTBOOT_FAILED at firstboot: firstboot exited .*disk \/dev\/sdb is busy \\x1b\[2J.* \(next: retryInstall\)$/);
     assert.ok(!run.output.includes("\x1b"), "no escape reaches the terminal");
     assert.deepEqual([run.result.attempt, run.result.verdict.code], [1, "FIRSTBOOT_FAILED"]);
+  });
+
+  test("install: a node whose status says it is installed while its verdict says its attempt failed fails the task (its answers disagree); one whose verdict agrees is ok", async (t) => {
+    const verdict = { attempt: 1, kind: "install", outcome: "failed", step: "firstboot", code: "FIRSTBOOT_FAILED", message: "firstboot exited with 1", next: "retryInstall" };
+    const node = await fakeInstaller(t, (req, res) => {
+      const body = req.url === "/v1/installer/status" ? { phase: "done", attempt: 1 } : req.url === "/v1/installer/install/verdict" ? verdict : undefined;
+      res.writeHead(body ? 200 : 404, { "content-type": "application/json" }).end(JSON.stringify(body ?? { code: "NOT_FOUND" }));
+    });
+    const connection = { installer: node.url.origin, fingerprint: node.pin, code: "K7QX-M2PD-R4T1", node: "liar" };
+    const run = await module("install", connection);
+    assert.equal(run.exit, 2, run.output);
+    assert.equal(run.result.msg, "liar: its answers disagree: its status says it is installed (phase done), its verdict says attempt 1 failed (FIRSTBOOT_FAILED: firstboot exited with 1); an installer's answers agree: look at the node");
+    assert.equal(run.result.changed, false);
+    Object.assign(verdict, { outcome: "succeeded", code: null, message: "installed", next: "none" });
+    const agreeing = await module("install", connection);
+    assert.equal(agreeing.exit, 0, agreeing.output);
+    assert.equal(agreeing.result.msg, "installed already (attempt 1)");
+  });
+
+  test("draft: the stored draft and ETag a node returns are shown with their control characters written out (C1, bidi), never raw", async (t) => {
+    const stored = { mode: "single-node", hostname: "n\u009b2J\u202eevil" };
+    const node = await fakeInstaller(t, (req, res) => {
+      if (req.url === "/v1/installer/status") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ phase: "done", attempt: 1 }));
+      if (req.url === "/v1/installer/config") return void res.writeHead(200, { "content-type": "application/json", etag: '"e\u00851"' }).end(JSON.stringify({ source: "structured", config: stored, valid: true, errors: [], updatedAt: null }));
+      res.writeHead(404).end();
+    });
+    const run = await module("draft", { installer: node.url.origin, fingerprint: node.pin, code: "K7QX-M2PD-R4T1", node: "odd", draft: stored });
+    assert.equal(run.exit, 0, run.output);
+    assert.equal(run.result.draft.hostname, "n\\x9b2J\\u202eevil");
+    assert.equal(run.result.etag, '"e\\x851"');
+    assert.ok(!/[\u0085\u009b\u202e]/.test(run.output), run.output);
   });
 
   test("install: a short wait fails with a clear message, the install going on; the next call follows that attempt to its verdict", async () => {

@@ -67,6 +67,11 @@ def redacted(value, against=None):
     return value
 
 
+def listed(value):
+    """A list an answer may hold, or none: anything else where a list goes is no list (never iterated)."""
+    return value if isinstance(value, list) else []
+
+
 class Failed(Exception):
     """The module fails with this message (its node's name put in front by the module); `result` goes with it."""
 
@@ -83,17 +88,19 @@ class Failed(Exception):
 class Problem(Failed):
     """The installer refused: a problem+json (SPEC §4)."""
 
-    def __init__(self, method, path, status, body):
+    def __init__(self, method, path, status, body, excerpt=""):
         body = body if isinstance(body, dict) else {}
         self.status = status
         self.code = body.get("code") if isinstance(body.get("code"), str) else "HTTP %d" % status
         self.detail = body.get("detail") if isinstance(body.get("detail"), str) else ""
         self.body = body
-        text = "%s %s%s: %s: %s" % (method, API, path.split("?")[0], printable(self.code, 80), printable(self.detail))
-        for e in body.get("errors") or []:
+        if not self.detail and excerpt:
+            self.detail = excerpt
+        text = "%s %s%s: %s: %s" % (method, API, path.split("?")[0], printable(self.code, 80), printable(self.detail, 300 if excerpt else MAX_TEXT))
+        for e in listed(body.get("errors")):
             if isinstance(e, dict):
                 text += "; %s: %s" % (printable(e.get("field") or "(config)", 200), printable(e.get("message")))
-        for b in body.get("blockers") or []:
+        for b in listed(body.get("blockers")):
             if isinstance(b, dict):
                 text += "; %s: %s" % (printable(b.get("code"), 80), printable(b.get("detail")))
         super().__init__(text, kind="status", status=status)
@@ -103,21 +110,26 @@ def resolve_code(code, relative_to):
     """The install code itself, from the option: the code, env:NAME or file:PATH (relative to relative_to)."""
     if code.startswith("env:"):
         value = os.environ.get(code[4:])
-        if not value:
+        if value is None:
             raise Failed("the install code's variable %s is not set" % code[4:])
         return _checked_code(value.strip(), "the variable %s" % code[4:])
     if code.startswith("file:"):
         path = os.path.join(relative_to or os.getcwd(), os.path.expanduser(code[5:]))
         try:
             with open(path, encoding="utf-8") as f:
-                return _checked_code(f.read().strip(), path)
+                text = f.read()
         except OSError as err:
             raise Failed("cannot read the install code from %s: %s" % (path, err.strerror))
-    return _checked_code(code, "the install code")
+        except UnicodeDecodeError:
+            raise Failed("the install code from %s is not text (UTF-8): is it the file the installer wrote the code to?" % path)
+        return _checked_code(text.strip(), "the install code from %s" % path)
+    return _checked_code(code.strip(), "the install code")
 
 
 def _checked_code(code, where):
     """A code as a header carries it (printable ASCII, tabs): any other character is refused here, never sent (the fleet's rule)."""
+    if not code:
+        raise Failed("%s is empty: give the code the node's banner shows (or `node installer.js code` on the node prints)" % where)
     odd = re.search(r"[^\t\x20-\x7e]", code)
     if odd:
         raise Failed(
@@ -128,10 +140,15 @@ def _checked_code(code, where):
 
 
 def _shape(value, fields, what):
-    """The answer is a dict whose `fields` ({name: type or tuple}) are there with their types."""
+    """The answer is a dict whose `fields` ({name: type or tuple}) are there with their types; a name ending in ? may be
+    absent or null, but is of its type when there."""
     if not isinstance(value, dict):
         return "%s is not an object" % what
     for name, kind in fields.items():
+        if name.endswith("?"):
+            name = name[:-1]
+            if value.get(name) is None:
+                continue
         if name not in value or not isinstance(value[name], kind) or (kind is int and isinstance(value[name], bool)):
             return "%s has no %s of its type" % (what, name)
     return None
@@ -139,12 +156,12 @@ def _shape(value, fields, what):
 
 NULLABLE_STR = (str, type(None))
 SHAPES = {
-    "status": {"phase": str, "attempt": int},
+    "status": {"phase": str, "attempt": int, "blockers?": list},
     "options": {"release": NULLABLE_STR},
     "draft": {"source": str, "valid": bool, "errors": list},
     "validation": {"valid": bool, "errors": list},
     "started": {"attempt": int},
-    "verdict": {"attempt": int, "outcome": str, "step": NULLABLE_STR, "code": NULLABLE_STR, "message": str, "next": str},
+    "verdict": {"attempt": int, "outcome": str, "step": NULLABLE_STR, "code": NULLABLE_STR, "message": str, "next": str, "checks?": list},
     "join-token": {"token": str, "joinAddress": str, "cluster": str},
     "join-check": {"ok": bool, "checks": list},
     "event": {"seq": int, "attempt": int, "type": str, "message": str},
@@ -181,11 +198,14 @@ class Installer(object):
                 kind,
             )
         if kind == "status":
+            raw = err.answer.body.decode("utf-8", "replace") if err.answer and err.answer.body else ""
             try:
-                body = json.loads(err.answer.body.decode("utf-8", "replace")) if err.answer and err.answer.body else None
+                body = json.loads(raw) if raw else None
             except ValueError:
                 body = None
-            return Problem(method, path, err.answer.status if err.answer else 0, body)
+            # An answer that is no problem+json (a proxy's page, a crash's text): its start, to say what came.
+            excerpt = "" if isinstance(body, dict) else " ".join(raw.split())
+            return Problem(method, path, err.answer.status if err.answer else 0, body, excerpt)
         if kind in ("too-large", "not-json", "schema"):
             return Failed("the installer at %s gave an answer to %s %s%s that is not its installer's: %s" % (where, method, API, path, printable(err)), kind)
         return Failed("the installer at %s did not answer %s %s%s: %s" % (where, method, API, path, printable(err)), kind)
@@ -286,7 +306,7 @@ class Installer(object):
 
 
 def _verifying(status):
-    return any(isinstance(b, dict) and b.get("code") == "PAYLOAD_VERIFYING" for b in status.get("blockers") or [])
+    return any(isinstance(b, dict) and b.get("code") == "PAYLOAD_VERIFYING" for b in listed(status.get("blockers")))
 
 
 def _finishes(data):
@@ -324,4 +344,4 @@ def run(module, work):
     module.exit_json(**result)
 
 
-__all__ = ["API", "CONNECTION_SPEC", "Failed", "Installer", "Problem", "connect", "printable", "printable_tree", "redacted", "run", "seconds", "who"]
+__all__ = ["API", "CONNECTION_SPEC", "Failed", "Installer", "Problem", "connect", "listed", "printable", "printable_tree", "redacted", "run", "seconds", "who"]

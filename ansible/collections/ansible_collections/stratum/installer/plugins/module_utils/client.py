@@ -208,12 +208,13 @@ class _Response(object):
                 yield piece
 
     def read(self, max_bytes, too_large):
-        body = b""
+        pieces, size = [], 0
         for piece in self.chunks():
-            body += piece
-            if len(body) > max_bytes:
+            pieces.append(piece)
+            size += len(piece)
+            if size > max_bytes:
                 raise ClientError("too-large", self._where, too_large)
-        return body
+        return b"".join(pieces)
 
 
 class PinnedClient(object):

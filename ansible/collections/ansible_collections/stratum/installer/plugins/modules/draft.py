@@ -129,7 +129,7 @@ def converge(module, installer):
     view, etag = installer.config()
     stored = view.get("config") if view["source"] == "structured" else None
     differs = differences(stored, desired) if stored is not None else ["(the stored draft is a raw node.yaml)"]
-    result = dict(changed=False, draft=redacted(stored), etag=etag, valid=view["valid"], errors=printable_tree(view["errors"]), differs=differs)
+    result = dict(changed=False, draft=printable_tree(redacted(stored)), etag=printable(etag, 200) if etag else etag, valid=view["valid"], errors=printable_tree(view["errors"]), differs=differs)
     if status["phase"] == "done":
         note = "; the inventory's draft differs at %s: not applied" % ", ".join(differs) if differs else ""
         return dict(result, msg="installed already (attempt %d): an installed node keeps its config, its draft is not written%s" % (status["attempt"], note))
@@ -150,7 +150,7 @@ def converge(module, installer):
         if getattr(failed, "code", None) == "PRECONDITION_FAILED":
             raise Failed("its draft was changed by someone else between this task's read and its write (412 on If-Match): look at GET /v1/installer/config on it, then run again")
         raise
-    return dict(result, changed=True, draft=redacted(view.get("config")), etag=etag, valid=view["valid"], errors=printable_tree(view["errors"]))
+    return dict(result, changed=True, draft=printable_tree(redacted(view.get("config"))), etag=printable(etag, 200) if etag else etag, valid=view["valid"], errors=printable_tree(view["errors"]))
 
 
 def main():

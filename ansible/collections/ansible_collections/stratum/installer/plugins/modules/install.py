@@ -98,7 +98,11 @@ steps:
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, Failed, Problem, printable, printable_tree, run
+from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, Failed, Problem, listed, printable, printable_tree, run
+
+
+# An attempt has a dozen steps (SPEC §5); a node that names more is not believed past this many.
+MAX_STEPS = 64
 
 
 class Run(object):
@@ -125,7 +129,7 @@ class Run(object):
                     last = event["seq"]
                     pause = 0.25
                     step = event.get("step")
-                    if event["type"] == "step.started" and isinstance(step, str) and printable(step, 80) not in self.steps:
+                    if event["type"] == "step.started" and isinstance(step, str) and len(self.steps) < MAX_STEPS and printable(step, 80) not in self.steps:
                         self.steps.append(printable(step, 80))
             except Failed as failed:
                 if not failed.passing():
@@ -171,7 +175,11 @@ class Run(object):
         status = self.installer.settled_status(min(self.wait, 600))
         self.attempt = status["attempt"]
         if status["phase"] == "done":
-            return self.result(self.installer.verdict(), False, msg="installed already (attempt %d)" % status["attempt"])
+            verdict = self.installer.verdict()
+            if not verdict or verdict["outcome"] != "succeeded":
+                says = "none" if not verdict else "attempt %d %s (%s: %s)" % (verdict["attempt"], printable(verdict["outcome"], 40), printable(verdict["code"] or "no code", 80), printable(verdict["message"]))
+                raise Failed("its answers disagree: its status says it is installed (phase done), its verdict says %s; an installer's answers agree: look at the node" % says, **self.result(verdict, False))
+            return self.result(verdict, False, msg="installed already (attempt %d)" % status["attempt"])
         last = self.installer.verdict() if status["phase"] == "failed" else None
         if self.module.check_mode:
             what = "follow attempt %d" % status["attempt"] if status["phase"] == "installing" else "recheck readiness" if last and last["next"] == "recheckReadiness" else "install"
@@ -198,7 +206,7 @@ class Run(object):
 
 def failure(verdict):
     text = "the install failed: %s at %s: %s (next: %s)" % tuple(printable(verdict.get(k) or "?", 2000 if k == "message" else 80) for k in ("code", "step", "message", "next"))
-    for check in verdict.get("checks") or []:
+    for check in listed(verdict.get("checks")):
         if isinstance(check, dict) and check.get("code"):
             text += "; join check %s: %s: %s" % (printable(check.get("name"), 40), printable(check["code"], 80), printable(check.get("detail")))
     return text

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """api.py's pure parts: text from a node made printable, secrets redacted, problems worded, the code resolved.
 
-Run: python3 -m unittest test_api (from this folder; test/e2e/ansible-client-python.test.ts runs it under npm test)."""
+Run: python3 -m unittest test_api (from this folder; test/ansible/collection-units.test.ts runs it under npm test)."""
 
 import os
 import sys
@@ -63,6 +63,20 @@ class CodeTest(unittest.TestCase):
         self.assertEqual(resolve_code("file:code", folder), "FILE-CODE")
         self.assertRaisesRegex(Failed, "the install code's variable STRATUM_TEST_UNSET is not set", resolve_code, "env:STRATUM_TEST_UNSET", None)
         self.assertRaisesRegex(Failed, "cannot read the install code from .*/missing: No such file", resolve_code, "file:missing", folder)
+
+    def test_an_empty_code_is_refused_naming_where_it_came_from_never_sent(self):
+        folder = tempfile.mkdtemp()
+        for name, text in (("empty", ""), ("blank", " \n\t\n")):
+            with open(os.path.join(folder, name), "w") as f:
+                f.write(text)
+            self.assertRaisesRegex(Failed, "^the install code from .*/%s is empty: give the code the node's banner shows" % name, resolve_code, "file:" + name, folder)
+        os.environ["STRATUM_TEST_BLANK"] = "   "
+        self.addCleanup(os.environ.pop, "STRATUM_TEST_BLANK")
+        self.assertRaisesRegex(Failed, "^the variable STRATUM_TEST_BLANK is empty", resolve_code, "env:STRATUM_TEST_BLANK", None)
+        self.assertRaisesRegex(Failed, "^the install code is empty", resolve_code, "  ", None)
+        with open(os.path.join(folder, "binary"), "wb") as f:
+            f.write(b"\xff\xfe\x00")
+        self.assertRaisesRegex(Failed, "is not text", resolve_code, "file:binary", folder)
 
     def test_a_code_with_a_character_no_code_has_is_refused_never_sent(self):
         os.environ["STRATUM_TEST_ODD"] = "AB\x01CD"

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 """client.py against TLS servers of the test's own (a certificate made by openssl, loopback, port 0).
 
-Run: python3 -m unittest test_client (from this folder; test/e2e/ansible-client-python.test.ts runs it under npm test)."""
+Run: python3 -m unittest test_client (from this folder; test/ansible/collection-units.test.ts runs it under npm test)."""
 
 import hashlib
 import os

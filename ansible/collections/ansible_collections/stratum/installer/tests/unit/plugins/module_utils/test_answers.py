@@ -1,0 +1,63 @@
+# -*- coding: utf-8 -*-
+"""api.py's Installer against a TLS node of the test's own that answers what it is told (a certificate made by
+openssl, loopback, port 0): lists that are no lists, refusals that are no JSON.
+
+Run: python3 -m unittest test_answers (from this folder; test/ansible/collection-units.test.ts runs it under npm test)."""
+
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), *([".."] * 7))))
+sys.path.insert(0, os.path.dirname(__file__))
+
+from ansible_collections.stratum.installer.plugins.module_utils.api import Failed, Installer  # noqa: E402
+from test_client import ClientTest, Server  # noqa: E402
+
+VERDICT = {"attempt": 1, "kind": "install", "outcome": "succeeded", "step": "readiness", "code": None, "message": "installed", "next": "none"}
+
+
+def routes(table):
+    """A node answering each `METHOD PATH` in `table` with (status, body): JSON, or text when bytes; anything else 404."""
+    def handler(conn, server):
+        method, path = server.head(conn).decode("latin-1").split(" ")[:2]
+        status, body = table.get("%s %s" % (method, path.replace("/v1/installer", "")), (404, {"code": "NOT_FOUND"}))
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        kind = "text/plain" if isinstance(body, bytes) else "application/json"
+        conn.sendall(("HTTP/1.1 %d X\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % (status, kind, len(data))).encode() + data)
+    return handler
+
+
+class AnswersTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        ClientTest.setUpClass.__func__(cls)  # its certificate and pin
+
+    @classmethod
+    def tearDownClass(cls):
+        ClientTest.tearDownClass.__func__(cls)
+
+    def node(self, table):
+        server = Server(self.cert, self.key, routes(table))
+        self.addCleanup(server.close)
+        return Installer("https://127.0.0.1:%d" % server.port, self.pin, "K7QX-M2PD", 10)
+
+    def test_lists_that_are_no_lists_are_an_answer_no_installer_gives_not_a_crash(self):
+        status = self.node({"GET /status": (200, {"phase": "configuring", "attempt": 0, "blockers": 5})})
+        self.assertRaisesRegex(Failed, "that is not its installer's: .*the answer has no blockers of its type", status.status)
+        verdict = self.node({"GET /install/verdict": (200, dict(VERDICT, checks=5))})
+        self.assertRaisesRegex(Failed, "that is not its installer's: .*the answer has no checks of its type", verdict.verdict)
+        self.assertEqual(self.node({"GET /install/verdict": (200, dict(VERDICT, checks=None))}).verdict()["outcome"], "succeeded")
+        problem = self.node({"PUT /config": (422, {"code": "INVALID_CONFIG", "detail": "no", "errors": 5, "blockers": "x"})})
+        self.assertRaisesRegex(Failed, r"^PUT /v1/installer/config: INVALID_CONFIG: no$", problem.put_config, {}, None)
+
+    def test_a_refusal_that_is_not_json_says_how_it_begins(self):
+        installer = self.node({"GET /status": (500, b"Internal \x1b[2J Server\nError: upstream down" + b" x" * 400)})
+        with self.assertRaises(Failed) as caught:
+            installer.status()
+        self.assertRegex(str(caught.exception), r"^GET /v1/installer/status: HTTP 500: Internal \\x1b\[2J Server Error: upstream down x x .*… \(\d+ more characters\)$")
+
+
+if __name__ == "__main__":
+    unittest.main()
