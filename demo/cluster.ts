@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { access, chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
+import { printable } from "../cli/printable.ts";
 import { keptCloudCert } from "./cloud-cert.ts";
 import { makePayload } from "./make-payload.ts";
 import { SCENARIOS, startReadinessServer, type Scenario } from "./readiness-server.ts";
@@ -55,10 +56,19 @@ function cloudPort(): number {
   return port;
 }
 
+/** Why a node's installer that exited before its banner did: its last line, and what to do when its port is taken. */
+function exitedEarly(name: string, code: number | null, output: string, log: string): Error {
+  const last = output.split("\n").map((line) => line.trim()).filter(Boolean).at(-1);
+  const taken = /EADDRINUSE|in use/i.test(output) ? "; the demo takes no --listen: start it with STRATUM_LISTEN=127.0.0.1:0 DEMO_CLOUD_PORT=0 to use free ports" : "";
+  return new Error(`${name}'s installer exited (${code}) before its banner${last ? `: ${printable(last)}` : ""}${taken}; its log: ${shownPath(log)}`);
+}
+
 /** The installer's banner, read off its stdout (which is also written to its log). */
-function bannerOf(proc: ChildProcess, name: string): Promise<Omit<Started, "name">> {
+function bannerOf(proc: ChildProcess, name: string, log: string): Promise<Omit<Started, "name">> {
   return new Promise((resolve, reject) => {
     let text = "";
+    let errors = "";
+    proc.stderr!.on("data", (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4096)));
     const onData = (chunk: Buffer) => {
       text += chunk.toString();
       const code = /Install code:\s+(\S+)/.exec(text)?.[1];
@@ -70,7 +80,7 @@ function bannerOf(proc: ChildProcess, name: string): Promise<Omit<Started, "name
       resolve({ url: `https://${host}:${listening[2]}`, fingerprint, code });
     };
     proc.stdout!.on("data", onData);
-    proc.once("exit", (code) => reject(new Error(`${name}'s installer exited (${code}) before its banner: see its log`)));
+    proc.once("exit", (code) => reject(exitedEarly(name, code, `${text.slice(-4096)}\n${errors}`, log)));
   });
 }
 
@@ -135,11 +145,13 @@ export async function startCluster(count: number, base: string): Promise<void> {
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   let exited = 0;
+  let up = false;
   const started = Array.from({ length: count }, async (_, i): Promise<Started> => {
     const name = nodeName(i);
     const folder = join(dir, name);
     await mkdir(folder, { recursive: true });
-    const log = createWriteStream(join(dir, `${name}.log`), { mode: 0o600 });
+    const logPath = join(dir, `${name}.log`);
+    const log = createWriteStream(logPath, { mode: 0o600 });
     const proc = spawn(
       process.execPath,
       [
@@ -165,14 +177,16 @@ export async function startCluster(count: number, base: string): Promise<void> {
       exited += 1;
       if (exited < count) return stop();
       await cloud.close();
-      process.exit(0);
+      // Before every banner came, the start failed: its error says why, and the exit is not 0.
+      if (up) process.exit(0);
     });
-    return { name, ...(await bannerOf(proc, name)) };
+    return { name, ...(await bannerOf(proc, name, logPath)) };
   });
   const nodes = await Promise.all(started).catch((err: Error) => {
     stop();
     throw err;
   });
+  up = true;
   for (const node of nodes) await writeFile(join(dir, "codes", node.name), `${node.code}\n`, { mode: 0o600 });
   const inventory = join(dir, "inventory.yml");
   await writeFile(inventory, inventoryText(nodes, cloud.port), { mode: 0o600 });

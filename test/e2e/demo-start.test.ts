@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import https from "node:https";
 import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { createServer, type AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startDemo, verdictOf, type Demo } from "../helpers/demo.ts";
-import { runCli, tempDir, waitFor } from "../helpers/installer.ts";
+import { ROOT, runCli, tempDir, waitFor } from "../helpers/installer.ts";
 
 function postJson(url: string, body: object): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
@@ -87,4 +90,19 @@ describe("npm start (demo/start.ts): the README's walk-throughs", () => {
     assert.deepEqual(status.json.blockers ?? [], [], status.text);
     assert.match(demo.stdout(), /payload checked/, demo.stdout());
   });
+});
+
+test("npm start -- --nodes 1 on a port that is taken exits 1 saying which node, its last line and how to use free ports, never 0 in silence", { timeout: 60_000 }, async (t) => {
+  const taken = createServer().listen(0, "127.0.0.1");
+  await once(taken, "listening");
+  t.after(() => taken.close());
+  const port = (taken.address() as AddressInfo).port;
+  const run = spawnSync(process.execPath, ["--import", "tsx", "demo/start.ts", "--nodes", "1"], {
+    cwd: ROOT,
+    env: { ...process.env, STRATUM_LISTEN: `127.0.0.1:${port}`, DEMO_CLOUD_PORT: "0", DEMO_DIR: await tempDir("stratum-demo-taken-") },
+    encoding: "utf8",
+    timeout: 50_000,
+  });
+  assert.equal(run.status, 1, `${run.stdout}\n${run.stderr}`);
+  assert.match(run.stderr, /^demo: node-01's installer exited \(\d+\) before its banner: .*; the demo takes no --listen: start it with STRATUM_LISTEN=127\.0\.0\.1:0 DEMO_CLOUD_PORT=0 to use free ports; its log: .*node-01\.log$/m);
 });
