@@ -170,9 +170,12 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       const inventory = await editedInventory(cluster, "broken.yml", (inv) => {
         inv.stratum.hosts["node-03"].stratum_node.config.network.address = "10.20.0.12/24";
         inv.stratum.hosts["node-02"].stratum_node.role = "init";
+        delete inv.stratum.hosts["node-01"].stratum_node.code;
       });
       const broken = await playbookRun(inventory);
       assert.notEqual(broken.exit, 0);
+      assert.match(broken.output, /node-01: stratum_node\.code: code is required/, broken.output);
+      assert.doesNotMatch(broken.output, /undefined variable|has no attribute/, broken.output);
       assert.match(broken.output, /node-02: stratum_node\.role: node-02 is a second init \(node-01 is one\)/, broken.output);
       assert.match(broken.output, /node-03: stratum_node\.config\.network\.address: 10\.20\.0\.12\/24 is also node-02's address/);
       assert.match(broken.output, /TASK \[stratum\.installer\.cluster : The plan holds/);
