@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
+import { capText } from "../../common/cut-text.ts";
 import { isStorageError } from "../../fs/storage-error.ts";
 import { GRACE_MS, describeStopped, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process/group.ts";
 import type { NewEvent } from "../events.ts";
@@ -143,8 +144,7 @@ function stoppedEvent(stopped: StoppedGroup, why: string): Omit<NewEvent, "step"
 /** Every line of one pipe becomes an event (cut at MAX_LINE_BYTES, saying how much was cut); resolves once the pipe closed. */
 function follow(ctx: StepContext, stream: Readable, name: "stdout" | "stderr", tail: string[]): Promise<void> {
   const lines = new LineSplitter(MAX_LINE_BYTES + REDACTION_MARGIN, (line, dropped) => {
-    const { text, cutBytes } = cut(ctx.redactor.text(line), dropped);
-    const message = cutBytes > 0 ? `${text} … [cut ${formatBytes(cutBytes)}]` : text;
+    const { text: message, cutBytes } = capText(ctx.redactor.text(line), MAX_LINE_BYTES, dropped);
     tail.push(message);
     if (tail.length > TAIL_LINES) tail.shift();
     ctx.emit({ type: "step.log", level: name === "stdout" ? "info" : "warn", message, data: { stream: name, ...(cutBytes > 0 ? { truncatedBytes: cutBytes } : {}) } });
@@ -161,18 +161,4 @@ function follow(ctx: StepContext, stream: Readable, name: "stdout" | "stderr", t
       resolve();
     });
   });
-}
-
-/** The first MAX_LINE_BYTES of a line, cut at a character boundary, and how many bytes of the line that leaves out. */
-function cut(line: string, droppedBytes: number): { text: string; cutBytes: number } {
-  if (droppedBytes === 0 && Buffer.byteLength(line) <= MAX_LINE_BYTES) return { text: line, cutBytes: 0 };
-  const bytes = Buffer.from(line);
-  let end = Math.min(bytes.length, MAX_LINE_BYTES);
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return { text: bytes.subarray(0, end).toString("utf8"), cutBytes: bytes.length - end + droppedBytes };
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  return n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
 }

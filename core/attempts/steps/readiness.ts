@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { capText } from "../../common/cut-text.ts";
 import { type Parser, parseAnswer, request } from "../../http/client.ts";
 import type { ReadinessCheck, ReadinessObservation } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
@@ -17,15 +18,26 @@ const MAX_BODY = 1024 * 1024;
 
 type Observation = Omit<ReadinessObservation, "time">;
 
-/** The cloud's answer: a `state`, and what else it says that the history keeps (checks that are not checks are dropped). */
+/**
+ * What of a cloud's answer is kept, at most: every change of it is an event, a line of the service's log and an entry
+ * of the attempt's history (200 kept), so a cloud that says a megabyte at each poll fills no disk.
+ */
+export const READINESS_CAPS = { stateBytes: 64, detailBytes: 2048, checks: 32, checkNameBytes: 128, checkStatusBytes: 64, checkDetailBytes: 512 } as const;
+
+const cap = (text: string, maxBytes: number) => capText(text, maxBytes).text;
+
+/** The cloud's answer: a `state`, and what else it says that the history keeps (checks that are not checks are dropped), each capped. */
 const ReadinessAnswer: Parser<Observation> = {
   parse(value) {
     const parsed = (value ?? {}) as { state?: unknown; detail?: unknown; checks?: unknown };
     if (typeof parsed.state !== "string") throw new Error('the answer has no "state"');
+    const checks = Array.isArray(parsed.checks) ? parsed.checks.filter(isCheck) : undefined;
+    const more = checks && checks.length > READINESS_CAPS.checks ? `; ${checks.length - READINESS_CAPS.checks} more checks not kept` : "";
+    const detail = typeof parsed.detail === "string" ? cap(parsed.detail, READINESS_CAPS.detailBytes) + more : more ? more.slice(2) : undefined;
     return {
-      state: parsed.state,
-      ...(typeof parsed.detail === "string" ? { detail: parsed.detail } : {}),
-      ...(Array.isArray(parsed.checks) ? { checks: parsed.checks.filter(isCheck).map(cleanCheck) } : {}),
+      state: cap(parsed.state, READINESS_CAPS.stateBytes),
+      ...(detail !== undefined ? { detail } : {}),
+      ...(checks ? { checks: checks.slice(0, READINESS_CAPS.checks).map(cleanCheck) } : {}),
     };
   },
 };
@@ -51,7 +63,8 @@ function isCheck(value: unknown): value is ReadinessCheck {
 }
 
 function cleanCheck(check: ReadinessCheck): ReadinessCheck {
-  return { name: check.name, status: check.status, ...(typeof check.detail === "string" ? { detail: check.detail } : {}) };
+  const { checkNameBytes, checkStatusBytes, checkDetailBytes } = READINESS_CAPS;
+  return { name: cap(check.name, checkNameBytes), status: cap(check.status, checkStatusBytes), ...(typeof check.detail === "string" ? { detail: cap(check.detail, checkDetailBytes) } : {}) };
 }
 
 const READY_STATUSES = new Set(["ok", "ready", "pass", "passed", "healthy", "up"]);

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { after, before, test } from "node:test";
 import type { NewEvent } from "../../../core/attempts/events.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
-import { pollReadiness, waitForReadiness } from "../../../core/attempts/steps/readiness.ts";
+import { READINESS_CAPS, pollReadiness, waitForReadiness } from "../../../core/attempts/steps/readiness.ts";
 import type { ReadinessObservation } from "../../../core/state/records.ts";
 import { StepFailure } from "../../../core/attempts/verdict.ts";
 
@@ -47,9 +47,25 @@ test("the body limit is 1 MiB: an answer under it is read, one over it is UNREAC
   // Two bytes a character, so that characters are cut between chunks.
   const answer = (size: number) => JSON.stringify({ state: "BOOTSTRAPPING", detail: "é".repeat(size / 2) });
   serve(() => json(answer(1000 * 1000)));
-  assert.deepEqual(await pollReadiness(url, never, 5_000), { state: "BOOTSTRAPPING", detail: "é".repeat(500 * 1000) });
+  assert.deepEqual(await pollReadiness(url, never, 5_000), { state: "BOOTSTRAPPING", detail: `${"é".repeat(1024)} … [cut 974.6 KiB]` });
   serve(() => json(answer(1024 * 1024)));
   assert.deepEqual(await pollReadiness(url, never, 5_000), { state: "UNREACHABLE", detail: "the answer is over 1 MiB" });
+});
+
+test("what a cloud says is kept capped: its state, detail and checks (each field, and how many), saying what was cut", async () => {
+  const checks = Array.from({ length: 40 }, (_, i) => ({ name: `n${i}`.padEnd(300, "n"), status: "pending".padEnd(100, "!"), detail: "d".repeat(5000) }));
+  serve(() => json(JSON.stringify({ state: "S".repeat(100), detail: "x".repeat(10_000), checks })));
+  const seen = await pollReadiness(url, never, 5_000);
+  assert.equal(seen.state, `${"S".repeat(READINESS_CAPS.stateBytes)} … [cut 36 bytes]`);
+  assert.equal(seen.detail, `${"x".repeat(READINESS_CAPS.detailBytes)} … [cut 7.8 KiB]; 8 more checks not kept`);
+  assert.equal(seen.checks!.length, READINESS_CAPS.checks);
+  assert.deepEqual(seen.checks![0], { name: `${"n0".padEnd(READINESS_CAPS.checkNameBytes, "n")} … [cut 172 bytes]`, status: `${"pending".padEnd(READINESS_CAPS.checkStatusBytes, "!")} … [cut 36 bytes]`, detail: `${"d".repeat(READINESS_CAPS.checkDetailBytes)} … [cut 4.4 KiB]` });
+  // Checks alone past the most kept: the detail says so.
+  serve(() => json(JSON.stringify({ state: "BOOTSTRAPPING", checks: checks.map(() => ({ name: "x", status: "ok" })) })));
+  assert.equal((await pollReadiness(url, never, 5_000)).detail, "8 more checks not kept");
+  // What fits is kept as it came.
+  serve(() => json(JSON.stringify({ state: "BOOTSTRAPPING", detail: "etcd: 2 of 3", checks: [{ name: "etcd", status: "pending", detail: "2 of 3" }] })));
+  assert.deepEqual(await pollReadiness(url, never, 5_000), { state: "BOOTSTRAPPING", detail: "etcd: 2 of 3", checks: [{ name: "etcd", status: "pending", detail: "2 of 3" }] });
 });
 
 test("a poll ends when the step's signal aborts", async () => {

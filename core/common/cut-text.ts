@@ -1,0 +1,18 @@
+/**
+ * Text from outside (a firstboot's line, a cloud's answer) kept to a size: its first `maxBytes` of UTF-8, cut at a
+ * character boundary and saying how much was cut (`… [cut 23.1 KiB]`), with `droppedBytes` left out before it came.
+ */
+export function capText(text: string, maxBytes: number, droppedBytes = 0): { text: string; cutBytes: number } {
+  if (droppedBytes === 0 && text.length * 3 <= maxBytes) return { text, cutBytes: 0 };
+  const bytes = Buffer.from(text);
+  if (droppedBytes === 0 && bytes.length <= maxBytes) return { text, cutBytes: 0 };
+  let end = Math.min(bytes.length, maxBytes);
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  const cutBytes = bytes.length - end + droppedBytes;
+  return { text: `${bytes.subarray(0, end).toString("utf8")} … [cut ${formatBytes(cutBytes)}]`, cutBytes };
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  return n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
+}
