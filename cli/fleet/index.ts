@@ -90,7 +90,10 @@ async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput):
 
   const connection = await connectFleet(loaded);
   out.nodes(connection.rows);
-  for (const failure of connection.failures) out.note(failure.node.name, "error", `${failure.kind}: ${failure.detail}`);
+  for (const failure of connection.failures) {
+    out.change(failure.node.name, { phase: failure.kind });
+    out.note(failure.node.name, "error", `${failure.kind}: ${failure.detail}`);
+  }
   for (const problem of connection.problems) out.note(null, "error", problem);
   if (connection.draftProblems.length > 0) out.problems(loaded.file, connection.draftProblems, `${loaded.file}: the nodes found ${plural(connection.draftProblems.length, "problem")} in their drafts`);
   if (connection.failures.length > 0 || connection.problems.length > 0 || connection.draftProblems.length > 0) {

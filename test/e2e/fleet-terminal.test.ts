@@ -45,4 +45,18 @@ describe("fleet: the live view on a real terminal (issue 25 item 3)", () => {
     assert.equal(everything.filter((line) => /^NODE +ROLE +OUTCOME/.test(line)).length, 1, shown);
     assert.match(seen.rows.join("\n"), /^4 of 4 nodes installed; report: /m, shown);
   });
+
+  test("a node refused at the checks: its reason is on the screen and its row shown refused (before, neither: it stayed a folded 'waiting')", async () => {
+    const rig = await startRig(lab, { joins: 1 });
+    const [init, join] = rig.nodes;
+    // node-02's entry pins node-01's certificate: node-02 presents another.
+    const planFile = await rig.writePlan((text) => text.replace(join!.installer.fingerprint.replaceAll(":", "").toLowerCase(), init!.installer.fingerprint));
+    const run = await fleetOnTerminal(planFile, ["--dry-run"], rig.env);
+    assert.equal(run.code, 2, run.output);
+    const shown = runTerminal(run.output, COLUMNS, ROWS);
+    const everything = [...shown.scrolledOff, ...shown.rows].join("\n");
+    assert.match(everything, /^\[node-02\] error: refused: 127\.0\.0\.1:\d+ presented a certificate/m, everything);
+    assert.match(everything, /^2 nodes: 1 waiting, 1 refused; /m, everything);
+    assert.match(everything, /^node-02 +join +refused /m, everything);
+  });
 });

@@ -75,7 +75,13 @@ export function liveOutput(stdout: NodeJS.WriteStream, stderr: NodeJS.WritableSt
   return {
     problems: (file, problems, closing) => stderr.write(`${problemLines(file, problems, closing).map(printable).join("\n")}\n`),
     nodes: (table) => print(connectTable(table)),
-    note: (node, level, message) => (node === null ? print([`${LEVEL_WORD[level]}${message}`]) : update(node, { last: `${LEVEL_WORD[level]}${message}` })),
+    // A node's warning or error is a line of its own above the table, kept: its row may fold away (waiting, done) or
+    // its last line be replaced by the next event. Its info (draft written, attempt started) is only its last line.
+    note: (node, level, message) => {
+      if (node === null) return print([`${LEVEL_WORD[level]}${message}`]);
+      if (level !== "info") print([`[${node}] ${LEVEL_WORD[level]}${message}`]);
+      update(node, { last: `${LEVEL_WORD[level]}${message}` });
+    },
     change: (node, change) => update(node, change),
     event: (node, event) => update(node, { last: eventText(event).replace(/\s+/g, " "), ...(event.step ? { step: event.step } : {}) }),
     summary: (table, _exit, closing) => {

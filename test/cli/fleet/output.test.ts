@@ -39,6 +39,21 @@ describe("fleet output", () => {
     live.close();
   });
 
+  it("on a terminal: a node's warning or error is a line above the table, kept, whatever its row shows (a waiting or finished node's has none); its info only its row's last line", () => {
+    const out = sink(100);
+    const live = liveOutput(out.stream, sink().stream, ROLES);
+    live.nodes([]);
+    live.note("node-02", "error", "refused: 127.0.0.1:9452 presented a certificate whose SHA-256 is AB…, not the plan's CD…");
+    assert.match(out.written.join(""), /^\[node-02\] error: refused: 127\.0\.0\.1:9452 presented a certificate/m);
+    live.change("node-01", { phase: "done" });
+    live.note("node-01", "warn", "its report of attempt 1 cannot be read (timeout): counted installed as its attempt.finished event said attempt 1 succeeded, unconfirmed");
+    live.note("node-01", "info", "draft written (hyperconverged-init)");
+    const shown = out.written.join("");
+    assert.match(shown, /^\[node-01\] warning: its report of attempt 1 cannot be read/m);
+    assert.doesNotMatch(shown, /draft written/, "an info note is not a line of its own");
+    live.close();
+  });
+
   it("on a terminal with 50 nodes: finished and waiting nodes fold into the summary line, failed and working ones shown, the table no taller than the terminal", () => {
     const out = sink(120);
     Object.assign(out.stream, { rows: 20 });
