@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import { capText } from "../../core/common/cut-text.ts";
 import type { Draft } from "../../core/config/index.ts";
 import type { Blocker } from "../../core/common/errors.ts";
 import type { FieldError } from "../../core/state/records.ts";
@@ -25,19 +26,24 @@ export type DraftView = z.infer<typeof DraftViewSchema>;
 export type Options = z.infer<typeof OptionsSchema>;
 export type Validation = z.infer<typeof ValidationSchema>;
 
-/** A problem+json answer (SPEC §4). */
+/** A node's text in a problem kept to a size: it is shown on a line, and a node may say megabytes. */
+const PROBLEM_CAPS = { detailBytes: 2048, codeBytes: 80, items: 50, itemBytes: 512 } as const;
+const capped = (text: string, maxBytes: number) => capText(text, maxBytes).text;
+
+/** A problem+json answer (SPEC §4), its node's text capped (PROBLEM_CAPS). */
 export class ApiProblem extends Error {
   readonly status: number;
   readonly code: string;
   readonly errors: FieldError[];
   readonly blockers: Blocker[];
   constructor(status: number, body: { code?: string; detail?: string; title?: string; errors?: FieldError[]; blockers?: Blocker[] }) {
-    super(body.detail ?? body.title ?? `HTTP ${status}`);
+    const { detailBytes, codeBytes, items, itemBytes } = PROBLEM_CAPS;
+    super(capped(body.detail ?? body.title ?? `HTTP ${status}`, detailBytes));
     this.name = "ApiProblem";
     this.status = status;
-    this.code = body.code ?? `HTTP_${status}`;
-    this.errors = body.errors ?? [];
-    this.blockers = body.blockers ?? [];
+    this.code = capped(body.code ?? `HTTP_${status}`, codeBytes);
+    this.errors = (body.errors ?? []).slice(0, items).map((e) => ({ ...e, field: capped(e.field, itemBytes), message: capped(e.message, itemBytes) }));
+    this.blockers = (body.blockers ?? []).slice(0, items).map((b) => ({ ...b, code: capped(b.code, codeBytes), detail: capped(b.detail, itemBytes) }));
   }
 }
 

@@ -57,7 +57,8 @@ async function connectOne(node: FleetNode): Promise<Connected | Connection["fail
     if (refused) return { node, kind: "refused", detail: refused };
     if (wrongAnswer(error)) return { node, kind: "failed", detail: error.message };
     if (error instanceof HttpClientError) return { node, kind: "unreachable", detail: error.message };
-    if (error instanceof ApiProblem) return { node, kind: "unreachable", detail: `its installer answered ${error.status} ${error.code}: ${error.message}` };
+    // It answered: reachable, and failed.
+    if (error instanceof ApiProblem) return { node, kind: "failed", detail: `its installer answered ${error.status} ${error.code}: ${error.message}` };
     throw error;
   }
 }

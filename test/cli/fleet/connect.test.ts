@@ -13,11 +13,11 @@ import { tempDir } from "../../helpers/installer.ts";
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** Simulated installers (bench/sim/node.ts, the API's happy path), the init node the one at `initAt`; `around` may hold a node's request. */
-async function checks(t: TestContext, count: number, initAt: number, around: (index: number, req: IncomingMessage, answer: () => void) => void) {
+async function checks(t: TestContext, count: number, initAt: number, around: (index: number, req: IncomingMessage, answer: () => void, res: ServerResponse) => void) {
   const nodes = await Promise.all(
     Array.from({ length: count }, (_, i) => {
       const sim = new SimNode({ name: `node-${i + 1}`, role: i === initAt ? "init" : "join", code: "abcd-efgh-ijkl", attemptMs: 0 });
-      const handler: Handler = (req, res) => around(i, req, () => void sim.handle(req, res));
+      const handler: Handler = (req, res) => around(i, req, () => void sim.handle(req, res), res);
       return fakeInstaller(t, handler);
     }),
   );
@@ -52,5 +52,18 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     const connection = await connectFleet(plan);
     assert.equal(connection.rows.filter((r) => r.draft === "valid").length, count);
     assert.equal(asked[0], `${count - 1} GET /v1/installer/status`);
+  });
+
+  it("a node that answers its status with a problem is reachable: it failed, saying what it answered, its detail cut to a size", { timeout: 30_000 }, async (t) => {
+    const { plan } = await checks(t, 2, 0, (i, req, answer, res) => {
+      if (i !== 1 || !req.url?.endsWith("/status")) return answer();
+      const errors = Array.from({ length: 500 }, (_, n) => ({ field: `f${n}`, message: "m".repeat(10_000) }));
+      const body = { type: "about:blank", title: "Internal Server Error", status: 500, code: "INTERNAL", detail: `boom ${"x".repeat(200_000)}`, errors };
+      res.writeHead(500, { "content-type": "application/problem+json" }).end(JSON.stringify(body));
+    });
+    const connection = await connectFleet(plan);
+    const [failure] = connection.failures;
+    assert.equal(failure?.kind, "failed");
+    assert.match(failure!.detail, /^its installer answered 500 INTERNAL: boom x+ … \[cut 193\.3 KiB\]$/);
   });
 });
