@@ -19,6 +19,7 @@ export function printableJson(value: unknown): string {
   return JSON.stringify(value).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-// C0 (tab and newline too: a table cell or a prefixed line is one line), DEL, C1, U+2028/9, and every bidi control
-// (embeddings, overrides, isolates and the marks LRM, RLM and ALM).
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Bidi_Control}]/gu;
+// C0 (tab and newline too: a table cell or a prefixed line is one line), DEL, C1, U+2028/9, every bidi control
+// (embeddings, overrides, isolates and the marks LRM, RLM and ALM), and the invisible characters that hide or split
+// text without a mark: zero-width space, word joiner, byte order mark (ZWJ and ZWNJ stay: emoji and scripts need them).
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b\u2060\ufeff\p{Bidi_Control}]/gu;

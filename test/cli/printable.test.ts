@@ -12,6 +12,8 @@ test("what a node sends reaches the terminal visible, never obeyed", () => {
     ["\u202eevil\u2066\u2028", "\\u202eevil\\u2066\\u2028"],
     ["\u200eLRM \u200fRLM \u061cALM", "\\u200eLRM \\u200fRLM \\u061cALM"],
     ["é ✓ 😀 \\x1b", "é ✓ 😀 \\x1b"],
+    ["hid\u200bden\u2060 \ufeffBOM", "hid\\u200bden\\u2060 \\ufeffBOM"],
+    ["👩\u200d💻 and ZWNJ \u200c stay", "👩\u200d💻 and ZWNJ \u200c stay"],
   ];
   for (const [sent, shown] of rows) assert.equal(printable(sent), shown, JSON.stringify(sent));
   for (const [sent] of rows) assert.equal(printable(printable(sent)), printable(sent), "shown once, never escaped twice");

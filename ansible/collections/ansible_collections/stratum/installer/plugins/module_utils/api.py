@@ -26,8 +26,9 @@ CONNECTION_SPEC = dict(
     timeout=dict(type="int", default=30),
 )
 
-# C0 (tab and newline too: a message is one line), DEL, C1, the line separators and every bidi control (cli/printable.ts).
-_UNSAFE = re.compile("[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 (tab and newline too: a message is one line), DEL, C1, the line separators, every bidi control and the invisible
+# zero-width space, word joiner and byte order mark (cli/printable.ts).
+_UNSAFE = re.compile("[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
 
 
 def printable(text, cap=MAX_TEXT):

@@ -24,6 +24,7 @@ class PrintableTest(unittest.TestCase):
             ("marks \u200e\u200f\u061c txt", "marks \\u200e\\u200f\\u061c txt"),
             ("line sep \u2028", "line sep \\u2028"),
             ("é and 雪 stay", "é and 雪 stay"),
+            ("hid\u200bden\u2060 \ufeffBOM", "hid\\u200bden\\u2060 \\ufeffBOM"),
         ]
         for given, shown in cases:
             self.assertEqual(printable(given), shown, given)
