@@ -9,7 +9,7 @@ import { readEvents } from "../core/http/sse.ts";
 import { StatusSchema } from "../handlers/get-status.ts";
 import { EventSchema, VerdictSchema } from "../handlers/schemas/install.ts";
 import type { Exit } from "./commands.ts";
-import { printable } from "./printable.ts";
+import { printable } from "../core/common/printable.ts";
 
 type Status = z.infer<typeof StatusSchema>;
 type Verdict = z.infer<typeof VerdictSchema>;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { offlineFacts, operatorSecrets, readBundle, readState, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
 import type { Exit } from "./commands.ts";
-import { printable } from "./printable.ts";
+import { printable } from "../core/common/printable.ts";
 
 interface SupportBundleOptions {
   stateDir: string;

@@ -1,4 +1,5 @@
 /** DOM helpers: the page's fixed elements by id, h() for the rest, and the page-wide notice, announcement and view. */
+import { visible } from "./visible.ts";
 
 type Attr = string | number | boolean | null | undefined | ((event: Event) => void);
 export type Child = Node | string | null | undefined | false | readonly Child[];
@@ -24,8 +25,9 @@ export function fill<E extends Element>(el: E, ...children: Child[]): E {
   return el;
 }
 
+/** The children to append: text shown `visible` (most of it came from the API). */
 function present(children: Child[]): (Node | string)[] {
-  return (children as unknown[]).flat(2).filter((c) => c !== undefined && c !== null && c !== false) as (Node | string)[];
+  return ((children as unknown[]).flat(2).filter((c) => c !== undefined && c !== null && c !== false) as (Node | string)[]).map((c) => (typeof c === "string" ? visible(c) : c));
 }
 
 export function plural(n: number, word: string): string {
@@ -34,12 +36,12 @@ export function plural(n: number, word: string): string {
 
 export function notice(text: string): void {
   const el = $("notice");
-  el.textContent = text || "";
+  el.textContent = visible(text || "");
   el.hidden = !text;
 }
 
 export function announce(text: string): void {
-  $("announce").textContent = text;
+  $("announce").textContent = visible(text);
 }
 
 export function showView(name: "sign-in" | "configure" | "install"): void {

@@ -2,6 +2,7 @@
 import type { Schemas } from "./api.ts";
 import { renderPicker } from "./attempt-picker.ts";
 import { $, fill, h, saveFile, showView } from "./dom.ts";
+import { visible } from "./visible.ts";
 import { guard, report } from "./guard.ts";
 import { fixConfig, install, recheck, showBlockers } from "./install-actions.ts";
 import { appendLog } from "./install-log.ts";
@@ -63,7 +64,7 @@ function renderRun(): void {
 }
 
 function renderReadiness(data: EventData): void {
-  $("cloud-state").textContent = "State: " + data.state + (data.detail ? ", " + data.detail : "");
+  $("cloud-state").textContent = visible("State: " + data.state + (data.detail ? ", " + data.detail : ""));
   const checks = data.checks || [];
   $("checks").hidden = checks.length === 0;
   fill($<HTMLTableElement>("checks").tBodies[0]!, checks.map((c) => {

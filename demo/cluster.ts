@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { access, chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
-import { printable } from "../cli/printable.ts";
+import { printable } from "../core/common/printable.ts";
 import { keptCloudCert } from "./cloud-cert.ts";
 import { makePayload } from "./make-payload.ts";
 import { SCENARIOS, startReadinessServer, type Scenario } from "./readiness-server.ts";

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { HttpClientError } from "../../core/http/client.ts";
-import { printable } from "../printable.ts";
+import { printable } from "../../core/common/printable.ts";
 import { ApiProblem, NodeApi } from "./api.ts";
 import { refusal } from "./connect.ts";
 import type { FleetOutput } from "./output/index.ts";

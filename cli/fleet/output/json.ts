@@ -1,5 +1,5 @@
 import { formatPath } from "../../../core/config/paths.ts";
-import { printableJson } from "../../printable.ts";
+import { printableJson } from "../../../core/common/printable.ts";
 import type { FleetOutput } from "./types.ts";
 
 /** JSON Lines (--json): every line one object with a `node` field, null for the fleet itself. */

@@ -1,4 +1,4 @@
-import { printable } from "../../printable.ts";
+import { printable } from "../../../core/common/printable.ts";
 import { connectTable, eventText, LEVEL_WORD, problemLines, summaryTable } from "./common.ts";
 import type { FleetOutput } from "./types.ts";
 

@@ -1,5 +1,5 @@
 import { connectTable, elapsed, eventText, LEVEL_WORD, problemLines, summaryTable } from "./common.ts";
-import { printable } from "../../printable.ts";
+import { printable } from "../../../core/common/printable.ts";
 import { clip, columns } from "./columns.ts";
 import { formatTable } from "./text-table.ts";
 import type { FleetOutput, NodeChange } from "./types.ts";

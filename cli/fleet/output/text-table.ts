@@ -1,4 +1,4 @@
-import { printable } from "../../printable.ts";
+import { printable } from "../../../core/common/printable.ts";
 import { columns, padColumns } from "./columns.ts";
 
 /** Rows as lines of left-aligned columns, two spaces apart, by the columns each cell takes on a terminal; the last column is not padded. Cells are shown `printable`. */

@@ -27,7 +27,7 @@ CONNECTION_SPEC = dict(
 )
 
 # C0 (tab and newline too: a message is one line), DEL, C1, the line separators, every bidi control and the invisible
-# zero-width space, word joiner and byte order mark (cli/printable.ts).
+# zero-width space, word joiner and byte order mark (core/common/printable.ts).
 _UNSAFE = re.compile("[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
 
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { printable, printableJson } from "../../cli/printable.ts";
+import { printable, printableJson } from "../../../core/common/printable.ts";
 
 test("what a node sends reaches the terminal visible, never obeyed", () => {
   const rows: [string, string][] = [
