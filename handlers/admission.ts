@@ -5,6 +5,7 @@ import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
 import { clientAddress } from "../core/access/lockout.ts";
 import { InstallerError } from "../core/common/errors.ts";
+import { printableJsonText } from "../core/common/printable.ts";
 import type { Services } from "../core/service/services.ts";
 import type { AppEnv } from "./env.ts";
 
@@ -31,6 +32,23 @@ function setHeader(c: C, name: string, value: string): void {
   const outgoing = c.env?.outgoing;
   if (outgoing) outgoing.setHeader(name, value);
   else c.header(name, value);
+}
+
+/** The answers that carry a firstboot's, a cloud's or another node's text: an attempt's events, verdict and report, a join check. */
+const carriesOutsideText = (path: string) => path.startsWith("/v1/installer/install/") || path.startsWith("/v1/installer/cluster/");
+
+/**
+ * `handler` whose JSON answers are printable JSON (core/common/printable.ts): a C1 control or a bidi override a
+ * firstboot printed reaches a terminal that curls the API escaped, never obeyed, and parses back the same. A stream
+ * (SSE, whose events are written printable) is left as it is.
+ */
+function printableAnswers<H extends (c: C, ...rest: never[]) => unknown>(handler: H): H {
+  return (async (c: C, ...rest: never[]) => {
+    const answer = await handler(c, ...rest);
+    if (!(answer instanceof Response) || !/json/.test(answer.headers.get("content-type") ?? "")) return answer;
+    const text = await answer.text();
+    return new Response(printableJsonText(text), { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+  }) as H;
 }
 
 /**
@@ -83,7 +101,9 @@ export function createAdmission(services: Services, openapi: () => unknown) {
   return {
     /** A route definition as mounted: its handler or its route middleware does the admission. */
     mount<T extends { route: RouteConfig; handler: (c: C, ...rest: never[]) => unknown }>(definition: T): T {
-      const { route, handler } = definition;
+      const { route } = definition;
+      const handler = carriesOutsideText(route.path) ? printableAnswers(definition.handler) : definition.handler;
+      if (handler !== definition.handler) definition = { ...definition, handler };
       const coded = needsCode(route.path);
       if (route.request || BODY_METHODS.has(route.method.toUpperCase())) {
         return { ...definition, route: { ...route, middleware: (c: C, next: Next) => admit(c, next, coded) } };

@@ -1,5 +1,6 @@
 import type { SSEStreamingApi } from "hono/streaming";
 import type { InstallEvent } from "../core/attempts/events.ts";
+import { printableJson } from "../core/common/printable.ts";
 
 const HEARTBEAT_MS = 15_000;
 
@@ -23,6 +24,6 @@ export async function writeEvents(stream: SSEStreamingApi, batches: AsyncIterabl
       if (!stream.aborted) await stream.write(": heartbeat\n\n");
     }
     if (result.done) return;
-    await stream.write(result.value.map((event) => `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`).join(""));
+    await stream.write(result.value.map((event) => `id: ${event.seq}\ndata: ${printableJson(event)}\n\n`).join(""));
   }
 }

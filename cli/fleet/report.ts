@@ -1,3 +1,4 @@
+import { printableJsonText } from "../../core/common/printable.ts";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { createRedactor } from "../../core/secrets/index.ts";
 import type { NodeApi, Report, Verdict } from "./api.ts";
@@ -95,7 +96,7 @@ export function reportText(document: ReportDocument, fleetSecrets: readonly stri
   const { nodes, ...head } = document;
   const all = [...fleetSecrets, ...nodes.map((n) => codeOf(n.name))];
   const entries = nodes.map((entry) => redacted(entry, [...fleetSecrets, codeOf(entry.name)]));
-  return `${JSON.stringify({ ...(redacted(head, all) as object), nodes: entries }, null, 2)}\n`;
+  return `${printableJsonText(JSON.stringify({ ...(redacted(head, all) as object), nodes: entries }, null, 2))}\n`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { HttpClientError } from "../../core/http/client.ts";
-import { printable } from "../../core/common/printable.ts";
+import { printable, printableJsonText } from "../../core/common/printable.ts";
 import { ApiProblem, NodeApi } from "./api.ts";
 import { refusal } from "./connect.ts";
 import type { FleetOutput } from "./output/index.ts";
@@ -56,6 +56,6 @@ export async function gatherBundles(nodes: readonly FleetNode[], dir: string, pa
 export async function writeBundleIndex(dir: string, plan: string, entries: readonly BundleEntry[], now: Date): Promise<string> {
   const path = join(dir, INDEX_FILE);
   const gathered = entries.filter((e) => "file" in e).length;
-  await writeFileAtomic(path, `${JSON.stringify({ plan: printable(plan), gatheredAt: now.toISOString(), gathered, missing: entries.length - gathered, nodes: entries }, null, 2)}\n`);
+  await writeFileAtomic(path, `${printableJsonText(JSON.stringify({ plan: printable(plan), gatheredAt: now.toISOString(), gathered, missing: entries.length - gathered, nodes: entries }, null, 2))}\n`);
   return path;
 }

@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { open, rm, type FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
+import { printableJson } from "../common/printable.ts";
 import type { Step } from "../state/records.ts";
 
 export const EVENT_TYPES = [
@@ -122,7 +123,7 @@ export class AttemptEventLog {
     try {
       while (this.#pending.length > 0) {
         const batch = this.#pending.slice(0, MAX_BATCH);
-        const text = batch.map((e) => `${JSON.stringify(e)}\n`).join("");
+        const text = batch.map((e) => `${printableJson(e)}\n`).join("");
         try {
           await this.file.appendFile(text);
         } catch (err) {

@@ -1,4 +1,5 @@
 import type { Redactor } from "../secrets/index.ts";
+import { printableJson } from "./printable.ts";
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -28,7 +29,9 @@ interface LoggerOptions {
 export function createLogger(redactor: Redactor, now: () => Date, { write = (line) => process.stderr.write(line), journal = false, keep }: LoggerOptions = {}): Logger {
   const emit = (level: keyof typeof PRIORITY) => (message: string, fields?: Record<string, unknown>) => {
     // Each text redacted before it is serialised, so the line stays JSON whatever the secret's spelling (quotes included).
-    const line = `${JSON.stringify({ time: now().toISOString(), level, message, ...fields }, (_key, value: unknown) => (typeof value === "string" ? redactor.text(value) : value))}\n`;
+    // Printable JSON: a control character or bidi override in a node's or a firstboot's text is escaped, as the
+    // terminal that tails the log should see it.
+    const line = `${printableJson({ time: now().toISOString(), level, message, ...fields }, (_key, value: unknown) => (typeof value === "string" ? redactor.text(value) : value))}\n`;
     write(journal ? `<${PRIORITY[level]}>${line}` : line);
     keep?.(line);
   };

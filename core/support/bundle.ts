@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { printableJsonText } from "../common/printable.ts";
 import { renderNodeYaml, type Draft } from "../config/index.ts";
 import { readIfPresent } from "../fs/read-if-present.ts";
 import { withSecretScalarsReplaced } from "../secrets/index.ts";
@@ -59,7 +60,7 @@ function supportBundleName(hostname: string, now: Date): string {
   return `stratum-support-${hostname.replace(/[^A-Za-z0-9.-]/g, "_") || "node"}-${stamp}`;
 }
 
-const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+const json = (value: unknown) => `${printableJsonText(JSON.stringify(value, null, 2))}\n`;
 
 function redactorOf(input: SupportBundleInput): BundleRedactor {
   const { store, storeRaw, asides, installCode, tlsKey } = input.state;

@@ -25,4 +25,13 @@ describe("fleet: the report", () => {
     assert.deepEqual(parsed.nodes[1].verdict, { message: "installed with [redacted]" });
     assert.equal(parsed.nodes[2].report.token, "[redacted]");
   });
+
+  it("a node's text with C1 controls and bidi overrides is written out in the report's JSON, which parses back to it", () => {
+    const doc = document(1, "c");
+    (doc.nodes[0] as { verdict: unknown }).verdict = { message: "disk \u009b2J \u202ebusy" };
+    const text = reportText(doc, [], () => "code");
+    assert.doesNotMatch(text, /[\u0080-\u009f\u202e]/);
+    assert.match(text, /disk \\u009b2J \\u202ebusy/);
+    assert.equal(JSON.parse(text).nodes[0].verdict.message, "disk \u009b2J \u202ebusy");
+  });
 });
