@@ -58,7 +58,7 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     stopAll(`not started: the init node ${init.node.name} did not install`);
     return settled({ outcomes, answers });
   }
-  // Its join token first, its verdict and report after it: every join waits for the token.
+  // Its join token first, then its verdict and report: every join waits for both, as a join depends on the init.
   let token = connection.joinToken;
   if (!token) {
     try {
@@ -70,6 +70,13 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     }
   }
   ended(init, founded, initRun);
+  // Its success confirmed by its own verdict and report before a join goes by it (SPEC §10.3: a failed node stops
+  // the nodes that depend on it).
+  await Promise.all(confirmed);
+  if (outcomes.get(init.node.name)?.kind !== "installed") {
+    stopAll(`not started: the init node ${init.node.name}'s answers disagree about its install`);
+    return settled({ outcomes, answers });
+  }
   if (joins.some((join) => join.status.phase !== "done")) ctx.out.note(null, "info", `${init.node.name} founded cluster ${token.cluster}: its join token goes into the joins' drafts`);
   const joinToken = token.token;
   // Each join prepared before its turn (its status read, its draft written), so that its turn begins with its

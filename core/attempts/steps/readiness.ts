@@ -31,13 +31,13 @@ const ReadinessAnswer: Parser<Observation> = {
   parse(value) {
     const parsed = (value ?? {}) as { state?: unknown; detail?: unknown; checks?: unknown };
     if (typeof parsed.state !== "string") throw new Error('the answer has no "state"');
-    const checks = Array.isArray(parsed.checks) ? parsed.checks.filter(isCheck) : undefined;
-    const more = checks && checks.length > READINESS_CAPS.checks ? `; ${checks.length - READINESS_CAPS.checks} more checks not kept` : "";
+    const checks = Array.isArray(parsed.checks) ? keptChecks(parsed.checks.filter(isCheck)) : undefined;
+    const more = checks && checks.dropped > 0 ? `; ${checks.dropped} more checks not kept, ${checks.droppedNotReady > 0 ? `${checks.droppedNotReady} of them not ready` : "all ready"}` : "";
     const detail = typeof parsed.detail === "string" ? cap(parsed.detail, READINESS_CAPS.detailBytes) + more : more ? more.slice(2) : undefined;
     return {
       state: cap(parsed.state, READINESS_CAPS.stateBytes),
       ...(detail !== undefined ? { detail } : {}),
-      ...(checks ? { checks: checks.slice(0, READINESS_CAPS.checks).map(cleanCheck) } : {}),
+      ...(checks ? { checks: checks.kept.map(cleanCheck) } : {}),
     };
   },
 };
@@ -62,6 +62,19 @@ function isCheck(value: unknown): value is ReadinessCheck {
   return typeof check === "object" && check !== null && typeof check.name === "string" && typeof check.status === "string";
 }
 
+/**
+ * The checks kept, in the cloud's order: those not ready first of all (a timeout's verdict names them, and a change of
+ * one is an event), then ready ones up to the most kept. The rest are counted, not kept.
+ */
+function keptChecks(checks: ReadinessCheck[]): { kept: ReadinessCheck[]; dropped: number; droppedNotReady: number } {
+  if (checks.length <= READINESS_CAPS.checks) return { kept: checks, dropped: 0, droppedNotReady: 0 };
+  const allNotReady = checks.filter((c) => !isReady(c));
+  const notReady = new Set(allNotReady.slice(0, READINESS_CAPS.checks));
+  let room = READINESS_CAPS.checks - notReady.size;
+  const kept = checks.filter((c) => notReady.has(c) || (isReady(c) && room-- > 0));
+  return { kept, dropped: checks.length - kept.length, droppedNotReady: allNotReady.length - notReady.size };
+}
+
 function cleanCheck(check: ReadinessCheck): ReadinessCheck {
   const { checkNameBytes, checkStatusBytes, checkDetailBytes } = READINESS_CAPS;
   return { name: cap(check.name, checkNameBytes), status: cap(check.status, checkStatusBytes), ...(typeof check.detail === "string" ? { detail: cap(check.detail, checkDetailBytes) } : {}) };
@@ -69,8 +82,10 @@ function cleanCheck(check: ReadinessCheck): ReadinessCheck {
 
 const READY_STATUSES = new Set(["ok", "ready", "pass", "passed", "healthy", "up"]);
 
+const isReady = (check: ReadinessCheck) => READY_STATUSES.has(check.status.toLowerCase());
+
 export function notReadyChecks(observation: Observation | undefined): ReadinessCheck[] {
-  return (observation?.checks ?? []).filter((c) => !READY_STATUSES.has(c.status.toLowerCase()));
+  return (observation?.checks ?? []).filter((c) => !isReady(c));
 }
 
 function describe(observation: Observation): string {

@@ -299,7 +299,7 @@ describe("fleet: the joins' turns", () => {
     assert.deepEqual(doneLog, ["join PUT /config", "join GET /status", "join GET /config"]);
   });
 
-  it("an init node installed in this run: its join token is asked before its verdict and report, which the joins do not wait for", { timeout: 30_000 }, async (t) => {
+  it("an init node installed in this run: its join token is asked before its report, and the joins' installs wait for both", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];
     const init = await connected(t, 0, node("init", log, "configuring"), "configuring");
     const first = await connected(t, 1, node("first", log, "configuring"), "configuring");
@@ -314,6 +314,7 @@ describe("fleet: the joins' turns", () => {
     const at = (entry: string) => sent.indexOf(entry);
     assert.ok(at("init GET /cluster/join-token") >= 0 && at("init GET /install/report?attempt=1") >= 0, sent.join("\n"));
     assert.ok(at("init GET /cluster/join-token") < at("init GET /install/report?attempt=1"), sent.join("\n"));
+    assert.ok(at("init GET /install/report?attempt=1") < at("first POST /install"), sent.join("\n"));
   });
 
   it("a draft changed by someone else between the fleet's write and its install fails the node (412 on If-Match); nothing is installed", { timeout: 30_000 }, async (t) => {
@@ -389,5 +390,20 @@ describe("fleet: a node's success against its own report", () => {
     const outcome = run.outcomes.get("n0")!;
     assert.equal(outcome.kind, "failed", text());
     assert.equal(outcome.detail, "its answers disagree: its status said it is installed; its verdict says attempt 1 failed (READINESS_TIMEOUT: the cloud was not READY)");
+  });
+
+  it("an init node whose answers disagree stops the joins: none starts, each says why", { timeout: 30_000 }, async (t) => {
+    const log: string[] = [];
+    const failed = { ...VERDICT, outcome: "failed", code: "READINESS_TIMEOUT", message: "the cloud was not READY", next: "recheckReadiness" };
+    const rest = node("init", log, "configuring");
+    const init = await connected(t, 0, (req, res) => (req.url === "/v1/installer/install/report?attempt=1" ? json(res, 200, reportOf(failed)) : rest(req, res)), "configuring");
+    const join = await connected(t, 1, node("join", log, "configuring"), "configuring");
+    const { ctx } = await capturing(t);
+
+    const run = await installFleet({ connected: [init, join], failures: [], problems: [], draftProblems: [], rows: [] }, ctx, 1);
+
+    assert.equal(run.outcomes.get("n0")!.kind, "failed");
+    assert.deepEqual(run.outcomes.get("n1"), { kind: "stopped", detail: "not started: the init node n0's answers disagree about its install", attempt: 0 });
+    assert.ok(!log.some((l) => l.startsWith("join POST /install")), log.join("\n"));
   });
 });

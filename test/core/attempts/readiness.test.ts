@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { after, before, test } from "node:test";
 import type { NewEvent } from "../../../core/attempts/events.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
-import { READINESS_CAPS, pollReadiness, waitForReadiness } from "../../../core/attempts/steps/readiness.ts";
+import { READINESS_CAPS, notReadyChecks, pollReadiness, waitForReadiness } from "../../../core/attempts/steps/readiness.ts";
 import type { ReadinessObservation } from "../../../core/state/records.ts";
 import { StepFailure } from "../../../core/attempts/verdict.ts";
 
@@ -57,12 +57,20 @@ test("what a cloud says is kept capped: its state, detail and checks (each field
   serve(() => json(JSON.stringify({ state: "S".repeat(100), detail: "x".repeat(10_000), checks })));
   const seen = await pollReadiness(url, never, 5_000);
   assert.equal(seen.state, `${"S".repeat(READINESS_CAPS.stateBytes)} … [cut 36 bytes]`);
-  assert.equal(seen.detail, `${"x".repeat(READINESS_CAPS.detailBytes)} … [cut 7.8 KiB]; 8 more checks not kept`);
+  assert.equal(seen.detail, `${"x".repeat(READINESS_CAPS.detailBytes)} … [cut 7.8 KiB]; 8 more checks not kept, 8 of them not ready`);
   assert.equal(seen.checks!.length, READINESS_CAPS.checks);
   assert.deepEqual(seen.checks![0], { name: `${"n0".padEnd(READINESS_CAPS.checkNameBytes, "n")} … [cut 172 bytes]`, status: `${"pending".padEnd(READINESS_CAPS.checkStatusBytes, "!")} … [cut 36 bytes]`, detail: `${"d".repeat(READINESS_CAPS.checkDetailBytes)} … [cut 4.4 KiB]` });
   // Checks alone past the most kept: the detail says so.
   serve(() => json(JSON.stringify({ state: "BOOTSTRAPPING", checks: checks.map(() => ({ name: "x", status: "ok" })) })));
-  assert.equal((await pollReadiness(url, never, 5_000)).detail, "8 more checks not kept");
+  assert.equal((await pollReadiness(url, never, 5_000)).detail, "8 more checks not kept, all ready");
+  // The checks not ready are kept first, wherever the cloud lists them: the verdict names them.
+  const ready = Array.from({ length: 40 }, (_, i) => ({ name: `c${i}`, status: "ok" }));
+  serve(() => json(JSON.stringify({ state: "BOOTSTRAPPING", checks: [...ready, { name: "ceph", status: "HEALTH_ERR", detail: "osd down" }] })));
+  const late = await pollReadiness(url, never, 5_000);
+  assert.equal(late.checks!.length, READINESS_CAPS.checks);
+  assert.deepEqual(notReadyChecks(late), [{ name: "ceph", status: "HEALTH_ERR", detail: "osd down" }]);
+  assert.deepEqual(late.checks!.slice(0, 2), [ready[0], ready[1]], "in the cloud's order");
+  assert.equal(late.detail, "9 more checks not kept, all ready");
   // What fits is kept as it came.
   serve(() => json(JSON.stringify({ state: "BOOTSTRAPPING", detail: "etcd: 2 of 3", checks: [{ name: "etcd", status: "pending", detail: "2 of 3" }] })));
   assert.deepEqual(await pollReadiness(url, never, 5_000), { state: "BOOTSTRAPPING", detail: "etcd: 2 of 3", checks: [{ name: "etcd", status: "pending", detail: "2 of 3" }] });
