@@ -246,6 +246,7 @@ export class NodeRun {
         this.ctx.state.seen(name, event.seq);
       },
       onBreak: (reason, seq) => this.note("warn", `the event stream broke (${reason}); resuming after event ${seq}`),
+      onQuiet: (ms, seq) => this.note("warn", `no event for ${Math.round(ms / 60_000)} min (attempt ${attempt}, after event ${seq}): its step may be long, or the node stuck; following on (Ctrl-C stops watching, not the install)`),
     });
     this.#record({ attempt, outcome: verdict.outcome });
     this.ctx.out.change(name, { phase: verdict.outcome === "succeeded" ? "done" : "failed" });

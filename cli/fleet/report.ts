@@ -1,7 +1,7 @@
 import { printableJsonText } from "../../core/common/printable.ts";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { createRedactor } from "../../core/secrets/index.ts";
-import type { NodeApi, Report, Verdict } from "./api.ts";
+import { ApiProblem, type NodeApi, type Report, type Verdict } from "./api.ts";
 import type { Connection } from "./connect.ts";
 import type { Outcome } from "./node-run.ts";
 import type { SummaryRow } from "./output/index.ts";
@@ -23,15 +23,26 @@ export function summaryRows(loaded: LoadedPlan, outcomes: ReadonlyMap<string, Ou
   });
 }
 
-const settled = <T>(promise: Promise<T>): Promise<T | null> => promise.catch(() => null);
-
 /** A node's latest verdict and report as its installer gives them; null for what it cannot give. */
 export interface NodeAnswers {
+  /** Undefined when it has none to give (no attempt, or one that still runs). */
   verdict: Verdict | null | undefined;
   report: Report | null;
-  /** Why the report is null: not in fleet-report.json. */
-  reportProblem?: string;
+  /** Why the verdict or report is null, and whether the node refused it (answered a problem) or did not answer: not in fleet-report.json. */
+  verdictProblem?: Unanswered;
+  reportProblem?: Unanswered;
 }
+
+interface Unanswered {
+  refused: boolean;
+  detail: string;
+}
+
+/** A 4xx problem is the node's answer (it has no such verdict or report); a 5xx, a 429 or no answer says nothing either way. */
+const unanswered = (error: unknown): Unanswered =>
+  error instanceof ApiProblem
+    ? { refused: error.status >= 400 && error.status < 500 && error.status !== 429, detail: `${error.status} ${error.code}: ${error.message}` }
+    : { refused: false, detail: (error as Error).message };
 
 /**
  * Asked one after the other, on the connection the node's last request left open; the verdict only when the run did
@@ -39,28 +50,41 @@ export interface NodeAnswers {
  * report is of the verdict's attempt; without a verdict, the latest.
  */
 export async function nodeAnswers(api: NodeApi, verdict?: Verdict): Promise<NodeAnswers> {
-  const answers: NodeAnswers = { verdict: verdict ?? (await settled(api.verdict())), report: null };
+  const answers: NodeAnswers = { verdict: verdict ?? null, report: null };
+  if (!verdict) {
+    try {
+      answers.verdict = await api.verdict();
+    } catch (error) {
+      answers.verdictProblem = unanswered(error);
+    }
+  }
   try {
     answers.report = await api.report(answers.verdict?.attempt);
   } catch (error) {
-    answers.reportProblem = (error as Error).message;
+    answers.reportProblem = unanswered(error);
   }
   return answers;
 }
 
 /**
  * A node counted installed, against its verdict and its report of that verdict's attempt (asked anyway for
- * fleet-report.json): `said` is what the fleet went by (its attempt.finished event, or its status). Undefined when
- * they agree; else why the node is not installed (`disagrees`: an installer's answers agree, a node whose do not is
- * not believed), or what could not be read to confirm it (`unconfirmed`).
+ * fleet-report.json): `said` is what the fleet went by (the verdict it gave, or its status). Undefined when they
+ * agree; else why the node is not installed (`disagrees`: an installer's answers agree, a node whose do not is not
+ * believed; a refusal to give them is an answer too), or what could not be read to confirm it (`unconfirmed`: the
+ * node did not answer).
  */
 export function confirmation(said: string, got: NodeAnswers): { disagrees: string } | { unconfirmed: string } | undefined {
   const { verdict, report } = got;
-  if (!verdict) return { unconfirmed: "its verdict cannot be read" };
   const disagree = (says: string) => ({ disagrees: `its answers disagree: ${said}; ${says}` });
   const outcome = (v: Verdict) => `${v.outcome} (${v.code ?? "no code"}: ${v.message})`;
+  if (got.verdictProblem) return got.verdictProblem.refused ? disagree(`asked for its verdict, it answered ${got.verdictProblem.detail}`) : { unconfirmed: `its verdict cannot be read (${got.verdictProblem.detail})` };
+  if (!verdict) return disagree("it gives no verdict (no attempt finished)");
   if (verdict.outcome !== "succeeded") return disagree(`its verdict says attempt ${verdict.attempt} ${outcome(verdict)}`);
-  if (!report) return { unconfirmed: `its report of attempt ${verdict.attempt} cannot be read (${got.reportProblem ?? "no answer"})` };
+  if (got.reportProblem) {
+    const asked = `asked for attempt ${verdict.attempt}'s report`;
+    return got.reportProblem.refused ? disagree(`${asked}, it answered ${got.reportProblem.detail}`) : { unconfirmed: `its report of attempt ${verdict.attempt} cannot be read (${got.reportProblem.detail})` };
+  }
+  if (!report) return { unconfirmed: `its report of attempt ${verdict.attempt} cannot be read` };
   if (report.attempt !== verdict.attempt) return disagree(`asked for attempt ${verdict.attempt}'s report, it gave attempt ${report.attempt}'s`);
   const reported = report.verdict;
   if (reported?.outcome === "succeeded" && reported.attempt === verdict.attempt) return undefined;

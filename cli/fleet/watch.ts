@@ -7,11 +7,16 @@ interface Watcher {
   onEvent(event: InstallEvent): void;
   /** The stream broke; it is resumed after the last event received. */
   onBreak(reason: string, lastSeq: number): void;
+  /** No event for `quietMs` (and again each `quietMs` after): the node may be stuck, or its step long. */
+  onQuiet?(sinceMs: number, lastSeq: number): void;
   signal: AbortSignal;
+  /** How long a node may stay out of reach (not answering at all) before the fleet gives up following it. */
+  giveUpMs?: number;
+  quietMs?: number;
 }
 
-/** How long a node may stay out of reach before the fleet gives up following it. */
 const GIVE_UP_AFTER_MS = 120_000;
+const QUIET_MS = 5 * 60_000;
 
 /**
  * The success the attempt's last event carries: the verdict, without asking for it. A failure is asked for, once the
@@ -29,39 +34,66 @@ function carriedSuccess(event: InstallEvent, attempt: number): Verdict | undefin
  * gives (a wrong shape, over a cap) ends the following at once: asking again would only hear it again.
  */
 export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "where">, attempt: number, after: number, watcher: Watcher): Promise<Verdict> {
+  const giveUpMs = watcher.giveUpMs ?? GIVE_UP_AFTER_MS;
+  const quietMs = watcher.quietMs ?? QUIET_MS;
   let last = after;
   let outOfReachSince: number | undefined;
   let tries = 0;
-  for (;;) {
-    let reason: string | undefined;
-    try {
-      for await (const event of api.events(attempt, last, watcher.signal)) {
-        // An installer's events go up, one attempt a stream: one that replays or mixes attempts would be shown, and
-        // followed, forever.
-        if (event.attempt !== attempt || event.seq <= last) {
-          const got = `event ${event.seq} of attempt ${event.attempt}`;
-          throw new HttpClientError("schema", api.where, `${api.where} gave an answer that is not its installer's: ${got} after event ${last} of attempt ${attempt} (an attempt's events come once each, in order)`);
+  // A stream of heartbeats alone, or a node that says it still installs and sends nothing: said every quietMs.
+  let heardAt = Date.now();
+  let quietSaid = heardAt;
+  const quiet = setInterval(() => {
+    const now = Date.now();
+    if (now - quietSaid < quietMs) return;
+    quietSaid = now;
+    watcher.onQuiet?.(now - heardAt, last);
+  }, Math.min(quietMs, 60_000)).unref();
+  try {
+    return await follow();
+  } finally {
+    clearInterval(quiet);
+  }
+
+  async function follow(): Promise<Verdict> {
+    for (;;) {
+      let reason: string | undefined;
+      try {
+        for await (const event of api.events(attempt, last, watcher.signal)) {
+          // An installer's events go up, one attempt a stream: one that replays or mixes attempts would be shown, and
+          // followed, forever.
+          if (event.attempt !== attempt || event.seq <= last) {
+            const got = `event ${event.seq} of attempt ${event.attempt}`;
+            throw new HttpClientError("schema", api.where, `${api.where} gave an answer that is not its installer's: ${got} after event ${last} of attempt ${attempt} (an attempt's events come once each, in order)`);
+          }
+          last = event.seq;
+          outOfReachSince = undefined;
+          tries = 0;
+          heardAt = quietSaid = Date.now();
+          watcher.onEvent(event);
+          const success = carriedSuccess(event, attempt);
+          if (success) return success;
         }
-        last = event.seq;
-        outOfReachSince = undefined;
-        tries = 0;
-        watcher.onEvent(event);
-        const success = carriedSuccess(event, attempt);
-        if (success) return success;
+      } catch (error) {
+        if (watcher.signal.aborted || (error instanceof HttpClientError && error.kind === "tls-mismatch") || wrongAnswer(error)) throw error;
+        reason = (error as Error).message;
       }
-    } catch (error) {
-      if (watcher.signal.aborted || (error instanceof HttpClientError && error.kind === "tls-mismatch") || wrongAnswer(error)) throw error;
-      reason = (error as Error).message;
+      let answered = true;
+      const verdict = await api.verdict(attempt).catch((error: unknown) => {
+        if (!(error instanceof HttpClientError) || wrongAnswer(error)) throw error;
+        answered = false;
+        return undefined;
+      });
+      if (verdict && verdict.attempt !== attempt) {
+        throw new HttpClientError("schema", api.where, `${api.where} gave an answer that is not its installer's: the verdict of attempt ${verdict.attempt} when asked for attempt ${attempt}'s`);
+      }
+      if (verdict) return verdict;
+      // It answered that the attempt still runs: in reach, however its stream fares.
+      if (answered) outOfReachSince = undefined;
+      else outOfReachSince ??= Date.now();
+      if (outOfReachSince !== undefined && Date.now() - outOfReachSince > giveUpMs) throw new HttpClientError("unreachable", api.where, `${reason ?? `${api.where} is unreachable: the event stream keeps closing`}; gave up after ${giveUpMs / 1000} s out of reach`);
+      if (reason) watcher.onBreak(reason, last);
+      await sleep(250 * 2 ** Math.min(tries, 4), undefined, { signal: watcher.signal });
+      tries += 1;
     }
-    const verdict = await api.verdict(attempt).catch((error: unknown) => {
-      if (error instanceof HttpClientError && !wrongAnswer(error)) return undefined;
-      throw error;
-    });
-    if (verdict) return verdict;
-    outOfReachSince ??= Date.now();
-    if (Date.now() - outOfReachSince > GIVE_UP_AFTER_MS) throw new HttpClientError("unreachable", api.where, `${reason ?? `${api.where} is unreachable: the event stream keeps closing`}; gave up after ${GIVE_UP_AFTER_MS / 1000} s`);
-    if (reason) watcher.onBreak(reason, last);
-    await sleep(250 * 2 ** Math.min(tries, 4), undefined, { signal: watcher.signal });
-    tries += 1;
   }
 }

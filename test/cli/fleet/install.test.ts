@@ -360,7 +360,7 @@ describe("fleet: a node's success against its own report", () => {
 
     const outcome = run.outcomes.get("n1")!;
     assert.equal(outcome.kind, "failed", text());
-    assert.match(outcome.detail, /its answers disagree: its attempt\.finished event said attempt 1 succeeded; its report of attempt 1 says it failed \(FIRSTBOOT_FAILED: firstboot exited with 1\)/);
+    assert.match(outcome.detail, /its answers disagree: it said attempt 1 succeeded; its report of attempt 1 says it failed \(FIRSTBOOT_FAILED: firstboot exited with 1\)/);
     assert.equal(exitCode(run.outcomes), 1);
     assert.match(text(), /\[n1\] .*its answers disagree/);
     assert.match(text(), /\[n1\] phase: failed/);
@@ -375,7 +375,15 @@ describe("fleet: a node's success against its own report", () => {
     const unread = await capturing(t);
     const run = await installFleet(await lyingJoin(t, (res) => json(res, 503, { code: "BUSY" })), unread.ctx, 1);
     assert.equal(run.outcomes.get("n1")!.kind, "installed", unread.text());
-    assert.match(unread.text(), /\[n1\] .*its report of attempt 1 cannot be read \(.*\): counted installed as its attempt\.finished event said attempt 1 succeeded, unconfirmed/);
+    assert.match(run.outcomes.get("n1")!.detail, /^installed, unconfirmed: its report of attempt 1 cannot be read \(503 BUSY: /, "the summary, --json and the report say so");
+    assert.match(unread.text(), /\[n1\] .*its report of attempt 1 cannot be read \(.*\): counted installed as it said attempt 1 succeeded, unconfirmed/);
+  });
+
+  it("a join that said it succeeded but has no report of that attempt (404) is not counted installed: a refusal is an answer", { timeout: 30_000 }, async (t) => {
+    const { ctx, text } = await capturing(t);
+    const run = await installFleet(await lyingJoin(t, (res) => json(res, 404, { code: "NOT_FOUND", detail: "no finished attempt 1" })), ctx, 1);
+    assert.equal(run.outcomes.get("n1")!.kind, "failed", text());
+    assert.equal(run.outcomes.get("n1")!.detail, "its answers disagree: it said attempt 1 succeeded; asked for attempt 1's report, it answered 404 NOT_FOUND: no finished attempt 1");
   });
 
   it("a node whose status says it is installed while its verdict says its attempt failed is not counted installed", { timeout: 30_000 }, async (t) => {

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import type { InstallEvent, Verdict } from "../../../cli/fleet/api.ts";
 import { HttpClientError } from "../../../core/http/client.ts";
 import { followAttempt } from "../../../cli/fleet/watch.ts";
+import { waitFor } from "../../helpers/installer.ts";
 
 const event = (seq: number, type: InstallEvent["type"] = "step.log"): InstallEvent => ({ seq, attempt: 1, time: "2026-01-01T00:00:00.000Z", type, level: "info", message: `event ${seq}` });
 const VERDICT = { attempt: 1, kind: "install", outcome: "succeeded", step: "readiness", code: null, message: "installed", next: "none" } as Verdict;
@@ -126,5 +127,30 @@ describe("fleet: following an attempt", () => {
     const seen: number[] = [];
     await assert.rejects(followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: (e) => seen.push(e.seq), onBreak: () => undefined }), (error: HttpClientError) => error.kind === "schema" && /attempt 7/.test(error.message));
     assert.deepEqual(seen, []);
+  });
+
+  it("a verdict of another attempt than the one followed, asked for after the stream broke, is an answer no installer gives: no success is taken from it", async () => {
+    const installer = { where: "x", events: () => (async function* () { throw new Error("socket hang up"); })(), verdict: async () => ({ ...VERDICT, attempt: 7 }) };
+    await assert.rejects(followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), (error: HttpClientError) => error.kind === "schema" && /the verdict of attempt 7 when asked for attempt 1's/.test(error.message));
+  });
+
+  it("a node that answers that its attempt still runs is in reach, however its stream fares: not given up; one that does not answer is", async () => {
+    let running = 2;
+    const answering = { where: "x", events: () => (async function* () { throw new Error("socket hang up"); })(), verdict: async () => (running-- > 0 ? undefined : VERDICT) };
+    assert.deepEqual(await followAttempt(answering, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined, giveUpMs: 0 }), VERDICT);
+    const silent = { where: "x", events: () => (async function* () { throw new Error("socket hang up"); })(), verdict: async (): Promise<Verdict | undefined> => { throw new HttpClientError("unreachable", "x", "connect ECONNREFUSED"); } };
+    await assert.rejects(followAttempt(silent, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined, giveUpMs: 0 }), (error: HttpClientError) => error.kind === "unreachable" && /gave up after 0 s out of reach/.test(error.message));
+  });
+
+  it("a stream that sends nothing for a while (heartbeats only) is said, and said again while it lasts; the following goes on", async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const installer = { where: "x", events: () => (async function* () { yield event(1); await released; yield { ...event(2, "attempt.finished"), data: { verdict: VERDICT } }; })(), verdict: async () => undefined };
+    const quiet: number[] = [];
+    const following = followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined, onQuiet: (_, seq) => quiet.push(seq), quietMs: 20 });
+    await waitFor("said twice", async () => (quiet.length >= 2 ? true : undefined));
+    release();
+    assert.deepEqual(await following, VERDICT);
+    assert.ok(quiet.every((seq) => seq === 1), "after event 1");
   });
 });
