@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { HttpClientError } from "../../core/http/client.ts";
+import { readBundle } from "../../core/support/read.ts";
 import { printable, printableJsonText } from "../../core/common/printable.ts";
 import { ApiProblem, NodeApi } from "./api.ts";
 import { refusal } from "./connect.ts";
@@ -12,7 +13,7 @@ import { pool } from "./pool.ts";
 /** One node's line of the index: its bundle's file, size and SHA-256, or why there is none. */
 export type BundleEntry = { node: string; installer: string } & (
   | { file: string; size: number; sha256: string }
-  | { error: "wrong-certificate" | "refused" | "failed" | "unreachable" | "timeout" | "broken" | "too-large" | "not-written"; detail: string }
+  | { error: "wrong-certificate" | "refused" | "failed" | "unreachable" | "timeout" | "broken" | "too-large" | "not-written" | "not-a-bundle"; detail: string }
 );
 
 export const INDEX_FILE = "index.json";
@@ -41,6 +42,13 @@ export async function gatherBundles(nodes: readonly FleetNode[], dir: string, pa
     const installer = node.access.url.origin;
     try {
       const { size, sha256 } = await new NodeApi(node.access).supportBundle(join(dir, file));
+      // What came is read as the summary reads it: a 200 whose body is no installer's bundle is not counted one.
+      const unreadable = await readBundle(join(dir, file)).then(() => undefined, (error: Error) => error.message);
+      if (unreadable) {
+        const detail = printable(`${unreadable}; what came is kept as ${join(dir, file)}`);
+        entries.set(node.name, { node: node.name, installer, error: "not-a-bundle", detail });
+        return out.note(node.name, "error", `no support bundle (not-a-bundle): ${detail}`);
+      }
       entries.set(node.name, { node: node.name, installer, file, size, sha256 });
       out.note(node.name, "info", `support bundle: ${join(dir, file)} (${kib(size)}, SHA-256 ${sha256})`);
     } catch (error) {

@@ -1,4 +1,5 @@
 import { createReadStream } from "node:fs";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { extract } from "tar-stream";
@@ -9,6 +10,8 @@ import type { Manifest } from "./bundle.ts";
 const LAST_EVENTS = 12;
 /** A file the summary parses is no bigger than this (events are read line by line). */
 const MAX_JSON = 8 * 1024 * 1024;
+/** A bundle is at most 10 MB (SPEC §11); what unpacks to more than this is none an installer made (a gzip bomb). */
+const MAX_UNPACKED = 512 * 1024 * 1024;
 
 /** What a bundle says, enough for a person's first minute with it. */
 export interface BundleContents {
@@ -17,8 +20,11 @@ export interface BundleContents {
   attempts: Array<{ attempt: number; verdict?: Verdict; report?: Partial<AttemptRecord>; lastEvents: string[] }>;
 }
 
-/** Reads a .tar.gz bundle once, as a stream: the JSON it needs, and the last events of each attempt. */
-export async function readBundle(path: string): Promise<BundleContents> {
+/**
+ * Reads a .tar.gz bundle once, as a stream: the JSON it needs, and the last events of each attempt. One that is no
+ * gzip, unpacks to more than `maxUnpackedBytes` or has no manifest.json is refused: no installer made it.
+ */
+export async function readBundle(path: string, maxUnpackedBytes = MAX_UNPACKED): Promise<BundleContents> {
   const contents: BundleContents = { attempts: [] };
   const attempt = (n: number) => {
     let found = contents.attempts.find((a) => a.attempt === n);
@@ -27,6 +33,8 @@ export async function readBundle(path: string): Promise<BundleContents> {
   };
   const reader = extract();
   reader.on("entry", (header, stream, next) => {
+    // A bundle torn down mid-entry (over the cap, cut short) errors this entry too: the pipeline reports why.
+    stream.on("error", () => undefined);
     const name = header.name.split("/").slice(1).join("/");
     const match = /^attempts\/(\d+)\/(verdict\.json|report\.json|events\.ndjson)$/.exec(name);
     const wanted = name === "manifest.json" || name === "status.json" || match;
@@ -59,7 +67,18 @@ export async function readBundle(path: string): Promise<BundleContents> {
       next();
     });
   });
-  await pipeline(createReadStream(path), createGunzip(), reader);
+  let unpacked = 0;
+  const capped = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      unpacked += chunk.length;
+      if (unpacked <= maxUnpackedBytes) return done(null, chunk);
+      // Once: the pipeline tears down on it; what gunzip hands on meanwhile is dropped.
+      if (!this.destroyed) this.destroy(new Error(`it unpacks to over ${maxUnpackedBytes / 1024 / 1024} MiB, which no installer's bundle does`));
+      done();
+    },
+  });
+  await pipeline(createReadStream(path), createGunzip(), capped, reader);
+  if (!contents.manifest) throw new Error("it holds no manifest.json, which every installer's bundle does");
   contents.attempts.sort((a, b) => a.attempt - b.attempt);
   return contents;
 }

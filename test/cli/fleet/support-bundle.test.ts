@@ -6,6 +6,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { gzipSync } from "node:zlib";
+import { pack } from "tar-stream";
 import type { FleetOutput, Level } from "../../../cli/fleet/output/index.ts";
 import type { FleetNode } from "../../../cli/fleet/plan.ts";
 import { gatherBundles, writeBundleIndex } from "../../../cli/fleet/support-bundle.ts";
@@ -17,7 +19,18 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const installer = fakeInstaller;
 
 const node = (name: string, url: URL, pin: string): FleetNode => ({ index: 0, name, role: "join", access: { url, pin, code: `code-${name}` }, draft: () => ({}) as never });
-const bytesOf = (name: string) => Buffer.from(`a bundle of ${name} `.repeat(5000));
+/** A .tar.gz of the shape an installer's bundle has: its folder with a manifest.json (and enough besides to take time). */
+async function tarGz(name: string, manifest = true): Promise<Buffer> {
+  const packed = pack();
+  if (manifest) packed.entry({ name: `stratum-support-${name}/manifest.json` }, JSON.stringify({ hostname: name, files: [], leftOut: [] }));
+  packed.entry({ name: `stratum-support-${name}/service.log` }, `a bundle of ${name} `.repeat(5000));
+  packed.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of packed) chunks.push(chunk as Buffer);
+  return gzipSync(Buffer.concat(chunks));
+}
+const BUNDLES = new Map([["node-01", await tarGz("node-01")], ["node-02", await tarGz("node-02")]]);
+const bytesOf = (name: string) => BUNDLES.get(name)!;
 const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
 const served = (name: string): Handler => (_req, res) => res.writeHead(200, { "content-type": "application/gzip" }).end(bytesOf(name));
 
@@ -73,7 +86,7 @@ describe("fleet --support-bundle: each node's bundle and the index", () => {
   it("--parallel N: N nodes asked at once", { timeout: 20_000 }, async (t) => {
     const waiting: Array<() => void> = [];
     const together: Handler = (req, res) => {
-      waiting.push(() => res.writeHead(200).end(req.url));
+      waiting.push(() => res.writeHead(200).end(bytesOf(req.url ? "node-01" : "node-02")));
       if (waiting.length === 2) for (const answer of waiting.splice(0)) answer();
     };
     const a = await installer(t, together);
@@ -81,5 +94,17 @@ describe("fleet --support-bundle: each node's bundle and the index", () => {
     const dir = await tempDir("stratum-bundles-");
     const entries = await gatherBundles([node("a", a.url, a.pin), node("b", b.url, b.pin)], dir, 2, recorder());
     assert.deepEqual(entries.map((e) => "file" in e), [true, true], "each answered only once both were asked");
+  });
+
+  it("a 200 whose body is no installer's bundle (no gzip, or a tar without a manifest) is not counted one: not-a-bundle, the file kept for a look", async (t) => {
+    const html = await installer(t, (_req, res) => res.writeHead(200, { "content-type": "application/gzip" }).end("<html>a proxy's page</html>"));
+    const noManifest = await tarGz("node-02", false);
+    const bare = await installer(t, (_req, res) => res.writeHead(200, { "content-type": "application/gzip" }).end(noManifest));
+    const dir = join(await tempDir("stratum-bundles-"), "bundles");
+    const entries = await gatherBundles([node("node-01", html.url, html.pin), node("node-02", bare.url, bare.pin)], dir, 2, recorder());
+    assert.deepEqual(entries.map((e) => ("error" in e ? e.error : "file")), ["not-a-bundle", "not-a-bundle"]);
+    assert.match((entries[0] as { detail: string }).detail, /incorrect header check; what came is kept as .*node-01\.tar\.gz$/);
+    assert.match((entries[1] as { detail: string }).detail, /holds no manifest\.json/);
+    assert.deepEqual(await readFile(join(dir, "node-02.tar.gz")), noManifest);
   });
 });

@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { gzipSync } from "node:zlib";
+import { pack } from "tar-stream";
+import { readBundle } from "../../../core/support/read.ts";
+import { tempDir } from "../../helpers/installer.ts";
+
+async function tarGz(files: Record<string, string | Buffer>): Promise<Buffer> {
+  const packed = pack();
+  for (const [name, body] of Object.entries(files)) packed.entry({ name }, body);
+  packed.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of packed) chunks.push(chunk as Buffer);
+  return gzipSync(Buffer.concat(chunks));
+}
+
+async function file(bytes: Buffer | string): Promise<string> {
+  const path = join(await tempDir("stratum-read-"), "bundle.tar.gz");
+  await writeFile(path, bytes);
+  return path;
+}
+
+test("a bundle is read as an installer makes it; what is no gzip, holds no manifest.json or unpacks past the cap is refused saying so", async () => {
+  const manifest = JSON.stringify({ hostname: "node-01", files: [], leftOut: [] });
+  assert.equal((await readBundle(await file(await tarGz({ "b/manifest.json": manifest })))).manifest?.hostname, "node-01");
+  await assert.rejects(readBundle(await file("<html>a proxy's page</html>")), /incorrect header check/);
+  await assert.rejects(readBundle(await file(await tarGz({ "b/hello.txt": "hi" }))), /holds no manifest\.json, which every installer's bundle does/);
+  // A bomb in small: 2 MiB of zeros against a 1 MiB cap.
+  const bomb = await file(await tarGz({ "b/manifest.json": manifest, "b/zeros": Buffer.alloc(2 * 1024 * 1024) }));
+  await assert.rejects(readBundle(bomb, 1024 * 1024), /unpacks to over 1 MiB, which no installer's bundle does/);
+  assert.ok((await readBundle(bomb)).manifest, "under the real cap it reads");
+});
