@@ -6,7 +6,7 @@ import { type FleetOutput, chooseOutput } from "./output/index.ts";
 import { type LoadedPlan, loadPlan } from "./plan.ts";
 import { exitCode, summaryRows, writeReport } from "./report.ts";
 import { FleetState, StateFileError } from "./state.ts";
-import { gatherBundles, writeBundleIndex } from "./support-bundle.ts";
+import { type BundleEntry, gatherBundles, writeBundleIndex } from "./support-bundle.ts";
 import { EXAMPLE_PLAN, FLEET_USAGE } from "./usage.ts";
 
 interface FleetFlags {
@@ -68,11 +68,19 @@ const gatherHint = (flags: FleetFlags) => `gather what happened: node installer.
 /** `--support-bundle DIR`: every node's bundle and DIR/index.json; 0 when every bundle came, 1 when one did not. */
 async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportBundle: string }, out: FleetOutput): Promise<number> {
   const dir = flags.supportBundle;
-  const entries = await gatherBundles(loaded.nodes, dir, flags.parallel, out);
+  // Ctrl-C stops the downloads, keeps what came and still writes the index (a second one exits at once).
+  const controller = new AbortController();
+  const release = onInterrupt(controller);
+  let entries: BundleEntry[];
+  try {
+    entries = await gatherBundles(loaded.nodes, dir, flags.parallel, out, controller.signal);
+  } finally {
+    release();
+  }
   const index = await writeBundleIndex(dir, flags.plan, entries, new Date());
   const gathered = entries.filter((e) => "file" in e).length;
-  const exit = gathered === entries.length ? 0 : 1;
-  out.note(null, exit === 0 ? "info" : "error", `${gathered} of ${plural(entries.length, "support bundle")} gathered in ${dir}; index: ${index}`);
+  const exit = controller.signal.aborted ? 130 : gathered === entries.length ? 0 : 1;
+  out.note(null, gathered === entries.length ? "info" : "error", `${gathered} of ${plural(entries.length, "support bundle")} gathered in ${dir}${controller.signal.aborted ? " (stopped)" : ""}; index: ${index}`);
   return exit;
 }
 

@@ -13,7 +13,7 @@ import { pool } from "./pool.ts";
 /** One node's line of the index: its bundle's file, size and SHA-256, or why there is none. */
 export type BundleEntry = { node: string; installer: string } & (
   | { file: string; size: number; sha256: string }
-  | { error: "wrong-certificate" | "refused" | "failed" | "unreachable" | "timeout" | "broken" | "too-large" | "not-written" | "not-a-bundle"; detail: string }
+  | { error: "wrong-certificate" | "refused" | "failed" | "unreachable" | "timeout" | "broken" | "too-large" | "not-written" | "not-a-bundle" | "stopped"; detail: string }
 );
 
 export const INDEX_FILE = "index.json";
@@ -33,15 +33,21 @@ function whyMissing(error: unknown): Pick<Missing, "error" | "detail"> {
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
-/** Each node's bundle into `dir` as NODE.tar.gz, `parallel` at once; a node that gives none is named with why. */
-export async function gatherBundles(nodes: readonly FleetNode[], dir: string, parallel: number, out: FleetOutput): Promise<BundleEntry[]> {
+/**
+ * Each node's bundle into `dir` as NODE.tar.gz, `parallel` at once; a node that gives none is named with why. Once
+ * `signal` aborts (Ctrl-C), the downloads under way stop (their temp files removed) and no other begins: those nodes
+ * are `stopped`, and what came is kept.
+ */
+export async function gatherBundles(nodes: readonly FleetNode[], dir: string, parallel: number, out: FleetOutput, signal?: AbortSignal): Promise<BundleEntry[]> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const entries = new Map<string, BundleEntry>();
+  const stopped = (node: FleetNode) => ({ node: node.name, installer: node.access.url.origin, error: "stopped" as const, detail: "not gathered: the run was stopped (Ctrl-C)" });
   await pool(nodes, parallel, async (node) => {
     const file = `${node.name}.tar.gz`;
     const installer = node.access.url.origin;
+    if (signal?.aborted) return void entries.set(node.name, stopped(node));
     try {
-      const { size, sha256 } = await new NodeApi(node.access).supportBundle(join(dir, file));
+      const { size, sha256 } = await new NodeApi(node.access).supportBundle(join(dir, file), signal);
       // What came is read as the summary reads it: a 200 whose body is no installer's bundle is not counted one.
       const unreadable = await readBundle(join(dir, file)).then(() => undefined, (error: Error) => error.message);
       if (unreadable) {
@@ -52,6 +58,7 @@ export async function gatherBundles(nodes: readonly FleetNode[], dir: string, pa
       entries.set(node.name, { node: node.name, installer, file, size, sha256 });
       out.note(node.name, "info", `support bundle: ${join(dir, file)} (${kib(size)}, SHA-256 ${sha256})`);
     } catch (error) {
+      if (signal?.aborted) return void entries.set(node.name, stopped(node));
       const missing = whyMissing(error);
       entries.set(node.name, { node: node.name, installer, ...missing });
       out.note(node.name, "error", `no support bundle (${missing.error}): ${missing.detail}`);

@@ -107,4 +107,20 @@ describe("fleet --support-bundle: each node's bundle and the index", () => {
     assert.match((entries[1] as { detail: string }).detail, /holds no manifest\.json/);
     assert.deepEqual(await readFile(join(dir, "node-02.tar.gz")), noManifest);
   });
+
+  it("stopped (Ctrl-C): the download under way ends with its temp file removed, no other begins, what came is kept; each node says which", { timeout: 20_000 }, async (t) => {
+    const controller = new AbortController();
+    const good = await installer(t, served("node-01"));
+    // The second sends half a bundle, then nothing; the stop comes while it waits.
+    const stuck = await installer(t, (_req, res) => {
+      res.writeHead(200, { "content-type": "application/gzip" }).write(bytesOf("node-02").subarray(0, 100));
+      setImmediate(() => controller.abort());
+    });
+    const never = await installer(t, served("node-01"));
+    const dir = join(await tempDir("stratum-bundles-"), "bundles");
+    const entries = await gatherBundles([node("node-01", good.url, good.pin), node("node-02", stuck.url, stuck.pin), node("node-03", never.url, never.pin)], dir, 1, recorder(), controller.signal);
+    assert.deepEqual(entries.map((e) => ("error" in e ? e.error : "file")), ["file", "stopped", "stopped"]);
+    assert.deepEqual((await readdir(dir)).sort(), ["node-01.tar.gz"], "no temp file, no half bundle");
+    assert.equal(never.seen.length, 0, "the third was never asked");
+  });
 });
