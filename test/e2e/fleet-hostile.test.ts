@@ -1,7 +1,7 @@
 /**
  * Issue 23 item 2: the fleet trusts no byte a node sends. Each node's real installer sits behind a proxy of its
  * own certificate (the plan pins the proxy): the proxy records every request and answers the install itself
- * (POST /install, its events, its verdict), as a node would, or lies where a test tells it to. The installers
+ * (POST /install, its events, its verdict and report), as a node would, or lies where a test tells it to. The installers
  * behind answer what the fleet reads first (status, options, the draft) and are never installed, so every
  * run starts from the same nodes.
  */
@@ -89,8 +89,16 @@ function honest(proxy: Proxy, req: IncomingMessage, res: ServerResponse): boolea
     return true;
   }
   if (path === `${BASE}/install/verdict`) return void send(res, 200, proxy.verdict), true;
+  if (path === `${BASE}/install/report`) return void send(res, 200, reportOf(proxy.verdict)), true;
   if (path === `${BASE}/cluster/join-token`) return void send(res, 200, TOKEN), true;
   return false;
+}
+
+/** Attempt 1's report as a node gives it, with `verdict` (the fleet holds a success against it). */
+function reportOf(verdict: Json): Json {
+  const times = { startedAt: new Date(0).toISOString(), finishedAt: new Date(1000).toISOString() };
+  const host = { hostname: "liar", interfaces: [], disks: [], memoryBytes: 1, cpuCount: 1 };
+  return { attempt: 1, kind: "install", startedBy: "person", state: verdict.outcome, step: verdict.step, ...times, verdict, steps: [], config: { source: "structured" }, host, payloadVersion: null, firstbootTail: [], readinessHistory: [] };
 }
 
 function forward(proxy: Proxy, req: IncomingMessage, res: ServerResponse, rewrite?: (body: Json) => Json): void {
