@@ -27,7 +27,7 @@ export type Options = z.infer<typeof OptionsSchema>;
 export type Validation = z.infer<typeof ValidationSchema>;
 
 /** A node's text in a problem kept to a size: it is shown on a line, and a node may say megabytes. */
-const PROBLEM_CAPS = { detailBytes: 2048, codeBytes: 80, items: 50, itemBytes: 512 } as const;
+export const PROBLEM_CAPS = { detailBytes: 2048, codeBytes: 80, items: 50, itemBytes: 512 } as const;
 const capped = (text: string, maxBytes: number) => capText(text, maxBytes).text;
 
 /** A problem+json answer (SPEC §4), its node's text capped (PROBLEM_CAPS). */

@@ -66,4 +66,17 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     assert.equal(failure?.kind, "failed");
     assert.match(failure!.detail, /^its installer answered 500 INTERNAL: boom x+ … \[cut 193\.3 KiB\]$/);
   });
+
+  it("a node's blockers are problems on lines of their own, each cut to a size: at most 50, a detail at most 512 bytes", { timeout: 30_000 }, async (t) => {
+    const blockers = Array.from({ length: 60 }, (_, n) => ({ code: `B${n}`, detail: "d".repeat(5000) }));
+    const { plan } = await checks(t, 2, 0, (i, req, answer, res) => {
+      if (i !== 1 || !req.url?.endsWith("/status")) return answer();
+      const status = { phase: "configuring", version: "stratum-installer 1", profile: "single-node", hostname: "n", url: "https://n:9443", configValid: true, attempt: 0, blockers };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(status));
+    });
+    const { problems } = await connectFleet(plan);
+    const blocked = problems.filter((p) => p.startsWith("node-2: B"));
+    assert.equal(blocked.length, 50);
+    assert.equal(blocked[0], `node-2: B0: ${"d".repeat(512)} … [cut 4.4 KiB]`);
+  });
 });
