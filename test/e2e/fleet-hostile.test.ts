@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { generateSelfSignedCert } from "../../core/access/tls.ts";
 import { type FleetRig, type RigNode, startRig } from "../helpers/fleet.ts";
+import { attemptReport } from "../helpers/fake-node.ts";
 import { harness, tempDir } from "../helpers/installer.ts";
 
 const lab = harness();
@@ -89,16 +90,9 @@ function honest(proxy: Proxy, req: IncomingMessage, res: ServerResponse): boolea
     return true;
   }
   if (path === `${BASE}/install/verdict`) return void send(res, 200, proxy.verdict), true;
-  if (path === `${BASE}/install/report`) return void send(res, 200, reportOf(proxy.verdict)), true;
+  if (path === `${BASE}/install/report`) return void send(res, 200, attemptReport(proxy.verdict)), true;
   if (path === `${BASE}/cluster/join-token`) return void send(res, 200, TOKEN), true;
   return false;
-}
-
-/** Attempt 1's report as a node gives it, with `verdict` (the fleet holds a success against it). */
-function reportOf(verdict: Json): Json {
-  const times = { startedAt: new Date(0).toISOString(), finishedAt: new Date(1000).toISOString() };
-  const host = { hostname: "liar", interfaces: [], disks: [], memoryBytes: 1, cpuCount: 1 };
-  return { attempt: 1, kind: "install", startedBy: "person", state: verdict.outcome, step: verdict.step, ...times, verdict, steps: [], config: { source: "structured" }, host, payloadVersion: null, firstbootTail: [], readinessHistory: [] };
 }
 
 function forward(proxy: Proxy, req: IncomingMessage, res: ServerResponse, rewrite?: (body: Json) => Json): void {

@@ -38,3 +38,10 @@ export function planText(nodes: Array<{ url: URL; pin: string }>, initAt = 0): s
     })),
   );
 }
+
+/** Attempt 1's report as an installer gives it (GET /install/report), with `verdict`: what the fleet holds a success against. */
+export function attemptReport(verdict: Record<string, unknown>): Record<string, unknown> {
+  const host = { hostname: "n", interfaces: [], disks: [], memoryBytes: 1, cpuCount: 1 };
+  const times = { startedAt: "2026-01-01T00:00:00.000Z", finishedAt: "2026-01-01T00:00:01.000Z" };
+  return { attempt: 1, kind: "install", startedBy: "person", state: verdict.outcome, step: verdict.step, ...times, verdict, steps: [], config: { source: "structured" }, host, payloadVersion: null, firstbootTail: [], readinessHistory: [] };
+}

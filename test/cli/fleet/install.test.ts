@@ -12,31 +12,13 @@ import { NodeRun, type RunContext } from "../../../cli/fleet/node-run.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
 import { exitCode, writeReport } from "../../../cli/fleet/report.ts";
 import { FleetState } from "../../../cli/fleet/state.ts";
-import { fakeInstaller } from "../../helpers/fake-node.ts";
+import { attemptReport, fakeInstaller } from "../../helpers/fake-node.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 const STATUS = { phase: "configuring", version: "stratum-installer 1", profile: "single-node", hostname: "n", url: "https://n:9443", configValid: true, attempt: 0 } as const;
 const VIEW: DraftView = { source: "structured", config: {}, valid: true, errors: [], updatedAt: null };
 const VERDICT = { attempt: 1, kind: "install", outcome: "succeeded", step: "readiness", code: null, message: "installed", next: "none" };
 const FINISHED = { seq: 1, attempt: 1, time: "2026-01-01T00:00:00.000Z", type: "attempt.finished", level: "info", message: "installed", data: { verdict: VERDICT } };
-const HOST = { hostname: "n", interfaces: [], disks: [], memoryBytes: 1, cpuCount: 1 };
-/** Attempt 1's report, as a node gives it: its verdict `verdict`. */
-const reportOf = (verdict: Record<string, unknown> = VERDICT) => ({
-  attempt: 1,
-  kind: "install",
-  startedBy: "person",
-  state: verdict.outcome,
-  step: verdict.step,
-  startedAt: "2026-01-01T00:00:00.000Z",
-  finishedAt: "2026-01-01T00:00:01.000Z",
-  verdict,
-  steps: [],
-  config: { source: "structured" },
-  host: HOST,
-  payloadVersion: null,
-  firstbootTail: [],
-  readinessHistory: [],
-});
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -59,7 +41,7 @@ function node(name: string, log: string[], phase: "configuring" | "done", finish
       return void json(res, 202, { attempt: 1, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=1" });
     }
     if (path === "/install/verdict") return void json(res, 200, VERDICT);
-    if (path === "/install/report?attempt=1") return void json(res, 200, reportOf());
+    if (path === "/install/report?attempt=1") return void json(res, 200, attemptReport(VERDICT));
     if (path.startsWith("/install/events")) {
       return void finishing.then(() => {
         log.push(`${name} attempt finished`);
@@ -353,7 +335,7 @@ describe("fleet: a node's success against its own report", () => {
 
   it("a join whose attempt.finished says it succeeded while its report of that attempt says it failed is not counted installed: it failed, and the output says why", { timeout: 30_000 }, async (t) => {
     const failed = { ...VERDICT, outcome: "failed", code: "FIRSTBOOT_FAILED", message: "firstboot exited with 1", step: "firstboot", next: "retryInstall" };
-    const connection = await lyingJoin(t, (res) => json(res, 200, reportOf(failed)));
+    const connection = await lyingJoin(t, (res) => json(res, 200, attemptReport(failed)));
     const { ctx, text } = await capturing(t);
 
     const run = await installFleet(connection, ctx, 1);
@@ -368,7 +350,7 @@ describe("fleet: a node's success against its own report", () => {
 
   it("a report that agrees keeps the join installed, with nothing to say; one that cannot be read keeps it installed with a warning that its success is unconfirmed", { timeout: 30_000 }, async (t) => {
     const agreeing = await capturing(t);
-    const ran = await installFleet(await lyingJoin(t, (res) => json(res, 200, reportOf())), agreeing.ctx, 1);
+    const ran = await installFleet(await lyingJoin(t, (res) => json(res, 200, attemptReport(VERDICT))), agreeing.ctx, 1);
     assert.equal(ran.outcomes.get("n1")!.kind, "installed", agreeing.text());
     assert.doesNotMatch(agreeing.text(), /disagree|unconfirmed/);
 
@@ -404,7 +386,7 @@ describe("fleet: a node's success against its own report", () => {
     const log: string[] = [];
     const failed = { ...VERDICT, outcome: "failed", code: "READINESS_TIMEOUT", message: "the cloud was not READY", next: "recheckReadiness" };
     const rest = node("init", log, "configuring");
-    const init = await connected(t, 0, (req, res) => (req.url === "/v1/installer/install/report?attempt=1" ? json(res, 200, reportOf(failed)) : rest(req, res)), "configuring");
+    const init = await connected(t, 0, (req, res) => (req.url === "/v1/installer/install/report?attempt=1" ? json(res, 200, attemptReport(failed)) : rest(req, res)), "configuring");
     const join = await connected(t, 1, node("join", log, "configuring"), "configuring");
     const { ctx } = await capturing(t);
 
