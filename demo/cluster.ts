@@ -80,7 +80,8 @@ function bannerOf(proc: ChildProcess, name: string, log: string): Promise<Omit<S
       resolve({ url: `https://${host}:${listening[2]}`, fingerprint, code });
     };
     proc.stdout!.on("data", onData);
-    proc.once("exit", (code) => reject(exitedEarly(name, code, `${text.slice(-4096)}\n${errors}`, log)));
+    // 'close', not 'exit': its pipes are read to their end, so the last line it wrote is in.
+    proc.once("close", (code) => reject(exitedEarly(name, code, `${text.slice(-4096)}\n${errors}`, log)));
   });
 }
 
