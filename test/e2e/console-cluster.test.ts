@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { checked, checkScreen } from "../helpers/a11y.ts";
-import { SKIP, launchBrowser } from "../helpers/browser.ts";
+import { SKIP, intercept, launchBrowser } from "../helpers/browser.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
@@ -147,10 +147,19 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
     const tokenField = page.locator("#config-form").getByLabel("Join token");
     await tokenField.fill(wrong);
     const received = cloud.received().length;
+    // The check's answer is held until the button has been seen disabled: a fast check would re-enable it first.
+    let letGo = () => {};
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const stopHolding = await intercept(page, "**/cluster/join-check", async (route) => {
+      await held;
+      await route.fallback();
+    });
     const answered = page.waitForResponse((r) => r.url().endsWith("/cluster/join-check"));
     await check.click();
     assert.ok(await check.isDisabled(), "disabled while the check runs");
+    letGo();
     await answered;
+    await stopHolding();
     await page.getByRole("heading", { name: "Cluster check: 1 check failed" }).waitFor();
     assert.ok(await check.isEnabled());
     assert.equal(cloud.received().length, received, "the check sent nothing to a server the token does not pin");
