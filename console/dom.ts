@@ -1,5 +1,5 @@
 /** DOM helpers: the page's fixed elements by id, h() for the rest, and the page-wide notice, announcement and view. */
-import { visible } from "./visible.ts";
+import { visible } from "../core/common/printable.ts";
 
 type Attr = string | number | boolean | null | undefined | ((event: Event) => void);
 export type Child = Node | string | null | undefined | false | readonly Child[];

@@ -2,7 +2,7 @@
 import type { Schemas } from "./api.ts";
 import { renderPicker } from "./attempt-picker.ts";
 import { $, fill, h, saveFile, showView } from "./dom.ts";
-import { visible } from "./visible.ts";
+import { visible } from "../core/common/printable.ts";
 import { guard, report } from "./guard.ts";
 import { fixConfig, install, recheck, showBlockers } from "./install-actions.ts";
 import { appendLog } from "./install-log.ts";

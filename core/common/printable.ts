@@ -28,9 +28,23 @@ export function printableJsonText(json: string): string {
   return UNSAFE_IN_JSON.test(json) ? json.replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) : json;
 }
 
-// C0 (tab and newline too: a table cell or a prefixed line is one line), DEL, C1, U+2028/9, every bidi control
+/**
+ * Text from outside as a page shows it (the console): what `printable` writes out, but tab and newline kept (the
+ * page lays text out, it does not obey it), and written `\u202e`. A cloud's or a firstboot's text sits inside the
+ * installer's own sentences (a verdict's message): a right-to-left override in it turned the rest of the sentence
+ * around.
+ */
+export function visible(text: string): string {
+  return text.replace(HIDDEN_ON_A_PAGE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+// One list, three uses. Beyond C0: DEL, C1 (0x9b is a CSI to some terminals), U+2028/9, every bidi control
 // (embeddings, overrides, isolates and the marks LRM, RLM and ALM), and the invisible characters that hide or split
 // text without a mark: zero-width space, word joiner, byte order mark (ZWJ and ZWNJ stay: emoji and scripts need them).
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b\u2060\ufeff\p{Bidi_Control}]/gu;
-// The same less C0: JSON escapes C0 in its strings, and a C0 outside them is whitespace between its tokens.
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u200b\u2060\ufeff\p{Bidi_Control}]/gu;
+const BEYOND_C0 = "\\u007f-\\u009f\\u2028\\u2029\\u200b\\u2060\\ufeff\\p{Bidi_Control}";
+// All of C0 too, tab and newline included: a table cell or a prefixed line is one line.
+const UNSAFE = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]`, "gu");
+// Less C0: JSON escapes C0 in its strings, and a C0 outside them is whitespace between its tokens.
+const UNSAFE_IN_JSON = new RegExp(`[${BEYOND_C0}]`, "gu");
+// Less tab and newline, which a page lays out.
+const HIDDEN_ON_A_PAGE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f${BEYOND_C0}]`, "gu");

@@ -407,6 +407,23 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a node's text is shown written out, never obeyed: a right-to-left override, a zero-width space and an escape in a blocker's detail", async () => {
+    const { installer } = await rig();
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "Configure this node" }).waitFor();
+    const stopRewriting = await intercept(page, "**/v1/installer/status", async (route) => {
+      const status = await (await route.fetch()).json();
+      status.blockers = [{ code: "PAYLOAD_NOT_LOADED", detail: "the cloud said \u202eevil\u200b \u001b[2J; fix it" }];
+      await route.fulfill({ json: status });
+    });
+    const shown = page.locator("#blockers").getByText("PAYLOAD_NOT_LOADED", { exact: false });
+    await shown.waitFor();
+    assert.equal(await page.locator("#blockers li").innerText(), "PAYLOAD_NOT_LOADED: the cloud said \\u202eevil\\u200b \\u001b[2J; fix it");
+    await stopRewriting();
+    assert.deepEqual(errors, []);
+  });
+
   test("unattended: stage 1's node.yaml waits on a blocker, then starts by itself and the console follows it", async () => {
     const payload = join(await tempDir("stratum-console-payload-"), "payload");
     const nodeYaml = VALID_NODE_YAML.replace("hostname: node-01", "hostname: node-07");
