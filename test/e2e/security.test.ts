@@ -398,8 +398,10 @@ describe("security: oversized headers", () => {
 });
 
 /**
- * Sends a head declaring `total` body bytes, then the whole body in 64 KB pieces whatever comes back
- * (as curl does), reading all the while; resolves once the socket closes.
+ * Sends a head declaring `total` body bytes and a first 64 KB piece, then, once the reply's head has come, the rest
+ * in 64 KB pieces whatever the reply says (as curl does), reading all the while; resolves once the socket closes.
+ * The rest waits for the reply so that some of the body is sent after it on any machine: a slow installer (its API
+ * built at the first request) had read all but one piece before it answered.
  */
 function sendOversized(installer: RunningInstaller, total: number, headers: string): Promise<{ reply: string; error?: string; sentAfterReply: number }> {
   return new Promise((resolve) => {
@@ -411,8 +413,10 @@ function sendOversized(installer: RunningInstaller, total: number, headers: stri
     let sent = 0;
     let sentAfterReply = 0;
     const piece = Buffer.alloc(64 * 1024, 0x61);
+    let waitingForReply = false;
     const more = (): void => {
       if (socket.destroyed) return;
+      if (sent > 0 && !reply.includes("\r\n\r\n")) return void (waitingForReply = true);
       if (sent >= total) return void socket.end();
       const chunk = piece.subarray(0, Math.min(piece.length, total - sent));
       sent += chunk.length;
@@ -423,7 +427,13 @@ function sendOversized(installer: RunningInstaller, total: number, headers: stri
       socket.write(`POST /v1/installer/config/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${installer.code}\r\nContent-Type: application/json\r\nContent-Length: ${total}\r\n${headers}\r\n`);
       more();
     });
-    socket.on("data", (chunk: Buffer) => (reply += chunk.toString()));
+    socket.on("data", (chunk: Buffer) => {
+      reply += chunk.toString();
+      if (waitingForReply && reply.includes("\r\n\r\n")) {
+        waitingForReply = false;
+        more();
+      }
+    });
     socket.on("error", (err) => (error = err.message));
     socket.on("close", () => resolve({ reply, error, sentAfterReply }));
   });
