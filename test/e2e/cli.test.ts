@@ -4,7 +4,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { stateLayout } from "../../core/state/layout.ts";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
@@ -159,12 +159,15 @@ describe("help and -V", () => {
   });
 });
 
-/** An installer whose firstboot takes `firstbootSeconds`, polling a cloud in `scenario`. */
-async function installer(scenario: Scenario, options: { timeout?: number; firstbootSeconds?: number; firstbootSays?: string } = {}): Promise<RunningInstaller> {
+/**
+ * An installer whose firstboot takes `firstbootSeconds`, polling a cloud in `scenario`. A gated one's firstboot waits
+ * for letFirstbootGo(node) first: a test sees the attempt running however slow the machine.
+ */
+async function installer(scenario: Scenario, options: { timeout?: number; firstbootSeconds?: number; firstbootSays?: string; gated?: boolean } = {}): Promise<RunningInstaller> {
   const folder = await tempDir();
   const readiness = await startReadinessServer({ port: 0, scenario, stageMs: 200 });
   lab.defer(() => readiness.close());
-  const firstboot = await writeFirstboot(folder, `#!/bin/sh\necho "firstboot: configuring"\n${options.firstbootSays ?? ""}\nsleep ${options.firstbootSeconds ?? 0}\necho "firstboot: done"\n`);
+  const firstboot = await writeFirstboot(folder, `#!/bin/sh\necho "firstboot: configuring"\n${options.firstbootSays ?? ""}\n${options.gated ? GATE : ""}\nsleep ${options.firstbootSeconds ?? 0}\necho "firstboot: done"\n`);
   const started = await lab.start({
     stateDir: join(folder, "state"),
     args: ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", String(options.timeout ?? 10), "--readiness-interval", "0.1"],
@@ -172,6 +175,9 @@ async function installer(scenario: Scenario, options: { timeout?: number; firstb
   await untilNoBlockers(started);
   return started;
 }
+
+const GATE = `while [ ! -e "$(dirname "$0")/go" ]; do sleep 0.05; done`;
+const letFirstbootGo = (node: RunningInstaller) => writeFile(join(dirname(node.stateDir), "go"), "");
 
 async function install(target: RunningInstaller): Promise<void> {
   assert.equal((await target.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).status, 200);
@@ -243,9 +249,12 @@ describe("status", () => {
   });
 
   test("a failed attempt: --follow of the running attempt and status exit 1 with the verdict; another installer's certificate, or none, exit 2", async () => {
-    const node = await installer("never", { timeout: 4, firstbootSeconds: 1 });
+    const node = await installer("never", { timeout: 4, gated: true });
     await install(node);
-    const live = await follow(statusOf(node, "--follow")).ended;
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to follow the attempt", async () => (/^phase +installing: attempt 1, step /m.test(following.output()) ? true : undefined));
+    await letFirstbootGo(node);
+    const live = await following.ended;
     assert.equal(live.code, 1, live.stdout + live.stderr);
     assert.match(live.stdout, /^phase +installing: attempt 1, step /);
     assert.equal(live.stdout.trimEnd().split("\n").at(-1), "attempt 1 failed at readiness: READINESS_TIMEOUT; next: recheckReadiness");
