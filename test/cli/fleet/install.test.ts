@@ -234,15 +234,17 @@ describe("fleet: the joins' turns", () => {
   });
 
   it("a status the checks read is the node's status at its turn while it is recent: not asked again; an old one is", { timeout: 30_000 }, async (t) => {
+    // Recent: a freshness of a minute, not the default seconds a busy machine could spend between the read and the turn.
+    const RECENT = { freshMs: 60_000 };
     const ctx = await runContext(t);
     const recentLog: string[] = [];
-    const recent = new NodeRun({ ...(await connected(t, 1, node("join", recentLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, "t0ken");
+    const recent = new NodeRun({ ...(await connected(t, 1, node("join", recentLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, "t0ken", RECENT);
     await recent.prepare();
     assert.equal((await recent.run()).kind, "installed");
     assert.deepEqual(recentLog.slice(0, 2), ['join PUT /config if-match "e1"', 'join POST /install if-match "e2"']);
     // The init node has no turn prepared: its run goes by the checks' status too.
     const initLog: string[] = [];
-    const init = new NodeRun({ ...(await connected(t, 0, node("init", initLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, undefined);
+    const init = new NodeRun({ ...(await connected(t, 0, node("init", initLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, undefined, RECENT);
     assert.equal((await init.run()).kind, "installed");
     assert.deepEqual(initLog.slice(0, 2), ['init PUT /config if-match "e1"', 'init POST /install if-match "e2"']);
     // Old (a freshness of 0 ms): asked before the draft is written, and again at the turn.
