@@ -154,7 +154,8 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
   });
 
   test("a join whose cloud is not READY in time is rechecked, and completes", async () => {
-    const rig = await startRig(lab, { joins: 2, scenarios: { "node-02": "never" }, readinessTimeoutSeconds: 2 });
+    // 4 s a wait: the test's poll must see the first one fail and make the cloud READY within the recheck's wait.
+    const rig = await startRig(lab, { joins: 2, scenarios: { "node-02": "never" }, readinessTimeoutSeconds: 4 });
     const slow = rig.nodes[1]!;
     const fleet = rig.spawnFleet();
     // The cloud gets READY once the first wait has timed out, while the fleet's recheck waits.
