@@ -72,7 +72,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       return runSupportBundle({
         stateDir: values["state-dir"]!,
         output: values.output,
-        payload: values.payload!,
+        payload: values.payload,
         hostFacts: values["host-facts"],
         tlsKey: values["tls-key"],
         version: VERSION,

@@ -3,6 +3,7 @@ import { renameSync, writeFileSync } from "node:fs";
 import { createServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
+import { resolve } from "node:path";
 import { loadHostFactsFile, readHostFacts } from "../core/host/read-facts.ts";
 import type { Logger } from "../core/common/log.ts";
 import type { Settings } from "../core/common/settings.ts";
@@ -17,6 +18,7 @@ import { whenQuiet } from "./when-quiet.ts";
 import { wireServices } from "./wire.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
 import { stateLayout, tempPathOf } from "../core/state/layout.ts";
+import type { LastStart } from "../core/state/records.ts";
 import type { CodeCache } from "./fast-start.ts";
 
 function publicUrl(host: string, port: number): string {
@@ -44,7 +46,7 @@ function saveWhenQuiet(server: HttpsServer, codeCache: CodeCache, log: Logger): 
  * The notices of this start, for a support bundle made later: written before the banner shows (synchronously: a
  * stop asked for the moment it shows must not lose them), in place by a rename.
  */
-function keepNotices(stateDir: string, lastStart: { startedAt: string; pid: number; version: string; notices: string[] }, log: Logger): void {
+function keepNotices(stateDir: string, lastStart: LastStart, log: Logger): void {
   const path = stateLayout(stateDir).lastStart;
   try {
     writeFileSync(tempPathOf(path), `${JSON.stringify(lastStart, null, 2)}\n`, { mode: 0o600 });
@@ -130,7 +132,8 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         ...started,
         opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
       ].filter((n): n is string => n !== undefined);
-      keepNotices(settings.stateDir, { startedAt: now().toISOString(), pid: process.pid, version, notices }, log);
+      const ranWith = { payload: resolve(settings.payload), ...(settings.hostFacts ? { hostFacts: resolve(settings.hostFacts) } : {}) };
+      keepNotices(settings.stateDir, { startedAt: now().toISOString(), pid: process.pid, version, notices, ...ranWith }, log);
       process.stdout.write(
         [
           `Stratum installer ${version}`,

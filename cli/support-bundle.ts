@@ -5,12 +5,18 @@ import { pipeline } from "node:stream/promises";
 import { offlineFacts, operatorSecrets, readBundle, readState, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
 import type { Exit } from "./commands.ts";
 import { printable } from "../core/common/printable.ts";
+import { readIfPresent } from "../core/fs/read-if-present.ts";
+import { stateLayout } from "../core/state/layout.ts";
+import type { LastStart } from "../core/state/records.ts";
+import { SERVE_FLAGS } from "./flags.ts";
 
 interface SupportBundleOptions {
   stateDir: string;
   /** A file, a folder to put it in, or - for stdout; default: the working directory. */
   output: string | undefined;
-  payload: string;
+  /** Default: the service's last start's (last-start.json), else the serve default. */
+  payload: string | undefined;
+  /** Default: the service's last start's, if it had one. */
   hostFacts: string | undefined;
   tlsKey: string | undefined;
   version: string;
@@ -23,7 +29,9 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
     return 2;
   }
   const state = await readState(options.stateDir);
-  const facts = await offlineFacts(state, { version: options.version, payload: options.payload, hostFacts: options.hostFacts });
+  const ranWith = await lastStartOf(options.stateDir);
+  const payload = options.payload ?? ranWith.payload ?? SERVE_FLAGS.payload.default;
+  const facts = await offlineFacts(state, { version: options.version, payload, hostFacts: options.hostFacts ?? ranWith.hostFacts });
   const bundle = writeSupportBundle({
     state,
     madeBy: `support-bundle --state-dir ${options.stateDir}`,
@@ -52,6 +60,23 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
   } catch (err) {
     await rm(partial, { force: true });
     throw err;
+  }
+}
+
+/**
+ * The payload folder and host facts the service last started with (last-start.json): the bundle describes the node's
+ * own payload, not the default folder, when support-bundle is run without the service's flags. Anything unreadable
+ * is no answer: the defaults hold.
+ */
+async function lastStartOf(stateDir: string): Promise<Pick<LastStart, "payload" | "hostFacts">> {
+  try {
+    const text = await readIfPresent(stateLayout(stateDir).lastStart);
+    const parsed: unknown = text === undefined ? undefined : JSON.parse(text);
+    if (typeof parsed !== "object" || parsed === null) return {};
+    const { payload, hostFacts } = parsed as Record<string, unknown>;
+    return { ...(typeof payload === "string" && payload ? { payload } : {}), ...(typeof hostFacts === "string" && hostFacts ? { hostFacts } : {}) };
+  } catch {
+    return {};
   }
 }
 

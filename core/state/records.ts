@@ -187,3 +187,18 @@ export interface StoreData {
   handoff?: HandoffRecord;
   cluster?: ClusterRecord;
 }
+
+/**
+ * last-start.json, written by each start of `serve`: its notices, and what it ran with that a command run without
+ * the service needs (`support-bundle` reads the payload folder and host facts the service was started with).
+ */
+export interface LastStart {
+  startedAt: string;
+  pid: number;
+  version: string;
+  notices: string[];
+  /** The payload folder, absolute. */
+  payload?: string;
+  /** The host facts file, absolute, when one was given (--host-facts). */
+  hostFacts?: string;
+}

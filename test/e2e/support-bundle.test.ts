@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { harness, runCli, tempDir, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { DEMO_HOST_FACTS, harness, runCli, tempDir, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { assertNoSecret, extractBundle, SECRETS } from "../helpers/support-bundle.ts";
 
 const lab = harness();
@@ -99,4 +99,28 @@ test("support-bundle: a state dir that is not there, or a file that is no bundle
   const summary = await runCli(["support-bundle", "--summary", join(import.meta.dirname, "../../package.json")]);
   assert.equal(summary.code, 2);
   assert.match(summary.stderr, /cannot read .*package\.json as a support bundle \(\.tar\.gz\)/);
+});
+
+test("support-bundle --state-dir alone: the payload folder and host facts are the ones the service last started with (last-start.json); flags still win", async () => {
+  const folder = await tempDir("stratum-bundle-ranwith-");
+  const stateDir = join(folder, "state");
+  const payload = join(folder, "payload");
+  await (await import("../../demo/make-payload.ts")).makePayload(payload);
+  const installer = await lab.start({ stateDir, payload });
+  await waitFor("the payload checked", async () => ((await installer.request("/v1/installer/status")).json.blockers ? undefined : true));
+  await installer.stop();
+  const demo = JSON.parse(await readFile(DEMO_HOST_FACTS, "utf8"));
+
+  const out = await tempDir("stratum-bundle-cli-");
+  const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, "b.tar.gz")]);
+  assert.equal(made.code, 0, made.stderr);
+  const { files } = await extractBundle(join(out, "b.tar.gz"));
+  const facts = { payload: JSON.parse(files.get("payload.json")!), host: JSON.parse(files.get("host.json")!) };
+  assert.deepEqual([facts.payload.folder, facts.payload.state], [payload, "ready"], files.get("payload.json"));
+  assert.deepEqual([facts.host.hostname, facts.host.interfaces.map((i: { name: string }) => i.name)], [demo.hostname, demo.interfaces.map((i: { name: string }) => i.name)]);
+
+  const elsewhere = join(folder, "no-payload-here");
+  const flagged = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, "c.tar.gz"), "--payload", elsewhere]);
+  assert.equal(flagged.code, 0, flagged.stderr);
+  assert.equal(JSON.parse((await extractBundle(join(out, "c.tar.gz"))).files.get("payload.json")!).folder, elsewhere);
 });
