@@ -40,8 +40,8 @@ export const VALIDATE_FLAGS = {
 
 export const STATUS_FLAGS = {
   "state-dir": SERVE_FLAGS["state-dir"],
-  port: { default: "9443", help: "the port the installer listens on" },
-  url: { help: "the installer's URL when it is not https://127.0.0.1:PORT" },
+  port: { help: "the port the installer listens on (default: the one its last start listened on, as the state dir's last-start.json says; else 9443)" },
+  url: { help: "the installer's URL when it is not https://127.0.0.1:PORT (default: the address its last start listened on, when not all of them)" },
   "tls-cert": { help: "the certificate an installer started with --tls-cert serves (default: the state dir's tls.crt)" },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -60,10 +60,16 @@ export function oneOf<const T extends string>(flag: string, value: string, allow
 }
 
 /** Where `status` finds the installer: --url, else the loopback address on --port. */
-export function statusUrl(values: Partial<Record<keyof typeof STATUS_FLAGS, string>>): URL {
-  const port = Number(values.port);
-  if (!/^\d{1,5}$/.test(values.port ?? "") || port < 1 || port > 65535) throw new UsageError(`--port must be a port number, got "${values.port}"`);
-  const text = values.url ?? `https://127.0.0.1:${port}`;
+/**
+ * The installer's URL: --url, else --port on 127.0.0.1, else where its last start listened (`ranWith`, from
+ * last-start.json: its port, on its address unless it listened on all of them), else https://127.0.0.1:9443.
+ */
+export function statusUrl(values: Partial<Record<keyof typeof STATUS_FLAGS, string>>, ranWith: { listenHost?: string; port?: number } = {}): URL {
+  const port = values.port === undefined ? (ranWith.port ?? 9443) : Number(values.port);
+  if (values.port !== undefined && (!/^\d{1,5}$/.test(values.port) || port < 1 || port > 65535)) throw new UsageError(`--port must be a port number, got "${values.port}"`);
+  const listened = values.port === undefined ? ranWith.listenHost : undefined;
+  const host = listened === undefined || ["0.0.0.0", "::", "[::]"].includes(listened) ? "127.0.0.1" : listened.includes(":") ? `[${listened}]` : listened;
+  const text = values.url ?? `https://${host}:${port}`;
   let url: URL;
   try {
     url = new URL(text);

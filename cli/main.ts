@@ -46,7 +46,8 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
     case "status": {
       const { values, booleans, positionals } = parseFlags(rest, STATUS_FLAGS, process.env, { follow: { type: "boolean" } });
       if (positionals.length > 0) throw new UsageError(`status takes no arguments, got "${positionals.join(" ")}"`);
-      const url = statusUrl(values);
+      const ranWith = values.url === undefined && values.port === undefined ? await (await import("../core/state/last-start.ts")).lastStartRanWith(values["state-dir"]!) : {};
+      const url = statusUrl(values, ranWith);
       const { runStatus } = await import("./status.ts");
       return runStatus({ stateDir: values["state-dir"]!, url, tlsCert: values["tls-cert"], follow: booleans.follow! });
     }

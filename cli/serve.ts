@@ -1,5 +1,4 @@
 import { serve } from "@hono/node-server";
-import { renameSync, writeFileSync } from "node:fs";
 import { createServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
@@ -17,8 +16,8 @@ import { warmUpWhenQuiet } from "./warm-up.ts";
 import { whenQuiet } from "./when-quiet.ts";
 import { wireServices } from "./wire.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
-import { stateLayout, tempPathOf } from "../core/state/layout.ts";
 import type { LastStart } from "../core/state/records.ts";
+import { writeLastStart } from "../core/state/last-start.ts";
 import type { CodeCache } from "./fast-start.ts";
 
 function publicUrl(host: string, port: number): string {
@@ -47,10 +46,8 @@ function saveWhenQuiet(server: HttpsServer, codeCache: CodeCache, log: Logger): 
  * stop asked for the moment it shows must not lose them), in place by a rename.
  */
 function keepNotices(stateDir: string, lastStart: LastStart, log: Logger): void {
-  const path = stateLayout(stateDir).lastStart;
   try {
-    writeFileSync(tempPathOf(path), `${JSON.stringify(lastStart, null, 2)}\n`, { mode: 0o600 });
-    renameSync(tempPathOf(path), path);
+    writeLastStart(stateDir, lastStart);
   } catch (err) {
     log.warn("the notices of this start were not kept", { error: (err as Error).message });
   }
@@ -132,7 +129,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         ...started,
         opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
       ].filter((n): n is string => n !== undefined);
-      const ranWith = { payload: resolve(settings.payload), ...(settings.hostFacts ? { hostFacts: resolve(settings.hostFacts) } : {}) };
+      const ranWith = { payload: resolve(settings.payload), ...(settings.hostFacts ? { hostFacts: resolve(settings.hostFacts) } : {}), listenHost: settings.listenHost, port: info.port };
       keepNotices(settings.stateDir, { startedAt: now().toISOString(), pid: process.pid, version, notices, ...ranWith }, log);
       process.stdout.write(
         [

@@ -5,9 +5,7 @@ import { pipeline } from "node:stream/promises";
 import { offlineFacts, operatorSecrets, readBundle, readState, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
 import type { Exit } from "./commands.ts";
 import { printable } from "../core/common/printable.ts";
-import { readIfPresent } from "../core/fs/read-if-present.ts";
-import { stateLayout } from "../core/state/layout.ts";
-import type { LastStart } from "../core/state/records.ts";
+import { lastStartRanWith } from "../core/state/last-start.ts";
 import { SERVE_FLAGS } from "./flags.ts";
 
 interface SupportBundleOptions {
@@ -29,7 +27,8 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
     return 2;
   }
   const state = await readState(options.stateDir);
-  const ranWith = await lastStartOf(options.stateDir);
+  // Run without the service's flags, the bundle still describes its payload and host, not the defaults'.
+  const ranWith = await lastStartRanWith(options.stateDir);
   const payload = options.payload ?? ranWith.payload ?? SERVE_FLAGS.payload.default;
   const facts = await offlineFacts(state, { version: options.version, payload, hostFacts: options.hostFacts ?? ranWith.hostFacts });
   const bundle = writeSupportBundle({
@@ -60,23 +59,6 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
   } catch (err) {
     await rm(partial, { force: true });
     throw err;
-  }
-}
-
-/**
- * The payload folder and host facts the service last started with (last-start.json): the bundle describes the node's
- * own payload, not the default folder, when support-bundle is run without the service's flags. Anything unreadable
- * is no answer: the defaults hold.
- */
-async function lastStartOf(stateDir: string): Promise<Pick<LastStart, "payload" | "hostFacts">> {
-  try {
-    const text = await readIfPresent(stateLayout(stateDir).lastStart);
-    const parsed: unknown = text === undefined ? undefined : JSON.parse(text);
-    if (typeof parsed !== "object" || parsed === null) return {};
-    const { payload, hostFacts } = parsed as Record<string, unknown>;
-    return { ...(typeof payload === "string" && payload ? { payload } : {}), ...(typeof hostFacts === "string" && hostFacts ? { hostFacts } : {}) };
-  } catch {
-    return {};
   }
 }
 

@@ -190,7 +190,8 @@ export interface StoreData {
 
 /**
  * last-start.json, written by each start of `serve`: its notices, and what it ran with that a command run without
- * the service needs (`support-bundle` reads the payload folder and host facts the service was started with).
+ * the service needs (`support-bundle` reads the payload folder and host facts the service was started with,
+ * `status` the port it listens on).
  */
 export interface LastStart {
   startedAt: string;
@@ -201,4 +202,7 @@ export interface LastStart {
   payload?: string;
   /** The host facts file, absolute, when one was given (--host-facts). */
   hostFacts?: string;
+  /** The address it listens on (--listen's host) and the port it got. */
+  listenHost?: string;
+  port?: number;
 }

@@ -199,6 +199,17 @@ function follow(args: string[]) {
 }
 
 describe("status", () => {
+  test("--state-dir alone reaches the installer on the port its last start listened on; --port still wins", async () => {
+    const node = await installer("ready");
+    assert.notEqual(node.port, 9443);
+    const found = await runCli(["status", "--state-dir", node.stateDir]);
+    assert.equal(found.code, 0, found.stdout + found.stderr);
+    assert.match(found.stdout, /^phase +configuring: no install attempt yet\n/);
+    const told = await runCli(["status", "--state-dir", node.stateDir, "--port", "1"]);
+    assert.equal(told.code, 2, "--port still wins");
+    assert.match(told.stderr, /127\.0\.0\.1:1\b/);
+  });
+
   test("--follow waits for an install, prints its events live and exits 0 when it succeeds; then status says done", async () => {
     const node = await installer("progress", { firstbootSeconds: 1 });
     const before = await runCli(statusOf(node));

@@ -1,0 +1,32 @@
+/** last-start.json: what the last start of `serve` said and ran with, for the commands run beside it or after it. */
+import { renameSync, writeFileSync } from "node:fs";
+import { readIfPresent } from "../fs/read-if-present.ts";
+import { stateLayout, tempPathOf } from "./layout.ts";
+import type { LastStart } from "./records.ts";
+
+/** Written before the banner shows (synchronously: a stop asked for the moment it shows must not lose it), in place by a rename. */
+export function writeLastStart(stateDir: string, lastStart: LastStart): void {
+  const path = stateLayout(stateDir).lastStart;
+  writeFileSync(tempPathOf(path), `${JSON.stringify(lastStart, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tempPathOf(path), path);
+}
+
+/** What the last start ran with; a missing, unreadable or odd file, or field, is no answer (the caller's defaults hold). */
+export async function lastStartRanWith(stateDir: string): Promise<Pick<LastStart, "payload" | "hostFacts" | "listenHost" | "port">> {
+  let parsed: unknown;
+  try {
+    const text = await readIfPresent(stateLayout(stateDir).lastStart);
+    parsed = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== "object" || parsed === null) return {};
+  const { payload, hostFacts, listenHost, port } = parsed as Record<string, unknown>;
+  const text = (value: unknown) => typeof value === "string" && value.length > 0 && value.length <= 4096;
+  return {
+    ...(text(payload) ? { payload: payload as string } : {}),
+    ...(text(hostFacts) ? { hostFacts: hostFacts as string } : {}),
+    ...(text(listenHost) ? { listenHost: listenHost as string } : {}),
+    ...(Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535 ? { port: port as number } : {}),
+  };
+}

@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { stateLayout } from "../../../core/state/layout.ts";
+import { lastStartRanWith, writeLastStart } from "../../../core/state/last-start.ts";
+
+const stateDir = () => mkdtemp(join(tmpdir(), "stratum-last-start-"));
+
+test("last-start.json: written whole (0600) and read back for the commands run beside the service", async () => {
+  const dir = await stateDir();
+  writeLastStart(dir, { startedAt: "2026-12-06T00:00:00.000Z", pid: 7, version: "1.0.0", notices: [], payload: "/srv/payload", hostFacts: "/etc/facts.json", listenHost: "0.0.0.0", port: 19443 });
+  assert.equal((await stat(stateLayout(dir).lastStart)).mode & 0o777, 0o600);
+  assert.equal(JSON.parse(await readFile(stateLayout(dir).lastStart, "utf8")).pid, 7);
+  assert.deepEqual(await lastStartRanWith(dir), { payload: "/srv/payload", hostFacts: "/etc/facts.json", listenHost: "0.0.0.0", port: 19443 });
+});
+
+test("last-start.json missing, torn, of another shape or with odd fields: no answer for what is odd, the defaults hold", async () => {
+  const rows: Array<[string | undefined, object]> = [
+    [undefined, {}],
+    ['{"payload": "/srv/pay', {}],
+    ["[1, 2]", {}],
+    ["null", {}],
+    ['{"startedAt": "x", "pid": 1}', {}],
+    ['{"payload": 5, "hostFacts": "", "listenHost": ["x"], "port": 70000}', {}],
+    ['{"payload": "/p", "port": 9443.5}', { payload: "/p" }],
+  ];
+  for (const [text, ranWith] of rows) {
+    const dir = await stateDir();
+    if (text !== undefined) await writeFile(stateLayout(dir).lastStart, text);
+    assert.deepEqual(await lastStartRanWith(dir), ranWith, String(text));
+  }
+});
