@@ -59,7 +59,6 @@ export function oneOf<const T extends string>(flag: string, value: string, allow
   throw new UsageError(`--${flag} must be one of ${allowed.join(", ")}, got "${value}"`);
 }
 
-/** Where `status` finds the installer: --url, else the loopback address on --port. */
 /**
  * The installer's URL: --url, else --port on 127.0.0.1, else where its last start listened (`ranWith`, from
  * last-start.json: its port, on its address unless it listened on all of them), else https://127.0.0.1:9443.
