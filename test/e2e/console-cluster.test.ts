@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { checked, checkScreen } from "../helpers/a11y.ts";
+import { checked, checkScreen, someTestsOnly } from "../helpers/a11y.ts";
 import { SKIP, intercept, launchBrowser } from "../helpers/browser.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
@@ -195,7 +195,7 @@ describe("web console: the cluster (SPEC §6)", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
-  test("every screen listed was reached and checked", () => {
+  test("every screen listed was reached and checked", { skip: someTestsOnly && "some tests only: they reach some screens only" }, () => {
     assert.deepEqual([...checked].sort(), [...SCREENS].sort(), "each screen in SCREENS is reached and checked, and each checked screen is listed there");
   });
 });

@@ -16,6 +16,9 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.mi
 /** The screens checked so far in this test process, so a test can list the screens it must reach. */
 export const checked = new Set<string>();
 
+/** Whether this run is some of a file's tests only (a name pattern, --test-only): they reach only some screens. */
+export const someTestsOnly = process.execArgv.some((arg) => /^--test-(name-pattern|skip-pattern|only)\b/.test(arg));
+
 /**
  * One screen as a person sees it, at each width: a full-page screenshot `<name>-<width>.png`, nothing
  * sticks out sideways, no read-only field cuts its text off, the draft's problems are counted one way, and axe-core finds no critical or serious violation (each one listed). The viewport is restored after.
