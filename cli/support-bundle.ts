@@ -27,13 +27,26 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
     return 2;
   }
   const state = await readState(options.stateDir);
-  // Run without the service's flags, the bundle still describes its payload and host, not the defaults'.
+  // Run without the service's flags, the bundle still describes its payload and host, not the defaults', and says so.
   const ranWith = await lastStartRanWith(options.stateDir);
   const payload = options.payload ?? ranWith.payload ?? SERVE_FLAGS.payload.default;
-  const facts = await offlineFacts(state, { version: options.version, payload, hostFacts: options.hostFacts ?? ranWith.hostFacts });
+  const recalled = [
+    ...(options.payload === undefined && ranWith.payload ? [`--payload ${ranWith.payload}`] : []),
+    ...(options.hostFacts === undefined && ranWith.hostFacts ? [`--host-facts ${ranWith.hostFacts}`] : []),
+  ];
+  let facts: Awaited<ReturnType<typeof offlineFacts>>;
+  try {
+    facts = await offlineFacts(state, { version: options.version, payload, hostFacts: options.hostFacts ?? ranWith.hostFacts });
+  } catch (err) {
+    // A recorded facts file that is gone (a state dir moved, a demo's folder cleaned) is no reason for no bundle.
+    if (options.hostFacts !== undefined || ranWith.hostFacts === undefined) throw err;
+    process.stderr.write(`installer: the host facts file the service last started with cannot be read (${printable((err as Error).message)}); the bundle holds this machine's\n`);
+    recalled.pop();
+    facts = await offlineFacts(state, { version: options.version, payload });
+  }
   const bundle = writeSupportBundle({
     state,
-    madeBy: `support-bundle --state-dir ${options.stateDir}`,
+    madeBy: `support-bundle --state-dir ${options.stateDir}${recalled.length > 0 ? ` (${recalled.join(" ")}: as the service last started)` : ""}`,
     version: options.version,
     now: new Date(),
     hostname: facts.host.hostname,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { readFile, truncate } from "node:fs/promises";
+import { copyFile, readFile, rm, truncate } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
@@ -106,7 +107,9 @@ test("support-bundle --state-dir alone: the payload folder and host facts are th
   const stateDir = join(folder, "state");
   const payload = join(folder, "payload");
   await (await import("../../demo/make-payload.ts")).makePayload(payload);
-  const installer = await lab.start({ stateDir, payload });
+  const hostFacts = join(folder, "host-facts.json");
+  await copyFile(DEMO_HOST_FACTS, hostFacts);
+  const installer = await lab.start({ stateDir, payload, args: ["--host-facts", hostFacts] });
   await waitFor("the payload checked", async () => ((await installer.request("/v1/installer/status")).json.blockers ? undefined : true));
   await installer.stop();
   const demo = JSON.parse(await readFile(DEMO_HOST_FACTS, "utf8"));
@@ -118,6 +121,16 @@ test("support-bundle --state-dir alone: the payload folder and host facts are th
   const facts = { payload: JSON.parse(files.get("payload.json")!), host: JSON.parse(files.get("host.json")!) };
   assert.deepEqual([facts.payload.folder, facts.payload.state], [payload, "ready"], files.get("payload.json"));
   assert.deepEqual([facts.host.hostname, facts.host.interfaces.map((i: { name: string }) => i.name)], [demo.hostname, demo.interfaces.map((i: { name: string }) => i.name)]);
+  assert.equal(JSON.parse(files.get("manifest.json")!).madeBy, `support-bundle --state-dir ${stateDir} (--payload ${payload} --host-facts ${hostFacts}: as the service last started)`, "the bundle says where its facts came from");
+
+  // The recorded facts file gone (a state dir moved, a demo's folder cleaned): still a bundle, of this machine, saying so.
+  await rm(hostFacts);
+  const gone = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, "d.tar.gz")]);
+  assert.equal(gone.code, 0, gone.stderr);
+  assert.match(gone.stderr, /^installer: the host facts file the service last started with cannot be read \(.*ENOENT.*\); the bundle holds this machine's\n$/);
+  const machine = await extractBundle(join(out, "d.tar.gz"));
+  assert.equal(JSON.parse(machine.files.get("host.json")!).hostname, hostname());
+  assert.equal(JSON.parse(machine.files.get("manifest.json")!).madeBy, `support-bundle --state-dir ${stateDir} (--payload ${payload}: as the service last started)`);
 
   const elsewhere = join(folder, "no-payload-here");
   const flagged = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, "c.tar.gz"), "--payload", elsewhere]);
