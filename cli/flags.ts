@@ -41,7 +41,7 @@ export const VALIDATE_FLAGS = {
 export const STATUS_FLAGS = {
   "state-dir": SERVE_FLAGS["state-dir"],
   port: { help: "the port the installer listens on (default: the one its last start listened on, as the state dir's last-start.json says; else 9443)" },
-  url: { help: "the installer's URL when it is not https://127.0.0.1:PORT (default: the address its last start listened on, when not all of them)" },
+  url: { help: "the installer's URL (default: https://ADDRESS:PORT, ADDRESS the one its last start listened on when it is this machine's and not all of them, else 127.0.0.1)" },
   "tls-cert": { help: "the certificate an installer started with --tls-cert serves (default: the state dir's tls.crt)" },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -60,14 +60,16 @@ export function oneOf<const T extends string>(flag: string, value: string, allow
 }
 
 /**
- * The installer's URL: --url, else --port on 127.0.0.1, else where its last start listened (`ranWith`, from
- * last-start.json: its port, on its address unless it listened on all of them), else https://127.0.0.1:9443.
+ * The installer's URL: --url, else on the port (--port, else the one its last start listened on, else 9443) at the
+ * address its last start listened on when that is one of this machine's (`ownAddresses`; all of them: the
+ * loopback), else 127.0.0.1. A state dir copied from another node names that node's address: never followed.
  */
-export function statusUrl(values: Partial<Record<keyof typeof STATUS_FLAGS, string>>, ranWith: { listenHost?: string; port?: number } = {}): URL {
+export function statusUrl(values: Partial<Record<keyof typeof STATUS_FLAGS, string>>, ranWith: { listenHost?: string; port?: number } = {}, ownAddresses: readonly string[] = []): URL {
   const port = values.port === undefined ? (ranWith.port ?? 9443) : Number(values.port);
   if (values.port !== undefined && (!/^\d{1,5}$/.test(values.port) || port < 1 || port > 65535)) throw new UsageError(`--port must be a port number, got "${values.port}"`);
-  const listened = values.port === undefined ? ranWith.listenHost : undefined;
-  const host = listened === undefined || ["0.0.0.0", "::", "[::]"].includes(listened) ? "127.0.0.1" : listened.includes(":") ? `[${listened}]` : listened;
+  const listened = ranWith.listenHost;
+  const host =
+    listened === "::" ? "[::1]" : listened === undefined || listened === "0.0.0.0" || !(listened === "localhost" || ownAddresses.includes(listened)) ? "127.0.0.1" : listened.includes(":") ? `[${listened}]` : listened;
   const text = values.url ?? `https://${host}:${port}`;
   let url: URL;
   try {

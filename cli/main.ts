@@ -1,3 +1,4 @@
+import { networkInterfaces } from "node:os";
 import type { CodeCache } from "./fast-start.ts";
 import type { Exit } from "./commands.ts";
 import { whenStdoutGone } from "./epipe.ts";
@@ -46,8 +47,9 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
     case "status": {
       const { values, booleans, positionals } = parseFlags(rest, STATUS_FLAGS, process.env, { follow: { type: "boolean" } });
       if (positionals.length > 0) throw new UsageError(`status takes no arguments, got "${positionals.join(" ")}"`);
-      const ranWith = values.url === undefined && values.port === undefined ? await (await import("../core/state/last-start.ts")).lastStartRanWith(values["state-dir"]!) : {};
-      const url = statusUrl(values, ranWith);
+      const ranWith = values.url === undefined ? await (await import("../core/state/last-start.ts")).lastStartRanWith(values["state-dir"]!) : {};
+      const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+      const url = statusUrl(values, ranWith, own);
       const { runStatus } = await import("./status.ts");
       return runStatus({ stateDir: values["state-dir"]!, url, tlsCert: values["tls-cert"], follow: booleans.follow! });
     }

@@ -26,7 +26,8 @@ export async function lastStartRanWith(stateDir: string): Promise<Pick<LastStart
   return {
     ...(text(payload) ? { payload: payload as string } : {}),
     ...(text(hostFacts) ? { hostFacts: hostFacts as string } : {}),
-    ...(text(listenHost) ? { listenHost: listenHost as string } : {}),
+    // An address or a host name as --listen takes them (an IPv6 one without its brackets), nothing else.
+    ...(text(listenHost) && /^(?:[0-9A-Za-z.-]+|[0-9A-Fa-f:.]+)$/.test(listenHost as string) ? { listenHost: listenHost as string } : {}),
     ...(Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535 ? { port: port as number } : {}),
   };
 }

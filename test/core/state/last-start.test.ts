@@ -25,6 +25,10 @@ test("last-start.json missing, torn, of another shape or with odd fields: no ans
     ['{"startedAt": "x", "pid": 1}', {}],
     ['{"payload": 5, "hostFacts": "", "listenHost": ["x"], "port": 70000}', {}],
     ['{"payload": "/p", "port": 9443.5}', { payload: "/p" }],
+    ['{"listenHost": "[::1]", "port": 9443}', { port: 9443 }],
+    ['{"listenHost": "evil.example/x#"}', {}],
+    ['{"listenHost": "a b"}', {}],
+    ['{"listenHost": "fd00::5"}', { listenHost: "fd00::5" }],
   ];
   for (const [text, ranWith] of rows) {
     const dir = await stateDir();
