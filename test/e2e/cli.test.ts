@@ -205,9 +205,11 @@ describe("status", () => {
     const found = await runCli(["status", "--state-dir", node.stateDir]);
     assert.equal(found.code, 0, found.stdout + found.stderr);
     assert.match(found.stdout, /^phase +configuring: no install attempt yet\n/);
-    const told = await runCli(["status", "--state-dir", node.stateDir, "--port", "1"]);
+    const nobody = await refusingServer();
+    lab.defer(() => nobody.close());
+    const told = await runCli(["status", "--state-dir", node.stateDir, "--port", String(nobody.port)]);
     assert.equal(told.code, 2, "--port still wins");
-    assert.match(told.stderr, /127\.0\.0\.1:1\b/);
+    assert.match(told.stderr, new RegExp(`127\\.0\\.0\\.1:${nobody.port}\\b`));
   });
 
   test("--follow waits for an install, prints its events live and exits 0 when it succeeds; then status says done", async () => {
