@@ -68,8 +68,8 @@ export function statusUrl(values: Partial<Record<keyof typeof STATUS_FLAGS, stri
   const port = values.port === undefined ? (ranWith.port ?? 9443) : Number(values.port);
   if (values.port !== undefined && (!/^\d{1,5}$/.test(values.port) || port < 1 || port > 65535)) throw new UsageError(`--port must be a port number, got "${values.port}"`);
   const listened = ranWith.listenHost;
-  const host =
-    listened === "::" ? "[::1]" : listened === undefined || listened === "0.0.0.0" || !(listened === "localhost" || ownAddresses.includes(listened)) ? "127.0.0.1" : listened.includes(":") ? `[${listened}]` : listened;
+  const ours = listened !== undefined && (listened === "localhost" || ownAddresses.includes(listened));
+  const host = listened === "::" ? "[::1]" : !ours || listened === "0.0.0.0" ? "127.0.0.1" : listened.includes(":") ? `[${listened}]` : listened;
   const text = values.url ?? `https://${host}:${port}`;
   let url: URL;
   try {

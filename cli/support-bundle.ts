@@ -30,20 +30,19 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
   // Run without the service's flags, the bundle still describes its payload and host, not the defaults', and says so.
   const ranWith = await lastStartRanWith(options.stateDir);
   const payload = options.payload ?? ranWith.payload ?? SERVE_FLAGS.payload.default;
-  const recalled = [
-    ...(options.payload === undefined && ranWith.payload ? [`--payload ${ranWith.payload}`] : []),
-    ...(options.hostFacts === undefined && ranWith.hostFacts ? [`--host-facts ${ranWith.hostFacts}`] : []),
-  ];
+  const recalledPayload = options.payload === undefined ? ranWith.payload : undefined;
+  let recalledFacts = options.hostFacts === undefined ? ranWith.hostFacts : undefined;
   let facts: Awaited<ReturnType<typeof offlineFacts>>;
   try {
-    facts = await offlineFacts(state, { version: options.version, payload, hostFacts: options.hostFacts ?? ranWith.hostFacts });
+    facts = await offlineFacts(state, { version: options.version, payload, hostFacts: options.hostFacts ?? recalledFacts });
   } catch (err) {
     // A recorded facts file that is gone (a state dir moved, a demo's folder cleaned) is no reason for no bundle.
-    if (options.hostFacts !== undefined || ranWith.hostFacts === undefined) throw err;
+    if (recalledFacts === undefined) throw err;
     process.stderr.write(`installer: the host facts file the service last started with cannot be read (${printable((err as Error).message)}); the bundle holds this machine's\n`);
-    recalled.pop();
+    recalledFacts = undefined;
     facts = await offlineFacts(state, { version: options.version, payload });
   }
+  const recalled = [...(recalledPayload ? [`--payload ${recalledPayload}`] : []), ...(recalledFacts ? [`--host-facts ${recalledFacts}`] : [])];
   const bundle = writeSupportBundle({
     state,
     madeBy: `support-bundle --state-dir ${options.stateDir}${recalled.length > 0 ? ` (${recalled.join(" ")}: as the service last started)` : ""}`,

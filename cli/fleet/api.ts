@@ -30,6 +30,12 @@ export type Validation = z.infer<typeof ValidationSchema>;
 export const PROBLEM_CAPS = { detailBytes: 2048, codeBytes: 80, items: 50, itemBytes: 512 } as const;
 const capped = (text: string, maxBytes: number) => capText(text, maxBytes).text;
 
+/** A node's blockers as the fleet shows them, in a problem or in its status: at most PROBLEM_CAPS.items, each capped. */
+export function cappedBlockers(blockers: readonly Blocker[]): Blocker[] {
+  const { codeBytes, items, itemBytes } = PROBLEM_CAPS;
+  return blockers.slice(0, items).map((b) => ({ ...b, code: capped(b.code, codeBytes), detail: capped(b.detail, itemBytes) }));
+}
+
 /** A problem+json answer (SPEC §4), its node's text capped (PROBLEM_CAPS). */
 export class ApiProblem extends Error {
   readonly status: number;
@@ -43,7 +49,7 @@ export class ApiProblem extends Error {
     this.status = status;
     this.code = capped(body.code ?? `HTTP_${status}`, codeBytes);
     this.errors = (body.errors ?? []).slice(0, items).map((e) => ({ ...e, field: capped(e.field, itemBytes), message: capped(e.message, itemBytes) }));
-    this.blockers = (body.blockers ?? []).slice(0, items).map((b) => ({ ...b, code: capped(b.code, codeBytes), detail: capped(b.detail, itemBytes) }));
+    this.blockers = cappedBlockers(body.blockers ?? []);
   }
 }
 

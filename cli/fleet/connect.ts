@@ -1,6 +1,5 @@
-import { capText } from "../../core/common/cut-text.ts";
 import { HttpClientError } from "../../core/http/client.ts";
-import { ApiProblem, type DraftView, type JoinToken, NodeApi, type Options, PROBLEM_CAPS, type Status, wrongAnswer } from "./api.ts";
+import { ApiProblem, cappedBlockers, type DraftView, type JoinToken, NodeApi, type Options, type Status, wrongAnswer } from "./api.ts";
 import { changedFields } from "./diff.ts";
 import type { ConnectRow } from "./output/index.ts";
 import type { FleetNode, LoadedPlan } from "./plan.ts";
@@ -100,8 +99,7 @@ function releaseProblems(connected: Connected[]): string[] {
 
 function blockerProblems(connected: Connected[]): string[] {
   // A node's text on a line of its own: capped as a problem's is.
-  const { items, codeBytes, itemBytes } = PROBLEM_CAPS;
-  return connected.filter(open).flatMap((c) => (c.status.blockers ?? []).slice(0, items).map((b) => `${c.node.name}: ${capText(b.code, codeBytes).text}: ${capText(b.detail, itemBytes).text}`));
+  return connected.filter(open).flatMap((c) => cappedBlockers(c.status.blockers ?? []).map((b) => `${c.node.name}: ${b.code}: ${b.detail}`));
 }
 
 function draftSummary(c: Connected, errors: number): string {

@@ -22,12 +22,12 @@ export async function lastStartRanWith(stateDir: string): Promise<Pick<LastStart
   }
   if (typeof parsed !== "object" || parsed === null) return {};
   const { payload, hostFacts, listenHost, port } = parsed as Record<string, unknown>;
-  const text = (value: unknown) => typeof value === "string" && value.length > 0 && value.length <= 4096;
+  const usable = (value: unknown) => typeof value === "string" && value.length > 0 && value.length <= 4096;
   return {
-    ...(text(payload) ? { payload: payload as string } : {}),
-    ...(text(hostFacts) ? { hostFacts: hostFacts as string } : {}),
+    ...(usable(payload) ? { payload: payload as string } : {}),
+    ...(usable(hostFacts) ? { hostFacts: hostFacts as string } : {}),
     // An address or a host name as --listen takes them (an IPv6 one without its brackets), nothing else.
-    ...(text(listenHost) && /^(?:[0-9A-Za-z.-]+|[0-9A-Fa-f:.]+)$/.test(listenHost as string) ? { listenHost: listenHost as string } : {}),
+    ...(usable(listenHost) && /^(?:[0-9A-Za-z.-]+|[0-9A-Fa-f:.]+)$/.test(listenHost as string) ? { listenHost: listenHost as string } : {}),
     ...(Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535 ? { port: port as number } : {}),
   };
 }
