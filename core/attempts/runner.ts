@@ -64,14 +64,19 @@ export class AttemptRunner {
     );
     const interrupted = attempts.get().filter((a) => a.state === "running");
     const recovered: [AttemptRecord, AttemptEventLog][] = [];
+    const said: string[] = [];
     for (const record of interrupted) {
       const log = await events.writer(record.attempt);
-      const step = record.step;
+      const { step, after } = standing(record, record.step);
+      const todo = step === "readiness" ? "recheck readiness" : "retry the install";
       this.#finish(record, log, {
         code: "INTERRUPTED",
         step,
-        message: `The installer stopped during ${step ?? "the start of the attempt"} (killed or rebooted); ${step === "readiness" ? "recheck readiness" : "retry the install"}.`,
+        message: after
+          ? `The installer stopped after ${after} succeeded, before ${step === "readiness" ? "readiness was checked" : `${step} began`} (killed or rebooted); ${todo}.`
+          : `The installer stopped during ${step ?? "the start of the attempt"} (killed or rebooted); ${todo}.`,
       });
+      said.push(`attempt ${record.attempt} was interrupted ${after ? `after ${after} succeeded` : `at ${step ?? "its start"}`}; its verdict says ${record.verdict?.next}`);
       recovered.push([record, log]);
     }
     try {
@@ -85,10 +90,7 @@ export class AttemptRunner {
         void this.#settle(record, log).catch((e: unknown) => this.deps.log.error("recording an interrupted attempt failed", { attempt: record.attempt, error: String(e) }));
       }
     }
-    return [
-      ...leftovers,
-      ...interrupted.map((a) => `attempt ${a.attempt} was interrupted at ${a.step ?? "its start"}; its verdict says ${a.verdict?.next}`),
-    ];
+    return [...leftovers, ...said];
   }
 
   /**
@@ -164,13 +166,15 @@ export class AttemptRunner {
     try {
       for (const step of STEPS_OF[record.kind]) {
         current = step;
-        await this.#step(record, log, step, signal);
+        await this.#step(record, log, step, signal, shutdown);
       }
       this.#finish(record, log, { code: null, step: current, message: record.kind === "install" ? "The node is installed and the cloud reports READY." : "The cloud reports READY." });
     } catch (err) {
       if (shutdown.aborted) return;
-      const failure = storage.signal.aborted || isStorageError(err) ? this.#stateWriteFailure(current, err) : err instanceof StepFailure ? err : new StepFailure(failureCodeOf(current), `${current ?? "attempt"} failed: ${(err as Error).message}`);
-      this.#finish(record, log, { code: failure.code, step: current, message: failure.message, next: failure.next, checks: failure.checks });
+      // A step whose success is on record is done: what failed after it is the next step's to say.
+      const { step } = standing(record, current);
+      const failure = storage.signal.aborted || isStorageError(err) ? this.#stateWriteFailure(step, err) : err instanceof StepFailure ? err : new StepFailure(failureCodeOf(step), `${step ?? "attempt"} failed: ${(err as Error).message}`);
+      this.#finish(record, log, { code: failure.code, step, message: failure.message, next: failure.next, checks: failure.checks });
     } finally {
       stopListening();
     }
@@ -206,7 +210,7 @@ export class AttemptRunner {
     }
   }
 
-  async #step(record: AttemptRecord, log: AttemptEventLog, step: Step, signal: AbortSignal): Promise<void> {
+  async #step(record: AttemptRecord, log: AttemptEventLog, step: Step, signal: AbortSignal, shutdown: AbortSignal): Promise<void> {
     const { now, redactor } = this.deps;
     const started = now().getTime();
     record.step = step;
@@ -217,25 +221,37 @@ export class AttemptRunner {
     await this.deps.attempts.save();
     this.#append(record, log, { type: "step.started", step, level: "info", message: `${step} started`, ...(stepRecord.deadline ? { data: { deadline: stepRecord.deadline } } : {}) });
     await log.sync();
+    let succeededEarly = false;
+    const succeed = () => {
+      Object.assign(stepRecord, { state: "succeeded", finishedAt: now().toISOString() });
+      this.#append(record, log, { type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: now().getTime() - started } });
+    };
     const ctx: StepContext = {
       emit: (event: Omit<NewEvent, "step">) => this.#append(record, log, event, step),
       backlogged: () => (log.backlog >= BACKLOG_LIMIT ? log.flush().catch(() => undefined) : undefined),
       redactor,
       now,
       signal,
+      succeeded: async () => {
+        succeed();
+        succeededEarly = true;
+        // Its event first, then the record: the next start reads the record.
+        await log.sync();
+        await this.deps.attempts.save();
+      },
     };
     try {
       await runStep(step, ctx, record, { ...this.deps, persist: () => this.deps.attempts.save(), deadline });
-      if (signal.aborted) throw signal.reason;
+      // A stop after the step's success was recorded stops the attempt between steps; a refused write goes on to the next step, which records it.
+      if (signal.aborted && !(succeededEarly && !shutdown.aborted)) throw signal.reason;
     } catch (err) {
-      if (this.#abort.signal.aborted) throw err;
+      if (this.#abort.signal.aborted || succeededEarly) throw err;
       const message = redactor.text(err instanceof Error ? err.message : String(err));
       Object.assign(stepRecord, { state: "failed", finishedAt: now().toISOString(), message });
       this.#append(record, log, { type: "step.finished", step, level: "error", message: `${step} failed: ${message}`, data: { outcome: "failed", durationMs: now().getTime() - started } });
       throw err;
     }
-    Object.assign(stepRecord, { state: "succeeded", finishedAt: now().toISOString() });
-    this.#append(record, log, { type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: now().getTime() - started } });
+    if (!succeededEarly) succeed();
   }
 
   #finish(
@@ -283,4 +299,16 @@ export class AttemptRunner {
     await this.#running;
     await this.deps.events.sync();
   }
+}
+
+/**
+ * Where an attempt stands, for its verdict: the step it was in, or, when that step's success is on record (firstboot
+ * exited 0 and what it left running was being stopped), the step after it, with `after` naming the one that succeeded.
+ */
+function standing(record: AttemptRecord, current: Step | null): { step: Step | null; after?: Step } {
+  const last = record.steps.at(-1);
+  if (current === null || last?.step !== current || last.state !== "succeeded") return { step: current };
+  const steps = STEPS_OF[record.kind];
+  const next = steps[steps.indexOf(current) + 1];
+  return next ? { step: next, after: current } : { step: current };
 }

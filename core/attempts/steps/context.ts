@@ -9,4 +9,10 @@ export interface StepContext {
   now: () => Date;
   /** Aborted when the service stops: a step ends at once and the attempt stays interrupted. */
   signal: AbortSignal;
+  /**
+   * Records the step's success now, on disk, before the step is over: for a step whose work is done but which still
+   * tidies up (firstboot exited 0; what it left running is being stopped), so that a stop or a kill then is taken
+   * for what it is, an interruption after the step, never a reason to run it again.
+   */
+  succeeded(): Promise<void>;
 }

@@ -37,8 +37,9 @@ interface Exit {
 
 /**
  * Runs the firstboot executable with the node.yaml path in a process group of its own; every output
- * line is an event; a non-zero exit fails. The step ends when firstboot exits; what it left running
- * is stopped then, and so is the whole group when the installer stops.
+ * line is an event; a non-zero exit fails. The step ends when firstboot exits (an exit 0 is recorded as
+ * the step's success at once); what it left running is stopped then, and so is the whole group when the
+ * installer stops.
  */
 export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath, mark, record, persist }: FirstbootRun): Promise<void> {
   // Whatever carries the mark now is no attempt's of this installer (each stops its own before it ends): never two at once.
@@ -62,6 +63,7 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
   ctx.signal.addEventListener("abort", stopping, { once: true });
   if (ctx.signal.aborted) stopping();
   let exit: Exit | undefined;
+  let recorded = false;
   try {
     if (pid !== undefined) {
       record.firstbootGroup = { pid, startTime: startTimeOf(pid) };
@@ -69,6 +71,12 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
       child.stdin.end("go\n");
     }
     exit = await Promise.race([exited, abort]);
+    if (exit && !exit.error && exit.code === 0 && !ctx.signal.aborted) {
+      // The output already in the pipes is read first (one turn of the loop), so that its lines come before the success.
+      await Promise.race([output, new Promise((resolve) => setImmediate(resolve))]);
+      await ctx.succeeded();
+      recorded = true;
+    }
   } finally {
     child.stdin.destroy();
     ctx.signal.removeEventListener("abort", stopping);
@@ -89,7 +97,8 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     child.stderr.destroy();
     await output;
   }
-  if (!exit || ctx.signal.aborted) throw ctx.signal.reason;
+  // Once its success is on record, a stop while what it left running was stopped interrupts the attempt after firstboot.
+  if (!exit || (ctx.signal.aborted && !recorded)) throw ctx.signal.reason;
   if (exit.error) {
     throw new StepFailure("FIRSTBOOT_FAILED", `could not run ${executable}: ${exit.error.message}. Check that --firstboot names an executable file on this node.`);
   }

@@ -17,8 +17,17 @@ const SECRET = "jt-SECRET-4711-token";
 
 function context(signal = new AbortController().signal) {
   const events: Omit<NewEvent, "step">[] = [];
-  const ctx: StepContext = { emit: (e) => events.push(e), backlogged: () => undefined, redactor: createRedactor(() => [SECRET]), now: () => new Date(), signal };
-  return { ctx, events };
+  /** How many events had come when the step's success was recorded, at each call. */
+  const succeededAt: number[] = [];
+  const ctx: StepContext = {
+    emit: (e) => events.push(e),
+    backlogged: () => undefined,
+    redactor: createRedactor(() => [SECRET]),
+    now: () => new Date(),
+    signal,
+    succeeded: async () => void succeededAt.push(events.length),
+  };
+  return { ctx, events, succeededAt };
 }
 
 async function script(body: string): Promise<{ path: string; folder: string }> {
@@ -93,6 +102,22 @@ test("what firstboot leaves running is stopped when it ends, even a child that m
   const escaped = Number(await readFile(join(folder, "escaped"), "utf8"));
   assert.equal(await alive(escaped), false, "the escaped child still runs");
   assert.match(events.find((e) => e.data?.stopped)!.message, new RegExp(`^stopped 1 process firstboot left running: ${escaped} sleep$`));
+});
+
+test("an exit 0 is recorded as the step's success after the output it printed and before what it left running is stopped", async () => {
+  const { path } = await script(`sleep 60 &\necho "firstboot: last line"`);
+  const { ctx, events, succeededAt } = context();
+  await run(ctx, path);
+  assert.deepEqual(events.map((e) => (e.data?.stopped ? "stopped" : e.message)), ["firstboot: last line", "stopped"]);
+  assert.deepEqual(succeededAt, [1], "recorded once, after the line and before the stop");
+});
+
+test("a non-zero exit records no success", async () => {
+  const { path } = await script(`echo "firstboot: broken"\nexit 3`);
+  const { ctx, events, succeededAt } = context();
+  await assert.rejects(run(ctx, path), /firstboot exited with code 3/);
+  assert.deepEqual(events.map((e) => e.message), ["firstboot: broken"]);
+  assert.deepEqual(succeededAt, []);
 });
 
 test("a process still carrying this state dir's mark when firstboot is to start is killed first: never two at once", async () => {

@@ -84,7 +84,7 @@ test("a poll ends when the step's signal aborts", async () => {
 });
 
 function context(): StepContext {
-  return { emit: () => undefined, backlogged: () => undefined, redactor: { text: (s) => s }, now: () => new Date(), signal: never };
+  return { emit: () => undefined, backlogged: () => undefined, redactor: { text: (s) => s }, now: () => new Date(), signal: never, succeeded: async () => undefined };
 }
 
 test("the wait ends at its deadline even mid-poll, naming the last state the cloud gave, not the poll it cut short", async () => {
@@ -121,6 +121,7 @@ test("the readiness wait times out by the injected clock: a ten-minute wait ends
     redactor: { text: (s) => s },
     now: () => new Date(fake),
     signal: new AbortController().signal,
+    succeeded: async () => undefined,
   };
   const history: ReadinessObservation[] = [];
   const failure = await waitForReadiness(ctx, { url, timeoutSeconds: 600, intervalSeconds: 0.01 }, history).catch((err: unknown) => err);

@@ -310,6 +310,28 @@ describe("attempt runner: stopping and the next start", () => {
     assert.deepEqual((await reopened(r.stateDir)).slice("attempts").get(), [record]);
   });
 
+  test("a stop while the leftovers of a firstboot that exited 0 are being stopped: its success is on record, the next start says recheck readiness, not retry the install", async (t) => {
+    // firstboot exits 0 and leaves a child that ignores SIGTERM, saying when it got one: the step is then stopping what firstboot left running.
+    const r = await rig(t, { firstboot: `(trap 'touch "$(dirname "$0")/termed"' TERM; while :; do sleep 0.05; done) &\necho "firstboot: done"` });
+    await r.start();
+    await waitFor("firstboot's leftover to be asked to stop", async () => ((await stat(join(r.folder, "termed")).catch(() => undefined)) ? true : undefined));
+    // The stop comes during the grace the leftover gets (by the service's clock, moved on only then).
+    const stopping = r.runner.shutdown();
+    r.clock.advance(60_000);
+    await stopping;
+
+    const next = await rig(t, { stateDir: r.stateDir });
+    assert.deepEqual(await next.runner.recover(), ["attempt 1 was interrupted after firstboot succeeded; its verdict says recheckReadiness"]);
+    const record = next.attempts.get()[0]!;
+    assert.deepEqual([record.verdict?.code, record.verdict?.step, record.verdict?.next], ["INTERRUPTED", "readiness", "recheckReadiness"]);
+    assert.equal(record.verdict?.message, "The installer stopped after firstboot succeeded, before readiness was checked (killed or rebooted); recheck readiness.");
+    assert.deepEqual(record.steps.map((s) => `${s.step}:${s.state}`), ["preflight:succeeded", "write-config:succeeded", "firstboot:succeeded"]);
+    assert.ok(milestones(await next.finished(1)).includes("step.finished:firstboot"), "firstboot's success is among the attempt's events");
+    // What the verdict says to do works, and runs no firstboot.
+    const recheck = await next.start("recheck-readiness");
+    assert.deepEqual(milestones(await next.finished(recheck.attempt)), ["attempt.started", "step.started:readiness", "step.finished:readiness", "attempt.finished:readiness"]);
+  });
+
   test("a stop while an attempt is still being recorded: it never runs (no firstboot after the stop); the next start fails it INTERRUPTED", async (t) => {
     const r = await rig(t, { firstboot: `echo ran >> "$(dirname "$0")/runs"` });
     const starting = r.start();

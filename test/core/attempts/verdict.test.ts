@@ -24,7 +24,7 @@ for (const [code, step, next] of cases) {
 
 const ctx = (): StepContext & { events: string[] } => {
   const events: string[] = [];
-  return { events, emit: (e) => events.push(e.message), backlogged: () => undefined, redactor: { text: (s) => s }, now: () => new Date(), signal: new AbortController().signal };
+  return { events, emit: (e) => events.push(e.message), backlogged: () => undefined, redactor: { text: (s) => s }, now: () => new Date(), signal: new AbortController().signal, succeeded: async () => undefined };
 };
 const validDraft = { valid: true, errors: [], profile: "single-node" as const };
 const noJoin = { joinCheck: async () => undefined, record: {} };
