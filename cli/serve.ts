@@ -10,6 +10,7 @@ import { acquireStateLock } from "../core/fs/state-lock.ts";
 import { certificateFacts, type CertificateFacts } from "../core/access/tls.ts";
 import { loadTls } from "../core/access/tls-files.ts";
 import { rawProblem } from "../handlers/problem.ts";
+import { printable } from "../core/common/printable.ts";
 import { stderrIsJournal } from "./journal.ts";
 import { lingerOnClose } from "./linger.ts";
 import { warmUpWhenQuiet } from "./warm-up.ts";
@@ -51,6 +52,22 @@ function keepNotices(stateDir: string, lastStart: LastStart, log: Logger): void 
   } catch (err) {
     log.warn("the notices of this start were not kept", { error: (err as Error).message });
   }
+}
+
+/**
+ * The banner. A notice may carry text from outside the installer (the name a process firstboot left running gave
+ * itself): written printable, never as a terminal would obey it.
+ */
+export function banner(b: { version: string; url: string; address: string; port: number; installCode: string; tls: { fingerprint: string; source: string }; stateDir: string; notices: readonly string[] }): string {
+  return [
+    `Stratum installer ${b.version}`,
+    `  URL:          ${b.url}  (listening on ${b.address}:${b.port})`,
+    `  Install code: ${b.installCode}`,
+    `  TLS SHA-256:  ${b.tls.fingerprint} (${b.tls.source})`,
+    `  State dir:    ${printable(b.stateDir)}`,
+    ...b.notices.map((n) => `  NOTICE: ${printable(n)}`),
+    "",
+  ].join("\n");
 }
 
 /** One sentence for a listen that failed: what is wrong with --listen and what to do. */
@@ -131,17 +148,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       ].filter((n): n is string => n !== undefined);
       const ranWith = { payload: resolve(settings.payload), ...(settings.hostFacts ? { hostFacts: resolve(settings.hostFacts) } : {}), listenHost: settings.listenHost, port: info.port };
       keepNotices(settings.stateDir, { startedAt: now().toISOString(), pid: process.pid, version, notices, ...ranWith }, log);
-      process.stdout.write(
-        [
-          `Stratum installer ${version}`,
-          `  URL:          ${url}  (listening on ${info.address}:${info.port})`,
-          `  Install code: ${installCode}`,
-          `  TLS SHA-256:  ${tls.fingerprint} (${tls.source})`,
-          `  State dir:    ${settings.stateDir}`,
-          ...notices.map((n) => `  NOTICE: ${n}`),
-          "",
-        ].join("\n"),
-      );
+      process.stdout.write(banner({ version, url, address: info.address, port: info.port, installCode, tls, stateDir: settings.stateDir, notices }));
       for (const notice of notices) log.warn(notice);
       void build().catch(() => undefined);
       warmUpWhenQuiet(server, { app: build, log, stopping: () => stopping, code: installCode });

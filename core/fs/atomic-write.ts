@@ -1,7 +1,7 @@
 import { mkdir, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { tempPathOf } from "../state/layout.ts";
-import { syncFolder, writePrivateFile } from "./write-private-file.ts";
+import { syncFolder, writeTempFile } from "./write-private-file.ts";
 
 /**
  * Writes a private file (or with `mode: 0o644` one others may read) so that a reader sees the old or the new content,
@@ -12,7 +12,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, {
   await mkdir(folder, { recursive: true, mode: 0o755 });
   const temp = tempPathOf(path);
   try {
-    await writePrivateFile(temp, data, { mode });
+    await writeTempFile(temp, data, { mode });
     await rename(temp, path);
   } catch (err) {
     await rm(temp, { force: true });

@@ -2,7 +2,7 @@ import { rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Adapter } from "lowdb";
 import { readIfPresent } from "./read-if-present.ts";
-import { syncFolder, writePrivateFile } from "./write-private-file.ts";
+import { syncFolder, writeTempFile } from "./write-private-file.ts";
 import { tempPathOf } from "../state/layout.ts";
 
 export class CorruptStoreError extends Error {
@@ -44,7 +44,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
   async #writeNow(text: string): Promise<void> {
     try {
-      await writePrivateFile(this.tempPath, text);
+      await writeTempFile(this.tempPath, text);
       await rename(this.tempPath, this.path);
     } catch (err) {
       // A half-written temp file on a full disk would hold the space the next write needs.

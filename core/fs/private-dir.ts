@@ -3,13 +3,20 @@ import { dirname } from "node:path";
 
 /**
  * A folder only this user may enter (0700). mkdir's mode passes through the umask and leaves an existing folder
- * as it is, so a folder of ours that has other bits is chmod-ed; someone else's is left alone. A folder that
- * cannot be made is refused with one sentence naming it and why.
+ * as it is, so a folder of ours that has other bits is chmod-ed; someone else's is refused (its owner could plant
+ * or read what is kept in it), and left as it is. A folder that cannot be made is refused with one sentence naming
+ * it and why.
  */
 export async function ensurePrivateDir(path: string, what = "the folder"): Promise<string> {
   await makeFolder(path, `${what} ${path}`);
   const { mode, uid } = await stat(path);
-  if ((mode & 0o777) !== 0o700 && uid === process.getuid?.()) await chmod(path, 0o700);
+  const own = process.getuid?.();
+  if (own !== undefined && uid !== own) {
+    throw new Error(
+      `${what} ${path} belongs to uid ${uid}, not to this user (uid ${own}): whoever owns it could read or plant the install code and the TLS key; chown it to uid ${own}, or choose another folder`,
+    );
+  }
+  if ((mode & 0o777) !== 0o700) await chmod(path, 0o700);
   return path;
 }
 

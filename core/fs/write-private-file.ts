@@ -1,4 +1,5 @@
-import { open } from "node:fs/promises";
+import { closeSync, constants, fchmodSync, openSync, unlinkSync, writeFileSync } from "node:fs";
+import { type FileHandle, open, unlink } from "node:fs/promises";
 
 /**
  * Writes a file only its owner may read (0600) and fsyncs it. The mode is set on the open file too:
@@ -8,6 +9,48 @@ import { open } from "node:fs/promises";
  */
 export async function writePrivateFile(path: string, data: string | Uint8Array, { exclusive = false, sync = true, mode = 0o600 as 0o600 | 0o644 } = {}): Promise<void> {
   const file = await open(path, exclusive ? "wx" : "w", mode);
+  await fill(file, data, mode, sync);
+}
+
+/**
+ * A temp file written anew, never through a link in its place (a crash's leftover, or one planted to point at another
+ * file): opened with O_NOFOLLOW, a link is removed and the file made with O_EXCL. Then as writePrivateFile.
+ */
+export async function writeTempFile(path: string, data: string | Uint8Array, { mode = 0o600 as 0o600 | 0o644 } = {}): Promise<void> {
+  await fill(await openTempFile(path, mode), data, mode, true);
+}
+
+const TRUNCATE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+const FRESH = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/** The temp file of writeTempFile, open for writing, for a caller that writes it piece by piece (a download). */
+export function openTempFile(path: string, mode = 0o600): Promise<FileHandle> {
+  return open(path, TRUNCATE, mode).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== "ELOOP") throw err;
+    await unlink(path);
+    return open(path, FRESH, mode);
+  });
+}
+
+/** The same for a synchronous write (a start's notices, written before its banner). */
+export function writeTempFileSync(path: string, data: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, TRUNCATE, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ELOOP") throw err;
+    unlinkSync(path);
+    fd = openSync(path, FRESH, 0o600);
+  }
+  try {
+    writeFileSync(fd, data);
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function fill(file: FileHandle, data: string | Uint8Array, mode: number, sync: boolean): Promise<void> {
   try {
     await file.writeFile(data);
     await file.chmod(mode);

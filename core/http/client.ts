@@ -8,14 +8,14 @@
  * Every failure is an HttpClientError whose kind callers turn into their own words.
  */
 import { createHash } from "node:crypto";
-import { open as openFile, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { dirname } from "node:path";
 import { connect as tcpConnect, type Socket } from "node:net";
 import { connect as tlsConnect, createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
 import { ipFamily } from "../config/net.ts";
-import { syncFolder } from "../fs/write-private-file.ts";
+import { openTempFile, syncFolder } from "../fs/write-private-file.ts";
 import { tempPathOf } from "../state/layout.ts";
 import { type Checked, type IdleConnections, createIdleConnections } from "./connections.ts";
 
@@ -335,7 +335,7 @@ export function download(req: Omit<HttpRequest, "body">, path: string): Promise<
         const answer = { status: res.statusCode ?? 0, headers: res.headers, body: await readCapped(res, REFUSAL_BYTES, where).catch(() => "") };
         throw new HttpClientError("status", where, `HTTP ${answer.status}, expected 200`, { answer });
       }
-      const file = await openFile(temp, "w", 0o600);
+      const file = await openTempFile(temp);
       const hash = createHash("sha256");
       let size = 0;
       try {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -34,7 +34,17 @@ const MARK_VARIABLE = "STRATUM_FIRSTBOOT";
 
 /** This state dir's mark: its firstboots are this installer's, another state dir's are not. */
 export function firstbootMark(stateDir: string): string {
-  return createHash("sha256").update(resolve(stateDir)).digest("hex").slice(0, 16);
+  // The folder's own path: a start through a symlink (or another mount of it) must find what an earlier start left.
+  return createHash("sha256").update(realFolder(stateDir)).digest("hex").slice(0, 16);
+}
+
+/** `stateDir`'s real path, or as given (resolved) while it does not exist yet. */
+function realFolder(stateDir: string): string {
+  try {
+    return realpathSync(stateDir);
+  } catch {
+    return resolve(stateDir);
+  }
 }
 
 export function markedEnv(mark: string, attempt: number): Record<string, string> {

@@ -1,5 +1,6 @@
 /** last-start.json: what the last start of `serve` said and ran with, for the commands run beside it or after it. */
-import { renameSync, writeFileSync } from "node:fs";
+import { renameSync } from "node:fs";
+import { writeTempFileSync } from "../fs/write-private-file.ts";
 import { readIfPresent } from "../fs/read-if-present.ts";
 import { stateLayout, tempPathOf } from "./layout.ts";
 import type { LastStart } from "./records.ts";
@@ -7,7 +8,7 @@ import type { LastStart } from "./records.ts";
 /** Written before the banner shows (synchronously: a stop asked for the moment it shows must not lose it), in place by a rename. */
 export function writeLastStart(stateDir: string, lastStart: LastStart): void {
   const path = stateLayout(stateDir).lastStart;
-  writeFileSync(tempPathOf(path), `${JSON.stringify(lastStart, null, 2)}\n`, { mode: 0o600 });
+  writeTempFileSync(tempPathOf(path), `${JSON.stringify(lastStart, null, 2)}\n`);
   renameSync(tempPathOf(path), path);
 }
 

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { codeMatcher, generateInstallCode, headerMatcher, presentedCode } from "../../../core/access/install-code.ts";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { codeMatcher, generateInstallCode, headerMatcher, loadOrCreateInstallCode, presentedCode } from "../../../core/access/install-code.ts";
+import { stateLayout } from "../../../core/state/layout.ts";
+import { tempDir } from "../../helpers/installer.ts";
 
 describe("codeMatcher", () => {
   const code = "ABCD-EFGH-JKMN";
@@ -84,4 +87,33 @@ describe("headerMatcher", () => {
     assert.equal(matches("Bearer "), undefined);
     assert.equal(matches(undefined), undefined);
   });
+});
+
+describe("the state dir's install code", () => {
+  test("made once (0600), then the same at every start", async () => {
+    const stateDir = await tempDir();
+    const code = await loadOrCreateInstallCode(stateDir);
+    assert.match(code, /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    assert.equal(await loadOrCreateInstallCode(stateDir), code);
+    assert.equal(await readFile(stateLayout(stateDir).installCode, "utf8"), `${code}\n`);
+  });
+
+  for (const [what, text] of [
+    ["a code too short to be guessed slowly", "x\n"],
+    ["a code with a terminal's escape sequence", "ABCD-EFGH-\u001b[2J\n"],
+    ["a code of letters the installer never uses", "OOOO-IIII-1111\n"],
+  ] as const) {
+    test(`a file holding ${what} is refused, not used nor shown: the installer made none such`, async () => {
+      const stateDir = await tempDir();
+      await mkdir(stateDir, { recursive: true });
+      await writeFile(stateLayout(stateDir).installCode, text);
+      await assert.rejects(loadOrCreateInstallCode(stateDir), (err: Error) => {
+        assert.equal(
+          err.message,
+          `${stateLayout(stateDir).installCode} does not hold an install code this installer made (three groups of four of ${"ABCDEFGHJKMNPQRSTWXYZ23456789"}); remove it and start again for a new code`,
+        );
+        return true;
+      });
+    });
+  }
 });

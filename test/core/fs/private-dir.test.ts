@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { stat, writeFile } from "node:fs/promises";
+import { chmod, chown, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ensurePrivateDir } from "../../../core/fs/private-dir.ts";
@@ -26,4 +26,17 @@ test("a folder that cannot be made is refused at once with one sentence naming i
       return true;
     });
   }
+});
+
+test("a folder someone else owns is refused, naming its owner: whoever owns it could read or plant the install code and the key", async (t) => {
+  if (process.getuid?.() !== 0) return t.skip("needs root to give a folder to another user");
+  const path = join(await tempDir(), "state");
+  await ensurePrivateDir(path);
+  await chown(path, 65534, 65534);
+  await chmod(path, 0o755);
+  await assert.rejects(ensurePrivateDir(path, "the state dir"), (err: Error) => {
+    assert.equal(err.message, `the state dir ${path} belongs to uid 65534, not to this user (uid 0): whoever owns it could read or plant the install code and the TLS key; chown it to uid 0, or choose another folder`);
+    return true;
+  });
+  assert.equal((await stat(path)).mode & 0o777, 0o755, "someone else's folder is left as it was");
 });

@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
-import { readFile, rm, stat, writeFile } from "node:fs/promises";
+import { lstat, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
+import { writeFileAtomic } from "../../../core/fs/atomic-write.ts";
+import { DurableJsonFile } from "../../../core/fs/durable-json-file.ts";
 import { writePrivateFile } from "../../../core/fs/write-private-file.ts";
+import { writeLastStart } from "../../../core/state/last-start.ts";
+import { stateLayout, tempPathOf } from "../../../core/state/layout.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 async function folderFor(t: TestContext): Promise<string> {
@@ -43,4 +47,24 @@ test("mode 0644: others may read it, whatever the umask; a file that was there p
     process.umask(umask);
   }
   for (const path of [join(folder, "fresh"), existing]) assert.equal((await stat(path)).mode & 0o777, 0o644, path);
+});
+
+test("a temp file's name taken by a link (planted, or a crash's leftover) is replaced, never followed: the file it points to is left as it was", async (t) => {
+  const folder = await folderFor(t);
+  const victim = join(folder, "victim");
+  const writes: [string, (path: string) => Promise<unknown>][] = [
+    ["writeFileAtomic", (path) => writeFileAtomic(path, "new\n")],
+    ["the store's file", (path) => new DurableJsonFile(path).write({ n: 1 })],
+    ["last-start.json", async () => writeLastStart(folder, { startedAt: "2026-12-06T10:00:00.000Z", pid: 1, version: "t", notices: [], payload: "/p", listenHost: "127.0.0.1", port: 1 })],
+  ];
+  for (const [what, write] of writes) {
+    await writeFile(victim, "root's file\n", { mode: 0o644 });
+    const path = what === "last-start.json" ? stateLayout(folder).lastStart : join(folder, `${what.replace(/\W/g, "-")}.json`);
+    await symlink(victim, tempPathOf(path));
+    await write(path);
+    assert.equal(await readFile(victim, "utf8"), "root's file\n", `${what}: the link was followed`);
+    assert.equal((await stat(victim)).mode & 0o777, 0o644, `${what}: the target's mode changed`);
+    assert.ok((await lstat(path)).isFile(), `${what}: ${path} is not a file of its own`);
+    await assert.rejects(lstat(tempPathOf(path)), { code: "ENOENT" });
+  }
 });

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { test } from "node:test";
 import { GRACE_MS, firstbootMark, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup } from "../../../core/process/group.ts";
 import { alive } from "../../helpers/processes.ts";
@@ -109,6 +109,17 @@ function assertTook(processes: { pid: number; command: string }[], pids: number[
   for (const pid of pids) assert.ok(took.has(pid), `${pid} was not stopped`);
   assert.deepEqual(processes.filter((p) => !pids.includes(p.pid) && !["sleep", "touch"].includes(p.command)), []);
 }
+
+test("a state dir's mark is the folder's, however it is reached: through a symlink, a relative path or a trailing slash", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "stratum-state-"));
+  const link = `${folder}-link`;
+  await symlink(folder, link);
+  const mark = firstbootMark(folder);
+  assert.equal(firstbootMark(link), mark);
+  assert.equal(firstbootMark(`${folder}/`), mark);
+  assert.equal(firstbootMark(relative(process.cwd(), link)), mark);
+  assert.notEqual(firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-"))), mark);
+});
 
 test("a dead installer's firstboot: every process carrying its mark is found, whatever group or session it moved to, and killed at once without SIGTERM", async () => {
   const mark = firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-")));
