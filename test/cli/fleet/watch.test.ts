@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { InstallEvent, Verdict } from "../../../cli/fleet/api.ts";
+import { ApiProblem, type InstallEvent, type Verdict } from "../../../cli/fleet/api.ts";
 import { HttpClientError } from "../../../core/http/client.ts";
 import { followAttempt } from "../../../cli/fleet/watch.ts";
 import { waitFor } from "../../helpers/installer.ts";
@@ -140,6 +140,26 @@ describe("fleet: following an attempt", () => {
     assert.deepEqual(await followAttempt(answering, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined, giveUpMs: 0 }), VERDICT);
     const silent = { where: "x", events: () => (async function* () { throw new Error("socket hang up"); })(), verdict: async (): Promise<Verdict | undefined> => { throw new HttpClientError("unreachable", "x", "connect ECONNREFUSED"); } };
     await assert.rejects(followAttempt(silent, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined, giveUpMs: 0 }), (error: HttpClientError) => error.kind === "unreachable" && /gave up after 0 s out of reach/.test(error.message));
+  });
+
+  it("a verdict answered 5xx or 429 (a node busy or restarting) is a node that did not answer: asked again, its running attempt not taken for failed", async () => {
+    for (const status of [500, 502, 503, 429]) {
+      const answers: (() => Verdict | undefined)[] = [
+        () => {
+          throw new ApiProblem(status, { code: status === 429 ? "TOO_MANY_ATTEMPTS" : "INTERNAL", detail: "busy" });
+        },
+        () => undefined,
+        () => VERDICT,
+      ];
+      const installer = { where: "x", events: () => (async function* () { throw new Error("socket hang up"); })(), verdict: async () => answers.shift()!() };
+      assert.deepEqual(await followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), VERDICT, `HTTP ${status}`);
+    }
+    // Out of reach all along: given up as any node that does not answer.
+    const busy = { where: "x", events: () => (async function* () { throw new Error("socket hang up"); })(), verdict: async (): Promise<Verdict | undefined> => { throw new ApiProblem(503, { code: "INTERNAL", detail: "busy" }); } };
+    await assert.rejects(followAttempt(busy, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined, giveUpMs: 0 }), (error: HttpClientError) => error.kind === "unreachable");
+    // Any other refusal is the node's answer.
+    const refusing = { where: "x", events: () => (async function* () { throw new Error("socket hang up"); })(), verdict: async (): Promise<Verdict | undefined> => { throw new ApiProblem(404, { code: "NOT_FOUND", detail: "no attempt 1" }); } };
+    await assert.rejects(followAttempt(refusing, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), (error: ApiProblem) => error.status === 404);
   });
 
   it("a stream that sends nothing for a while (heartbeats only) is said, and said again while it lasts; the following goes on", async () => {
