@@ -70,7 +70,10 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
     return 0;
   } catch (err) {
     await rm(partial, { force: true });
-    throw err;
+    // A write error names no file (ENOSPC on write): the bundle's does.
+    if (typeof (err as NodeJS.ErrnoException).code !== "string") throw err;
+    process.stderr.write(`installer: cannot write the bundle to ${printable(file)}: ${printable((err as Error).message)}\n`);
+    return 1;
   }
 }
 

@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
-import { copyFile, readFile, rm, truncate } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { closeSync, existsSync, openSync } from "node:fs";
+import { copyFile, mkdir, readFile, rm, truncate } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { DEMO_HOST_FACTS, harness, runCli, tempDir, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { BUNDLE, DEMO_HOST_FACTS, bundleNode, harness, runCli, tempDir, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { assertNoSecret, extractBundle, SECRETS } from "../helpers/support-bundle.ts";
 
 const lab = harness();
@@ -100,6 +103,25 @@ test("support-bundle: a state dir that is not there, or a file that is no bundle
   const summary = await runCli(["support-bundle", "--summary", join(import.meta.dirname, "../../package.json")]);
   assert.equal(summary.code, 2);
   assert.match(summary.stderr, /cannot read .*package\.json as a support bundle \(\.tar\.gz\)/);
+});
+
+test("support-bundle: a bundle that cannot be written (stdout on a full disk, a folder that takes no file) fails saying where and why, exit 1, no stack trace, no partial file left", async (t) => {
+  const stateDir = await tempDir("stratum-sb-full-");
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  if (existsSync("/dev/full")) {
+    const full = openSync("/dev/full", "w");
+    t.after(() => closeSync(full));
+    const proc = spawn(await bundleNode(), [BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", "-", "--host-facts", DEMO_HOST_FACTS], { stdio: ["ignore", full, "pipe"] });
+    let stderr = "";
+    proc.stderr!.on("data", (d) => (stderr += d));
+    const [code] = (await once(proc, "close")) as [number | null];
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /^installer: cannot write to stdout: ENOSPC: no space left on device[^\n]*\n$/);
+  }
+  const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", "/proc/", "--host-facts", DEMO_HOST_FACTS]);
+  assert.equal(made.code, 1, made.stderr);
+  assert.match(made.stderr, /^installer: cannot write the bundle to \/proc\/[^:]+\.tar\.gz: ENOENT[^\n]*\n$/);
+  assert.equal(made.stdout, "");
 });
 
 test("support-bundle --state-dir alone: the payload folder and host facts are the ones the service last started with (last-start.json); flags still win", async () => {

@@ -132,7 +132,7 @@ let bundleNodePath: Promise<string> | undefined;
  * The Node that runs the bundle: the tests' own, or with INSTALLER_NODE_VERSION set (`npm run test:node18`) that
  * release's from the registry, so the spawned tests run the bundle on the oldest Node it supports.
  */
-function bundleNode(): Promise<string> {
+export function bundleNode(): Promise<string> {
   const version = process.env.INSTALLER_NODE_VERSION;
   return (bundleNodePath ??= !version
     ? Promise.resolve(process.execPath)
