@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { parseJsonBody, yamlBody, type DraftBody } from "../core/draft/index.ts";
 import { InstallerError } from "../core/common/errors.ts";
 import type { AppEnv } from "./env.ts";
-import { draftBodyContent, nodeYamlContent } from "./schemas/draft.ts";
+import { draftBodyContent, mergePatchContent, nodeYamlContent } from "./schemas/draft.ts";
 
 const YAML_TYPES = new Set(["application/yaml", "text/yaml"]);
 
@@ -18,6 +18,8 @@ const EITHER_FORM: DraftForms = {
 };
 
 export const NODE_YAML_FORM: DraftForms = { content: nodeYamlContent, send: "send the node.yaml as application/yaml or text/yaml" };
+
+export const MERGE_PATCH_FORM: DraftForms = { content: mergePatchContent, send: "send a JSON merge patch as application/merge-patch+json or application/json" };
 
 /**
  * A draft body: a JSON object or raw node.yaml text, in one of the media types the route

@@ -21,6 +21,12 @@ const NodeYamlTextSchema = z.string().meta({
  */
 export const structuredDraftContent = { "application/json": { schema: { $ref: "#/components/schemas/StructuredDraft" } } };
 
+/** PATCH /config's merge patch, named by reference too (readDraftBody parses it): application/json is taken as one. */
+export const mergePatchContent = {
+  "application/merge-patch+json": structuredDraftContent["application/json"],
+  "application/json": structuredDraftContent["application/json"],
+};
+
 /** text/yaml first: a generator that takes an operation's first media type (@hey-api/openapi-ts) then sends the string as it is, where for application/yaml it would JSON-encode it. */
 export const nodeYamlContent = { "text/yaml": { schema: NodeYamlTextSchema }, "application/yaml": { schema: NodeYamlTextSchema } };
 

@@ -63,11 +63,17 @@ describe("PATCH /v1/installer/config", () => {
     await installer.request(path, { method: "PUT", body: "mode: single-node\n", contentType: "application/yaml" });
     await refused(installer, patch({ hostname: "x" }), 400, "INVALID_REQUEST", /PUT/);
   });
-  test("400 INVALID_REQUEST: JSON that does not parse", async (t) => {
-    await refused(await given(t), patch('{"hostname":'), 400, "INVALID_REQUEST");
+  test("400 INVALID_REQUEST: JSON that does not parse, naming line and column as PUT does", async (t) => {
+    const installer = await given(t);
+    await refused(installer, patch('{\n  "hostname":,\n}'), 400, "INVALID_REQUEST", /^The body is not valid JSON \(line 2, column 14\): /);
+    const answer = await installer.request(path, patch('{"hostname":'));
+    assert.deepEqual(answer.json.errors, [{ field: "", message: answer.json.errors[0].message, line: 1, column: 13 }], "the field error carries line and column");
   });
-  test("400 INVALID_REQUEST: a JSON array", async (t) => {
-    await refused(await given(t), patch("[1,2]"), 400, "INVALID_REQUEST");
+  test("400 INVALID_REQUEST: an empty body, as PUT says it", async (t) => {
+    await refused(await given(t), patch(""), 400, "INVALID_REQUEST", /^The body is empty/);
+  });
+  test("400 INVALID_REQUEST: a JSON array, as PUT says it", async (t) => {
+    await refused(await given(t), patch("[1,2]"), 400, "INVALID_REQUEST", /^The body must be a JSON object \(the draft\), not an array\.$/);
   });
   test("409 INSTALL_RUNNING while an attempt runs", async (t) => {
     const installer = await inProcessApp(t);
@@ -94,6 +100,12 @@ describe("PATCH /v1/installer/config", () => {
   });
   test("415 UNSUPPORTED_MEDIA_TYPE: a node.yaml", async (t) => {
     await refused(await given(t), patch("hostname: x\n", "application/yaml"), 415, "UNSUPPORTED_MEDIA_TYPE");
+  });
+  test("415 UNSUPPORTED_MEDIA_TYPE: another +json type than merge-patch (a JSON Patch, a problem, any other), or none", async (t) => {
+    const installer = await given(t);
+    for (const type of ["application/json-patch+json", "application/problem+json", "application/foo+json", "text/plain"]) {
+      await refused(installer, patch({ timezone: "Europe/Paris" }, type), 415, "UNSUPPORTED_MEDIA_TYPE", /application\/merge-patch\+json/);
+    }
   });
   test("507 INSUFFICIENT_STORAGE: a state dir that refuses the write", async (t) => {
     const installer = await given(t);
