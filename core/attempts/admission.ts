@@ -32,6 +32,14 @@ export function refusal(request: AdmissionRequest): InstallerError | undefined {
   if (phase === "installing") {
     return new InstallerError({ code: "INSTALL_RUNNING", detail: `Attempt ${attempts.length} is running, so ${what} must wait until it ends; follow it at /v1/installer/install/events.` });
   }
+  if (phase === "done" && request.action === "recheck-readiness") {
+    // The endpoint's own page names RECHECK_NOT_APPLICABLE for every last attempt that did not fail at readiness.
+    const succeeded = [...attempts].reverse().find((a) => a.state === "succeeded")!;
+    return new InstallerError({
+      code: "RECHECK_NOT_APPLICABLE",
+      detail: `Attempt ${succeeded.attempt} succeeded: this node is installed and its cloud reported READY, so there is no readiness to recheck.`,
+    });
+  }
   if (phase === "done") {
     return new InstallerError({ code: "ALREADY_INSTALLED", detail: `An install attempt succeeded: this node is installed, so ${what} has no effect any more.` });
   }

@@ -75,7 +75,7 @@ describe("POST /v1/installer/install/recheck-readiness", () => {
     assert.equal((await installer.request("/v1/installer/status")).json.attempt, 1);
   });
 
-  test("409 INSTALL_RUNNING while an attempt runs; 409 ALREADY_INSTALLED after one succeeded", async (t) => {
+  test("409 INSTALL_RUNNING while an attempt runs; 409 RECHECK_NOT_APPLICABLE after one succeeded (the endpoint's page names no other code)", async (t) => {
     const installer = await installRig(t, { scenario: "never", timeout: 1.5 });
     await putDraft(installer);
     await install(installer);
@@ -84,7 +84,9 @@ describe("POST /v1/installer/install/recheck-readiness", () => {
     installer.readiness.setScenario("ready");
     assertAnswers(route, 202, await installer.request(PATH, POST));
     await finished(installer, 2);
-    assertRouteProblem(route, await installer.request(PATH, POST), 409, "ALREADY_INSTALLED");
+    const after = await installer.request(PATH, POST);
+    assertRouteProblem(route, after, 409, "RECHECK_NOT_APPLICABLE");
+    assert.equal(after.json.detail, "Attempt 2 succeeded: this node is installed and its cloud reported READY, so there is no readiness to recheck.");
   });
 
   test("413 BODY_TOO_LARGE for a body over the 1 MiB limit (the operation takes none): declared in its responses; nothing starts", async (t) => {

@@ -74,7 +74,7 @@ describe("POST /v1/installer/install", () => {
     assert.doesNotMatch(everything, new RegExp(installer.code));
 
     assertRouteProblem(route, await installer.request("/v1/installer/install", POST), 409, "ALREADY_INSTALLED");
-    assertProblem(await installer.request("/v1/installer/install/recheck-readiness", POST), 409, "ALREADY_INSTALLED");
+    assertProblem(await installer.request("/v1/installer/install/recheck-readiness", POST), 409, "RECHECK_NOT_APPLICABLE");
     assertProblem(await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-02" } }), 409, "ALREADY_INSTALLED");
 
     const attempts = await installer.request("/v1/installer/install/attempts");

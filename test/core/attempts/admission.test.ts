@@ -77,7 +77,7 @@ describe("refusal: may it happen now?", () => {
     ["recheck after a firstboot failure", recheck(failedAtFirstboot), "RECHECK_NOT_APPLICABLE"],
     ["recheck with no attempt", recheck(none), "RECHECK_NOT_APPLICABLE"],
     ["recheck while one runs", recheck(running), "INSTALL_RUNNING"],
-    ["recheck once installed", recheck(succeededThenRecheckFailed), "ALREADY_INSTALLED"],
+    ["recheck once installed (seed 001 names RECHECK_NOT_APPLICABLE)", recheck(succeededThenRecheckFailed), "RECHECK_NOT_APPLICABLE"],
     ["draft change, nothing yet", change(none), undefined],
     ["draft change after a failure", change(failedAtReadiness), undefined],
     ["draft change while one runs", change(running), "INSTALL_RUNNING"],
