@@ -59,11 +59,32 @@ export async function nodeAnswers(api: NodeApi, verdict?: Verdict): Promise<Node
     }
   }
   try {
-    answers.report = await api.report(answers.verdict?.attempt);
+    answers.report = kept(await api.report(answers.verdict?.attempt));
   } catch (error) {
     answers.reportProblem = unanswered(error);
   }
   return answers;
+}
+
+/** The most of one node's report fleet-report.json keeps (and the fleet holds until it is written): a node's own is ≈ 10–100 KB. */
+export const REPORT_KEEP_BYTES = 1024 * 1024;
+
+/**
+ * A report as the fleet keeps it: whole, or, when it is over REPORT_KEEP_BYTES or cannot be written as JSON at all
+ * (nested deeper than a stack goes), its attempt, state and verdict, saying why the rest was left on the node. A
+ * node's answer never costs the run its summary or its fleet-report.json, nor the driver memory by the node.
+ */
+function kept(report: Report): Report {
+  let why: string | undefined;
+  try {
+    const bytes = Buffer.byteLength(JSON.stringify(report));
+    if (bytes > REPORT_KEEP_BYTES) why = `it is ${(bytes / 1024 / 1024).toFixed(1)} MiB, over the ${REPORT_KEEP_BYTES / 1024 / 1024} MiB kept a node`;
+  } catch (error) {
+    why = `it cannot be written as JSON (${(error as Error).message})`;
+  }
+  if (why === undefined) return report;
+  const omitted = `the rest of this report is left on the node: ${why}; read it there (GET /v1/installer/install/report?attempt=${report.attempt})`;
+  return { attempt: report.attempt, state: report.state, verdict: report.verdict, omitted } as unknown as Report;
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { reportText } from "../../../cli/fleet/report.ts";
+import type { NodeApi, Report, Verdict } from "../../../cli/fleet/api.ts";
+import { REPORT_KEEP_BYTES, confirmation, nodeAnswers, reportText } from "../../../cli/fleet/report.ts";
 
 const TOKEN = "STRATUM1:5a5a:join-secret";
 const codeOf = (node: string) => `code-of-${node}`;
@@ -33,5 +34,34 @@ describe("fleet: the report", () => {
     assert.doesNotMatch(text, /[\u0080-\u009f\u202e]/);
     assert.match(text, /disk \\u009b2J \\u202ebusy/);
     assert.equal(JSON.parse(text).nodes[0].verdict.message, "disk \u009b2J \u202ebusy");
+  });
+});
+
+describe("fleet: a node's report as the fleet keeps it", () => {
+  const VERDICT = { attempt: 1, kind: "install", outcome: "succeeded", step: "readiness", code: null, message: "installed", next: "none" } as Verdict;
+  const report = (extra: Record<string, unknown>) => ({ attempt: 1, kind: "install", state: "succeeded", verdict: VERDICT, ...extra }) as unknown as Report;
+  const answering = (r: Report) => ({ verdict: async () => VERDICT, report: async () => r }) as unknown as NodeApi;
+  let deep: unknown = [];
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+
+  for (const [what, big, why] of [
+    ["nested deeper than a stack goes", report({ config: { config: { deep } } }), /cannot be written as JSON/],
+    ["over the size kept a node", report({ firstbootTail: ["x".repeat(REPORT_KEEP_BYTES)] }), /is 1\.0 MiB, over the 1 MiB kept a node/],
+  ] as const) {
+    it(`a report ${what}: its attempt, state and verdict kept (the node still confirmed), the rest said to be on the node; the fleet's report is still written`, async () => {
+      const answers = await nodeAnswers(answering(big), VERDICT);
+      const keptReport = answers.report as unknown as Record<string, unknown>;
+      assert.deepEqual(Object.keys(keptReport).sort(), ["attempt", "omitted", "state", "verdict"]);
+      assert.match(String(keptReport.omitted), why);
+      assert.match(String(keptReport.omitted), /GET \/v1\/installer\/install\/report\?attempt=1\)$/);
+      assert.equal(confirmation("its verdict said succeeded", answers), undefined);
+      const text = reportText({ plan: "p", planHash: "h", cluster: "c", writtenAt: "t", exit: 0, nodes: [{ name: "n1", role: "join", installer: "https://x", outcome: null, verdict: answers.verdict, report: answers.report }] }, [], codeOf);
+      assert.ok(text.length < 10_000);
+    });
+  }
+
+  it("a report of a node's usual size is kept whole", async () => {
+    const usual = report({ firstbootTail: Array.from({ length: 50 }, (_, i) => `line ${i}`) });
+    assert.equal((await nodeAnswers(answering(usual), VERDICT)).report, usual);
   });
 });
