@@ -20,7 +20,7 @@ export interface EventsPage {
  * readers read the file: an attempt whose record is no longer running has attempt.finished there.
  */
 export interface EventLog {
-  /** The attempt's writer, opened once; `fresh` for a new attempt (whatever a crash left under its name goes). */
+  /** The attempt's writer, opened once; `fresh` for a new attempt (a log already under its name is kept aside, not overwritten). */
   writer(attempt: number, fresh?: boolean): Promise<AttemptEventLog>;
   /** An ended attempt's events are on disk: its writer closes. */
   close(attempt: number, writer: AttemptEventLog): Promise<void>;

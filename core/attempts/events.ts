@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { open, rm, type FileHandle } from "node:fs/promises";
+import { open, rename, type FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { printableJson } from "../common/printable.ts";
 import type { Step } from "../state/records.ts";
@@ -70,11 +70,13 @@ export class AttemptEventLog {
   }
 
   /**
-   * `fresh`: a new attempt's log, so whatever a crash left under its name goes. A torn last line
+   * `fresh`: a new attempt's log, started empty. A torn last line
    * (kill -9 mid-write) is cut off, so the next event starts a line of its own.
    */
   static async open(attempt: number, path: string, now: () => Date, failed: (cause: unknown) => Error, fresh = false): Promise<AttemptEventLog> {
-    if (fresh) await rm(path, { force: true });
+    // Never overwritten: a log under a new attempt's name is an attempt the store no longer knows (a store kept
+    // aside at start, or a kill between the log's first line and the store's write): kept aside beside it.
+    if (fresh) await rename(path, `${path}.kept-${now().toISOString().replaceAll(":", "-")}`).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
     const existing = fresh ? [] : await readEvents(path, 0);
     const file = await open(path, "a+", 0o600);
     try {

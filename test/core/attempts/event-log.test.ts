@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { AttemptEventLog, readEvents } from "../../../core/attempts/events.ts";
 
@@ -27,12 +27,15 @@ test("a torn last line (kill -9 mid-write) is cut off, so the next event is whol
   assert.ok((await readFile(path, "utf8")).endsWith("}\n"));
 });
 
-test("a fresh log drops what a crash left under the attempt's name", async () => {
+test("a fresh log starts empty; what was under the attempt's name (a store kept aside forgot the attempts) is kept aside beside it, never overwritten", async () => {
   const path = await logFile(`${line(1)}${line(2)}`);
   const log = await AttemptEventLog.open(1, path, now, failed, true);
   log.append({ type: "attempt.started", level: "info", message: "started" });
   await log.close();
   assert.deepEqual((await readEvents(path, 0)).map((e) => [e.seq, e.message]), [[1, "started"]]);
+  const kept = `${path}.kept-2026-12-02T12-00-00.000Z`;
+  assert.equal(await readFile(kept, "utf8"), `${line(1)}${line(2)}`);
+  assert.deepEqual((await readdir(dirname(path))).sort(), ["attempt-1.jsonl", "attempt-1.jsonl.kept-2026-12-02T12-00-00.000Z"]);
 });
 
 test("a refused write keeps the events queued, rejects flush, tells onFailure, and a later flush writes them", async () => {
