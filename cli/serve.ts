@@ -142,7 +142,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       url = publicUrl(settings.listenHost, info.port);
       const notices = [
         lock.tookOverFrom ? `took over the lock of a stopped installer (pid ${lock.tookOverFrom})` : undefined,
-        opened.keptAside ? `the store file did not parse: kept aside as ${opened.keptAside}; started with a fresh store` : undefined,
+        opened.keptAside ? `the store file did not parse (${opened.keptAsideWhy}): kept aside as ${opened.keptAside}; started with a fresh store` : undefined,
         ...started,
         opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
       ].filter((n): n is string => n !== undefined);

@@ -6,8 +6,12 @@ import { syncFolder, writeTempFile } from "./write-private-file.ts";
 import { tempPathOf } from "../state/layout.ts";
 
 export class CorruptStoreError extends Error {
+  /** Why, in a few words: the parser's message, or what is not of the store's shape. */
+  readonly why: string;
   constructor(readonly path: string, cause: unknown) {
-    super(`${path} does not parse: ${cause instanceof Error ? cause.message : String(cause)}`);
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(`${path} does not parse: ${why}`);
+    this.why = why;
     this.name = "CorruptStoreError";
   }
 }

@@ -6,6 +6,7 @@ import { ensurePrivateDir } from "../fs/private-dir.ts";
 import { storageError } from "../fs/storage-error.ts";
 import { isTempFile, stateLayout } from "./layout.ts";
 import type { StoreData } from "./records.ts";
+import { storeShapeProblem } from "./store-shape.ts";
 
 function emptyStore(): StoreData {
   return {
@@ -38,6 +39,8 @@ export interface OpenedStore {
   firstStart: boolean;
   /** Where an unreadable store file was kept aside, when it was. */
   keptAside?: string;
+  /** Why it was kept aside: what the parser said, or what is not of the store's shape. */
+  keptAsideWhy?: string;
   /** Temp files of interrupted writes that were removed. */
   cleanedTempFiles: string[];
 }
@@ -50,15 +53,18 @@ export async function openStore(stateDir: string, now: () => Date): Promise<Open
   const adapter = new DurableJsonFile<StoreData>(path);
   const low = new Low<StoreData>(adapter, emptyStore());
   let keptAside: string | undefined;
+  let keptAsideWhy: string | undefined;
   let firstStart = false;
   try {
     const data = await adapter.read();
+    const problem = data === null ? undefined : storeShapeProblem(data);
     if (data === null) firstStart = true;
-    else if (isStoreShaped(data)) low.data = withDefaults(data);
-    else throw new CorruptStoreError(path, new Error("not an installer store document"));
+    else if (problem === undefined) low.data = withDefaults(data as Partial<StoreData>);
+    else throw new CorruptStoreError(path, new Error(`it is not an installer store document: ${problem}`));
   } catch (err) {
     if (!(err instanceof CorruptStoreError)) throw err;
     keptAside = layout.storeAside(now());
+    keptAsideWhy = err.why;
     await rename(path, keptAside);
   }
   if (firstStart || keptAside) await low.write();
@@ -72,12 +78,9 @@ export async function openStore(stateDir: string, now: () => Date): Promise<Open
       save,
     }),
   };
-  return { store, firstStart, keptAside, cleanedTempFiles };
+  return { store, firstStart, keptAside, keptAsideWhy, cleanedTempFiles };
 }
 
-function isStoreShaped(data: unknown): data is Partial<StoreData> {
-  return typeof data === "object" && data !== null && !Array.isArray(data) && (data as StoreData).schemaVersion === 1;
-}
 
 function withDefaults(data: Partial<StoreData>): StoreData {
   const empty = emptyStore();

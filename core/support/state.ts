@@ -1,4 +1,5 @@
 import { open, readdir } from "node:fs/promises";
+import { storeShapeProblem } from "../state/store-shape.ts";
 import { join } from "node:path";
 import { readIfPresent } from "../fs/read-if-present.ts";
 import { stateLayout } from "../state/layout.ts";
@@ -49,7 +50,8 @@ export async function readState(stateDir: string, store?: StoreData): Promise<St
   if (raw) {
     try {
       const data = JSON.parse(raw.text) as StoreData;
-      if (data?.schemaVersion !== 1 || !Array.isArray(data.attempts)) throw new Error("not an installer store document");
+      const problem = storeShapeProblem(data);
+      if (problem !== undefined || !Array.isArray(data.attempts)) throw new Error(`not an installer store document${problem ? `: ${problem}` : ""}`);
       snapshot.store = data;
     } catch (err) {
       snapshot.storeProblem = `the store file does not parse (${(err as Error).message})`;

@@ -65,7 +65,7 @@ describe("state dir", () => {
     const stateDir = await tempDir();
     await writeFile(join(stateDir, "installer.json"), '{"schemaVersion":1,"draft":{"sour');
     const installer = await start({ stateDir });
-    assert.match(installer.banner, /NOTICE: the store file did not parse: kept aside as .*installer\.json\.corrupt-/);
+    assert.match(installer.banner, /NOTICE: the store file did not parse \(.+\): kept aside as .*installer\.json\.corrupt-/);
     const names = await readdir(stateDir);
     const aside = names.find((n) => n.startsWith("installer.json.corrupt-"));
     assert.ok(aside, names.join(","));

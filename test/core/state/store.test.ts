@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, rmdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -75,4 +75,29 @@ test("a save the state dir refuses rejects INSUFFICIENT_STORAGE and leaves the d
   await rmdir(blocker);
   await slice.save();
   assert.equal((await onDisk(dir)).draft.config.hostname, "node-02", "the next save succeeds once the state dir takes writes");
+});
+
+test("a store file that parses but is not of the store's shape is kept aside as one that does not parse: the start goes on with a fresh store, saying why", async () => {
+  const running = { attempt: 1, kind: "install", startedBy: "person", state: "running", step: "firstboot", startedAt: now().toISOString(), steps: [], config: { source: "structured", config: {} }, payloadVersion: null, firstbootTail: [], readinessHistory: [] };
+  for (const [what, doc] of [
+    ["attempts that are no list", { schemaVersion: 1, attempts: "oops", draft: 42 }],
+    ["an attempt that is null", { schemaVersion: 1, attempts: [null] }],
+    ["an attempt with no state, steps or tail", { schemaVersion: 1, attempts: [{ attempt: 1 }] }],
+    ["a draft of no known source", { schemaVersion: 1, attempts: [running], draft: { source: "xml" } }],
+    ["lockout addresses that are a list", { schemaVersion: 1, attempts: [], lockout: { addresses: [], globalFailures: [] } }],
+  ] as const) {
+    const dir = await stateDir();
+    await writeFile(stateLayout(dir).store, JSON.stringify(doc));
+    const opened = await openStore(dir, now);
+    assert.equal(opened.keptAside, stateLayout(dir).storeAside(now()), what);
+    assert.match(opened.keptAsideWhy ?? "", /^it is not an installer store document: /, what);
+    assert.deepEqual(opened.store.slice("attempts").get(), [], what);
+    assert.equal(await readFile(opened.keptAside!, "utf8"), JSON.stringify(doc), `${what}: kept as it was`);
+  }
+  // A whole store of the shape it has is read as it is.
+  const dir = await stateDir();
+  await writeFile(stateLayout(dir).store, JSON.stringify({ schemaVersion: 1, attempts: [running], draft: draft("node-01"), lockout: { addresses: {}, globalFailures: [] } }));
+  const opened = await openStore(dir, now);
+  assert.equal(opened.keptAside, undefined);
+  assert.deepEqual(opened.store.slice("attempts").get(), [running]);
 });

@@ -1,0 +1,18 @@
+import assert from "node:assert/strict";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { stateLayout } from "../../../core/state/layout.ts";
+import { readState } from "../../../core/support/state.ts";
+
+test("a store file that parses but is not of the store's shape is read as one that does not parse: its problem said, its text kept, nothing taken from it", async () => {
+  for (const doc of [{ schemaVersion: 1, attempts: [{ attempt: 1 }] }, { schemaVersion: 1, attempts: [null] }, { schemaVersion: 1, attempts: "oops" }]) {
+    const stateDir = await mkdtemp(join(tmpdir(), "stratum-support-state-"));
+    await writeFile(stateLayout(stateDir).store, JSON.stringify(doc));
+    const state = await readState(stateDir);
+    assert.equal(state.store, undefined);
+    assert.match(state.storeProblem ?? "", /^the store file does not parse \(not an installer store document: attempts/);
+    assert.equal(state.storeRaw?.text, JSON.stringify(doc));
+  }
+});
