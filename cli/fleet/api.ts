@@ -36,6 +36,17 @@ export function cappedBlockers(blockers: readonly Blocker[]): Blocker[] {
   return blockers.slice(0, items).map((b) => ({ ...b, code: capped(b.code, codeBytes), detail: capped(b.detail, itemBytes) }));
 }
 
+/**
+ * A node's field errors as the fleet shows them (a validation's, a problem's): at most PROBLEM_CAPS.items, each field
+ * and message capped; one more says how many were left out. A node may answer thousands.
+ */
+export function cappedFieldErrors(errors: readonly FieldError[]): FieldError[] {
+  const { items, itemBytes } = PROBLEM_CAPS;
+  const kept = errors.slice(0, items).map((e) => ({ ...e, field: capped(e.field, itemBytes), message: capped(e.message, itemBytes), ...(e.hint === undefined ? {} : { hint: capped(e.hint, itemBytes) }) }));
+  if (errors.length > items) kept.push({ field: "", message: `and ${errors.length - items} more the node found (its POST /v1/installer/config/validate lists them all)` });
+  return kept;
+}
+
 /** A problem+json answer (SPEC §4), its node's text capped (PROBLEM_CAPS). */
 export class ApiProblem extends Error {
   readonly status: number;
@@ -43,12 +54,12 @@ export class ApiProblem extends Error {
   readonly errors: FieldError[];
   readonly blockers: Blocker[];
   constructor(status: number, body: { code?: string; detail?: string; title?: string; errors?: FieldError[]; blockers?: Blocker[] }) {
-    const { detailBytes, codeBytes, items, itemBytes } = PROBLEM_CAPS;
+    const { detailBytes, codeBytes } = PROBLEM_CAPS;
     super(capped(body.detail ?? body.title ?? `HTTP ${status}`, detailBytes));
     this.name = "ApiProblem";
     this.status = status;
     this.code = capped(body.code ?? `HTTP_${status}`, codeBytes);
-    this.errors = (body.errors ?? []).slice(0, items).map((e) => ({ ...e, field: capped(e.field, itemBytes), message: capped(e.message, itemBytes) }));
+    this.errors = cappedFieldErrors(body.errors ?? []);
     this.blockers = cappedBlockers(body.blockers ?? []);
   }
 }
@@ -159,7 +170,8 @@ export class NodeApi {
   }
 
   async validate(draft: Draft): Promise<Validation> {
-    return (await this.#call("POST", "/config/validate", 200, ValidationSchema, { body: draft })).body;
+    const validation = (await this.#call("POST", "/config/validate", 200, ValidationSchema, { body: draft })).body;
+    return { ...validation, errors: cappedFieldErrors(validation.errors) };
   }
 
   async putConfig(draft: Draft, ifMatch?: string): Promise<{ view: DraftView; etag: string }> {

@@ -1,12 +1,35 @@
+import { capText } from "../../../core/common/cut-text.ts";
+import type { InstallEvent } from "../api.ts";
 import { jsonOutput } from "./json.ts";
 import { linesOutput } from "./lines.ts";
 import { liveOutput } from "./live.ts";
-import type { FleetOutput } from "./types.ts";
+import type { FleetOutput, SummaryRow } from "./types.ts";
 
 export type { ConnectRow, FleetOutput, Level, NodeChange, SummaryRow } from "./types.ts";
 
 /** JSON Lines with --json; a live table when stdout is a terminal; prefixed lines otherwise. */
 export function chooseOutput(json: boolean, roles: ReadonlyMap<string, string>): FleetOutput {
-  if (json) return jsonOutput(process.stdout);
-  return process.stdout.isTTY ? liveOutput(process.stdout, process.stderr, roles) : linesOutput(process.stdout, process.stderr);
+  if (json) return bounded(jsonOutput(process.stdout));
+  return bounded(process.stdout.isTTY ? liveOutput(process.stdout, process.stderr, roles) : linesOutput(process.stdout, process.stderr));
+}
+
+/** The most of one message the fleet shows: as the installer's own readers cut a firstboot's line (SPEC §6). */
+export const MESSAGE_BYTES = 16 * 1024;
+
+const cut = (text: string) => capText(text, MESSAGE_BYTES).text;
+
+/**
+ * `out`, every message kept to MESSAGE_BYTES: a note (a node's verdict, its failure), an event's message, a summary
+ * row's detail can carry a node's text, and a node may send megabytes of it.
+ */
+export function bounded(out: FleetOutput): FleetOutput {
+  return {
+    problems: (file, problems, closing) => out.problems(file, problems.map((p) => ({ ...p, message: cut(p.message), ...(p.hint ? { hint: cut(p.hint) } : {}) })), closing),
+    nodes: (rows) => out.nodes(rows),
+    note: (node, level, message) => out.note(node, level, cut(message)),
+    change: (node, change) => out.change(node, change),
+    event: (node, event: InstallEvent) => out.event(node, { ...event, message: cut(event.message) }),
+    summary: (rows: readonly SummaryRow[], exit, closing) => out.summary(rows.map((r) => ({ ...r, detail: cut(r.detail) })), exit, cut(closing)),
+    close: () => out.close(),
+  };
 }

@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { PROBLEM_CAPS, cappedFieldErrors } from "../../../cli/fleet/api.ts";
+import { MESSAGE_BYTES, bounded } from "../../../cli/fleet/output/index.ts";
+import type { FleetOutput } from "../../../cli/fleet/output/types.ts";
+
+/** A FleetOutput that keeps what it was given, as it was given. */
+function recording() {
+  const got: Record<string, unknown[][]> = {};
+  const keep = (name: string) => (...args: unknown[]) => void (got[name] ??= []).push(args);
+  const out = { problems: keep("problems"), nodes: keep("nodes"), note: keep("note"), change: keep("change"), event: keep("event"), summary: keep("summary"), close: keep("close") } as unknown as FleetOutput;
+  return { out, got };
+}
+
+describe("fleet: what a node says is kept to a size before any output shows it", () => {
+  const huge = "L".repeat(900_000);
+  const fits = (text: unknown) => Buffer.byteLength(String(text)) <= MESSAGE_BYTES + 40 && /… \[cut [\d.]+ KiB\]$/.test(String(text));
+
+  it("a note (a verdict's message, a failure), an event's message, a summary's detail and closing, a problem's message and hint", () => {
+    const { out, got } = recording();
+    const b = bounded(out);
+    b.note("node-02", "error", `attempt 1 failed: ${huge}`);
+    b.event("node-02", { seq: 1, attempt: 1, time: "2026-12-06T00:00:00.000Z", type: "step.log", level: "error", message: huge });
+    b.summary([{ node: "node-02", role: "join", outcome: "failed", attempt: 1, elapsedSeconds: 3, detail: huge }], 1, huge);
+    b.problems("plan.yaml", [{ rule: "node-validation", path: ["nodes", 1], message: huge, hint: huge, line: 3, column: 5 }] as never, "closing");
+    assert.ok(fits(got.note![0]![2]));
+    assert.ok(fits((got.event![0]![1] as { message: string }).message));
+    assert.ok(fits((got.summary![0]![0] as { detail: string }[])[0]!.detail));
+    assert.ok(fits(got.summary![0]![2]));
+    const [problem] = got.problems![0]![1] as { message: string; hint: string }[];
+    assert.ok(fits(problem!.message) && fits(problem!.hint));
+  });
+
+  it("text of a usual size passes as it is", () => {
+    const { out, got } = recording();
+    bounded(out).note("node-01", "info", "attempt 1 succeeded: installed");
+    assert.deepEqual(got.note, [["node-01", "info", "attempt 1 succeeded: installed"]]);
+  });
+
+  it("a node's field errors: at most PROBLEM_CAPS.items, each capped, one more saying how many were left out", () => {
+    const errors = Array.from({ length: 20_000 }, (_, i) => ({ field: `network.dns[${i}]`, message: `bad ${i} ${"x".repeat(2000)}` }));
+    const kept = cappedFieldErrors(errors);
+    assert.equal(kept.length, PROBLEM_CAPS.items + 1);
+    assert.ok(kept.slice(0, -1).every((e) => Buffer.byteLength(e.message) <= PROBLEM_CAPS.itemBytes + 40));
+    assert.deepEqual(kept.at(-1), { field: "", message: `and ${20_000 - PROBLEM_CAPS.items} more the node found (its POST /v1/installer/config/validate lists them all)` });
+    assert.deepEqual(cappedFieldErrors(errors.slice(0, 2).map((e) => ({ ...e, message: "short" }))), errors.slice(0, 2).map((e) => ({ ...e, message: "short" })));
+  });
+});
