@@ -115,6 +115,8 @@ export function createDraftService({ draft, context, now, attempts, personActed,
   /** A draft that fails to be written leaves the previous one in place, in memory as on disk. */
   const write = async (body: DraftBody, undo?: () => void) => {
     const previous = draft.get();
+    // The same draft again changes nothing: its ETag (of the content), updatedAt and revision stay as they were.
+    if (previous.updatedAt !== null && etagOf(previous) === etagOf({ ...body, revision: 0, updatedAt: null } as DraftRecord)) return;
     const revision = previous.revision + 1;
     const updatedAt = now().toISOString();
     draft.set(body.source === "yaml" ? { source: "yaml", yaml: body.yaml, revision, updatedAt } : { source: "structured", config: body.config, revision, updatedAt });

@@ -102,6 +102,24 @@ describe("draft service", () => {
     assert.notEqual(asYaml, first);
   });
 
+  test("the same draft again changes nothing: its ETag, updatedAt and revision stay (a strong ETag vouches for the whole representation); the person still acted", async () => {
+    const { service, clock, stateDir, acted } = await draftService();
+    const first = await service.replace({ source: "structured", config: VALID_DRAFT }, undefined);
+    clock.advance(60_000);
+    const again = await service.replace({ source: "structured", config: structuredClone(VALID_DRAFT) }, undefined);
+    assert.deepEqual(again, first);
+    assert.equal((await reopened(stateDir)).slice("draft").get().revision, 1);
+    assert.equal(acted.calls, 2);
+    // The same by a merge patch that changes nothing, too.
+    clock.advance(60_000);
+    assert.deepEqual(await service.patch({ hostname: VALID_DRAFT.hostname }, undefined), first);
+    // A change moves all three.
+    clock.advance(60_000);
+    const changed = await service.replace({ source: "structured", config: { ...VALID_DRAFT, hostname: "node-02" } }, undefined);
+    assert.notEqual(changed.etag, first.etag);
+    assert.notEqual(changed.updatedAt, first.updatedAt);
+  });
+
   describe("If-Match decides whether a change applies", () => {
     const rows: { name: string; ifMatch: (etag: string) => string; applies: boolean }[] = [
       { name: "the current ETag", ifMatch: (etag) => etag, applies: true },
