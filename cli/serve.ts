@@ -7,6 +7,7 @@ import { loadHostFactsFile, readHostFacts } from "../core/host/read-facts.ts";
 import type { Logger } from "../core/common/log.ts";
 import type { Settings } from "../core/common/settings.ts";
 import { acquireStateLock } from "../core/fs/state-lock.ts";
+import { startStorageProblem } from "../core/fs/storage-error.ts";
 import { certificateFacts, type CertificateFacts } from "../core/access/tls.ts";
 import { loadTls } from "../core/access/tls-files.ts";
 import { rawProblem } from "../handlers/problem.ts";
@@ -95,7 +96,12 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   const stateDir = await ensurePrivateDir(settings.stateDir, "the state dir").catch((err: Error) => {
     throw new Error(`${err.message}; choose another --state-dir`);
   });
-  const lock = await acquireStateLock(stateDir);
+  // A state dir that refuses writes (full, read-only) stops the start with what to do, not a bare ENOSPC.
+  const storage = (err: unknown): never => {
+    const problem = startStorageProblem(settings.stateDir, err);
+    throw problem ? new Error(problem) : err;
+  };
+  const lock = await acquireStateLock(stateDir).catch(storage);
   let url = publicUrl(settings.listenHost, settings.listenPort);
   let certificate: CertificateFacts | undefined;
   const now = () => new Date();
@@ -105,7 +111,10 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       wireServices(settings, { version, url: () => url, tls: () => certificate, host, now, journal: stderrIsJournal(process.env) }),
     ),
     loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }, now),
-  ]);
+  ]).catch(async (err: unknown) => {
+    await lock.release();
+    return storage(err);
+  });
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
   certificate = certificateFacts(tls.cert);

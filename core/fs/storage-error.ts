@@ -22,3 +22,14 @@ export function storageError(stateDir: string, cause: unknown): InstallerError {
 export function isStorageError(err: unknown): err is InstallerError {
   return err instanceof InstallerError && err.code === "INSUFFICIENT_STORAGE";
 }
+
+/**
+ * For a start that cannot write its state dir: one sentence naming it, why, and what to do; undefined for an error
+ * that is not the state dir's file system refusing (a bug, a lock held).
+ */
+export function startStorageProblem(stateDir: string, err: unknown): string | undefined {
+  if (isStorageError(err)) return `${err.detail.replace(/; nothing was changed\..*$/s, "")}: free space on its file system (or make it writable), then start the installer again`;
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (!code || !WHY[code]) return undefined;
+  return `the state dir ${stateDir} cannot be written (${code}: ${WHY[code]}): free space on its file system (or make it writable), then start the installer again`;
+}

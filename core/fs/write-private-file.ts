@@ -9,7 +9,13 @@ import { type FileHandle, open, unlink } from "node:fs/promises";
  */
 export async function writePrivateFile(path: string, data: string | Uint8Array, { exclusive = false, sync = true, mode = 0o600 as 0o600 | 0o644 } = {}): Promise<void> {
   const file = await open(path, exclusive ? "wx" : "w", mode);
-  await fill(file, data, mode, sync);
+  try {
+    await fill(file, data, mode, sync);
+  } catch (err) {
+    // A file this call made and could not fill (a full disk) is no file: it goes, not left holding a name.
+    if (exclusive) await unlink(path).catch(() => undefined);
+    throw err;
+  }
 }
 
 /**

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
-import { httpsRaw, startInstaller, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { DEMO_HOST_FACTS, httpsRaw, runCli, startInstaller, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
 
@@ -83,6 +83,22 @@ describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, re
 
   const alive = () => assert.equal(installer.proc.exitCode, null, `the installer exited:\n${installer.output().stderr}`);
   const storeDraft = async () => JSON.parse(await readFile(join(stateDir(), "installer.json"), "utf8")).draft;
+
+  test("a start on a full state dir exits 1 naming the state dir and what to do, without a stack trace, and leaves no file of its own behind", async (t) => {
+    if (mountProblem) return t.skip(mountProblem);
+    const other = join(mount, "state-2");
+    await mkdir(other, { mode: 0o700 });
+    const free = fill(mount);
+    try {
+      const started = await runCli(["--listen", "127.0.0.1:0", "--state-dir", other, "--host-facts", DEMO_HOST_FACTS]);
+      assert.equal(started.code, 1, started.stderr);
+      assert.equal(started.stderr, `installer: the state dir ${other} cannot be written (ENOSPC: no space left on its file system): free space on its file system (or make it writable), then start the installer again\n`);
+      assert.deepEqual(await readdir(other), []);
+    } finally {
+      await free();
+    }
+    alive();
+  });
 
   test("a draft that cannot be stored answers 507 naming the state dir; memory and disk keep the previous draft", async (t) => {
     if (mountProblem) return t.skip(mountProblem);
