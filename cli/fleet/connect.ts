@@ -85,9 +85,17 @@ async function draftErrors(c: Connected, token: string | undefined, problems: st
 }
 
 /** The init node's join token when it is installed already (the joins' drafts are validated with it); a token that cannot be read is a problem. */
-async function installedToken(result: Connected | Connection["failures"][number], problems: string[]): Promise<JoinToken | undefined> {
+async function installedToken(result: Connected | Connection["failures"][number], cluster: string, problems: string[]): Promise<JoinToken | undefined> {
   if (!("api" in result) || result.status.phase !== "done") return undefined;
-  return result.api.joinToken().catch((error: Error) => void problems.push(`${result.node.name} is installed, but its join token cannot be read: ${error.message}`));
+  const token = await result.api.joinToken().catch((error: Error) => void problems.push(`${result.node.name} is installed, but its join token cannot be read: ${error.message}`));
+  // Another cluster's init (a plan pointed at the wrong rack, a node reused): its token would join the nodes there.
+  if (token && token.cluster !== cluster) {
+    problems.push(
+      `${result.node.name} is installed as the init node of cluster ${JSON.stringify(token.cluster)}, not of the plan's cluster ${JSON.stringify(cluster)}: its join token would join the nodes to that cluster. Use the plan of that cluster, or an init node not yet installed`,
+    );
+    return undefined;
+  }
+  return token;
 }
 
 function releaseProblems(connected: Connected[]): string[] {
@@ -124,7 +132,7 @@ export async function connectFleet(loaded: LoadedPlan): Promise<Connection> {
   const readInit = async (node: FleetNode) => {
     try {
       const result = await connectOne(node);
-      initRead(await installedToken(result, asked));
+      initRead(await installedToken(result, loaded.plan.cluster.name, asked));
       return result;
     } finally {
       initRead(undefined); // (read or not: the joins wait for it no longer)

@@ -3,12 +3,13 @@ import { writeFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
+import { NodeApi } from "../../../cli/fleet/api.ts";
 import { connectFleet } from "../../../cli/fleet/connect.ts";
 import { loadPlan } from "../../../cli/fleet/plan.ts";
 import { ASK_AT_ONCE } from "../../../cli/fleet/pool.ts";
 import { SimNode } from "../../../bench/sim/node.ts";
 import { fakeInstaller, planText } from "../../helpers/fake-node.ts";
-import { tempDir } from "../../helpers/installer.ts";
+import { tempDir, waitFor } from "../../helpers/installer.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -52,6 +53,17 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     const connection = await connectFleet(plan);
     assert.equal(connection.rows.filter((r) => r.draft === "valid").length, count);
     assert.equal(asked[0], `${count - 1} GET /v1/installer/status`);
+  });
+
+  it("an installed init node whose join token names another cluster than the plan's is a problem before anything changes: its token would join the nodes to that cluster", { timeout: 30_000 }, async (t) => {
+    const { plan, nodes } = await checks(t, 3, 0, (_i, _req, answer) => answer());
+    // node-1 installed before, by no draft of this plan's: the cluster it founded is the simulation's own, "sim".
+    const init = new NodeApi({ url: nodes[0]!.url, pin: nodes[0]!.pin, code: "abcd-efgh-ijkl" });
+    await init.install();
+    await waitFor("node-1 installed", async () => ((await init.status()).phase === "done" ? true : undefined));
+    const connection = await connectFleet(plan);
+    assert.deepEqual(connection.problems, [`node-1 is installed as the init node of cluster "sim", not of the plan's cluster "lab-1": its join token would join the nodes to that cluster. Use the plan of that cluster, or an init node not yet installed`]);
+    assert.equal(connection.joinToken, undefined);
   });
 
   it("a node that answers its status with a problem is reachable: it failed, saying what it answered, its detail cut to a size", { timeout: 30_000 }, async (t) => {
