@@ -42,11 +42,24 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
   // A stream of heartbeats alone, or a node that says it still installs and sends nothing: said every quietMs.
   let heardAt = Date.now();
   let quietSaid = heardAt;
+  // The verdict a quiet node gives when asked: an attempt that ended while its stream only beats (its
+  // attempt.finished lost, or never sent) ends the following, instead of a wait for ever.
+  let ended: Verdict | undefined;
+  const stop = new AbortController();
+  const signal = AbortSignal.any([watcher.signal, stop.signal]);
   const quiet = setInterval(() => {
     const now = Date.now();
     if (now - quietSaid < quietMs) return;
     quietSaid = now;
     watcher.onQuiet?.(now - heardAt, last);
+    void api.verdict(attempt).then(
+      (verdict) => {
+        if (verdict?.attempt !== attempt || stop.signal.aborted) return;
+        ended = verdict;
+        stop.abort();
+      },
+      () => undefined,
+    );
   }, Math.min(quietMs, 60_000)).unref();
   try {
     return await follow();
@@ -58,7 +71,7 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
     for (;;) {
       let reason: string | undefined;
       try {
-        for await (const event of api.events(attempt, last, watcher.signal)) {
+        for await (const event of api.events(attempt, last, signal)) {
           // An installer's events go up, one attempt a stream: one that replays or mixes attempts would be shown, and
           // followed, forever.
           if (event.attempt !== attempt || event.seq <= last) {
@@ -74,9 +87,11 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
           if (success) return success;
         }
       } catch (error) {
+        if (ended) return ended;
         if (watcher.signal.aborted || (error instanceof HttpClientError && error.kind === "tls-mismatch") || wrongAnswer(error)) throw error;
         reason = (error as Error).message;
       }
+      if (ended) return ended;
       let answered = true;
       const verdict = await api.verdict(attempt).catch((error: unknown) => {
         // A node busy or restarting (5xx, 429) did not answer, as one out of reach: its attempt may well run on.

@@ -173,4 +173,24 @@ describe("fleet: following an attempt", () => {
     assert.deepEqual(await following, VERDICT);
     assert.ok(quiet.every((seq) => seq === 1), "after event 1");
   });
+
+  it("a stream that only beats while its attempt has ended (its attempt.finished never sent) ends with the verdict the node gives when asked, as the quiet is said", { timeout: 30_000 }, async () => {
+    const never = new Promise<void>(() => undefined);
+    let asked = 0;
+    const installer = {
+      where: "x",
+      events: (_attempt: number, _after: number, signal: AbortSignal) =>
+        (async function* () {
+          yield event(1);
+          await Promise.race([never, new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))]);
+        })(),
+      verdict: async () => (++asked >= 2 ? VERDICT : undefined),
+    };
+    const quiet: number[] = [];
+    // What a real stream's socket does: keeps the process alive while it waits (the quiet's timer does not).
+    const socket = setInterval(() => undefined, 1000);
+    const verdict = await followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined, onQuiet: (_, seq) => quiet.push(seq), quietMs: 20 }).finally(() => clearInterval(socket));
+    assert.deepEqual(verdict, VERDICT);
+    assert.ok(asked >= 2 && quiet.length >= 2, `asked ${asked}, quiet said ${quiet.length} times`);
+  });
 });
