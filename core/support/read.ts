@@ -1,3 +1,4 @@
+import { StringDecoder } from "node:string_decoder";
 import { createReadStream } from "node:fs";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -9,6 +10,8 @@ import type { Manifest } from "./bundle.ts";
 /** The events kept of each attempt's file for the summary: its last ones. */
 const LAST_EVENTS = 12;
 /** A file the summary parses is no bigger than this (events are read line by line). */
+/** Longer than any event line an installer writes (its messages are cut to 16 KiB). */
+const MAX_EVENT_LINE = 1024 * 1024;
 const MAX_JSON = 8 * 1024 * 1024;
 /** A bundle is at most 10 MB (SPEC §11); what unpacks to more than this is none an installer made (a gzip bomb). */
 const MAX_UNPACKED = 512 * 1024 * 1024;
@@ -44,14 +47,29 @@ export async function readBundle(path: string, maxUnpackedBytes = MAX_UNPACKED):
       return;
     }
     const chunks: Buffer[] = [];
+    // Each piece split once, the line it ends kept to MAX_EVENT_LINE: a longer one is no event (the installer cuts
+    // its lines to 16 KiB) and is skipped to its end, so a file of one endless line is read in linear time.
+    const decoder = new StringDecoder("utf8");
     let rest = "";
+    let skipping = false;
     const last: string[] = [];
     stream.on("data", (chunk: Buffer) => {
       if (!events) return void chunks.push(chunk);
-      const lines = (rest + chunk.toString("utf8")).split("\n");
-      rest = lines.pop() ?? "";
-      last.push(...lines.filter((line) => line.length > 0));
-      last.splice(0, Math.max(0, last.length - LAST_EVENTS));
+      const text = decoder.write(chunk);
+      const end = text.lastIndexOf("\n");
+      if (end < 0) {
+        if (!skipping) rest += text;
+      } else {
+        const lines = skipping ? text.slice(text.indexOf("\n") + 1, end).split("\n") : (rest + text.slice(0, end)).split("\n");
+        skipping = false;
+        rest = text.slice(end + 1);
+        last.push(...lines.filter((line) => line.length > 0));
+        last.splice(0, Math.max(0, last.length - LAST_EVENTS));
+      }
+      if (rest.length > MAX_EVENT_LINE) {
+        rest = "";
+        skipping = true;
+      }
     });
     stream.on("end", () => {
       const text = Buffer.concat(chunks).toString("utf8");

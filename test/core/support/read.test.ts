@@ -32,3 +32,14 @@ test("a bundle is read as an installer makes it; what is no gzip, holds no manif
   await assert.rejects(readBundle(bomb, 1024 * 1024), /unpacks to over 1 MiB, which no installer's bundle does/);
   assert.ok((await readBundle(bomb)).manifest, "under the real cap it reads");
 });
+
+test("an attempt's last events: a line longer than any event the installer writes is left out, not gathered (one line of megabytes re-split at every piece took minutes), and a character across two pieces stays whole", async () => {
+  const manifest = JSON.stringify({ hostname: "node-01", files: [], leftOut: [] });
+  const event = (seq: number, message: string) => JSON.stringify({ seq, attempt: 1, type: "step.log", message });
+  const events = [event(1, "before"), "x".repeat(3 * 1024 * 1024), event(2, `after ${"é".repeat(40_000)}`), ""].join("\n");
+  const contents = await readBundle(await file(await tarGz({ "b/manifest.json": manifest, "b/attempts/1/events.ndjson": events })));
+  assert.deepEqual(contents.attempts[0]?.lastEvents, [event(1, "before"), event(2, `after ${"é".repeat(40_000)}`)]);
+  // A file that is one endless line holds no event.
+  const endless = await readBundle(await file(await tarGz({ "b/manifest.json": manifest, "b/attempts/1/events.ndjson": "y".repeat(4 * 1024 * 1024) })));
+  assert.deepEqual(endless.attempts[0]?.lastEvents ?? [], []);
+});
