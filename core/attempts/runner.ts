@@ -13,6 +13,7 @@ import { endpointsOf } from "./endpoints.ts";
 import { journal } from "./journal.ts";
 import type { StepContext } from "./steps/context.ts";
 import { firstbootMark } from "../process/group.ts";
+import { removeInterruptedWritesOf } from "../fs/atomic-write.ts";
 import { stopLeftoverFirstboots } from "./steps/firstboot.ts";
 import { STEPS_OF, runStep, stepDeadline, type StepInputs, type StepSettings } from "./steps/index.ts";
 import { StepFailure, failureCodeOf, nextAction } from "./verdict.ts";
@@ -62,6 +63,8 @@ export class AttemptRunner {
       () => attempts.save(),
       this.deps.now,
     );
+    // A node.yaml being written when the installer was killed: its temp file holds the rendered config, secrets and all.
+    const torn = await removeInterruptedWritesOf(this.deps.settings.nodeYaml);
     const interrupted = attempts.get().filter((a) => a.state === "running");
     const recovered: [AttemptRecord, AttemptEventLog][] = [];
     const said: string[] = [];
@@ -90,7 +93,7 @@ export class AttemptRunner {
         void this.#settle(record, log).catch((e: unknown) => this.deps.log.error("recording an interrupted attempt failed", { attempt: record.attempt, error: String(e) }));
       }
     }
-    return [...leftovers, ...said];
+    return [...leftovers, ...torn.map((path) => `removed ${path}, a node.yaml an interrupted write left (it held the rendered config)`), ...said];
   }
 
   /**

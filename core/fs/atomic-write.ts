@@ -1,5 +1,5 @@
-import { mkdir, rename, rm } from "node:fs/promises";
-import { dirname } from "node:path";
+import { mkdir, readdir, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { tempPathOf } from "../state/layout.ts";
 import { syncFolder, writeTempFile } from "./write-private-file.ts";
 
@@ -19,4 +19,16 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, {
     throw err;
   }
   await syncFolder(folder);
+}
+
+/**
+ * The temp files writeFileAtomic left for `path` when its process was killed mid-write (any pid's): removed. Returns
+ * their paths. For a file outside the state dir (node.yaml), whose temp may hold what the file would (its secrets).
+ */
+export async function removeInterruptedWritesOf(path: string): Promise<string[]> {
+  const folder = dirname(path);
+  const mine = new RegExp(`^\\.${basename(path).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.\\d+\\.tmp$`);
+  const names = (await readdir(folder).catch(() => [] as string[])).filter((name) => mine.test(name));
+  await Promise.all(names.map((name) => rm(join(folder, name), { force: true })));
+  return names.map((name) => join(folder, name));
 }

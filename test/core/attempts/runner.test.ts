@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { describe, test, type TestContext } from "node:test";
 import { createEventLog } from "../../../core/attempts/event-log.ts";
 import type { InstallEvent } from "../../../core/attempts/events.ts";
@@ -365,6 +365,18 @@ describe("attempt runner: stopping and the next start", () => {
       assert.equal((await r.finished(1)).at(-1)!.type, "attempt.finished");
     });
   }
+
+  test("a node.yaml a killed installer was writing (its temp file, holding the rendered config and its secrets) is removed at the next start, saying so", async (t) => {
+    const first = await rig(t);
+    const folder = dirname(first.settings.nodeYaml);
+    await mkdir(folder, { recursive: true });
+    const leftover = join(folder, `.${basename(first.settings.nodeYaml)}.4242.tmp`);
+    await writeFile(leftover, "cluster:\n  join_token: secret\n");
+    await writeFile(join(folder, "other.tmp"), "not ours");
+    const notices = await first.runner.recover();
+    assert.deepEqual(notices, [`removed ${leftover}, a node.yaml an interrupted write left (it held the rendered config)`]);
+    assert.deepEqual((await readdir(folder)).sort(), ["other.tmp"]);
+  });
 
   test("a start with nothing to recover writes no store (its fsyncs would delay every start's first reply)", async (t) => {
     const r = await rig(t);
