@@ -112,14 +112,19 @@ export function createDraftService({ draft, context, now, attempts, personActed,
     log.info("config changed", { ...origin, change, source: record.source, revision: record.revision, valid: analysis.valid, errors: analysis.errors.length });
   };
 
-  /** A draft that fails to be written leaves the previous one in place, in memory as on disk. */
+  /**
+   * A draft that fails to be written leaves the previous one in place, in memory as on disk. The same draft again
+   * changes nothing of it (its ETag, updatedAt and revision stay), but is still saved: what the change did besides
+   * (a person taking over an unattended draft) must reach the disk all the same.
+   */
   const write = async (body: DraftBody, undo?: () => void) => {
     const previous = draft.get();
-    // The same draft again changes nothing: its ETag (of the content), updatedAt and revision stay as they were.
-    if (previous.updatedAt !== null && etagOf(previous) === etagOf({ ...body, revision: 0, updatedAt: null } as DraftRecord)) return;
-    const revision = previous.revision + 1;
-    const updatedAt = now().toISOString();
-    draft.set(body.source === "yaml" ? { source: "yaml", yaml: body.yaml, revision, updatedAt } : { source: "structured", config: body.config, revision, updatedAt });
+    const same = previous.updatedAt !== null && etagOf(previous) === etagOf({ ...body, revision: 0, updatedAt: null } as DraftRecord);
+    if (!same) {
+      const revision = previous.revision + 1;
+      const updatedAt = now().toISOString();
+      draft.set(body.source === "yaml" ? { source: "yaml", yaml: body.yaml, revision, updatedAt } : { source: "structured", config: body.config, revision, updatedAt });
+    }
     try {
       await draft.save();
     } catch (err) {

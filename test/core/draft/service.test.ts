@@ -30,7 +30,7 @@ async function draftService() {
     },
     log,
   });
-  return { service, clock, stateDir, attempts, acted, entries };
+  return { service, clock, stateDir, attempts, acted, entries, store };
 }
 
 function attempt(state: AttemptRecord["state"]): AttemptRecord {
@@ -103,13 +103,18 @@ describe("draft service", () => {
   });
 
   test("the same draft again changes nothing: its ETag, updatedAt and revision stay (a strong ETag vouches for the whole representation); the person still acted", async () => {
-    const { service, clock, stateDir, acted } = await draftService();
+    const { service, clock, stateDir, acted, store } = await draftService();
+    const marker = store.slice("lockout");
     const first = await service.replace({ source: "structured", config: VALID_DRAFT }, undefined);
     clock.advance(60_000);
     const again = await service.replace({ source: "structured", config: structuredClone(VALID_DRAFT) }, undefined);
     assert.deepEqual(again, first);
     assert.equal((await reopened(stateDir)).slice("draft").get().revision, 1);
     assert.equal(acted.calls, 2);
+    // What the person's change did besides (here: a lockout record, as a take-over changes the unattended one) is saved all the same.
+    marker.set({ addresses: {}, globalFailures: [42] });
+    await service.replace({ source: "structured", config: structuredClone(VALID_DRAFT) }, undefined);
+    assert.deepEqual((await reopened(stateDir)).slice("lockout").get().globalFailures, [42]);
     // The same by a merge patch that changes nothing, too.
     clock.advance(60_000);
     assert.deepEqual(await service.patch({ hostname: VALID_DRAFT.hostname }, undefined), first);
