@@ -176,7 +176,7 @@ export class AttemptRunner {
       if (shutdown.aborted) return;
       // A step whose success is on record is done: what failed after it is the next step's to say.
       const { step } = standing(record, current);
-      const failure = storage.signal.aborted || isStorageError(err) ? this.#stateWriteFailure(step, err) : err instanceof StepFailure ? err : new StepFailure(failureCodeOf(step), `${step ?? "attempt"} failed: ${(err as Error).message}`);
+      const failure = storage.signal.aborted || isStorageError(err) ? this.#stateWriteFailure(record, step, err) : err instanceof StepFailure ? err : new StepFailure(failureCodeOf(step), `${step ?? "attempt"} failed: ${(err as Error).message}`);
       this.#finish(record, log, { code: failure.code, step, message: failure.message, next: failure.next, checks: failure.checks });
     } finally {
       stopListening();
@@ -184,12 +184,15 @@ export class AttemptRunner {
     await this.#settle(record, log);
   }
 
-  #stateWriteFailure(step: Step | null, err: unknown): StepFailure {
+  #stateWriteFailure(record: AttemptRecord, step: Step | null, err: unknown): StepFailure {
     const why = isStorageError(err) ? err.detail.replace(/; nothing was changed\..*$/s, "") : `The state dir ${this.deps.settings.stateDir} cannot be written`;
+    // SPEC §6 says retryInstall; but once this attempt's firstboot has exited 0, a retry would run it again (it erases
+    // the OSD disks): what is left to do is the readiness wait, as after a kill at that point.
+    const firstbootRan = record.steps.some((s) => s.step === "firstboot" && s.state === "succeeded");
     return new StepFailure(
       "STATE_WRITE_FAILED",
-      `${why}, so the attempt stopped during ${step ?? "its start"}. Free space in the state dir (or make it writable), then retry the install.`,
-      "retryInstall",
+      `${why}, so the attempt stopped during ${step ?? "its start"}. Free space in the state dir (or make it writable), then ${firstbootRan ? "recheck readiness (firstboot has run)" : "retry the install"}.`,
+      firstbootRan ? "recheckReadiness" : "retryInstall",
     );
   }
 
