@@ -5,23 +5,24 @@
  * Loose: fields it does not name are kept as they are.
  */
 import { z } from "zod";
-import { ATTEMPT_KINDS, ATTEMPT_STATES, STEPS, type StoreData } from "./records.ts";
 
+// Kinds, states and step names as strings, not this version's lists: a store a newer installer wrote (a value this one
+// does not know) is still read, and an installed node still knows it is installed.
 const AttemptShape = z.looseObject({
   attempt: z.number().int().min(1),
-  kind: z.enum(ATTEMPT_KINDS),
-  startedBy: z.enum(["person", "unattended"]),
-  state: z.enum(ATTEMPT_STATES),
-  step: z.enum(STEPS).nullable(),
+  kind: z.string(),
+  state: z.string(),
+  step: z.string().nullable(),
   startedAt: z.string(),
-  steps: z.array(z.looseObject({ step: z.enum(STEPS), state: z.string(), startedAt: z.string() })),
-  config: z.looseObject({ source: z.enum(["structured", "yaml"]) }),
+  steps: z.array(z.looseObject({ step: z.string(), state: z.string() })),
+  config: z.looseObject({}),
   firstbootTail: z.array(z.string()),
   readinessHistory: z.array(z.looseObject({})),
-  verdict: z.looseObject({ attempt: z.number(), outcome: z.enum(["succeeded", "failed"]) }).optional(),
+  verdict: z.looseObject({ attempt: z.number(), outcome: z.string() }).optional(),
   firstbootGroup: z.looseObject({ pid: z.number().int(), startTime: z.number().nullable() }).optional(),
 });
 
+// A draft's two forms (every reader of it takes one or the other).
 const DraftShape = z.discriminatedUnion("source", [
   z.looseObject({ source: z.literal("structured"), config: z.record(z.string(), z.unknown()), revision: z.number(), updatedAt: z.string().nullable() }),
   z.looseObject({ source: z.literal("yaml"), yaml: z.string(), revision: z.number(), updatedAt: z.string().nullable() }),
@@ -44,5 +45,3 @@ export function storeShapeProblem(data: unknown): string | undefined {
   const issue = result.error.issues[0]!;
   return `${issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""}${issue.message}`;
 }
-
-export const isStoreShaped = (data: unknown): data is Partial<StoreData> => storeShapeProblem(data) === undefined;

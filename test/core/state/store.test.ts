@@ -83,7 +83,7 @@ test("a store file that parses but is not of the store's shape is kept aside as 
     ["attempts that are no list", { schemaVersion: 1, attempts: "oops", draft: 42 }],
     ["an attempt that is null", { schemaVersion: 1, attempts: [null] }],
     ["an attempt with no state, steps or tail", { schemaVersion: 1, attempts: [{ attempt: 1 }] }],
-    ["a draft of no known source", { schemaVersion: 1, attempts: [running], draft: { source: "xml" } }],
+    ["a draft of no known source", { schemaVersion: 1, attempts: [running], draft: { source: "xml", revision: 1, updatedAt: null } }],
     ["lockout addresses that are a list", { schemaVersion: 1, attempts: [], lockout: { addresses: [], globalFailures: [] } }],
   ] as const) {
     const dir = await stateDir();
@@ -94,6 +94,11 @@ test("a store file that parses but is not of the store's shape is kept aside as 
     assert.deepEqual(opened.store.slice("attempts").get(), [], what);
     assert.equal(await readFile(opened.keptAside!, "utf8"), JSON.stringify(doc), `${what}: kept as it was`);
   }
+  // A store a newer installer wrote, with a kind, state and step this one does not know, is still read: the node still knows what ran.
+  const newer = { ...running, kind: "reinstall", state: "paused", step: "drain", steps: [{ step: "drain", state: "paused", startedAt: now().toISOString() }] };
+  const later = await stateDir();
+  await writeFile(stateLayout(later).store, JSON.stringify({ schemaVersion: 1, attempts: [newer] }));
+  assert.deepEqual((await openStore(later, now)).store.slice("attempts").get(), [newer]);
   // A whole store of the shape it has is read as it is.
   const dir = await stateDir();
   await writeFile(stateLayout(dir).store, JSON.stringify({ schemaVersion: 1, attempts: [running], draft: draft("node-01"), lockout: { addresses: {}, globalFailures: [] } }));
