@@ -5,6 +5,8 @@
  * handler for every command (the front's and main's, the fleet's included): the installs a fleet started go on on their nodes.
  */
 export function whenStdoutGone(stdout: NodeJS.WriteStream, serving: () => boolean): void {
+  // stderr on the same full disk (`> /dev/full 2>&1`): what it cannot say is lost, not a crash of its own.
+  process.stderr.on("error", () => undefined);
   stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") {
       if (!serving()) process.exit(0);

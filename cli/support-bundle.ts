@@ -70,8 +70,9 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
     return 0;
   } catch (err) {
     await rm(partial, { force: true });
-    // A write error names no file (ENOSPC on write): the bundle's does.
-    if (typeof (err as NodeJS.ErrnoException).code !== "string") throw err;
+    // The bundle file's own open or write (ENOSPC on write names no file): said with its name. Anything else as it is.
+    const { path, syscall } = err as NodeJS.ErrnoException;
+    if (!(path === partial || (path === undefined && syscall === "write"))) throw err;
     process.stderr.write(`installer: cannot write the bundle to ${printable(file)}: ${printable((err as Error).message)}\n`);
     return 1;
   }

@@ -1,3 +1,4 @@
+import { resolve, sep } from "node:path";
 import { InstallerError } from "../common/errors.ts";
 
 const WHY: Record<string, string> = {
@@ -29,7 +30,11 @@ export function isStorageError(err: unknown): err is InstallerError {
  */
 export function startStorageProblem(stateDir: string, err: unknown): string | undefined {
   if (isStorageError(err)) return `${err.detail.replace(/; nothing was changed\..*$/s, "")}: free space on its file system (or make it writable), then start the installer again`;
-  const code = (err as NodeJS.ErrnoException)?.code;
+  const { code, path } = (err ?? {}) as NodeJS.ErrnoException;
   if (!code || !WHY[code]) return undefined;
+  // Only the state dir's own: an operator's --tls-key or --host-facts it cannot read is said as Node says it, naming
+  // that file. A write's ENOSPC, EDQUOT or EROFS names no file; at a start only the state dir is written.
+  const inside = path !== undefined && (resolve(path) === resolve(stateDir) || resolve(path).startsWith(`${resolve(stateDir)}${sep}`));
+  if (!inside && !(path === undefined && ["ENOSPC", "EDQUOT", "EROFS"].includes(code))) return undefined;
   return `the state dir ${stateDir} cannot be written (${code}: ${WHY[code]}): free space on its file system (or make it writable), then start the installer again`;
 }

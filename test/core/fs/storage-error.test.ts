@@ -1,0 +1,17 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { startStorageProblem, storageError } from "../../../core/fs/storage-error.ts";
+
+const errno = (code: string, path?: string, syscall = "open") => Object.assign(new Error(`${code}: ${syscall}${path ? ` '${path}'` : ""}`), { code, syscall, ...(path ? { path } : {}) });
+
+test("a start's write error is the state dir's only when it is: its own files, or a write that names none; an operator's file it cannot read is left as Node says it", () => {
+  const dir = "/var/lib/stratum/installer";
+  const said = (code: string, why: string) => `the state dir ${dir} cannot be written (${code}: ${why}): free space on its file system (or make it writable), then start the installer again`;
+  assert.equal(startStorageProblem(dir, errno("ENOSPC", undefined, "write")), said("ENOSPC", "no space left on its file system"));
+  assert.equal(startStorageProblem(dir, errno("EROFS", `${dir}/installer.lock.1.new`)), said("EROFS", "its file system is read-only"));
+  assert.equal(startStorageProblem(dir, errno("EACCES", `${dir}/tls.key`)), said("EACCES", "permission denied"));
+  assert.match(startStorageProblem(dir, storageError(dir, errno("ENOSPC", undefined, "write")))!, /^The state dir \/var\/lib\/stratum\/installer cannot be written \(ENOSPC: no space left on its file system\): free space/);
+  for (const other of [errno("EACCES", "/etc/ssl/private/node.key"), errno("EACCES", `${dir}-old/tls.key`), errno("EIO", undefined, "read"), errno("ENOENT", `${dir}/x`), new Error("a bug")]) {
+    assert.equal(startStorageProblem(dir, other), undefined, other.message);
+  }
+});
