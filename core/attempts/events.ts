@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { open, rename, type FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { printableJson } from "../common/printable.ts";
+import { keptAsidePathOf } from "../state/layout.ts";
 import type { Step } from "../state/records.ts";
 
 export const EVENT_TYPES = [
@@ -76,7 +77,7 @@ export class AttemptEventLog {
   static async open(attempt: number, path: string, now: () => Date, failed: (cause: unknown) => Error, fresh = false): Promise<AttemptEventLog> {
     // Never overwritten: a log under a new attempt's name is an attempt the store no longer knows (a store kept
     // aside at start, or a kill between the log's first line and the store's write): kept aside beside it.
-    if (fresh) await rename(path, `${path}.kept-${now().toISOString().replaceAll(":", "-")}`).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
+    if (fresh) await rename(path, keptAsidePathOf(path, now())).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
     const existing = fresh ? [] : await readEvents(path, 0);
     const file = await open(path, "a+", 0o600);
     try {

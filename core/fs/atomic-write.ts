@@ -1,6 +1,6 @@
 import { mkdir, readdir, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
-import { tempPathOf } from "../state/layout.ts";
+import { dirname, join } from "node:path";
+import { isTempFileOf, tempPathOf } from "../state/layout.ts";
 import { syncFolder, writeTempFile } from "./write-private-file.ts";
 
 /**
@@ -27,8 +27,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, {
  */
 export async function removeInterruptedWritesOf(path: string): Promise<string[]> {
   const folder = dirname(path);
-  const mine = new RegExp(`^\\.${basename(path).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.\\d+\\.tmp$`);
-  const names = (await readdir(folder).catch(() => [] as string[])).filter((name) => mine.test(name));
+  const names = (await readdir(folder).catch(() => [] as string[])).filter((name) => isTempFileOf(path, name));
   await Promise.all(names.map((name) => rm(join(folder, name), { force: true })));
   return names.map((name) => join(folder, name));
 }

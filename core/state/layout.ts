@@ -65,6 +65,17 @@ export function tempPathOf(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
 }
 
+/** Whether `name`, in `path`'s folder, is a temp file of a write to `path` (`tempPathOf`, any process's). */
+export function isTempFileOf(path: string, name: string): boolean {
+  const prefix = `.${basename(path)}.`;
+  return name.startsWith(prefix) && /^\d+\.tmp$/.test(name.slice(prefix.length));
+}
+
+/** Where a file found in the way of a new one is kept aside, beside it, named by when (an event log a store forgot). */
+export function keptAsidePathOf(path: string, at: Date): string {
+  return `${path}.kept-${at.toISOString().replaceAll(":", "-")}`;
+}
+
 /** A temp file (`tempPathOf`) an interrupted write left behind. */
 export function isTempFile(name: string): boolean {
   return name.startsWith(".") && name.endsWith(".tmp");
