@@ -55,7 +55,7 @@ async function events(installer: RunningInstaller, attempt: number): Promise<any
 const verdict = (installer: RunningInstaller, attempt: number) => finished(installer, attempt, 120_000);
 
 describe("firstboot runs as a unit", () => {
-  test("the step ends when firstboot exits; what it left running is stopped and named in an event", async () => {
+  test("the step ends when firstboot exits; what it left running is stopped and named in an event before the next step starts", async () => {
     const { installer, folder } = await rig(`#!/bin/sh
 dir="$(dirname "$0")"
 (sleep 300 & echo $! > "$dir/sleep.pid"; wait; echo late) &
@@ -65,16 +65,25 @@ echo "firstboot: started a helper"
 `);
     reap(folder, ["helper.pid", "sleep.pid"]);
     await attempt(installer);
-    const step = await waitFor(
-      "the firstboot step to finish",
-      async () => (await events(installer, 1)).find((e) => e.type === "step.finished" && e.step === "firstboot"),
+    // Its exit 0 is its success at once (SPEC §6: the step ends when firstboot exits); the readiness step starts only
+    // once what it left running is gone: never a next step beside an old firstboot group.
+    const seen = await waitFor(
+      "the readiness step to start",
+      async () => {
+        const all = await events(installer, 1);
+        return all.some((e) => e.type === "step.started" && e.step === "readiness") ? all : undefined;
+      },
       60_000,
     );
-    assert.equal(step.data.outcome, "succeeded");
     const [helper, sleep] = [(await pidIn(folder, "helper.pid"))!, (await pidIn(folder, "sleep.pid"))!];
-    assert.equal(await alive(helper), false, "the helper is gone once the step finished");
+    assert.equal(await alive(helper), false, "the helper is gone once the next step started");
     assert.equal(await alive(sleep), false, "and so is its sleep");
-    const stopped = (await events(installer, 1)).find((e) => e.step === "firstboot" && e.data?.stopped);
+    const at = (match: (e: any) => boolean) => seen.findIndex(match);
+    const finishedAt = at((e) => e.type === "step.finished" && e.step === "firstboot");
+    assert.equal(seen[finishedAt].data.outcome, "succeeded");
+    const stoppedAt = at((e) => e.step === "firstboot" && e.data?.stopped);
+    assert.ok(finishedAt < stoppedAt && stoppedAt < at((e) => e.type === "step.started" && e.step === "readiness"), "exit, then what it left stopped, then readiness");
+    const stopped = seen[stoppedAt];
     assert.ok(stopped, "an event names what was stopped");
     assert.equal(stopped.level, "warn");
     assert.match(stopped.message, /^stopped 2 processes firstboot left running: \d+ \S+, \d+ \S+$/);
