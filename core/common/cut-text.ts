@@ -12,7 +12,8 @@ export function capText(text: string, maxBytes: number, droppedBytes = 0): { tex
   return { text: `${bytes.subarray(0, end).toString("utf8")} … [cut ${formatBytes(cutBytes)}]`, cutBytes };
 }
 
-function formatBytes(n: number): string {
+/** `512 bytes`, `23.1 KiB`, `64.0 MiB`. */
+export function formatBytes(n: number): string {
   if (n < 1024) return `${n} bytes`;
   return n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
 }

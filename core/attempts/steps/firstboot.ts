@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
-import { capText } from "../../common/cut-text.ts";
+import { capText, formatBytes } from "../../common/cut-text.ts";
 import { isStorageError } from "../../fs/storage-error.ts";
 import { GRACE_MS, describeStopped, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process/group.ts";
 import type { NewEvent } from "../events.ts";
@@ -14,6 +14,17 @@ const TAIL_LINES = 50;
 export const MAX_LINE_BYTES = 16 * 1024;
 /** Kept past the cut until redaction, so a secret that straddles the cut is redacted whole, never shown in part. */
 const REDACTION_MARGIN = 1024;
+/** What one attempt's firstboot output may take in its event log; what it prints past either is counted, not kept. */
+export interface OutputLimit {
+  lines: number;
+  bytes: number;
+}
+/**
+ * A rescue image's state dir is RAM: a firstboot that prints without end (a loop, `yes`) must not fill it, failing the
+ * attempt with STATE_WRITE_FAILED and every one after it. Far above what a busy firstboot prints (a verbose deploy
+ * prints a few MiB); each line's event adds ≈ 130 bytes of its own, so an endless run of empty lines stays ≈ 64 MiB too.
+ */
+export const OUTPUT_LIMIT: OutputLimit = { lines: 500_000, bytes: 64 * 1024 * 1024 };
 /** After the group is stopped, how long output may still take to arrive before the pipes are closed (something outside the group may hold them). */
 const DRAIN_MS = 2000;
 /** Waits for a line on stdin, then becomes firstboot ($0) with the node.yaml path; stdin closed without one: firstboot never starts. */
@@ -27,6 +38,7 @@ interface FirstbootRun {
   record: Pick<AttemptRecord, "attempt" | "firstbootTail" | "firstbootGroup">;
   /** Writes the store: the group is on disk before firstboot gets going, for a crash to find. */
   persist: () => Promise<void>;
+  outputLimit?: OutputLimit;
 }
 
 interface Exit {
@@ -41,7 +53,7 @@ interface Exit {
  * the step's success at once); what it left running is stopped then, and so is the whole group when the
  * installer stops.
  */
-export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath, mark, record, persist }: FirstbootRun): Promise<void> {
+export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath, mark, record, persist, outputLimit = OUTPUT_LIMIT }: FirstbootRun): Promise<void> {
   // Whatever carries the mark now is no attempt's of this installer (each stops its own before it ends): never two at once.
   const stale = await killMarked(mark, ctx.now);
   if (stale.processes.length > 0) ctx.emit(stoppedEvent(stale, "an earlier firstboot left running"));
@@ -56,7 +68,8 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     child.once("error", (error) => resolve({ code: null, signal: null, error }));
     child.once("exit", (code, signal) => resolve({ code, signal }));
   });
-  const output = Promise.all([follow(ctx, child.stdout, "stdout", record.firstbootTail), follow(ctx, child.stderr, "stderr", record.firstbootTail)]);
+  const kept = new OutputKept(ctx, outputLimit);
+  const output = Promise.all([follow(ctx, child.stdout, "stdout", record.firstbootTail, kept), follow(ctx, child.stderr, "stderr", record.firstbootTail, kept)]);
   const pid = child.pid;
   let stopping!: () => void;
   const abort = new Promise<undefined>((resolve) => (stopping = () => resolve(undefined)));
@@ -96,6 +109,7 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     child.stdout.destroy();
     child.stderr.destroy();
     await output;
+    kept.end();
   }
   // Once its success is on record, a stop while what it left running was stopped interrupts the attempt after firstboot.
   if (!exit || (ctx.signal.aborted && !recorded)) throw ctx.signal.reason;
@@ -150,12 +164,59 @@ function stoppedEvent(stopped: StoppedGroup, why: string): Omit<NewEvent, "step"
   return { type: "step.progress", level: "warn", message: describeStopped(stopped, why), data: { stopped: processes, ...(stopped.killedAfterMs ? { killedAfterMs: stopped.killedAfterMs } : {}) } };
 }
 
-/** Every line of one pipe becomes an event (cut at MAX_LINE_BYTES, saying how much was cut); resolves once the pipe closed. */
-function follow(ctx: StepContext, stream: Readable, name: "stdout" | "stderr", tail: string[]): Promise<void> {
+/** Keeps count of one firstboot run's output, both pipes: which lines its attempt keeps as events, and what it did not. */
+class OutputKept {
+  #lines = 0;
+  #bytes = 0;
+  #notKept = { lines: 0, bytes: 0 };
+
+  constructor(
+    private readonly ctx: StepContext,
+    private readonly limit: OutputLimit,
+  ) {}
+
+  /** Whether a line whose event says `message` is kept; `printed` is what the line was (bytes, its newline too). */
+  keeps(message: string, printed: number): boolean {
+    if (this.#notKept.lines === 0) {
+      const bytes = Buffer.byteLength(message) + 1;
+      if (this.#lines < this.limit.lines && this.#bytes + bytes <= this.limit.bytes) {
+        this.#lines += 1;
+        this.#bytes += bytes;
+        return true;
+      }
+      const all = this.#lines >= this.limit.lines ? `${this.#lines} lines` : formatBytes(this.#bytes);
+      this.ctx.emit({
+        type: "step.progress",
+        level: "warn",
+        message: `firstboot has printed ${all}, all this attempt keeps: what it prints from now on is counted, not kept, so that it cannot fill the state dir`,
+        data: { notKept: { lines: 0, bytes: 0 } },
+      });
+    }
+    this.#notKept.lines += 1;
+    this.#notKept.bytes += printed;
+    return false;
+  }
+
+  /** Once both pipes closed: says what was not kept, if anything. */
+  end(): void {
+    const { lines, bytes } = this.#notKept;
+    if (lines === 0) return;
+    this.ctx.emit({
+      type: "step.progress",
+      level: "warn",
+      message: `firstboot printed ${lines} more line${lines === 1 ? "" : "s"} (${formatBytes(bytes)}) past what an attempt keeps; they were not kept`,
+      data: { notKept: { lines, bytes } },
+    });
+  }
+}
+
+/** Every line of one pipe becomes an event (cut at MAX_LINE_BYTES, saying how much was cut) while the run's output is kept; resolves once the pipe closed. */
+function follow(ctx: StepContext, stream: Readable, name: "stdout" | "stderr", tail: string[], kept: OutputKept): Promise<void> {
   const lines = new LineSplitter(MAX_LINE_BYTES + REDACTION_MARGIN, (line, dropped) => {
     const { text: message, cutBytes } = capText(ctx.redactor.text(line), MAX_LINE_BYTES, dropped);
     tail.push(message);
     if (tail.length > TAIL_LINES) tail.shift();
+    if (!kept.keeps(message, Buffer.byteLength(line) + dropped + 1)) return;
     ctx.emit({ type: "step.log", level: name === "stdout" ? "info" : "warn", message, data: { stream: name, ...(cutBytes > 0 ? { truncatedBytes: cutBytes } : {}) } });
     const caughtUp = ctx.backlogged();
     if (caughtUp) {
