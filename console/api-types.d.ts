@@ -697,9 +697,117 @@ export interface components {
              */
             updatedAt: string | null;
         };
-        /** @description A structured draft (camelCase; every field optional in a draft; see the Draft schema for every field): mode, hostname, timezone, network {interface, address, gateway, dns, ntp, vip, floatingIpCidrs}, storage {osdDevices}, cluster {name, joinAddress, joinToken}, admin {sshAuthorizedKeys, passwordHash}. Stored even when it does not validate. */
-        StructuredDraft: {
+        /** @description A structured draft (camelCase; every field optional in a draft): a Draft (mode, hostname, timezone, network {interface, address, gateway, dns, ntp, vip, floatingIpCidrs}, storage {osdDevices}, cluster {name, joinAddress, joinToken}, admin {sshAuthorizedKeys, passwordHash}) once it validates, any object while drafting: it is stored even when it does not validate. */
+        StructuredDraft: components["schemas"]["Draft"] | {
             [key: string]: unknown;
+        };
+        /** @description The install configuration; every field is optional while drafting, the mode decides which are required to install. */
+        Draft: {
+            /**
+             * @description How this node is installed; GET /v1/installer/options says which modes are available.
+             * @example single-node
+             * @enum {string}
+             */
+            mode?: "single-node" | "hyperconverged-init" | "hyperconverged-join" | "disaggregated-control-plane";
+            /**
+             * @description The node's hostname (RFC 1123).
+             * @example node-01
+             */
+            hostname?: string;
+            /**
+             * @description IANA time zone name.
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /** @description How the node is reached and reaches out. */
+            network?: {
+                /**
+                 * @description The network interface the node is managed through.
+                 * @example eno1
+                 */
+                interface?: string;
+                /**
+                 * @description The node's management address with its prefix length (CIDR); its subnet is the management subnet.
+                 * @example 10.20.0.11/24
+                 */
+                address?: string;
+                /**
+                 * @description The default gateway's IP address, inside the management subnet.
+                 * @example 10.20.0.1
+                 */
+                gateway?: string;
+                /**
+                 * @description DNS server IP addresses, in order of preference.
+                 * @example [
+                 *       "10.20.0.2",
+                 *       "10.20.0.3"
+                 *     ]
+                 */
+                dns?: string[];
+                /**
+                 * @description NTP servers, as hostnames or IP addresses.
+                 * @example [
+                 *       "ntp.example.net"
+                 *     ]
+                 */
+                ntp?: string[];
+                /**
+                 * @description The cluster's virtual IP address (hyperconverged): inside the management subnet, not the node's own.
+                 * @example 10.20.0.10
+                 */
+                vip?: string;
+                /**
+                 * @description Address ranges (CIDR) handed out as floating IPs; they must not overlap each other or the management subnet.
+                 * @example [
+                 *       "203.0.113.0/24"
+                 *     ]
+                 */
+                floatingIpCidrs?: string[];
+            };
+            /** @description Disks for Ceph. */
+            storage?: {
+                /**
+                 * @description Whole unused disks that Ceph takes for storage (erased at install), each by device path (/dev/sdb), stable path (/dev/disk/by-id/…), WWN (wwn-0x… or 0x…) or serial; the node.yaml written names each by its stable path.
+                 * @example [
+                 *       "/dev/disk/by-id/wwn-0x5002538f4312abcd",
+                 *       "/dev/sdc"
+                 *     ]
+                 */
+                osdDevices?: string[];
+            };
+            /** @description The cluster this node founds or joins. */
+            cluster?: {
+                /**
+                 * @description The name of the cluster this node founds (hyperconverged-init).
+                 * @example rack-a
+                 */
+                name?: string;
+                /**
+                 * @description Where an existing cluster node is reached (hyperconverged-join): IP, IP:port or hostname.
+                 * @example 10.20.0.10:9443
+                 */
+                joinAddress?: string;
+                /**
+                 * @description The token the cluster issued for this node to join (secret).
+                 * @example stj_4f9c2a61e0b7…
+                 */
+                joinToken?: string;
+            };
+            /** @description Who may log in to the node: SSH keys, a password hash, or both. */
+            admin?: {
+                /**
+                 * @description SSH public keys (one authorized_keys line each) allowed to log in as the admin user.
+                 * @example [
+                 *       "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyqDHpSQEIQczXkVx9q ops@example"
+                 *     ]
+                 */
+                sshAuthorizedKeys?: string[];
+                /**
+                 * @description The admin user's password as a crypt hash (secret), e.g. from `openssl passwd -6` or `mkpasswd -m yescrypt`.
+                 * @example $6$rounds=656000$saltsalt$…
+                 */
+                passwordHash?: string;
+            };
         };
         Validation: {
             valid: boolean;

@@ -123,7 +123,7 @@ export const DraftSchema = z
     cluster: cluster.optional(),
     admin: admin.optional(),
   })
-  .meta({ description: "The install configuration; every field is optional while drafting, the mode decides which are required to install." });
+  .meta({ id: "Draft", description: "The install configuration; every field is optional while drafting, the mode decides which are required to install." });
 
 export type Draft = z.infer<typeof DraftSchema>;
 

@@ -1,13 +1,16 @@
 import { z } from "@hono/zod-openapi";
+import { DraftSchema } from "../../core/config/schema.ts";
 import { FieldErrorSchema } from "./problem.ts";
 
-export const StructuredDraftSchema = z
-  .record(z.string(), z.unknown())
-  .meta({
-    id: "StructuredDraft",
-    description:
-      "A structured draft (camelCase; every field optional in a draft; see the Draft schema for every field): mode, hostname, timezone, network {interface, address, gateway, dns, ntp, vip, floatingIpCidrs}, storage {osdDevices}, cluster {name, joinAddress, joinToken}, admin {sshAuthorizedKeys, passwordHash}. Stored even when it does not validate.",
-  });
+/**
+ * A stored draft is any object (it is kept even when it does not validate); the document says so and names the Draft
+ * schema, every field a draft has, typed, that one which validates takes (a client builds its drafts from it).
+ */
+export const StructuredDraftSchema = z.union([DraftSchema, z.record(z.string(), z.unknown())]).meta({
+  id: "StructuredDraft",
+  description:
+    "A structured draft (camelCase; every field optional in a draft): a Draft (mode, hostname, timezone, network {interface, address, gateway, dns, ntp, vip, floatingIpCidrs}, storage {osdDevices}, cluster {name, joinAddress, joinToken}, admin {sshAuthorizedKeys, passwordHash}) once it validates, any object while drafting: it is stored even when it does not validate.",
+});
 
 const NodeYamlTextSchema = z.string().meta({
   description: "A raw node.yaml (snake_case keys, node.yaml mode names), kept verbatim with its comments.",

@@ -14,6 +14,15 @@ import { inProcessApp } from "../helpers/app.ts";
 import { ROOT } from "../helpers/installer.ts";
 import { assertRouteProblem } from "../helpers/route-problem.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
+import { INIT_DRAFT, VALID_DRAFT } from "../helpers/fixtures.ts";
+import { Ajv2020 } from "ajv/dist/2020.js";
+
+/** A validator that knows the document's schemas by their $ref (OpenAPI 3.1's are JSON Schema 2020-12). */
+function ajvFor(doc: { components: { schemas: Record<string, object> } }) {
+  const ajv = new Ajv2020({ validateFormats: false, allErrors: true, strict: false });
+  for (const [name, schema] of Object.entries(doc.components.schemas)) ajv.addSchema(schema, `#/components/schemas/${name}`);
+  return ajv;
+}
 
 const { route } = getOpenApi;
 
@@ -199,5 +208,20 @@ test("the served document carries the seeds' descriptions, required fields and a
     const node = locate(doc, where);
     assert.deepEqual([...(node.required ?? [])].sort(), [...required].sort(), where);
     for (const [property, values] of Object.entries(enums)) assert.deepEqual(locate(doc, `${where} ${property}`).enum, values, `${where} ${property}`);
+  }
+});
+
+test("StructuredDraft is any object or a Draft, and the Draft schema is in the document: every field a draft has, typed, as the validator takes them", async (t) => {
+  const doc = JSON.parse(await servedDocument(t));
+  const stored = ajvFor(doc).compile(doc.components.schemas.StructuredDraft);
+  for (const kept of [VALID_DRAFT, { hostname: 42, extra: true }, {}]) assert.ok(stored(kept), "a draft is stored even when it does not validate");
+  assert.equal(stored([]), false);
+  assert.ok(doc.components.schemas.StructuredDraft.anyOf.some((s: { $ref?: string }) => s.$ref === "#/components/schemas/Draft"));
+  const draft = doc.components.schemas.Draft;
+  assert.ok(draft, "components.schemas.Draft");
+  const accepts = ajvFor(doc).compile(draft);
+  for (const valid of [VALID_DRAFT, INIT_DRAFT, {}]) assert.ok(accepts(valid), JSON.stringify(accepts.errors));
+  for (const wrong of [{ hostname: 42 }, { network: { adress: "10.0.0.1/24" } }, { mode: "two-node" }, { extra: true }]) {
+    assert.equal(accepts(wrong), false, `${JSON.stringify(wrong)} is not a draft's shape`);
   }
 });
