@@ -1,4 +1,5 @@
 import { basename, dirname, extname, join } from "node:path";
+import { acquireLock, type Lock } from "../../core/fs/state-lock.ts";
 import { UsageError, parseFlags } from "../flags.ts";
 import { connectFleet } from "./connect.ts";
 import { installFleet } from "./install.ts";
@@ -84,7 +85,33 @@ async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportB
   return exit;
 }
 
+/**
+ * One run at a time on a state file: two would each start what the other follows, and each write the file over the
+ * other's. A dry run changes nothing and takes no lock; a run killed leaves a lock its next run takes over.
+ */
 async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput): Promise<number> {
+  if (flags.dryRun) return installLocked(loaded, flags, out);
+  const path = `${flags.state}.lock`;
+  let lock: Lock;
+  try {
+    lock = await acquireLock(path, (pid) => new FleetLockedError(`another fleet run (pid ${pid}) is installing from ${flags.state}: two would drive the same nodes at once; wait for it to end, or stop it (Ctrl-C stops watching, not the installs) and run this again`));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!(error instanceof FleetLockedError) && typeof code !== "string") throw error;
+    out.note(null, "error", error instanceof FleetLockedError ? error.message : `the state file's lock ${path} cannot be written (${code === "ENOSPC" ? "its disk is full): free space there, or" : `${(error as Error).message}):`} give --state in a folder this user can write`);
+    out.note(null, "error", "nothing was changed on any node");
+    return 2;
+  }
+  try {
+    return await installLocked(loaded, flags, out);
+  } finally {
+    await lock.release().catch(() => undefined);
+  }
+}
+
+class FleetLockedError extends Error {}
+
+async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput): Promise<number> {
   let state: FleetState;
   try {
     state = await FleetState.open(flags.state, loaded.file, loaded.hash);

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { link, readdir, readFile, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { startTimeOf } from "../process/group.ts";
-import { stateLayout, type StateLayout } from "../state/layout.ts";
+import { stateLayout } from "../state/layout.ts";
 import { readIfPresent } from "./read-if-present.ts";
 import { writePrivateFile } from "./write-private-file.ts";
 
@@ -13,7 +13,7 @@ export class StateDirLockedError extends Error {
   }
 }
 
-interface StateLock {
+export interface Lock {
   release(): Promise<void>;
   /** The pid named by the stale lock this one replaced. */
   tookOverFrom?: number;
@@ -57,22 +57,26 @@ async function attempt(op: Promise<unknown>, expected: "EEXIST" | "ENOENT"): Pro
   }
 }
 
-function uniqueName(layout: StateLayout, kind: "new" | "aside"): string {
-  return layout.lockTemp(kind, process.pid, randomBytes(6).toString("hex"));
+/** A lock attempt's own file before it is linked into place ("new"), or a stale lock renamed away ("aside"), beside the lock. */
+const uniqueName = (path: string, kind: "new" | "aside") => `${path}.${process.pid}.${randomBytes(6).toString("hex")}.${kind}`;
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** One installer per state dir: its lock, `installer.lock` in it. */
+export function acquireStateLock(stateDir: string): Promise<Lock> {
+  return acquireLock(stateLayout(stateDir).lock, (pid) => new StateDirLockedError(stateDir, pid));
 }
 
 /**
- * One installer per state dir. The lock file names the holder's pid and start time. It is
+ * One process at a time holds the lock at `path`, a file naming the holder's pid and start time. It is
  * written complete under a unique name and linked into place (link fails if a lock exists), so
- * a racer never reads a half-written lock. A stale lock is renamed aside, never unlinked where it
- * stands, so that two racers cannot both remove it and both link their own.
+ * a racer never reads a half-written lock. A stale lock (its holder gone) is taken over: renamed aside, never unlinked
+ * where it stands, so that two racers cannot both remove it and both link their own. A running holder: `locked`'s error.
  */
-export async function acquireStateLock(stateDir: string): Promise<StateLock> {
-  const layout = stateLayout(stateDir);
-  const path = layout.lock;
+export async function acquireLock(path: string, locked: (pid: number) => Error): Promise<Lock> {
   const start = startTimeOf(process.pid);
   const record = start === null ? `${process.pid}\n` : `${process.pid} ${start}\n`;
-  const mine = uniqueName(layout, "new");
+  const mine = uniqueName(path, "new");
   // Not fsynced: no process holds a lock after a power cut, and what a cut can leave (no file, an empty one, half a
   // record) is taken over like any stale lock.
   await writePrivateFile(mine, record, { exclusive: true, sync: false });
@@ -80,14 +84,14 @@ export async function acquireStateLock(stateDir: string): Promise<StateLock> {
   try {
     for (let tries = 0; tries < 10; tries++) {
       if (await attempt(link(mine, path), "EEXIST")) {
-        await removeLeftovers(layout);
+        await removeLeftovers(path);
         return { release: () => releaseIfOurs(path, record), tookOverFrom };
       }
       const text = await readIfPresent(path);
       if (text === undefined) continue;
       const holder = parseHolder(text);
-      if (holder && (await isRunning(holder))) throw new StateDirLockedError(stateDir, holder.pid);
-      const aside = uniqueName(layout, "aside");
+      if (holder && (await isRunning(holder))) throw locked(holder.pid);
+      const aside = uniqueName(path, "aside");
       if (!(await attempt(rename(path, aside), "ENOENT"))) continue;
       const moved = parseHolder(await readFile(aside, "utf8"));
       // A racer took the stale lock over between our read and our rename: give its lock back.
@@ -101,13 +105,14 @@ export async function acquireStateLock(stateDir: string): Promise<StateLock> {
   throw new Error(`could not take the lock ${path}: it keeps changing hands`);
 }
 
-/** Temp and aside files of lock attempts whose process is gone. */
-async function removeLeftovers(layout: StateLayout): Promise<void> {
-  const names = (await readdir(layout.dir)).filter((name) => {
-    const pid = layout.lockTempPid(name);
-    return pid !== undefined && !pidAlive(pid);
+/** Temp and aside files of attempts at the lock whose process is gone. */
+async function removeLeftovers(path: string): Promise<void> {
+  const ours = new RegExp(`^${escaped(basename(path))}\\.(\\d+)\\.[0-9a-f]+\\.(new|aside)$`);
+  const names = (await readdir(dirname(path))).filter((name) => {
+    const pid = ours.exec(name)?.[1];
+    return pid !== undefined && !pidAlive(Number(pid));
   });
-  await Promise.all(names.map((name) => rm(join(layout.dir, name), { force: true })));
+  await Promise.all(names.map((name) => rm(join(dirname(path), name), { force: true })));
 }
 
 async function releaseIfOurs(path: string, record: string): Promise<void> {

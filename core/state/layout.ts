@@ -13,10 +13,6 @@ export interface StateLayout {
   tlsKey: string;
   /** One installer per state dir: it names the holder. */
   lock: string;
-  /** A lock attempt's own file before it is linked into place ("new"), or a stale lock renamed away ("aside"). */
-  lockTemp(kind: "new" | "aside", pid: number, unique: string): string;
-  /** The pid of the process whose lock attempt left `name`, when `name` is such a file. */
-  lockTempPid(name: string): number | undefined;
   /** One JSON-lines file an attempt. */
   events: string;
   eventsOf(attempt: number): string;
@@ -31,8 +27,6 @@ export interface StateLayout {
   isStoreAside(name: string): boolean;
 }
 
-const LOCK_TEMP = /^installer\.lock\.(\d+)\.[0-9a-f]+\.(new|aside)$/;
-
 export function stateLayout(dir: string): StateLayout {
   const store = join(dir, "installer.json");
   const lock = join(dir, "installer.lock");
@@ -45,11 +39,6 @@ export function stateLayout(dir: string): StateLayout {
     tlsCert: join(dir, "tls.crt"),
     tlsKey: join(dir, "tls.key"),
     lock,
-    lockTemp: (kind, pid, unique) => `${lock}.${pid}.${unique}.${kind}`,
-    lockTempPid: (name) => {
-      const pid = LOCK_TEMP.exec(name)?.[1];
-      return pid === undefined ? undefined : Number(pid);
-    },
     events,
     eventsOf: (attempt) => join(events, `attempt-${attempt}.jsonl`),
     codeCache: join(dir, "code-cache"),

@@ -219,6 +219,25 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     await assertInstalledOnce(rig);
   });
 
+  test("a second run on the same state file while one installs is refused, naming the first; it changes nothing", async () => {
+    // node-01's cloud is READY only once the second run was refused: the first run is always still installing then.
+    const rig = await startRig(lab, { joins: 1, scenarios: { "node-01": "never" }, readinessTimeoutSeconds: 600 });
+    const first = rig.spawnFleet();
+    await waitFor("node-01 in readiness", async () => (first.output().stdout.includes("[node-01] step: readiness") ? true : undefined), 30_000);
+    const second = await rig.fleet();
+    assert.equal(second.code, 2, second.stdout + second.stderr);
+    assert.match(second.stdout, new RegExp(`another fleet run \\(pid ${first.proc.pid}\\) is installing from .*cluster\\.fleet-state\\.json: two would drive the same nodes at once; wait for it to end, or stop it`));
+    assert.doesNotMatch(second.stdout, /install attempt|following it/);
+    assert.equal((await statusOf(rig.nodes[0]!)).attempt, 1);
+    assert.equal((await statusOf(rig.nodes[1]!)).attempt, 0, "the second run started nothing");
+    rig.nodes[0]!.cloud.setScenario("ready");
+    const run = await first.done;
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    await assertInstalledOnce(rig);
+    const after = await rig.fleet();
+    assert.equal(after.code, 0, "the lock is gone with its run");
+  });
+
   test("Ctrl-C stops watching, not the install, and says how to go on", async () => {
     // node-01's cloud is READY only after the fleet stopped watching: the Ctrl-C always comes while it installs.
     const rig = await startRig(lab, { joins: 1, scenarios: { "node-01": "never" }, readinessTimeoutSeconds: 600 });

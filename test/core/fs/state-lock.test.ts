@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, describe, test, type TestContext } from "node:test";
 import { pathToFileURL } from "node:url";
-import { acquireStateLock, StateDirLockedError } from "../../../core/fs/state-lock.ts";
+import { acquireLock, acquireStateLock, StateDirLockedError } from "../../../core/fs/state-lock.ts";
 import { startTimeOf } from "../../../core/process/group.ts";
 import { tempDir } from "../../helpers/installer.ts";
 import { ROOT } from "../../helpers/paths.ts";
@@ -157,5 +157,24 @@ describe("two processes race for one stale lock", () => {
       assert.equal(await winner.ask("release"), "released");
       assert.deepEqual(await readdir(stateDir), [], `round ${round}: the lock and its temp and aside files are gone`);
     }
+  });
+});
+
+describe("acquireLock, at any path (the fleet's state file)", () => {
+  test("a running holder: the caller's error; its dead attempts' files beside the lock are removed, another lock's kept", async () => {
+    const folder = await tempDir();
+    const path = join(folder, "cluster.fleet-state.json.lock");
+    await writeFile(path, `${livePid}\n`);
+    await assert.rejects(acquireLock(path, (pid) => new Error(`held by ${pid}`)), new RegExp(`^Error: held by ${livePid}$`));
+    await writeFile(path, `${deadPid()}\n`);
+    const dead = deadPid();
+    const leftovers = [`cluster.fleet-state.json.lock.${dead}.abc123.new`, `cluster.fleet-state.json.lock.${dead}.def456.aside`];
+    const others = [`installer.lock.${dead}.abc123.new`, `cluster-fleet-state-json-lock.${dead}.abc123.new`];
+    for (const name of [...leftovers, ...others]) await writeFile(join(folder, name), "");
+    const lock = await acquireLock(path, () => new Error("not expected"));
+    assert.equal(await readFile(path, "utf8"), `${process.pid} ${await startTimeOf(process.pid)}\n`);
+    assert.deepEqual((await readdir(folder)).sort(), [...others, "cluster.fleet-state.json.lock"].sort(), "only this lock's leftovers are removed");
+    await lock.release();
+    assert.deepEqual((await readdir(folder)).sort(), [...others].sort());
   });
 });
