@@ -96,9 +96,9 @@ async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput):
   try {
     lock = await acquireLock(path, (pid) => new FleetLockedError(`another fleet run (pid ${pid}) is installing from ${flags.state}: two would drive the same nodes at once; wait for it to end, or stop it (Ctrl-C stops watching, not the installs) and run this again`));
   } catch (error) {
+    if (!(error instanceof Error)) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (!(error instanceof FleetLockedError) && typeof code !== "string") throw error;
-    out.note(null, "error", error instanceof FleetLockedError ? error.message : `the state file's lock ${path} cannot be written (${code === "ENOSPC" ? "its disk is full): free space there, or" : `${(error as Error).message}):`} give --state in a folder this user can write`);
+    out.note(null, "error", error instanceof FleetLockedError || typeof code !== "string" ? error.message : `the state file's lock ${path} cannot be written (${code === "ENOSPC" ? "its disk is full): free space there, or" : `${(error as Error).message}):`} give --state in a folder this user can write`);
     out.note(null, "error", "nothing was changed on any node");
     return 2;
   }

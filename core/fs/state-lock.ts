@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { link, readdir, readFile, rename, rm } from "node:fs/promises";
+import { link, lstat, readdir, readFile, rename, rm } from "node:fs/promises";
+import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { startTimeOf } from "../process/group.ts";
 import { stateLayout } from "../state/layout.ts";
@@ -87,6 +88,13 @@ export async function acquireLock(path: string, locked: (pid: number) => Error):
         await removeLeftovers(path);
         return { release: () => releaseIfOurs(path, record), tookOverFrom };
       }
+      // Never followed nor read unless a plain file: a folder, a link or a pipe there is no lock this code wrote.
+      const stats = await lstat(path).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === "ENOENT") return undefined;
+        throw err;
+      });
+      if (stats === undefined) continue;
+      if (!stats.isFile()) throw new Error(`${path} is ${kindOf(stats)}, not a lock file (an installer writes one naming its pid): remove it, then try again`);
       const text = await readIfPresent(path);
       if (text === undefined) continue;
       const holder = parseHolder(text);
@@ -104,6 +112,9 @@ export async function acquireLock(path: string, locked: (pid: number) => Error):
   }
   throw new Error(`could not take the lock ${path}: it keeps changing hands`);
 }
+
+const kindOf = (stats: Stats) =>
+  stats.isDirectory() ? "a folder" : stats.isSymbolicLink() ? "a symbolic link" : stats.isFIFO() ? "a named pipe" : stats.isSocket() ? "a socket" : "a device";
 
 /** Temp and aside files of attempts at the lock whose process is gone. */
 async function removeLeftovers(path: string): Promise<void> {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, describe, test, type TestContext } from "node:test";
@@ -177,4 +177,21 @@ describe("acquireLock, at any path (the fleet's state file)", () => {
     await lock.release();
     assert.deepEqual((await readdir(folder)).sort(), [...others].sort());
   });
+});
+
+describe("a lock path that holds no lock file", () => {
+  const kinds: Array<[string, (path: string) => Promise<void>]> = [
+    ["a folder", (path) => mkdir(path).then(() => undefined)],
+    ["a symbolic link", (path) => symlink("/nonexistent/installer.lock", path)],
+    ["a named pipe", async (path) => void spawnSync("mkfifo", [path])],
+  ];
+  for (const [kind, make] of kinds) {
+    test(`${kind}: refused, named, left as it is (never read, never removed)`, async () => {
+      const { stateDir, lock } = await stateDirWithLock();
+      await make(lock);
+      await assert.rejects(acquireStateLock(stateDir), new RegExp(`^Error: ${lock.replace(/[.]/g, "\\.")} is ${kind}, not a lock file \\(an installer writes one naming its pid\\): remove it, then try again$`));
+      assert.ok(await lstat(lock));
+      assert.deepEqual(await readdir(stateDir), ["installer.lock"], "no attempt's file is left");
+    });
+  }
 });
