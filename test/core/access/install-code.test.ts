@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { codeMatcher, generateInstallCode, headerMatcher, loadOrCreateInstallCode, presentedCode } from "../../../core/access/install-code.ts";
+import { readInstallCode } from "../../../core/access/install-code-file.ts";
 import { stateLayout } from "../../../core/state/layout.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
@@ -103,17 +104,19 @@ describe("the state dir's install code", () => {
     ["a code with a terminal's escape sequence", "ABCD-EFGH-\u001b[2J\n"],
     ["a code of letters the installer never uses", "OOOO-IIII-1111\n"],
   ] as const) {
-    test(`a file holding ${what} is refused, not used nor shown: the installer made none such`, async () => {
+    test(`a file holding ${what} is refused, not used nor shown (by the service, \`installer code\` and \`status\`): the installer made none such`, async () => {
       const stateDir = await tempDir();
       await mkdir(stateDir, { recursive: true });
       await writeFile(stateLayout(stateDir).installCode, text);
-      await assert.rejects(loadOrCreateInstallCode(stateDir), (err: Error) => {
-        assert.equal(
-          err.message,
-          `${stateLayout(stateDir).installCode} does not hold an install code this installer made (three groups of four of ${"ABCDEFGHJKMNPQRSTWXYZ23456789"}); remove it and start again for a new code`,
-        );
-        return true;
-      });
+      for (const read of [loadOrCreateInstallCode, readInstallCode]) {
+        await assert.rejects(read(stateDir), (err: Error) => {
+          assert.equal(
+            err.message,
+            `${stateLayout(stateDir).installCode} does not hold an install code this installer made (three groups of four of ${"ABCDEFGHJKMNPQRSTWXYZ23456789"}); remove it and start again for a new code`,
+          );
+          return true;
+        });
+      }
     });
   }
 });
