@@ -154,6 +154,15 @@ export class NodeRun {
       } else {
         const last = await api.verdict();
         if (last?.next === "recheckReadiness") verdict = last;
+        else if (last && last.attempt === status.attempt && record.attempt !== status.attempt) {
+          // A failure no run of this fleet has shown (its start never recorded: the fleet killed as it began it, or
+          // another's attempt) is shown, not retried: a retry runs firstboot again on a node nobody has looked at.
+          this.#record({ attempt: last.attempt, outcome: last.outcome });
+          this.#failure = `${last.code ?? "FAILED"}: ${last.message}`;
+          this.note("error", `attempt ${last.attempt} failed before this run could show it: ${this.#failure} (next: ${last.next}); not retried now: fix the node, then run the fleet again to retry it`);
+          this.#verdict = last;
+          return false;
+        }
       }
     }
     let rechecks = this.ctx.rechecks;

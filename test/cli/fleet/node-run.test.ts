@@ -4,6 +4,7 @@ import { constants, open, readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
 import type { Connected } from "../../../cli/fleet/connect.ts";
@@ -100,5 +101,50 @@ describe("fleet: one node's run", () => {
     assert.equal(broken.outcome.kind, "failed");
     assert.match(broken.outcome.detail, /seq/);
     assert.equal(broken.verdict, undefined);
+  });
+});
+
+describe("fleet: a failed attempt no run of this fleet has shown", () => {
+  it("is shown and not retried (its start was not recorded: the fleet killed as it began it, or another's attempt); the next run, once someone has seen it, retries", { timeout: 30_000 }, async (t) => {
+    const FAILED = { ...VERDICT, outcome: "failed", step: "firstboot", code: "FIRSTBOOT_FAILED", message: "firstboot exited with code 1", next: "retryInstall" };
+    const SUCCEEDED = { ...VERDICT, attempt: 2 };
+    let latest = 1;
+    const node = await fakeInstaller(t, (req, res) => {
+      const path = req.url!.replace("/v1/installer", "");
+      if (req.method === "GET" && path === "/status") return json(res, 200, { ...STATUS, phase: latest === 1 ? "failed" : "done", attempt: latest });
+      if (req.method === "PUT" && path === "/config") return req.resume().on("end", () => json(res, 200, VIEW, { etag: '"e2"' }));
+      if (req.method === "POST" && path === "/install") {
+        latest = 2;
+        return json(res, 202, { attempt: 2, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=2" });
+      }
+      if (path === "/install/events?attempt=2") return res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: ${JSON.stringify({ ...FINISHED, attempt: 2, data: { verdict: SUCCEEDED } })}\n\n`);
+      if (path.startsWith("/install/verdict")) return json(res, 200, latest === 1 ? FAILED : SUCCEEDED);
+      json(res, 404, { code: "NOT_FOUND", detail: path });
+    });
+    const access = { url: node.url, pin: node.pin, code: "c0de" };
+    const statePath = join(await tempDir("stratum-node-run-"), "plan.fleet-state.json");
+    const runOnce = async () => {
+      const api = new NodeApi(access);
+      const connected: Connected = { node: { index: 1, name: "n1", role: "join", access, draft: () => ({}) as never }, api, status: await api.status(), options: {} as Options, draft: VIEW, etag: '"e1"' };
+      const state = await FleetState.open(statePath, "plan.yaml", "hash");
+      let printed = "";
+      const sink = new Writable({ write: (chunk, _encoding, done) => void ((printed += String(chunk)), done()) });
+      const out = linesOutput(sink as unknown as NodeJS.WriteStream, sink as unknown as NodeJS.WriteStream);
+      const outcome = await runNode(connected, { out, state, rechecks: 1, signal: new AbortController().signal }, "token");
+      out.close();
+      await state.close();
+      return { outcome, printed, nodes: JSON.parse(await readFile(statePath, "utf8")).nodes };
+    };
+    const first = await runOnce();
+    assert.equal(first.outcome.kind, "failed");
+    assert.equal(first.outcome.attempt, 1);
+    assert.match(first.outcome.detail, /^FIRSTBOOT_FAILED: firstboot exited with code 1$/);
+    assert.match(first.printed, /\[n1\] error: attempt 1 failed before this run could show it: FIRSTBOOT_FAILED: firstboot exited with code 1 \(next: retryInstall\); not retried now: fix the node, then run the fleet again to retry it/);
+    assert.ok(!node.seen.some((s) => s.startsWith("POST")), `nothing started: ${node.seen.join(", ")}`);
+    assert.deepEqual(first.nodes.n1, { attempt: 1, outcome: "failed" });
+
+    const second = await runOnce();
+    assert.equal(second.outcome.kind, "installed", second.printed);
+    assert.deepEqual(node.seen.filter((s) => s.startsWith("POST")).map((s) => s.split(" ").slice(0, 2).join(" ")), ["POST /v1/installer/install"]);
   });
 });
