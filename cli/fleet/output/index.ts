@@ -18,9 +18,25 @@ export const MESSAGE_BYTES = 16 * 1024;
 
 const cut = (text: string) => capText(text, MESSAGE_BYTES).text;
 
+/** The most of one event's data the fleet shows (--json): an installer's are a few hundred bytes (a verdict, a check). */
+export const DATA_BYTES = 64 * 1024;
+
+/** An event's data as the fleet shows it: as it came, or, when it cannot be written as JSON or is over DATA_BYTES, why not. */
+function keptData(event: InstallEvent): InstallEvent {
+  if (event.data === undefined) return event;
+  let why: string | undefined;
+  try {
+    const bytes = Buffer.byteLength(JSON.stringify(event.data));
+    if (bytes > DATA_BYTES) why = `it is ${(bytes / 1024).toFixed(1)} KiB, over the ${DATA_BYTES / 1024} KiB kept an event`;
+  } catch (error) {
+    why = `it cannot be written as JSON (${(error as Error).message})`;
+  }
+  return why === undefined ? event : { ...event, data: { omitted: `this event's data is left on the node: ${why}; GET /v1/installer/install/events?attempt=${event.attempt} there has it` } };
+}
+
 /**
  * `out`, every message kept to MESSAGE_BYTES: a note (a node's verdict, its failure), an event's message, a summary
- * row's detail can carry a node's text, and a node may send megabytes of it.
+ * row's detail can carry a node's text, and a node may send megabytes of it; an event's data to DATA_BYTES.
  */
 export function bounded(out: FleetOutput): FleetOutput {
   return {
@@ -28,7 +44,7 @@ export function bounded(out: FleetOutput): FleetOutput {
     nodes: (rows) => out.nodes(rows),
     note: (node, level, message) => out.note(node, level, cut(message)),
     change: (node, change) => out.change(node, change),
-    event: (node, event: InstallEvent) => out.event(node, { ...event, message: cut(event.message) }),
+    event: (node, event: InstallEvent) => out.event(node, { ...keptData(event), message: cut(event.message) }),
     summary: (rows: readonly SummaryRow[], exit, closing) => out.summary(rows.map((r) => ({ ...r, detail: cut(r.detail) })), exit, cut(closing)),
     close: () => out.close(),
   };

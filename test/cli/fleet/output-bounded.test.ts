@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { PROBLEM_CAPS, cappedFieldErrors } from "../../../cli/fleet/api.ts";
-import { MESSAGE_BYTES, bounded } from "../../../cli/fleet/output/index.ts";
+import { DATA_BYTES, MESSAGE_BYTES, bounded } from "../../../cli/fleet/output/index.ts";
+import { jsonOutput } from "../../../cli/fleet/output/json.ts";
 import type { FleetOutput } from "../../../cli/fleet/output/types.ts";
 
 /** A FleetOutput that keeps what it was given, as it was given. */
@@ -29,6 +30,28 @@ describe("fleet: what a node says is kept to a size before any output shows it",
     assert.ok(fits(got.summary![0]![2]));
     const [problem] = got.problems![0]![1] as { message: string; hint: string }[];
     assert.ok(fits(problem!.message) && fits(problem!.hint));
+  });
+
+  it("an event's data nested deeper than JSON can be written, or over DATA_BYTES, is left on the node, saying so; --json still writes the event", () => {
+    let deep: Record<string, unknown> = {};
+    const root = deep;
+    for (let i = 0; i < 20_000; i++) deep = (deep.a = {}) as Record<string, unknown>;
+    const event = { seq: 7, attempt: 1, time: "2026-12-06T00:00:00.000Z", type: "step.progress", level: "info", message: "deep" } as const;
+    const { out, got } = recording();
+    const b = bounded(out);
+    b.event("node-02", { ...event, data: root });
+    b.event("node-02", { ...event, data: { blob: "x".repeat(DATA_BYTES) } });
+    b.event("node-02", { ...event, data: { check: "cloud-api", ok: true } });
+    const [deepData, bigData, usual] = got.event!.map((args) => (args[1] as { data: unknown }).data);
+    assert.deepEqual(Object.keys(deepData as object), ["omitted"]);
+    assert.match((deepData as { omitted: string }).omitted, /^this event's data is left on the node: it cannot be written as JSON \(.+\); GET \/v1\/installer\/install\/events\?attempt=1 there has it$/);
+    assert.match((bigData as { omitted: string }).omitted, /^this event's data is left on the node: it is [\d.]+ KiB, over the 64 KiB kept an event; /);
+    assert.deepEqual(usual, { check: "cloud-api", ok: true });
+    const lines: string[] = [];
+    const json = bounded(jsonOutput({ write: (line: string) => lines.push(line) } as unknown as NodeJS.WritableStream));
+    json.event("node-02", { ...event, data: root });
+    assert.equal(lines.length, 1);
+    assert.equal(JSON.parse(lines[0]!).seq, 7);
   });
 
   it("text of a usual size passes as it is", () => {
