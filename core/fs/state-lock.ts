@@ -63,7 +63,7 @@ const uniqueName = (path: string, kind: "new" | "aside") => `${path}.${process.p
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** One installer per state dir: its lock, `installer.lock` in it. */
+/** One installer per state dir: its lock is the layout's (core/state/layout.ts). */
 export function acquireStateLock(stateDir: string): Promise<Lock> {
   return acquireLock(stateLayout(stateDir).lock, (pid) => new StateDirLockedError(stateDir, pid));
 }
