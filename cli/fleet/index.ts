@@ -1,4 +1,5 @@
 import { basename, dirname, extname, join } from "node:path";
+import { mkdir } from "node:fs/promises";
 import { acquireLock, type Lock } from "../../core/fs/state-lock.ts";
 import { UsageError, parseFlags } from "../flags.ts";
 import { connectFleet } from "./connect.ts";
@@ -94,11 +95,20 @@ async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput):
   const path = `${flags.state}.lock`;
   let lock: Lock;
   try {
-    lock = await acquireLock(path, (pid) => new FleetLockedError(`another fleet run (pid ${pid}) is installing from ${flags.state}: two would drive the same nodes at once; wait for it to end, or stop it (Ctrl-C stops watching, not the installs) and run this again`));
+    // The state file's folder, made as its own write would make it (--state in a folder not made yet).
+    await mkdir(dirname(path), { recursive: true, mode: 0o755 });
+    lock = await acquireLock(
+      path,
+      (pid) =>
+        new FleetLockedError(
+          `another fleet run (pid ${pid}) is installing from ${flags.state} (its lock: ${path}): two would drive the same nodes at once; wait for it to end, or stop it (Ctrl-C stops watching, not the installs) and run this again; if no run is going on, remove the lock`,
+        ),
+    );
   } catch (error) {
     if (!(error instanceof Error)) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    out.note(null, "error", error instanceof FleetLockedError || typeof code !== "string" ? error.message : `the state file's lock ${path} cannot be written (${code === "ENOSPC" ? "its disk is full): free space there, or" : `${(error as Error).message}):`} give --state in a folder this user can write`);
+    const why = code === "ENOSPC" ? "its disk is full): free space there, or" : code === "EACCES" || code === "EPERM" || code === "EROFS" ? "this user may not write there):" : `${code}):`;
+    out.note(null, "error", error instanceof FleetLockedError || typeof code !== "string" ? error.message : `the state file's lock ${path} cannot be written (${why} give --state in a folder this user can write`);
     out.note(null, "error", "nothing was changed on any node");
     return 2;
   }

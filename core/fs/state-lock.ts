@@ -85,7 +85,8 @@ export async function acquireLock(path: string, locked: (pid: number) => Error):
   try {
     for (let tries = 0; tries < 10; tries++) {
       if (await attempt(link(mine, path), "EEXIST")) {
-        await removeLeftovers(path);
+        // Tidying only: a folder that cannot be listed keeps them, and the lock is held all the same.
+        await removeLeftovers(path).catch(() => undefined);
         return { release: () => releaseIfOurs(path, record), tookOverFrom };
       }
       // Never followed nor read unless a plain file: a folder, a link or a pipe there is no lock this code wrote.
@@ -94,7 +95,7 @@ export async function acquireLock(path: string, locked: (pid: number) => Error):
         throw err;
       });
       if (stats === undefined) continue;
-      if (!stats.isFile()) throw new Error(`${path} is ${kindOf(stats)}, not a lock file (an installer writes one naming its pid): remove it, then try again`);
+      if (!stats.isFile()) throw new Error(`${path} is ${kindOf(stats)}, not a lock file (a lock is a file naming its holder's pid): remove it, then try again`);
       const text = await readIfPresent(path);
       if (text === undefined) continue;
       const holder = parseHolder(text);

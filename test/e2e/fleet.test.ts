@@ -226,7 +226,7 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     await waitFor("node-01 in readiness", async () => (first.output().stdout.includes("[node-01] step: readiness") ? true : undefined), 30_000);
     const second = await rig.fleet();
     assert.equal(second.code, 2, second.stdout + second.stderr);
-    assert.match(second.stdout, new RegExp(`another fleet run \\(pid ${first.proc.pid}\\) is installing from .*cluster\\.fleet-state\\.json: two would drive the same nodes at once; wait for it to end, or stop it`));
+    assert.match(second.stdout, new RegExp(`another fleet run \\(pid ${first.proc.pid}\\) is installing from .*cluster\\.fleet-state\\.json \\(its lock: .*cluster\\.fleet-state\\.json\\.lock\\): two would drive the same nodes at once; wait for it to end, or stop it`));
     assert.doesNotMatch(second.stdout, /install attempt|following it/);
     assert.equal((await statusOf(rig.nodes[0]!)).attempt, 1);
     assert.equal((await statusOf(rig.nodes[1]!)).attempt, 0, "the second run started nothing");
@@ -236,6 +236,11 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     await assertInstalledOnce(rig);
     const after = await rig.fleet();
     assert.equal(after.code, 0, "the lock is gone with its run");
+    // A state file in a folder not made yet: made, as the state file's own write makes it.
+    const elsewhere = join(rig.folder, "runs/today/cluster.fleet-state.json");
+    const fresh = await rig.fleet(["--state", elsewhere]);
+    assert.equal(fresh.code, 0, fresh.stdout + fresh.stderr);
+    assert.equal(JSON.parse(await readFile(elsewhere, "utf8")).version, 1);
   });
 
   test("Ctrl-C stops watching, not the install, and says how to go on", async () => {
