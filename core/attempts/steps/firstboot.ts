@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { capText, formatBytes } from "../../common/cut-text.ts";
+import { printableJson } from "../../common/printable.ts";
 import { isStorageError } from "../../fs/storage-error.ts";
 import { GRACE_MS, describeStopped, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process/group.ts";
 import type { NewEvent } from "../events.ts";
@@ -22,7 +23,7 @@ export interface OutputLimit {
 /**
  * A rescue image's state dir is RAM: a firstboot that prints without end (a loop, `yes`) must not fill it, failing the
  * attempt with STATE_WRITE_FAILED and every one after it. Far above what a busy firstboot prints (a verbose deploy
- * prints a few MiB); each line's event adds ≈ 130 bytes of its own, so an endless run of empty lines stays ≈ 64 MiB too.
+ * prints a few MiB). The bytes are the events' as the event log writes them (an escaped control character is six).
  */
 export const OUTPUT_LIMIT: OutputLimit = { lines: 500_000, bytes: 64 * 1024 * 1024 };
 /** After the group is stopped, how long output may still take to arrive before the pipes are closed (something outside the group may hold them). */
@@ -68,7 +69,7 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     child.once("error", (error) => resolve({ code: null, signal: null, error }));
     child.once("exit", (code, signal) => resolve({ code, signal }));
   });
-  const kept = new OutputKept(ctx, outputLimit);
+  const kept = new OutputKept(ctx, outputLimit, record.firstbootTail);
   const output = Promise.all([follow(ctx, child.stdout, "stdout", record.firstbootTail, kept), follow(ctx, child.stderr, "stderr", record.firstbootTail, kept)]);
   const pid = child.pid;
   let stopping!: () => void;
@@ -164,41 +165,62 @@ function stoppedEvent(stopped: StoppedGroup, why: string): Omit<NewEvent, "step"
   return { type: "step.progress", level: "warn", message: describeStopped(stopped, why), data: { stopped: processes, ...(stopped.killedAfterMs ? { killedAfterMs: stopped.killedAfterMs } : {}) } };
 }
 
-/** Keeps count of one firstboot run's output, both pipes: which lines its attempt keeps as events, and what it did not. */
+/** What an event of one firstboot line adds on disk to its message's JSON string: seq, attempt, time, type, level, step, data. */
+export const EVENT_BYTES = 160;
+
+/**
+ * Keeps count of one firstboot run's output, both pipes: which lines its attempt keeps as events (their size on disk
+ * counted as the event log writes them, escapes and all), what it did not, and its last lines for the tail.
+ */
 class OutputKept {
   #lines = 0;
   #bytes = 0;
   #notKept = { lines: 0, bytes: 0 };
+  /** Past the limit, the last lines as they came: made printable and redacted only at the end, not each of millions. */
+  #last: Array<[line: string, dropped: number]> = [];
 
   constructor(
     private readonly ctx: StepContext,
     private readonly limit: OutputLimit,
+    private readonly tail: string[],
   ) {}
 
-  /** Whether a line whose event says `message` is kept; `printed` is what the line was (bytes, its newline too). */
-  keeps(message: string, printed: number): boolean {
-    if (this.#notKept.lines === 0) {
-      const bytes = Buffer.byteLength(message) + 1;
-      if (this.#lines < this.limit.lines && this.#bytes + bytes <= this.limit.bytes) {
-        this.#lines += 1;
-        this.#bytes += bytes;
-        return true;
-      }
-      const all = this.#lines >= this.limit.lines ? `${this.#lines} lines` : formatBytes(this.#bytes);
-      this.ctx.emit({
-        type: "step.progress",
-        level: "warn",
-        message: `firstboot has printed ${all}, all this attempt keeps: what it prints from now on is counted, not kept, so that it cannot fill the state dir`,
-        data: { notKept: { lines: 0, bytes: 0 } },
-      });
+  /** Past the limit: lines are counted and the last ones kept for the tail, nothing more. */
+  get full(): boolean {
+    return this.#notKept.lines > 0;
+  }
+
+  /** Whether the line whose event says `message` is kept; when it would pass the limit, says so once. */
+  keeps(message: string): boolean {
+    const bytes = Buffer.byteLength(printableJson(message)) + EVENT_BYTES;
+    if (this.#lines < this.limit.lines && this.#bytes + bytes <= this.limit.bytes) {
+      this.#lines += 1;
+      this.#bytes += bytes;
+      return true;
     }
-    this.#notKept.lines += 1;
-    this.#notKept.bytes += printed;
+    const all = this.#lines >= this.limit.lines ? `${this.#lines} lines` : `${formatBytes(this.#bytes)} of events`;
+    this.ctx.emit({
+      type: "step.progress",
+      level: "warn",
+      message: `firstboot has printed ${all}, all this attempt keeps: what it prints from now on is counted, not kept, so that it cannot fill the state dir`,
+      data: { limit: { ...this.limit } },
+    });
     return false;
   }
 
-  /** Once both pipes closed: says what was not kept, if anything. */
+  /** A line not kept (`line` as the splitter kept it, `dropped` bytes past that); `inTail` when it is in the tail already. */
+  count(line: string, dropped: number, inTail: boolean): void {
+    this.#notKept.lines += 1;
+    this.#notKept.bytes += Buffer.byteLength(line) + dropped + 1;
+    if (inTail) return;
+    this.#last.push([line, dropped]);
+    if (this.#last.length > TAIL_LINES) this.#last.shift();
+  }
+
+  /** Once both pipes closed: the tail ends with firstboot's real last lines, and what was not kept is said, if anything. */
   end(): void {
+    for (const [line, dropped] of this.#last) pushTail(this.tail, capText(this.ctx.redactor.text(line), MAX_LINE_BYTES, dropped).text);
+    this.#last = [];
     const { lines, bytes } = this.#notKept;
     if (lines === 0) return;
     this.ctx.emit({
@@ -210,13 +232,18 @@ class OutputKept {
   }
 }
 
+function pushTail(tail: string[], message: string): void {
+  tail.push(message);
+  if (tail.length > TAIL_LINES) tail.shift();
+}
+
 /** Every line of one pipe becomes an event (cut at MAX_LINE_BYTES, saying how much was cut) while the run's output is kept; resolves once the pipe closed. */
 function follow(ctx: StepContext, stream: Readable, name: "stdout" | "stderr", tail: string[], kept: OutputKept): Promise<void> {
   const lines = new LineSplitter(MAX_LINE_BYTES + REDACTION_MARGIN, (line, dropped) => {
+    if (kept.full) return kept.count(line, dropped, false);
     const { text: message, cutBytes } = capText(ctx.redactor.text(line), MAX_LINE_BYTES, dropped);
-    tail.push(message);
-    if (tail.length > TAIL_LINES) tail.shift();
-    if (!kept.keeps(message, Buffer.byteLength(line) + dropped + 1)) return;
+    pushTail(tail, message);
+    if (!kept.keeps(message)) return kept.count(line, dropped, true);
     ctx.emit({ type: "step.log", level: name === "stdout" ? "info" : "warn", message, data: { stream: name, ...(cutBytes > 0 ? { truncatedBytes: cutBytes } : {}) } });
     const caughtUp = ctx.backlogged();
     if (caughtUp) {

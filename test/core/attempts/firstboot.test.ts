@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { NewEvent } from "../../../core/attempts/events.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
-import { MAX_LINE_BYTES, type OutputLimit, runFirstboot, stopLeftoverFirstboots } from "../../../core/attempts/steps/firstboot.ts";
+import { EVENT_BYTES, MAX_LINE_BYTES, type OutputLimit, runFirstboot, stopLeftoverFirstboots } from "../../../core/attempts/steps/firstboot.ts";
 import { firstbootMark, markedEnv } from "../../../core/process/group.ts";
 import type { AttemptRecord } from "../../../core/state/records.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
@@ -63,32 +63,39 @@ test("a firstboot that prints without end fills no state dir: past the attempt's
   await assert.rejects(run(ctx, path, record, async () => {}, undefined, { lines: 100, bytes: 1024 * 1024 }), /^StepFailure: firstboot exited with code 3; last output: /);
   const logs = events.filter((e) => e.type === "step.log");
   assert.equal(logs.length, 100, "the first 100 lines are kept as events");
-  const notices = events.filter((e) => e.data?.notKept);
-  assert.equal(notices.length, 2, "one notice when the limit is reached, one at the end");
-  assert.ok(events.indexOf(notices[0]!) === events.indexOf(logs.at(-1)!) + 1, "the first notice right after the last kept line");
-  assert.match(notices[0]!.message, /^firstboot has printed 100 lines, all this attempt keeps: what it prints from now on is counted, not kept/);
+  const [reached, ...others] = events.filter((e) => e.data?.limit);
+  assert.equal(others.length, 0, "the limit is said once");
+  assert.equal(events.indexOf(reached!), events.indexOf(logs.at(-1)!) + 1, "right after the last kept line");
+  assert.match(reached!.message, /^firstboot has printed 100 lines, all this attempt keeps: what it prints from now on is counted, not kept/);
+  assert.deepEqual(reached!.data!.limit, { lines: 100, bytes: 1024 * 1024 });
+  const [counted, ...more] = events.filter((e) => e.data?.notKept);
+  assert.equal(more.length, 0);
+  assert.equal(events.at(-1), counted, "counted once both pipes closed");
   let printed = "the real error\n".length;
   for (let i = 0; i < 300; i++) printed += `out ${i}\n`.length + `err ${i}\n`.length;
   const kept = logs.reduce((sum, e) => sum + e.message.length + 1, 0);
-  assert.deepEqual(notices[1]!.data!.notKept, { lines: 501, bytes: printed - kept }, "every line and byte not kept is counted");
-  assert.match(notices[1]!.message, /^firstboot printed 501 more lines \([\d.]+ KiB\) past what an attempt keeps; they were not kept$/);
-  assert.ok(notices.every((e) => e.level === "warn" && e.type === "step.progress"));
+  assert.deepEqual(counted!.data!.notKept, { lines: 501, bytes: printed - kept }, "every line and byte not kept is counted");
+  assert.match(counted!.message, /^firstboot printed 501 more lines \([\d.]+ KiB\) past what an attempt keeps; they were not kept$/);
+  assert.ok([reached, counted].every((e) => e!.level === "warn" && e!.type === "step.progress"));
 });
 
-test("past the limit the failure still names firstboot's last lines: the tail goes on", async () => {
-  const { path } = await script(`i=0; while [ $i -lt 300 ]; do echo "err $i" >&2; i=$((i+1)); done; echo 'the real error' >&2; exit 3`);
+test("past the limit the failure still names firstboot's last lines, redacted: the tail goes on", async () => {
+  const { path } = await script(`i=0; while [ $i -lt 300 ]; do echo "err $i" >&2; i=$((i+1)); done; echo "the real error near ${SECRET}" >&2; exit 3`);
   const { ctx } = context();
   const record: Record = { attempt: 1, firstbootTail: [] };
-  await assert.rejects(run(ctx, path, record, async () => {}, undefined, { lines: 10, bytes: 1024 * 1024 }), /^StepFailure: firstboot exited with code 3; last output: .*err 299 .*the real error$/s);
-  assert.equal(record.firstbootTail.at(-1), "the real error");
+  await assert.rejects(run(ctx, path, record, async () => {}, undefined, { lines: 10, bytes: 1024 * 1024 }), /^StepFailure: firstboot exited with code 3; last output: .*err 299 \| the real error near \[redacted\]$/s);
+  assert.equal(record.firstbootTail.length, 50);
+  assert.deepEqual(record.firstbootTail.slice(-2), ["err 299", "the real error near [redacted]"]);
+  assert.ok(!record.firstbootTail.some((line) => line.includes(SECRET)));
 });
 
-test("the limit by bytes: a line that would pass it is the first not kept", async () => {
-  const { path } = await script(`i=0; while [ $i -lt 50 ]; do printf '%0100d\\n' $i; i=$((i+1)); done`);
+test("the limit counts the events' bytes as the event log writes them: a line of control characters counts six bytes each", async () => {
+  // 1000 \x01 a line: 6,000 bytes escaped in the event log, 1,000 as printed.
+  const { path } = await script(`i=0; while [ $i -lt 20 ]; do head -c 1000 /dev/zero | tr '\\0' '\\001'; echo; i=$((i+1)); done`);
   const { ctx, events } = context();
-  await run(ctx, path, undefined, undefined, undefined, { lines: 1000, bytes: 1010 });
-  assert.equal(events.filter((e) => e.type === "step.log").length, 10, "ten lines of 101 bytes fill 1010");
-  assert.deepEqual(events.at(-1)!.data!.notKept, { lines: 40, bytes: 40 * 101 });
+  await run(ctx, path, undefined, undefined, undefined, { lines: 1000, bytes: 3 * (6002 + EVENT_BYTES) });
+  assert.equal(events.filter((e) => e.type === "step.log").length, 3);
+  assert.deepEqual(events.at(-1)!.data!.notKept, { lines: 17, bytes: 17 * 1001 });
 });
 
 test("the group is recorded and persisted while firstboot runs, and cleared once it is stopped", async () => {
