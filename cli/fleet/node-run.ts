@@ -154,12 +154,13 @@ export class NodeRun {
       } else {
         const last = await api.verdict();
         if (last?.next === "recheckReadiness") verdict = last;
-        else if (last && last.attempt === status.attempt && record.attempt !== status.attempt) {
-          // A failure no run of this fleet has shown (its start never recorded: the fleet killed as it began it, or
-          // another's attempt) is shown, not retried: a retry runs firstboot again on a node nobody has looked at.
-          this.#record({ attempt: last.attempt, outcome: last.outcome });
+        else if (last && last.attempt === status.attempt && record.starting && status.attempt > (record.attempt ?? 0)) {
+          // An attempt the fleet started (a run killed as it sent POST /install, before it recorded the attempt)
+          // that failed with nobody watching is shown, not retried: a retry runs firstboot again on a node nobody
+          // has looked at. (One someone else started is retried, as a failure the fleet showed is.)
+          this.#record({ attempt: last.attempt, outcome: last.outcome, starting: undefined });
           this.#failure = `${last.code ?? "FAILED"}: ${last.message}`;
-          this.note("error", `attempt ${last.attempt} failed before this run could show it: ${this.#failure} (next: ${last.next}); not retried now: fix the node, then run the fleet again to retry it`);
+          this.note("error", `attempt ${last.attempt}, which a run of this fleet started as it stopped, failed with no run following it: ${this.#failure} (next: ${last.next}); not retried now: look at the node, then run the fleet again to retry it`);
           this.#verdict = last;
           return false;
         }
@@ -217,9 +218,14 @@ export class NodeRun {
     try {
       if (kind === "install" && !this.#drafted) await this.#putDraft();
       this.ctx.signal.throwIfAborted();
+      // Before the request, not awaited (no write is on the path from one node to the next): a run killed now leaves it.
+      if (kind === "install") this.#record({ starting: true });
       started = kind === "install" ? await api.install(this.c.etag) : await api.recheck();
     } catch (error) {
       if (!(error instanceof ApiProblem || error instanceof HttpClientError)) throw error;
+      // Refused (or another's attempt runs, recorded below): this run started nothing. A request whose answer was
+      // lost may have started one: its mark stays.
+      if (error instanceof ApiProblem) this.#record({ starting: undefined });
       if (error instanceof ApiProblem && error.code === "INVALID_CONFIG") {
         throw new NodeFailed(`the node refused its draft: ${error.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`);
       }
@@ -236,7 +242,7 @@ export class NodeRun {
       if (status.phase !== "installing") throw error;
       started = status;
     }
-    this.#record({ attempt: started.attempt, lastSeq: 0, outcome: undefined });
+    this.#record({ attempt: started.attempt, lastSeq: 0, outcome: undefined, starting: undefined });
     this.note("info", `${kind === "install" ? "install" : "readiness recheck"} attempt ${started.attempt} started`);
     const onStarted = this.#onStarted;
     this.#onStarted = undefined;

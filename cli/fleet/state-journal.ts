@@ -8,6 +8,9 @@ export interface NodeRecord {
   etag?: string;
   /** How that attempt ended, once the fleet saw its verdict. */
   outcome?: "succeeded" | "failed";
+  /** Written as the fleet sends POST /install, cleared once the attempt it started is recorded: a run killed between
+   * the two leaves it, and the next knows the node's newer attempt is one the fleet started but never showed. */
+  starting?: true;
 }
 
 /** The journal beside a state file (`plan.fleet-state.json.journal`): the node record changes since the file was written. */

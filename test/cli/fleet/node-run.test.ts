@@ -3,14 +3,14 @@ import { execFile } from "node:child_process";
 import { constants, open, readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { describe, it, type TestContext } from "node:test";
 import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
 import type { Connected } from "../../../cli/fleet/connect.ts";
 import { NodeRun, runNode } from "../../../cli/fleet/node-run.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
-import { FleetState } from "../../../cli/fleet/state.ts";
+import { FleetState, type NodeRecord } from "../../../cli/fleet/state.ts";
 import { tempPathOf } from "../../../core/state/layout.ts";
 import { fakeInstaller } from "../../helpers/fake-node.ts";
 import { tempDir } from "../../helpers/installer.ts";
@@ -105,16 +105,22 @@ describe("fleet: one node's run", () => {
 });
 
 describe("fleet: a failed attempt no run of this fleet has shown", () => {
-  it("is shown and not retried (its start was not recorded: the fleet killed as it began it, or another's attempt); the next run, once someone has seen it, retries", { timeout: 30_000 }, async (t) => {
-    const FAILED = { ...VERDICT, outcome: "failed", step: "firstboot", code: "FIRSTBOOT_FAILED", message: "firstboot exited with code 1", next: "retryInstall" };
-    const SUCCEEDED = { ...VERDICT, attempt: 2 };
+  const FAILED = { ...VERDICT, outcome: "failed", step: "firstboot", code: "FIRSTBOOT_FAILED", message: "firstboot exited with code 1", next: "retryInstall" };
+  const SUCCEEDED = { ...VERDICT, attempt: 2 };
+
+  /** A node whose attempt 1 failed at firstboot; a POST /install starts attempt 2, which succeeds. */
+  async function failedNode(t: TestContext) {
     let latest = 1;
+    /** The fleet's own record of the node as the POST /install came. */
+    let atPost: NodeRecord | undefined;
+    let current: FleetState | undefined;
     const node = await fakeInstaller(t, (req, res) => {
       const path = req.url!.replace("/v1/installer", "");
       if (req.method === "GET" && path === "/status") return json(res, 200, { ...STATUS, phase: latest === 1 ? "failed" : "done", attempt: latest });
       if (req.method === "PUT" && path === "/config") return req.resume().on("end", () => json(res, 200, VIEW, { etag: '"e2"' }));
       if (req.method === "POST" && path === "/install") {
         latest = 2;
+        atPost = { ...current!.node("n1") };
         return json(res, 202, { attempt: 2, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=2" });
       }
       if (path === "/install/events?attempt=2") return res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: ${JSON.stringify({ ...FINISHED, attempt: 2, data: { verdict: SUCCEEDED } })}\n\n`);
@@ -123,10 +129,12 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
     });
     const access = { url: node.url, pin: node.pin, code: "c0de" };
     const statePath = join(await tempDir("stratum-node-run-"), "plan.fleet-state.json");
-    const runOnce = async () => {
+    const runOnce = async (before?: NodeRecord) => {
       const api = new NodeApi(access);
       const connected: Connected = { node: { index: 1, name: "n1", role: "join", access, draft: () => ({}) as never }, api, status: await api.status(), options: {} as Options, draft: VIEW, etag: '"e1"' };
       const state = await FleetState.open(statePath, "plan.yaml", "hash");
+      current = state;
+      if (before) await state.set("n1", before);
       let printed = "";
       const sink = new Writable({ write: (chunk, _encoding, done) => void ((printed += String(chunk)), done()) });
       const out = linesOutput(sink as unknown as NodeJS.WriteStream, sink as unknown as NodeJS.WriteStream);
@@ -135,16 +143,30 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
       await state.close();
       return { outcome, printed, nodes: JSON.parse(await readFile(statePath, "utf8")).nodes };
     };
-    const first = await runOnce();
+    return { node, runOnce, atPost: () => atPost, posts: () => node.seen.filter((s) => s.startsWith("POST")).map((s) => s.split(" ").slice(0, 2).join(" ")) };
+  }
+
+  it("one the fleet started (a run killed as it sent POST /install left its mark) is shown and not retried; the next run, once someone has seen it, retries", { timeout: 30_000 }, async (t) => {
+    const { runOnce, posts } = await failedNode(t);
+    const first = await runOnce({ starting: true });
     assert.equal(first.outcome.kind, "failed");
     assert.equal(first.outcome.attempt, 1);
     assert.match(first.outcome.detail, /^FIRSTBOOT_FAILED: firstboot exited with code 1$/);
-    assert.match(first.printed, /\[n1\] error: attempt 1 failed before this run could show it: FIRSTBOOT_FAILED: firstboot exited with code 1 \(next: retryInstall\); not retried now: fix the node, then run the fleet again to retry it/);
-    assert.ok(!node.seen.some((s) => s.startsWith("POST")), `nothing started: ${node.seen.join(", ")}`);
+    assert.match(first.printed, /\[n1\] error: attempt 1, which a run of this fleet started as it stopped, failed with no run following it: FIRSTBOOT_FAILED: firstboot exited with code 1 \(next: retryInstall\); not retried now: look at the node, then run the fleet again to retry it/);
+    assert.deepEqual(posts(), [], "nothing started");
     assert.deepEqual(first.nodes.n1, { attempt: 1, outcome: "failed" });
 
     const second = await runOnce();
     assert.equal(second.outcome.kind, "installed", second.printed);
-    assert.deepEqual(node.seen.filter((s) => s.startsWith("POST")).map((s) => s.split(" ").slice(0, 2).join(" ")), ["POST /v1/installer/install"]);
+    assert.deepEqual(posts(), ["POST /v1/installer/install"]);
+    assert.deepEqual(second.nodes.n1, { etag: '"e2"', attempt: 2, lastSeq: 1, outcome: "succeeded" }, "the mark is gone once the attempt is recorded");
+  });
+
+  it("one someone else started (no mark: by hand, or a state file moved away) is retried at once, as before", { timeout: 30_000 }, async (t) => {
+    const { runOnce, posts, atPost } = await failedNode(t);
+    const run = await runOnce();
+    assert.equal(run.outcome.kind, "installed", run.printed);
+    assert.deepEqual(posts(), ["POST /v1/installer/install"]);
+    assert.equal(atPost()?.starting, true, "the fleet marked the node as it sent POST /install");
   });
 });
