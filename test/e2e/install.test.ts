@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
-import { harness, persistedStore, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, tempDir, untilNoBlockers, untilStepStartedOnDisk, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 
 const lab = harness();
@@ -60,8 +60,8 @@ describe("crash recovery", () => {
       const first = await rig({ folder, stateDir, scenario, timeout: 60, env: { FIRSTBOOT_SLEEP: step === "firstboot" ? "30" : "0" } });
       await putDraft(first.installer);
       await install(first.installer);
-      await waitFor(`step ${step} on disk`, async () => ((await persistedStore(stateDir)).attempts?.[0]?.step === step ? true : undefined));
-      if (step === "readiness") await new Promise((r) => setTimeout(r, 300));
+      // Its event on disk, not only the store's word: the store names the step first (untilStepStartedOnDisk).
+      await untilStepStartedOnDisk(stateDir, 1, step, 60_000);
       await first.installer.kill9();
       const second = await rig({ folder, stateDir, readiness: first.readiness });
       assert.match(second.installer.banner, new RegExp(`attempt 1 was interrupted at ${step}`));

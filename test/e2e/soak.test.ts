@@ -8,7 +8,7 @@ import { startReadinessServer, type ReadinessServer } from "../../demo/readiness
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
 import { markedProcesses } from "../helpers/processes.ts";
-import { harness, httpsRaw, tempDir, untilNoBlockers, waitFor, writeFirstboot, type Reply, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, httpsRaw, tempDir, untilNoBlockers, untilStepStartedOnDisk, waitFor, writeFirstboot, type Reply, type RunningInstaller } from "../helpers/installer.ts";
 
 /** Kills in a row on one state dir; the `soak` npm script sets 50. */
 const KILLS = Math.max(1, Number(process.env.SOAK_KILLS ?? 12));
@@ -148,17 +148,6 @@ const KILL_WITHIN_MS: Record<Step, number> = { preflight: 6, "write-config": 8, 
 /** Often at once: the moment a step's start is on disk is the one most likely to be recorded inconsistently. */
 const killDelay = (step: Step) => (Math.random() < 0.3 ? 0 : between(0, KILL_WITHIN_MS[step]));
 
-/** Polls the attempt's event log itself: the API's 50 ms round trips would miss a 10 ms step. */
-async function untilStepStarted(r: Rig, attempt: number, step: Step): Promise<void> {
-  const file = join(r.stateDir, "events", `attempt-${attempt}.jsonl`);
-  const marker = `"type":"step.started","step":"${step}"`;
-  const deadline = Date.now() + 20_000;
-  while (!(await readFile(file, "utf8").catch(() => "")).includes(marker)) {
-    if (Date.now() > deadline) assert.fail(`attempt ${attempt} never started ${step}`);
-    await sleep(1);
-  }
-}
-
 /** Starts an install and kills the installer in the given step; returns the attempt number. */
 async function killDuringInstall(chain: Chain, step: Step, cycle: number): Promise<number> {
   const { installer } = chain;
@@ -173,7 +162,8 @@ async function killDuringInstall(chain: Chain, step: Step, cycle: number): Promi
   await untilNoBlockers(installer);
   const started = await installer.request("/v1/installer/install", { method: "POST" });
   assert.equal(started.status, 202, started.text);
-  await untilStepStarted(chain.rig, started.json.attempt, step);
+  // The attempt's event log itself: the API's 50 ms round trips would miss a 10 ms step.
+  await untilStepStartedOnDisk(chain.rig.stateDir, started.json.attempt, step);
   await sleep(killDelay(step));
   await installer.kill9();
   return started.json.attempt;

@@ -354,6 +354,21 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
+/**
+ * Until `step`'s step.started is in the attempt's event log on disk, polled every millisecond (a step may last 10 ms).
+ * The store names a step before its event is written (so that a crash never leaves an event the store does not know):
+ * a kill after the store says the step, and before this, finds the event lost.
+ */
+export async function untilStepStartedOnDisk(stateDir: string, attempt: number, step: string, timeoutMs = 20_000): Promise<void> {
+  const file = stateLayout(stateDir).eventsOf(attempt);
+  const marker = `"type":"step.started","step":"${step}"`;
+  const deadline = Date.now() + timeoutMs;
+  while (!(await readFile(file, "utf8").catch(() => "")).includes(marker)) {
+    if (Date.now() > deadline) throw new Error(`attempt ${attempt} never started ${step}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
 /** The fresh payload's checksum run ends quickly, but not before the banner. */
 export async function untilNoBlockers(installer: RunningInstaller): Promise<void> {
   await waitFor("no blockers", async () => ((await installer.request("/v1/installer/status")).json.blockers ? undefined : true));
