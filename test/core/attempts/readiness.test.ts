@@ -106,6 +106,23 @@ test("a wait shorter than one poll's deadline records the poll as UNREACHABLE an
   assert.deepEqual(history.map((o) => [o.state, o.detail]), [["UNREACHABLE", "no complete answer within 1 s"]]);
 });
 
+test("a wait whose end passed before its first poll (the step's own writes were that slow) still looks once: its verdict names what the cloud said", async () => {
+  serve(() => json(JSON.stringify({ state: "CEPH_BOOTSTRAP", checks: [{ name: "ceph", status: "pending" }] })));
+  const history: ReadinessObservation[] = [];
+  const deadline = Date.now() - 1;
+  const failure = await waitForReadiness(context(), { url, timeoutSeconds: 1, intervalSeconds: 0.05, deadline }, history).catch((err: unknown) => err);
+  assert.ok(failure instanceof StepFailure);
+  assert.match(failure.message, /^The cloud was not READY within 1 s; last state CEPH_BOOTSTRAP; not ready: ceph \(pending\)/);
+  assert.equal(requests, 1, "one look, no more");
+});
+
+test("…and a cloud READY by then is READY", async () => {
+  serve(() => json(JSON.stringify({ state: "READY" })));
+  const history: ReadinessObservation[] = [];
+  await waitForReadiness(context(), { url, timeoutSeconds: 1, intervalSeconds: 0.05, deadline: Date.now() - 1 }, history);
+  assert.deepEqual(history.map((o) => o.state), ["READY"]);
+});
+
 // A real ten-minute wait would fail at the deadline, which only bounds that.
 test("the readiness wait times out by the injected clock: a ten-minute wait ends after ten one-minute polls, in no time", { timeout: 60_000 }, async () => {
   const T0 = Date.parse("2026-12-02T12:00:00Z");
