@@ -61,6 +61,8 @@ dir="$(dirname "$0")"
 (sleep 300 & echo $! > "$dir/sleep.pid"; wait; echo late) &
 echo $! > "$dir/helper.pid"
 until [ -s "$dir/sleep.pid" ]; do sleep 0.05; done
+# Until the forked child has become sleep: the installer names what it stops by its command.
+until [ "$(cat "/proc/$(cat "$dir/sleep.pid")/comm" 2>/dev/null)" = sleep ]; do sleep 0.05; done
 echo "firstboot: started a helper"
 `);
     reap(folder, ["helper.pid", "sleep.pid"]);
