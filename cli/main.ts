@@ -27,11 +27,12 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(" ")}"`);
       const settings = settingsFrom(values);
       serving = true;
-      const [{ runServe }, { StateDirLockedError }] = await Promise.all([import("./serve.ts"), import("../core/fs/state-lock.ts")]);
+      const [{ runServe }, { NeedsOperator }] = await Promise.all([import("./serve.ts"), import("../core/common/errors.ts")]);
       try {
         await runServe(settings, VERSION, codeCache, performance.now());
       } catch (err) {
-        if (!(err instanceof StateDirLockedError)) throw err;
+        // Another installer holds the state dir, or what is in it needs a person: a restart changes nothing.
+        if (!(err instanceof NeedsOperator)) throw err;
         process.stderr.write(`installer: ${err.message}\n`);
         return 2;
       }

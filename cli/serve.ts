@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { loadHostFactsFile, readHostFacts } from "../core/host/read-facts.ts";
 import type { Logger } from "../core/common/log.ts";
 import type { Settings } from "../core/common/settings.ts";
+import { NeedsOperator } from "../core/common/errors.ts";
 import { acquireStateLock } from "../core/fs/state-lock.ts";
 import { startStorageProblem } from "../core/fs/storage-error.ts";
 import { certificateFacts, type CertificateFacts } from "../core/access/tls.ts";
@@ -94,7 +95,9 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
  */
 export async function runServe(settings: Settings, version: string, codeCache: CodeCache | undefined, modulesLoadedAt: number): Promise<void> {
   const stateDir = await ensurePrivateDir(settings.stateDir, "the state dir").catch((err: Error) => {
-    throw new Error(`${err.message}; choose another --state-dir`);
+    // The flag by its name: "choose another folder" is the state dir's --state-dir here.
+    const message = err.message.endsWith("choose another folder") ? `${err.message.slice(0, -"folder".length)}--state-dir` : `${err.message}; choose another --state-dir`;
+    throw err instanceof NeedsOperator ? new NeedsOperator(message) : new Error(message);
   });
   // A state dir that refuses writes (full, read-only) stops the start with what to do, not a bare ENOSPC.
   const storage = (err: unknown): never => {

@@ -1,3 +1,4 @@
+import { NeedsOperator } from "../common/errors.ts";
 import { readIfPresent } from "../fs/read-if-present.ts";
 import { stateLayout } from "../state/layout.ts";
 
@@ -17,6 +18,6 @@ export async function readInstallCode(stateDir: string): Promise<string | undefi
   const path = stateLayout(stateDir).installCode;
   const code = (await readIfPresent(path))?.trim();
   if (!code) return undefined;
-  if (!CODE_SHAPE.test(code)) throw new Error(`${path} does not hold an install code this installer made (three groups of four of ${ALPHABET}); remove it and start again for a new code`);
+  if (!CODE_SHAPE.test(code)) throw new NeedsOperator(`${path} does not hold an install code this installer made (three groups of four of ${ALPHABET}); remove it and start again for a new code`);
   return code;
 }

@@ -36,6 +36,14 @@ interface InstallerErrorInit {
 }
 
 /** The one domain error: handlers and middleware turn it into problem+json in one place. */
+/**
+ * A refusal that no retry or restart changes: the operator must act first (the service exits 2, which its unit does
+ * not restart).
+ */
+export class NeedsOperator extends Error {
+  override name = "NeedsOperator";
+}
+
 export class InstallerError extends Error {
   readonly code: ErrorCode;
   readonly detail: string;

@@ -1,5 +1,6 @@
 import { chmod, mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
+import { NeedsOperator } from "../common/errors.ts";
 
 /**
  * A folder only this user may enter (0700). mkdir's mode passes through the umask and leaves an existing folder
@@ -12,7 +13,7 @@ export async function ensurePrivateDir(path: string, what = "the folder"): Promi
   const { mode, uid } = await stat(path);
   const own = process.getuid?.();
   if (own !== undefined && uid !== own) {
-    throw new Error(
+    throw new NeedsOperator(
       `${what} ${path} belongs to uid ${uid}, not to this user (uid ${own}): whoever owns it could read or plant the install code and the TLS key; chown it to uid ${own}, or choose another folder`,
     );
   }

@@ -2,12 +2,13 @@ import { randomBytes } from "node:crypto";
 import { link, lstat, readdir, readFile, rename, rm } from "node:fs/promises";
 import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { NeedsOperator } from "../common/errors.ts";
 import { startTimeOf } from "../process/group.ts";
 import { stateLayout } from "../state/layout.ts";
 import { readIfPresent } from "./read-if-present.ts";
 import { writePrivateFile } from "./write-private-file.ts";
 
-export class StateDirLockedError extends Error {
+export class StateDirLockedError extends NeedsOperator {
   constructor(readonly stateDir: string, readonly pid: number) {
     super(`another installer (pid ${pid}) is running on state dir ${stateDir}; stop it or pick another --state-dir`);
     this.name = "StateDirLockedError";
@@ -95,7 +96,7 @@ export async function acquireLock(path: string, locked: (pid: number) => Error):
         throw err;
       });
       if (stats === undefined) continue;
-      if (!stats.isFile()) throw new Error(`${path} is ${kindOf(stats)}, not a lock file (a lock is a file naming its holder's pid): remove it, then try again`);
+      if (!stats.isFile()) throw new NeedsOperator(`${path} is ${kindOf(stats)}, not a lock file (a lock is a file naming its holder's pid): remove it, then try again`);
       const text = await readIfPresent(path);
       if (text === undefined) continue;
       const holder = parseHolder(text);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
-import { copyFile, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chown, copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { BUNDLE, harness, runCli, tempDir } from "../helpers/installer.ts";
@@ -89,6 +89,23 @@ describe("state dir", () => {
     assert.equal(second.code, 2);
     assert.match(second.stderr, new RegExp(`pid ${installer.proc.pid}`));
   });
+
+  // What a restart cannot fix exits 2, which the unit's RestartPreventExitStatus keeps from a restart every 5 s.
+  for (const [what, spoil, message] of [
+    ["an install-code file the installer did not make", (dir: string) => writeFile(join(dir, "install-code"), "AB\u001b[2JCD\n"), /install-code does not hold an install code this installer made/],
+    ["a folder where the lock goes", (dir: string) => mkdir(join(dir, "installer.lock")), /installer\.lock is a folder, not a lock file/],
+    ...(process.getuid?.() === 0 ? [["a state dir another user owns", (dir: string) => chown(dir, 65534, 65534), /belongs to uid 65534, not to this user \(uid 0\).*; chown it to uid 0, or choose another --state-dir$/s] as const] : []),
+  ] as const) {
+    test(`a start refused for what a restart cannot fix exits 2: ${what}`, async () => {
+      const stateDir = await tempDir();
+      await mkdir(stateDir, { recursive: true, mode: 0o700 });
+      await spoil(stateDir);
+      const result = await runCli(["serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr.trim(), message);
+      assert.doesNotMatch(result.stderr, /\u001b/);
+    });
+  }
 
   test("a lock left by a killed installer is taken over", async () => {
     const stateDir = await tempDir();

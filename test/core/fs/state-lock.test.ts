@@ -189,7 +189,7 @@ describe("a lock path that holds no lock file", () => {
     test(`${kind}: refused, named, left as it is (never read, never removed)`, async () => {
       const { stateDir, lock } = await stateDirWithLock();
       await make(lock);
-      await assert.rejects(acquireStateLock(stateDir), new RegExp(`^Error: ${lock.replace(/[.]/g, "\\.")} is ${kind}, not a lock file \\(a lock is a file naming its holder's pid\\): remove it, then try again$`));
+      await assert.rejects(acquireStateLock(stateDir), new RegExp(`^NeedsOperator: ${lock.replace(/[.]/g, "\\.")} is ${kind}, not a lock file \\(a lock is a file naming its holder's pid\\): remove it, then try again$`));
       assert.ok(await lstat(lock));
       assert.deepEqual(await readdir(stateDir), ["installer.lock"], "no attempt's file is left");
     });
