@@ -94,10 +94,9 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
  * each part of the start ended, so a slow boot can be read from the service log.
  */
 export async function runServe(settings: Settings, version: string, codeCache: CodeCache | undefined, modulesLoadedAt: number): Promise<void> {
-  const stateDir = await ensurePrivateDir(settings.stateDir, "the state dir").catch((err: Error) => {
-    // The flag by its name: "choose another folder" is the state dir's --state-dir here.
-    const message = err.message.endsWith("choose another folder") ? `${err.message.slice(0, -"folder".length)}--state-dir` : `${err.message}; choose another --state-dir`;
-    throw err instanceof NeedsOperator ? new NeedsOperator(message) : new Error(message);
+  const stateDir = await ensurePrivateDir(settings.stateDir, "the state dir", "another --state-dir").catch((err: Error) => {
+    // A folder another user owns says what to do itself.
+    throw err instanceof NeedsOperator ? err : new Error(`${err.message}; choose another --state-dir`);
   });
   // A state dir that refuses writes (full, read-only) stops the start with what to do, not a bare ENOSPC.
   const storage = (err: unknown): never => {

@@ -8,13 +8,13 @@ import { NeedsOperator } from "../common/errors.ts";
  * or read what is kept in it), and left as it is. A folder that cannot be made is refused with one sentence naming
  * it and why.
  */
-export async function ensurePrivateDir(path: string, what = "the folder"): Promise<string> {
+export async function ensurePrivateDir(path: string, what = "the folder", instead = "another folder"): Promise<string> {
   await makeFolder(path, `${what} ${path}`);
   const { mode, uid } = await stat(path);
   const own = process.getuid?.();
   if (own !== undefined && uid !== own) {
     throw new NeedsOperator(
-      `${what} ${path} belongs to uid ${uid}, not to this user (uid ${own}): whoever owns it could read or plant the install code and the TLS key; chown it to uid ${own}, or choose another folder`,
+      `${what} ${path} belongs to uid ${uid}, not to this user (uid ${own}): whoever owns it could read or plant the install code and the TLS key; chown it to uid ${own}, or choose ${instead}`,
     );
   }
   if ((mode & 0o777) !== 0o700) await chmod(path, 0o700);
