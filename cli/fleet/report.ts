@@ -1,3 +1,4 @@
+import { jsonNotKept } from "../../core/common/cut-text.ts";
 import { printableJsonText } from "../../core/common/printable.ts";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { createRedactor } from "../../core/secrets/index.ts";
@@ -75,13 +76,7 @@ export const REPORT_KEEP_BYTES = 1024 * 1024;
  * node's answer never costs the run its summary or its fleet-report.json, nor the driver memory by the node.
  */
 function kept(report: Report): Report {
-  let why: string | undefined;
-  try {
-    const bytes = Buffer.byteLength(JSON.stringify(report));
-    if (bytes > REPORT_KEEP_BYTES) why = `it is ${(bytes / 1024 / 1024).toFixed(1)} MiB, over the ${REPORT_KEEP_BYTES / 1024 / 1024} MiB kept a node`;
-  } catch (error) {
-    why = `it cannot be written as JSON (${(error as Error).message})`;
-  }
+  const why = jsonNotKept(report, REPORT_KEEP_BYTES, "a node");
   if (why === undefined) return report;
   const omitted = `the rest of this report is left on the node: ${why}; read it there (GET /v1/installer/install/report?attempt=${report.attempt})`;
   return { attempt: report.attempt, state: report.state, verdict: report.verdict, omitted } as unknown as Report;

@@ -17,3 +17,21 @@ export function formatBytes(n: number): string {
   if (n < 1024) return `${n} bytes`;
   return n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
 }
+
+const MIB = 1024 * 1024;
+
+/** A limit as it is set: `1 MiB`, `64 KiB`. */
+export const limitText = (bytes: number): string => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes / 1024} KiB`);
+
+/**
+ * Why `value` (a peer's answer) is not kept as JSON: it is over `maxBytes` written, or cannot be written at all
+ * (nested deeper than a stack goes); undefined when it is kept. `per`: what the limit is of ("a node", "an event").
+ */
+export function jsonNotKept(value: unknown, maxBytes: number, per: string): string | undefined {
+  try {
+    const bytes = Buffer.byteLength(JSON.stringify(value));
+    return bytes > maxBytes ? `it is ${formatBytes(bytes)}, over the ${limitText(maxBytes)} kept ${per}` : undefined;
+  } catch (error) {
+    return `it cannot be written as JSON (${(error as Error).message})`;
+  }
+}

@@ -14,6 +14,7 @@ import { request as httpsRequest } from "node:https";
 import { dirname } from "node:path";
 import { connect as tcpConnect, type Socket } from "node:net";
 import { connect as tlsConnect, createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
+import { limitText } from "../common/cut-text.ts";
 import { ipFamily } from "../config/net.ts";
 import { openTempFile, syncFolder } from "../fs/write-private-file.ts";
 import { tempPathOf } from "../state/layout.ts";
@@ -91,8 +92,6 @@ export interface Parser<T> {
 
 export const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
-const MIB = 1024 * 1024;
-const sizeText = (bytes: number) => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes / 1024} KiB`);
 
 /** SHA-256 of the peer's certificate (DER), lowercase hex; undefined when it presented none. */
 function peerSha256(socket: TLSSocket): string | undefined {
@@ -250,7 +249,7 @@ function readCapped(res: IncomingMessage, maxBytes: number, where: string): Prom
       if (size <= maxBytes) return void chunks.push(chunk);
       res.off("data", onData);
       res.destroy();
-      reject(new HttpClientError("too-large", where, `the answer is over ${sizeText(maxBytes)}`));
+      reject(new HttpClientError("too-large", where, `the answer is over ${limitText(maxBytes)}`));
     };
     const incomplete = () => reject(new Error("the connection closed before the answer was complete"));
     res.on("data", onData);
@@ -341,7 +340,7 @@ export function download(req: Omit<HttpRequest, "body">, path: string): Promise<
       try {
         for await (const chunk of res as AsyncIterable<Buffer>) {
           size += chunk.length;
-          if (size > req.maxBytes) throw new HttpClientError("too-large", where, `the answer is over ${sizeText(req.maxBytes)}`);
+          if (size > req.maxBytes) throw new HttpClientError("too-large", where, `the answer is over ${limitText(req.maxBytes)}`);
           hash.update(chunk);
           await file.write(chunk);
         }

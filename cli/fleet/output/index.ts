@@ -1,4 +1,4 @@
-import { capText } from "../../../core/common/cut-text.ts";
+import { capText, jsonNotKept } from "../../../core/common/cut-text.ts";
 import type { InstallEvent } from "../api.ts";
 import { jsonOutput } from "./json.ts";
 import { linesOutput } from "./lines.ts";
@@ -23,14 +23,7 @@ export const DATA_BYTES = 64 * 1024;
 
 /** An event's data as the fleet shows it: as it came, or, when it cannot be written as JSON or is over DATA_BYTES, why not. */
 function keptData(event: InstallEvent): InstallEvent {
-  if (event.data === undefined) return event;
-  let why: string | undefined;
-  try {
-    const bytes = Buffer.byteLength(JSON.stringify(event.data));
-    if (bytes > DATA_BYTES) why = `it is ${(bytes / 1024).toFixed(1)} KiB, over the ${DATA_BYTES / 1024} KiB kept an event`;
-  } catch (error) {
-    why = `it cannot be written as JSON (${(error as Error).message})`;
-  }
+  const why = event.data === undefined ? undefined : jsonNotKept(event.data, DATA_BYTES, "an event");
   return why === undefined ? event : { ...event, data: { omitted: `this event's data is left on the node: ${why}; GET /v1/installer/install/events?attempt=${event.attempt} there has it` } };
 }
 
