@@ -35,7 +35,7 @@ test("a recorded pid whose start time differs is a reused pid: it is left alone"
 
 test("a group that ignores SIGTERM gets SIGKILL after the grace period; every member is named", async () => {
   const pid = group("trap '' TERM; sleep 60 & sleep 60 & wait").pid!;
-  const members = await waitForMembers(pid, 3);
+  const members = await waitForMembers(pid, ["sh", "sleep", "sleep"]);
   const stopped = await stopGroup(pid, now, 300);
   assert.equal(stopped.killedAfterMs, 300);
   assert.deepEqual(stopped.processes.map((p) => p.pid).sort(), members.sort());
@@ -45,7 +45,7 @@ test("a group that ignores SIGTERM gets SIGKILL after the grace period; every me
 
 test("the grace period runs on the injected clock: one that jumps a second each look ends it without the real wait", async () => {
   const pid = group("trap '' TERM; exec sleep 60").pid!;
-  await waitForMembers(pid, 1);
+  await waitForMembers(pid, ["sleep"]);
   let fake = 0;
   const jumping = () => new Date((fake += 1000));
   const started = Date.now();
@@ -61,19 +61,24 @@ test("a group with nothing left: nothing to stop", async () => {
   assert.deepEqual(await stopGroup(child.pid!, now, 300), { processes: [] });
 });
 
-async function waitForMembers(pgid: number, count: number): Promise<number[]> {
+/** The group's members once they are the programs named (a fork not yet exec'd is still named `sh`). */
+async function waitForMembers(pgid: number, commands: string[]): Promise<number[]> {
   for (let tries = 0; tries < 400; tries++) {
-    const pids = execFileSync("pgrep", ["-g", String(pgid)], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
-    if (pids.length === count) return pids;
+    const rows = execFileSync("ps", ["-o", "pid=,comm=", "-g", String(pgid)], { encoding: "utf8" }).split("\n").filter((row) => row.trim());
+    const members = rows.map((row) => row.trim().split(/\s+/));
+    if (JSON.stringify(members.map(([, command]) => command).sort()) === JSON.stringify([...commands].sort())) return members.map(([pid]) => Number(pid));
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`the group did not reach ${count} members`);
+  throw new Error(`the group's members did not become ${commands.join(", ")}`);
 }
 
 /** A firstboot as a dead installer left it: marked, with a child in a session of its own, one in a group of its own and a double-forked grandchild, all ignoring SIGTERM. */
 async function strayFirstboot(mark: string, attempt: number): Promise<{ folder: string; pids: number[]; leader: number }> {
   const folder = await mkdtemp(join(tmpdir(), "stratum-stray-"));
-  const stray = `trap 'touch "${folder}/got-term"' TERM; echo $$ >> "${folder}/pids"; while :; do sleep 1; done`;
+  // Nothing in it forks once it runs (a fork not yet exec'd would be one more `sh` in what a stop names): it waits
+  // on a pipe no one ever opens for writing, and its TERM trap writes with a redirection, not `touch`.
+  execFileSync("mkfifo", [join(folder, "never")]);
+  const stray = `trap ': > "${folder}/got-term"' TERM; echo $$ >> "${folder}/pids"; while :; do read line < "${folder}/never"; done`;
   const script = [
     `setsid sh -c '${stray.replaceAll("'", "'\\''")}' &`,
     `python3 -c 'import os; os.setpgid(0, 0); os.execvp("sh", ["sh", "-c", os.environ["STRAY"]])' &`,
@@ -90,24 +95,23 @@ async function strayFirstboot(mark: string, attempt: number): Promise<{ folder: 
   throw new Error("the stray firstboot did not start its four processes");
 }
 
-/** The live processes, other than `sleep`s, whose environment carries the mark: the firstboot's own shells. */
+/** The live processes whose environment carries the mark: the firstboot's own shells. */
 async function markedShells(mark: string): Promise<number[]> {
   const found = await Promise.all(
     (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(async (name) => {
       const [environ, stat] = await Promise.all([readFile(`/proc/${name}/environ`, "latin1").catch(() => ""), readFile(`/proc/${name}/stat`, "utf8").catch(() => "")]);
       const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-      const command = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      return environ.split("\0").some((v) => v.startsWith(`STRATUM_FIRSTBOOT=${mark}/`)) && command !== "sleep" && state !== "Z" ? [Number(name)] : [];
+      return environ.split("\0").some((v) => v.startsWith(`STRATUM_FIRSTBOOT=${mark}/`)) && state !== "Z" ? [Number(name)] : [];
     }),
   );
   return found.flat();
 }
 
-/** Every one of the firstboot's own processes, and besides them only the `sleep`s they were running (and a TERM trap's `touch`). */
+/** Every one of the firstboot's own processes, and nothing besides them. */
 function assertTook(processes: { pid: number; command: string }[], pids: number[]): void {
   const took = new Set(processes.map((p) => p.pid));
   for (const pid of pids) assert.ok(took.has(pid), `${pid} was not stopped`);
-  assert.deepEqual(processes.filter((p) => !pids.includes(p.pid) && !["sleep", "touch"].includes(p.command)), []);
+  assert.deepEqual(processes.filter((p) => !pids.includes(p.pid)), []);
 }
 
 test("a state dir's mark is the folder's, however it is reached: through a symlink, a relative path or a trailing slash", async () => {
