@@ -9,7 +9,9 @@
  * (before 2026-12-05 20:00 UTC the baseline's fleet drove this build's installers). With --image on the installers
  * run from a copy of the bundle with its image's code cache beside it (`installer.js prepare-image`), as on a rescue
  * image prepared with it; with --image both, rounds (--rounds) without and with it (the same driver).
- * `--driver-node-args "--flag …"` starts the driver's Node with those flags (an experiment's V8 flags, say).
+ * `--driver-node-args "--flag …"` starts the driver's Node with those flags (an experiment's V8 flags, say);
+ * DRIVER_NODE=PROGRAM runs the driver with PROGRAM in Node's place (a wrapper that execs `perf record … node "$@"`
+ * or `strace -c -f … node "$@"`, to see where its system time goes).
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -108,7 +110,7 @@ async function measure(bundle: string | undefined, label: string, installers?: s
       runFleetDriver({
         plan: rig.planFile,
         args: ["--parallel", String(PARALLEL)],
-        env: rig.env,
+        env: rig.env, ...(process.env.DRIVER_NODE ? { node: process.env.DRIVER_NODE } : {}),
         ...(bundle ? { bundle } : {}),
         ...(values.profile ? { nodeArgs: ["--cpu-prof", "--cpu-prof-dir", values.profile] } : values["driver-node-args"] ? { nodeArgs: values["driver-node-args"].split(" ") } : {}),
         timeoutMs: 30 * 60_000,
