@@ -1,4 +1,4 @@
-import { basename, dirname, extname, join } from "node:path";
+import { basename, dirname, extname, isAbsolute, join, relative } from "node:path";
 import { mkdir } from "node:fs/promises";
 import { acquireLock, type Lock } from "../../core/fs/state-lock.ts";
 import { UsageError, parseFlags } from "../flags.ts";
@@ -54,18 +54,39 @@ function parseFleetFlags(args: string[]): FleetFlags | "help" | "example" {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-/** Stops watching on Ctrl-C (a second one exits at once); the installs go on on the nodes. */
+const STOPS = ["SIGINT", "SIGTERM"] as const;
+
+/**
+ * Stops watching on Ctrl-C or SIGTERM (a CI job's time-out, `kill`): the controller is aborted with the signal's
+ * name, the run ends as it does on Ctrl-C (the state file written, the lock let go); a second signal exits at once.
+ * The installs go on on the nodes.
+ */
 function onInterrupt(controller: AbortController): () => void {
-  const first = () => {
-    controller.abort();
-    process.once("SIGINT", () => process.exit(130));
+  const first = (signal: NodeJS.Signals) => {
+    release();
+    controller.abort(signal);
+    for (const again of STOPS) process.once(again, (name: NodeJS.Signals) => process.exit(exitOnSignal(name)));
   };
-  process.once("SIGINT", first);
-  return () => process.removeListener("SIGINT", first);
+  const release = () => STOPS.forEach((signal) => process.removeListener(signal, first));
+  STOPS.forEach((signal) => process.once(signal, first));
+  return release;
+}
+
+/** 128 + the signal's number, as a shell reports a command a signal ended. */
+const exitOnSignal = (signal: unknown): number => (signal === "SIGTERM" ? 143 : 130);
+
+/** A word as a POSIX shell reads it back unchanged: as it is when plain, else in single quotes. */
+const shellWord = (word: string): string => (/^[\w./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+
+/** This installer's command as the operator can type it again from where they are: `node installer.js`, or its path. */
+function installerCommand(): string {
+  const script = process.argv[1] ?? "installer.js";
+  const near = relative(process.cwd(), script);
+  return `node ${shellWord(near && !near.startsWith("..") && !isAbsolute(near) ? near : script)}`;
 }
 
 /** The one line a failed run ends with: how to gather what happened on every node. */
-const gatherHint = (flags: FleetFlags) => `gather what happened: node installer.js fleet ${flags.plan} --support-bundle <dir>`;
+const gatherHint = (flags: FleetFlags) => `gather what happened: ${installerCommand()} fleet ${shellWord(flags.plan)} --support-bundle <dir>`;
 
 /** `--support-bundle DIR`: every node's bundle and DIR/index.json; 0 when every bundle came, 1 when one did not. */
 async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportBundle: string }, out: FleetOutput): Promise<number> {
@@ -81,7 +102,7 @@ async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportB
   }
   const index = await writeBundleIndex(dir, flags.plan, entries, new Date());
   const gathered = entries.filter((e) => "file" in e).length;
-  const exit = controller.signal.aborted ? 130 : gathered === entries.length ? 0 : 1;
+  const exit = controller.signal.aborted ? exitOnSignal(controller.signal.reason) : gathered === entries.length ? 0 : 1;
   out.note(null, gathered === entries.length ? "info" : "error", `${gathered} of ${plural(entries.length, "support bundle")} gathered in ${dir}${controller.signal.aborted ? " (stopped)" : ""}; index: ${index}`);
   return exit;
 }
@@ -160,10 +181,10 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   } catch (error) {
     if (!controller.signal.aborted) throw error;
     const unsaved = await stateProblem(state);
-    const again = `node installer.js fleet ${flags.plan}${flags.stateGiven ? ` --state ${flags.state}` : ""}`;
-    out.note(null, "warn", `stopped watching; the installs that run go on on their nodes. To follow them and go on: ${again}`);
+    const again = `${installerCommand()} fleet ${shellWord(flags.plan)}${flags.stateGiven ? ` --state ${shellWord(flags.state)}` : ""}`;
+    out.note(null, "warn", `stopped watching${controller.signal.reason === "SIGTERM" ? " (SIGTERM)" : ""}; the installs that run go on on their nodes. To follow them and go on: ${again}`);
     if (unsaved) out.note(null, "error", unsaved);
-    return 130;
+    return exitOnSignal(controller.signal.reason);
   } finally {
     release();
   }
