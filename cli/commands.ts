@@ -1,4 +1,4 @@
-import { readInstallCode } from "../core/access/install-code-file.ts";
+import { noInstallCode, readInstallCode } from "../core/access/install-code-file.ts";
 
 export type Exit = 0 | 1 | 2;
 
@@ -8,8 +8,8 @@ export async function printCode(stateDir: string): Promise<Exit> {
     return null;
   });
   if (code === null) return 2;
-  if (code === undefined) {
-    process.stderr.write(`no install code in ${stateDir} yet: start the installer once (it creates one), or pass --state-dir\n`);
+  if (!code) {
+    process.stderr.write(`${noInstallCode(stateDir, code)}\n`);
     return 2;
   }
   process.stdout.write(`${code}\n`);

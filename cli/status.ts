@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
-import { readInstallCode } from "../core/access/install-code-file.ts";
+import { noInstallCode, readInstallCode } from "../core/access/install-code-file.ts";
 import { stateLayout } from "../core/state/layout.ts";
 import { certificateFingerprint } from "../core/access/tls.ts";
 import { HttpClientError, type Parser, requestJson } from "../core/http/client.ts";
@@ -63,7 +63,7 @@ async function pinnedTarget({ stateDir, url, tlsCert }: StatusOptions): Promise<
   const code = await readInstallCode(stateDir).catch((err: Error) => {
     throw new Unavailable(`cannot read the install code in ${stateDir}: ${err.message}`);
   });
-  if (!code) throw new Unavailable(`no install code in ${stateDir}: is it the installer's state dir (--state-dir)?`);
+  if (!code) throw new Unavailable(noInstallCode(stateDir, code));
   const certFile = tlsCert ?? stateLayout(stateDir).tlsCert;
   const cert = await readFile(certFile, "utf8").catch((err: Error) => {
     throw new Unavailable(`cannot read the certificate to pin, ${certFile}: ${err.message}${tlsCert ? "" : " (an installer started with --tls-cert: pass the same --tls-cert)"}`);

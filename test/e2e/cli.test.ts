@@ -291,7 +291,19 @@ describe("status", () => {
     assert.match(closed.stderr, new RegExp(`^status: cannot reach the installer at https://127\\.0\\.0\\.1:${nobody.port}`));
     const noState = await runCli(["status", "--state-dir", join(node.stateDir, "nope")]);
     assert.equal(noState.code, 2);
-    assert.match(noState.stderr, /no install code in /);
+    assert.match(noState.stderr, /no install code in .*nope: is it the installer's state dir \(--state-dir\)\?/);
+  });
+
+  test("`status` and `code` on a state dir whose install-code file is empty say so, not that it is the wrong state dir", async () => {
+    const stateDir = await tempDir();
+    await writeFile(stateLayout(stateDir).installCode, "\n");
+    for (const command of ["status", "code"]) {
+      const result = await runCli([command, "--state-dir", stateDir]);
+      assert.equal(result.code, 2, command);
+      assert.equal(result.stdout, "");
+      assert.match(result.stderr, new RegExp(`install-code is empty: the installer makes a new code there when it next starts`), command);
+      assert.doesNotMatch(result.stderr, /--state-dir/, command);
+    }
   });
 
   test("--follow of a server (with the installer's certificate) whose event stream replays what it sent, or sends another attempt's: exit 2 at once, never followed forever", async () => {

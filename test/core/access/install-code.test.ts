@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { codeMatcher, generateInstallCode, headerMatcher, loadOrCreateInstallCode, presentedCode } from "../../../core/access/install-code.ts";
-import { readInstallCode } from "../../../core/access/install-code-file.ts";
+import { noInstallCode, readInstallCode } from "../../../core/access/install-code-file.ts";
 import { stateLayout } from "../../../core/state/layout.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
@@ -97,6 +97,18 @@ describe("the state dir's install code", () => {
     assert.match(code, /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
     assert.equal(await loadOrCreateInstallCode(stateDir), code);
     assert.equal(await readFile(stateLayout(stateDir).installCode, "utf8"), `${code}\n`);
+  });
+
+  test("an empty install-code file is no code: the service makes a new one over it; `code` and `status` name the file, not a wrong state dir", async () => {
+    const stateDir = await tempDir();
+    await mkdir(stateDir, { recursive: true });
+    await writeFile(stateLayout(stateDir).installCode, " \n");
+    assert.equal(await readInstallCode(stateDir), "");
+    assert.equal(noInstallCode(stateDir, ""), `${stateLayout(stateDir).installCode} is empty: the installer makes a new code there when it next starts (the one it runs with now is in its banner)`);
+    const code = await loadOrCreateInstallCode(stateDir);
+    assert.equal(await readFile(stateLayout(stateDir).installCode, "utf8"), `${code}\n`);
+    assert.equal(await readInstallCode(`${stateDir}/none`), undefined);
+    assert.match(noInstallCode(`${stateDir}/none`, undefined), /^no install code in .*\/none: is it the installer's state dir \(--state-dir\)\?/);
   });
 
   for (const [what, text] of [
