@@ -1,6 +1,7 @@
 import { basename, dirname, extname, isAbsolute, join, relative } from "node:path";
 import { mkdir } from "node:fs/promises";
 import { acquireLock, type Lock } from "../../core/fs/state-lock.ts";
+import { notWrittenBecause } from "../../core/fs/storage-error.ts";
 import { UsageError, parseFlags } from "../flags.ts";
 import { connectFleet } from "./connect.ts";
 import { installFleet } from "./install.ts";
@@ -128,8 +129,7 @@ async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput):
   } catch (error) {
     if (!(error instanceof Error)) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOSPC" ? "its disk is full): free space there, or" : code === "EACCES" || code === "EPERM" || code === "EROFS" ? "this user may not write there):" : `${code}):`;
-    out.note(null, "error", error instanceof FleetLockedError || typeof code !== "string" ? error.message : `the state file's lock ${path} cannot be written (${why} give --state in a folder this user can write`);
+    out.note(null, "error", error instanceof FleetLockedError || typeof code !== "string" ? error.message : `the state file's lock ${path} cannot be written (${notWrittenBecause(error)}): free space there or make it writable, or give --state in a folder this user can write`);
     out.note(null, "error", "nothing was changed on any node");
     return 2;
   }
@@ -199,7 +199,7 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
     () => undefined,
     (error: NodeJS.ErrnoException) => {
       if (typeof error?.code !== "string") throw error;
-      return `fleet-report.json cannot be written to ${reportPath} (${error.code === "ENOSPC" ? "its disk is full" : error.message}): free space there, or give --state in another folder (the report goes beside the state file); each node keeps its verdict and report (GET /v1/installer/install/report)`;
+      return `fleet-report.json cannot be written to ${reportPath} (${notWrittenBecause(error)}): free space there, or give --state in another folder (the report goes beside the state file); each node keeps its verdict and report (GET /v1/installer/install/report)`;
     },
   );
   const exit = unreported ? Math.max(reportedExit, 1) : reportedExit;

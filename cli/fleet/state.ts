@@ -1,6 +1,7 @@
 import { open } from "node:fs/promises";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { readIfPresent } from "../../core/fs/read-if-present.ts";
+import { notWrittenBecause } from "../../core/fs/storage-error.ts";
 import { journalHeader, journalLine, journalPathOf, type NodeRecord, parseJournal } from "./state-journal.ts";
 
 export { journalPathOf, type NodeRecord };
@@ -127,8 +128,7 @@ export class FleetState {
       () => void (this.#troubled = false),
       (error: NodeJS.ErrnoException) => {
         this.#whole = true;
-        const why = error.code === "ENOSPC" ? "its disk is full" : error.message;
-        const problem = new StateFileError(`the state file ${this.path} cannot be written (${why}): free space there, or give another with --state; run the same command again to go on where this run stopped`);
+        const problem = new StateFileError(`the state file ${this.path} cannot be written (${notWrittenBecause(error)}): free space there, or give another with --state; run the same command again to go on where this run stopped`);
         if (!this.#troubled) this.onTrouble?.(problem.message);
         this.#troubled = true;
         throw problem;

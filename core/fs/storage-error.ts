@@ -10,13 +10,21 @@ const WHY: Record<string, string> = {
   EIO: "an I/O error",
 };
 
+/**
+ * Why a file could not be written, for a message that names the file: `ENOSPC: no space left on its file system`,
+ * `EROFS: its file system is read-only`, …; Node's own message for the rest.
+ */
+export function notWrittenBecause(cause: unknown): string {
+  const code = (cause as NodeJS.ErrnoException)?.code;
+  if (code && WHY[code]) return `${code}: ${WHY[code]}`;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
 /** SPEC §4: the state dir cannot be written; nothing was changed. */
 export function storageError(stateDir: string, cause: unknown): InstallerError {
-  const code = (cause as NodeJS.ErrnoException)?.code;
-  const why = (code && WHY[code]) ?? (cause instanceof Error ? cause.message : String(cause));
   return new InstallerError({
     code: "INSUFFICIENT_STORAGE",
-    detail: `The state dir ${stateDir} cannot be written (${code ? `${code}: ` : ""}${why}); nothing was changed. Free space on its file system (or make it writable again), then retry; the installer recovers by itself.`,
+    detail: `The state dir ${stateDir} cannot be written (${notWrittenBecause(cause)}); nothing was changed. Free space on its file system (or make it writable again), then retry; the installer recovers by itself.`,
   });
 }
 

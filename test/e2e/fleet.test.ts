@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { describe, test } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { type FleetRig, planText, type RigNode, startRig } from "../helpers/fleet.ts";
@@ -273,6 +275,35 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     const after = await rig.fleet(["--state", state]);
     assert.equal(after.code, 0, after.stdout + after.stderr);
     await assertInstalledOnce(rig);
+  });
+
+  test("a state file on a read-only file system: its lock is refused saying so, exit 2, no node contacted", { skip: process.getuid?.() !== 0 ? "needs root to mount a tmpfs" : undefined }, async (t) => {
+    const folder = await tempDir("stratum-fleet-readonly-");
+    const plan = join(folder, "cluster.yaml");
+    const code = (i: number) => `ABCD-EFGH-JKM${"NP"[i - 1]}`;
+    const nodes = [1, 2].map((i) => ({ name: `node-0${i}`, role: i === 1 ? "init" : "join", installer: { port: 9 + i, fingerprint: `${i}b`.repeat(32), code: code(i) } }));
+    await mkdir(join(folder, "codes"));
+    await writeFile(join(folder, "codes/node-02"), `${code(2)}\n`);
+    await writeFile(plan, planText(nodes as RigNode[], 9));
+    const mount = join(folder, "readonly");
+    await mkdir(mount);
+    try {
+      await promisify(execFile)("mount", ["-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", mount]);
+    } catch (err) {
+      return t.skip(`mounting a tmpfs is not allowed here (${(err as Error).message.split("\n")[0]})`);
+    }
+    try {
+      const run = await runCli(["fleet", plan, "--state", join(mount, "state.json")], { NODE01_CODE: code(1) });
+      assert.equal(run.code, 2, run.stdout + run.stderr);
+      assert.ok(
+        run.stdout.includes(`the state file's lock ${mount}/state.json.lock cannot be written (EROFS: its file system is read-only): free space there or make it writable, or give --state in a folder this user can write\n`),
+        run.stdout + run.stderr,
+      );
+      assert.match(run.stdout, /nothing was changed on any node/);
+      assert.doesNotMatch(run.stdout, /node-01\] (phase|step)/, "no node contacted");
+    } finally {
+      await promisify(execFile)("umount", [mount]);
+    }
   });
 
   test("an unusable plan: every problem at once, exit 2, no node contacted", async () => {

@@ -185,7 +185,7 @@ describe("fleet: the resume file", () => {
     await run("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mount]);
     try {
       const full = (file: string) => ({
-        message: `the state file ${mount}/${file} cannot be written (its disk is full): free space there, or give another with --state; run the same command again to go on where this run stopped`,
+        message: `the state file ${mount}/${file} cannot be written (ENOSPC: no space left on its file system): free space there, or give another with --state; run the same command again to go on where this run stopped`,
       });
       const opened = await FleetState.open(join(mount, "state.json"), "plan.yaml", "h");
       const told: string[] = [];
