@@ -80,28 +80,31 @@ describe("fleet --support-bundle: what happened on every node", () => {
     assert.equal(unusable.code, 2);
     assert.ok(!(unusable.stdout + unusable.stderr).includes("gather what happened"), "a plan that contacted no node: nothing to gather");
   });
-  test("Ctrl-C while a bundle comes: that download stops (no temp file), the next is not asked, the index still names every node; exit 130", async (t) => {
-    const rig = await startRig(lab, { joins: 2 });
-    const second = rig.nodes[1]!;
-    // node-02's installer, as the plan names it, sends the start of a bundle and then nothing: the Ctrl-C comes while it waits.
-    let asked = () => {};
-    const askedForBundle = new Promise<void>((resolve) => (asked = resolve));
-    const stuck = await fakeInstaller(t, (_req, res) => {
-      res.writeHead(200, { "content-type": "application/gzip" }).write(Buffer.from([0x1f, 0x8b, 0x08, 0x00]));
-      asked();
+
+  for (const [signal, exit] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+    test(`${signal === "SIGINT" ? "Ctrl-C" : signal} while a bundle comes: that download stops (no temp file), the next is not asked, the index still names every node; exit ${exit}`, async (t) => {
+      const rig = await startRig(lab, { joins: 2 });
+      const second = rig.nodes[1]!;
+      // node-02's installer, as the plan names it, sends the start of a bundle and then nothing: the signal comes while it waits.
+      let asked = () => {};
+      const askedForBundle = new Promise<void>((resolve) => (asked = resolve));
+      const stuck = await fakeInstaller(t, (_req, res) => {
+        res.writeHead(200, { "content-type": "application/gzip" }).write(Buffer.from([0x1f, 0x8b, 0x08, 0x00]));
+        asked();
+      });
+      await rig.writePlan((text) =>
+        text.replace(`https://127.0.0.1:${second.installer.port}`, stuck.url.origin).replace(second.installer.fingerprint.replaceAll(":", "").toLowerCase(), stuck.pin),
+      );
+      const dir = join(await tempDir("stratum-fleet-bundles-"), "stopped");
+      const fleet = rig.spawnFleet(["--support-bundle", dir]);
+      await askedForBundle;
+      fleet.proc.kill(signal);
+      const run = await fleet.done;
+      assert.equal(run.code, exit, run.stdout + run.stderr);
+      assert.match(lastLine(run.stdout)!, new RegExp(`^\\[fleet\\] error: 1 of 3 support bundles gathered in ${dir} \\(stopped\\); index: ${dir}/index\\.json$`));
+      const index = await readIndex(dir);
+      assert.deepEqual(index.nodes.map((e) => [e.node, e.file ?? e.error]), [["node-01", "node-01.tar.gz"], ["node-02", "stopped"], ["node-03", "stopped"]]);
+      assert.deepEqual((await readdir(dir)).sort(), ["index.json", "node-01.tar.gz"], "no temp file, no half bundle");
     });
-    await rig.writePlan((text) =>
-      text.replace(`https://127.0.0.1:${second.installer.port}`, stuck.url.origin).replace(second.installer.fingerprint.replaceAll(":", "").toLowerCase(), stuck.pin),
-    );
-    const dir = join(await tempDir("stratum-fleet-bundles-"), "stopped");
-    const fleet = rig.spawnFleet(["--support-bundle", dir]);
-    await askedForBundle;
-    fleet.proc.kill("SIGINT");
-    const run = await fleet.done;
-    assert.equal(run.code, 130, run.stdout + run.stderr);
-    assert.match(lastLine(run.stdout)!, new RegExp(`^\\[fleet\\] error: 1 of 3 support bundles gathered in ${dir} \\(stopped\\); index: ${dir}/index\\.json$`));
-    const index = await readIndex(dir);
-    assert.deepEqual(index.nodes.map((e) => [e.node, e.file ?? e.error]), [["node-01", "node-01.tar.gz"], ["node-02", "stopped"], ["node-03", "stopped"]]);
-    assert.deepEqual((await readdir(dir)).sort(), ["index.json", "node-01.tar.gz"], "no temp file, no half bundle");
-  });
+  }
 });
