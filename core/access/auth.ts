@@ -1,6 +1,6 @@
 import { InstallerError } from "../common/errors.ts";
 import { headerMatcher } from "./install-code.ts";
-import { clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
+import { LOCKOUT_POLICY, clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
 import { isStorageError } from "../fs/storage-error.ts";
 import type { Logger, Origin } from "../common/log.ts";
 import type { LockoutState } from "../state/records.ts";
@@ -28,10 +28,17 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
   // succeeds persists them.
   const persist = () => lockout.save().catch((err: unknown) => (isStorageError(err) ? undefined : Promise.reject(err)));
 
-  const tooMany = (retryAfterSeconds: number) =>
+  /**
+   * A refusal says whose wrong codes it is for. Past the global budget an address that sent a wrong code is held off
+   * until the count falls, even with the right code: answering its codes would let a guesser with many addresses
+   * go on guessing. Addresses that sent none are answered as usual, and the detail says so.
+   */
+  const tooMany = ({ retryAfterSeconds, global }: { retryAfterSeconds: number; global?: true }) =>
     new InstallerError({
       code: "TOO_MANY_ATTEMPTS",
-      detail: `Too many wrong install codes from this address; try again in ${retryAfterSeconds} s. The code is in the installer's banner and in \`node installer.js code\` on the node.`,
+      detail: global
+        ? `${LOCKOUT_POLICY.globalBudget} or more wrong install codes came from all addresses together within the last hour (someone may be guessing): until that count falls, an address that sent a wrong code is refused, even with the right code; try again in ${retryAfterSeconds} s, or from an address that has sent no wrong code (it is answered as usual). The code is in the installer's banner and in \`node installer.js code\` on the node.`
+        : `Too many wrong install codes from this address; try again in ${retryAfterSeconds} s. The code is in the installer's banner and in \`node installer.js code\` on the node.`,
       retryAfterSeconds,
     });
 
@@ -53,7 +60,7 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
     const answer = recordFailure(lockout.get(), origin.client, at);
     await persist();
     logFailure(origin, at, answer.allowed ? undefined : answer.retryAfterSeconds);
-    if (!answer.allowed) throw tooMany(answer.retryAfterSeconds);
+    if (!answer.allowed) throw tooMany(answer);
     throw new InstallerError({ code: "UNAUTHORIZED", detail: "The install code is wrong. Check the installer's banner or run `node installer.js code` on the node." });
   };
 
@@ -64,7 +71,7 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
       const at = lockout.get().addresses[address] === undefined ? undefined : now().getTime();
       if (at !== undefined) {
         const gated = gate(lockout.get(), address, at);
-        if (!gated.allowed) throw tooMany(gated.retryAfterSeconds);
+        if (!gated.allowed) throw tooMany(gated);
       }
       const matched = matches(authorization);
       if (matched === undefined) {

@@ -11,7 +11,8 @@ export const LOCKOUT_POLICY = {
   maxTrackedAddresses: 10_000,
 } as const;
 
-type Gate = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+/** Refused: for this address's own wrong codes, or (`global`) because the wrong codes from all addresses spent the budget. */
+type Gate = { allowed: true } | { allowed: false; retryAfterSeconds: number; global?: true };
 
 function secondsUntil(until: number, now: number): number {
   return Math.max(1, Math.ceil((until - now) / 1000));
@@ -28,9 +29,10 @@ function globalExhausted(state: LockoutState, now: number): boolean {
   return state.globalFailures.length >= LOCKOUT_POLICY.globalBudget;
 }
 
+/** Until the count within the window falls under the budget: as many of the oldest must leave it as it is over. */
 function globalRetryAfter(state: LockoutState, now: number): number {
-  const oldest = state.globalFailures[0] ?? now;
-  return secondsUntil(oldest + LOCKOUT_POLICY.globalWindowMs, now);
+  const leaving = state.globalFailures[state.globalFailures.length - LOCKOUT_POLICY.globalBudget] ?? now;
+  return secondsUntil(leaving + LOCKOUT_POLICY.globalWindowMs, now);
 }
 
 function liveRecord(state: LockoutState, address: string, now: number): AddressRecord | undefined {
@@ -54,7 +56,7 @@ export function gate(state: LockoutState, address: string, now: number): Gate {
     return { allowed: false, retryAfterSeconds: secondsUntil(record.lockedUntil, now) };
   }
   if (record && globalExhausted(state, now)) {
-    return { allowed: false, retryAfterSeconds: globalRetryAfter(state, now) };
+    return { allowed: false, retryAfterSeconds: globalRetryAfter(state, now), global: true };
   }
   return { allowed: true };
 }
@@ -74,7 +76,7 @@ export function recordFailure(state: LockoutState, address: string, now: number)
   const exhaustedBefore = globalExhausted(state, now);
   state.globalFailures.push(now);
   pruneGlobal(state, now);
-  if (exhaustedBefore) return { allowed: false, retryAfterSeconds: globalRetryAfter(state, now) };
+  if (exhaustedBefore) return { allowed: false, retryAfterSeconds: globalRetryAfter(state, now), global: true };
   if (beyond > 0 && record.lockedUntil) return { allowed: false, retryAfterSeconds: secondsUntil(record.lockedUntil, now) };
   return { allowed: true };
 }

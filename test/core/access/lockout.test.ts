@@ -43,9 +43,22 @@ test("past the global budget every further wrong code is answered 429, but a cle
   }
   const answer = recordFailure(state, "10.9.9.9", T0 + 200);
   assert.equal(answer.allowed, false);
+  assert.equal(!answer.allowed && answer.global, true, "refused for all addresses' wrong codes, not its own");
   assert.deepEqual(gate(state, "10.9.9.9", T0 + 300).allowed, false, "an address that guessed wrong is held off");
   assert.deepEqual(gate(state, "192.0.2.50", T0 + 300), { allowed: true }, "the console's own address stays usable");
   assert.deepEqual(gate(state, "10.9.9.9", T0 + LOCKOUT_POLICY.globalWindowMs + 500), { allowed: true }, "the window passes");
+});
+
+test("past the global budget, Retry-After is when the count within the hour falls under the budget again: as many of the oldest gone as it is over", () => {
+  const state = fresh();
+  // One wrong code a second from 100 addresses, then one more 100 s later: 101 in the hour.
+  for (let i = 0; i < LOCKOUT_POLICY.globalBudget; i++) recordFailure(state, `10.1.0.${i}`, T0 + i * 1000);
+  const last = T0 + 200_000;
+  // 101 with it: two must leave the hour, the second at T0 + 1 s + 1 h.
+  assert.deepEqual(recordFailure(state, "10.9.9.9", last), { allowed: false, retryAfterSeconds: 3401, global: true });
+  assert.deepEqual(gate(state, "10.9.9.9", last), { allowed: false, retryAfterSeconds: 3401, global: true });
+  assert.equal(gate(state, "10.9.9.9", T0 + LOCKOUT_POLICY.globalWindowMs + 1).allowed, false, "not when only the oldest has left");
+  assert.deepEqual(gate(state, "10.9.9.9", T0 + 1000 + LOCKOUT_POLICY.globalWindowMs + 1), { allowed: true }, "then it is let through");
 });
 
 test("the tracked state stays bounded", () => {
