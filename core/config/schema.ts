@@ -77,13 +77,14 @@ const cluster = z
     name: text(63).meta({ description: "The name of the cluster this node founds (hyperconverged-init).", example: "rack-a" }).optional(),
     joinAddress: text(261)
       .meta({
-        description: "Where an existing cluster node is reached (hyperconverged-join): IP, IP:port or hostname.",
-        example: "10.20.0.10:9443",
+        description:
+          "Where the founding node's cloud API is reached (hyperconverged-join): an IP, IP:port or hostname, port 8443 unless it names one; the cluster's vip, as GET /v1/installer/cluster/join-token on the init node's installer gives it.",
+        example: "10.20.0.10",
       })
       .register(TEXT_KINDS, { kind: "host-port" })
       .optional(),
     joinToken: text(4096)
-      .meta({ description: "The token the cluster issued for this node to join (secret).", example: "stj_4f9c2a61e0b7…" })
+      .meta({ description: "The token the cluster issued for this node to join (secret): STRATUM1:<fingerprint>:<secret>, from GET /v1/installer/cluster/join-token on the init node's installer.", example: "STRATUM1:08de40f5723ef2bb907dede5c26f729a5364655ab5ae5c874f412dae24be058b:ekv9SqFMe9Lna6oyTRN8xREnTRLu7kloRmVhvIArWcA" })
       .optional(),
   })
   .meta({ description: "The cluster this node founds or joins." });
@@ -101,7 +102,7 @@ const admin = z
     passwordHash: text(512)
       .meta({
         description: "The admin user's password as a crypt hash (secret), e.g. from `openssl passwd -6` or `mkpasswd -m yescrypt`.",
-        example: "$6$rounds=656000$saltsalt$…",
+        example: "$6$rackAsalt$LgudYTzfY4Dbf9U2beanoM/BGu/Yfruj/GA4sxsk.UKBzX9zw3c2S92a0asXfwYo65o2O6/xy.o6rW8/JUiTe0",
       })
       .optional(),
   })

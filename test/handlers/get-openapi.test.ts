@@ -225,3 +225,30 @@ test("StructuredDraft is any object or a Draft, and the Draft schema is in the d
     assert.equal(accepts(wrong), false, `${JSON.stringify(wrong)} is not a draft's shape`);
   }
 });
+
+test("every example in the Draft schema is a value the installer accepts at that field: a client's try-it or mock server is handed nothing the validator refuses", async (t) => {
+  const doc = JSON.parse(await servedDocument(t));
+  const examples: Array<{ path: string[]; example: unknown }> = [];
+  const walk = (schema: { properties?: Record<string, object>; example?: unknown; examples?: unknown[] }, path: string[]) => {
+    if ("example" in schema) examples.push({ path, example: schema.example });
+    for (const example of schema.examples ?? []) examples.push({ path, example });
+    for (const [name, inner] of Object.entries(schema.properties ?? {})) walk(inner, [...path, name]);
+  };
+  walk(doc.components.schemas.Draft, []);
+  assert.ok(examples.some((e) => e.path.join(".") === "cluster.joinToken"), "the examples are found");
+  // The join address is the cloud API's (8443 unless named), never the installer's own port.
+  assert.doesNotMatch(String(examples.find((e) => e.path.join(".") === "cluster.joinAddress")?.example), /:9443$/);
+  const installer = await inProcessApp(t);
+  // Each example alone in a draft of the mode its field belongs to: a join's cluster fields in a join draft, an init's name in an init's.
+  for (const { path, example } of examples) {
+    const mode = path[0] === "cluster" ? (path[1] === "name" ? "hyperconverged-init" : "hyperconverged-join") : "single-node";
+    const draft: Record<string, unknown> = { mode };
+    let at = draft;
+    for (const name of path.slice(0, -1)) at = (at[name] ??= {}) as Record<string, unknown>;
+    if (path.length > 0) at[path.at(-1)!] = example;
+    const reply = await installer.request("/v1/installer/config/validate", { method: "POST", body: draft });
+    const field = path.join(".");
+    const refused = (reply.json as { errors: Array<{ field: string; message: string }> }).errors.filter((e) => e.field === field || e.field.startsWith(`${field}[`));
+    assert.deepEqual(refused, [], `the example of ${field || "the draft"}, ${JSON.stringify(example)}, is refused`);
+  }
+});
