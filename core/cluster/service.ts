@@ -2,7 +2,8 @@
  * The cluster as this node sees it (SPEC §6): an ha-init node founds it with a secret and hands out the join
  * token once installed; a joining node checks it before anything is written, in preflight or on demand.
  */
-import { parseDocument } from "yaml";
+import { isDeepStrictEqual } from "node:util";
+import { type Document, type Node, Scalar, isMap, parse, parseDocument } from "yaml";
 import { nodeYamlToDraft, parseYamlDocument, type Draft } from "../config/index.ts";
 import { InstallerError } from "../common/errors.ts";
 import type { Logger, Origin } from "../common/log.ts";
@@ -44,11 +45,39 @@ export interface Cluster {
   secrets(): string[];
 }
 
-/** node.yaml with the founding secret as `cluster.join_token`, the rest of the text (comments too) as it was. */
+/**
+ * node.yaml with the founding secret as `cluster.join_token`: one line added, every other line as it was (what GET
+ * /config/node.yaml showed, for a firstboot that reads it line by line). A cluster section that takes no line (a flow
+ * map) is written back by the YAML library instead: the same values and comments, no line folded.
+ */
 export function withJoinToken(nodeYaml: string, secret: string): string {
   const doc = parseDocument(nodeYaml);
-  doc.setIn(["cluster", "join_token"], secret);
-  return doc.toString();
+  const tree = doc.toJS() as { cluster?: Record<string, unknown> } | null;
+  const expected = { ...tree, cluster: { ...tree?.cluster, join_token: secret } };
+  const added = withLine(doc, nodeYaml, `join_token: ${JSON.stringify(secret)}`);
+  if (added !== undefined && sameTree(added, expected)) return added;
+  doc.setIn(["cluster", "join_token"], Object.assign(doc.createNode(secret), { type: Scalar.QUOTE_DOUBLE }));
+  return doc.toString({ lineWidth: 0 });
+}
+
+/** The text with `line` added to its block `cluster` map (indented as that map's first key), or a `cluster:` section appended. */
+function withLine(doc: Document, text: string, line: string): string | undefined {
+  if (!isMap(doc.contents) || doc.contents.flow) return undefined;
+  const cluster = doc.contents.get("cluster", true);
+  if (cluster === undefined) return `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}cluster:\n  ${line}\n`;
+  const first = isMap(cluster) && !cluster.flow ? (cluster.items[0]?.key as Node | undefined)?.range?.[0] : undefined;
+  if (first === undefined) return undefined;
+  const start = text.lastIndexOf("\n", first - 1) + 1;
+  const indent = text.slice(start, first);
+  return /^ +$/.test(indent) ? `${text.slice(0, start)}${indent}${line}\n${text.slice(start)}` : undefined;
+}
+
+function sameTree(text: string, expected: unknown): boolean {
+  try {
+    return isDeepStrictEqual(parse(text), expected);
+  } catch {
+    return false;
+  }
 }
 
 /** The draft's tree, whether it is structured or a node.yaml that parses. */

@@ -88,6 +88,8 @@ describe("the join check (SPEC §6)", () => {
 
   test("an init node: 409 NOT_INSTALLED before, then a generated secret in node.yaml (0600, redacted everywhere) and the join token pinning the cloud's certificate", async () => {
     await put(init.installer, INIT_DRAFT);
+    const shown = await init.installer.request("/v1/installer/config/node.yaml");
+    assert.equal(shown.status, 200, shown.text);
     assertProblem(await init.installer.request("/v1/installer/cluster/join-token"), 409, "NOT_INSTALLED");
     const verdict = await installed(init.installer);
     assert.equal(verdict.outcome, "succeeded", JSON.stringify(verdict));
@@ -106,7 +108,11 @@ describe("the join check (SPEC §6)", () => {
     assert.ok(Buffer.from(secret, "base64url").length >= 16);
 
     const written = await readFile(init.nodeYaml, "utf8");
-    assert.match(written, new RegExp(`join_token: ${secret}`), "firstboot founds the cluster with it");
+    const lines = written.split("\n");
+    const tokenLine = lines.findIndex((line) => line === `  join_token: "${secret}"`);
+    assert.ok(tokenLine > 0, `firstboot founds the cluster with it:\n${written}`);
+    lines.splice(tokenLine, 1);
+    assert.equal(lines.join("\n"), shown.text, "the rest is the node.yaml GET /config/node.yaml showed, line for line");
     assert.equal((await stat(init.nodeYaml)).mode & 0o777, 0o600);
     const said = await everything(init.installer);
     assert.ok(said.includes("[redacted]"), "firstboot printed node.yaml");

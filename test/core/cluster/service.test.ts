@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parse } from "yaml";
 import { createCluster, withJoinToken } from "../../../core/cluster/service.ts";
+import type { Draft } from "../../../core/config/index.ts";
+import { renderNodeYaml } from "../../../core/config/node-yaml.ts";
 import type { AttemptRecord, ClusterRecord, DraftRecord } from "../../../core/state/records.ts";
 import type { Slice } from "../../../core/state/store.ts";
 
@@ -67,6 +69,37 @@ describe("withJoinToken", () => {
 
   it("adds the cluster section when there is none", () => {
     assert.deepEqual(parse(withJoinToken("mode: ha-init\n", "S3cret")), { mode: "ha-init", cluster: { join_token: "S3cret" } });
+  });
+
+  // What a line-by-line reader of node.yaml (grep, a firstboot's sed) sees must be what GET /config/node.yaml showed.
+  const LONG_KEY = `ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAACAQ${"x".repeat(700)} ops@example`;
+  const SECRET = "ekv9SqFMe9Lna6oyTRN8xREnTRLu7kloRmVhvIArWcA";
+  const added = (before: string, after: string) => {
+    const kept = after.split("\n");
+    const at = kept.findIndex((line) => line.trim() === `join_token: "${SECRET}"`);
+    assert.ok(at >= 0, after);
+    kept.splice(at, 1);
+    assert.equal(kept.join("\n"), before, "every other line as it was");
+  };
+
+  it("adds one line and keeps every other line as it was: no long line folded, no spacing or indentation changed", () => {
+    const structured = renderNodeYaml({ mode: "hyperconverged-init", hostname: "node-01", cluster: { name: "rack-a" }, admin: { sshAuthorizedKeys: [LONG_KEY] } } as Draft);
+    const raw = `# stage 1\nmode: ha-init     # raw draft\nhostname: node-01\ncluster:\n    # ours\n    name: rack-a\nadmin:\n    ssh_authorized_keys:\n        - ${LONG_KEY}\n`;
+    for (const before of [structured, raw]) {
+      const after = withJoinToken(before, SECRET);
+      added(before, after);
+      assert.equal(parse(after).cluster.join_token, SECRET);
+      assert.equal(parse(after).admin.ssh_authorized_keys[0], LONG_KEY);
+    }
+    const none = withJoinToken(`mode: ha-init\nadmin:\n  ssh_authorized_keys: [${JSON.stringify(LONG_KEY)}]`, SECRET);
+    assert.equal(none, `mode: ha-init\nadmin:\n  ssh_authorized_keys: [${JSON.stringify(LONG_KEY)}]\ncluster:\n  join_token: "${SECRET}"\n`);
+  });
+
+  it("a cluster section it cannot add a line to (a flow map) is written by the YAML library, still with no line folded and the secret quoted", () => {
+    const after = withJoinToken(`mode: ha-init\ncluster: { name: rack-a }\nadmin: { ssh_authorized_keys: ["${LONG_KEY}"] }\n`, SECRET);
+    assert.deepEqual(parse(after), { mode: "ha-init", cluster: { name: "rack-a", join_token: SECRET }, admin: { ssh_authorized_keys: [LONG_KEY] } });
+    assert.ok(after.split("\n").some((line) => line.includes(LONG_KEY)), after);
+    assert.match(after, new RegExp(`join_token: "${SECRET}"`));
   });
 });
 
