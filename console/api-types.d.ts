@@ -1036,7 +1036,10 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description This request's id, on every answer (a problem's requestId too): the service's log lines of the request carry it. */
+        RequestId: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1053,6 +1056,7 @@ export interface operations {
             /** @description The service is up. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1062,6 +1066,7 @@ export interface operations {
             /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1071,6 +1076,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1080,6 +1086,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1100,6 +1107,7 @@ export interface operations {
             /** @description The OpenAPI document. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1111,6 +1119,7 @@ export interface operations {
             /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1120,6 +1129,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1129,6 +1139,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1149,6 +1160,7 @@ export interface operations {
             /** @description A JSON Schema (2020-12). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1160,6 +1172,7 @@ export interface operations {
             /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1169,6 +1182,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1178,6 +1192,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1198,6 +1213,7 @@ export interface operations {
             /** @description The served certificate. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1207,6 +1223,7 @@ export interface operations {
             /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1216,6 +1233,7 @@ export interface operations {
             /** @description The app serves no certificate of its own (built in process, without TLS). */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1225,6 +1243,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1234,6 +1253,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1254,6 +1274,7 @@ export interface operations {
             /** @description The console's page. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1263,6 +1284,7 @@ export interface operations {
             /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1272,6 +1294,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1281,6 +1304,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1301,6 +1325,7 @@ export interface operations {
             /** @description The script. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1310,6 +1335,7 @@ export interface operations {
             /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1319,6 +1345,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1328,6 +1355,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1348,6 +1376,7 @@ export interface operations {
             /** @description The stylesheet. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1357,6 +1386,7 @@ export interface operations {
             /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1366,6 +1396,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1375,6 +1406,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1395,6 +1427,7 @@ export interface operations {
             /** @description The install's status. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1406,6 +1439,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1417,6 +1451,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1426,6 +1461,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1435,6 +1471,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1455,6 +1492,7 @@ export interface operations {
             /** @description The options. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1466,6 +1504,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1477,6 +1516,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1486,6 +1526,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1495,6 +1536,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1517,6 +1559,7 @@ export interface operations {
                 headers: {
                     /** @description The draft's version, for If-Match. */
                     ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1528,6 +1571,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1539,6 +1583,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1548,6 +1593,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1557,6 +1603,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1586,6 +1633,7 @@ export interface operations {
                 headers: {
                     /** @description The draft's version, for If-Match. */
                     ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1595,6 +1643,7 @@ export interface operations {
             /** @description The body does not parse or is not the expected shape. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1606,6 +1655,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1615,6 +1665,7 @@ export interface operations {
             /** @description The request conflicts with the install's state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1624,6 +1675,7 @@ export interface operations {
             /** @description If-Match does not match the draft's ETag. */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1633,6 +1685,7 @@ export interface operations {
             /** @description Body over the limit. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1642,6 +1695,7 @@ export interface operations {
             /** @description Content type not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1653,6 +1707,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1662,6 +1717,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1671,6 +1727,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1680,6 +1737,7 @@ export interface operations {
             /** @description The state dir cannot be written (disk full, read-only): nothing was changed; free space and retry. */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1710,6 +1768,7 @@ export interface operations {
                 headers: {
                     /** @description The draft's version, for If-Match. */
                     ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1719,6 +1778,7 @@ export interface operations {
             /** @description The body does not parse or is not the expected shape. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1730,6 +1790,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1739,6 +1800,7 @@ export interface operations {
             /** @description The request conflicts with the install's state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1748,6 +1810,7 @@ export interface operations {
             /** @description If-Match does not match the draft's ETag. */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1757,6 +1820,7 @@ export interface operations {
             /** @description Body over the limit. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1766,6 +1830,7 @@ export interface operations {
             /** @description Content type not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1777,6 +1842,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1786,6 +1852,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1795,6 +1862,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1804,6 +1872,7 @@ export interface operations {
             /** @description The state dir cannot be written (disk full, read-only): nothing was changed; free space and retry. */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1830,6 +1899,7 @@ export interface operations {
             /** @description What the validator says. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1839,6 +1909,7 @@ export interface operations {
             /** @description The body does not parse or is not the expected shape. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1850,6 +1921,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1859,6 +1931,7 @@ export interface operations {
             /** @description Body over the limit. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1868,6 +1941,7 @@ export interface operations {
             /** @description Content type not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1879,6 +1953,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1888,6 +1963,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1897,6 +1973,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1917,6 +1994,7 @@ export interface operations {
             /** @description The node.yaml. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1928,6 +2006,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1937,6 +2016,7 @@ export interface operations {
             /** @description The draft does not validate. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1948,6 +2028,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1957,6 +2038,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1966,6 +2048,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1996,6 +2079,7 @@ export interface operations {
                 headers: {
                     /** @description The draft's version, for If-Match. */
                     ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2005,6 +2089,7 @@ export interface operations {
             /** @description The body does not parse or is not the expected shape. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2016,6 +2101,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2025,6 +2111,7 @@ export interface operations {
             /** @description The request conflicts with the install's state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2034,6 +2121,7 @@ export interface operations {
             /** @description If-Match does not match the draft's ETag. */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2043,6 +2131,7 @@ export interface operations {
             /** @description Body over the limit. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2052,6 +2141,7 @@ export interface operations {
             /** @description Content type not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2063,6 +2153,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2072,6 +2163,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2081,6 +2173,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2090,6 +2183,7 @@ export interface operations {
             /** @description The state dir cannot be written (disk full, read-only): nothing was changed; free space and retry. */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2112,6 +2206,7 @@ export interface operations {
                 headers: {
                     /** @description The draft's version, for If-Match. */
                     ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2123,6 +2218,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2132,6 +2228,7 @@ export interface operations {
             /** @description The draft does not validate. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2143,6 +2240,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2152,6 +2250,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2161,6 +2260,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2181,6 +2281,7 @@ export interface operations {
             /** @description A JSON Schema (2020-12). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2194,6 +2295,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2205,6 +2307,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2214,6 +2317,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2223,6 +2327,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2246,6 +2351,7 @@ export interface operations {
             /** @description The attempt started. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2257,6 +2363,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2266,6 +2373,7 @@ export interface operations {
             /** @description The request conflicts with the install's state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2275,6 +2383,7 @@ export interface operations {
             /** @description If-Match does not match the draft's ETag. */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2284,6 +2393,7 @@ export interface operations {
             /** @description Body over the limit. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2293,6 +2403,7 @@ export interface operations {
             /** @description The draft does not validate. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2304,6 +2415,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2313,6 +2425,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2322,6 +2435,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2331,6 +2445,7 @@ export interface operations {
             /** @description The state dir cannot be written (disk full, read-only): nothing was changed; free space and retry. */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2351,6 +2466,7 @@ export interface operations {
             /** @description The readiness wait started. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2362,6 +2478,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2371,6 +2488,7 @@ export interface operations {
             /** @description An install is running or has succeeded. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2380,6 +2498,7 @@ export interface operations {
             /** @description Body over the limit. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2391,6 +2510,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2400,6 +2520,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2409,6 +2530,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2418,6 +2540,7 @@ export interface operations {
             /** @description The state dir cannot be written (disk full, read-only): nothing was changed; free space and retry. */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2446,6 +2569,7 @@ export interface operations {
             /** @description The events: a page of InstallEvent objects (application/json), or a stream of them (text/event-stream). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2456,6 +2580,7 @@ export interface operations {
             /** @description The body does not parse or is not the expected shape. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2467,6 +2592,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2476,6 +2602,7 @@ export interface operations {
             /** @description Unknown path or attempt. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2487,6 +2614,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2496,6 +2624,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2505,6 +2634,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2528,6 +2658,7 @@ export interface operations {
             /** @description The verdict. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2537,6 +2668,7 @@ export interface operations {
             /** @description The body does not parse or is not the expected shape. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2548,6 +2680,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2557,6 +2690,7 @@ export interface operations {
             /** @description Unknown path or attempt. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2566,6 +2700,7 @@ export interface operations {
             /** @description The request conflicts with the install's state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2577,6 +2712,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2586,6 +2722,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2595,6 +2732,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2618,6 +2756,7 @@ export interface operations {
             /** @description The report. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2627,6 +2766,7 @@ export interface operations {
             /** @description The body does not parse or is not the expected shape. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2638,6 +2778,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2647,6 +2788,7 @@ export interface operations {
             /** @description Unknown path or attempt. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2658,6 +2800,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2667,6 +2810,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2676,6 +2820,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2696,6 +2841,7 @@ export interface operations {
             /** @description The attempts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2707,6 +2853,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2718,6 +2865,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2727,6 +2875,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2736,6 +2885,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2756,6 +2906,7 @@ export interface operations {
             /** @description Every check, in the order they ran; ok when all passed. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2767,6 +2918,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2776,6 +2928,7 @@ export interface operations {
             /** @description Body over the limit. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2785,6 +2938,7 @@ export interface operations {
             /** @description The draft does not validate. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2796,6 +2950,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2805,6 +2960,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2814,6 +2970,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2834,6 +2991,7 @@ export interface operations {
             /** @description The join token and where joins point. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2845,6 +3003,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2854,6 +3013,7 @@ export interface operations {
             /** @description Unknown path or attempt. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2863,6 +3023,7 @@ export interface operations {
             /** @description The init node is not installed yet. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2874,6 +3035,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2883,6 +3045,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2892,6 +3055,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2913,6 +3077,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Disposition": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2924,6 +3089,7 @@ export interface operations {
                 headers: {
                     /** @description The scheme to use (RFC 6750): `Bearer realm="stratum-installer"`, with `error="invalid_token"` when the code sent was wrong. */
                     "WWW-Authenticate": string;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2935,6 +3101,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the next attempt is considered. */
                     "Retry-After": number;
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2944,6 +3111,7 @@ export interface operations {
             /** @description The request headers are over 16 KB; refused before the request is routed. */
             431: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2953,6 +3121,7 @@ export interface operations {
             /** @description The installer failed to answer. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

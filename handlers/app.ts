@@ -59,5 +59,15 @@ export function openApiDocument(version: string) {
     scheme: "bearer",
     description: "The install code from the installer's banner (`node installer.js code`). A bare code without `Bearer ` is accepted too.",
   });
-  return app.getOpenAPI31Document({ ...OPENAPI_INFO, info: { ...OPENAPI_INFO.info, version } });
+  app.openAPIRegistry.registerComponent("headers", "RequestId", {
+    description: "This request's id, on every answer (a problem's requestId too): the service's log lines of the request carry it.",
+    schema: { type: "string", format: "uuid" },
+  });
+  const document = app.getOpenAPI31Document({ ...OPENAPI_INFO, info: { ...OPENAPI_INFO.info, version } });
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations) as Array<{ responses?: Record<string, { headers?: Record<string, unknown> }> }>) {
+      for (const response of Object.values(operation.responses ?? {})) response.headers = { ...response.headers, "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
+    }
+  }
+  return document;
 }

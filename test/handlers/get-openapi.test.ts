@@ -252,3 +252,23 @@ test("every example in the Draft schema is a value the installer accepts at that
     assert.deepEqual(refused, [], `the example of ${field || "the draft"}, ${JSON.stringify(example)}, is refused`);
   }
 });
+
+test("X-Request-Id, sent on every answer, is declared on every response of every operation (a generated client reads it for a support request)", async (t) => {
+  const doc = JSON.parse(await servedDocument(t));
+  assert.equal(doc.components.headers.RequestId.schema.type, "string");
+  let responses = 0;
+  for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { headers?: Record<string, { $ref?: string }> }> }>>)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        responses += 1;
+        assert.equal(response.headers?.["X-Request-Id"]?.$ref, "#/components/headers/RequestId", `${method} ${path} ${status}`);
+      }
+    }
+  }
+  assert.ok(responses > 100, `${responses} responses`);
+  const installer = await inProcessApp(t);
+  for (const [path, code] of [["/v1/installer/status", undefined], ["/v1/installer/status", null], ["/healthz", null]] as const) {
+    const reply = await installer.request(path, { code });
+    assert.match(String(reply.headers["x-request-id"]), /^[0-9a-f-]{36}$/, `${path} ${reply.status}`);
+  }
+});
