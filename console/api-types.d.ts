@@ -1625,6 +1625,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["StructuredDraft"];
+                "text/yaml": string;
+                "application/yaml": string;
             };
         };
         responses: {

@@ -61,7 +61,7 @@ export function openApiDocument(version: string) {
   });
   app.openAPIRegistry.registerComponent("headers", "RequestId", {
     description: "This request's id, on every answer (a problem's requestId too): the service's log lines of the request carry it.",
-    schema: { type: "string", format: "uuid" },
+    schema: { type: "string", pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$" },
   });
   const document = app.getOpenAPI31Document({ ...OPENAPI_INFO, info: { ...OPENAPI_INFO.info, version } });
   for (const operations of Object.values(document.paths ?? {})) {

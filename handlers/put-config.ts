@@ -1,7 +1,7 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
 import { readDraftBody } from "./read-draft-body.ts";
-import { DraftViewSchema, etagHeader, ifMatchHeaders, structuredDraftContent } from "./schemas/draft.ts";
+import { DraftViewSchema, draftBodyContent, etagHeader, ifMatchHeaders } from "./schemas/draft.ts";
 import { authProblems, problemResponses } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
 
@@ -14,7 +14,7 @@ const route = createRoute({
   description:
     "JSON replaces it with a structured draft. A raw node.yaml has its own operation, PUT /v1/installer/config/node.yaml; this one takes a node.yaml as application/yaml or text/yaml too, as it did before that operation existed. The draft is stored even when it does not validate (see errors). Only an empty body, or JSON that does not parse or is not an object, is refused. Honours If-Match. 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed.",
   security,
-  request: { headers: ifMatchHeaders, body: { content: structuredDraftContent, required: true } },
+  request: { headers: ifMatchHeaders, body: { content: draftBodyContent, required: true } },
   responses: {
     200: { description: "The stored draft.", headers: z.object(etagHeader), content: { "application/json": { schema: DraftViewSchema } } },
     ...problemResponses(400, 409, 412, 413, 415, 507),

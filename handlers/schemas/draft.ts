@@ -33,7 +33,7 @@ export const mergePatchContent = {
 /** text/yaml first: a generator that takes an operation's first media type (@hey-api/openapi-ts) then sends the string as it is, where for application/yaml it would JSON-encode it. */
 export const nodeYamlContent = { "text/yaml": { schema: NodeYamlTextSchema }, "application/yaml": { schema: NodeYamlTextSchema } };
 
-/** POST /config/validate, and PUT /config (which documents its JSON form only), take either form. */
+/** POST /config/validate and PUT /config take either form (JSON first: what a generator that takes the first type sends). */
 export const draftBodyContent = { ...structuredDraftContent, ...nodeYamlContent };
 
 export const DraftViewSchema = z

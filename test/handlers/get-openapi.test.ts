@@ -272,3 +272,29 @@ test("X-Request-Id, sent on every answer, is declared on every response of every
     assert.match(String(reply.headers["x-request-id"]), /^[0-9a-f-]{36}$/, `${path} ${reply.status}`);
   }
 });
+
+test("every media type an operation's body is taken in is declared in its requestBody, and every other is refused 415", async (t) => {
+  const doc = JSON.parse(await servedDocument(t));
+  const installer = await inProcessApp(t);
+  const samples: Record<string, string> = {
+    "application/json": "{}",
+    "application/merge-patch+json": "{}",
+    "application/yaml": "mode: single-node\n",
+    "text/yaml": "mode: single-node\n",
+    "text/plain": "mode: single-node\n",
+    "application/x-www-form-urlencoded": "mode=single-node",
+  };
+  let checked = 0;
+  for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>>)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (!operation.requestBody || path.includes("{")) continue;
+      for (const [type, body] of Object.entries(samples)) {
+        const reply = await installer.request(path, { method: method.toUpperCase(), body, contentType: type });
+        const declared = Object.hasOwn(operation.requestBody.content, type);
+        assert.equal(reply.status === 415, !declared, `${method} ${path} with ${type}: ${reply.status} ${reply.text}`);
+        checked += 1;
+      }
+    }
+  }
+  assert.ok(checked >= 4 * Object.keys(samples).length, `${checked} checked`);
+});
