@@ -1,4 +1,5 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
+import { accepts } from "hono/accepts";
 import { streamSSE } from "hono/streaming";
 import type { AppEnv } from "./env.ts";
 import { writeEvents } from "./sse-events.ts";
@@ -22,7 +23,7 @@ const route = createRoute({
   operationId: "getEvents",
   summary: "An attempt's events, as JSON or a live stream.",
   description:
-    "Events with seq > after, of the latest attempt or ?attempt=N, oldest first, at most 1000 a page. With Accept: text/event-stream, a Server-Sent Events stream: the replay, then live events as they happen (id = seq; resume with Last-Event-ID; comment lines as heartbeats); it closes after attempt.finished.",
+    "Events with seq > after, of the latest attempt or ?attempt=N, oldest first, at most 1000 a page. With Accept: text/event-stream (preferred over application/json by its q-value, as RFC 9110 weighs them), a Server-Sent Events stream: the replay, then live events as they happen (id = seq; resume with Last-Event-ID; comment lines as heartbeats); it closes after attempt.finished.",
   security,
   request: {
     query: z.object({
@@ -56,7 +57,8 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
     const lastEventId = c.req.valid("header")["last-event-id"];
     const from = lastEventId !== undefined ? Number(lastEventId) : (after ?? 0);
     const attempts = c.get("services").attempts;
-    if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
+    // Negotiated by q-value: `text/event-stream;q=0, application/json` is a page, not a stream.
+    if (accepts(c, { header: "Accept", supports: ["application/json", "text/event-stream"], default: "application/json" }) !== "text/event-stream") {
       return c.json(await attempts.events(attempt, from), 200);
     }
     const gone = new AbortController();

@@ -48,6 +48,23 @@ describe("GET /v1/installer/install/events", () => {
     assert.deepEqual(events, page(await installer.request(`${PATH}?attempt=1`)).events, "the stream carries the JSON page's events");
   });
 
+  test("Accept is negotiated with its q-values (RFC 9110): a stream only where text/event-stream is preferred; q=0 is refused, */* or no Accept is the JSON page", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    await install(installer);
+    await finished(installer, 1);
+    for (const accept of ["text/event-stream;q=0, application/json", "application/json;q=1, text/event-stream;q=0.1", "*/*", "application/json", "text/event-stream;q=0"]) {
+      const reply = await installer.request(`${PATH}?attempt=1`, { headers: { accept } });
+      assert.match(String(reply.headers["content-type"]), /^application\/json/, accept);
+      assert.equal(page(reply).finished, true, accept);
+    }
+    for (const accept of ["text/event-stream", "application/json;q=0.5, text/event-stream", "text/event-stream, */*;q=0.1"]) {
+      const reply = await installer.request(`${PATH}?attempt=1`, { headers: { accept } });
+      assert.match(String(reply.headers["content-type"]), /^text\/event-stream/, accept);
+      assert.match(reply.text, /^id: 1\n/m, accept);
+    }
+  });
+
   test("400 INVALID_REQUEST for an attempt, after or Last-Event-ID that is not a number", async (t) => {
     const installer = await inProcessApp(t);
     assertRouteProblem(route, await installer.request(`${PATH}?attempt=x`), 400, "INVALID_REQUEST");
