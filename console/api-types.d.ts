@@ -2557,7 +2557,7 @@ export interface operations {
                 /** @description The attempt number; default the latest. */
                 attempt?: number;
                 /** @description Only events with a greater seq. */
-                after?: number | null;
+                after?: number;
             };
             header?: {
                 /** @description SSE resume point: the last seq received. */

@@ -28,7 +28,8 @@ const route = createRoute({
   request: {
     query: z.object({
       attempt: z.coerce.number().int().min(1).optional().meta({ description: "The attempt number; default the latest." }),
-      after: z.coerce.number().int().min(0).optional().meta({ description: "Only events with a greater seq." }),
+      // type stated: a coerced 0 from null passes min(0), and the generator then calls the parameter nullable.
+      after: z.coerce.number().int().min(0).optional().meta({ description: "Only events with a greater seq.", type: "integer", minimum: 0 }),
     }),
     headers: z.object({ "last-event-id": z.string().regex(/^\d+$/).optional().meta({ description: "SSE resume point: the last seq received." }) }),
   },

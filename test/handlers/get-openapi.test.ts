@@ -298,3 +298,12 @@ test("every media type an operation's body is taken in is declared in its reques
   }
   assert.ok(checked >= 4 * Object.keys(samples).length, `${checked} checked`);
 });
+
+test("no parameter is nullable: a URL or header carries no null, and one declared nullable is a value a client sends and is refused", async (t) => {
+  const doc = JSON.parse(await servedDocument(t));
+  const parameters = Object.values(doc.paths as Record<string, Record<string, { parameters?: Array<{ name: string; schema: { type: unknown } }> }>>).flatMap((ops) => Object.values(ops).flatMap((op) => op.parameters ?? []));
+  assert.ok(parameters.length >= 5);
+  for (const parameter of parameters) assert.ok(!([] as unknown[]).concat(parameter.schema.type).includes("null"), `${parameter.name}: ${JSON.stringify(parameter.schema)}`);
+  const after = parameters.find((p) => p.name === "after")!.schema;
+  assert.deepEqual(after, { type: "integer", minimum: 0, description: "Only events with a greater seq." });
+});
