@@ -15,8 +15,8 @@ const OPENAPI_INFO = {
     contact: { name: "Stratum installer maintainers" },
     license: { name: "Apache-2.0", identifier: "Apache-2.0" },
   },
-  // The variable's default is the node's address; a `description` here fails swagger-parser's 3.1 schema.
-  servers: [{ url: "https://{node}:9443", variables: { node: { default: "127.0.0.1" } } }],
+  // The node's address, and the port its --listen gave (9443 unless told); a `description` here fails swagger-parser's 3.1 schema.
+  servers: [{ url: "https://{node}:{port}", variables: { node: { default: "127.0.0.1" }, port: { default: "9443" } } }],
   tags: [
     { name: "Installer", description: "Where the install stands." },
     { name: "Config", description: "Install options and the draft config." },

@@ -37,6 +37,8 @@ async function servedDocument(t: TestContext): Promise<string> {
 test("GET /openapi.json: 200 OpenAPI 3.1 without a code, every route of the app with its problems", async (t) => {
   const doc = JSON.parse(await servedDocument(t));
   assert.equal(doc.openapi, "3.1.0");
+  // The port is a variable, as --listen makes it: a client's base URL is not fixed to 9443.
+  assert.deepEqual(doc.servers, [{ url: "https://{node}:{port}", variables: { node: { default: "127.0.0.1" }, port: { default: "9443" } } }]);
   assert.equal(doc.info.version, "0.0.0-test");
   assert.ok(doc.components.securitySchemes.installCode);
   const served = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method} ${path}`));
