@@ -24,6 +24,7 @@ interface SupportBundleInput {
   madeBy: string;
   version: string;
   now: Date;
+  /** The machine's host name: the bundle's name while the status names no hostname. */
   hostname: string;
   /** The status as GET /status answers it (offline: as the state dir gives it). */
   status: unknown;
@@ -53,6 +54,15 @@ export interface Manifest {
   files: BundledFile[];
   leftOut: LeftOut[];
 }
+
+/**
+ * The node a bundle is of: the hostname its status gives (the draft's, or the machine's while the draft has none),
+ * as a fleet's operator knows it; on rescue images every node has the same host name.
+ */
+const nodeName = ({ status, hostname }: SupportBundleInput): string => {
+  const named = (status as { hostname?: unknown } | undefined)?.hostname;
+  return typeof named === "string" && named !== "" ? named : hostname;
+};
 
 /** The bundle's file name (and its top folder, without .tar.gz): host name and UTC time. */
 function supportBundleName(hostname: string, now: Date): string {
@@ -122,7 +132,7 @@ export interface SupportBundle {
 }
 
 export function writeSupportBundle(input: SupportBundleInput): SupportBundle {
-  const name = supportBundleName(input.hostname, input.now);
+  const name = supportBundleName(nodeName(input), input.now);
   const tar = createTarGz(name, input.now);
   const manifest = build(input, tar).catch((err: Error) => {
     tar.output.destroy(err);
@@ -198,7 +208,7 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
     node: process.version,
     madeAt: input.now.toISOString(),
     madeBy: input.madeBy,
-    hostname: input.hostname,
+    hostname: nodeName(input),
     phase: (input.status as { phase?: string } | undefined)?.phase ?? "unknown",
     limitBytes,
     files,

@@ -140,3 +140,18 @@ test("a reader that goes away ends the bundle: its manifest rejects, nothing wai
   for await (const _chunk of made.stream) break; // for await's break destroys the stream
   await assert.rejects(made.manifest, /went away/);
 });
+
+test("a bundle is named for the node being installed (the status's hostname: the draft's), not the rescue image's host name every node shares", async () => {
+  const dir = await stateDir(1, 10);
+  const made = (status: unknown) => writeSupportBundle({ state: {} as never, madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-06T15:00:00Z"), hostname: "rescue", status, host: {}, payload: {} });
+  const drafted = writeSupportBundle({ state: await readState(dir), madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-06T15:00:00Z"), hostname: "rescue", status: { phase: "done", hostname: "node-07" }, host: {}, payload: {} });
+  assert.equal(drafted.name, "stratum-support-node-07-20261206T150000Z.tar.gz");
+  await pipeline(drafted.stream, createWriteStream("/dev/null"));
+  assert.equal((await drafted.manifest).hostname, "node-07");
+  for (const status of [{}, { hostname: "" }, undefined]) {
+    const bundle = made(status);
+    bundle.manifest.catch(() => undefined);
+    bundle.stream.destroy();
+    assert.equal(bundle.name, "stratum-support-rescue-20261206T150000Z.tar.gz", JSON.stringify(status));
+  }
+});
