@@ -2,6 +2,7 @@ import { basename, dirname, extname, isAbsolute, join, relative } from "node:pat
 import { mkdir } from "node:fs/promises";
 import { acquireLock, type Lock } from "../../core/fs/state-lock.ts";
 import { notWrittenBecause } from "../../core/fs/storage-error.ts";
+import { goOnWithoutStdout } from "../epipe.ts";
 import { UsageError, parseFlags } from "../flags.ts";
 import { connectFleet } from "./connect.ts";
 import { installFleet } from "./install.ts";
@@ -234,6 +235,11 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv): Promise<
     chooseOutput(flags.json, new Map()).problems(flags.plan, result.problems, `${flags.plan}: ${plural(result.problems.length, "problem")}; no node was contacted`);
     return 2;
   }
+  goOnWithoutStdout(
+    flags.supportBundle === undefined
+      ? `stdout was closed (its reader went away): the fleet goes on without printing; its exit code and ${join(dirname(flags.state), "fleet-report.json")} tell how it ended`
+      : `stdout was closed (its reader went away): the fleet goes on gathering without printing; its exit code and ${join(flags.supportBundle, "index.json")} tell how it ended`,
+  );
   const out = chooseOutput(flags.json, new Map(result.loaded.nodes.map((n) => [n.name, n.role])));
   try {
     const { supportBundle } = flags;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { describe, test } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { type FleetRig, planText, type RigNode, startRig } from "../helpers/fleet.ts";
-import { harness, runCli, tempDir, waitFor } from "../helpers/installer.ts";
+import { BUNDLE, ROOT, harness, runCli, tempDir, waitFor } from "../helpers/installer.ts";
 
 const lab = harness();
 
@@ -258,6 +258,23 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     rig.nodes[0]!.cloud.setScenario("ready");
     await waitFor("node-01 done without the fleet", async () => ((await statusOf(rig.nodes[0]!)).phase === "done" ? true : undefined));
     assert.equal((await statusOf(rig.nodes[1]!)).attempt, 0, "no join was started after Ctrl-C");
+  });
+
+  test("a closed stdout (`fleet | head -c 1`, a log shipper that died) ends nothing: every node installed, said once on stderr, the exit code the run's", async () => {
+    const rig = await startRig(lab, { joins: 2 });
+    for (const json of [false, true]) {
+      const args = [rig.planFile, ...(json ? ["--json", "--state", join(rig.folder, "json-state.json")] : [])].map((a) => `"${a}"`).join(" ");
+      const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const proc = spawn("bash", ["-c", `"${process.execPath}" "${BUNDLE}" fleet ${args} | head -c 1 >/dev/null; exit \${PIPESTATUS[0]}`], { cwd: ROOT, env: { ...process.env, ...rig.env } });
+        let stderr = "";
+        proc.stderr.on("data", (d) => (stderr += d));
+        proc.on("close", (code) => resolve({ code, stderr }));
+      });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stderr.match(/stdout was closed \(its reader went away\): the fleet goes on without printing; its exit code and .*fleet-report\.json tell how it ended/g)?.length, 1, run.stderr);
+      for (const node of rig.nodes) assert.equal((await statusOf(node)).phase, "done", `${node.name}${json ? " (--json)" : ""}`);
+    }
+    await assertInstalledOnce(rig);
   });
 
   test("SIGTERM (a CI job's time-out, kill) stops watching as Ctrl-C does: exit 143, the state file kept, the lock let go, and the next run goes on", async () => {
