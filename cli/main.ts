@@ -1,6 +1,7 @@
 import { networkInterfaces } from "node:os";
 import type { CodeCache } from "./fast-start.ts";
 import type { Exit } from "./commands.ts";
+import { printableLines } from "../core/common/printable.ts";
 import { whenStdoutGone } from "./epipe.ts";
 import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, oneOf, parseFlags, settingsFrom, statusUrl } from "./flags.ts";
 import { settle } from "./outcome.ts";
@@ -33,7 +34,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       } catch (err) {
         // Another installer holds the state dir, or what is in it needs a person: a restart changes nothing.
         if (!(err instanceof NeedsOperator)) throw err;
-        process.stderr.write(`installer: ${err.message}\n`);
+        process.stderr.write(`installer: ${printableLines(err.message)}\n`);
         return 2;
       }
       return "serving";

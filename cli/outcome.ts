@@ -1,3 +1,4 @@
+import { printableLines } from "../core/common/printable.ts";
 import { UsageError } from "./flags.ts";
 
 /** Ends a command: with its exit code, or with its failure on stderr (2 for a usage error, else 1). */
@@ -8,10 +9,11 @@ export function settle(outcome: Promise<number | "serving">): void {
     },
     (err: unknown) => {
       if (err instanceof UsageError) {
-        process.stderr.write(`installer: ${err.message}\nRun "node installer.js --help" for usage.\n`);
+        process.stderr.write(`installer: ${printableLines(err.message)}\nRun "node installer.js --help" for usage.\n`);
         process.exitCode = 2;
       } else {
-        process.stderr.write(`installer: ${err instanceof Error ? err.message : String(err)}\n`);
+        // A path or a value from the command line or a file may hold escape sequences: shown, never obeyed.
+        process.stderr.write(`installer: ${printableLines(err instanceof Error ? err.message : String(err))}\n`);
         process.exitCode = 1;
       }
     },

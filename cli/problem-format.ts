@@ -1,3 +1,4 @@
+import { printable, printableJsonText } from "../core/common/printable.ts";
 import type { FieldError } from "../core/state/records.ts";
 
 export const FORMATS = ["text", "json", "github"] as const;
@@ -12,8 +13,9 @@ function messageWithoutField({ field, message }: Pick<FieldError, "field" | "mes
   return message;
 }
 
+/** One line a terminal shows, never obeys: a key or a file name from the file checked may hold escape sequences. */
 function described(error: FieldError): string {
-  return `${error.field || "(config)"}: ${messageWithoutField(error)}${error.hint ? ` (${error.hint})` : ""}`;
+  return printable(`${error.field || "(config)"}: ${messageWithoutField(error)}${error.hint ? ` (${error.hint})` : ""}`);
 }
 
 /** GitHub's workflow command escaping: data keeps `:` and `,`, a property value may not. */
@@ -29,10 +31,11 @@ function summary(file: string, errors: readonly FieldError[]): string {
  * CI jump to the place); github: workflow commands that annotate the file; json: the field
  * errors as the API returns them.
  */
-export function formatProblems(file: string, errors: readonly FieldError[], format: Format): string {
+export function formatProblems(path: string, errors: readonly FieldError[], format: Format): string {
+  const file = printable(path);
   switch (format) {
     case "json":
-      return `${JSON.stringify({ file, valid: errors.length === 0, errors }, null, 2)}\n`;
+      return `${printableJsonText(JSON.stringify({ file: path, valid: errors.length === 0, errors }, null, 2))}\n`;
     case "github":
       return (
         errors.map((e) => `::error file=${escapeProperty(file)},line=${e.line ?? 1},col=${e.column ?? 1}::${escapeData(described(e))}\n`).join("") + summary(file, errors)

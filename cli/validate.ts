@@ -5,6 +5,7 @@ import { analyzeYamlDraft } from "../core/config/index.ts";
 import { loadHostFactsFile, readHostFacts } from "../core/host/read-facts.ts";
 import { RELEASE_FILE, readReleaseFile } from "../core/payload/release-file.ts";
 import { BUILT_IN_RELEASE } from "../core/payload/release-model.ts";
+import { printable } from "../core/common/printable.ts";
 import type { Exit } from "./commands.ts";
 import { formatProblems, type Format } from "./problem-format.ts";
 
@@ -27,14 +28,14 @@ export async function validateFile(file: string, { hostFacts, payload: payloadFo
   try {
     yaml = file === STDIN ? await text(process.stdin) : await readFile(file, "utf8");
   } catch (err) {
-    process.stderr.write(`${shown}: cannot read: ${(err as Error).message}\n`);
+    process.stderr.write(`${printable(`${shown}: cannot read: ${(err as Error).message}`)}\n`);
     return 2;
   }
   const host = hostFacts ? await loadHostFactsFile(hostFacts) : await readHostFacts();
   const payload = await readReleaseFile(payloadFolder);
   if (payload.kind !== "ready") {
     const why = payload.kind === "missing" ? `no ${RELEASE_FILE} in ${payloadFolder}` : `${join(payloadFolder, RELEASE_FILE)} is ${payload.kind} (${payload.problem})`;
-    process.stderr.write(`note: ${why}; modes are checked against the built-in release model (--payload DIR names the payload folder)\n`);
+    process.stderr.write(`note: ${printable(why)}; modes are checked against the built-in release model (--payload DIR names the payload folder)\n`);
   }
   const release = payload.kind === "ready" ? payload.release.model : BUILT_IN_RELEASE;
   const { errors } = analyzeYamlDraft(yaml, { host, release });

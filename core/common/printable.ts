@@ -10,6 +10,11 @@ export function printable(text: string): string {
   });
 }
 
+/** A message of several lines as a terminal may show it: each line printable, the lines kept. */
+export function printableLines(text: string): string {
+  return text.split("\n").map(printable).join("\n");
+}
+
 /**
  * `value` as one line of JSON that a terminal shows, never obeys: JSON.stringify escapes C0 only, so DEL, C1
  * (0x9b is a CSI to some terminals), the line separators and the bidi overrides are escaped as \uXXXX too;

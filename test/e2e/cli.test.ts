@@ -58,6 +58,30 @@ async function fixtures() {
 }
 
 describe("validate", () => {
+  test("a key or a file name holding escape sequences or a newline is shown written out, never obeyed, in every format; so are `code`'s and a start's paths", async () => {
+    const { folder, flags } = await fixtures();
+    const file = join(folder, "\u001b[2Jx.yaml");
+    await writeFile(file, 'mode: single-node\n"\\e]0;PWNED\\a\\e[2J": bar\n"x\\n::warning file=evil.yaml,line=1::injected": 1\n');
+    for (const format of ["text", "github", "json"]) {
+      const run = await runCli(["validate", file, "--format", format, ...flags]);
+      assert.equal(run.code, 1, run.stderr);
+      assert.doesNotMatch(run.stdout, /[\u001b\u0007]/, `${format}: no escape sequence reaches the terminal`);
+      assert.doesNotMatch(run.stdout, /^::warning/m, `${format}: no line of the file's making`);
+      assert.match(run.stdout, format === "json" ? /\\u001b\]0;PWNED\\u0007/ : /\\x1b\]0;PWNED\\x07/, format);
+      if (format === "json") assert.equal(JSON.parse(run.stdout).file, file, "the JSON parses back to the real name");
+    }
+    const missing = await runCli(["validate", join(folder, "\u001b]0;gone\u0007.yaml"), ...flags]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /\\x1b\]0;gone\\x07\.yaml: cannot read/);
+    const code = await runCli(["code", "--state-dir", join(folder, "\u001b]0;PWN\u0007")]);
+    assert.equal(code.code, 2);
+    assert.doesNotMatch(code.stderr, /[\u001b\u0007]/);
+    const serve = await runCli(["serve", "--state-dir", join(folder, "\u001b]0;PWN\u0007", "x"), "--tls-cert", join(folder, "\u001b[2Jnone.crt"), "--tls-key", join(folder, "none.key"), "--listen", "127.0.0.1:0"]);
+    assert.notEqual(serve.code, 0);
+    assert.doesNotMatch(serve.stderr, /[\u001b\u0007]/, serve.stderr);
+    assert.match(serve.stderr, /\\x1b\[2Jnone\.crt/);
+  });
+
   test("prints FILE:LINE:COL: error: field: message, the field once, then a count; exit 1", async () => {
     const { file, flags } = await fixtures();
     const run = await runCli(["validate", file, ...flags]);
