@@ -1,5 +1,7 @@
+import { type KeyObject, X509Certificate, createPrivateKey } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { hostname, networkInterfaces } from "node:os";
+import { NeedsOperator } from "../common/errors.ts";
 import { readIfPresent } from "../fs/read-if-present.ts";
 import { writePrivateFile } from "../fs/write-private-file.ts";
 import { stateLayout } from "../state/layout.ts";
@@ -20,11 +22,37 @@ function nodeAddresses(): string[] {
     .flatMap((info) => (info && !info.address.startsWith("fe80") ? [info.address] : []));
 }
 
+/**
+ * The operator's --tls-cert and --tls-key, checked before the service listens: a file that cannot be read, is not a
+ * PEM certificate or key, or a key that is not the certificate's, names its flag and file and needs the operator (a
+ * restart reads the same files: exit 2). OpenSSL's own words ("PEM routines::no start line") named neither.
+ */
+async function operatorPair(certPath: string, keyPath: string): Promise<{ cert: string; key: string }> {
+  const read = (flag: string, path: string) =>
+    readFile(path, "utf8").catch((err: NodeJS.ErrnoException) => {
+      throw new NeedsOperator(`${flag} ${path} cannot be read (${err.code ?? err.message}): give the file the installer is to serve with`);
+    });
+  const [cert, key] = await Promise.all([read("--tls-cert", certPath), read("--tls-key", keyPath)]);
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(cert);
+  } catch {
+    throw new NeedsOperator(`--tls-cert ${certPath} holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the certificate, and its key as --tls-key`);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new NeedsOperator(`--tls-key ${keyPath} holds no unencrypted PEM private key: give the certificate's key (the installer cannot ask for a passphrase)`);
+  }
+  if (!x509.checkPrivateKey(privateKey)) throw new NeedsOperator(`--tls-key ${keyPath} is not the key of --tls-cert ${certPath}: give the pair`);
+  return { cert, key };
+}
+
 /** Operator's cert and key when given; else the state dir's self-signed pair, generated once (valid from `now`) and reused. */
 export async function loadTls(stateDir: string, operator: { cert?: string; key?: string }, now: () => Date): Promise<TlsMaterial> {
   if (operator.cert && operator.key) {
-    const cert = await readFile(operator.cert, "utf8");
-    const key = await readFile(operator.key, "utf8");
+    const { cert, key } = await operatorPair(operator.cert, operator.key);
     return { cert, key, fingerprint: certificateFingerprint(cert), source: "operator" };
   }
   const { tlsCert: certPath, tlsKey: keyPath } = stateLayout(stateDir);

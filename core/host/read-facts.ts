@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import os from "node:os";
 import { z } from "zod";
+import { NeedsOperator } from "../common/errors.ts";
 import { listDir, readText } from "../fs/read-sys.ts";
 import type { HostDisk, HostFacts, HostInterface } from "./facts.ts";
 import { readDisks } from "./read-disks.ts";
@@ -67,13 +68,13 @@ export async function loadHostFactsFile(path: string): Promise<HostFacts> {
   try {
     json = JSON.parse(await readFile(path, "utf8"));
   } catch (error) {
-    throw new Error(`host facts file ${path}: ${(error as Error).message}`);
+    throw new NeedsOperator(`host facts file ${path}: ${(error as Error).message}`);
   }
   // Parsed once per start: compiling zod's fast path for it cost more than it saves (≈ 5 ms of the start).
   const result = HostFactsSchema.safeParse(json, { jitless: true });
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${formatPath(issue.path) || "(root)"}: ${issue.message}`);
-    throw new Error(`host facts file ${path} is not valid: ${problems.join("; ")}`);
+    throw new NeedsOperator(`host facts file ${path} is not valid: ${problems.join("; ")}`);
   }
   return result.data;
 }

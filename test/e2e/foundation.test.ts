@@ -3,6 +3,8 @@ import { X509Certificate } from "node:crypto";
 import { chown, copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { generateSelfSignedCert } from "../../core/access/tls.ts";
+import { stateLayout } from "../../core/state/layout.ts";
 import { BUNDLE, harness, runCli, tempDir } from "../helpers/installer.ts";
 import { assertProblem } from "../helpers/problem.ts";
 
@@ -90,20 +92,34 @@ describe("state dir", () => {
     assert.match(second.stderr, new RegExp(`pid ${installer.proc.pid}`));
   });
 
+  // The operator's TLS files, beside the state dir (spoil returns the flags that name them).
+  const tls = async (dir: string, cert: string, key: string) => {
+    await writeFile(join(dir, "..", "op.crt"), cert);
+    await writeFile(join(dir, "..", "op.key"), key);
+    return ["--tls-cert", join(dir, "..", "op.crt"), "--tls-key", join(dir, "..", "op.key")];
+  };
+  const pair = () => generateSelfSignedCert({ commonName: "node-01", dnsNames: ["node-01"], ipAddresses: ["127.0.0.1"], now: new Date() });
+
   // What a restart cannot fix exits 2, which the unit's RestartPreventExitStatus keeps from a restart every 5 s.
   for (const [what, spoil, message] of [
     ["an install-code file the installer did not make", (dir: string) => writeFile(join(dir, "install-code"), "AB\u001b[2JCD\n"), /install-code does not hold an install code this installer made/],
     ["a folder where the lock goes", (dir: string) => mkdir(join(dir, "installer.lock")), /installer\.lock is a folder, not a lock file/],
     ...(process.getuid?.() === 0 ? [["a state dir another user owns", (dir: string) => chown(dir, 65534, 65534), /belongs to uid 65534, not to this user \(uid 0\).*; chown it to uid 0, or choose another --state-dir$/s] as const] : []),
+    ["a --tls-cert that is not there", async (dir: string) => [...(await tls(dir, "", "")).slice(0, 2).map((a) => a.replace("op.crt", "gone.crt")), "--tls-key", join(dir, "..", "op.key")], /--tls-cert .*gone\.crt cannot be read \(ENOENT\)/],
+    ["a --tls-cert that holds no certificate", (dir: string) => tls(dir, "not a certificate\n", pair().keyPem), /--tls-cert .*op\.crt holds no PEM certificate/],
+    ["a --tls-key that holds no key", (dir: string) => tls(dir, pair().certPem, "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), /--tls-key .*op\.key holds no unencrypted PEM private key/],
+    ["a --tls-key of another certificate", (dir: string) => tls(dir, pair().certPem, pair().keyPem), /--tls-key .*op\.key is not the key of --tls-cert .*op\.crt: give the pair/],
+    ["a --host-facts file that does not parse", async (dir: string) => (await writeFile(join(dir, "..", "facts.json"), "{ not json"), ["--host-facts", join(dir, "..", "facts.json")]), /host facts file .*facts\.json: /],
   ] as const) {
-    test(`a start refused for what a restart cannot fix exits 2: ${what}`, async () => {
-      const stateDir = await tempDir();
+    test(`a start refused for what a restart cannot fix exits 2, its lock let go: ${what}`, async () => {
+      const stateDir = join(await tempDir(), "state");
       await mkdir(stateDir, { recursive: true, mode: 0o700 });
-      await spoil(stateDir);
-      const result = await runCli(["serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir]);
+      const flags = (await spoil(stateDir)) ?? [];
+      const result = await runCli(["serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir, ...flags]);
       assert.equal(result.code, 2, result.stderr);
       assert.match(result.stderr.trim(), message);
       assert.doesNotMatch(result.stderr, /\u001b/);
+      if (!what.includes("lock")) assert.equal(await stat(stateLayout(stateDir).lock).catch(() => "none"), "none", "no lock left for the next start to take over");
     });
   }
 
