@@ -2,6 +2,7 @@ import { basename, dirname, extname, isAbsolute, join, relative } from "node:pat
 import { mkdir } from "node:fs/promises";
 import { acquireLock, type Lock } from "../../core/fs/state-lock.ts";
 import { notWrittenBecause } from "../../core/fs/storage-error.ts";
+import { printable } from "../../core/common/printable.ts";
 import { goOnWithoutStdout } from "../epipe.ts";
 import { UsageError, parseFlags } from "../flags.ts";
 import { connectFleet } from "./connect.ts";
@@ -20,7 +21,8 @@ interface FleetFlags {
   parallel: number;
   rechecks: number;
   state: string;
-  stateGiven: boolean;
+  /** The command's words as given, for the note that says how to go on. */
+  given: string[];
   /** --support-bundle DIR: gather each node's support bundle there instead of installing. */
   supportBundle?: string;
 }
@@ -49,7 +51,7 @@ function parseFleetFlags(args: string[]): FleetFlags | "help" | "example" {
     parallel: count("parallel", values.parallel!, 1),
     rechecks: count("rechecks", values.rechecks!, 0),
     state,
-    stateGiven: values.state !== undefined,
+    given: args,
     ...(values["support-bundle"] !== undefined ? { supportBundle: values["support-bundle"] } : {}),
   };
 }
@@ -77,8 +79,16 @@ function onInterrupt(controller: AbortController): () => void {
 /** 128 + the signal's number, as a shell reports a command a signal ended. */
 const exitOnSignal = (signal: unknown): number => (signal === "SIGTERM" ? 143 : 130);
 
-/** A word as a POSIX shell reads it back unchanged: as it is when plain, else in single quotes. */
-const shellWord = (word: string): string => (/^[\w./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+/**
+ * A word as a shell reads it back unchanged: as it is when plain, else in single quotes; one with a character a
+ * terminal must not be sent (an escape sequence's ESC, a bidi control) as $'…' with that character written out as
+ * printable writes it (\x1b, \u202e: bash's, zsh's and ksh's own escapes), so what is pasted names the same file.
+ */
+export function shellWord(word: string): string {
+  if (/^[\w./:=@%+-]+$/.test(word)) return word;
+  if (printable(word) === word) return `'${word.replaceAll("'", `'\\''`)}'`;
+  return `$'${[...word].map((c) => (printable(c) !== c ? printable(c) : c === "'" || c === "\\" ? `\\${c}` : c)).join("")}'`;
+}
 
 /** This installer's command as the operator can type it again from where they are: `node installer.js`, or its path. */
 function installerCommand(): string {
@@ -88,7 +98,8 @@ function installerCommand(): string {
 }
 
 /** The one line a failed run ends with: how to gather what happened on every node. */
-const gatherHint = (flags: FleetFlags) => `gather what happened: ${installerCommand()} fleet ${shellWord(flags.plan)} --support-bundle <dir>`;
+const gatherHint = (flags: FleetFlags) =>
+  `gather what happened: ${installerCommand()} fleet ${shellWord(flags.plan.startsWith("-") ? `./${flags.plan}` : flags.plan)} --support-bundle support-bundles`;
 
 /** `--support-bundle DIR`: every node's bundle and DIR/index.json; 0 when every bundle came, 1 when one did not. */
 async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportBundle: string }, out: FleetOutput): Promise<number> {
@@ -182,7 +193,8 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   } catch (error) {
     if (!controller.signal.aborted) throw error;
     const unsaved = await stateProblem(state);
-    const again = `${installerCommand()} fleet ${shellWord(flags.plan)}${flags.stateGiven ? ` --state ${shellWord(flags.state)}` : ""}`;
+    // As it was run, every flag kept (--json, --parallel, --rechecks, --state): what it did then it does again.
+    const again = `${installerCommand()} fleet ${flags.given.map(shellWord).join(" ")}`;
     out.note(null, "warn", `stopped watching${controller.signal.reason === "SIGTERM" ? " (SIGTERM)" : ""}; the installs that run go on on their nodes. To follow them and go on: ${again}`);
     if (unsaved) out.note(null, "error", unsaved);
     return exitOnSignal(controller.signal.reason);

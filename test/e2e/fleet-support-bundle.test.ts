@@ -25,7 +25,7 @@ async function readIndex(dir: string): Promise<{ nodes: IndexEntry[]; gathered: 
 }
 
 const lastLine = (text: string) => text.trimEnd().split("\n").at(-1);
-const hint = (rig: FleetRig) => `[fleet] gather what happened: node dist/installer.js fleet ${rig.planFile} --support-bundle <dir>`;
+const hint = (rig: FleetRig) => `[fleet] gather what happened: node dist/installer.js fleet ${rig.planFile} --support-bundle support-bundles`;
 
 describe("fleet --support-bundle: what happened on every node", () => {
   test("a failed run ends with the command; it gathers every node's bundle, each its own node's (--parallel 3)", async () => {

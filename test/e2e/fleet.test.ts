@@ -280,12 +280,12 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
   test("SIGTERM (a CI job's time-out, kill) stops watching as Ctrl-C does: exit 143, the state file kept, the lock let go, and the next run goes on", async () => {
     const rig = await startRig(lab, { joins: 1, scenarios: { "node-01": "never" }, readinessTimeoutSeconds: 600 });
     const state = join(rig.folder, "runs/it's here.json");
-    const fleet = rig.spawnFleet(["--state", state]);
+    const fleet = rig.spawnFleet(["--state", state, "--parallel=2", "--rechecks", "0"]);
     await waitFor("node-01 in readiness", async () => (fleet.output().stdout.includes("[node-01] step: readiness") ? true : undefined), 30_000);
     fleet.proc.kill("SIGTERM");
     const run = await fleet.done;
     assert.equal(run.code, 143, run.stdout + run.stderr);
-    assert.ok(run.stdout.includes(`stopped watching (SIGTERM); the installs that run go on on their nodes. To follow them and go on: node dist/installer.js fleet ${rig.planFile} --state '${join(rig.folder, "runs/it'\\''s here.json")}'\n`), run.stdout);
+    assert.ok(run.stdout.includes(`stopped watching (SIGTERM); the installs that run go on on their nodes. To follow them and go on: node dist/installer.js fleet ${rig.planFile} --state '${join(rig.folder, "runs/it'\\''s here.json")}' --parallel=2 --rechecks 0\n`), run.stdout);
     await assert.rejects(readFile(`${state}.lock`), { code: "ENOENT" }, "the lock goes with its run");
     assert.equal(JSON.parse(await readFile(state, "utf8")).nodes["node-01"].attempt, 1, "the state file names the attempt it started");
     rig.nodes[0]!.cloud.setScenario("ready");
