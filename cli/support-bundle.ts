@@ -97,7 +97,7 @@ export function summaryText(file: string, bundle: BundleContents): string {
     `  phase:     ${status?.phase ?? manifest?.phase ?? "?"}${status?.mode ? `, mode ${status.mode}` : ""}`,
     `  attempts:  ${bundle.attempts.length === 0 ? "none" : bundle.attempts.length}`,
     ...bundle.attempts.map(({ attempt, verdict, report }) => {
-      const outcome = verdict ? `${verdict.outcome}${verdict.code ? ` ${verdict.code}` : ""}${verdict.step ? ` at ${verdict.step}` : ""}: ${verdict.message}` : (report?.state ?? "no verdict");
+      const outcome = verdict ? `${verdict.outcome ?? "?"}${verdict.code ? ` ${verdict.code}` : ""}${verdict.step ? ` at ${verdict.step}` : ""}: ${verdict.message ?? "?"}` : (report?.state ?? "no verdict");
       return `    #${attempt} ${report?.kind ?? ""} ${outcome}`;
     }),
   ];

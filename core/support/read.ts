@@ -4,8 +4,7 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { extract } from "tar-stream";
-import type { AttemptRecord, Verdict } from "../state/records.ts";
-import type { Manifest } from "./bundle.ts";
+import { z } from "zod";
 
 /** The events kept of each attempt's file for the summary: its last ones. */
 const LAST_EVENTS = 12;
@@ -16,11 +15,35 @@ const MAX_JSON = 8 * 1024 * 1024;
 /** A bundle is at most 10 MB (SPEC §11); what unpacks to more than this is none an installer made (a gzip bomb). */
 const MAX_UNPACKED = 512 * 1024 * 1024;
 
+// What the summary reads of a bundle's JSON, each field taken only when it has the type an installer writes: a bundle
+// is text from outside (another version's, one trimmed by hand, a crafted one), and a field of another type is absent.
+const text = z.string().optional().catch(undefined);
+const ManifestRead = z.object({
+  hostname: text,
+  installer: text,
+  node: text,
+  madeAt: text,
+  madeBy: text,
+  phase: text,
+  leftOut: z
+    .array(z.object({ path: z.string(), events: z.object({ leftOut: z.number(), of: z.number() }).optional().catch(undefined) }).catch({ path: "?" }))
+    .catch([]),
+});
+const StatusRead = z.object({ phase: text, hostname: text, mode: text, version: text });
+const VerdictRead = z.object({ outcome: text, code: text, step: text, message: text });
+const ReportRead = z.object({ kind: text, state: text, step: text, firstbootTail: z.array(z.string()).optional().catch(undefined) });
+
 /** What a bundle says, enough for a person's first minute with it. */
 export interface BundleContents {
-  manifest?: Manifest;
-  status?: { phase?: string; hostname?: string; mode?: string; version?: string };
-  attempts: Array<{ attempt: number; verdict?: Verdict; report?: Partial<AttemptRecord>; lastEvents: string[] }>;
+  manifest?: z.infer<typeof ManifestRead>;
+  status?: z.infer<typeof StatusRead>;
+  attempts: Array<{ attempt: number; verdict?: z.infer<typeof VerdictRead>; report?: z.infer<typeof ReportRead>; lastEvents: string[] }>;
+}
+
+/** A JSON file of the bundle as `schema` reads it; undefined when it is no JSON object. */
+function readJson<T>(text: string, schema: z.ZodType<T>): T | undefined {
+  const parsed = schema.safeParse(JSON.parse(text));
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**
@@ -74,10 +97,10 @@ export async function readBundle(path: string, maxUnpackedBytes = MAX_UNPACKED):
     stream.on("end", () => {
       const text = Buffer.concat(chunks).toString("utf8");
       try {
-        if (name === "manifest.json") contents.manifest = JSON.parse(text) as Manifest;
-        else if (name === "status.json") contents.status = JSON.parse(text) as BundleContents["status"];
-        else if (match?.[2] === "verdict.json") attempt(Number(match[1])).verdict = JSON.parse(text) as Verdict;
-        else if (match?.[2] === "report.json") attempt(Number(match[1])).report = JSON.parse(text) as Partial<AttemptRecord>;
+        if (name === "manifest.json") contents.manifest = readJson(text, ManifestRead);
+        else if (name === "status.json") contents.status = readJson(text, StatusRead);
+        else if (match?.[2] === "verdict.json") attempt(Number(match[1])).verdict = readJson(text, VerdictRead);
+        else if (match?.[2] === "report.json") attempt(Number(match[1])).report = readJson(text, ReportRead);
         else if (match && events) attempt(Number(match[1])).lastEvents = last;
       } catch {
         // A file that does not parse is simply not summarised; the person still has the bundle.
@@ -96,7 +119,7 @@ export async function readBundle(path: string, maxUnpackedBytes = MAX_UNPACKED):
     },
   });
   await pipeline(createReadStream(path), createGunzip(), capped, reader);
-  if (!contents.manifest) throw new Error("it holds no manifest.json, which every installer's bundle does");
+  if (!contents.manifest) throw new Error("it holds no manifest.json (a JSON object), which every installer's bundle does");
   contents.attempts.sort((a, b) => a.attempt - b.attempt);
   return contents;
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { pack } from "tar-stream";
+import { summaryText } from "../../../cli/support-bundle.ts";
 import { readBundle } from "../../../core/support/read.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
@@ -26,7 +27,7 @@ test("a bundle is read as an installer makes it; what is no gzip, holds no manif
   const manifest = JSON.stringify({ hostname: "node-01", files: [], leftOut: [] });
   assert.equal((await readBundle(await file(await tarGz({ "b/manifest.json": manifest })))).manifest?.hostname, "node-01");
   await assert.rejects(readBundle(await file("<html>a proxy's page</html>")), /incorrect header check/);
-  await assert.rejects(readBundle(await file(await tarGz({ "b/hello.txt": "hi" }))), /holds no manifest\.json, which every installer's bundle does/);
+  await assert.rejects(readBundle(await file(await tarGz({ "b/hello.txt": "hi" }))), /holds no manifest\.json \(a JSON object\), which every installer's bundle does/);
   // A bomb in small: 2 MiB of zeros against a 1 MiB cap.
   const bomb = await file(await tarGz({ "b/manifest.json": manifest, "b/zeros": Buffer.alloc(2 * 1024 * 1024) }));
   await assert.rejects(readBundle(bomb, 1024 * 1024), /unpacks to over 1 MiB, which no installer's bundle does/);
@@ -42,4 +43,25 @@ test("an attempt's last events: a line longer than any event the installer write
   // A file that is one endless line holds no event.
   const endless = await readBundle(await file(await tarGz({ "b/manifest.json": manifest, "b/attempts/1/events.ndjson": "y".repeat(4 * 1024 * 1024) })));
   assert.deepEqual(endless.attempts[0]?.lastEvents ?? [], []);
+});
+
+test("a bundle whose JSON has other shapes (another version's, one trimmed by hand, a crafted one) is summarised with what has the right type, never a crash", async () => {
+  for (const [what, files] of [
+    ["no leftOut", { "b/manifest.json": JSON.stringify({ hostname: "node-01", files: [] }) }],
+    ["leftOut a string", { "b/manifest.json": JSON.stringify({ hostname: "node-01", leftOut: "oops" }) }],
+    ["every field of another type", {
+      "b/manifest.json": JSON.stringify({ hostname: 7, installer: {}, leftOut: [1, { path: 2 }, null] }),
+      "b/status.json": JSON.stringify({ phase: ["failed"], mode: null }),
+      "b/attempts/1/verdict.json": JSON.stringify({ outcome: "failed", step: "firstboot", message: { a: 1 }, code: 3 }),
+      "b/attempts/1/report.json": JSON.stringify({ state: "failed", step: "firstboot", firstbootTail: "not a list" }),
+      "b/attempts/1/events.ndjson": "{\"time\":1,\"message\":[]}\nnot json\n",
+    }],
+    ["JSON that is no object", { "b/manifest.json": JSON.stringify({ hostname: "node-01" }), "b/status.json": "[]", "b/attempts/1/verdict.json": "null", "b/attempts/1/report.json": "42" }],
+  ] as const) {
+    const bundle = await readBundle(await file(await tarGz(files)));
+    const text = summaryText("b.tar.gz", bundle);
+    assert.match(text, /^Support bundle b\.tar\.gz\n/, what);
+    assert.doesNotMatch(text, /\[object Object\]|undefined/, `${what}:\n${text}`);
+  }
+  await assert.rejects(readBundle(await file(await tarGz({ "b/manifest.json": "[1, 2]" }))), /holds no manifest\.json \(a JSON object\)/);
 });
