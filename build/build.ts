@@ -66,7 +66,10 @@ const common = {
 
 /** One file, two parts (cli/fast-start.ts): the front (installer.ts), then the commands' code (cli/main.ts). */
 // The front is built for Node 12 (Debian 11's), so that an old Node parses it and says which Node it needs.
-const front = await build({ ...common, target: "node12", entryPoints: ["installer.ts"], outfile, banner: { js: "#!/usr/bin/env node" } });
+// Before anything else: the bundle is CommonJS; copied alone under a package.json that says "type": "module" (its own
+// beside it is gone), Node loads it as an ES module, where `require` is not defined: say that, not a stack trace.
+const ESM_GUARD = `"use strict";if(typeof require!=="function"){process.stderr.write("installer: "+process.argv[1]+" is CommonJS, but Node loads it as an ES module here: a package.json in its folder or one above says \\"type\\": \\"module\\". Put a package.json holding {\\"type\\":\\"commonjs\\"} beside it, or copy it to a folder without one.\\n");process.exit(2)}`;
+const front = await build({ ...common, target: "node12", entryPoints: ["installer.ts"], outfile, banner: { js: `#!/usr/bin/env node\n${ESM_GUARD}` } });
 const main = await build({ ...common, entryPoints: ["cli/main.ts"], outfile, plugins: [leanZod, embeddedConsole, embeddedHashWorker] });
 const frontJs = front.outputFiles[0]!.text.trimEnd();
 mkdirSync("dist", { recursive: true });

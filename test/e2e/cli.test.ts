@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { stateLayout } from "../../core/state/layout.ts";
@@ -154,6 +154,26 @@ describe("a closed stdout (EPIPE)", () => {
     assert.ok(full.stdout.length > 128 * 1024, `${full.stdout.length} bytes`);
     const run = await pipeline(`validate "${many}" ${flags.map((f) => `"${f}"`).join(" ")}`, "head -c 10");
     assert.deepEqual(run, { code: 0, stdout: "", stderr: "" });
+  });
+});
+
+describe("the bundle copied alone", () => {
+  test("under a package.json that says \"type\": \"module\" it says what to do, exit 2, no stack trace (it is CommonJS)", async () => {
+    const folder = await tempDir();
+    await mkdir(join(folder, "opt"));
+    await writeFile(join(folder, "package.json"), '{"type":"module"}\n');
+    await copyFile(BUNDLE, join(folder, "opt/installer.js"));
+    for (const args of [["--version"], ["code"], ["serve"]]) {
+      const run = await runCli(args, {}, folder, join(folder, "opt/installer.js"));
+      assert.equal(run.code, 2, args.join(" "));
+      assert.equal(run.stdout, "");
+      assert.equal(
+        run.stderr,
+        `installer: ${join(folder, "opt/installer.js")} is CommonJS, but Node loads it as an ES module here: a package.json in its folder or one above says "type": "module". Put a package.json holding {"type":"commonjs"} beside it, or copy it to a folder without one.\n`,
+      );
+    }
+    await writeFile(join(folder, "opt/package.json"), '{"type":"commonjs"}\n');
+    assert.match((await runCli(["--version"], {}, folder, join(folder, "opt/installer.js"))).stdout, /^stratum-installer /, "as the message says, it then runs");
   });
 });
 
