@@ -6,7 +6,6 @@ import { resolve } from "node:path";
 import { loadHostFactsFile, readHostFacts } from "../core/host/read-facts.ts";
 import type { Logger } from "../core/common/log.ts";
 import type { Settings } from "../core/common/settings.ts";
-import { NeedsOperator } from "../core/common/errors.ts";
 import { acquireStateLock } from "../core/fs/state-lock.ts";
 import { startStorageProblem } from "../core/fs/storage-error.ts";
 import { certificateFacts, type CertificateFacts } from "../core/access/tls.ts";
@@ -94,10 +93,7 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
  * each part of the start ended, so a slow boot can be read from the service log.
  */
 export async function runServe(settings: Settings, version: string, codeCache: CodeCache | undefined, modulesLoadedAt: number): Promise<void> {
-  const stateDir = await ensurePrivateDir(settings.stateDir, "the state dir", "another --state-dir").catch((err: Error) => {
-    // A folder another user owns says what to do itself.
-    throw err instanceof NeedsOperator ? err : new Error(`${err.message}; choose another --state-dir`);
-  });
+  const stateDir = await ensurePrivateDir(settings.stateDir, "the state dir", "another --state-dir");
   // A state dir that refuses writes (full, read-only) stops the start with what to do, not a bare ENOSPC.
   const storage = (err: unknown): never => {
     const problem = startStorageProblem(settings.stateDir, err);

@@ -8,13 +8,18 @@ import { NeedsOperator } from "../common/errors.ts";
  * or read what is kept in it), and left as it is. A folder that cannot be made is refused with one sentence naming
  * it and why.
  */
-export async function ensurePrivateDir(path: string, what = "the folder", instead = "another folder"): Promise<string> {
-  await makeFolder(path, `${what} ${path}`);
+export async function ensurePrivateDir(path: string, what = "the folder", instead?: string): Promise<string> {
+  await makeFolder(path, `${what} ${path}`).catch((err: NodeJS.ErrnoException) => {
+    // A file in its place, a path no folder can be made on, a folder this user may not write: a restart every 5 s
+    // changes none of them (a full or read-only disk may pass: those stay errors a restart retries).
+    const message = instead ? `${err.message}; choose ${instead}` : err.message;
+    throw err.code !== undefined && NEEDS_OPERATOR.has(err.code) ? new NeedsOperator(message) : new Error(message);
+  });
   const { mode, uid } = await stat(path);
   const own = process.getuid?.();
   if (own !== undefined && uid !== own) {
     throw new NeedsOperator(
-      `${what} ${path} belongs to uid ${uid}, not to this user (uid ${own}): whoever owns it could read or plant the install code and the TLS key; chown it to uid ${own}, or choose ${instead}`,
+      `${what} ${path} belongs to uid ${uid}, not to this user (uid ${own}): whoever owns it could read or plant the install code and the TLS key; chown it to uid ${own}, or choose ${instead ?? "another folder"}`,
     );
   }
   if ((mode & 0o777) !== 0o700) await chmod(path, 0o700);
@@ -36,9 +41,11 @@ async function makeFolder(path: string, asked: string): Promise<void> {
       await makeFolder(dirname(path), asked);
       return makeFolder(path, asked);
     }
-    throw new Error(`${asked} cannot be made: ${await why(path, code)} (${code})`);
+    throw Object.assign(new Error(`${asked} cannot be made: ${await why(path, code)} (${code})`), { code });
   }
 }
+
+const NEEDS_OPERATOR = new Set(["EEXIST", "ENOTDIR", "ENOENT", "EACCES", "EPERM", "ELOOP", "ENAMETOOLONG"]);
 
 async function isFolder(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;

@@ -10,11 +10,11 @@ import { harness, tempDir } from "../helpers/installer.ts";
 const lab = harness();
 
 /** `serve` with these flags exits by itself, non-zero, with one line on stderr (beside the service log's JSON lines) and no stack trace; returns that line. */
-async function refused(args: string[], options: { stateDir?: string; uid?: number } = {}): Promise<string> {
+async function refused(args: string[], options: { stateDir?: string; uid?: number; exit?: number } = {}): Promise<string> {
   const spawned = await lab.spawn({ stateDir: options.stateDir, args, ...(options.uid === undefined ? {} : { uid: options.uid }) });
   const code = await spawned.exited;
   const { stdout, stderr } = spawned.output();
-  assert.equal(code, 1, `exit ${code}\nstdout: ${stdout}\nstderr: ${stderr}`);
+  assert.equal(code, options.exit ?? 1, `exit ${code}\nstdout: ${stdout}\nstderr: ${stderr}`);
   const said = stderr.split("\n").filter((line) => line && !line.startsWith('{"time":'));
   assert.equal(said.length, 1, stderr);
   assert.doesNotMatch(stderr, /\n\s+at |node:internal/);
@@ -54,15 +54,19 @@ test("a port below 1024 as a user who may not bind it: one line saying it needs 
   );
 });
 
-test("a state dir that cannot be made (in /proc, under a file): one line at once, where mkdir -p hung on /proc for good", async () => {
+test("a state dir that cannot be made (in /proc, under a file, a file itself): one line at once, exit 2 (a restart changes nothing), where mkdir -p hung on /proc for good", async () => {
   const folder = await tempDir();
   await writeFile(join(folder, "file"), "");
   assert.equal(
-    await refused([], { stateDir: "/proc/stratum-state" }),
+    await refused([], { stateDir: join(folder, "file"), exit: 2 }),
+    `installer: the state dir ${folder}/file cannot be made: ${folder}/file is a file, not a folder (EEXIST); choose another --state-dir`,
+  );
+  assert.equal(
+    await refused([], { stateDir: "/proc/stratum-state", exit: 2 }),
     "installer: the state dir /proc/stratum-state cannot be made: /proc does not let folders be made in it (ENOENT); choose another --state-dir",
   );
   assert.equal(
-    await refused([], { stateDir: join(folder, "file/state") }),
+    await refused([], { stateDir: join(folder, "file/state"), exit: 2 }),
     `installer: the state dir ${folder}/file/state cannot be made: ${folder}/file is a file, not a folder (ENOTDIR); choose another --state-dir`,
   );
 });
