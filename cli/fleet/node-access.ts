@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readTextFile } from "../../core/fs/read-text-file.ts";
 import { resolve } from "node:path";
 
 /** How the fleet reaches one node's installer: where, which certificate, which install code. */
@@ -47,6 +47,9 @@ function checkedCode(code: string, where: string): CodeSource {
 }
 
 /** `env:VAR`, `file:PATH` (relative to the plan's folder; its first line) or the code itself. */
+/** An install code's file holds one line; anything much bigger is not one. */
+const CODE_FILE_BYTES = 64 * 1024;
+
 export async function resolveCode(source: string, planFolder: string, env: NodeJS.ProcessEnv): Promise<CodeSource> {
   if (source.startsWith("env:")) {
     const name = source.slice(4);
@@ -55,7 +58,7 @@ export async function resolveCode(source: string, planFolder: string, env: NodeJ
   }
   if (source.startsWith("file:")) {
     const path = resolve(planFolder, source.slice(5));
-    const text = await readFile(path, "utf8").catch((error: Error) => error);
+    const text = await readTextFile(path, CODE_FILE_BYTES).catch((error: Error) => error);
     if (text instanceof Error) return { ok: false, problem: `cannot read ${path}: ${text.message}` };
     const code = text.split("\n")[0]?.trim();
     return code ? checkedCode(code, `the first line of ${path}`) : { ok: false, problem: `${path} is empty` };

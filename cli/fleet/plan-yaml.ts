@@ -25,7 +25,7 @@ interface PlanText {
   locate(problem: PlanProblem): LocatedProblem;
 }
 
-const MAX_BYTES = 1024 * 1024;
+export const MAX_PLAN_BYTES = 1024 * 1024;
 const MAX_ALIASES = 50;
 
 /** The plan's YAML, or the one problem that keeps it from being read; positions are 1-based. */
@@ -35,7 +35,7 @@ export function parsePlanYaml(text: string): { ok: true; plan: PlanText } | { ok
     const { line, col } = lineCounter.linePos(offset);
     return { ok: false as const, problem: { rule: "plan-file" as const, path: [], message, line, column: col } };
   };
-  if (Buffer.byteLength(text) > MAX_BYTES) return { ok: false, problem: { rule: "plan-file", path: [], message: "the plan is larger than 1 MiB", line: 1, column: 1 } };
+  if (Buffer.byteLength(text) > MAX_PLAN_BYTES) return { ok: false, problem: { rule: "plan-file", path: [], message: "the plan is larger than 1 MiB", line: 1, column: 1 } };
   let doc: Document.Parsed;
   try {
     doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, logLevel: "error" });

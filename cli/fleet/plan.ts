@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readTextFile } from "../../core/fs/read-text-file.ts";
 import { dirname } from "node:path";
 import type { Draft } from "../../core/config/index.ts";
 import { composeDraft } from "./compose.ts";
@@ -8,7 +8,7 @@ import { crossNodeProblems, fieldProblems, offlineFieldErrors, sameInstallerProb
 import type { Plan, Role } from "./plan-schema.ts";
 import type { PlanRule } from "./plan-rules.ts";
 import { planShapeProblems } from "./plan-shape.ts";
-import { type LocatedProblem, type PlanProblem, parsePlanYaml } from "./plan-yaml.ts";
+import { type LocatedProblem, MAX_PLAN_BYTES, type PlanProblem, parsePlanYaml } from "./plan-yaml.ts";
 import type { FieldError } from "../../core/state/records.ts";
 
 export interface FleetNode {
@@ -54,7 +54,7 @@ function misshapen(problems: PlanProblem[]): Set<number> {
 
 /** SPEC §10.1 offline: shape, install codes and pins, each node's draft by the service's validator, the rules across nodes. Every problem at once. */
 export async function loadPlan(file: string, env: NodeJS.ProcessEnv): Promise<PlanResult> {
-  const text = await readFile(file, "utf8").catch((error: Error) => error);
+  const text = await readTextFile(file, MAX_PLAN_BYTES).catch((error: Error) => error);
   if (text instanceof Error) return { ok: false, problems: [{ rule: "plan-file", path: [], message: `cannot read the plan: ${text.message}`, line: 1, column: 1 }] };
   const parsed = parsePlanYaml(text);
   if (!parsed.ok) return { ok: false, problems: [parsed.problem] };

@@ -1,0 +1,37 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdir, truncate, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { TextFileProblem, readTextFile } from "../../../core/fs/read-text-file.ts";
+import { loadPlan } from "../../../cli/fleet/plan.ts";
+import { tempDir } from "../../helpers/installer.ts";
+
+test("a text file an operator names is read only when it is one: no wait on a named pipe, nothing read of a device, a folder or a file over the cap, and no byte that is not UTF-8", async () => {
+  const folder = await tempDir("stratum-text-");
+  const refused = async (path: string, message: string) =>
+    assert.rejects(readTextFile(path, 1024 * 1024), (err: Error) => err instanceof TextFileProblem && err.message === message);
+  await writeFile(join(folder, "plan.yaml"), "\ufeffcluster: {}\nname: nœud-01\n");
+  assert.equal(await readTextFile(join(folder, "plan.yaml"), 1024), "cluster: {}\nname: nœud-01\n", "a BOM is dropped, UTF-8 kept");
+  execFileSync("mkfifo", [join(folder, "pipe")]);
+  await refused(join(folder, "pipe"), `${folder}/pipe is a named pipe, not a file`);
+  await refused("/dev/zero", "/dev/zero is a device or socket, not a file");
+  await mkdir(join(folder, "dir"));
+  await refused(join(folder, "dir"), `${folder}/dir is a folder, not a file`);
+  await writeFile(join(folder, "big"), "");
+  await truncate(join(folder, "big"), 60 * 1024 * 1024);
+  await refused(join(folder, "big"), `${folder}/big is 62914560 bytes, over the 1048576 a file here may have`);
+  await writeFile(join(folder, "latin1.yaml"), Buffer.from("name: n\xe6ud-02\n", "latin1"));
+  await refused(join(folder, "latin1.yaml"), `${folder}/latin1.yaml is not UTF-8 text (save it as UTF-8)`);
+  await assert.rejects(readTextFile(join(folder, "none"), 10), { code: "ENOENT" });
+});
+
+test("a plan that is not UTF-8, or a pipe, is one problem naming why; nothing else is read", async () => {
+  const folder = await tempDir("stratum-text-");
+  await writeFile(join(folder, "latin1.yaml"), Buffer.from("cluster:\n  name: n\xe6ud\n", "latin1"));
+  const result = await loadPlan(join(folder, "latin1.yaml"), {});
+  assert.deepEqual(result.ok ? [] : result.problems.map((p) => p.message), [`cannot read the plan: ${folder}/latin1.yaml is not UTF-8 text (save it as UTF-8)`]);
+  execFileSync("mkfifo", [join(folder, "pipe.yaml")]);
+  const piped = await loadPlan(join(folder, "pipe.yaml"), {});
+  assert.deepEqual(piped.ok ? [] : piped.problems.map((p) => p.message), [`cannot read the plan: ${folder}/pipe.yaml is a named pipe, not a file`]);
+});
