@@ -1,5 +1,5 @@
 import { basename, dirname, extname, isAbsolute, join, relative } from "node:path";
-import { mkdir } from "node:fs/promises";
+import { makeFolder } from "../../core/fs/private-dir.ts";
 import { acquireLock, type Lock } from "../../core/fs/state-lock.ts";
 import { notWrittenBecause } from "../../core/fs/storage-error.ts";
 import { printable } from "../../core/common/printable.ts";
@@ -130,7 +130,7 @@ async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput):
   let lock: Lock;
   try {
     // The state file's folder, made as its own write would make it (--state in a folder not made yet).
-    await mkdir(dirname(path), { recursive: true, mode: 0o755 });
+    await makeFolder(dirname(path), `the state file's folder ${dirname(path)}`, 0o755);
     lock = await acquireLock(
       path,
       (pid) =>

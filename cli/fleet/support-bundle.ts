@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { makeFolder } from "../../core/fs/private-dir.ts";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { HttpClientError } from "../../core/http/client.ts";
@@ -39,7 +39,7 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
  * are `stopped`, and what came is kept.
  */
 export async function gatherBundles(nodes: readonly FleetNode[], dir: string, parallel: number, out: FleetOutput, signal?: AbortSignal): Promise<BundleEntry[]> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeFolder(dir, `the bundles' folder ${dir}`);
   const entries = new Map<string, BundleEntry>();
   const stopped = (node: FleetNode) => ({ node: node.name, installer: node.access.url.origin, error: "stopped" as const, detail: "not gathered: the run was stopped (Ctrl-C)" });
   await pool(nodes, parallel, async (node) => {

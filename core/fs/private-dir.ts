@@ -28,18 +28,19 @@ export async function ensurePrivateDir(path: string, what = "the folder", instea
 
 /**
  * mkdir -p, one level at a time: Node's `recursive` retries a parent that says ENOENT although it exists,
- * and /proc says so for every mkdir, so `--state-dir /proc/x` hung for good.
+ * and /proc says so for every mkdir, so `--state-dir /proc/x` hung for good (the fleet's --state and
+ * --support-bundle too). Refused with one sentence naming `asked` and why; the error keeps mkdir's code.
  */
-async function makeFolder(path: string, asked: string): Promise<void> {
+export async function makeFolder(path: string, asked: string, mode = 0o700): Promise<void> {
   try {
-    await mkdir(path, { mode: 0o700 });
+    await mkdir(path, { mode });
     return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "EEXIST" && (await stat(path)).isDirectory()) return;
     if (code === "ENOENT" && dirname(path) !== path && !(await isFolder(dirname(path)))) {
-      await makeFolder(dirname(path), asked);
-      return makeFolder(path, asked);
+      await makeFolder(dirname(path), asked, mode);
+      return makeFolder(path, asked, mode);
     }
     throw Object.assign(new Error(`${asked} cannot be made: ${await why(path, code)} (${code})`), { code });
   }

@@ -323,6 +323,26 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     }
   });
 
+  test("--state or --support-bundle where no folder can be made (in /proc, a file): one sentence at once, no node contacted — Node's mkdir -p spun for good on /proc", { timeout: 60_000 }, async () => {
+    const folder = await tempDir("stratum-fleet-nofolder-");
+    const plan = join(folder, "cluster.yaml");
+    const code = (i: number) => `ABCD-EFGH-JKM${"NP"[i - 1]}`;
+    const nodes = [1, 2].map((i) => ({ name: `node-0${i}`, role: i === 1 ? "init" : "join", installer: { port: 9 + i, fingerprint: `${i}b`.repeat(32), code: code(i) } }));
+    await mkdir(join(folder, "codes"));
+    await writeFile(join(folder, "codes/node-02"), `${code(2)}\n`);
+    await writeFile(plan, planText(nodes as RigNode[], 9));
+    await writeFile(join(folder, "a-file"), "");
+    const env = { NODE01_CODE: code(1) };
+    const state = await runCli(["fleet", plan, "--state", "/proc/stratum-x/s.json"], env);
+    assert.equal(state.code, 2, state.stdout + state.stderr);
+    assert.match(state.stdout, /the state file's lock \/proc\/stratum-x\/s\.json\.lock cannot be written \(the state file's folder \/proc\/stratum-x cannot be made: \/proc does not let folders be made in it \(ENOENT\)\)/);
+    for (const [dir, why] of [["/proc/stratum-x", "/proc does not let folders be made in it (ENOENT)"], [join(folder, "a-file"), `${folder}/a-file is a file, not a folder (EEXIST)`]]) {
+      const bundles = await runCli(["fleet", plan, "--support-bundle", dir!], env);
+      assert.equal(bundles.code, 1, bundles.stdout + bundles.stderr);
+      assert.equal(bundles.stderr, `installer: the bundles' folder ${dir} cannot be made: ${why}\n`);
+    }
+  });
+
   test("an unusable plan: every problem at once, exit 2, no node contacted", async () => {
     const folder = await tempDir("stratum-fleet-unusable-");
     const plan = join(folder, "cluster.yaml");
