@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import type { Settings } from "../core/common/settings.ts";
+import { editDistance } from "../core/config/messages.ts";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -83,6 +84,30 @@ export function statusUrl(values: Partial<Record<keyof typeof STATUS_FLAGS, stri
 
 function envName(flag: string): string {
   return `STRATUM_${flag.toUpperCase().replaceAll("-", "_")}`;
+}
+
+/**
+ * A usage error about a flag the environment gave (STRATUM_LISTEN from /etc/stratum/installer.env, with no --listen
+ * on the command line) names the variable, not a flag the operator never typed.
+ */
+export function fromEnvironment(err: UsageError, given: Iterable<string>, env: NodeJS.ProcessEnv): UsageError {
+  for (const flag of given) {
+    if (env[envName(flag)] === undefined || !err.message.startsWith(`--${flag} `)) continue;
+    return new UsageError(`${envName(flag)} (from the environment; under systemd /etc/stratum/installer.env) ${err.message.slice(flag.length + 3)}`);
+  }
+  return err;
+}
+
+/** The STRATUM_ variables set that no flag reads (a typo in installer.env goes unseen otherwise), each with the name it is likely to be. */
+export function unknownEnvironment(flags: Record<string, FlagSpec>, env: NodeJS.ProcessEnv): string[] {
+  const known = Object.keys(flags).map(envName);
+  // STRATUM_FIRSTBOOT marks firstboot's processes (an installer started from one carries it).
+  return Object.keys(env)
+    .filter((name) => name.startsWith("STRATUM_") && !known.includes(name) && name !== "STRATUM_FIRSTBOOT")
+    .map((name) => {
+      const near = known.find((k) => editDistance(k, name) <= 2);
+      return `${name} is set, but no flag reads it: ${near ? `did you mean ${near}?` : "serve --help names each flag's variable"}`;
+    });
 }
 
 export function parseFlags<const F extends string>(

@@ -3,7 +3,7 @@ import type { CodeCache } from "./fast-start.ts";
 import type { Exit } from "./commands.ts";
 import { printableLines } from "../core/common/printable.ts";
 import { whenStdoutGone } from "./epipe.ts";
-import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, oneOf, parseFlags, settingsFrom, statusUrl } from "./flags.ts";
+import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, fromEnvironment, oneOf, parseFlags, settingsFrom, statusUrl, unknownEnvironment } from "./flags.ts";
 import { settle } from "./outcome.ts";
 import { FORMATS } from "./problem-format.ts";
 import { VERSION } from "./version.ts";
@@ -26,7 +26,15 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
     case "serve": {
       const { values, positionals } = parseFlags(rest, SERVE_FLAGS, process.env);
       if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(" ")}"`);
-      const settings = settingsFrom(values);
+      // A typo in installer.env first: the default it leaves in place may be what is refused next.
+      for (const unknown of unknownEnvironment(SERVE_FLAGS, process.env)) process.stderr.write(`installer: warning: ${printableLines(unknown)}\n`);
+      let settings: ReturnType<typeof settingsFrom>;
+      try {
+        settings = settingsFrom(values);
+      } catch (err) {
+        const fromEnv = Object.keys(SERVE_FLAGS).filter((flag) => !rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)));
+        throw err instanceof UsageError ? fromEnvironment(err, fromEnv, process.env) : err;
+      }
       serving = true;
       const [{ runServe }, { NeedsOperator }] = await Promise.all([import("./serve.ts"), import("../core/common/errors.ts")]);
       try {

@@ -5,7 +5,7 @@ import { createServer } from "node:net";
 import { once } from "node:events";
 import { join } from "node:path";
 import { test } from "node:test";
-import { harness, tempDir } from "../helpers/installer.ts";
+import { harness, runCli, tempDir } from "../helpers/installer.ts";
 
 const lab = harness();
 
@@ -69,4 +69,16 @@ test("a state dir that cannot be made (in /proc, under a file, a file itself): o
     await refused([], { stateDir: join(folder, "file/state"), exit: 2 }),
     `installer: the state dir ${folder}/file/state cannot be made: ${folder}/file is a file, not a folder (ENOTDIR); choose another --state-dir`,
   );
+});
+
+test("a setting from the environment that is refused names its variable, not a flag never typed; a STRATUM_ variable no flag reads is warned of, with the one it is likely to be", async () => {
+  const stateDir = await tempDir();
+  const fromEnv = await runCli(["serve", "--state-dir", stateDir], { STRATUM_LISTEN: "[::]9443" });
+  assert.equal(fromEnv.code, 2);
+  assert.match(fromEnv.stderr, /^installer: STRATUM_LISTEN \(from the environment; under systemd \/etc\/stratum\/installer\.env\) must be host:port \(e\.g\. 0\.0\.0\.0:9443 or \[::\]:9443\), got "\[::\]9443"\n/);
+  const typo = await runCli(["serve", "--state-dir", stateDir, "--listen", "nowhere"], { STRATUM_LSITEN: "127.0.0.1:0", STRATUM_WHATEVER: "1" });
+  assert.equal(typo.code, 2);
+  assert.match(typo.stderr, /^installer: warning: STRATUM_LSITEN is set, but no flag reads it: did you mean STRATUM_LISTEN\?\n/);
+  assert.match(typo.stderr, /installer: warning: STRATUM_WHATEVER is set, but no flag reads it: serve --help names each flag's variable\n/);
+  assert.match(typo.stderr, /installer: --listen must be host:port/, "a flag typed is named as a flag");
 });
