@@ -58,10 +58,11 @@ function parseFleetFlags(args: string[]): FleetFlags | "help" | "example" {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-const STOPS = ["SIGINT", "SIGTERM"] as const;
+/** What each stop exits with: 128 + the signal's number, as a shell reports a command a signal ended. */
+const STOPS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 
 /**
- * Stops watching on Ctrl-C or SIGTERM (a CI job's time-out, `kill`): the controller is aborted with the signal's
+ * Stops watching on Ctrl-C, SIGTERM (a CI job's time-out, `kill`) or SIGHUP (the ssh session gone): the controller is aborted with the signal's
  * name, the run ends as it does on Ctrl-C (the state file written, the lock let go); a second signal exits at once.
  * The installs go on on the nodes.
  */
@@ -69,15 +70,15 @@ function onInterrupt(controller: AbortController): () => void {
   const first = (signal: NodeJS.Signals) => {
     release();
     controller.abort(signal);
-    for (const again of STOPS) process.once(again, (name: NodeJS.Signals) => process.exit(exitOnSignal(name)));
+    for (const again of SIGNALS) process.once(again, (name: NodeJS.Signals) => process.exit(exitOnSignal(name)));
   };
-  const release = () => STOPS.forEach((signal) => process.removeListener(signal, first));
-  STOPS.forEach((signal) => process.once(signal, first));
+  const release = () => SIGNALS.forEach((signal) => process.removeListener(signal, first));
+  SIGNALS.forEach((signal) => process.once(signal, first));
   return release;
 }
 
-/** 128 + the signal's number, as a shell reports a command a signal ended. */
-const exitOnSignal = (signal: unknown): number => (signal === "SIGTERM" ? 143 : 130);
+const SIGNALS = Object.keys(STOPS) as Array<keyof typeof STOPS>;
+const exitOnSignal = (signal: unknown): number => STOPS[signal as keyof typeof STOPS] ?? 130;
 
 /**
  * A word as a shell reads it back unchanged: as it is when plain, else in single quotes; one with a character a
@@ -195,7 +196,7 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
     const unsaved = await stateProblem(state);
     // As it was run, every flag kept (--json, --parallel, --rechecks, --state): what it did then it does again.
     const again = `${installerCommand()} fleet ${flags.given.map(shellWord).join(" ")}`;
-    out.note(null, "warn", `stopped watching${controller.signal.reason === "SIGTERM" ? " (SIGTERM)" : ""}; the installs that run go on on their nodes. To follow them and go on: ${again}`);
+    out.note(null, "warn", `stopped watching${controller.signal.reason === "SIGINT" ? "" : ` (${String(controller.signal.reason)})`}; the installs that run go on on their nodes. To follow them and go on: ${again}`);
     if (unsaved) out.note(null, "error", unsaved);
     return exitOnSignal(controller.signal.reason);
   } finally {

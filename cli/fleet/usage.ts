@@ -21,7 +21,7 @@ Flags:
 Exit: 0 every node installed; 1 a node failed, or the state file or report could not be written
 (the summary says which file and why); 2 the plan is unusable, a node unreachable
 or refused (a wrong fingerprint, a wrong install code), or another run installs from the
-same state file (its lock, FILE.lock, names it); 130 stopped watching (Ctrl-C; 143 on SIGTERM):
+same state file (its lock, FILE.lock, names it); 130 stopped watching (Ctrl-C; 143 on SIGTERM, 129 on SIGHUP):
 the installs go on, and running the same command again follows them. A run that failed after
 contacting the nodes ends with the command that gathers what happened (--support-bundle).
 

@@ -81,7 +81,7 @@ describe("fleet --support-bundle: what happened on every node", () => {
     assert.ok(!(unusable.stdout + unusable.stderr).includes("gather what happened"), "a plan that contacted no node: nothing to gather");
   });
 
-  for (const [signal, exit] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  for (const [signal, exit] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
     test(`${signal === "SIGINT" ? "Ctrl-C" : signal} while a bundle comes: that download stops (no temp file), the next is not asked, the index still names every node; exit ${exit}`, async (t) => {
       const rig = await startRig(lab, { joins: 2 });
       const second = rig.nodes[1]!;
