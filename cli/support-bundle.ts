@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import { rename, rm, stat } from "node:fs/promises";
+import { link, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { offlineFacts, operatorSecrets, readBundle, readState, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
@@ -58,13 +58,17 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
     return 0;
   }
   const into = options.output ?? process.cwd();
-  const file = (await stat(into).then((s) => s.isDirectory(), () => false)) ? join(into, bundle.name) : into;
+  const named = await stat(into).then((s) => s.isDirectory(), () => false);
+  let file = named ? join(into, bundle.name) : into;
   // Whole or not at all: a bundle cut short by a full disk must not pass for one.
   const partial = `${file}.part`;
   try {
     await pipeline(bundle.stream, createWriteStream(partial, { mode: 0o600 }));
     const manifest = await bundle.manifest;
-    await rename(partial, file);
+    // A name of its own making never replaces a bundle already there (two made within the same second); a file
+    // the operator named with -o is theirs to replace.
+    if (named) file = await placeBeside(partial, file);
+    else await rename(partial, file);
     const cut = manifest.leftOut.length > 0 ? `; left out: ${manifest.leftOut.map((l) => l.path).join(", ")} (manifest.json says why)` : "";
     process.stdout.write(`${printable(file)}: ${manifest.files.length + 1} files, phase ${printable(manifest.phase)}${cut}\n`);
     return 0;
@@ -88,6 +92,26 @@ function eventLine(line: string): string {
 }
 
 /** A short account of a bundle for the person who receives it: node, phase, attempts and verdicts, where it failed and its last lines. */
+/** `partial` moved to `file`, or to `file` with -2, -3, … before .tar.gz when one is there: never over another. */
+async function placeBeside(partial: string, file: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? file : file.replace(/\.tar\.gz$/, `-${n}.tar.gz`);
+    try {
+      await link(partial, candidate);
+      await rm(partial);
+      return candidate;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EEXIST" && n < 100) continue;
+      // A file system without hard links (vfat, some FUSE): a look first, then the rename.
+      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw err;
+      if (await stat(candidate).then(() => true, () => false)) continue;
+      await rename(partial, candidate);
+      return candidate;
+    }
+  }
+}
+
 export function summaryText(file: string, bundle: BundleContents): string {
   const { manifest, status } = bundle;
   const lines = [

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { closeSync, existsSync, openSync } from "node:fs";
-import { copyFile, mkdir, readFile, rm, truncate } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -158,4 +158,29 @@ test("support-bundle --state-dir alone: the payload folder and host facts are th
   const flagged = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, "c.tar.gz"), "--payload", elsewhere]);
   assert.equal(flagged.code, 0, flagged.stderr);
   assert.equal(JSON.parse((await extractBundle(join(out, "c.tar.gz"))).files.get("payload.json")!).folder, elsewhere);
+});
+
+test("support-bundle -o DIR never replaces a bundle there: two made within one second are both kept (-2)", async () => {
+  const folder = await tempDir("stratum-bundle-twice-");
+  const stateDir = join(folder, "state");
+  const installer = await lab.start({ stateDir });
+  await installer.stop();
+  const out = join(folder, "out");
+  await mkdir(out);
+  const first = await runCli(["support-bundle", "--state-dir", stateDir, "-o", out]);
+  const prefix = /stratum-support-(.*)-\d{8}T\d{6}Z\.tar\.gz: /.exec(first.stdout)?.[1];
+  assert.ok(prefix, first.stdout + first.stderr);
+  // Whatever second the next bundle is made in, a file of that name is there already.
+  const name = (at: number) => `stratum-support-${prefix}-${new Date(at).toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "")}.tar.gz`;
+  const now = Date.now();
+  const taken = Array.from({ length: 120 }, (_, i) => name(now + i * 1000)).filter((file) => !first.stdout.includes(file));
+  for (const file of taken) await writeFile(join(out, file), "someone's bundle\n");
+  const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", out]);
+  assert.equal(made.code, 0, made.stderr);
+  const written = /^(.*): \d+ files/.exec(made.stdout)?.[1];
+  assert.ok(written?.endsWith("-2.tar.gz"), made.stdout);
+  assert.ok((await extractBundle(/^(.*): \d+ files/.exec(first.stdout)![1]!)).files.has("manifest.json"), "the first bundle kept whole");
+  for (const file of taken) assert.equal(await readFile(join(out, file), "utf8"), "someone's bundle\n", `${file} kept`);
+  assert.ok((await extractBundle(written!)).files.has("manifest.json"));
+  assert.deepEqual((await readdir(out)).filter((f) => f.endsWith(".part")), []);
 });
