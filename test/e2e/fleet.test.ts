@@ -21,6 +21,18 @@ async function footprint(rig: FleetRig): Promise<Array<[string, string, number]>
   );
 }
 
+/** A valid plan of two nodes nobody serves (ports 10 and 11): for what the fleet refuses before it contacts a node. */
+async function offlinePlan(prefix: string): Promise<{ folder: string; plan: string; env: Record<string, string> }> {
+  const folder = await tempDir(prefix);
+  const plan = join(folder, "cluster.yaml");
+  const code = (i: number) => `ABCD-EFGH-JKM${"NP"[i - 1]}`;
+  const nodes = [1, 2].map((i) => ({ name: `node-0${i}`, role: i === 1 ? "init" : "join", installer: { port: 9 + i, fingerprint: `${i}b`.repeat(32), code: code(i) } }));
+  await mkdir(join(folder, "codes"));
+  await writeFile(join(folder, "codes/node-02"), `${code(2)}\n`);
+  await writeFile(plan, planText(nodes as RigNode[], 9));
+  return { folder, plan, env: { NODE01_CODE: code(1) } };
+}
+
 async function statusOf(node: RigNode) {
   return (await node.installer.request("/v1/installer/status")).json;
 }
@@ -295,13 +307,7 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
   });
 
   test("a state file on a read-only file system: its lock is refused saying so, exit 2, no node contacted", { skip: process.getuid?.() !== 0 ? "needs root to mount a tmpfs" : undefined }, async (t) => {
-    const folder = await tempDir("stratum-fleet-readonly-");
-    const plan = join(folder, "cluster.yaml");
-    const code = (i: number) => `ABCD-EFGH-JKM${"NP"[i - 1]}`;
-    const nodes = [1, 2].map((i) => ({ name: `node-0${i}`, role: i === 1 ? "init" : "join", installer: { port: 9 + i, fingerprint: `${i}b`.repeat(32), code: code(i) } }));
-    await mkdir(join(folder, "codes"));
-    await writeFile(join(folder, "codes/node-02"), `${code(2)}\n`);
-    await writeFile(plan, planText(nodes as RigNode[], 9));
+    const { folder, plan, env } = await offlinePlan("stratum-fleet-readonly-");
     const mount = join(folder, "readonly");
     await mkdir(mount);
     try {
@@ -310,7 +316,7 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
       return t.skip(`mounting a tmpfs is not allowed here (${(err as Error).message.split("\n")[0]})`);
     }
     try {
-      const run = await runCli(["fleet", plan, "--state", join(mount, "state.json")], { NODE01_CODE: code(1) });
+      const run = await runCli(["fleet", plan, "--state", join(mount, "state.json")], env);
       assert.equal(run.code, 2, run.stdout + run.stderr);
       assert.ok(
         run.stdout.includes(`the state file's lock ${mount}/state.json.lock cannot be written (EROFS: its file system is read-only): free space there or make it writable, or give --state in a folder this user can write\n`),
@@ -324,15 +330,8 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
   });
 
   test("--state or --support-bundle where no folder can be made (in /proc, a file): one sentence at once, no node contacted — Node's mkdir -p spun for good on /proc", { timeout: 60_000 }, async () => {
-    const folder = await tempDir("stratum-fleet-nofolder-");
-    const plan = join(folder, "cluster.yaml");
-    const code = (i: number) => `ABCD-EFGH-JKM${"NP"[i - 1]}`;
-    const nodes = [1, 2].map((i) => ({ name: `node-0${i}`, role: i === 1 ? "init" : "join", installer: { port: 9 + i, fingerprint: `${i}b`.repeat(32), code: code(i) } }));
-    await mkdir(join(folder, "codes"));
-    await writeFile(join(folder, "codes/node-02"), `${code(2)}\n`);
-    await writeFile(plan, planText(nodes as RigNode[], 9));
+    const { folder, plan, env } = await offlinePlan("stratum-fleet-nofolder-");
     await writeFile(join(folder, "a-file"), "");
-    const env = { NODE01_CODE: code(1) };
     const state = await runCli(["fleet", plan, "--state", "/proc/stratum-x/s.json"], env);
     assert.equal(state.code, 2, state.stdout + state.stderr);
     assert.match(state.stdout, /the state file's lock \/proc\/stratum-x\/s\.json\.lock cannot be written \(the state file's folder \/proc\/stratum-x cannot be made: \/proc does not let folders be made in it \(ENOENT\)\)/);
