@@ -1,4 +1,5 @@
-import { basename, dirname, extname, isAbsolute, join, relative } from "node:path";
+import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
+import { readlink, realpath } from "node:fs/promises";
 import { makeFolder } from "../../core/fs/private-dir.ts";
 import { acquireLock, type Lock } from "../../core/fs/state-lock.ts";
 import { notWrittenBecause } from "../../core/fs/storage-error.ts";
@@ -44,6 +45,7 @@ function parseFleetFlags(args: string[]): FleetFlags | "help" | "example" {
   if (positionals.length !== 1) throw new UsageError("fleet takes one PLAN.yaml (fleet --help describes it, fleet --example prints one)");
   const plan = positionals[0]!;
   const state = values.state ?? join(dirname(plan), `${basename(plan, extname(plan))}.fleet-state.json`);
+  if (basename(state) === REPORT_NAME) throw new UsageError(`--state cannot be named ${REPORT_NAME}: the run's report is written beside the state file under that name, over it`);
   return {
     plan,
     dryRun: booleans["dry-run"]!,
@@ -55,6 +57,17 @@ function parseFleetFlags(args: string[]): FleetFlags | "help" | "example" {
     ...(values["support-bundle"] !== undefined ? { supportBundle: values["support-bundle"] } : {}),
   };
 }
+
+/** Where a path's symbolic links lead, the last one's target not made yet included (a first run's --state). */
+async function throughLinks(path: string, hops = 0): Promise<string> {
+  const real = await realpath(path).catch(() => undefined);
+  if (real !== undefined) return real;
+  const link = await readlink(path).catch(() => undefined);
+  return link === undefined || hops > 8 ? path : throughLinks(resolve(dirname(path), link), hops + 1);
+}
+
+/** The run's report, beside its state file. */
+const REPORT_NAME = "fleet-report.json";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -125,7 +138,9 @@ async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportB
  * One run at a time on a state file: two would each start what the other follows, and each write the file over the
  * other's. A dry run changes nothing and takes no lock; a run killed leaves a lock its next run takes over.
  */
-async function install(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput): Promise<number> {
+async function install(loaded: LoadedPlan, given: FleetFlags, out: FleetOutput): Promise<number> {
+  // A state file reached through a symbolic link is written where the link points, not over the link.
+  const flags = { ...given, state: await throughLinks(given.state) };
   if (flags.dryRun) return installLocked(loaded, flags, out);
   const path = `${flags.state}.lock`;
   let lock: Lock;
@@ -208,7 +223,7 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   // A run whose state file or report did not reach the disk did not do all it says, even with every node installed.
   const nodesExit = exitCode(outcomes);
   const reportedExit = unsaved ? Math.max(nodesExit, 1) : nodesExit;
-  const reportPath = join(dirname(flags.state), "fleet-report.json");
+  const reportPath = join(dirname(flags.state), REPORT_NAME);
   const unreported = await writeReport(reportPath, loaded, connection, outcomes, reportedExit, joinToken ? [joinToken] : [], answers).then(
     () => undefined,
     (error: NodeJS.ErrnoException) => {
@@ -250,7 +265,7 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv): Promise<
   }
   goOnWithoutStdout(
     flags.supportBundle === undefined
-      ? `stdout was closed (its reader went away): the fleet goes on without printing; its exit code and ${join(dirname(flags.state), "fleet-report.json")} tell how it ended`
+      ? `stdout was closed (its reader went away): the fleet goes on without printing; its exit code and ${join(dirname(flags.state), REPORT_NAME)} tell how it ended`
       : `stdout was closed (its reader went away): the fleet goes on gathering without printing; its exit code and ${join(flags.supportBundle, "index.json")} tell how it ended`,
   );
   const out = chooseOutput(flags.json, new Map(result.loaded.nodes.map((n) => [n.name, n.role])));

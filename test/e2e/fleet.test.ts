@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, test } from "node:test";
@@ -340,6 +340,24 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
       assert.equal(bundles.code, 1, bundles.stdout + bundles.stderr);
       assert.equal(bundles.stderr, `installer: the bundles' folder ${dir} cannot be made: ${why}\n`);
     }
+  });
+
+  test("--state through a symbolic link is written where the link points, the link kept; --state named fleet-report.json is refused (the report would go over it)", async () => {
+    const rig = await startRig(lab, { joins: 1 });
+    await mkdir(join(rig.folder, "real"));
+    await symlink(join(rig.folder, "real/state.json"), join(rig.folder, "link.json"));
+    const run = await rig.fleet(["--state", join(rig.folder, "link.json")]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.ok((await lstat(join(rig.folder, "link.json"))).isSymbolicLink(), "the link is still a link");
+    assert.equal(JSON.parse(await readFile(join(rig.folder, "real/state.json"), "utf8")).version, 1);
+    await readFile(join(rig.folder, "real/fleet-report.json"), "utf8");
+    const again = await rig.fleet(["--state", join(rig.folder, "link.json")]);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stdout, /installed already/, "the rerun goes by the state the link points at");
+    const { plan } = await offlinePlan("stratum-fleet-reportname-");
+    const refused = await runCli(["fleet", plan, "--state", join(rig.folder, "nd/fleet-report.json")]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /--state cannot be named fleet-report\.json: the run's report is written beside the state file under that name, over it/);
   });
 
   test("an unusable plan: every problem at once, exit 2, no node contacted", async () => {
