@@ -80,6 +80,7 @@ const STOPS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
  * The installs go on on the nodes.
  */
 function onInterrupt(controller: AbortController): () => void {
+  watching = true;
   const first = (signal: NodeJS.Signals) => {
     release();
     controller.abort(signal);
@@ -89,6 +90,9 @@ function onInterrupt(controller: AbortController): () => void {
   SIGNALS.forEach((signal) => process.once(signal, first));
   return release;
 }
+
+/** Set once onInterrupt watches (the installs began): from then on a stop is its to handle. */
+let watching = false;
 
 const SIGNALS = Object.keys(STOPS) as Array<keyof typeof STOPS>;
 const exitOnSignal = (signal: unknown): number => STOPS[signal as keyof typeof STOPS] ?? 130;
@@ -161,9 +165,17 @@ async function install(loaded: LoadedPlan, given: FleetFlags, out: FleetOutput):
     out.note(null, "error", "nothing was changed on any node");
     return 2;
   }
+  // Stopped before the installs begin (a node slow to answer its checks): nothing was started, the lock goes.
+  const early = (signal: NodeJS.Signals) => {
+    if (watching) return;
+    out.note(null, "warn", `stopped (${signal}) while the nodes were checked: nothing was changed on any node`);
+    void lock.release().finally(() => process.exit(exitOnSignal(signal)));
+  };
+  SIGNALS.forEach((signal) => process.once(signal, early));
   try {
     return await installLocked(loaded, flags, out);
   } finally {
+    SIGNALS.forEach((signal) => process.removeListener(signal, early));
     await lock.release().catch(() => undefined);
   }
 }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, test } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
+import { fakeInstaller } from "../helpers/fake-node.ts";
 import { type FleetRig, planText, type RigNode, startRig } from "../helpers/fleet.ts";
 import { BUNDLE, ROOT, harness, runCli, tempDir, waitFor } from "../helpers/installer.ts";
 
@@ -287,6 +288,24 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
       for (const node of rig.nodes) assert.equal((await statusOf(node)).phase, "done", `${node.name}${json ? " (--json)" : ""}`);
     }
     await assertInstalledOnce(rig);
+  });
+
+  test("Ctrl-C while the nodes are checked (one slow to answer): says nothing was changed, lets the lock go, exit 130", async (t) => {
+    const rig = await startRig(lab, { joins: 1 });
+    const second = rig.nodes[1]!;
+    // node-02's installer, as the plan names it, takes the request and never answers: the checks wait on it.
+    let asked = () => {};
+    const askedOnce = new Promise<void>((resolve) => (asked = resolve));
+    const slow = await fakeInstaller(t, () => asked());
+    await rig.writePlan((text) => text.replace(`https://127.0.0.1:${second.installer.port}`, slow.url.origin).replace(second.installer.fingerprint.replaceAll(":", "").toLowerCase(), slow.pin));
+    const fleet = rig.spawnFleet();
+    await askedOnce;
+    fleet.proc.kill("SIGINT");
+    const run = await fleet.done;
+    assert.equal(run.code, 130, run.stdout + run.stderr);
+    assert.match(run.stdout, /stopped \(SIGINT\) while the nodes were checked: nothing was changed on any node/);
+    await assert.rejects(readFile(join(rig.folder, "cluster.fleet-state.json.lock")), { code: "ENOENT" }, "the lock goes with its run");
+    assert.equal((await statusOf(rig.nodes[0]!)).attempt, 0, "nothing was started");
   });
 
   test("SIGTERM (a CI job's time-out, kill) stops watching as Ctrl-C does: exit 143, the state file kept, the lock let go, and the next run goes on", async () => {
