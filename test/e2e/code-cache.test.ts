@@ -321,7 +321,10 @@ describe("a code cache beside the bundle, made for an image whose state dir star
 
     await chmod(file, 0o644);
     const other = await bundleCopy();
-    await writeFile(other, (await readFile(other, "utf8")).replace("choose another --state-dir", "choose anotheR --state-dir"));
+    const text = await readFile(other, "utf8");
+    const changed = text.replace("another --state-dir", "anotheR --state-dir");
+    assert.notEqual(changed, text, "the other bundle differs from the one the cache was made for");
+    await writeFile(other, changed);
     await copyFile(file, `${other}.code-cache`);
     const mismatched = await lab.start({ stateDir: join(await tempDir(), "state"), bundle: other });
     assert.equal(await cacheState(mismatched), "rejected");
