@@ -90,8 +90,8 @@ function envName(flag: string): string {
  * A usage error about a flag the environment gave (STRATUM_LISTEN from /etc/stratum/installer.env, with no --listen
  * on the command line) names the variable, not a flag the operator never typed.
  */
-export function fromEnvironment(err: UsageError, given: Iterable<string>, env: NodeJS.ProcessEnv): UsageError {
-  for (const flag of given) {
+export function fromEnvironment(err: UsageError, notOnCommandLine: Iterable<string>, env: NodeJS.ProcessEnv): UsageError {
+  for (const flag of notOnCommandLine) {
     if (env[envName(flag)] === undefined || !err.message.startsWith(`--${flag} `)) continue;
     return new UsageError(`${envName(flag)} (from the environment; under systemd /etc/stratum/installer.env) ${err.message.slice(flag.length + 3)}`);
   }

@@ -75,9 +75,9 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const STOPS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 
 /**
- * Stops watching on Ctrl-C, SIGTERM (a CI job's time-out, `kill`) or SIGHUP (the ssh session gone): the controller is aborted with the signal's
- * name, the run ends as it does on Ctrl-C (the state file written, the lock let go); a second signal exits at once.
- * The installs go on on the nodes.
+ * Stops watching on Ctrl-C, SIGTERM (a CI job's time-out, `kill`) or SIGHUP (the ssh session gone): the controller
+ * is aborted with the signal's name and the run ends as on Ctrl-C (the state file written, the lock let go); a second
+ * signal exits at once. The installs go on on the nodes.
  */
 function onInterrupt(controller: AbortController): () => void {
   watching = true;
