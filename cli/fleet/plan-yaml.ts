@@ -1,7 +1,7 @@
 import { type Document, LineCounter, parseDocument } from "yaml";
 import { formatPath } from "../../core/config/paths.ts";
 import type { Path } from "../../core/config/schema.ts";
-import { offsetOf } from "../../core/config/yaml.ts";
+import { offsetOf, YAML_LIMITS, type YamlBudget, yamlBudgetProblem } from "../../core/config/yaml.ts";
 import type { PlanRule } from "./plan-rules.ts";
 
 /** A problem of the plan, at a plan path such as nodes[1].config.network.address. */
@@ -27,6 +27,12 @@ interface PlanText {
 
 export const MAX_PLAN_BYTES = 1024 * 1024;
 const MAX_ALIASES = 50;
+/**
+ * A node's config sits three levels down (nodes, the list, config) and may nest as node.yaml does. Deeper nesting is
+ * refused before the (recursive) parser sees it, whose stack gives out near 900 levels. The plan's size cap bounds its
+ * tokens.
+ */
+const PLAN_BUDGET: YamlBudget = { what: "the plan", maxDepth: YAML_LIMITS.maxDepth + 4, maxTokens: Infinity };
 
 /** The plan's YAML, or the one problem that keeps it from being read; positions are 1-based. */
 export function parsePlanYaml(text: string): { ok: true; plan: PlanText } | { ok: false; problem: LocatedProblem } {
@@ -36,6 +42,11 @@ export function parsePlanYaml(text: string): { ok: true; plan: PlanText } | { ok
     return { ok: false as const, problem: { rule: "plan-file" as const, path: [], message, line, column: col } };
   };
   if (Buffer.byteLength(text) > MAX_PLAN_BYTES) return { ok: false, problem: { rule: "plan-file", path: [], message: "the plan is larger than 1 MiB", line: 1, column: 1 } };
+  const budget = yamlBudgetProblem(text, PLAN_BUDGET);
+  if (budget) {
+    const before = text.slice(0, budget.offset);
+    return { ok: false, problem: { rule: "plan-file", path: [], message: budget.message, line: before.split("\n").length, column: budget.offset - before.lastIndexOf("\n") } };
+  }
   let doc: Document.Parsed;
   try {
     doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, logLevel: "error" });

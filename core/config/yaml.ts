@@ -3,7 +3,7 @@ import { formatPath } from "./paths.ts";
 import type { Path } from "./schema.ts";
 import type { FieldError } from "../state/records.ts";
 
-const YAML_LIMITS = {
+export const YAML_LIMITS = {
   maxBytes: 1024 * 1024,
   maxAliasCount: 50,
   maxDepth: 32,
@@ -23,33 +23,42 @@ const MARKERS = new Set<string>([CST.DOCUMENT, CST.FLOW_END, CST.SCALAR]);
 // (near 900 levels, where V8 may even abort the process instead of throwing).
 const MAX_LINE_DEPTH = 200;
 
-function blockDepthProblem(text: string): BudgetProblem | undefined {
+/** What a YAML file may hold before the parser sees it, and the file's name in the messages ("node.yaml", "the plan"). */
+export interface YamlBudget {
+  what: string;
+  maxDepth: number;
+  maxTokens: number;
+}
+
+const NODE_YAML_BUDGET: YamlBudget = { what: "node.yaml", maxDepth: YAML_LIMITS.maxDepth, maxTokens: YAML_LIMITS.maxTokens };
+
+function blockDepthProblem(text: string, budget: YamlBudget): BudgetProblem | undefined {
   let offset = 0;
   for (const line of text.split("\n")) {
     const indent = /^ */.exec(line)?.[0].length ?? 0;
     const markers = /^(?:[-?:](?: +|$))*/.exec(line.slice(indent))?.[0].replace(/ /g, "").length ?? 0;
     if (indent + markers > MAX_LINE_DEPTH) {
-      return { message: `node.yaml nests too deeply here (over ${MAX_LINE_DEPTH} columns of indentation and markers); it may nest at most ${YAML_LIMITS.maxDepth} levels`, offset };
+      return { message: `${budget.what} nests too deeply here (over ${MAX_LINE_DEPTH} columns of indentation and markers); it may nest at most ${budget.maxDepth} levels`, offset };
     }
     offset += line.length + 1;
   }
   return undefined;
 }
 
-function tokenProblem(text: string): BudgetProblem | undefined {
+function tokenProblem(text: string, budget: YamlBudget): BudgetProblem | undefined {
   let tokens = 0;
   let flowDepth = 0;
   let offset = 0;
   for (const lexeme of new Lexer().lex(text)) {
     if (MARKERS.has(lexeme)) continue;
     tokens += 1;
-    if (tokens > YAML_LIMITS.maxTokens) {
-      return { message: `node.yaml has more than ${YAML_LIMITS.maxTokens} YAML tokens, far more than a node configuration needs`, offset };
+    if (tokens > budget.maxTokens) {
+      return { message: `${budget.what} has more than ${budget.maxTokens} YAML tokens, far more than a node configuration needs`, offset };
     }
     if (lexeme === "[" || lexeme === "{") flowDepth += 1;
     if (lexeme === "]" || lexeme === "}") flowDepth = Math.max(0, flowDepth - 1);
-    if (flowDepth > YAML_LIMITS.maxDepth) {
-      return { message: `node.yaml nests deeper than ${YAML_LIMITS.maxDepth} levels`, offset };
+    if (flowDepth > budget.maxDepth) {
+      return { message: `${budget.what} nests deeper than ${budget.maxDepth} levels`, offset };
     }
     offset += lexeme.length;
   }
@@ -57,8 +66,8 @@ function tokenProblem(text: string): BudgetProblem | undefined {
 }
 
 /** A cheap pass that refuses token floods and deep nesting before the (much slower, recursive) parser sees them. */
-function yamlBudgetProblem(text: string): BudgetProblem | undefined {
-  return blockDepthProblem(text) ?? tokenProblem(text);
+export function yamlBudgetProblem(text: string, budget: YamlBudget = NODE_YAML_BUDGET): BudgetProblem | undefined {
+  return blockDepthProblem(text, budget) ?? tokenProblem(text, budget);
 }
 
 // What is wrong with a parsed node.yaml document, in words an operator acts on.

@@ -74,6 +74,9 @@ interface Case {
 const CASES: Case[] = [
   { name: "YAML that does not parse", change: edit("  vip: 10.20.0.10", "  vip: [10.20.0.10"), expected: [["4:3 (plan)", /YAML: Flow sequence/]] },
   { name: "a key twice", change: edit("  vip: 10.20.0.10", "  vip: 10.20.0.10\n  vip: 10.20.0.9"), expected: [["4:3", /YAML: .*unique/i]] },
+  // The parser's stack gave out: "YAML: Maximum call stack size exceeded", at no useful place.
+  { name: "flow lists nested 5,000 deep", change: edit("  vip: 10.20.0.10", `  vip: 10.20.0.10\n  x: ${"[".repeat(5000)}${"]".repeat(5000)}`), expected: [["4:42 (plan)", /^4:42 \(plan\): the plan nests deeper than 36 levels$/]] },
+  { name: "block maps nested 1,200 deep", change: edit("  vip: 10.20.0.10", `  vip: 10.20.0.10\n${Array.from({ length: 1200 }, (_, i) => `${" ".repeat(i + 2)}k:`).join("\n")}`), expected: [["203:1 (plan)", /the plan nests too deeply here .*at most 36 levels/]] },
   { name: "not a mapping", change: () => "- a\n- b\n", expected: [["1:1 (plan)", /must be a mapping with cluster: and nodes:, not a list/]] },
   { name: "no nodes", change: (t) => t.slice(0, t.indexOf("nodes:")), expected: [["1:1 nodes", /nodes is required: the list of nodes/]] },
   { name: "an unknown top-level key", change: edit("nodes:", "nodez: []\nnodes:"), expected: [["8:1 nodez", /"?nodez"? is not a known key/]] },
