@@ -66,6 +66,7 @@ export function oneOf<const T extends string>(flag: string, value: string, allow
  * loopback), else 127.0.0.1. A state dir copied from another node names that node's address: never followed.
  */
 export function statusUrl(values: Partial<Record<keyof typeof STATUS_FLAGS, string>>, ranWith: { listenHost?: string; port?: number } = {}, ownAddresses: readonly string[] = []): URL {
+  if (values.port !== undefined && values.url !== undefined) throw new UsageError(`--port and --url both say where the installer is (the URL names its port): give one`);
   const port = values.port === undefined ? (ranWith.port ?? 9443) : Number(values.port);
   if (values.port !== undefined && (!/^\d{1,5}$/.test(values.port) || port < 1 || port > 65535)) throw new UsageError(`--port must be a port number, got "${values.port}"`);
   const listened = ranWith.listenHost;

@@ -21,3 +21,7 @@ test("status's URL: --url, else the port (--port, the last start's, 9443) at the
   for (const [values, ranWith, url] of rows) assert.equal(statusUrl(values, ranWith, own).href, url, JSON.stringify([values, ranWith]));
   for (const port of ["0", "65536", "x", ""]) assert.throws(() => statusUrl({ port }), UsageError, port);
 });
+
+test("status's --port and --url together are refused: the URL names its own port, and the other was dropped unseen", () => {
+  assert.throws(() => statusUrl({ port: "9555", url: "https://10.0.0.5:9443" }), { name: "UsageError", message: /^--port and --url .*give one/ });
+});
