@@ -64,9 +64,12 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
     }
     const gone = new AbortController();
     const events = attempts.follow(attempt, from, gone.signal);
-    return streamSSE(c, (stream) => {
-      stream.onAbort(() => gone.abort());
-      return writeEvents(stream, events);
-    }) as never;
+    const stream = streamSSE(c, (sse) => {
+      sse.onAbort(() => gone.abort());
+      return writeEvents(sse, events);
+    });
+    // The helper says no-cache; like every answer here, no cache keeps it.
+    stream.headers.set("Cache-Control", "no-store");
+    return stream as never;
   },
 });

@@ -61,6 +61,8 @@ describe("GET /v1/installer/install/events", () => {
     for (const accept of ["text/event-stream", "application/json;q=0.5, text/event-stream", "text/event-stream, */*;q=0.1"]) {
       const reply = await installer.request(`${PATH}?attempt=1`, { headers: { accept } });
       assert.match(String(reply.headers["content-type"]), /^text\/event-stream/, accept);
+      // Like every answer under /v1/installer (the events are redacted, but a firstboot's lines are the node's own): Hono's SSE helper says no-cache.
+      assert.equal(reply.headers["cache-control"], "no-store", accept);
       assert.match(reply.text, /^id: 1\n/m, accept);
     }
   });
