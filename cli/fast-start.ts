@@ -97,7 +97,7 @@ const HEADER_BYTES = 64 + 1 + 64 + 1;
  */
 function untrusted(what: string, stats: Stats, rootToo: boolean): string | undefined {
   if (process.getuid && stats.uid !== process.getuid() && !(rootToo && stats.uid === 0)) return `${what} belongs to uid ${stats.uid}, not this service's`;
-  if (stats.mode & 0o022) return `${what} is writable by others (mode ${(stats.mode & 0o777).toString(8)})`;
+  if (stats.mode & 0o022) return `${what} is writable by others (mode ${(stats.mode & 0o7777).toString(8)})`;
   return undefined;
 }
 

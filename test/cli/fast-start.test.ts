@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Script } from "node:vm";
-import { MAIN_MARK, commandsSource, layOutBundle } from "../../cli/fast-start.ts";
+import { MAIN_MARK, bundleFolderRefusal, commandsSource, layOutBundle } from "../../cli/fast-start.ts";
 
 // The real front spells the mark too, in a template literal of the minified cli/fast-start.ts.
 const FRONT = `#!/usr/bin/env node\n"use strict";\nconst mark = \`${MAIN_MARK}\`;\nconsole.log("front");`;
@@ -29,5 +32,19 @@ describe("the bundle's two parts: laid out at build time, the commands' code tak
     const bundle = layOutBundle(FRONT, COMMANDS);
     assert.throws(() => commandsSource(Buffer.from(bundle.slice(0, FRONT.indexOf("const mark")))), /not a whole installer bundle/);
     assert.throws(() => commandsSource(Buffer.from(bundle.replaceAll("\n", "\r\n"))), /not a whole installer bundle/);
+  });
+});
+
+describe("a cache beside the bundle: its folder", () => {
+  test("a folder others may write is refused, its mode written out whole (1777 for /tmp's kind, not 777)", (t) => {
+    const folder = mkdtempSync(join(tmpdir(), "fast-start-"));
+    t.after(() => rmSync(folder, { recursive: true, force: true }));
+    const bundle = join(folder, "installer.js");
+    chmodSync(folder, 0o700);
+    assert.equal(bundleFolderRefusal(bundle), undefined);
+    for (const [mode, shown] of [[0o1777, "1777"], [0o775, "775"], [0o2777, "2777"]] as const) {
+      chmodSync(folder, mode);
+      assert.equal(bundleFolderRefusal(bundle), `the bundle's folder is writable by others (mode ${shown})`);
+    }
   });
 });
