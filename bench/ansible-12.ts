@@ -5,6 +5,7 @@
  * then 12 nodes with `--forks 6 -e stratum_join_batch=6`, beside its baseline, `fleet PLAN --parallel 6` on
  * another fresh 12-node cluster from the same inventory. Prints each wall time and the load average.
  */
+import "./own-tmp.ts";
 import { spawn } from "node:child_process";
 import { loadavg } from "node:os";
 import { join } from "node:path";

@@ -2,6 +2,7 @@
  * `npm run fleet:10`: a 10-node cluster (init + 9 joins, --parallel 3) installed by `fleet`, each node a
  * real installer process with its own simulated cloud, on loopback. Prints the fleet's figures (bench/fleet-driver.ts).
  */
+import "./own-tmp.ts";
 import { describeRun, runFleetDriver } from "./fleet-driver.ts";
 import { startRig } from "../test/helpers/fleet.ts";
 import { startInstaller } from "../test/helpers/installer.ts";

@@ -13,6 +13,7 @@
  * DRIVER_NODE=PROGRAM runs the driver with PROGRAM in Node's place (a wrapper that execs `perf record … node "$@"`
  * or `strace -c -f … node "$@"`, to see where its system time goes).
  */
+import "./own-tmp.ts";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";

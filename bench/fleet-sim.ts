@@ -6,6 +6,7 @@
  * same --parallel; with --profile, the driver's CPU profiles (--cpu-prof) go to DIR.
  * Target (issue 25): at 1,000 nodes the RSS and CPU per node no higher than at 50.
  */
+import "./own-tmp.ts";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";

@@ -2,6 +2,7 @@
  * `node --import tsx bench/plan-1000.ts [NODES]`: the fleet plan's own checks (before any node is contacted) on a
  * plan of NODES nodes (default 1,000), and on 10 as the baseline: their time and its ratio per node.
  */
+import "./own-tmp.ts";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

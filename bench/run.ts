@@ -4,6 +4,7 @@
  * runtimes test), each beside its baseline in the same run. A full run rewrites the tables of
  * bench/RESULTS.md and keeps its hand-written notes below the marker.
  */
+import "./own-tmp.ts";
 import { readFile, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";

@@ -4,6 +4,7 @@
  * (`installer.js prepare-image`), and a bare Hono HTTPS start in each round as the baseline: a before/after of a
  * start-up change on a machine whose speed drifts. `NODE_BIN` (default: this Node), `RUNS` (default 15).
  */
+import "./own-tmp.ts";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

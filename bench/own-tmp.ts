@@ -1,0 +1,13 @@
+/**
+ * Imported first by each bench: its temporary files (fifty state dirs, plans, a payload of GiBs) go to a folder of the
+ * run's own, removed when the run exits or is stopped with Ctrl-C or SIGTERM, so that they do not pile up in /tmp.
+ * Child processes inherit it as TMPDIR.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const folder = mkdtempSync(join(tmpdir(), "stratum-bench-"));
+process.env.TMPDIR = folder;
+process.on("exit", () => rmSync(folder, { recursive: true, force: true }));
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) process.once(signal, () => process.exit(code));
