@@ -44,9 +44,15 @@ function secretScalars(doc: Document.Parsed): Array<{ range: Range; field: Secre
   });
 }
 
-/** The source text of each secret scalar in a node.yaml (quotes, escapes, block lines as written): what firstboot prints back. */
+/**
+ * The source text of each secret scalar in a node.yaml (quotes, escapes, block lines as written): what firstboot prints
+ * back; a quoted one's also without its quotes (a script that strips them prints its escapes as written).
+ */
 function secretScalarTexts(doc: Document.Parsed, text: string): string[] {
-  return secretScalars(doc).map((node) => text.slice(node.range[0], node.range[1]));
+  return secretScalars(doc).flatMap((node) => {
+    const source = text.slice(node.range[0], node.range[1]);
+    return /^(["']).*\1$/s.test(source) ? [source, source.slice(1, -1)] : [source];
+  });
 }
 
 /**

@@ -20,19 +20,63 @@ const MIN_LENGTH = 4;
 
 export const marker = (name: string): string => `[redacted: ${name}]`;
 
+/** Of a base64 spelling inside a longer text: the characters no byte around the secret changes, at each of the three offsets. */
+function base64Within(bytes: Buffer, encoding: "base64" | "base64url"): string[] {
+  return [0, 1, 2].flatMap((offset) => {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes, Buffer.alloc(3)]).toString(encoding);
+    const first = Math.ceil(offset / 3) * 4;
+    const last = Math.floor((offset + bytes.length) / 3) * 4;
+    return last - first >= 16 ? [encoded.slice(first, last)] : [];
+  });
+}
+
 /**
  * The ways a secret can show in a file of the bundle: the service's own spellings (as is, each line alone,
- * JSON-escaped, base64), YAML single-quoted, and a PEM body joined on one line.
+ * JSON-escaped, base64), YAML single-quoted, a PEM body joined on one line; and as a firstboot passing it on may
+ * print it: URL-encoded, in hex, in base64 as part of a longer text.
  */
 function bundleSpellings(value: string): string[] {
-  const body = value.includes("\n") ? [value.split(/\r?\n/).filter((line) => !line.startsWith("-----")).join("")] : [];
-  return [...spellings(value), value.replaceAll("'", "''"), ...body];
+  if (value.includes("\n")) return [...spellings(value), value.split(/\r?\n/).filter((line) => !line.startsWith("-----")).join("")];
+  const bytes = Buffer.from(value, "utf8");
+  const url = encodeURIComponent(value);
+  const hex = bytes.toString("hex");
+  return [
+    ...spellings(value),
+    value.replaceAll("'", "''"),
+    url,
+    url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+    hex,
+    hex.toUpperCase(),
+    ...base64Within(bytes, "base64"),
+    ...base64Within(bytes, "base64url"),
+  ];
+}
+
+/** Pieces of a long secret this long or longer are found wherever they show (a line folded away the rest of it). */
+const PIECE = 16;
+const PIECE_STEP = 4;
+
+/** An install code's characters in any case, each group apart or not ("j3x2 34c6 tyh9", "J3X234C6TYH9"): the API takes each as the code. */
+function codePattern(value: string): RegExp | undefined {
+  if (!/^[A-Z0-9]{4}(?:-[A-Z0-9]{4})+$/.test(value)) return undefined;
+  return new RegExp(value.split("-").join("[-\\s]?"), "gi");
 }
 
 export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRedactor {
   const byText = new Map<string, string>();
+  const codes: Array<[RegExp, string]> = [];
+  const pieces = new Map<string, { secret: string; at: number; replacement: string }>();
   for (const { name, value } of secrets) {
     for (const text of bundleSpellings(value)) if (text.length >= MIN_LENGTH && !byText.has(text)) byText.set(text, marker(name));
+    const code = codePattern(value);
+    if (code) codes.push([code, marker(name)]);
+    // Long one-line secrets with no public part (a join token's fingerprint is public: its secret part is named alone).
+    if (value.length >= PIECE + 8 && !/[\n:]/.test(value)) {
+      for (let at = 0; at + PIECE <= value.length; at += PIECE_STEP) {
+        const piece = value.slice(at, at + PIECE);
+        if (!pieces.has(piece)) pieces.set(piece, { secret: value, at, replacement: marker(name) });
+      }
+    }
   }
   // Longest first: a secret inside a longer one (the token's secret part inside the token) must not cut that one apart.
   const ordered = [...byText].sort(([a], [b]) => b.length - a.length);
@@ -40,13 +84,31 @@ export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRed
     text(value) {
       let out = value;
       for (const [text, replacement] of ordered) if (out.includes(text)) out = out.replaceAll(text, replacement);
-      return out.replace(PEM_PRIVATE_KEY, marker("private key"));
+      for (const [pattern, replacement] of codes) out = out.replace(pattern, replacement);
+      for (const [piece, found] of pieces) {
+        for (let hit = out.indexOf(piece); hit >= 0; hit = out.indexOf(piece, hit)) {
+          // The whole run the text shares with the secret around the piece.
+          let start = hit;
+          let end = hit + PIECE;
+          for (let s = found.at; start > 0 && s > 0 && out[start - 1] === found.secret[s - 1]; s--) start--;
+          for (let s = found.at + PIECE; end < out.length && s < found.secret.length && out[end] === found.secret[s]; s++) end++;
+          out = out.slice(0, start) + found.replacement + out.slice(end);
+          hit = start + found.replacement.length;
+        }
+      }
+      return out.replace(JOIN_TOKEN_SHAPE, marker("join token")).replace(CRYPT_HASH_SHAPE, marker("password hash")).replace(PEM_PRIVATE_KEY, marker("private key"));
     },
   };
 }
 
-/** Any private key in PEM, even one the installer was never told of. */
-const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+/**
+ * Any private key in PEM, even one the installer was never told of: to its END line, or where the JSON string
+ * holding it ends (an event holds one line of it; the following lines are cut by `createKeyLines`), or the text's end.
+ */
+const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[^"]*?(?:-----END [A-Z ]*PRIVATE KEY-----|(?=")|$)/g;
+/** A join token or a crypt hash by its shape: an old one, or one of a store that does not parse, is not known by value. */
+const JOIN_TOKEN_SHAPE = /STRATUM1:[0-9A-Fa-f]{64}:[A-Za-z0-9_-]{16,}/g;
+const CRYPT_HASH_SHAPE = /\$(?:1|2[abxy]?|5|6|g?y|7)\$[./0-9A-Za-z$=,]{16,}/g;
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;

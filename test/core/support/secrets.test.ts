@@ -51,3 +51,56 @@ test("a store that does not parse still gives up the secrets it holds, a cut one
   assert.doesNotMatch(redactor.text(store), new RegExp(`${TOKEN.slice(-12)}|${SECRET.slice(0, 12)}`));
   assert.ok(found.some((s) => s.name === "password hash" && HASH.startsWith(s.value)), "the hash's surviving part is found");
 });
+
+test("the spellings a firstboot that passes a secret on prints: URL-encoded, hex, base64 inside a longer text, a piece of one folded away", () => {
+  const redactor = createBundleRedactor([
+    { name: "join token", value: TOKEN },
+    { name: "join token secret", value: SECRET },
+    { name: "password hash", value: HASH },
+  ]);
+  const cases: Array<[string, RegExp]> = [
+    [`curl 'https://x/?h=${encodeURIComponent(HASH)}'`, /h=\[redacted: password hash\]'$/],
+    [Buffer.from(SECRET).toString("hex"), /^\[redacted: join token secret\]$/],
+    [Buffer.from(SECRET).toString("hex").toUpperCase(), /^\[redacted: join token secret\]$/],
+    // base64 of "token: <secret>\n" (`printf 'token: %s\n' "$tok" | base64`): the secret starts mid-group, at each of the three offsets.
+    ...["token: ", "token:  ", "tok: "].map((before): [string, RegExp] => [Buffer.from(`${before}${SECRET}\n`).toString("base64"), /\[redacted: join token secret\]/]),
+    // A token continued on the next line with a backslash: the first line holds 20 of the secret's 43 characters.
+    [`join_token: "STRATUM1:${"c4".repeat(32)}:${SECRET.slice(0, 20)}\\`, /:\[redacted: join token secret\]\\$/],
+    [`the hash's tail: ${HASH.slice(-40)}`, /tail: \[redacted: password hash\]$/],
+  ];
+  for (const [text, expected] of cases) assert.match(redactor.text(text), expected, text);
+  assert.equal(redactor.text("a text of its own, no secret in it: 0123456789abcdef"), "a text of its own, no secret in it: 0123456789abcdef");
+});
+
+test("the install code in any case, with or without its dashes (the API takes each as the code)", () => {
+  const redactor = createBundleRedactor([{ name: "install code", value: "J3X2-34C6-TYH9" }]);
+  for (const spelling of ["J3X2-34C6-TYH9", "j3x2-34c6-tyh9", "J3X234C6TYH9", "j3x234c6tyh9", "J3X2 34C6 TYH9"]) {
+    assert.equal(redactor.text(`code=${spelling};`), "code=[redacted: install code];", spelling);
+  }
+  assert.equal(redactor.text("XJ3X234C6TYH9X"), "XJ3X234C6TYH9X".replace("J3X234C6TYH9", "[redacted: install code]"));
+});
+
+test("a join token or a crypt hash the bundle was never told of (an old one, a store that does not parse) is known by its shape", () => {
+  const redactor = createBundleRedactor([]);
+  const other = `STRATUM1:${"9f".repeat(32)}:Zx1Cv2Bn3Mq4Wr5Et6Yu7Io8Pa9Sd0Fg-Hj_Kl1Zx2`;
+  assert.equal(redactor.text(`join with ${other} now`), "join with [redacted: join token] now");
+  for (const hash of [`$6$rounds=5000$somesalt$${"Ab".repeat(43)}`, `$y$j9T$saltsaltsalt$${"c".repeat(43)}`, `$5$salt$${"d".repeat(43)}`]) {
+    assert.equal(redactor.text(`old hash was "${hash}" then`), `old hash was "[redacted: password hash]" then`, hash);
+  }
+  assert.equal(redactor.text("price: $6$ per unit"), "price: $6$ per unit");
+});
+
+test("a PEM private key's BEGIN line alone (each line of firstboot's output is an event) cuts only that line's key, not the JSON after it", () => {
+  const redactor = createBundleRedactor([]);
+  const line = JSON.stringify({ seq: 5, type: "firstboot.output", line: "-----BEGIN OPENSSH PRIVATE KEY-----" });
+  const out = redactor.text(line);
+  assert.doesNotThrow(() => JSON.parse(out), out);
+  assert.match(JSON.parse(out).line, /\[redacted: private key\]/);
+});
+
+test("a secret written with YAML escapes in a raw draft, echoed as written without its quotes, is redacted", () => {
+  const escaped = HASH.replaceAll("$", "\\x24").replaceAll("'", "\\x27");
+  const yaml = `mode: single-node\nadmin:\n  password_hash: "${escaped}"\n`;
+  const redactor = createBundleRedactor(draftNamedSecrets({ source: "yaml", yaml, revision: 1, updatedAt: null }));
+  assert.equal(redactor.text(`plain hash=${escaped}`), "plain hash=[redacted: password hash]");
+});
