@@ -1,5 +1,6 @@
+import { readdir, stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { printableJsonText } from "../common/printable.ts";
+import { printableJsonText, visible } from "../common/printable.ts";
 import { renderNodeYaml, type Draft } from "../config/index.ts";
 import { readIfPresent } from "../fs/read-if-present.ts";
 import { withSecretScalarsReplaced } from "../secrets/index.ts";
@@ -10,7 +11,8 @@ import { createBundleRedactor, draftNamedSecrets, marker, secretsInBrokenStore, 
 import { readCapped, type StateSnapshot } from "./state.ts";
 import { createTarGz, type BundledFile } from "./tar.ts";
 
-const DEFAULT_LIMIT_BYTES = 10 * 1024 * 1024;
+/** SPEC §11: "at most 10 MB". */
+const DEFAULT_LIMIT_BYTES = 10_000_000;
 /** Kept for manifest.json, written last since it lists every other file (compressed). */
 const MANIFEST_RESERVE = 64 * 1024;
 /** The estimates of what each file takes compressed are a little high; this much more is kept free besides. */
@@ -30,6 +32,8 @@ interface SupportBundleInput {
   status: unknown;
   host: unknown;
   payload: unknown;
+  /** Whether the service runs (serviceFact), when the bundle is made from the state dir. */
+  service?: string;
   /** Secrets the state dir does not hold, e.g. an operator's TLS key. */
   secrets?: NamedSecret[];
   limitBytes?: number;
@@ -50,6 +54,8 @@ export interface Manifest {
   madeBy: string;
   hostname: string;
   phase: string;
+  /** Whether the service ran as the bundle was made: "running (…)", or not and what that means for its phase. */
+  service?: string;
   limitBytes: number;
   files: BundledFile[];
   leftOut: LeftOut[];
@@ -64,10 +70,13 @@ const nodeName = ({ status, hostname }: SupportBundleInput): string => {
   return typeof named === "string" && named !== "" ? named : hostname;
 };
 
-/** The bundle's file name (and its top folder, without .tar.gz): host name and UTC time. */
+/** Of a host name in the bundle's name: a DNS label's length, so that its paths stay far under a file name's 255 bytes. */
+const NAME_HOST_CHARS = 63;
+
+/** The bundle's file name (and its top folder, without .tar.gz): host name (cut to 63 characters) and UTC time. */
 function supportBundleName(hostname: string, now: Date): string {
   const stamp = now.toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "");
-  return `stratum-support-${hostname.replace(/[^A-Za-z0-9.-]/g, "_") || "node"}-${stamp}`;
+  return `stratum-support-${hostname.replace(/[^A-Za-z0-9.-]/g, "_").slice(0, NAME_HOST_CHARS) || "node"}-${stamp}`;
 }
 
 const json = (value: unknown) => `${printableJsonText(JSON.stringify(value, null, 2))}\n`;
@@ -149,6 +158,13 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   const limitBytes = input.limitBytes ?? DEFAULT_LIMIT_BYTES;
   const leftOut: LeftOut[] = [];
   const attempts = state.store?.attempts ?? [];
+  // What takes the cap first: the node's frame, then each attempt's files (the newest first), the service's log, a
+  // store kept aside; the older boot's log last. Events come after all of these, cut from the oldest (cutEvents).
+  const rank = (path: string): number => {
+    const attempt = /^attempts\/(\d+)\//.exec(path);
+    if (attempt) return 1 + 1 / (1 + Number(attempt[1]));
+    return path === "log/service.log" ? 2 : path.startsWith("state/") ? 3 : path === "log/service.log.1" ? 4 : 0;
+  };
 
   const small: Array<[string, string]> = [["status.json", json(input.status)]];
   if (state.store) small.push(["node.yaml", draftNodeYaml(state.store.draft)]);
@@ -166,17 +182,19 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
     if (log) small.push([path, log.text.split("\n").map((line) => redactor.text(line)).join("\n")]);
   }
   if (state.storeRaw) {
-    small.push(["state/installer.json", state.storeRaw.text]);
+    // A damaged file's control characters written out, as `\u0000`: it is read in a terminal or an editor.
+    small.push(["state/installer.json", visible(state.storeRaw.text)]);
     if (state.storeRaw.cut) leftOut.push({ path: "state/installer.json", why: `the store file that does not parse is ${state.storeRaw.size} bytes: only its first megabyte is here` });
   }
   for (const aside of state.asides) {
-    small.push([`state/${aside.name}`, aside.text]);
+    small.push([`state/${aside.name}`, visible(aside.text)]);
     if (aside.cut) leftOut.push({ path: `state/${aside.name}`, why: `the store kept aside is ${aside.size} bytes: only its first megabyte is here` });
   }
 
   let budget = limitBytes * (1 - MARGIN) - MANIFEST_RESERVE;
   const included: Array<[string, Buffer]> = [];
-  for (const [path, text] of small) {
+  const fits = new Set<string>();
+  for (const [path, text] of [...small].sort(([a], [b]) => rank(a) - rank(b))) {
     const buffer = Buffer.from(path.endsWith(".log") ? text : redactor.text(text), "utf8");
     const packed = HEADER_PACKED + packedBytes(buffer);
     if (packed > budget) {
@@ -184,14 +202,19 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
       continue;
     }
     budget -= packed;
+    fits.add(path);
     included.push([path, buffer]);
   }
+  // In the tar in their order above, whatever order they took the cap in.
+  included.sort(([a], [b]) => small.findIndex(([path]) => path === a) - small.findIndex(([path]) => path === b));
 
   const events: EventsFile[] = [];
-  for (const record of attempts) {
-    const file = await measureEvents(record.attempt, layout.eventsOf(record.attempt), redactor);
+  for (const attempt of await attemptsWithEvents(attempts, layout.events)) {
+    const path = layout.eventsOf(attempt);
+    const kind = await stat(path).then((s) => (s.isFile() ? "file" : "other"), () => "none");
+    const file = kind === "file" ? await measureEvents(attempt, path, redactor) : undefined;
     if (file) events.push(file);
-    else leftOut.push({ path: `attempts/${record.attempt}/events.ndjson`, why: "the attempt has no event file" });
+    else leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why: kind === "other" ? `${path} is not a file` : "the attempt has no event file" });
   }
   const skips = await cutEvents(events, budget, redactor, leftOut, limitBytes);
 
@@ -210,6 +233,7 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
     madeBy: input.madeBy,
     hostname: nodeName(input),
     phase: (input.status as { phase?: string } | undefined)?.phase ?? "unknown",
+    ...(input.service ? { service: input.service } : {}),
     limitBytes,
     files,
     leftOut,
@@ -243,9 +267,26 @@ async function cutEvents(
       continue;
     }
     const cut = await leadingLines(file, over, redactor);
+    if (cut.lines >= file.lines) {
+      // Every line cut: the file is left out, not put in empty.
+      skips.delete(file.attempt);
+      over -= HEADER_PACKED + file.packed;
+      leftOut.push({ path, why, events: { leftOut: file.lines, of: file.lines } });
+      continue;
+    }
     skips.set(file.attempt, cut);
     over -= cut.packed;
     leftOut.push({ path, why, events: { leftOut: cut.lines, of: file.lines } });
   }
   return skips;
+}
+
+/** The attempts whose events to bundle: the store's, and any the events folder holds that it does not name (a store that does not parse names none). */
+async function attemptsWithEvents(attempts: readonly AttemptRecord[], folder: string): Promise<number[]> {
+  const found = new Set(attempts.map((record) => record.attempt));
+  for (const name of await readdir(folder).catch(() => [] as string[])) {
+    const n = /^attempt-(\d{1,9})\.jsonl$/.exec(name)?.[1];
+    if (n !== undefined) found.add(Number(n));
+  }
+  return [...found].sort((a, b) => a - b);
 }

@@ -1,7 +1,8 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { deflateRawSync } from "node:zlib";
-import type { BundleRedactor } from "./secrets.ts";
+import { visible } from "../common/printable.ts";
+import { marker, type BundleRedactor } from "./secrets.ts";
 
 /** An attempt's event file as the bundle takes it: its complete lines up to `end`, so a running attempt's later lines do not change its size. */
 export interface EventsFile {
@@ -38,11 +39,33 @@ async function* linesOf(path: string, end: number): AsyncGenerator<Buffer> {
   }
 }
 
-const redactedLine = (line: Buffer, redactor: BundleRedactor): Buffer => {
-  const text = line.toString("utf8");
-  const redacted = redactor.text(text);
-  return redacted === text ? line : Buffer.from(redacted, "utf8");
-};
+const KEY_BEGIN = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+const KEY_END = /-----END [A-Z ]*PRIVATE KEY-----/;
+/** A private key's body is a few dozen lines: past this many without its END line, the lines are taken as lines again. */
+const KEY_LINES = 200;
+
+/**
+ * An events file's lines as the bundle holds them, one after another from the first: each redacted; a private key
+ * printed a line an event has the lines after its BEGIN line cut too, up to its END; and any control character a
+ * damaged line holds written out (`\u001b`), as the service writes its events.
+ */
+function eventLines(redactor: BundleRedactor): (line: Buffer) => Buffer {
+  let keyLines = 0;
+  return (line) => {
+    const text = line.toString("utf8");
+    let out = redactor.text(text);
+    if (keyLines > 0) {
+      if (KEY_END.test(text)) keyLines = 0;
+      else {
+        keyLines -= 1;
+        out = out.replace(/[A-Za-z0-9+/=]{16,}/g, marker("private key"));
+      }
+    } else if (KEY_BEGIN.test(text) && !KEY_END.test(text)) keyLines = KEY_LINES;
+    const body = out.endsWith("\n") ? out.slice(0, -1) : out;
+    out = `${visible(body)}${body === out ? "" : "\n"}`;
+    return out === text ? line : Buffer.from(out, "utf8");
+  };
+}
 
 export async function measureEvents(attempt: number, path: string, redactor: BundleRedactor): Promise<EventsFile | undefined> {
   const size = await stat(path).then((s) => s.size, () => undefined);
@@ -58,8 +81,9 @@ export async function measureEvents(attempt: number, path: string, redactor: Bun
     batch = [];
     batched = 0;
   };
+  const redacted = eventLines(redactor);
   for await (const line of linesOf(path, size)) {
-    const out = redactedLine(line, redactor);
+    const out = redacted(line);
     end += line.length;
     lines += 1;
     bytes += out.length;
@@ -81,8 +105,9 @@ export async function leadingLines(file: EventsFile, atLeast: number, redactor: 
   let packed = 0;
   let batch: Buffer[] = [];
   let batched = 0;
+  const redacted = eventLines(redactor);
   for await (const line of linesOf(file.path, file.end)) {
-    const out = redactedLine(line, redactor);
+    const out = redacted(line);
     lines += 1;
     bytes += out.length;
     batch.push(out);
@@ -102,9 +127,11 @@ export async function* redactedEvents(file: EventsFile, skip: number, redactor: 
   let seen = 0;
   let batch: Buffer[] = [];
   let batched = 0;
+  const redacted = eventLines(redactor);
   for await (const line of linesOf(file.path, file.end)) {
+    // Every line goes through: a key's BEGIN line among the skipped ones still marks the lines after it.
+    const out = redacted(line);
     if (seen++ < skip) continue;
-    const out = redactedLine(line, redactor);
     batch.push(out);
     batched += out.length;
     if (batched >= 64 * 1024) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { test } from "node:test";
@@ -154,4 +154,93 @@ test("a bundle is named for the node being installed (the status's hostname: the
     bundle.stream.destroy();
     assert.equal(bundle.name, "stratum-support-rescue-20261206T150000Z.tar.gz", JSON.stringify(status));
   }
+});
+
+test("over the cap, the newest attempts' reports are kept and the oldest left out; an events file cut whole is left out, never put in empty", async () => {
+  const dir = await stateDir(6, 20);
+  const layout = stateLayout(dir);
+  const store = JSON.parse(await readFile(layout.store, "utf8")) as StoreData;
+  // Each report ≈ 480 KB that compresses little (a firstboot's tail of long random lines): six of them are over the cap.
+  for (const record of store.attempts) record.firstbootTail = Array.from({ length: 40 }, () => randomBytes(9000).toString("base64"));
+  await writeFile(layout.store, JSON.stringify(store));
+  const limit = 1.5 * 1024 * 1024;
+  const { file, manifest } = await bundle(dir, limit);
+  assert.ok((await stat(file)).size <= limit);
+  const { files } = await extractBundle(file);
+  const reports = [1, 2, 3, 4, 5, 6].filter((n) => files.has(`attempts/${n}/report.json`));
+  assert.ok(reports.length >= 2 && reports.length < 6, `reports in: ${reports}`);
+  assert.deepEqual(reports, [6, 5, 4, 3, 2, 1].slice(0, reports.length).reverse(), "the newest are the ones kept");
+  for (const n of [1, 2, 3, 4, 5, 6].filter((n) => !reports.includes(n))) {
+    assert.ok(manifest.leftOut.some((l) => l.path === `attempts/${n}/report.json`), `report ${n}'s absence named`);
+  }
+  for (const [path, text] of files) assert.ok(!path.endsWith("events.ndjson") || text.length > 0, `${path} is in the bundle empty`);
+  for (const l of manifest.leftOut.filter((l) => l.events)) {
+    if (l.events!.leftOut === l.events!.of) assert.equal(files.has(l.path), false, `${l.path}: all its events left out, yet the file is in`);
+  }
+});
+
+test("a store that does not parse: every attempt's event file in the events folder is still in the bundle", async () => {
+  const dir = await stateDir(2, 30);
+  const layout = stateLayout(dir);
+  await writeFile(layout.store, (await readFile(layout.store, "utf8")).slice(0, 200));
+  const { file, manifest } = await bundle(dir);
+  const { files } = await extractBundle(file);
+  for (const n of [1, 2]) assert.equal(files.get(`attempts/${n}/events.ndjson`)?.trimEnd().split("\n").length, 30, `attempt ${n}'s events`);
+  assert.equal(manifest.leftOut.some((l) => l.path.endsWith("events.ndjson")), false);
+  assertNoSecret(files, SECRETS_HERE);
+});
+
+test("an event file that is not a file (a folder in its place) is named in leftOut; the bundle is made", async () => {
+  const dir = await stateDir(2, 10);
+  const layout = stateLayout(dir);
+  await rm(layout.eventsOf(1));
+  await mkdir(layout.eventsOf(1));
+  const { file, manifest } = await bundle(dir);
+  const { files } = await extractBundle(file);
+  assert.equal(files.has("attempts/1/events.ndjson"), false);
+  assert.match(manifest.leftOut.find((l) => l.path === "attempts/1/events.ndjson")?.why ?? "", /not a file/);
+  assert.ok(files.has("attempts/2/events.ndjson"));
+});
+
+test("the default cap is 10 MB (SPEC §11), not 10 MiB", async () => {
+  const { manifest } = await bundle(await stateDir(1, 5));
+  assert.equal(manifest.limitBytes, 10_000_000);
+});
+
+test("a hostname of 300 characters (a draft may hold one) is cut in the bundle's name: every path in it can be unpacked", async () => {
+  const long = "a".repeat(300);
+  const made = writeSupportBundle({ state: await readState(await stateDir(1, 5)), madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-06T15:00:00Z"), hostname: "rescue", status: { hostname: long }, host: {}, payload: {} });
+  assert.ok(made.name.length <= 120, made.name);
+  assert.match(made.name, /^stratum-support-a+-20261206T150000Z\.tar\.gz$/);
+  const file = join(await tempDir("stratum-support-out-"), made.name);
+  await pipeline(made.stream, createWriteStream(file));
+  const { files } = await extractBundle(file);
+  assert.ok(files.has("manifest.json"));
+  assert.equal((await made.manifest).hostname, long, "the manifest names it whole");
+});
+
+test("a private key firstboot printed line by line (one event a line): its body lines are redacted too, every line still JSON", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  const body = Array.from({ length: 4 }, () => randomBytes(48).toString("base64"));
+  const printed = ["-----BEGIN OPENSSH PRIVATE KEY-----", ...body, "-----END OPENSSH PRIVATE KEY-----", "after the key"];
+  const events = printed.map((line, i) => JSON.stringify({ seq: 4 + i, type: "firstboot.output", line }));
+  await writeFile(layout.eventsOf(1), `${(await readFile(layout.eventsOf(1), "utf8"))}${events.join("\n")}\n`);
+  const { files } = await extractBundle((await bundle(dir)).file);
+  const lines = files.get("attempts/1/events.ndjson")!.trimEnd().split("\n");
+  assert.equal(lines.length, 3 + printed.length);
+  for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), line);
+  for (const part of body) assert.doesNotMatch(files.get("attempts/1/events.ndjson")!, new RegExp(part.slice(0, 20).replace(/[+/]/g, "\\$&")));
+  assert.equal(JSON.parse(lines.at(-1)!).line, "after the key");
+});
+
+test("a damaged store's and a damaged event line's control characters are written out in the bundle, never copied raw", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  await writeFile(layout.store, `{"schemaVersion":1,\u0000"draft":"\u001b]0;pwned\u0007\u202e`);
+  await writeFile(layout.eventsOf(1), `${await readFile(layout.eventsOf(1), "utf8")}\u001b]0;pwned\u0007\u001b[2J torn\n`);
+  const { files } = await extractBundle((await bundle(dir)).file);
+  for (const [path, text] of files) assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/, path);
+  assert.match(files.get("state/installer.json")!, /\\u001b\]0;pwned\\u0007/);
+  assert.match(files.get("attempts/1/events.ndjson")!, /\\u001b\[2J torn\n$/);
 });
