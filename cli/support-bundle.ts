@@ -2,7 +2,7 @@ import { createWriteStream } from "node:fs";
 import { link, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { offlineFacts, operatorSecrets, readBundle, readState, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
+import { offlineFacts, operatorSecrets, readBundle, readState, serviceFact, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
 import type { Exit } from "./commands.ts";
 import { printable } from "../core/common/printable.ts";
 import { lastStartRanWith } from "../core/state/last-start.ts";
@@ -50,6 +50,7 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
     now: new Date(),
     hostname: facts.host.hostname,
     ...facts,
+    service: await serviceFact(options.stateDir, (facts.status as { phase?: unknown }).phase),
     secrets: await operatorSecrets(options.tlsKey),
   });
   if (options.output === "-") {
@@ -119,6 +120,7 @@ export function summaryText(file: string, bundle: BundleContents): string {
     `  node:      ${manifest?.hostname ?? status?.hostname ?? "?"} (installer ${manifest?.installer ?? "?"}, Node ${manifest?.node ?? "?"})`,
     `  made:      ${manifest?.madeAt ?? "?"} by ${manifest?.madeBy ?? "?"}`,
     `  phase:     ${status?.phase ?? manifest?.phase ?? "?"}${status?.mode ? `, mode ${status.mode}` : ""}`,
+    ...(manifest?.service ? [`  service:   ${manifest.service}`] : []),
     `  attempts:  ${bundle.attempts.length === 0 ? "none" : bundle.attempts.length}`,
     ...bundle.attempts.map(({ attempt, verdict, report }) => {
       const outcome = verdict ? `${verdict.outcome ?? "?"}${verdict.code ? ` ${verdict.code}` : ""}${verdict.step ? ` at ${verdict.step}` : ""}: ${verdict.message ?? "?"}` : (report?.state ?? "no verdict");

@@ -64,6 +64,12 @@ const uniqueName = (path: string, kind: "new" | "aside") => `${path}.${process.p
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+/** Who the lock at `path` names, and whether that process still runs (no lock: undefined). Reads only. */
+export async function lockHolder(path: string): Promise<{ pid: number; running: boolean } | undefined> {
+  const holder = parseHolder((await readIfPresent(path).catch(() => undefined)) ?? "");
+  return holder && { pid: holder.pid, running: await isRunning(holder) };
+}
+
 /** One installer per state dir: its lock is the layout's (core/state/layout.ts). */
 export function acquireStateLock(stateDir: string): Promise<Lock> {
   return acquireLock(stateLayout(stateDir).lock, (pid) => new StateDirLockedError(stateDir, pid));

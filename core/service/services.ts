@@ -162,6 +162,7 @@ export function createServices(deps: ServicesDeps): Services {
         status: status(),
         host,
         payload: payloadFacts(payload.state(), settings.payload, "by this service: release.yaml, each image's size and SHA-256"),
+        service: `running (pid ${process.pid}): this bundle is its answer`,
         secrets: await operatorSecrets(settings.tlsKey),
       });
     },

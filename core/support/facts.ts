@@ -4,7 +4,21 @@ import { loadHostFactsFile, readHostFacts } from "../host/read-facts.ts";
 import { payloadBlockers, payloadRelease, releaseFileOf, type PayloadState } from "../payload/state.ts";
 import { loadRelease, sizeProblem } from "../payload/verify.ts";
 import { computeStatus } from "../service/status.ts";
+import { lockHolder } from "../fs/state-lock.ts";
+import { stateLayout } from "../state/layout.ts";
 import type { StateSnapshot } from "./state.ts";
+
+/**
+ * Whether the service runs, by the state dir's lock, in the manifest's words: a bundle made after a crash (kill -9,
+ * an OOM kill) shows the attempt it cut short as still installing, until the next start records it INTERRUPTED.
+ */
+export async function serviceFact(stateDir: string, phase: unknown): Promise<string> {
+  const holder = await lockHolder(stateLayout(stateDir).lock);
+  if (holder?.running) return `running (pid ${holder.pid})`;
+  const cut = phase === "installing" ? ": the attempt shown as installing was cut short, and the service's next start records it INTERRUPTED" : "";
+  if (holder) return `not running: its lock names pid ${holder.pid}, which is gone (a crash or kill -9)${cut}`;
+  return `not running${cut}`;
+}
 
 /** The payload's verification as the bundle shows it: its state, its release and images, and how far it was checked. */
 export function payloadFacts(state: PayloadState, folder: string, checked: string): unknown {

@@ -25,6 +25,7 @@ const ManifestRead = z.object({
   madeAt: text,
   madeBy: text,
   phase: text,
+  service: text,
   leftOut: z
     .array(z.object({ path: z.string(), events: z.object({ leftOut: z.number(), of: z.number() }).optional().catch(undefined) }).catch({ path: "?" }))
     .catch([]),

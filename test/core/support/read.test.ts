@@ -65,3 +65,11 @@ test("a bundle whose JSON has other shapes (another version's, one trimmed by ha
   }
   await assert.rejects(readBundle(await file(await tarGz({ "b/manifest.json": "[1, 2]" }))), /holds no manifest\.json \(a JSON object\)/);
 });
+
+test("--summary says whether the service ran as the bundle was made, where the manifest says", async () => {
+  const service = "not running: its lock names pid 4242, which is gone (a crash or kill -9)";
+  const said = summaryText("b.tar.gz", await readBundle(await file(await tarGz({ "b/manifest.json": JSON.stringify({ hostname: "node-01", phase: "installing", service }) }))));
+  assert.match(said, new RegExp(`\n  phase: +installing\n  service: +${service.replace(/[()]/g, "\\$&")}\n`));
+  const older = summaryText("b.tar.gz", await readBundle(await file(await tarGz({ "b/manifest.json": JSON.stringify({ hostname: "node-01" }) }))));
+  assert.doesNotMatch(older, /service:/);
+});
