@@ -49,7 +49,7 @@ export async function gatherBundles(nodes: readonly FleetNode[], dir: string, pa
     try {
       const { size, sha256 } = await new NodeApi(node.access).supportBundle(join(dir, file), signal);
       // What came is read as the summary reads it: a 200 whose body is no installer's bundle is not counted one.
-      const unreadable = await readBundle(join(dir, file)).then(() => undefined, (error: Error) => error.message);
+      const unreadable = await readBundle(join(dir, file), undefined, { signal }).then(() => undefined, (error: Error) => (signal?.aborted ? Promise.reject(error) : error.message));
       if (unreadable) {
         const detail = printable(`${unreadable}; what came is kept as ${join(dir, file)}`);
         entries.set(node.name, { node: node.name, installer, error: "not-a-bundle", detail });

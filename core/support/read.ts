@@ -14,6 +14,8 @@ const MAX_EVENT_LINE = 1024 * 1024;
 const MAX_JSON = 8 * 1024 * 1024;
 /** A bundle is at most 10 MB (SPEC §11); what unpacks to more than this is none an installer made (a gzip bomb). */
 const MAX_UNPACKED = 512 * 1024 * 1024;
+/** An installer's bundle holds about ten files and four an attempt: more than this is none it made. */
+const MAX_FILES = 50_000;
 
 // What the summary reads of a bundle's JSON, each field taken only when it has the type an installer writes: a bundle
 // is text from outside (another version's, one trimmed by hand, a crafted one), and a field of another type is absent.
@@ -51,17 +53,21 @@ function readJson<T>(text: string, schema: z.ZodType<T>): T | undefined {
  * Reads a .tar.gz bundle once, as a stream: the JSON it needs, and the last events of each attempt. One that is no
  * gzip, unpacks to more than `maxUnpackedBytes` or has no manifest.json is refused: no installer made it.
  */
-export async function readBundle(path: string, maxUnpackedBytes = MAX_UNPACKED): Promise<BundleContents> {
+export async function readBundle(path: string, maxUnpackedBytes = MAX_UNPACKED, options: { maxFiles?: number; signal?: AbortSignal } = {}): Promise<BundleContents> {
   const contents: BundleContents = { attempts: [] };
+  const byNumber = new Map<number, BundleContents["attempts"][number]>();
   const attempt = (n: number) => {
-    let found = contents.attempts.find((a) => a.attempt === n);
-    if (!found) contents.attempts.push((found = { attempt: n, lastEvents: [] }));
+    let found = byNumber.get(n);
+    if (!found) byNumber.set(n, (found = { attempt: n, lastEvents: [] }));
     return found;
   };
+  const maxFiles = options.maxFiles ?? MAX_FILES;
+  let entries = 0;
   const reader = extract();
   reader.on("entry", (header, stream, next) => {
     // A bundle torn down mid-entry (over the cap, cut short) errors this entry too: the pipeline reports why.
     stream.on("error", () => undefined);
+    if (++entries > maxFiles) return void reader.destroy(new Error(`it holds more than ${maxFiles} files, which no installer's bundle does`));
     const name = header.name.split("/").slice(1).join("/");
     const match = /^attempts\/(\d+)\/(verdict\.json|report\.json|events\.ndjson)$/.exec(name);
     const wanted = name === "manifest.json" || name === "status.json" || match;
@@ -119,8 +125,8 @@ export async function readBundle(path: string, maxUnpackedBytes = MAX_UNPACKED):
       done();
     },
   });
-  await pipeline(createReadStream(path), createGunzip(), capped, reader);
+  await pipeline(createReadStream(path), createGunzip(), capped, reader, ...(options.signal ? [{ signal: options.signal }] : []));
   if (!contents.manifest) throw new Error("it holds no manifest.json (a JSON object), which every installer's bundle does");
-  contents.attempts.sort((a, b) => a.attempt - b.attempt);
+  contents.attempts = [...byNumber.values()].sort((a, b) => a.attempt - b.attempt);
   return contents;
 }

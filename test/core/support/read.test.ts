@@ -34,6 +34,15 @@ test("a bundle is read as an installer makes it; what is no gzip, holds no manif
   assert.ok((await readBundle(bomb)).manifest, "under the real cap it reads");
 });
 
+test("a bundle of more files than any installer's is refused as it is read (each entry cost the one before it: 400,000 empty verdicts took minutes), and a stop ends the read", async () => {
+  const manifest = JSON.stringify({ hostname: "node-01", files: [], leftOut: [] });
+  const many = Object.fromEntries([["b/manifest.json", manifest], ...Array.from({ length: 30 }, (_, i) => [`b/attempts/${i + 1}/verdict.json`, "{}"])]);
+  const path = await file(await tarGz(many));
+  assert.equal((await readBundle(path)).attempts.length, 30);
+  await assert.rejects(readBundle(path, undefined, { maxFiles: 20 }), /holds more than 20 files, which no installer's bundle does/);
+  await assert.rejects(readBundle(path, undefined, { signal: AbortSignal.abort() }), { name: "AbortError" });
+});
+
 test("an attempt's last events: a line longer than any event the installer writes is left out, not gathered (one line of megabytes re-split at every piece took minutes), and a character across two pieces stays whole", async () => {
   const manifest = JSON.stringify({ hostname: "node-01", files: [], leftOut: [] });
   const event = (seq: number, message: string) => JSON.stringify({ seq, attempt: 1, type: "step.log", message });
