@@ -26,6 +26,8 @@ export interface Connection {
   failures: Array<{ node: FleetNode; kind: "refused" | "unreachable" | "failed"; detail: string }>;
   /** The init node's join token, when it is installed already. */
   joinToken?: JoinToken;
+  /** The plan's cluster: a join token read later must name it. */
+  cluster: string;
   /** What keeps the cluster from installing: releases, blockers, each node's verdict on its draft. */
   problems: string[];
   draftProblems: LocatedProblem[];
@@ -156,5 +158,5 @@ export async function connectFleet(loaded: LoadedPlan): Promise<Connection> {
     return { ...base, phase: status.phase, attempt: status.attempt, release: options.release, blockers: (status.blockers ?? []).map((b) => b.code), draft: draftSummary(r, errors.get(r.node.index)?.length ?? 0) };
   });
   const draftProblems = fieldProblems(loaded.plan, errors).map(loaded.locate);
-  return { connected, failures, problems, draftProblems, rows, ...(joinToken ? { joinToken } : {}) };
+  return { connected, failures, problems, draftProblems, rows, cluster: loaded.plan.cluster.name, ...(joinToken ? { joinToken } : {}) };
 }

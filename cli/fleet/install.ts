@@ -1,7 +1,11 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { HttpClientError } from "../../core/http/client.ts";
+import { ApiProblem, type JoinToken, wrongAnswer } from "./api.ts";
 import type { Connected, Connection } from "./connect.ts";
 import { NodeRun, type Outcome, type RunContext } from "./node-run.ts";
 import { pool } from "./pool.ts";
 import type { Verdict } from "./api.ts";
+import { GIVE_UP_AFTER_MS } from "./watch.ts";
 import { type NodeAnswers, confirmation, nodeAnswers } from "./report.ts";
 
 /**
@@ -66,10 +70,16 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
   let token = connection.joinToken;
   if (!token) {
     try {
-      token = await init.api.joinToken();
+      token = await joinTokenOf(init, ctx.signal);
     } catch (error) {
       ended(init, founded, initRun);
       stopAll(`not started: the init node's join token cannot be read: ${(error as Error).message}`);
+      return settled({ outcomes, answers });
+    }
+    // A token of another cluster (a node that lies, an init reused from another rack) would join the nodes there.
+    if (token.cluster !== connection.cluster) {
+      ended(init, founded, initRun);
+      stopAll(`not started: the init node ${init.node.name}'s join token names cluster ${JSON.stringify(token.cluster)}, not the plan's cluster ${JSON.stringify(connection.cluster)}: no join was given it`);
       return settled({ outcomes, answers });
     }
   }
@@ -121,4 +131,19 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     release();
   }
   return settled({ outcomes, answers, joinToken });
+}
+
+/** The init node's join token, asked again while the node is busy (5xx, 429) or out of reach, as a verdict is, for up to two minutes. */
+async function joinTokenOf(init: Connected, signal: AbortSignal): Promise<JoinToken> {
+  const since = Date.now();
+  for (let tries = 0; ; tries += 1) {
+    try {
+      return await init.api.joinToken();
+    } catch (error) {
+      const busy = error instanceof ApiProblem && (error.status >= 500 || error.status === 429);
+      const away = error instanceof HttpClientError && error.kind !== "tls-mismatch" && !wrongAnswer(error);
+      if (!(busy || away) || signal.aborted || Date.now() - since > GIVE_UP_AFTER_MS) throw error;
+      await sleep(250 * 2 ** Math.min(tries, 4), undefined, { signal });
+    }
+  }
 }

@@ -15,7 +15,7 @@ interface Watcher {
   quietMs?: number;
 }
 
-const GIVE_UP_AFTER_MS = 120_000;
+export const GIVE_UP_AFTER_MS = 120_000;
 const QUIET_MS = 5 * 60_000;
 
 /**

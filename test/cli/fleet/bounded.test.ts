@@ -56,7 +56,7 @@ describe("fleet: the connections held open stay bounded whatever the plan's size
     const plan = await loadPlan(file, {});
     assert.ok(plan.ok);
     const connected = plan.loaded.nodes.map((node): Connected => ({ node, api: new NodeApi(node.access), status: {} as Status, options: {} as Options, draft: { source: "structured", valid: true, errors: [], updatedAt: null }, etag: "" }));
-    const connection: Connection = { connected, failures: [], problems: [], draftProblems: [], rows: [] };
+    const connection: Connection = { connected, failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1" };
     await writeReport(join(folder, "fleet-report.json"), plan.loaded, connection, new Map(), 0, []);
     assert.ok(fleet.most() <= ASK_AT_ONCE, `${fleet.most()} connections open at once`);
   });

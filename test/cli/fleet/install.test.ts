@@ -99,7 +99,7 @@ async function reportGated(t: TestContext, log: string[]): Promise<Connection> {
     firstNode(req, res);
   }, "configuring");
   const second = await connected(t, 2, node("second", log, "configuring", firstReported), "configuring");
-  return { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+  return { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
 }
 
 describe("fleet: the joins' turns", () => {
@@ -115,7 +115,7 @@ describe("fleet: the joins' turns", () => {
       secondNode(req, res);
       if (req.method === "PUT" && req.url === "/v1/installer/config") draftOfSecond();
     }, "configuring");
-    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
     const ctx = await runContext(t);
 
     const run = await installFleet(connection, ctx, 1);
@@ -152,7 +152,7 @@ describe("fleet: the joins' turns", () => {
     const log: string[] = [];
     const init = await connected(t, 0, node("init", log, "done"), "done");
     const joins = [await connected(t, 1, node("first", log, "configuring"), "configuring"), await connected(t, 2, node("second", log, "configuring"), "configuring"), await connected(t, 3, node("third", log, "configuring"), "configuring")];
-    const connection: Connection = { connected: [init, ...joins], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const connection: Connection = { connected: [init, ...joins], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
     const ctx = await runContext(t);
     const sent = requestsSent(t, [[init, "init"], [joins[0]!, "first"], [joins[1]!, "second"], [joins[2]!, "third"]]);
 
@@ -199,7 +199,7 @@ describe("fleet: the joins' turns", () => {
       if (req.url === "/v1/installer/status") return void firstPosted.then(() => secondNode(req, res));
       secondNode(req, res);
     }, "done");
-    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
     const ctx = await runContext(t);
 
     const run = await installFleet(connection, ctx, 2);
@@ -287,7 +287,7 @@ describe("fleet: the joins' turns", () => {
     const log: string[] = [];
     const init = await connected(t, 0, node("init", log, "configuring"), "configuring");
     const first = await connected(t, 1, node("first", log, "configuring"), "configuring");
-    const connection: Connection = { connected: [init, first], failures: [], problems: [], draftProblems: [], rows: [] };
+    const connection: Connection = { connected: [init, first], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1" };
     const ctx = await runContext(t);
     const sent = requestsSent(t, [[init, "init"], [first, "first"]]);
 
@@ -332,7 +332,7 @@ describe("fleet: a node's success against its own report", () => {
     const init = await connected(t, 0, node("init", log, "done"), "done");
     const rest = node("join", log, "configuring");
     const join = await connected(t, 1, (req, res) => (req.url === "/v1/installer/install/report?attempt=1" ? report(res) : rest(req, res)), "configuring");
-    return { connected: [init, join], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    return { connected: [init, join], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
   }
 
   it("a join whose attempt.finished says it succeeded while its report of that attempt says it failed is not counted installed: it failed, and the output says why", { timeout: 30_000 }, async (t) => {
@@ -377,7 +377,7 @@ describe("fleet: a node's success against its own report", () => {
     const init = await connected(t, 0, (req, res) => (req.url === "/v1/installer/install/verdict" ? json(res, 200, failed) : rest(req, res)), "done");
     const { ctx, text } = await capturing(t);
 
-    const run = await installFleet({ connected: [init], failures: [], problems: [], draftProblems: [], rows: [], joinToken: { token: "t0ken", cluster: "lab-1" } as never }, ctx, 1);
+    const run = await installFleet({ connected: [init], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never }, ctx, 1);
 
     const outcome = run.outcomes.get("n0")!;
     assert.equal(outcome.kind, "failed", text());
@@ -392,10 +392,43 @@ describe("fleet: a node's success against its own report", () => {
     const join = await connected(t, 1, node("join", log, "configuring"), "configuring");
     const { ctx } = await capturing(t);
 
-    const run = await installFleet({ connected: [init, join], failures: [], problems: [], draftProblems: [], rows: [] }, ctx, 1);
+    const run = await installFleet({ connected: [init, join], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1" }, ctx, 1);
 
     assert.equal(run.outcomes.get("n0")!.kind, "failed");
     assert.deepEqual(run.outcomes.get("n1"), { kind: "stopped", detail: "not started: the init node n0's answers disagree about its install", attempt: 0 });
     assert.ok(!log.some((l) => l.startsWith("join POST /install")), log.join("\n"));
+  });
+});
+
+describe("fleet: the init node's join token, read once it installed", () => {
+  /** An init that installs now, its join token answered by `token`; one join. */
+  async function withInit(t: TestContext, token: Handler): Promise<{ connection: Connection; log: string[] }> {
+    const log: string[] = [];
+    const initNode = node("init", log, "configuring");
+    const init = await connected(t, 0, (req, res) => (req.url === "/v1/installer/cluster/join-token" ? token(req, res) : initNode(req, res)), "configuring");
+    const join = await connected(t, 1, node("join", log, "configuring"), "configuring");
+    return { connection: { connected: [init, join], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1" }, log };
+  }
+
+  it("one naming another cluster than the plan's (a lying or reused init) stops the joins, saying so; none is installed with it", { timeout: 30_000 }, async (t) => {
+    const { connection, log } = await withInit(t, (_req, res) => json(res, 200, { token: "t0ken", joinAddress: "10.20.0.10:8443", cluster: "someone-elses", release: null }));
+    const run = await installFleet(connection, await runContext(t), 1);
+    const join = run.outcomes.get("n1")!;
+    assert.equal(join.kind, "stopped");
+    assert.match(join.detail ?? "", /join token names cluster "someone-elses", not the plan's cluster "lab-1"/);
+    assert.equal(log.some((line) => line.startsWith("join PUT") || line.startsWith("join POST")), false, log.join("\n"));
+  });
+
+  it("one the init cannot give for a moment (503, a dropped connection) is asked again, as a verdict is", { timeout: 30_000 }, async (t) => {
+    let asked = 0;
+    const { connection } = await withInit(t, (req, res) => {
+      asked += 1;
+      if (asked === 1) return void json(res, 503, { type: "about:blank", title: "Service Unavailable", status: 503, code: "INTERNAL", detail: "busy" });
+      if (asked === 2) return void req.socket.destroy();
+      json(res, 200, { token: "t0ken", joinAddress: "10.20.0.10:8443", cluster: "lab-1", release: null });
+    });
+    const run = await installFleet(connection, await runContext(t), 1);
+    assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed"]);
+    assert.equal(asked, 3);
   });
 });
