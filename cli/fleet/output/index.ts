@@ -27,14 +27,29 @@ function keptData(event: InstallEvent): InstallEvent {
   return why === undefined ? event : { ...event, data: { omitted: `this event's data is left on the node: ${why}; GET /v1/installer/install/events?attempt=${event.attempt} there has it` } };
 }
 
+/** A node's text in a cell of the nodes' table (its release, a blocker's code): a release is a version, a code a word. */
+export const CELL_BYTES = 256;
+/** The blockers a row names; "and N more" after them. */
+export const CELL_ITEMS = 10;
+
+const cell = (text: string) => capText(text, CELL_BYTES).text;
+
 /**
  * `out`, every message kept to MESSAGE_BYTES: a note (a node's verdict, its failure), an event's message, a summary
- * row's detail can carry a node's text, and a node may send megabytes of it; an event's data to DATA_BYTES.
+ * row's detail can carry a node's text, and a node may send megabytes of it; an event's data to DATA_BYTES; a table
+ * row's release and blockers to a cell's.
  */
 export function bounded(out: FleetOutput): FleetOutput {
   return {
     problems: (file, problems, closing) => out.problems(file, problems.map((p) => ({ ...p, message: cut(p.message), ...(p.hint ? { hint: cut(p.hint) } : {}) })), closing),
-    nodes: (rows) => out.nodes(rows),
+    nodes: (rows) =>
+      out.nodes(
+        rows.map((r) => ({
+          ...r,
+          release: r.release === null ? null : cell(r.release),
+          blockers: [...r.blockers.slice(0, CELL_ITEMS).map(cell), ...(r.blockers.length > CELL_ITEMS ? [`and ${r.blockers.length - CELL_ITEMS} more`] : [])],
+        })),
+      ),
     note: (node, level, message) => out.note(node, level, cut(message)),
     change: (node, change) => out.change(node, change),
     event: (node, event: InstallEvent) => out.event(node, { ...keptData(event), message: cut(event.message) }),

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { PROBLEM_CAPS, cappedFieldErrors } from "../../../cli/fleet/api.ts";
-import { DATA_BYTES, MESSAGE_BYTES, bounded } from "../../../cli/fleet/output/index.ts";
+import { CELL_BYTES, CELL_ITEMS, DATA_BYTES, MESSAGE_BYTES, bounded } from "../../../cli/fleet/output/index.ts";
 import { jsonOutput } from "../../../cli/fleet/output/json.ts";
 import type { FleetOutput } from "../../../cli/fleet/output/types.ts";
 
@@ -30,6 +30,16 @@ describe("fleet: what a node says is kept to a size before any output shows it",
     assert.ok(fits(got.summary![0]![2]));
     const [problem] = got.problems![0]![1] as { message: string; hint: string }[];
     assert.ok(fits(problem!.message) && fits(problem!.hint));
+  });
+
+  it("a node's table row: a release of megabytes is cut, and of 100,000 blockers the first few are shown with how many more", () => {
+    const { out, got } = recording();
+    const blockers = Array.from({ length: 100_000 }, (_, i) => `BLOCKER_${i}`);
+    bounded(out).nodes([{ node: "node-02", role: "join", installer: "https://10.20.0.12:9443", phase: "configuring", attempt: 0, release: "r".repeat(5_000_000), blockers, draft: "valid" }]);
+    const [row] = got.nodes![0]![0] as Array<{ release: string; blockers: string[] }>;
+    assert.ok(Buffer.byteLength(row!.release) <= CELL_BYTES + 40 && /… \[cut [\d.]+ [KM]iB\]$/.test(row!.release), row!.release.slice(-60));
+    assert.ok(row!.blockers.length <= CELL_ITEMS + 1, `${row!.blockers.length} blockers shown`);
+    assert.equal(row!.blockers.at(-1), `and ${100_000 - CELL_ITEMS} more`);
   });
 
   it("an event's data nested deeper than JSON can be written, or over DATA_BYTES, is left on the node, saying so; --json still writes the event", () => {
