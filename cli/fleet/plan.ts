@@ -47,9 +47,22 @@ async function accessOf(plan: Plan, index: number, folder: string, env: NodeJS.P
 
 const byPosition = (a: LocatedProblem, b: LocatedProblem) => a.line - b.line || a.column - b.column;
 
-/** Indexes of the nodes whose part of the plan has a shape problem. */
-function misshapen(problems: PlanProblem[]): Set<number> {
-  return new Set(problems.flatMap((p) => (p.path[0] === "nodes" && typeof p.path[1] === "number" ? [p.path[1]] : [])));
+/**
+ * For each node whose part of the plan has a shape problem, its keys the problems are about ("*": the node is no
+ * mapping). A key unknown at the node's own level (a typo, a key of the fleet's) damages none of its other keys: every
+ * other check still runs on them, so that the plan's problems come at once (SPEC §10.1).
+ */
+function damagedKeys(problems: PlanProblem[]): Map<number, Set<string>> {
+  const damaged = new Map<number, Set<string>>();
+  for (const { path, rule } of problems) {
+    const [section, index, key] = path;
+    if (section !== "nodes" || typeof index !== "number") continue;
+    if (path.length === 3 && (rule === "unknown-key" || rule === "fleet-owned")) continue;
+    const keys = damaged.get(index) ?? new Set<string>();
+    keys.add(key === undefined ? "*" : String(key));
+    damaged.set(index, keys);
+  }
+  return damaged;
 }
 
 /** SPEC §10.1 offline: shape, install codes and pins, each node's draft by the service's validator, the rules across nodes. Every problem at once. */
@@ -64,12 +77,14 @@ export async function loadPlan(file: string, env: NodeJS.ProcessEnv): Promise<Pl
   if (unreadable) return { ok: false, problems: shape.map(locate).sort(byPosition) };
 
   const plan = value as Plan;
-  const bad = misshapen(shape);
-  const good = plan.nodes.map((_, i) => i).filter((i) => !bad.has(i));
+  const damaged = damagedKeys(shape);
+  const sound = (keys: string[]) => plan.nodes.map((_, i) => i).filter((i) => !["*", ...keys].some((key) => damaged.get(i)?.has(key)));
   // A cluster section with a problem leaves the drafts unknown: only what does not need them is checked.
   const clusterWell = !shape.some((p) => p.path[0] === "cluster");
-  const drafts = new Map(clusterWell ? good.map((i) => [i, composeDraft(plan, plan.nodes[i]!)]) : []);
-  const accesses = await Promise.all(plan.nodes.map((_, i) => (bad.has(i) ? { problems: [] } : accessOf(plan, i, dirname(file), env))));
+  const drafts = new Map(clusterWell ? sound(["name", "role", "config"]).map((i) => [i, composeDraft(plan, plan.nodes[i]!)]) : []);
+  const reachable = new Set(sound(["installer", "fingerprint", "code"]));
+  const accesses = await Promise.all(plan.nodes.map((_, i) => (reachable.has(i) ? accessOf(plan, i, dirname(file), env) : { problems: [] })));
+  const good = sound(["name", "installer"]);
   const fieldErrors = new Map<number, FieldError[]>([...drafts].map(([i, draft]) => [i, offlineFieldErrors(draft)]));
   const problems = [...shape, ...accesses.flatMap((a) => a.problems), ...sameInstallerProblems(plan, accesses.map((a) => ("access" in a ? a.access : undefined))), ...fieldProblems(plan, fieldErrors), ...crossNodeProblems(plan, good, drafts)];
   if (problems.length > 0) return { ok: false, problems: problems.map(locate).sort(byPosition) };

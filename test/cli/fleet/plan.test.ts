@@ -182,6 +182,18 @@ describe("fleet plan: offline checks (SPEC §10.1)", () => {
     assert.equal(result.loaded.nodes[2]!.draft().cluster?.joinAddress, "127.0.0.1:8443");
   });
 
+  it("a node with a role that is neither and an unknown key still has its other keys checked: every problem at once (SPEC §10.1)", async () => {
+    const plan = [
+      edit("  - name: node-03", "  - name: node-02"),
+      edit("    role: join\n    config: { network: { interface: eno1, address: 10.20.0.13", "    role: joiner\n    colour: red\n    config: { network: { interface: eno1, address: 10.20.0.13"),
+      edit(`    fingerprint: ${PIN}\n    code: K7QX`, "    fingerprint: 9F:86:D0\n    code: K7QX"),
+    ].reduce((text, change) => change(text), PLAN);
+    const lines = await problemsOf(plan, ENV);
+    for (const expected of [/nodes\[2\]\.role: role "joiner" is not one of init, join/, /nodes\[2\]\.colour: colour is not a known key/, /nodes\[2\]\.name: node-02 is also nodes\[1\] \(node-02\)'s name/, /nodes\[2\]\.fingerprint: .*not a SHA-256/]) {
+      assert.ok(lines.some((line) => expected.test(line)), `${expected} in:\n${lines.join("\n")}`);
+    }
+  });
+
   for (const c of CASES) {
     it(c.name, async () => {
       const lines = await problemsOf(c.change(PLAN), c.env ?? ENV);
