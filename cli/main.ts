@@ -27,7 +27,8 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       const { values, positionals } = parseFlags(rest, SERVE_FLAGS, process.env);
       if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(" ")}"`);
       // A typo in installer.env first: the default it leaves in place may be what is refused next.
-      for (const unknown of unknownEnvironment(SERVE_FLAGS, process.env)) process.stderr.write(`installer: warning: ${printableLines(unknown)}\n`);
+      const unknownVariables = unknownEnvironment(SERVE_FLAGS, process.env);
+      for (const unknown of unknownVariables) process.stderr.write(`installer: warning: ${printableLines(unknown)}\n`);
       let settings: ReturnType<typeof settingsFrom>;
       try {
         settings = settingsFrom(values);
@@ -38,7 +39,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       serving = true;
       const [{ runServe }, { NeedsOperator }] = await Promise.all([import("./serve.ts"), import("../core/common/errors.ts")]);
       try {
-        await runServe(settings, VERSION, codeCache, performance.now());
+        await runServe(settings, VERSION, codeCache, performance.now(), unknownVariables);
       } catch (err) {
         // Another installer holds the state dir, or what is in it needs a person: a restart changes nothing.
         if (!(err instanceof NeedsOperator)) throw err;

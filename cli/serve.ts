@@ -92,7 +92,8 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
  * `modulesLoadedAt`: when serve's modules had been loaded (`performance.now()`). The `listening` log line gives when
  * each part of the start ended, so a slow boot can be read from the service log.
  */
-export async function runServe(settings: Settings, version: string, codeCache: CodeCache | undefined, modulesLoadedAt: number): Promise<void> {
+/** `warnings`: what the command line's reading found (a STRATUM_ variable no flag reads), among this start's notices. */
+export async function runServe(settings: Settings, version: string, codeCache: CodeCache | undefined, modulesLoadedAt: number, warnings: readonly string[] = []): Promise<void> {
   const stateDir = await ensurePrivateDir(settings.stateDir, "the state dir", "another --state-dir");
   // A state dir that refuses writes (full, read-only) stops the start with what to do, not a bare ENOSPC.
   const storage = (err: unknown): never => {
@@ -148,6 +149,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       const listeningAt = performance.now();
       url = publicUrl(settings.listenHost, info.port);
       const notices = [
+        ...warnings,
         lock.tookOverFrom ? `took over the lock of a stopped installer (pid ${lock.tookOverFrom})` : undefined,
         opened.keptAside ? `the store file did not parse (${opened.keptAsideWhy}): kept aside as ${opened.keptAside}; started with a fresh store` : undefined,
         ...started,

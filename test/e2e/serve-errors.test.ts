@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chown, mkdir, writeFile } from "node:fs/promises";
+import { chown, mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { once } from "node:events";
 import { join } from "node:path";
 import { test } from "node:test";
+import { stateLayout } from "../../core/state/layout.ts";
 import { harness, runCli, tempDir } from "../helpers/installer.ts";
 
 const lab = harness();
@@ -81,4 +82,10 @@ test("a setting from the environment that is refused names its variable, not a f
   assert.match(typo.stderr, /^installer: warning: STRATUM_LSITEN is set, but no flag reads it: did you mean STRATUM_LISTEN\?\n/);
   assert.match(typo.stderr, /installer: warning: STRATUM_WHATEVER is set, but no flag reads it: serve --help names each flag's variable\n/);
   assert.match(typo.stderr, /installer: --listen must be host:port/, "a flag typed is named as a flag");
+
+  // Once it starts: a notice of the start, kept in last-start.json for a support bundle made later, and in the banner.
+  const started = await lab.start({ stateDir, env: { STRATUM_LSITEN: "127.0.0.1:0" } });
+  const warning = "STRATUM_LSITEN is set, but no flag reads it: did you mean STRATUM_LISTEN?";
+  assert.match(started.banner, new RegExp(`NOTICE: ${warning.replace(/[?]/g, "\\$&")}`));
+  assert.ok((JSON.parse(await readFile(stateLayout(stateDir).lastStart, "utf8")) as { notices: string[] }).notices.includes(warning));
 });
