@@ -82,7 +82,7 @@ nodes:
   - name: node-03
     installer: https://10.20.0.13:9443
     fingerprint: 879fdcb78de039afea292497cf56033b30d351e9896e1cd37d04aae392af0576
-    code: K7QX-M2PD-R4TV-9HNC      # …or the code itself
+    code: K7QX-M2PD-R4TV           # …or the code itself
     role: join
     config:
       network: { interface: eno1, address: 10.20.0.13/24 }
