@@ -76,7 +76,8 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
           // followed, forever.
           if (event.attempt !== attempt || event.seq <= last) {
             const got = `event ${event.seq} of attempt ${event.attempt}`;
-            throw new HttpClientError("schema", api.where, `${api.where} gave an answer that is not its installer's: ${got} after event ${last} of attempt ${attempt} (an attempt's events come once each, in order)`);
+            // Not followed further, but not ended either: the node may well be installing.
+            throw new HttpClientError("schema", api.where, `${api.where} gave an answer that is not its installer's: ${got} after event ${last} of attempt ${attempt} (an attempt's events come once each, in order); attempt ${attempt} may well run on there: \`status\` on the node shows it, and the fleet run again follows it`);
           }
           last = event.seq;
           outOfReachSince = undefined;

@@ -107,7 +107,7 @@ describe("fleet: following an attempt", () => {
         verdict: async () => undefined,
       };
       const following = followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: (e) => seen.push(e.seq), onBreak: () => undefined });
-      await assert.rejects(following, (error: HttpClientError) => error.kind === "schema" && /event \d+ of attempt 1 after event \d+ of attempt 1/.test(error.message));
+      await assert.rejects(following, (error: HttpClientError) => error.kind === "schema" && /event \d+ of attempt 1 after event \d+ of attempt 1/.test(error.message) && /attempt 1 may well run on there: `status` on the node shows it, and the fleet run again follows it/.test(error.message));
       assert.equal(asked, 1, `${replay}: asked once`);
       assert.deepEqual(seen, replay.slice(0, -1), "each event shown once, the replayed one not");
     }
