@@ -13,6 +13,8 @@ interface Watcher {
   /** How long a node may stay out of reach (not answering at all) before the fleet gives up following it. */
   giveUpMs?: number;
   quietMs?: number;
+  /** The first pause before the stream is asked again; it doubles up to 16 times this. */
+  pauseMs?: number;
 }
 
 export const GIVE_UP_AFTER_MS = 120_000;
@@ -39,6 +41,10 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
   let last = after;
   let outOfReachSince: number | undefined;
   let tries = 0;
+  // A break for the reason said last is said again at the 2nd, 4th, 8th… try: a stream that keeps failing while the
+  // node answers (a 404 for an attempt it says runs) is not a warning every few seconds for the whole readiness wait.
+  let said: string | undefined;
+  let sameSaid = 0;
   // A stream of heartbeats alone, or a node that says it still installs and sends nothing: said every quietMs.
   let heardAt = Date.now();
   let quietSaid = heardAt;
@@ -82,6 +88,7 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
           last = event.seq;
           outOfReachSince = undefined;
           tries = 0;
+          said = undefined;
           heardAt = quietSaid = Date.now();
           watcher.onEvent(event);
           const success = carriedSuccess(event, attempt);
@@ -110,8 +117,12 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
       if (answered) outOfReachSince = undefined;
       else outOfReachSince ??= Date.now();
       if (outOfReachSince !== undefined && Date.now() - outOfReachSince > giveUpMs) throw new HttpClientError("unreachable", api.where, `${reason ?? `${api.where} is unreachable: the event stream keeps closing`}; gave up after ${giveUpMs / 1000} s out of reach`);
-      if (reason) watcher.onBreak(reason, last);
-      await sleep(250 * 2 ** Math.min(tries, 4), undefined, { signal: watcher.signal });
+      if (reason) {
+        sameSaid = reason === said ? sameSaid + 1 : 1;
+        said = reason;
+        if ((sameSaid & (sameSaid - 1)) === 0) watcher.onBreak(sameSaid > 1 ? `${reason} (${sameSaid} times in a row)` : reason, last);
+      }
+      await sleep((watcher.pauseMs ?? 250) * 2 ** Math.min(tries, 4), undefined, { signal: watcher.signal });
       tries += 1;
     }
   }

@@ -194,3 +194,18 @@ describe("fleet: following an attempt", () => {
     assert.ok(asked >= 2 && quiet.length >= 2, `asked ${asked}, quiet said ${quiet.length} times`);
   });
 });
+
+describe("fleet: a stream that keeps failing while its node answers", () => {
+  it("the same break is said at its 1st, 2nd, 4th, 8th… time in a row, not at every try (a 404 for the events of an attempt the node says runs: a warning every 4 s for the whole readiness wait)", async () => {
+    let verdicts = 0;
+    const installer = {
+      where: "x",
+      events: () => (async function* () { throw new HttpClientError("unreachable", "x", "no such attempt"); })(),
+      verdict: async () => (++verdicts < 20 ? undefined : VERDICT),
+    };
+    const said: string[] = [];
+    const verdict = await followAttempt(installer as never, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: (reason) => said.push(reason), pauseMs: 1 });
+    assert.equal(verdict.outcome, "succeeded");
+    assert.deepEqual(said, ["no such attempt", "no such attempt (2 times in a row)", "no such attempt (4 times in a row)", "no such attempt (8 times in a row)", "no such attempt (16 times in a row)"]);
+  });
+});
