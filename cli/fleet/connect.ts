@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { HttpClientError } from "../../core/http/client.ts";
 import { ApiProblem, cappedBlockers, type DraftView, type JoinToken, NodeApi, type Options, type Status, wrongAnswer } from "./api.ts";
 import { changedFields } from "./diff.ts";
@@ -45,14 +46,28 @@ export function refusal(error: unknown): string | undefined {
   return undefined;
 }
 
+/** A node that answers 5xx (busy, restarting) is asked this many times in all, a pause between, before it counts failed. */
+const BUSY_TRIES = 3;
+const BUSY_PAUSE_MS = 500;
+
 /** One after the other, on the one connection the first opened. */
 async function connectOne(node: FleetNode): Promise<Connected | Connection["failures"][number]> {
   const api = new NodeApi(node.access);
+  const read = async <T>(ask: () => Promise<T>): Promise<T> => {
+    for (let tries = 1; ; tries += 1) {
+      try {
+        return await ask();
+      } catch (error) {
+        if (!(error instanceof ApiProblem && error.status >= 500) || tries >= BUSY_TRIES) throw error;
+        await sleep(BUSY_PAUSE_MS * tries);
+      }
+    }
+  };
   try {
-    const status = await api.settledStatus(VERIFYING_WAIT_MS);
+    const status = await read(() => api.settledStatus(VERIFYING_WAIT_MS));
     const statusAt = performance.now();
-    const options = await api.options();
-    const { view, etag } = await api.config();
+    const options = await read(() => api.options());
+    const { view, etag } = await read(() => api.config());
     return { node, api, status, statusAt, options, draft: view, etag };
   } catch (error) {
     const refused = refusal(error);

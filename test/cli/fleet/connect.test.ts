@@ -66,6 +66,18 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     assert.equal(connection.joinToken, undefined);
   });
 
+  it("a node busy for a moment (a 503 on one of its reads) is asked again: one busy answer does not end the run with nothing changed", { timeout: 30_000 }, async (t) => {
+    let busy = 0;
+    const { plan } = await checks(t, 2, 0, (i, req, answer, res) => {
+      if (i !== 1 || !req.url?.endsWith("/options") || busy++ > 0) return answer();
+      res.writeHead(503, { "content-type": "application/problem+json" }).end(JSON.stringify({ type: "about:blank", title: "Service Unavailable", status: 503, code: "INTERNAL", detail: "busy" }));
+    });
+    const connection = await connectFleet(plan);
+    assert.deepEqual(connection.failures, []);
+    assert.equal(connection.connected.length, 2);
+    assert.equal(busy, 2, "asked twice");
+  });
+
   it("a node that answers its status with a problem is reachable: it failed, saying what it answered, its detail cut to a size", { timeout: 30_000 }, async (t) => {
     const { plan } = await checks(t, 2, 0, (i, req, answer, res) => {
       if (i !== 1 || !req.url?.endsWith("/status")) return answer();
