@@ -103,7 +103,7 @@ export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRed
 
 /**
  * Any private key in PEM, even one the installer was never told of: to its END line, or where the JSON string
- * holding it ends (an event holds one line of it; the following lines are cut by `createKeyLines`), or the text's end.
+ * holding it ends (an event holds one line of it; events.ts cuts the lines after it), or the text's end.
  */
 const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[^"]*?(?:-----END [A-Z ]*PRIVATE KEY-----|(?=")|$)/g;
 /** A join token or a crypt hash by its shape: an old one, or one of a store that does not parse, is not known by value. */
