@@ -22,7 +22,8 @@ if [[ -n "${FIRSTBOOT_FLOOD:-}" ]]; then
 fi
 
 delay="${FIRSTBOOT_DELAY:-0.3}"
-interface="$(sed -n 's/^[[:space:]]*interface:[[:space:]]*\([^[:space:]#]*\).*/\1/p' "$node_yaml" | head -n 1)"
+# The installer's node.yaml quotes its strings ("eno1"): the name without them.
+interface="$(sed -n 's/^[[:space:]]*interface:[[:space:]]*["'"'"']\{0,1\}\([^[:space:]#"'"'"']*\).*/\1/p' "$node_yaml" | head -n 1)"
 
 step() {
   echo "[firstboot] $*"

@@ -21,9 +21,9 @@ function runFirstboot(args: string[], env: Record<string, string> = {}): Promise
   });
 }
 
-async function nodeYaml(): Promise<string> {
+async function nodeYaml(interfaceLine = "interface: eno1"): Promise<string> {
   const path = join(await mkdtemp(join(tmpdir(), "firstboot-")), "node.yaml");
-  await writeFile(path, "mode: single-node\nnetwork:\n  interface: eno1\n");
+  await writeFile(path, `mode: single-node\nnetwork:\n  ${interfaceLine}\n`);
   return path;
 }
 
@@ -36,6 +36,12 @@ test("firstboot prints progress and exits 0", async () => {
   assert.ok(lines(run.stdout).every((line) => line.startsWith("[firstboot] ")));
   assert.match(run.stdout, /configuring network on eno1/);
   assert.match(run.stderr, /warning/);
+});
+
+test("firstboot names the interface as the installer's node.yaml quotes it, without the quotes", async () => {
+  for (const line of ['interface: "eno2"', "interface: 'eno2'", "interface: eno2 # the first port"]) {
+    assert.match((await runFirstboot([await nodeYaml(line)])).stdout, /configuring network on eno2\n/, line);
+  }
 });
 
 test("firstboot exits 3 when node.yaml is missing", async () => {
