@@ -86,7 +86,8 @@ function inStatusWords(error: unknown, target: Pinned, path: string): unknown {
   const status = error.answer?.status;
   switch (error.kind) {
     case "unreachable":
-      return new Unavailable(`cannot reach the installer at ${origin}: ${error.message}`);
+      // Refused: the address is this machine's or answers, but nothing listens on the port: the service is down.
+      return new Unavailable(`cannot reach the installer at ${origin}: ${error.message}${/\bECONNREFUSED\b/.test(error.message) ? "; nothing listens there: is the installer running? (systemctl status stratum-installer)" : ""}`);
     case "tls-mismatch":
       return new Unavailable(`${origin} presents another certificate (SHA-256 ${error.presented ?? "none"}) than the state dir's: it is not the installer of that state dir, so the install code was not sent`);
     case "not-json":

@@ -333,6 +333,10 @@ describe("status", () => {
     const closed = await runCli(["status", "--state-dir", node.stateDir, "--url", nobody.url("https")]);
     assert.equal(closed.code, 2);
     assert.match(closed.stderr, new RegExp(`^status: cannot reach the installer at https://127\\.0\\.0\\.1:${nobody.port}`));
+    // Port 0: no server can listen there, so the connection is refused, as it is once the service has stopped.
+    const stopped = await runCli(["status", "--state-dir", node.stateDir, "--url", "https://127.0.0.1:0"]);
+    assert.equal(stopped.code, 2);
+    assert.match(stopped.stderr, /^status: cannot reach the installer at https:\/\/127\.0\.0\.1:0: connect ECONNREFUSED .*; nothing listens there: is the installer running\? \(systemctl status stratum-installer\)\n$/);
     const noState = await runCli(["status", "--state-dir", join(node.stateDir, "nope")]);
     assert.equal(noState.code, 2);
     assert.match(noState.stderr, /no install code in .*nope: is it the installer's state dir \(--state-dir\)\?/);
