@@ -80,25 +80,61 @@ export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRed
   }
   // Longest first: a secret inside a longer one (the token's secret part inside the token) must not cut that one apart.
   const ordered = [...byText].sort(([a], [b]) => b.length - a.length);
+  const mayHold = literalsFinder([...byText.keys(), ...pieces.keys()]);
   return {
     text(value) {
       let out = value;
-      for (const [text, replacement] of ordered) if (out.includes(text)) out = out.replaceAll(text, replacement);
-      for (const [pattern, replacement] of codes) out = out.replace(pattern, replacement);
-      for (const [piece, found] of pieces) {
-        for (let hit = out.indexOf(piece); hit >= 0; hit = out.indexOf(piece, hit)) {
-          // The whole run the text shares with the secret around the piece.
-          let start = hit;
-          let end = hit + PIECE;
-          for (let s = found.at; start > 0 && s > 0 && out[start - 1] === found.secret[s - 1]; s--) start--;
-          for (let s = found.at + PIECE; end < out.length && s < found.secret.length && out[end] === found.secret[s]; s++) end++;
-          out = out.slice(0, start) + found.replacement + out.slice(end);
-          hit = start + found.replacement.length;
-        }
+      // Most lines hold no secret: one pass over the text tells, where a search for each of some hundred spellings
+      // and pieces took 1.9 µs a line (a bundle reads its 217 MiB of events twice or three times).
+      if (mayHold(value)) {
+        for (const [text, replacement] of ordered) if (out.includes(text)) out = out.replaceAll(text, replacement);
+        out = replacePieces(out, pieces);
       }
+      for (const [pattern, replacement] of codes) out = out.replace(pattern, replacement);
       return out.replace(JOIN_TOKEN_SHAPE, marker("join token")).replace(CRYPT_HASH_SHAPE, marker("password hash")).replace(PEM_PRIVATE_KEY, marker("private key"));
     },
   };
+}
+
+/**
+ * Whether a text holds any of `literals` (each two characters or more): each position's first two characters looked up
+ * in a table of the literals' (a bit each, hashed), and only where one may start is it compared.
+ */
+function literalsFinder(literals: readonly string[]): (text: string) => boolean {
+  const pair = (a: number, b: number) => ((a << 8) ^ b) & 0xffff;
+  const byPair: Array<string[] | undefined> = new Array(0x10000);
+  for (const literal of literals) {
+    const key = pair(literal.charCodeAt(0), literal.charCodeAt(1));
+    (byPair[key] ??= []).push(literal);
+  }
+  return (text) => {
+    let next = text.charCodeAt(0);
+    for (let i = 0; i + 1 < text.length; i++) {
+      const at = next;
+      next = text.charCodeAt(i + 1);
+      const candidates = byPair[pair(at, next)];
+      if (candidates === undefined) continue;
+      for (const literal of candidates) if (text.startsWith(literal, i)) return true;
+    }
+    return false;
+  };
+}
+
+/** Each piece of a long secret in `text`, and the whole run the text shares with that secret around it, replaced. */
+function replacePieces(text: string, pieces: ReadonlyMap<string, { secret: string; at: number; replacement: string }>): string {
+  let out = text;
+  for (const [piece, found] of pieces) {
+    for (let hit = out.indexOf(piece); hit >= 0; hit = out.indexOf(piece, hit)) {
+      // The whole run the text shares with the secret around the piece.
+      let start = hit;
+      let end = hit + PIECE;
+      for (let s = found.at; start > 0 && s > 0 && out[start - 1] === found.secret[s - 1]; s--) start--;
+      for (let s = found.at + PIECE; end < out.length && s < found.secret.length && out[end] === found.secret[s]; s++) end++;
+      out = out.slice(0, start) + found.replacement + out.slice(end);
+      hit = start + found.replacement.length;
+    }
+  }
+  return out;
 }
 
 /**

@@ -104,3 +104,18 @@ test("a secret written with YAML escapes in a raw draft, echoed as written witho
   const redactor = createBundleRedactor(draftNamedSecrets({ source: "yaml", yaml, revision: 1, updatedAt: null }));
   assert.equal(redactor.text(`plain hash=${escaped}`), "plain hash=[redacted: password hash]");
 });
+
+test("each spelling is found wherever it sits in a line, whatever is around it (the quick look that skips lines with no secret misses none)", () => {
+  const redactor = createBundleRedactor([{ name: "join token secret", value: SECRET }, { name: "password hash", value: HASH }]);
+  const spellings = [SECRET, JSON.stringify(HASH).slice(1, -1), b64(SECRET), Buffer.from(SECRET).toString("hex"), encodeURIComponent(HASH), SECRET.slice(5, 27)];
+  const around = ["", "x", "é", "\u{1F600}", "S", SECRET.slice(0, 1), "$6", '{"line":"'];
+  for (const spelling of spellings) {
+    for (const before of around) {
+      for (const after of around) {
+        const out = redactor.text(`${before}${spelling}${after}`);
+        assert.match(out, /\[redacted: (join token secret|password hash)\]/, `${before}|${spelling.slice(0, 12)}|${after}`);
+        assert.ok(!out.includes(SECRET.slice(8, 24)) && !out.includes(HASH.slice(-30)), out);
+      }
+    }
+  }
+});
