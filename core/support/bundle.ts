@@ -193,7 +193,6 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
 
   let budget = limitBytes * (1 - MARGIN) - MANIFEST_RESERVE;
   const included: Array<[string, Buffer]> = [];
-  const fits = new Set<string>();
   for (const [path, text] of [...small].sort(([a], [b]) => rank(a) - rank(b))) {
     const buffer = Buffer.from(path.endsWith(".log") ? text : redactor.text(text), "utf8");
     const packed = HEADER_PACKED + packedBytes(buffer);
@@ -202,11 +201,11 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
       continue;
     }
     budget -= packed;
-    fits.add(path);
     included.push([path, buffer]);
   }
   // In the tar in their order above, whatever order they took the cap in.
-  included.sort(([a], [b]) => small.findIndex(([path]) => path === a) - small.findIndex(([path]) => path === b));
+  const order = new Map(small.map(([path], i) => [path, i]));
+  included.sort(([a], [b]) => order.get(a)! - order.get(b)!);
 
   const events: EventsFile[] = [];
   for (const attempt of await attemptsWithEvents(attempts, layout.events)) {
