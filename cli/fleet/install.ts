@@ -73,7 +73,7 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
       token = await joinTokenOf(init, ctx.signal);
     } catch (error) {
       ended(init, founded, initRun);
-      stopAll(`not started: the init node's join token cannot be read: ${(error as Error).message}`);
+      stopAll(ctx.signal.aborted ? "not started: the run was stopped before the init node's join token was read" : `not started: the init node's join token cannot be read: ${(error as Error).message}`);
       return settled({ outcomes, answers });
     }
     // A token of another cluster (a node that lies, an init reused from another rack) would join the nodes there.
