@@ -7,6 +7,7 @@ import type { Exit } from "./commands.ts";
 import { printable } from "../core/common/printable.ts";
 import { lastStartRanWith } from "../core/state/last-start.ts";
 import { SERVE_FLAGS } from "./flags.ts";
+import { makeFolder } from "../core/fs/private-dir.ts";
 
 interface SupportBundleOptions {
   stateDir: string;
@@ -25,6 +26,15 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
   if (!(await stat(options.stateDir).then((s) => s.isDirectory(), () => false))) {
     process.stderr.write(`installer: no state dir at ${printable(options.stateDir)}: pass the --state-dir the service runs with\n`);
     return 2;
+  }
+  // A trailing slash names a folder: made when it is not there yet (as the fleet's --support-bundle DIR is), before
+  // the bundle's work.
+  if (options.output?.endsWith("/")) {
+    const refused = await makeFolder(options.output, `the bundles' folder ${options.output}`).then(() => undefined, (err: Error) => err.message);
+    if (refused) {
+      process.stderr.write(`installer: ${printable(refused)}\n`);
+      return 2;
+    }
   }
   const state = await readState(options.stateDir);
   // Run without the service's flags, the bundle still describes its payload and host, not the defaults', and says so.

@@ -31,13 +31,15 @@ export async function ensurePrivateDir(path: string, what = "the folder", instea
  * and /proc says so for every mkdir, so `--state-dir /proc/x` hung for good (the fleet's --state and
  * --support-bundle too). Refused with one sentence naming `asked` and why; the error keeps mkdir's code.
  */
-export async function makeFolder(path: string, asked: string, mode = 0o700): Promise<void> {
+export async function makeFolder(given: string, asked: string, mode = 0o700): Promise<void> {
+  // "new/" names the folder "new": a stat of "file/" says ENOTDIR, not what is there.
+  const path = given.replace(/(?<=.)\/+$/, "");
   try {
     await mkdir(path, { mode });
     return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EEXIST" && (await stat(path)).isDirectory()) return;
+    if (code === "EEXIST" && (await isFolder(path))) return;
     if (code === "ENOENT" && dirname(path) !== path && !(await isFolder(dirname(path)))) {
       await makeFolder(dirname(path), asked, mode);
       return makeFolder(path, asked, mode);

@@ -154,6 +154,16 @@ test("support-bundle --state-dir alone: the payload folder and host facts are th
   assert.equal(JSON.parse(machine.files.get("host.json")!).hostname, hostname());
   assert.equal(JSON.parse(machine.files.get("manifest.json")!).madeBy, `support-bundle --state-dir ${stateDir} (--payload ${payload}: as the service last started)`);
 
+  // -o with a trailing slash names a folder: made when it is not there yet (it tried to write "new/.part").
+  const into = await runCli(["support-bundle", "--state-dir", stateDir, "-o", `${join(out, "new")}/`]);
+  assert.equal(into.code, 0, into.stderr);
+  assert.match(into.stdout, new RegExp(`^${join(out, "new")}/stratum-support-[^/]+\\.tar\\.gz: `));
+  assert.equal((await readdir(join(out, "new"))).filter((name) => name.endsWith(".tar.gz")).length, 1);
+  const file = join(out, "b.tar.gz");
+  const notFolder = await runCli(["support-bundle", "--state-dir", stateDir, "-o", `${file}/`]);
+  assert.equal(notFolder.code, 2);
+  assert.equal(notFolder.stderr, `installer: the bundles' folder ${file}/ cannot be made: ${file} is a file, not a folder (EEXIST)\n`);
+
   const elsewhere = join(folder, "no-payload-here");
   const flagged = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, "c.tar.gz"), "--payload", elsewhere]);
   assert.equal(flagged.code, 0, flagged.stderr);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { chmod, chown, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ensurePrivateDir } from "../../../core/fs/private-dir.ts";
+import { ensurePrivateDir, makeFolder } from "../../../core/fs/private-dir.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 test("a private folder is made with its parents, 0700", async () => {
@@ -39,4 +39,14 @@ test("a folder someone else owns is refused, naming its owner: whoever owns it c
     return true;
   });
   assert.equal((await stat(path)).mode & 0o777, 0o755, "someone else's folder is left as it was");
+});
+
+test("makeFolder: a path with a trailing slash (as -o DIR/ names a folder) is made, or refused in one sentence when a file is there", async () => {
+  const folder = await tempDir();
+  await makeFolder(`${join(folder, "new")}/`, "the bundles' folder");
+  assert.ok((await stat(join(folder, "new"))).isDirectory());
+  await makeFolder(`${join(folder, "new")}/`, "the bundles' folder");
+  const file = join(folder, "file");
+  await writeFile(file, "");
+  await assert.rejects(makeFolder(`${file}/`, "the bundles' folder"), { message: `the bundles' folder cannot be made: ${file} is a file, not a folder (EEXIST)` });
 });
