@@ -182,19 +182,21 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
     if (log) small.push([path, log.text.split("\n").map((line) => redactor.text(line)).join("\n")]);
   }
   if (state.storeRaw) {
-    // A damaged file's control characters written out, as `\u0000`: it is read in a terminal or an editor.
-    small.push(["state/installer.json", visible(state.storeRaw.text)]);
+    small.push(["state/installer.json", state.storeRaw.text]);
     if (state.storeRaw.cut) leftOut.push({ path: "state/installer.json", why: `the store file that does not parse is ${state.storeRaw.size} bytes: only its first megabyte is here` });
   }
   for (const aside of state.asides) {
-    small.push([`state/${aside.name}`, visible(aside.text)]);
+    small.push([`state/${aside.name}`, aside.text]);
     if (aside.cut) leftOut.push({ path: `state/${aside.name}`, why: `the store kept aside is ${aside.size} bytes: only its first megabyte is here` });
   }
 
   let budget = limitBytes * (1 - MARGIN) - MANIFEST_RESERVE;
   const included: Array<[string, Buffer]> = [];
   for (const [path, text] of [...small].sort(([a], [b]) => rank(a) - rank(b))) {
-    const buffer = Buffer.from(path.endsWith(".log") ? text : redactor.text(text), "utf8");
+    const redacted = path.endsWith(".log") ? text : redactor.text(text);
+    // A damaged store's control characters written out (`\u0000`), once redacted (a secret may hold one): it is read in
+    // a terminal or an editor.
+    const buffer = Buffer.from(path.startsWith("state/") ? visible(redacted) : redacted, "utf8");
     const packed = HEADER_PACKED + packedBytes(buffer);
     if (packed > budget) {
       leftOut.push({ path, why: `it would take the bundle over its ${limitBytes}-byte cap` });

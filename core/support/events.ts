@@ -39,28 +39,40 @@ async function* linesOf(path: string, end: number): AsyncGenerator<Buffer> {
   }
 }
 
-const KEY_BEGIN = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
-const KEY_END = /-----END [A-Z ]*PRIVATE KEY-----/;
-/** A private key's body is a few dozen lines: past this many without its END line, the lines are taken as lines again. */
-const KEY_LINES = 200;
+// A private key printed a line an event: its BEGIN line alone, then body lines (base64, or a PEM header), then END.
+const KEY_BEGIN = /^\s*-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----\s*$/;
+const KEY_END = /^\s*-----END [A-Z0-9 ]*PRIVATE KEY-----\s*$/;
+const KEY_BODY = /^\s*(?:[A-Za-z0-9+/=]{1,100}|(?:Proc-Type|DEK-Info|Comment):.*)?\s*$/;
+
+/** An event line's message, when the line is an event with one. */
+function messageOf(text: string): { event: Record<string, unknown>; message: string } | undefined {
+  try {
+    const event = JSON.parse(text) as unknown;
+    if (typeof event !== "object" || event === null || Array.isArray(event)) return undefined;
+    const { message } = event as { message?: unknown };
+    return typeof message === "string" ? { event: event as Record<string, unknown>, message } : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * An events file's lines as the bundle holds them, one after another from the first: each redacted; a private key
- * printed a line an event has the lines after its BEGIN line cut too, up to its END; and any control character a
- * damaged line holds written out (`\u001b`), as the service writes its events.
+ * printed a line an event (an event whose message is its BEGIN line alone) has its body lines' messages cut too, up
+ * to its END line or the first line that is no body line; and any control character a damaged line holds written
+ * out (`\u001b`), as the service writes its events.
  */
 function eventLines(redactor: BundleRedactor): (line: Buffer) => Buffer {
-  let keyLines = 0;
+  let inKey = false;
   return (line) => {
     const text = line.toString("utf8");
     let out = redactor.text(text);
-    if (keyLines > 0) {
-      if (KEY_END.test(text)) keyLines = 0;
-      else {
-        keyLines -= 1;
-        out = out.replace(/[A-Za-z0-9+/=]{16,}/g, marker("private key"));
-      }
-    } else if (KEY_BEGIN.test(text) && !KEY_END.test(text)) keyLines = KEY_LINES;
+    if (inKey || text.includes("PRIVATE KEY-----")) {
+      const found = messageOf(text);
+      if (!inKey) inKey = found !== undefined && KEY_BEGIN.test(found.message);
+      else if (found === undefined || KEY_END.test(found.message) || !KEY_BODY.test(found.message)) inKey = false;
+      else out = `${JSON.stringify({ ...found.event, message: marker("private key") })}\n`;
+    }
     const body = out.endsWith("\n") ? out.slice(0, -1) : out;
     out = `${visible(body)}${body === out ? "" : "\n"}`;
     return out === text ? line : Buffer.from(out, "utf8");

@@ -38,7 +38,8 @@ function base64Within(bytes: Buffer, encoding: "base64" | "base64url"): string[]
 function bundleSpellings(value: string): string[] {
   if (value.includes("\n")) return [...spellings(value), value.split(/\r?\n/).filter((line) => !line.startsWith("-----")).join("")];
   const bytes = Buffer.from(value, "utf8");
-  const url = encodeURIComponent(value);
+  // As UTF-8 has it (a lone surrogate is U+FFFD there): encodeURIComponent throws on one.
+  const url = encodeURIComponent(bytes.toString("utf8"));
   const hex = bytes.toString("hex");
   return [
     ...spellings(value),
@@ -54,12 +55,14 @@ function bundleSpellings(value: string): string[] {
 
 /** Pieces of a long secret this long or longer are found wherever they show (a line folded away the rest of it). */
 const PIECE = 16;
-const PIECE_STEP = 4;
 
-/** An install code's characters in any case, each group apart or not ("j3x2 34c6 tyh9", "J3X234C6TYH9"): the API takes each as the code. */
+/**
+ * An install code's characters in any case, with any dashes and blanks between them ("j3x2 34c6 tyh9", "J3X234C6TYH9",
+ * "J3 X2 34 C6"): the API takes each as the code, as it drops those before comparing.
+ */
 function codePattern(value: string): RegExp | undefined {
   if (!/^[A-Z0-9]{4}(?:-[A-Z0-9]{4})+$/.test(value)) return undefined;
-  return new RegExp(value.split("-").join("[-\\s]?"), "gi");
+  return new RegExp([...value.replaceAll("-", "")].join("[-\\s]*"), "gi");
 }
 
 export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRedactor {
@@ -72,7 +75,7 @@ export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRed
     if (code) codes.push([code, marker(name)]);
     // Long one-line secrets with no public part (a join token's fingerprint is public: its secret part is named alone).
     if (value.length >= PIECE + 8 && !/[\n:]/.test(value)) {
-      for (let at = 0; at + PIECE <= value.length; at += PIECE_STEP) {
+      for (let at = 0; at + PIECE <= value.length; at += 1) {
         const piece = value.slice(at, at + PIECE);
         if (!pieces.has(piece)) pieces.set(piece, { secret: value, at, replacement: marker(name) });
       }

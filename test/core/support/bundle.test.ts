@@ -224,14 +224,35 @@ test("a private key firstboot printed line by line (one event a line): its body 
   const layout = stateLayout(dir);
   const body = Array.from({ length: 4 }, () => randomBytes(48).toString("base64"));
   const printed = ["-----BEGIN OPENSSH PRIVATE KEY-----", ...body, "-----END OPENSSH PRIVATE KEY-----", "after the key"];
-  const events = printed.map((line, i) => JSON.stringify({ seq: 4 + i, type: "firstboot.output", line }));
+  const events = printed.map((message, i) => JSON.stringify({ seq: 4 + i, attempt: 1, time: "2026-12-04T10:00:00.000Z", type: "step.log", step: "firstboot", level: "info", message }));
   await writeFile(layout.eventsOf(1), `${(await readFile(layout.eventsOf(1), "utf8"))}${events.join("\n")}\n`);
   const { files } = await extractBundle((await bundle(dir)).file);
   const lines = files.get("attempts/1/events.ndjson")!.trimEnd().split("\n");
   assert.equal(lines.length, 3 + printed.length);
   for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), line);
   for (const part of body) assert.doesNotMatch(files.get("attempts/1/events.ndjson")!, new RegExp(part.slice(0, 20).replace(/[+/]/g, "\\$&")));
-  assert.equal(JSON.parse(lines.at(-1)!).line, "after the key");
+  assert.equal(JSON.parse(lines.at(-1)!).message, "after the key");
+});
+
+test("a line that only speaks of a key's BEGIN line takes nothing from the lines after it (paths, digests): only a key's own body lines are cut", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  const printed = ["grep found '-----BEGIN RSA PRIVATE KEY-----' in 0 files", "pulled registry.example/stratum/ceph@sha256:0123456789abcdef0123456789abcdef", "wrote /var/lib/stratum/images/ceph-mon.tar"];
+  const events = printed.map((message, i) => JSON.stringify({ seq: 4 + i, attempt: 1, time: "2026-12-04T10:00:00.000Z", type: "step.log", step: "firstboot", level: "info", message }));
+  await writeFile(layout.eventsOf(1), `${(await readFile(layout.eventsOf(1), "utf8"))}${events.join("\n")}\n`);
+  const { files } = await extractBundle((await bundle(dir)).file);
+  const messages = files.get("attempts/1/events.ndjson")!.trimEnd().split("\n").map((line) => JSON.parse(line).message);
+  assert.deepEqual(messages.slice(-2), printed.slice(1));
+});
+
+test("a store that does not parse: its secrets are redacted before its control characters are written out (a secret holding one is still found)", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  const odd = "Pw\u202eHunter2xQ9vL0sT4nB8kD3mF6";
+  await writeFile(layout.store, `{"schemaVersion":1,"draft":{"source":"structured","config":{"admin":{"passwordHash":"${odd}"`);
+  const { files } = await extractBundle((await bundle(dir)).file);
+  assert.match(files.get("state/installer.json")!, /"passwordHash":"\[redacted: password hash\]"/);
+  assert.doesNotMatch(files.get("state/installer.json")!, /Hunter2x/);
 });
 
 test("a damaged store's and a damaged event line's control characters are written out in the bundle, never copied raw", async () => {

@@ -119,3 +119,19 @@ test("each spelling is found wherever it sits in a line, whatever is around it (
     }
   }
 });
+
+test("a secret with a lone surrogate (a draft may hold one) is redacted, and the bundle's redactor is made: encodeURIComponent threw on it", () => {
+  const odd = `\uD800${HASH.slice(1)}`;
+  const redactor = createBundleRedactor([{ name: "password hash", value: odd }]);
+  assert.equal(redactor.text(`hash ${odd}.`), "hash [redacted: password hash].");
+});
+
+test("a piece of a long secret is found at any offset, its last characters too; the install code with any separators between any characters", () => {
+  const redactor = createBundleRedactor([{ name: "join token secret", value: SECRET }, { name: "install code", value: "K7QX-M2PD-R4TV" }]);
+  for (let start = 0; start + 16 <= SECRET.length; start++) {
+    assert.doesNotMatch(redactor.text(`<${SECRET.slice(start, start + 16)}>`), new RegExp(SECRET.slice(start, start + 16).replace(/[-]/g, "\\-")), `at ${start}`);
+  }
+  for (const spelling of ["K7QX  M2PD  R4TV", "K7QX - M2PD - R4TV", "K7 QX M2 PD R4 TV", "k7qx_m2pd_r4tv".replaceAll("_", "")]) {
+    assert.equal(redactor.text(`code ${spelling};`), "code [redacted: install code];", spelling);
+  }
+});
