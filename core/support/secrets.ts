@@ -36,7 +36,11 @@ function base64Within(bytes: Buffer, encoding: "base64" | "base64url"): string[]
  * print it: URL-encoded, in hex, in base64 as part of a longer text.
  */
 function bundleSpellings(value: string): string[] {
-  if (value.includes("\n")) return [...spellings(value), value.split(/\r?\n/).filter((line) => !line.startsWith("-----")).join("")];
+  if (value.includes("\n")) {
+    // A PEM key: its body on one line; and the file in base64 on one line (`base64 -w0 tls.key`), its last newline or not.
+    const pem = [value, value.trimEnd()].flatMap((text) => base64Within(Buffer.from(text, "utf8"), "base64"));
+    return [...spellings(value), value.split(/\r?\n/).filter((line) => !line.startsWith("-----")).join(""), ...pem];
+  }
   const bytes = Buffer.from(value, "utf8");
   // As UTF-8 has it (a lone surrogate is U+FFFD there): encodeURIComponent throws on one.
   const url = encodeURIComponent(bytes.toString("utf8"));
@@ -50,8 +54,30 @@ function bundleSpellings(value: string): string[] {
     hex.toUpperCase(),
     ...base64Within(bytes, "base64"),
     ...base64Within(bytes, "base64url"),
+    ...asBytes(value),
   ];
 }
+
+/**
+ * A secret that is base64url (a join token's, the cluster's) as the bytes it stands for, as a firstboot deriving a key
+ * from it may print them: in hex, in standard base64; and itself in standard base64's alphabet.
+ */
+function asBytes(value: string): string[] {
+  if (!/^[A-Za-z0-9_-]{22,}$/.test(value)) return [];
+  const bytes = Buffer.from(value, "base64url");
+  const hex = bytes.toString("hex");
+  const standard = bytes.toString("base64");
+  return [hex, hex.toUpperCase(), standard, standard.replace(/=+$/, ""), value.replaceAll("-", "+").replaceAll("_", "/")];
+}
+
+/** A quoted spelling's marker, in the same quotes: a JSON string whose value is the secret stays a JSON string. */
+function quotedLike(spelling: string, replacement: string): string {
+  const quote = /^(\\?["'])[^]*\1$/.exec(spelling)?.[1];
+  return quote && spelling.length > 2 * quote.length ? `${quote}${replacement}${quote}` : replacement;
+}
+
+/** Between two characters of an install code: a few separators, or a terminal's colour codes. */
+const CODE_GAP = String.raw`(?:[^A-Za-z0-9\n]|\u001b\[[0-9;]*m){0,4}`;
 
 /** Pieces of a long secret this long or longer are found wherever they show (a line folded away the rest of it). */
 const PIECE = 16;
@@ -62,7 +88,7 @@ const PIECE = 16;
  */
 function codePattern(value: string): RegExp | undefined {
   if (!/^[A-Z0-9]{4}(?:-[A-Z0-9]{4})+$/.test(value)) return undefined;
-  return new RegExp([...value.replaceAll("-", "")].join("[-\\s]*"), "gi");
+  return new RegExp([...value.replaceAll("-", "")].join(CODE_GAP), "gi");
 }
 
 export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRedactor {
@@ -70,7 +96,7 @@ export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRed
   const codes: Array<[RegExp, string]> = [];
   const pieces = new Map<string, { secret: string; at: number; replacement: string }>();
   for (const { name, value } of secrets) {
-    for (const text of bundleSpellings(value)) if (text.length >= MIN_LENGTH && !byText.has(text)) byText.set(text, marker(name));
+    for (const text of bundleSpellings(value)) if (text.length >= MIN_LENGTH && !byText.has(text)) byText.set(text, quotedLike(text, marker(name)));
     const code = codePattern(value);
     if (code) codes.push([code, marker(name)]);
     // Long one-line secrets with no public part (a join token's fingerprint is public: its secret part is named alone).
@@ -144,10 +170,18 @@ function replacePieces(text: string, pieces: ReadonlyMap<string, { secret: strin
  * Any private key in PEM, even one the installer was never told of: to its END line, or where the JSON string
  * holding it ends (an event holds one line of it; events.ts cuts the lines after it), or the text's end.
  */
-const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[^"]*?(?:-----END [A-Z ]*PRIVATE KEY-----|(?=")|$)/g;
-/** A join token or a crypt hash by its shape: an old one, or one of a store that does not parse, is not known by value. */
+const PEM_PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[A-Za-z0-9+/=\s]|\\[nr])*(?:-----END [A-Z0-9 ]*PRIVATE KEY-----)?/g;
+/** A join token or a crypt hash by its shape (crypt(5)'s formats): an old one, or one of a store that does not parse, is not known by value. */
 const JOIN_TOKEN_SHAPE = /STRATUM1:[0-9A-Fa-f]{64}:[A-Za-z0-9_-]{16,}/g;
-const CRYPT_HASH_SHAPE = /\$(?:1|2[abxy]?|5|6|g?y|7)\$[./0-9A-Za-z$=,]{16,}/g;
+const CRYPT_HASH_SHAPE = new RegExp(
+  [
+    String.raw`\$(?:1|5|6)\$(?:rounds=\d+\$)?[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{22,86}`,
+    String.raw`\$2[abxy]?\$\d\d\$[./0-9A-Za-z]{53}`,
+    String.raw`\$g?y\$[./0-9A-Za-z]+\$[./0-9A-Za-z]*\$[./0-9A-Za-z]{43}`,
+    String.raw`\$7\$[./0-9A-Za-z]{11,}\$[./0-9A-Za-z]{43}`,
+  ].join("|"),
+  "g",
+);
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;

@@ -135,3 +135,49 @@ test("a piece of a long secret is found at any offset, its last characters too; 
     assert.equal(redactor.text(`code ${spelling};`), "code [redacted: install code];", spelling);
   }
 });
+
+test("a JSON string whose value is a secret keeps its quotes: the file still parses (a quoted spelling of the draft's node.yaml replaced them)", () => {
+  const yaml = `mode: join\ncluster:\n  join_token: "${TOKEN}"\nadmin:\n  password_hash: '${HASH.replaceAll("'", "''")}'\n`;
+  const redactor = createBundleRedactor(draftNamedSecrets({ source: "yaml", yaml, revision: 1, updatedAt: null }));
+  const json = JSON.stringify({ joinToken: TOKEN, passwordHash: HASH.replace("'", "") }, null, 2);
+  const out = redactor.text(json);
+  assert.deepEqual(Object.keys(JSON.parse(out)), ["joinToken", "passwordHash"]);
+  assert.match(JSON.parse(out).joinToken, /^\[redacted: join token\]$/);
+});
+
+test("a private key with no END line in a message takes only its own base64 with it, not the rest of the message", () => {
+  const redactor = createBundleRedactor([]);
+  const out = redactor.text(JSON.stringify({ message: "last output: -----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIB | Installing /usr/lib/stratum | payload sha256 ab12" }));
+  assert.match(JSON.parse(out).message, /^last output: \[redacted: private key\] ?\| Installing \/usr\/lib\/stratum \| payload sha256 ab12$/);
+});
+
+test("a crypt hash's shape is a crypt hash's, not shell text that has a $1$ or $5$ in it", () => {
+  const redactor = createBundleRedactor([]);
+  for (const text of ['mv "$1$SUFFIX/var/lib/stratum/agent"', "s/$5$PREFIX/usr/local/bin/g", "$$6$$HOME/.cache/stratum/images"]) assert.equal(redactor.text(text), text);
+  for (const hash of [`$6$rounds=5000$somesalt$${"Ab".repeat(43)}`, `$5$salt$${"d".repeat(43)}`, `$y$j9T$saltsaltsalt$${"c".repeat(43)}`, `$2b$12$${"e".repeat(53)}`, `$1$salt1234$${"f".repeat(22)}`]) {
+    assert.equal(redactor.text(`hash: ${hash} `), "hash: [redacted: password hash] ", hash);
+  }
+});
+
+test("a join secret as the bytes it stands for, in hex or standard base64, and in base64's other alphabet, is redacted", () => {
+  const redactor = createBundleRedactor([{ name: "join token secret", value: SECRET }]);
+  const bytes = Buffer.from(SECRET, "base64url");
+  for (const spelling of [bytes.toString("hex"), bytes.toString("hex").toUpperCase(), bytes.toString("base64"), bytes.toString("base64").replace(/=+$/, ""), SECRET.replaceAll("-", "+").replaceAll("_", "/")]) {
+    assert.equal(redactor.text(`psk ${spelling}.`), "psk [redacted: join token secret].", spelling);
+  }
+});
+
+test("a private key printed whole in base64 on one line (no newline at its end, or one) is redacted", () => {
+  const redactor = createBundleRedactor([{ name: "TLS private key", value: KEY }]);
+  for (const pem of [KEY, KEY.trimEnd()]) {
+    const encoded = Buffer.from(pem).toString("base64");
+    assert.doesNotMatch(redactor.text(`key ${encoded}`), new RegExp(encoded.slice(20, 60).replace(/[+/]/g, "\\$&")), pem.length.toString());
+  }
+});
+
+test("the install code with another separator between its groups (_ . / : a tab, an ANSI colour) is redacted", () => {
+  const redactor = createBundleRedactor([{ name: "install code", value: "Y5CY-T6P4-T9ZD" }]);
+  for (const spelling of ["Y5CY_T6P4_T9ZD", "Y5CY.T6P4.T9ZD", "Y5CY/T6P4/T9ZD", "Y5CY:T6P4:T9ZD", "Y5CY\tT6P4\tT9ZD", "Y5CY\u001b[31m-T6P4\u001b[0m-T9ZD", "Y5CY – T6P4 – T9ZD"]) {
+    assert.equal(redactor.text(`code ${spelling};`), "code [redacted: install code];", JSON.stringify(spelling));
+  }
+});
