@@ -79,6 +79,47 @@ function quotedLike(spelling: string, replacement: string): string {
 /** Between two characters of an install code: a few separators, or a terminal's colour codes. */
 const CODE_GAP = String.raw`(?:[^A-Za-z0-9\n]|\u001b\[[0-9;]*m){0,4}`;
 
+/** Bytes of a secret this many or more, in a run of base64 decoded, are taken for it. */
+const DECODED_PIECE = 12;
+/** The characters of base64's two alphabets: 1 a lower-case letter, 2 an upper-case one, 3 any other. */
+const BASE64_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  BASE64_CLASS[c] = /[a-z]/.test(ch) ? 1 : /[A-Z]/.test(ch) ? 2 : /[0-9+/_-]/.test(ch) ? 3 : 0;
+}
+
+/**
+ * Each run of base64's characters long enough to hold DECODED_PIECE bytes, and of both cases (base64 of text has
+ * both in any 16 characters; a path, a hex digest or a word in one case is not looked into), replaced by what
+ * `replacement` says, when it says. One pass over the text: a pattern with a lower bound on its length went over each
+ * short run again from each of its characters.
+ */
+function replaceBase64Runs(text: string, replacement: (run: string) => string | undefined): string {
+  let out = "";
+  let copied = 0;
+  let start = 0;
+  let cases = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0;
+    const kind = c < 128 ? BASE64_CLASS[c]! : 0;
+    if (kind !== 0) {
+      cases |= kind === 3 ? 0 : kind;
+      continue;
+    }
+    if (cases === 3 && i - start >= 16) {
+      const end = text.startsWith("==", i) ? i + 2 : text.startsWith("=", i) ? i + 1 : i;
+      const replaced = replacement(text.slice(start, end));
+      if (replaced !== undefined) {
+        out += text.slice(copied, start) + replaced;
+        copied = end;
+      }
+    }
+    start = i + 1;
+    cases = 0;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
 /** Pieces of a long secret this long or longer are found wherever they show (a line folded away the rest of it). */
 const PIECE = 16;
 
@@ -110,16 +151,32 @@ export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRed
   // Longest first: a secret inside a longer one (the token's secret part inside the token) must not cut that one apart.
   const ordered = [...byText].sort(([a], [b]) => b.length - a.length);
   const mayHold = literalsFinder([...byText.keys(), ...pieces.keys()]);
+  // Each run of base64 decoded, for a piece of a secret's bytes: a file printed in base64 wrapped over lines
+  // (`base64 node.yaml`) holds each secret split over two or three of them, where no spelling of it is whole.
+  const decodedPieces = new Map<string, string>();
+  for (const { name, value } of secrets) {
+    const bytes = Buffer.from(value, "utf8").toString("latin1");
+    for (let at = 0; at + DECODED_PIECE <= bytes.length; at += 1) if (!decodedPieces.has(bytes.slice(at, at + DECODED_PIECE))) decodedPieces.set(bytes.slice(at, at + DECODED_PIECE), marker(name));
+  }
+  const inDecoded = literalsFinder([...decodedPieces.keys()]);
+  const decodedSecret = (run: string): string | undefined => {
+    for (let skip = 0; skip < 4; skip++) {
+      const found = inDecoded(Buffer.from(run.slice(skip), "base64").toString("latin1"));
+      if (found !== undefined) return decodedPieces.get(found);
+    }
+    return undefined;
+  };
   return {
     text(value) {
       let out = value;
       // Most lines hold no secret: one pass over the text tells, where a search for each of some hundred spellings
       // and pieces took 1.9 µs a line (a bundle reads its 217 MiB of events twice or three times).
-      if (mayHold(value)) {
+      if (mayHold(value) !== undefined) {
         for (const [text, replacement] of ordered) if (out.includes(text)) out = out.replaceAll(text, replacement);
         out = replacePieces(out, pieces);
       }
       for (const [pattern, replacement] of codes) out = out.replace(pattern, replacement);
+      if (decodedPieces.size > 0) out = replaceBase64Runs(out, decodedSecret);
       return out.replace(JOIN_TOKEN_SHAPE, marker("join token")).replace(CRYPT_HASH_SHAPE, marker("password hash")).replace(PEM_PRIVATE_KEY, marker("private key"));
     },
   };
@@ -129,7 +186,7 @@ export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRed
  * Whether a text holds any of `literals` (each two characters or more): each position's first two characters looked up
  * in a table of the literals' (a bit each, hashed), and only where one may start is it compared.
  */
-function literalsFinder(literals: readonly string[]): (text: string) => boolean {
+function literalsFinder(literals: readonly string[]): (text: string) => string | undefined {
   const pair = (a: number, b: number) => ((a << 8) ^ b) & 0xffff;
   const byPair: Array<string[] | undefined> = new Array(0x10000);
   for (const literal of literals) {
@@ -143,9 +200,9 @@ function literalsFinder(literals: readonly string[]): (text: string) => boolean 
       next = text.charCodeAt(i + 1);
       const candidates = byPair[pair(at, next)];
       if (candidates === undefined) continue;
-      for (const literal of candidates) if (text.startsWith(literal, i)) return true;
+      for (const literal of candidates) if (text.startsWith(literal, i)) return literal;
     }
-    return false;
+    return undefined;
   };
 }
 

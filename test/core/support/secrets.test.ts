@@ -181,3 +181,21 @@ test("the install code with another separator between its groups (_ . / : a tab,
     assert.equal(redactor.text(`code ${spelling};`), "code [redacted: install code];", JSON.stringify(spelling));
   }
 });
+
+test("a node.yaml printed in base64 wrapped at 76 or 64 columns (`base64 node.yaml`): no line keeps 12 or more characters of a secret", () => {
+  const redactor = createBundleRedactor([{ name: "join token", value: TOKEN }, { name: "join token secret", value: SECRET }, { name: "password hash", value: HASH }]);
+  for (const hostname of ["node-1", "node-01", "node-001", "node-0001"]) {
+    const yaml = `mode: join\nhostname: ${hostname}\ncluster:\n  join_token: "${TOKEN}"\nadmin:\n  password_hash: '${HASH.replaceAll("'", "''")}'\n`;
+    for (const width of [76, 64]) {
+      const lines = Buffer.from(yaml).toString("base64").match(new RegExp(`.{1,${width}}`, "g"))!;
+      const out = lines.map((line) => redactor.text(line));
+      for (const [i, line] of out.entries()) {
+        if (line.includes("[redacted")) continue;
+        const decoded = Buffer.from(line, "base64").toString("latin1");
+        for (const secret of [SECRET, HASH]) {
+          for (let at = 0; at + 12 <= secret.length; at++) assert.ok(!decoded.includes(secret.slice(at, at + 12)), `${hostname}, ${width} columns, line ${i}: ${line}`);
+        }
+      }
+    }
+  }
+});
