@@ -54,10 +54,15 @@ const byPosition = (a: LocatedProblem, b: LocatedProblem) => a.line - b.line || 
  */
 function damagedKeys(problems: PlanProblem[]): Map<number, Set<string>> {
   const damaged = new Map<number, Set<string>>();
-  for (const { path, rule } of problems) {
+  for (const { path, rule, hint } of problems) {
     const [section, index, key] = path;
     if (section !== "nodes" || typeof index !== "number") continue;
-    if (path.length === 3 && (rule === "unknown-key" || rule === "fleet-owned")) continue;
+    if (path.length === 3 && (rule === "unknown-key" || rule === "fleet-owned")) {
+      // A misspelt key (confg:) is the key it was meant to be, missing: what needs that key is not checked.
+      const meant = /^did you mean (\w+)\?$/.exec(hint ?? "")?.[1];
+      if (meant) damaged.set(index, new Set([...(damaged.get(index) ?? []), meant]));
+      continue;
+    }
     const keys = damaged.get(index) ?? new Set<string>();
     keys.add(key === undefined ? "*" : String(key));
     damaged.set(index, keys);

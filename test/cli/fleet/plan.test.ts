@@ -182,6 +182,12 @@ describe("fleet plan: offline checks (SPEC §10.1)", () => {
     assert.equal(result.loaded.nodes[2]!.draft().cluster?.joinAddress, "127.0.0.1:8443");
   });
 
+  it("a misspelt config: key is the one problem of that node's config, not the problems of a node with none (which blamed cluster.common)", async () => {
+    const lines = await problemsOf(edit("    role: join\n    config: { network: { interface: eno1, address: 10.20.0.13", "    role: join\n    confg: { network: { interface: eno1, address: 10.20.0.13")(PLAN), ENV);
+    assert.equal(lines.length, 1, lines.join("\n"));
+    assert.match(lines[0]!, /nodes\[2\]\.confg: confg is not a known key \(did you mean config\?\)/);
+  });
+
   it("a node with a role that is neither and an unknown key still has its other keys checked: every problem at once (SPEC §10.1)", async () => {
     const plan = [
       edit("  - name: node-03", "  - name: node-02"),
