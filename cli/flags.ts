@@ -65,8 +65,19 @@ export function oneOf<const T extends string>(flag: string, value: string, allow
  * address its last start listened on when that is one of this machine's (`ownAddresses`; all of them: the
  * loopback), else 127.0.0.1. A state dir copied from another node names that node's address: never followed.
  */
-export function statusUrl(values: Partial<Record<keyof typeof STATUS_FLAGS, string>>, ranWith: { listenHost?: string; port?: number } = {}, ownAddresses: readonly string[] = []): URL {
-  if (values.port !== undefined && values.url !== undefined) throw new UsageError(`--port and --url both say where the installer is (the URL names its port): give one`);
+export function statusUrl(
+  given: Partial<Record<keyof typeof STATUS_FLAGS, string>>,
+  ranWith: { listenHost?: string; port?: number } = {},
+  ownAddresses: readonly string[] = [],
+  onCommandLine: ReadonlySet<string> = new Set(),
+): URL {
+  let values = given;
+  if (values.port !== undefined && values.url !== undefined) {
+    // One typed, the other from the environment (STRATUM_PORT in installer.env): the one typed.
+    if (onCommandLine.has("url") && !onCommandLine.has("port")) values = { ...values, port: undefined };
+    else if (onCommandLine.has("port") && !onCommandLine.has("url")) values = { ...values, url: undefined };
+    else throw new UsageError(`--port and --url both say where the installer is (the URL names its port): give one`);
+  }
   const port = values.port === undefined ? (ranWith.port ?? 9443) : Number(values.port);
   if (values.port !== undefined && (!/^\d{1,5}$/.test(values.port) || port < 1 || port > 65535)) throw new UsageError(`--port must be a port number, got "${values.port}"`);
   const listened = ranWith.listenHost;

@@ -60,7 +60,8 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       if (positionals.length > 0) throw new UsageError(`status takes no arguments, got "${positionals.join(" ")}"`);
       const ranWith = values.url === undefined ? await (await import("../core/state/last-start.ts")).lastStartRanWith(values["state-dir"]!) : {};
       const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
-      const url = statusUrl(values, ranWith, own);
+      const typed = new Set(["port", "url"].filter((flag) => rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`))));
+      const url = statusUrl(values, ranWith, own, typed);
       const { runStatus } = await import("./status.ts");
       return runStatus({ stateDir: values["state-dir"]!, url, tlsCert: values["tls-cert"], follow: booleans.follow! });
     }

@@ -24,4 +24,7 @@ test("status's URL: --url, else the port (--port, the last start's, 9443) at the
 
 test("status's --port and --url together are refused: the URL names its own port, and the other was dropped unseen", () => {
   assert.throws(() => statusUrl({ port: "9555", url: "https://10.0.0.5:9443" }), { name: "UsageError", message: /^--port and --url .*give one/ });
+  // One from the command line, the other from the environment (installer.env): the command line's wins.
+  assert.equal(statusUrl({ port: "9555", url: "https://10.0.0.5:9443" }, {}, [], new Set(["url"])).href, "https://10.0.0.5:9443/");
+  assert.equal(statusUrl({ port: "9555", url: "https://10.0.0.5:9443" }, {}, [], new Set(["port"])).href, "https://127.0.0.1:9555/");
 });
