@@ -13,7 +13,7 @@ export function problemLines(file: string, problems: readonly LocatedProblem[], 
 export function connectTable(rows: readonly ConnectRow[]): string[] {
   return formatTable(
     ["NODE", "ROLE", "INSTALLER", "PHASE", "ATTEMPT", "RELEASE", "BLOCKERS", "DRAFT"],
-    rows.map((r) => [r.node, r.role, r.installer, r.phase, String(r.attempt), r.release ?? "none", r.blockers.join(", ") || "none", r.draft]),
+    rows.map((r) => [r.node, r.role, r.installer, r.phase, String(r.attempt), r.release ?? "none", [...r.blockers, ...(r.moreBlockers ? [`and ${r.moreBlockers} more`] : [])].join(", ") || "none", r.draft]),
   );
 }
 

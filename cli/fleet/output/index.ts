@@ -29,7 +29,7 @@ function keptData(event: InstallEvent): InstallEvent {
 
 /** A node's text in a cell of the nodes' table (its release, a blocker's code): a release is a version, a code a word. */
 export const CELL_BYTES = 256;
-/** The blockers a row names; "and N more" after them. */
+/** The blockers a row names; how many more in `moreBlockers` (--json), "and N more" in the table. */
 export const CELL_ITEMS = 10;
 
 const cell = (text: string) => capText(text, CELL_BYTES).text;
@@ -47,7 +47,8 @@ export function bounded(out: FleetOutput): FleetOutput {
         rows.map((r) => ({
           ...r,
           release: r.release === null ? null : cell(r.release),
-          blockers: [...r.blockers.slice(0, CELL_ITEMS).map(cell), ...(r.blockers.length > CELL_ITEMS ? [`and ${r.blockers.length - CELL_ITEMS} more`] : [])],
+          blockers: r.blockers.slice(0, CELL_ITEMS).map(cell),
+          ...(r.blockers.length > CELL_ITEMS ? { moreBlockers: r.blockers.length - CELL_ITEMS } : {}),
         })),
       ),
     note: (node, level, message) => out.note(node, level, cut(message)),

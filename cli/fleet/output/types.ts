@@ -12,6 +12,8 @@ export interface ConnectRow {
   attempt: number;
   release: string | null;
   blockers: string[];
+  /** Blockers the node named past those shown (a table cell holds a few). */
+  moreBlockers?: number;
   /** What the node said of its draft, e.g. "valid", "2 problems", "installed". */
   draft: string;
 }
