@@ -9,5 +9,12 @@ import { join } from "node:path";
 
 const folder = mkdtempSync(join(tmpdir(), "stratum-bench-"));
 process.env.TMPDIR = folder;
-process.on("exit", () => rmSync(folder, { recursive: true, force: true }));
+process.on("exit", () => {
+  try {
+    rmSync(folder, { recursive: true, force: true, maxRetries: 3 });
+  } catch (err) {
+    // An installer stopped by the same Ctrl-C may still be writing there: say what is left, exit as asked.
+    process.stderr.write(`bench: ${folder} is left behind: ${(err as Error).message}\n`);
+  }
+});
 for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) process.once(signal, () => process.exit(code));
