@@ -199,3 +199,10 @@ test("a node.yaml printed in base64 wrapped at 76 or 64 columns (`base64 node.ya
     }
   }
 });
+
+test("a base64 spelling of a draft's secret is named after that secret, not 'node.yaml secret'", () => {
+  const yaml = `mode: join\ncluster:\n  join_token: "${TOKEN}"\nadmin:\n  password_hash: '${HASH.replaceAll("'", "''")}'\n`;
+  const redactor = createBundleRedactor(draftNamedSecrets({ source: "yaml", yaml, revision: 1, updatedAt: null }));
+  assert.equal(redactor.text(b64(HASH)), "[redacted: password hash]");
+  assert.equal(redactor.text(Buffer.from(TOKEN).toString("base64url")), "[redacted: join token]");
+});
