@@ -313,7 +313,8 @@ describe("attempt runner: stopping and the next start", () => {
 
   test("a stop while the leftovers of a firstboot that exited 0 are being stopped: its success is on record, the next start says recheck readiness, not retry the install", async (t) => {
     // firstboot exits 0 and leaves a child that ignores SIGTERM, saying when it got one: the step is then stopping what firstboot left running.
-    const r = await rig(t, { firstboot: `(trap 'touch "$(dirname "$0")/termed"' TERM; while :; do sleep 0.05; done) &\necho "firstboot: done"` });
+    // It exits only once its leftover has set its trap: a SIGTERM before that ended the leftover with no word (a flake under load).
+    const r = await rig(t, { firstboot: `d="$(dirname "$0")"\n(trap 'touch "$d/termed"' TERM; touch "$d/armed"; while :; do sleep 0.05; done) &\nwhile [ ! -e "$d/armed" ]; do sleep 0.01; done\necho "firstboot: done"` });
     await r.start();
     await waitFor("firstboot's leftover to be asked to stop", async () => ((await stat(join(r.folder, "termed")).catch(() => undefined)) ? true : undefined));
     // The stop comes during the grace the leftover gets (by the service's clock, moved on only then).
