@@ -155,8 +155,13 @@ export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRed
   // (`base64 node.yaml`) holds each secret split over two or three of them, where no spelling of it is whole.
   const decodedPieces = new Map<string, string>();
   for (const { name, value } of secrets) {
-    const bytes = Buffer.from(value, "utf8").toString("latin1");
-    for (let at = 0; at + DECODED_PIECE <= bytes.length; at += 1) if (!decodedPieces.has(bytes.slice(at, at + DECODED_PIECE))) decodedPieces.set(bytes.slice(at, at + DECODED_PIECE), marker(name));
+    // A PEM key's BEGIN and END lines are any key's (a public one's too): only its body marks it.
+    const own = value.includes("\n") ? value.split("\n").filter((line) => !line.startsWith("-----")).join("\n") : value;
+    const bytes = Buffer.from(own, "utf8").toString("latin1");
+    for (let at = 0; at + DECODED_PIECE <= bytes.length; at += 1) {
+      const piece = bytes.slice(at, at + DECODED_PIECE);
+      if (!decodedPieces.has(piece)) decodedPieces.set(piece, marker(name));
+    }
   }
   const inDecoded = literalsFinder([...decodedPieces.keys()]);
   const decodedSecret = (run: string): string | undefined => {

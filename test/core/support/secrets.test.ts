@@ -206,3 +206,21 @@ test("a base64 spelling of a draft's secret is named after that secret, not 'nod
   assert.equal(redactor.text(b64(HASH)), "[redacted: password hash]");
   assert.equal(redactor.text(Buffer.from(TOKEN).toString("base64url")), "[redacted: join token]");
 });
+
+test("a public key in base64 is not taken for the TLS private key (their PEM lines share BEGIN and END)", () => {
+  const redactor = createBundleRedactor([{ name: "TLS private key", value: KEY }]);
+  const publicPem = generateKeyPairSync("ec", { namedCurve: "P-256" }).publicKey.export({ type: "spki", format: "pem" }).toString();
+  const encoded = Buffer.from(`-----BEGIN PRIVATE KEY----- is not here; ${publicPem}`).toString("base64");
+  assert.equal(redactor.text(encoded), encoded);
+});
+
+test("the TLS key file printed in base64 wrapped at 76 columns (`base64 tls.key`): no line keeps 12 or more characters of its body", () => {
+  const redactor = createBundleRedactor([{ name: "TLS private key", value: KEY }]);
+  const body = KEY.split("\n").filter((line) => line && !line.startsWith("-----")).join("\n");
+  const lines = Buffer.from(KEY).toString("base64").match(/.{1,76}/g)!;
+  for (const line of lines.map((l) => redactor.text(l))) {
+    if (line.includes("[redacted")) continue;
+    const decoded = Buffer.from(line, "base64").toString("latin1");
+    for (let at = 0; at + 12 <= body.length; at++) assert.ok(!decoded.includes(body.slice(at, at + 12)), line);
+  }
+});
