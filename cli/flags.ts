@@ -48,7 +48,7 @@ export const STATUS_FLAGS = {
 
 export const SUPPORT_BUNDLE_FLAGS = {
   "state-dir": SERVE_FLAGS["state-dir"],
-  output: { help: "where to write the bundle (-o): a file, a folder to put it in under its own name, or - for stdout (default: the working directory)" },
+  output: { help: "where to write the bundle (-o): a file, a folder to put it in under its own name (DIR/: made if it is not there), or - for stdout (default: the working directory)" },
   payload: { help: `offline payload folder (default: the one the service last started with, as the state dir's last-start.json says; else ${SERVE_FLAGS.payload.default})` },
   "host-facts": { help: "JSON file of the host inventory (default: the one the service last started with, if any; else read from /sys and /proc)" },
   "tls-key": { help: "the private key the installer serves when started with --tls-key, so that the bundle never holds it" },
