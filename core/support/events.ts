@@ -71,7 +71,11 @@ function eventLines(redactor: BundleRedactor): (line: Buffer) => Buffer {
       const found = messageOf(text);
       if (!inKey) inKey = found !== undefined && KEY_BEGIN.test(found.message);
       else if (found === undefined || KEY_END.test(found.message) || !KEY_BODY.test(found.message)) inKey = false;
-      else out = `${JSON.stringify({ ...found.event, message: marker("private key") })}\n`;
+      else {
+        // From the redacted line: the event's other fields keep their redaction.
+        const redacted = messageOf(out);
+        out = redacted ? `${JSON.stringify({ ...redacted.event, message: marker("private key") })}\n` : out.replace(/[A-Za-z0-9+/=]{16,}/g, marker("private key"));
+      }
     }
     const body = out.endsWith("\n") ? out.slice(0, -1) : out;
     out = `${visible(body)}${body === out ? "" : "\n"}`;
