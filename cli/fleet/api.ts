@@ -101,6 +101,15 @@ const WRONG_ANSWERS: ReadonlySet<string> = new Set(["not-json", "schema", "too-l
 export const wrongAnswer = (error: unknown): error is HttpClientError => error instanceof HttpClientError && WRONG_ANSWERS.has(error.kind);
 
 /**
+ * A node that may answer when asked again: busy or restarting (5xx, 429), or out of reach for now; not one that
+ * gave an answer no installer gives, nor one that presents another certificate.
+ */
+export function worthAskingAgain(error: unknown): boolean {
+  if (error instanceof ApiProblem) return error.status >= 500 || error.status === 429;
+  return error instanceof HttpClientError && error.kind !== "tls-mismatch" && !wrongAnswer(error);
+}
+
+/**
  * The client's error in the fleet's words: another certificate than the plan's is refused (a tls-mismatch),
  * another status a problem of the node's (an ApiProblem), a wrong shape not its installer's, anything else out of reach.
  */

@@ -1,10 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { HttpClientError } from "../../core/http/client.ts";
-import { ApiProblem, type JoinToken, wrongAnswer } from "./api.ts";
+import { type JoinToken, type Verdict, worthAskingAgain } from "./api.ts";
 import type { Connected, Connection } from "./connect.ts";
 import { NodeRun, type Outcome, type RunContext } from "./node-run.ts";
 import { pool } from "./pool.ts";
-import type { Verdict } from "./api.ts";
 import { GIVE_UP_AFTER_MS } from "./watch.ts";
 import { type NodeAnswers, confirmation, nodeAnswers } from "./report.ts";
 
@@ -140,9 +138,7 @@ async function joinTokenOf(init: Connected, signal: AbortSignal): Promise<JoinTo
     try {
       return await init.api.joinToken();
     } catch (error) {
-      const busy = error instanceof ApiProblem && (error.status >= 500 || error.status === 429);
-      const away = error instanceof HttpClientError && error.kind !== "tls-mismatch" && !wrongAnswer(error);
-      if (!(busy || away) || signal.aborted || Date.now() - since > GIVE_UP_AFTER_MS) throw error;
+      if (!worthAskingAgain(error) || signal.aborted || Date.now() - since > GIVE_UP_AFTER_MS) throw error;
       await sleep(250 * 2 ** Math.min(tries, 4), undefined, { signal });
     }
   }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { ApiProblem, type InstallEvent, type NodeApi, type Verdict, wrongAnswer } from "./api.ts";
+import { ApiProblem, type InstallEvent, type NodeApi, type Verdict, worthAskingAgain, wrongAnswer } from "./api.ts";
 import { HttpClientError } from "../../core/http/client.ts";
 import { VerdictSchema } from "../../handlers/schemas/install.ts";
 
@@ -103,9 +103,8 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
       let answered = true;
       const verdict = await api.verdict(attempt).catch((error: unknown) => {
         // A node busy or restarting (5xx, 429) did not answer, as one out of reach: its attempt may well run on.
-        const busy = error instanceof ApiProblem && (error.status >= 500 || error.status === 429);
-        if (!busy && (!(error instanceof HttpClientError) || wrongAnswer(error))) throw error;
-        if (busy) reason ??= `${api.where} answered ${error.status} when asked for the verdict: ${error.message}`;
+        if (!worthAskingAgain(error)) throw error;
+        if (error instanceof ApiProblem) reason ??= `${api.where} answered ${error.status} when asked for the verdict: ${error.message}`;
         answered = false;
         return undefined;
       });

@@ -188,8 +188,8 @@ export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRed
 }
 
 /**
- * Whether a text holds any of `literals` (each two characters or more): each position's first two characters looked up
- * in a table of the literals' (a bit each, hashed), and only where one may start is it compared.
+ * The first of `literals` (each two characters or more) a text holds: each position's first two characters looked up
+ * in a table of the literals by their first two, and only those that may start there compared.
  */
 function literalsFinder(literals: readonly string[]): (text: string) => string | undefined {
   const pair = (a: number, b: number) => ((a << 8) ^ b) & 0xffff;

@@ -3,7 +3,7 @@ import { once } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { describe, it } from "node:test";
-import { ApiProblem, NodeApi } from "../../../cli/fleet/api.ts";
+import { ApiProblem, NodeApi, worthAskingAgain } from "../../../cli/fleet/api.ts";
 import { refusal } from "../../../cli/fleet/connect.ts";
 import { formatFingerprint } from "../../../cli/fleet/node-access.ts";
 import { HttpClientError } from "../../../core/http/client.ts";
@@ -71,5 +71,16 @@ describe("fleet: one node's API over the client", () => {
     const gateway = await rejection(api.install());
     assert.ok(gateway instanceof ApiProblem);
     assert.deepEqual([gateway.status, gateway.code], [502, "HTTP_502"]);
+  });
+});
+
+describe("fleet: which failures are worth asking again (a join token, a verdict)", () => {
+  it("a node busy or out of reach, yes; one that refused, answered what no installer answers, or presented another certificate, no", () => {
+    for (const error of [new ApiProblem(500, {}), new ApiProblem(503, {}), new ApiProblem(429, {}), new HttpClientError("unreachable", "x", "refused"), new HttpClientError("timeout", "x", "slow"), new HttpClientError("broken", "x", "cut")]) {
+      assert.equal(worthAskingAgain(error), true, `${error.name} ${error.message}`);
+    }
+    for (const error of [new ApiProblem(404, {}), new ApiProblem(401, {}), new ApiProblem(409, {}), new HttpClientError("tls-mismatch", "x", "other certificate"), new HttpClientError("schema", "x", "lies"), new HttpClientError("too-large", "x", "huge"), new Error("bug")]) {
+      assert.equal(worthAskingAgain(error), false, `${error.name} ${error.message}`);
+    }
   });
 });
