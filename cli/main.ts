@@ -26,13 +26,15 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
     case "serve": {
       const { values, positionals } = parseFlags(rest, SERVE_FLAGS, process.env);
       if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(" ")}"`);
-      // A typo in installer.env first: the default it leaves in place may be what is refused next.
+      // Once started, they are among the start's notices (banner, log); a start refused says them first, as plain lines:
+      // a typo in installer.env may have left in place the default that is refused.
       const unknownVariables = unknownEnvironment(SERVE_FLAGS, process.env);
-      for (const unknown of unknownVariables) process.stderr.write(`installer: warning: ${printableLines(unknown)}\n`);
+      const warnPlainly = () => unknownVariables.forEach((unknown) => process.stderr.write(`installer: warning: ${printableLines(unknown)}\n`));
       let settings: ReturnType<typeof settingsFrom>;
       try {
         settings = settingsFrom(values);
       } catch (err) {
+        warnPlainly();
         const fromEnv = Object.keys(SERVE_FLAGS).filter((flag) => !rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)));
         throw err instanceof UsageError ? fromEnvironment(err, fromEnv, process.env) : err;
       }
@@ -41,6 +43,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       try {
         await runServe(settings, VERSION, codeCache, performance.now(), unknownVariables);
       } catch (err) {
+        warnPlainly();
         // Another installer holds the state dir, or what is in it needs a person: a restart changes nothing.
         if (!(err instanceof NeedsOperator)) throw err;
         process.stderr.write(`installer: ${printableLines(err.message)}\n`);

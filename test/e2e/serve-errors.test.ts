@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { test } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
-import { harness, runCli, tempDir } from "../helpers/installer.ts";
+import { harness, runCli, tempDir, waitFor } from "../helpers/installer.ts";
 
 const lab = harness();
 
@@ -88,4 +88,11 @@ test("a setting from the environment that is refused names its variable, not a f
   const warning = "STRATUM_LSITEN is set, but no flag reads it: did you mean STRATUM_LISTEN?";
   assert.match(started.banner, new RegExp(`NOTICE: ${warning.replace(/[?]/g, "\\$&")}`));
   assert.ok((JSON.parse(await readFile(stateLayout(stateDir).lastStart, "utf8")) as { notices: string[] }).notices.includes(warning));
+  // Said once on stderr, as the log's warning: not also as a plain line before it.
+  const stderr = await waitFor("the listening log line", async () => {
+    const { stderr } = started.output();
+    return stderr.includes('"message":"listening"') ? stderr : undefined;
+  });
+  assert.equal(stderr.split(warning).length - 1, 1, stderr);
+  assert.doesNotMatch(stderr, /installer: warning:/);
 });
