@@ -1,6 +1,6 @@
 import { InstallerError } from "../common/errors.ts";
 import type { DraftBody } from "./analysis.ts";
-import { jsonSyntaxError, type JsonSyntaxError } from "./json-syntax.ts";
+import { jsonSyntaxError, type JsonSyntaxError, lineColumnAt } from "../common/json-syntax.ts";
 
 const EMPTY_BODY = "The body is empty: send the draft as a JSON object (application/json), or a node.yaml as application/yaml.";
 
@@ -11,7 +11,7 @@ export function parseJsonBody(text: string): DraftBody {
   try {
     value = JSON.parse(text);
   } catch {
-    // The scanner takes the grammar JSON.parse takes (test/core/draft/json-syntax.test.ts), so it finds the error.
+    // The scanner takes the grammar JSON.parse takes (test/core/common/json-syntax.test.ts), so it finds the error.
     throw notJson(text, jsonSyntaxError(text)!);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -22,9 +22,7 @@ export function parseJsonBody(text: string): DraftBody {
 }
 
 function notJson(text: string, { message, offset }: JsonSyntaxError): InstallerError {
-  const head = text.slice(0, offset);
-  const line = head.split("\n").length;
-  const column = offset - head.lastIndexOf("\n");
+  const { line, column } = lineColumnAt(text, offset);
   return new InstallerError({
     code: "INVALID_REQUEST",
     detail: `The body is not valid JSON (line ${line}, column ${column}): ${message}.`,

@@ -1,6 +1,7 @@
 import { rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Adapter } from "lowdb";
+import { jsonProblem } from "../common/json-syntax.ts";
 import { readIfPresent } from "./read-if-present.ts";
 import { syncFolder, writeTempFile } from "./write-private-file.ts";
 import { tempPathOf } from "../state/layout.ts";
@@ -34,8 +35,9 @@ export class DurableJsonFile<T> implements Adapter<T> {
     if (text === undefined) return null;
     try {
       return JSON.parse(text) as T;
-    } catch (err) {
-      throw new CorruptStoreError(this.path, err);
+    } catch {
+      // Not V8's message: it quotes the text around the fault, and this message goes to the banner, the log and bundles.
+      throw new CorruptStoreError(this.path, new Error(jsonProblem(text)));
     }
   }
 

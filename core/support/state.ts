@@ -1,6 +1,7 @@
 import { open, readdir } from "node:fs/promises";
 import { storeShapeProblem } from "../state/store-shape.ts";
 import { join } from "node:path";
+import { jsonProblem } from "../common/json-syntax.ts";
 import { readIfPresent } from "../fs/read-if-present.ts";
 import { stateLayout } from "../state/layout.ts";
 import type { StoreData } from "../state/records.ts";
@@ -49,7 +50,12 @@ export async function readState(stateDir: string, store?: StoreData): Promise<St
   const raw = store ? undefined : await readCapped(layout.store, 64 * 1024 * 1024);
   if (raw) {
     try {
-      const data = JSON.parse(raw.text) as StoreData;
+      let data: StoreData;
+      try {
+        data = JSON.parse(raw.text) as StoreData;
+      } catch {
+        throw new Error(jsonProblem(raw.text));
+      }
       const problem = storeShapeProblem(data);
       if (problem !== undefined || !Array.isArray(data.attempts)) throw new Error(`not an installer store document${problem ? `: ${problem}` : ""}`);
       snapshot.store = data;

@@ -106,3 +106,11 @@ test("a store file that parses but is not of the store's shape is kept aside as 
   assert.equal(opened.keptAside, undefined);
   assert.deepEqual(opened.store.slice("attempts").get(), [running]);
 });
+
+test("a store file that is not JSON is kept aside with where it stops being JSON, not a quote of the text around it (a damaged hash or token is there)", async () => {
+  const dir = await stateDir();
+  const secret = "$6$rounds=5000$SALTsaltSALT$HASHhashHASHhash";
+  await writeFile(stateLayout(dir).store, `{"schemaVersion":1,\n "draft": {"password": ${secret}}}`);
+  const opened = await openStore(dir, now);
+  assert.equal(opened.keptAsideWhy, "Unexpected token '$' at line 2, column 24");
+});

@@ -16,3 +16,10 @@ test("a store file that parses but is not of the store's shape is read as one th
     assert.equal(state.storeRaw?.text, JSON.stringify(doc));
   }
 });
+
+test("a store file that is not JSON: its problem says where, and quotes none of the text around it (a damaged hash or token is there)", async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "stratum-support-state-"));
+  await writeFile(stateLayout(stateDir).store, `{"schemaVersion":1,\n "draft": {"password": $6$rounds=5000$SALTsaltSALT$HASHhashHASHhash}}`);
+  const state = await readState(stateDir);
+  assert.equal(state.storeProblem, "the store file does not parse (Unexpected token '$' at line 2, column 24)");
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { ENDS_EARLY, jsonSyntaxError } from "../../../core/draft/json-syntax.ts";
+import { ENDS_EARLY, jsonSyntaxError } from "../../../core/common/json-syntax.ts";
 
 const parses = (text: string) => {
   try {

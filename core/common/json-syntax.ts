@@ -121,3 +121,17 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
     return failure as JsonSyntaxError;
   }
 }
+
+/** An offset's line and column (1-based), as an editor shows them. */
+export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+  const head = text.slice(0, offset);
+  return { line: head.split("\n").length, column: offset - head.lastIndexOf("\n") };
+}
+
+/** Why a text that JSON.parse refused is not JSON, and where: for a file on disk, whose text may hold a secret. */
+export function jsonProblem(text: string): string {
+  const error = jsonSyntaxError(text);
+  if (!error) return "JSON.parse refused it, though it is JSON";
+  const { line, column } = lineColumnAt(text, error.offset);
+  return `${error.message} at line ${line}, column ${column}`;
+}
