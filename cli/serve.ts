@@ -176,6 +176,9 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   });
 
   const stop = (signal: string) => {
+    // A second Ctrl-C or SIGTERM waits for the first's stop (the firstboot group stopped, at most its grace, then
+    // KILL): Node's default action would leave that group running and the lock held.
+    if (stopping) return log.info("already stopping", { signal });
     stopping = true;
     log.info("stopping", { signal });
     server.close();
@@ -187,8 +190,8 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   // Before the banner can be seen: a stop asked for the moment it shows is a clean stop, never the default kill.
   const onTerm = () => stop("SIGTERM");
   const onInt = () => stop("SIGINT");
-  process.once("SIGTERM", onTerm);
-  process.once("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  process.on("SIGINT", onInt);
 
   try {
     await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { stateLayout } from "../../core/state/layout.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { finished, install, putDraft } from "../helpers/install-rig.ts";
 import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
@@ -114,6 +116,31 @@ wait
     assert.equal(await alive(pids[1]!), true);
     assert.equal(await installer.stop(), 0);
     for (const pid of pids) assert.equal(await alive(pid), false, `${pid} of the firstboot group is gone once the installer exited`);
+  });
+
+  test("a second Ctrl-C or SIGTERM while the installer stops does not cut the stop short: the firstboot group is still stopped, the lock let go, exit 0", async () => {
+    const { installer, folder } = await rig(`#!/bin/sh
+trap '' TERM INT
+echo $$ > "$(dirname "$0")/firstboot.pid"
+sleep 300 &
+echo $! > "$(dirname "$0")/helper.pid"
+echo "firstboot: waiting"
+wait
+`);
+    reap(folder, ["firstboot.pid", "helper.pid"]);
+    await attempt(installer);
+    const pids = await waitFor("firstboot to start its helper", async () => {
+      const [firstboot, helper] = [await pidIn(folder, "firstboot.pid"), await pidIn(folder, "helper.pid")];
+      return firstboot && helper ? [firstboot, helper] : undefined;
+    });
+    installer.proc.kill("SIGINT");
+    await waitFor("the installer to say it stops", async () => (installer.output().stderr.includes('"message":"stopping"') ? true : undefined));
+    installer.proc.kill("SIGINT");
+    installer.proc.kill("SIGTERM");
+    assert.equal(await installer.exited, 0, installer.output().stderr);
+    for (const pid of pids) assert.equal(await alive(pid), false, `${pid} of the firstboot group is gone once the installer exited`);
+    assert.equal(existsSync(stateLayout(installer.stateDir).lock), false, "the lock is let go");
+    assert.match(installer.output().stderr, /"message":"already stopping".*"signal":"SIGINT"/);
   });
 
   test("after kill -9 the next start stops the old group before anything runs; a retry runs exactly one firstboot", async () => {
