@@ -28,6 +28,8 @@ export interface EventLog {
   discard(attempt: number, writer: AttemptEventLog | undefined): Promise<void>;
   /** Every open writer's events reach the disk, as far as it takes them (at shutdown). */
   sync(): Promise<void>;
+  /** The attempt's step.finished and attempt.finished events on disk: at start, what a killed installer wrote before its record. */
+  outcomes(attempt: number): Promise<InstallEvent[]>;
   /** Events with seq > after, oldest first, at most `limit`. */
   page(attempt: number, after: number, limit: number): Promise<EventsPage>;
   /**
@@ -69,6 +71,9 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
     },
     async sync() {
       await Promise.all([...writers.values()].map(async (writer) => (await writer).sync().catch(() => undefined)));
+    },
+    outcomes(attempt) {
+      return readEvents(path(attempt), 0, Number.POSITIVE_INFINITY, (line) => line.includes('"type":"step.finished"') || line.includes('"type":"attempt.finished"'));
     },
     async page(attempt, after, limit) {
       const writer = await writers.get(attempt);

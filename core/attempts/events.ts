@@ -265,10 +265,10 @@ async function startOf(path: string, after: number): Promise<number> {
 }
 
 /**
- * Events with seq > after, oldest first, at most `limit`. A line that holds no event (a torn last line after kill -9)
+ * Events with seq > after, oldest first, at most `limit` (of the lines `wanted` keeps). A line that holds no event (a torn last line after kill -9)
  * is skipped. The read begins near the first of them (`startOf`), not at the file's start.
  */
-export async function readEvents(path: string, after: number, limit = Number.POSITIVE_INFINITY): Promise<InstallEvent[]> {
+export async function readEvents(path: string, after: number, limit = Number.POSITIVE_INFINITY, wanted?: (line: string) => boolean): Promise<InstallEvent[]> {
   const events: InstallEvent[] = [];
   const stream = createReadStream(path, { encoding: "utf8", start: await startOf(path, after) });
   const done = new Promise<void>((resolve, reject) => {
@@ -278,6 +278,7 @@ export async function readEvents(path: string, after: number, limit = Number.POS
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   try {
     for await (const line of lines) {
+      if (wanted && !wanted(line)) continue;
       const event = eventOf(line);
       if (!event || event.seq <= after) continue;
       events.push(event);

@@ -8,7 +8,7 @@ import type { Slice } from "../state/store.ts";
 import { isStorageError } from "../fs/storage-error.ts";
 import { refusal } from "./admission.ts";
 import type { EventLog } from "./event-log.ts";
-import { BACKLOG_LIMIT, type AttemptEventLog, type NewEvent } from "./events.ts";
+import { BACKLOG_LIMIT, type AttemptEventLog, type InstallEvent, type NewEvent } from "./events.ts";
 import { endpointsOf } from "./endpoints.ts";
 import { journal } from "./journal.ts";
 import type { StepContext } from "./steps/context.ts";
@@ -70,6 +70,14 @@ export class AttemptRunner {
     const said: string[] = [];
     for (const record of interrupted) {
       const log = await events.writer(record.attempt);
+      // A step's success and the verdict reach the events before the record: a kill between the two leaves the events
+      // ahead, and a firstboot that exited 0 must not be run again on the record's word.
+      const finished = catchUp(record, await events.outcomes(record.attempt));
+      if (finished) {
+        said.push(`attempt ${record.attempt} had finished (${finished.outcome}) when the installer stopped, before its record was written: recorded now`);
+        recovered.push([record, log]);
+        continue;
+      }
       const { step, after } = standing(record, record.step);
       const todo = step === "readiness" ? "recheck readiness" : "retry the install";
       this.#finish(record, log, {
@@ -305,6 +313,35 @@ export class AttemptRunner {
     await this.#running;
     await this.deps.events.sync();
   }
+}
+
+/**
+ * `record` (running) brought up to what its events on disk say: each running step whose step.finished succeeded is
+ * there is succeeded, and the verdict of an attempt.finished there is the record's. Returns that verdict, if any.
+ */
+function catchUp(record: AttemptRecord, outcomes: InstallEvent[]): Verdict | undefined {
+  for (const event of outcomes) {
+    const step = record.steps.find((s) => s.step === event.step && s.state === "running");
+    if (event.type === "step.finished" && step && (event.data as { outcome?: unknown } | undefined)?.outcome === "succeeded") {
+      Object.assign(step, { state: "succeeded", finishedAt: event.time });
+    }
+  }
+  const finished = outcomes.filter((e) => e.type === "attempt.finished").at(-1);
+  const verdict = (finished?.data as { verdict?: Verdict } | undefined)?.verdict;
+  if (!finished || !isVerdictOf(record, verdict)) return undefined;
+  record.state = verdict.outcome;
+  record.finishedAt = finished.time;
+  record.verdict = verdict;
+  for (const step of record.steps) {
+    if (step.state === "running") Object.assign(step, { state: "failed", finishedAt: finished.time, message: verdict.message });
+  }
+  return verdict;
+}
+
+/** A verdict as this attempt's runner writes it into its attempt.finished event. */
+function isVerdictOf(record: AttemptRecord, verdict: Verdict | undefined): verdict is Verdict {
+  if (typeof verdict !== "object" || verdict === null) return false;
+  return verdict.attempt === record.attempt && verdict.kind === record.kind && (verdict.outcome === "succeeded" || verdict.outcome === "failed") && typeof verdict.message === "string" && typeof verdict.next === "string";
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { basename, dirname, join } from "node:path";
 import { describe, test, type TestContext } from "node:test";
@@ -117,6 +117,13 @@ async function refusedWith(promise: Promise<unknown>, code: string): Promise<Ins
   assert.ok(error instanceof InstallerError, String(error));
   assert.equal(error.code, code, error.detail);
   return error;
+}
+
+/** An event written to an attempt's file on disk, after its last one, as the runner writes them. */
+async function appendOnDisk(stateDir: string, attempt: number, event: Omit<InstallEvent, "seq" | "attempt" | "time">): Promise<void> {
+  const path = stateLayout(stateDir).eventsOf(attempt);
+  const last = JSON.parse((await readFile(path, "utf8")).trimEnd().split("\n").at(-1)!) as InstallEvent;
+  await appendFile(path, `${JSON.stringify({ seq: last.seq + 1, attempt, time: last.time, ...event })}\n`);
 }
 
 const milestones = (events: InstallEvent[]) => events.filter((e) => !["step.log", "step.progress", "readiness.poll"].includes(e.type)).map((e) => `${e.type}${e.step ? `:${e.step}` : ""}`);
@@ -332,6 +339,40 @@ describe("attempt runner: stopping and the next start", () => {
     // What the verdict says to do works, and runs no firstboot.
     const recheck = await next.start("recheck-readiness");
     assert.deepEqual(milestones(await next.finished(recheck.attempt)), ["attempt.started", "step.started:readiness", "step.finished:readiness", "attempt.finished:readiness"]);
+  });
+
+  test("killed after a step's success reached the events but before the record did: the next start takes the events' word (recheck readiness after firstboot, never firstboot again)", async (t) => {
+    const r = await rig(t, { firstboot: GATED });
+    await r.start();
+    await waitFor("firstboot to run", async () => (r.attempts.get()[0]!.step === "firstboot" ? true : undefined));
+    await r.runner.shutdown();
+    // What a kill between the event's fsync and the store's write leaves: the event on disk, the record still running.
+    await appendOnDisk(r.stateDir, 1, { type: "step.finished", step: "firstboot", level: "info", message: "firstboot succeeded", data: { outcome: "succeeded", durationMs: 5 } });
+
+    const next = await rig(t, { stateDir: r.stateDir });
+    assert.deepEqual(await next.runner.recover(), ["attempt 1 was interrupted after firstboot succeeded; its verdict says recheckReadiness"]);
+    const record = next.attempts.get()[0]!;
+    assert.deepEqual([record.verdict?.code, record.verdict?.step, record.verdict?.next], ["INTERRUPTED", "readiness", "recheckReadiness"]);
+    assert.deepEqual(record.steps.map((s) => `${s.step}:${s.state}`), ["preflight:succeeded", "write-config:succeeded", "firstboot:succeeded"]);
+    assert.deepEqual((await reopened(r.stateDir)).slice("attempts").get(), [record]);
+  });
+
+  test("killed after the verdict reached the events but before the record did: the next start records that verdict, and adds no second one", async (t) => {
+    const r = await rig(t, { firstboot: GATED });
+    await r.start();
+    await waitFor("firstboot to run", async () => (r.attempts.get()[0]!.step === "firstboot" ? true : undefined));
+    await r.runner.shutdown();
+    const verdict = { attempt: 1, kind: "install", outcome: "succeeded", step: "readiness", code: null, message: "The node is installed and the cloud reports READY.", next: "none" };
+    await appendOnDisk(r.stateDir, 1, { type: "step.finished", step: "firstboot", level: "info", message: "firstboot succeeded", data: { outcome: "succeeded", durationMs: 5 } });
+    await appendOnDisk(r.stateDir, 1, { type: "attempt.finished", step: "readiness", level: "info", message: verdict.message, data: { verdict } });
+
+    const next = await rig(t, { stateDir: r.stateDir });
+    assert.deepEqual(await next.runner.recover(), ["attempt 1 had finished (succeeded) when the installer stopped, before its record was written: recorded now"]);
+    const record = next.attempts.get()[0]!;
+    assert.deepEqual(record.verdict, verdict);
+    assert.equal(record.state, "succeeded");
+    assert.deepEqual((await reopened(r.stateDir)).slice("attempts").get(), [record]);
+    assert.equal(milestones(await next.finished(1)).filter((m) => m.startsWith("attempt.finished")).length, 1, "one verdict among the events");
   });
 
   test("a stop while an attempt is still being recorded: it never runs (no firstboot after the stop); the next start fails it INTERRUPTED", async (t) => {
