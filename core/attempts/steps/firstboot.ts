@@ -78,6 +78,13 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
   if (ctx.signal.aborted) stopping();
   let exit: Exit | undefined;
   let recorded = false;
+  /** firstboot exited 0 by itself: its success is recorded, whatever stop came meanwhile (a retry would run it again). */
+  const succeeded = async () => {
+    // The output already in the pipes is read first (one turn of the loop), so that its lines come before the success.
+    await Promise.race([output, new Promise((resolve) => setImmediate(resolve))]);
+    await ctx.succeeded();
+    recorded = true;
+  };
   try {
     if (pid !== undefined) {
       record.firstbootGroup = { pid, startTime: startTimeOf(pid) };
@@ -85,18 +92,15 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
       child.stdin.end("go\n");
     }
     exit = await Promise.race([exited, abort]);
-    if (exit && !exit.error && exit.code === 0 && !ctx.signal.aborted) {
-      // The output already in the pipes is read first (one turn of the loop), so that its lines come before the success.
-      await Promise.race([output, new Promise((resolve) => setImmediate(resolve))]);
-      await ctx.succeeded();
-      recorded = true;
-    }
+    if (exit && isSuccess(exit)) await succeeded();
   } finally {
     child.stdin.destroy();
     ctx.signal.removeEventListener("abort", stopping);
     if (pid !== undefined) {
       const stopped = await stopGroup(pid, ctx.now, GRACE_MS, mark);
       delete record.firstbootGroup;
+      // A stop that found firstboot already gone (exited, not yet seen): its own exit is what happened.
+      if (!exit && !stopped.processes.some((p) => p.pid === pid)) exit = await exited;
       const what = exit
         ? "firstboot left running"
         : isStorageError(ctx.signal.reason)
@@ -112,6 +116,7 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     await output;
     kept.end();
   }
+  if (exit && isSuccess(exit) && !recorded) await succeeded();
   // Once its success is on record, a stop while what it left running was stopped interrupts the attempt after firstboot.
   if (!exit || (ctx.signal.aborted && !recorded)) throw ctx.signal.reason;
   if (exit.error) {
@@ -123,6 +128,8 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     throw new StepFailure("FIRSTBOOT_FAILED", `firstboot ${how}${last ? `; last output: ${last}` : ""}`);
   }
 }
+
+const isSuccess = (exit: Exit) => !exit.error && exit.code === 0;
 
 /**
  * At start, before anything else runs: kills, at once, every process the firstboot of an installer

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -179,4 +180,20 @@ test("a store kept aside at start holds no record of what ran: every process car
   const notices = await stopLeftoverFirstboots([], mark, true, async () => {}, async () => {}, () => new Date());
   assert.equal(await alive(stray.pid!), false);
   assert.deepEqual(notices, [`stopped 1 process the interrupted firstboot of attempt 4 left running: ${stray.pid} sleep`]);
+});
+
+test("a stop that comes as firstboot exits 0 by itself, before the service has seen the exit: firstboot's success is recorded, not lost (a retry would run it again)", async () => {
+  const { path } = await script(`sleep 0.2\nexit 0`);
+  const controller = new AbortController();
+  const { ctx, succeededAt } = context(controller.signal);
+  const record: Record = { attempt: 1, firstbootTail: [] };
+  let pid: number | undefined;
+  const running = run(ctx, path, record, async () => void (pid = record.firstbootGroup?.pid));
+  await waitFor("firstboot to start", async () => pid);
+  // The event loop held until firstboot has exited (a zombie): the service learns of the exit only after the stop.
+  const deadline = Date.now() + 20_000;
+  while (!/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8")) && Date.now() < deadline);
+  controller.abort(new Error("the state dir refuses writes"));
+  await running;
+  assert.equal(succeededAt.length, 1, "its success is recorded");
 });
