@@ -3,7 +3,7 @@ import { link, lstat, readdir, readFile, rename, rm } from "node:fs/promises";
 import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { NeedsOperator } from "../common/errors.ts";
-import { startTimeOf } from "../process/group.ts";
+import { hasExited, startTimeOf } from "../process/group.ts";
 import { stateLayout } from "../state/layout.ts";
 import { readIfPresent } from "./read-if-present.ts";
 import { writePrivateFile } from "./write-private-file.ts";
@@ -43,7 +43,8 @@ function pidAlive(pid: number): boolean {
 
 /** A lock naming this process's own pid was left by an earlier process that had the same pid. */
 async function isRunning(holder: Holder): Promise<boolean> {
-  if (holder.pid === process.pid || !pidAlive(holder.pid)) return false;
+  // A killed installer not yet reaped (a zombie) still answers kill(pid, 0) and has its start time.
+  if (holder.pid === process.pid || !pidAlive(holder.pid) || hasExited(holder.pid)) return false;
   if (holder.start === undefined) return true;
   const start = startTimeOf(holder.pid);
   return start === null || String(start) === holder.start;

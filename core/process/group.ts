@@ -75,10 +75,17 @@ async function readStat(pid: number): Promise<Stat | undefined> {
 
 /** Synchronous on purpose: called right after spawn, before the event loop can reap the child, so its entry is still there. */
 export function startTimeOf(pid: number): number | null {
+  return statOf(pid)?.startTime ?? null;
+}
+
+/** Whether a process has exited though its parent has not reaped it yet (a zombie): it holds nothing any more. */
+export const hasExited = (pid: number): boolean => ["Z", "X"].includes(statOf(pid)?.state ?? "");
+
+function statOf(pid: number): Stat | undefined {
   try {
-    return parseStat(readFileSync(`/proc/${pid}/stat`, "utf8")).startTime;
+    return parseStat(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
-    return null;
+    return undefined;
   }
 }
 

@@ -7,13 +7,23 @@ import { after, before, describe, test, type TestContext } from "node:test";
 import { pathToFileURL } from "node:url";
 import { acquireLock, acquireStateLock, StateDirLockedError } from "../../../core/fs/state-lock.ts";
 import { startTimeOf } from "../../../core/process/group.ts";
-import { tempDir } from "../../helpers/installer.ts";
+import { tempDir, waitFor } from "../../helpers/installer.ts";
 import { ROOT } from "../../helpers/paths.ts";
 
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
 const live = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
 const livePid = live.pid!;
 after(() => live.kill("SIGKILL"));
+
+/** A process that has exited and that its parent (a `sleep` that never waits) has not reaped: a zombie, as a killed installer is until reaped. */
+async function zombiePid(): Promise<number> {
+  const parent = spawn("sh", ["-c", 'sh -c "sleep 0.3" & echo $!; exec sleep 300'], { stdio: ["ignore", "pipe", "ignore"] });
+  after(() => parent.kill("SIGKILL"));
+  const [line] = (await createInterface({ input: parent.stdout! })[Symbol.asyncIterator]().next()).value.split(" ");
+  const pid = Number(line);
+  await waitFor("the child to be a zombie", async () => (/^\d+ \(.*\) Z /.test(await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")) ? true : undefined));
+  return pid;
+}
 
 async function stateDirWithLock(text?: string): Promise<{ stateDir: string; lock: string }> {
   const stateDir = await tempDir();
@@ -38,6 +48,7 @@ const CASES: Case[] = [
   { holding: "a running process's pid alone (an older installer)", text: () => `${livePid}\n`, heldBy: livePid },
   { holding: "pid 1 alone (alive, even where signalling it is not permitted)", text: () => "1\n", heldBy: 1 },
   { holding: "a dead pid", text: () => `${deadPid()}\n`, tookOverFrom: (written) => Number.parseInt(written, 10) },
+  { holding: "a zombie's pid and start time (killed, not yet reaped)", text: async () => { const pid = await zombiePid(); return `${pid} ${startTimeOf(pid)}\n`; }, tookOverFrom: (written) => Number.parseInt(written, 10), skip: process.platform !== "linux" },
   { holding: "a live pid with another start time (the pid was reused)", text: () => `${livePid} 1\n`, tookOverFrom: () => livePid, skip: process.platform !== "linux" },
   { holding: "this process's own pid (left by an earlier process with the same pid)", text: () => `${process.pid}\n`, tookOverFrom: () => process.pid },
   { holding: "an empty file (a writer that crashed before writing)", text: () => "" },
