@@ -2,7 +2,7 @@ import { rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Adapter } from "lowdb";
 import { jsonProblem } from "../common/json-syntax.ts";
-import { readIfPresent } from "./read-if-present.ts";
+import { readTextFile, TextFileProblem } from "./read-text-file.ts";
 import { syncFolder, writeTempFile } from "./write-private-file.ts";
 import { tempPathOf } from "../state/layout.ts";
 
@@ -16,6 +16,9 @@ export class CorruptStoreError extends Error {
     this.name = "CorruptStoreError";
   }
 }
+
+/** Far above what a store holds (its attempts' output is capped): more is not the installer's. */
+const MAX_STORE_BYTES = 64 * 1024 * 1024;
 
 /**
  * lowdb adapter that survives kill -9 and power loss: write a temp file, fsync it,
@@ -31,8 +34,15 @@ export class DurableJsonFile<T> implements Adapter<T> {
   }
 
   async read(): Promise<T | null> {
-    const text = await readIfPresent(this.path);
-    if (text === undefined) return null;
+    let text: string;
+    try {
+      // Not waited on, nor read without end: a path that is a named pipe, a device or a folder (through a link) is no store.
+      text = await readTextFile(this.path, MAX_STORE_BYTES);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      if (err instanceof TextFileProblem) throw new CorruptStoreError(this.path, new Error(`it ${err.message.slice(this.path.length + 1)}`));
+      throw err;
+    }
     try {
       return JSON.parse(text) as T;
     } catch {

@@ -179,7 +179,8 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   for (const record of attempts) small.push(...attemptFiles(record));
   for (const [path, file] of [["log/service.log.1", layout.serviceLogOlder], ["log/service.log", layout.serviceLog]] as const) {
     const log = await readCapped(file, 1024 * 1024);
-    if (log) small.push([path, log.text.split("\n").map((line) => redactor.text(line)).join("\n")]);
+    if (log?.notAFile) leftOut.push({ path, why: `${file} is ${log.notAFile}, not a file` });
+    else if (log) small.push([path, log.text.split("\n").map((line) => redactor.text(line)).join("\n")]);
   }
   if (state.storeRaw) {
     small.push(["state/installer.json", state.storeRaw.text]);

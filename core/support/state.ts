@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { open, readdir } from "node:fs/promises";
 import { storeShapeProblem } from "../state/store-shape.ts";
 import { join } from "node:path";
@@ -11,6 +12,8 @@ interface CappedText {
   text: string;
   size: number;
   cut: boolean;
+  /** The path is no file (then `text` is empty): what it is, "a named pipe" say. */
+  notAFile?: string;
 }
 
 /** What the bundle reads of the state dir, read only: no lock, no write. */
@@ -30,11 +33,14 @@ export interface StateSnapshot {
 const MAX_ASIDES = 3;
 const ASIDE_CAP = 1024 * 1024;
 
+/** A path's first `cap` bytes; not waited on, nor read, when it is no file (a named pipe would hang the read). */
 export async function readCapped(path: string, cap: number): Promise<CappedText | undefined> {
-  const file = await open(path, "r").catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
+  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
   if (!file) return undefined;
   try {
-    const { size } = await file.stat();
+    const stats = await file.stat();
+    if (!stats.isFile()) return { text: "", size: 0, cut: false, notAFile: stats.isDirectory() ? "a folder" : stats.isFIFO() ? "a named pipe" : "a device or socket" };
+    const { size } = stats;
     const buffer = Buffer.alloc(Math.min(size, cap));
     const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
     return { text: buffer.subarray(0, bytesRead).toString("utf8"), size, cut: size > cap };
@@ -48,7 +54,8 @@ export async function readState(stateDir: string, store?: StoreData): Promise<St
   const layout = stateLayout(stateDir);
   const snapshot: StateSnapshot = { stateDir, asides: [], store };
   const raw = store ? undefined : await readCapped(layout.store, 64 * 1024 * 1024);
-  if (raw) {
+  if (raw?.notAFile) snapshot.storeProblem = `the store file is ${raw.notAFile}, not a file`;
+  else if (raw) {
     try {
       let data: StoreData;
       try {
@@ -67,7 +74,7 @@ export async function readState(stateDir: string, store?: StoreData): Promise<St
   const names = (await readdir(stateDir).catch(() => [] as string[])).filter(layout.isStoreAside).sort().reverse().slice(0, MAX_ASIDES);
   for (const name of names) {
     const text = await readCapped(join(stateDir, name), ASIDE_CAP);
-    if (text) snapshot.asides.push({ name, ...text });
+    if (text && !text.notAFile) snapshot.asides.push({ name, ...text });
   }
   snapshot.installCode = (await readIfPresent(layout.installCode))?.trim();
   snapshot.tlsKey = await readIfPresent(layout.tlsKey);

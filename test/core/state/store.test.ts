@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, rmdir, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rmdir, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -113,4 +114,19 @@ test("a store file that is not JSON is kept aside with where it stops being JSON
   await writeFile(stateLayout(dir).store, `{"schemaVersion":1,\n "draft": {"password": ${secret}}}`);
   const opened = await openStore(dir, now);
   assert.equal(opened.keptAsideWhy, "Unexpected token '$' at line 2, column 24");
+});
+
+test("a store path that is no file (a folder, a device, a named pipe, through a link or not) is kept aside as one that does not parse: the start neither hangs nor reads without end", async () => {
+  for (const [what, make, why] of [
+    ["a link to a folder", (path: string) => symlink(tmpdir(), path), /^it is a folder, not a file$/],
+    ["a link to /dev/zero", (path: string) => symlink("/dev/zero", path), /^it is a device or socket, not a file$/],
+    ["a named pipe", async (path: string) => void spawnSync("mkfifo", [path]), /^it is a named pipe, not a file$/],
+  ] as const) {
+    const dir = await stateDir();
+    await make(stateLayout(dir).store);
+    const opened = await openStore(dir, now);
+    assert.equal(opened.keptAside, stateLayout(dir).storeAside(now()), what);
+    assert.match(opened.keptAsideWhy ?? "", why, what);
+    assert.deepEqual(opened.store.slice("attempts").get(), [], what);
+  }
 });

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { symlinkSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,4 +24,18 @@ test("a store file that is not JSON: its problem says where, and quotes none of 
   await writeFile(stateLayout(stateDir).store, `{"schemaVersion":1,\n "draft": {"password": $6$rounds=5000$SALTsaltSALT$HASHhashHASHhash}}`);
   const state = await readState(stateDir);
   assert.equal(state.storeProblem, "the store file does not parse (Unexpected token '$' at line 2, column 24)");
+});
+
+test("a store path that is no file (a named pipe, a link to a device or a folder) is said to be so: the read neither hangs nor reads without end", async () => {
+  for (const [make, what] of [
+    [(path: string) => void spawnSync("mkfifo", [path]), "a named pipe"],
+    [(path: string) => symlinkSync("/dev/zero", path), "a device or socket"],
+    [(path: string) => symlinkSync(tmpdir(), path), "a folder"],
+  ] as const) {
+    const stateDir = await mkdtemp(join(tmpdir(), "stratum-support-state-"));
+    make(stateLayout(stateDir).store);
+    const state = await readState(stateDir);
+    assert.equal(state.storeProblem, `the store file is ${what}, not a file`);
+    assert.equal(state.storeRaw, undefined);
+  }
 });
