@@ -33,20 +33,28 @@ async function operatorPair(certPath: string, keyPath: string): Promise<{ cert: 
       throw new NeedsOperator(`${flag} ${path} cannot be read (${err.code ?? err.message}): give the file the installer is to serve with`);
     });
   const [cert, key] = await Promise.all([read("--tls-cert", certPath), read("--tls-key", keyPath)]);
+  const fault = pairFault(cert, key);
+  if (fault === "no certificate") throw new NeedsOperator(`--tls-cert ${certPath} holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the certificate, and its key as --tls-key`);
+  if (fault === "no key") throw new NeedsOperator(`--tls-key ${keyPath} holds no unencrypted PEM private key: give the certificate's key (the installer cannot ask for a passphrase)`);
+  if (fault === "not its key") throw new NeedsOperator(`--tls-key ${keyPath} is not the key of --tls-cert ${certPath}: give the pair`);
+  return { cert, key };
+}
+
+/** What keeps a certificate and a key from serving as a pair; undefined when nothing does. */
+function pairFault(cert: string, key: string): "no certificate" | "no key" | "not its key" | undefined {
   let x509: X509Certificate;
   try {
     x509 = new X509Certificate(cert);
   } catch {
-    throw new NeedsOperator(`--tls-cert ${certPath} holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the certificate, and its key as --tls-key`);
+    return "no certificate";
   }
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(key);
   } catch {
-    throw new NeedsOperator(`--tls-key ${keyPath} holds no unencrypted PEM private key: give the certificate's key (the installer cannot ask for a passphrase)`);
+    return "no key";
   }
-  if (!x509.checkPrivateKey(privateKey)) throw new NeedsOperator(`--tls-key ${keyPath} is not the key of --tls-cert ${certPath}: give the pair`);
-  return { cert, key };
+  return x509.checkPrivateKey(privateKey) ? undefined : "not its key";
 }
 
 /** Operator's cert and key when given; else the state dir's self-signed pair, generated once (valid from `now`) and reused. */
@@ -57,7 +65,15 @@ export async function loadTls(stateDir: string, operator: { cert?: string; key?:
   }
   const { tlsCert: certPath, tlsKey: keyPath } = stateLayout(stateDir);
   const [cert, key] = await Promise.all([readIfPresent(certPath), readIfPresent(keyPath)]);
-  if (cert && key) return { cert, key, fingerprint: certificateFingerprint(cert), source: "reused" };
+  if (cert && key) {
+    const fault = pairFault(cert, key);
+    const damaged = fault === "no certificate" ? `${certPath} holds no PEM certificate` : fault === "no key" ? `${keyPath} holds no PEM private key` : fault && `${keyPath} is not the key of ${certPath}`;
+    if (damaged) {
+      // Not made again: clients and plans pin this certificate's fingerprint, and a new one must be said, not slipped in.
+      throw new NeedsOperator(`the state dir's TLS pair is damaged: ${damaged}; restore both files from a backup, or remove both so that the installer makes a new pair (its fingerprint changes: plans and clients that pin it must be told)`);
+    }
+    return { cert, key, fingerprint: certificateFingerprint(cert), source: "reused" };
+  }
   const name = hostname();
   const pair = generateSelfSignedCert({
     commonName: name,
