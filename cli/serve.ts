@@ -105,7 +105,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   let certificate: CertificateFacts | undefined;
   const now = () => new Date();
   // Side by side once the lock is held: on a first start each writes (and fsyncs) its own new files.
-  const [{ services, opened, installCode, log }, tls] = await Promise.all([
+  const [{ services, opened, installCode, codeNotice, log }, tls] = await Promise.all([
     (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts()).then((host) =>
       wireServices(settings, { version, url: () => url, tls: () => certificate, host, now, journal: stderrIsJournal(process.env) }),
     ),
@@ -152,6 +152,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         ...warnings,
         lock.tookOverFrom ? `took over the lock of a stopped installer (pid ${lock.tookOverFrom})` : undefined,
         opened.keptAside ? `the store file did not parse (${opened.keptAsideWhy}): kept aside as ${opened.keptAside}; started with a fresh store` : undefined,
+        codeNotice,
         ...started,
         opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
       ].filter((n): n is string => n !== undefined);

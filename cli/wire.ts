@@ -14,6 +14,8 @@ interface Wired {
   services: Services;
   opened: OpenedStore;
   installCode: string;
+  /** The code was made anew over an empty file: said in the banner. */
+  codeNotice?: string;
   log: Logger;
   now: () => Date;
 }
@@ -36,7 +38,7 @@ export async function wireServices(
   const now = options.now ?? (() => new Date());
   // The store and the code side by side, in a state dir that exists: on a first start each writes and fsyncs a new file.
   await ensurePrivateDir(settings.stateDir);
-  const [opened, installCode] = await Promise.all([openStore(settings.stateDir, now), loadOrCreateInstallCode(settings.stateDir)]);
+  const [opened, { code: installCode, notice: codeNotice }] = await Promise.all([openStore(settings.stateDir, now), loadOrCreateInstallCode(settings.stateDir)]);
   if (options.store) opened.store = options.store(opened.store);
   const draft = opened.store.slice("draft");
   const cluster = opened.store.slice("cluster");
@@ -45,5 +47,5 @@ export async function wireServices(
   const keep = createLogRing(layout.serviceLog, layout.serviceLogOlder);
   const log = createLogger(redactor, now, { write: options.writeLog, journal: options.journal, keep });
   const services = createServices({ version: options.version, url: options.url, tls: options.tls, settings, store: opened.store, installCode, host: options.host, log, redactor, now, recordsLost: opened.keptAside !== undefined });
-  return { services, opened, installCode, log, now };
+  return { services, opened, installCode, codeNotice, log, now };
 }

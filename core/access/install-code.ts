@@ -55,14 +55,17 @@ export function headerMatcher(expected: string): (authorization: string | undefi
   };
 }
 
-/** Reads the state dir's code, creating it (mode 0600) on first use. */
-export async function loadOrCreateInstallCode(stateDir: string): Promise<string> {
+/**
+ * Reads the state dir's code, creating it (mode 0600) on first use. A file found empty gets a new code too, and a
+ * notice for the banner: a plan or a script that reads the old code must be told.
+ */
+export async function loadOrCreateInstallCode(stateDir: string): Promise<{ code: string; notice?: string }> {
   const path = stateLayout(stateDir).installCode;
   const existing = await readInstallCode(stateDir);
-  if (existing) return existing;
+  if (existing) return { code: existing };
   const code = generateInstallCode();
   await writePrivateFile(path, `${code}\n`);
-  return code;
+  return existing === "" ? { code, notice: `${path} was empty: a new install code is made there (plans and scripts that read the old one must be given this one)` } : { code };
 }
 
 /**

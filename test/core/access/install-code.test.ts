@@ -93,9 +93,10 @@ describe("headerMatcher", () => {
 describe("the state dir's install code", () => {
   test("made once (0600), then the same at every start", async () => {
     const stateDir = await tempDir();
-    const code = await loadOrCreateInstallCode(stateDir);
+    const { code, notice } = await loadOrCreateInstallCode(stateDir);
     assert.match(code, /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
-    assert.equal(await loadOrCreateInstallCode(stateDir), code);
+    assert.equal(notice, undefined, "a first start's code is no news");
+    assert.deepEqual(await loadOrCreateInstallCode(stateDir), { code });
     assert.equal(await readFile(stateLayout(stateDir).installCode, "utf8"), `${code}\n`);
   });
 
@@ -105,8 +106,9 @@ describe("the state dir's install code", () => {
     await writeFile(stateLayout(stateDir).installCode, " \n");
     assert.equal(await readInstallCode(stateDir), "");
     assert.equal(noInstallCode(stateDir, ""), `${stateLayout(stateDir).installCode} is empty: the installer makes a new code there when it next starts (the one it runs with now is in its banner)`);
-    const code = await loadOrCreateInstallCode(stateDir);
+    const { code, notice } = await loadOrCreateInstallCode(stateDir);
     assert.equal(await readFile(stateLayout(stateDir).installCode, "utf8"), `${code}\n`);
+    assert.equal(notice, `${stateLayout(stateDir).installCode} was empty: a new install code is made there (plans and scripts that read the old one must be given this one)`, "said in the banner");
     assert.equal(await readInstallCode(`${stateDir}/none`), undefined);
     assert.match(noInstallCode(`${stateDir}/none`, undefined), /^no install code in .*\/none: is it the installer's state dir \(--state-dir\)\?/);
   });
