@@ -1,4 +1,4 @@
-import { rm } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import { ensurePrivateDir } from "../fs/private-dir.ts";
 import { storageError } from "../fs/storage-error.ts";
 import { stateLayout } from "../state/layout.ts";
@@ -38,6 +38,24 @@ export interface EventLog {
    * last replayed seq are dropped). Ends after attempt.finished or when `signal` aborts.
    */
   follow(attempt: number, after: number, signal: AbortSignal): AsyncGenerator<InstallEvent[]>;
+}
+
+/**
+ * The first attempt whose events show that firstboot succeeded though the store has no record of it (numbered past
+ * its `recorded` attempts): a store lost, or kept aside as damaged, after an install.
+ */
+export async function unrecordedFirstboot(stateDir: string, recorded: number): Promise<{ attempt: number; time: string } | undefined> {
+  const { events: dir } = stateLayout(stateDir);
+  const numbers = (await readdir(dir).catch(() => [] as string[]))
+    .map((name) => Number(/^attempt-(\d+)\.jsonl$/.exec(name)?.[1] ?? Number.NaN))
+    .filter((n) => n > recorded)
+    .sort((a, b) => a - b);
+  for (const attempt of numbers) {
+    const ran = (line: string) => line.includes('"type":"step.finished"') && line.includes('"step":"firstboot"') && line.includes('"outcome":"succeeded"');
+    const [event] = await readEvents(stateLayout(stateDir).eventsOf(attempt), 0, 1, ran);
+    if (event?.type === "step.finished" && event.step === "firstboot" && (event.data as { outcome?: unknown } | undefined)?.outcome === "succeeded") return { attempt, time: event.time };
+  }
+  return undefined;
 }
 
 export function createEventLog(stateDir: string, now: () => Date): EventLog {

@@ -1,5 +1,6 @@
 import { modeOptions, type ModeOption, type ValidationContext } from "../config/index.ts";
 import { createAttempts, type Attempts } from "../attempts/index.ts";
+import { unrecordedFirstboot } from "../attempts/event-log.ts";
 import { createAuthenticator, type Authenticator } from "../access/auth.ts";
 import { createCluster, type Cluster } from "../cluster/service.ts";
 import { createDraftService, type DraftService } from "../draft/index.ts";
@@ -14,6 +15,7 @@ import type { Settings } from "../common/settings.ts";
 import { computeStatus, type Status } from "./status.ts";
 import type { StoreData } from "../state/records.ts";
 import type { Store } from "../state/store.ts";
+import { stateLayout } from "../state/layout.ts";
 import { createUnattendedService } from "../unattended/service.ts";
 import type { SupportBundle } from "../support/index.ts";
 
@@ -67,7 +69,9 @@ export function createServices(deps: ServicesDeps): Services {
   const { store, host, settings, now, log } = deps;
   const payload = createPayloadManager({ folder: settings.payload, log, now });
   const release = () => payload.release();
-  const blockers = (): Blocker[] => payload.blockers();
+  /** Found at start: an install whose record the store lost (core/attempts/event-log.ts). */
+  let earlierInstall: Blocker[] = [];
+  const blockers = (): Blocker[] => [...payload.blockers(), ...earlierInstall];
 
   let context: ValidationContext = { host, release: release() };
   const validationContext = () => {
@@ -140,6 +144,12 @@ export function createServices(deps: ServicesDeps): Services {
     // unattended take-over decides with the payload's blockers known.
     async start() {
       const notices: string[] = [];
+      const lost = await unrecordedFirstboot(settings.stateDir, attemptRecords.get().length);
+      if (lost) {
+        const detail = `This node's events show that firstboot ran (attempt ${lost.attempt}, ${lost.time}), but its store has no record of that attempt (lost, or kept aside as damaged): an install now would run firstboot again. Restore the store (installer.json) from a backup; or, to install this node again on purpose, move ${stateLayout(settings.stateDir).events} away and restart the installer.`;
+        earlierInstall = [{ code: "EARLIER_INSTALL_FOUND", detail }];
+        notices.push(detail);
+      }
       for (const service of [attempts, payload, unattended]) notices.push(...(await service.start()));
       return notices;
     },

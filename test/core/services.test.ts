@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { describe, test } from "node:test";
+import { stateLayout } from "../../core/state/layout.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { passing, wiredNode as node, type WiredNode } from "../helpers/services.ts";
@@ -62,6 +64,42 @@ describe("createServices: one store, each service on its slice, wired to each ot
     await noBlockers(n);
     assert.equal(n.services.status().unattended?.state, "blocked");
     assert.equal(n.services.status().attempt, 0);
+  });
+
+  test("a store that did not parse, on a node whose firstboot has run (its events say so): an install is blocked, saying why and what to do; a node whose events show none is not", async (t) => {
+    const first = await node(t);
+    await first.services.start();
+    await noBlockers(first);
+    await first.services.stop();
+    const { store, events, eventsOf } = stateLayout(first.settings.stateDir);
+    await mkdir(events, { recursive: true });
+    await writeFile(eventsOf(1), [
+      { seq: 1, attempt: 1, time: "2026-12-04T11:00:00.000Z", type: "attempt.started", level: "info", message: "install attempt 1 started by a person", data: { kind: "install", startedBy: "person" } },
+      { seq: 2, attempt: 1, time: "2026-12-04T11:05:00.000Z", type: "step.finished", step: "firstboot", level: "info", message: "firstboot succeeded", data: { outcome: "succeeded", durationMs: 5 } },
+    ].map((e) => `${JSON.stringify(e)}\n`).join(""));
+    await writeFile(store, "{ damaged");
+    const again = await node(t, { folder: first.folder });
+    await again.services.start();
+    const blocker = await passing(again, "the blocker alone", () => {
+      const blockers = again.services.status().blockers;
+      return blockers?.length === 1 ? blockers[0] : undefined;
+    });
+    assert.equal(blocker!.code, "EARLIER_INSTALL_FOUND");
+    assert.match(blocker!.detail, /^This node's events show that firstboot ran \(attempt 1, 2026-12-04T11:05:00.000Z\), but its store has no record of that attempt \(lost, or kept aside as damaged\): an install now would run firstboot again\. Restore the store \(installer\.json\) from a backup; or, to install this node again on purpose, move .*\/events away and restart the installer\.$/);
+
+    // A restart on the fresh store it started with keeps the block: the events still show what the store lost.
+    await again.services.stop();
+    const restarted = await node(t, { folder: first.folder });
+    await restarted.services.start();
+    await passing(restarted, "the blocker after a restart", () => restarted.services.status().blockers?.find((b) => b.code === "EARLIER_INSTALL_FOUND"));
+    await restarted.services.stop();
+
+    // Without a firstboot that ran, a lost store is a fresh start, as SPEC says.
+    await writeFile(eventsOf(1), (await readFile(eventsOf(1), "utf8")).split("\n")[0] + "\n");
+    await writeFile(store, "{ damaged");
+    const fresh = await node(t, { folder: first.folder });
+    await fresh.services.start();
+    await noBlockers(fresh);
   });
 
   test("an attempt left running by a killed installer is failed at the next start, and the notice says so", async (t) => {

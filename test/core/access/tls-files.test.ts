@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { test } from "node:test";
+import { NeedsOperator } from "../../../core/common/errors.ts";
+import { loadTls } from "../../../core/access/tls-files.ts";
+import { stateLayout } from "../../../core/state/layout.ts";
+import { tempDir } from "../../helpers/installer.ts";
+
+const now = () => new Date();
+
+test("the state dir's own pair, made at the first start, is reused as it is", async () => {
+  const stateDir = await tempDir();
+  const first = await loadTls(stateDir, {}, now);
+  const again = await loadTls(stateDir, {}, now);
+  assert.deepEqual([first.source, again.source], ["generated", "reused"]);
+  assert.equal(again.fingerprint, first.fingerprint);
+});
+
+test("a damaged pair in the state dir stops the start naming the file and what to do, not OpenSSL's words; nothing is overwritten (clients pin its fingerprint)", async () => {
+  const stateDir = await tempDir();
+  const { tlsCert, tlsKey } = stateLayout(stateDir);
+  await loadTls(stateDir, {}, now);
+  const { keyPem: otherKey } = await loadTls(await tempDir(), {}, now).then((t) => ({ keyPem: t.key }));
+  const goodKey = await readFile(tlsKey, "utf8");
+  const goodCert = await readFile(tlsCert, "utf8");
+  for (const [what, cert, key, said] of [
+    ["a certificate that is garbage", "garbage\n", goodKey, `${tlsCert} holds no PEM certificate`],
+    ["a key that is garbage", goodCert, "garbage\n", `${tlsKey} holds no PEM private key`],
+    ["a key of another certificate", goodCert, otherKey, `${tlsKey} is not the key of ${tlsCert}`],
+  ] as const) {
+    await writeFile(tlsCert, cert);
+    await writeFile(tlsKey, key);
+    await assert.rejects(loadTls(stateDir, {}, now), (err: Error) => {
+      assert.ok(err instanceof NeedsOperator, what);
+      assert.ok(err.message.startsWith(`the state dir's TLS pair is damaged: ${said}`), `${what}: ${err.message}`);
+      assert.match(err.message, /restore both files from a backup, or remove both so that the installer makes a new pair \(its fingerprint changes: plans and clients that pin it must be told\)$/);
+      return true;
+    });
+    assert.equal(await readFile(tlsCert, "utf8"), cert, `${what}: left as it is`);
+  }
+});
