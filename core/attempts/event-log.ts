@@ -95,10 +95,12 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
     },
     async page(attempt, after, limit) {
       const writer = await writers.get(attempt);
-      await writer?.flush();
+      // Only what is on disk is read (an event not written may yet be lost): a state dir that refuses writes stops
+      // the writer, not its readers.
+      await writer?.flush().catch(() => undefined);
       const events = await readEvents(path(attempt), after, limit + 1);
       const more = events.length > limit;
-      return { events: more ? events.slice(0, limit) : events, finished: !more && (writer?.finished ?? true), more };
+      return { events: more ? events.slice(0, limit) : events, finished: !more && (writer ? writer.finished && writer.backlog === 0 : true), more };
     },
     async *follow(attempt, after, signal) {
       const writer = await writers.get(attempt);
@@ -112,7 +114,7 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
       const aborted = () => wake?.();
       signal.addEventListener("abort", aborted);
       try {
-        await writer?.flush();
+        await writer?.flush().catch(() => undefined);
         for (;;) {
           const page = await readEvents(path(attempt), last, REPLAY_PAGE);
           if (page.length > 0) {

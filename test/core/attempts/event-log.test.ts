@@ -3,7 +3,8 @@ import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { AttemptEventLog, readEvents } from "../../../core/attempts/events.ts";
+import { createEventLog } from "../../../core/attempts/event-log.ts";
+import { AttemptEventLog, type InstallEvent, readEvents } from "../../../core/attempts/events.ts";
 
 const now = () => new Date("2026-12-02T12:00:00Z");
 const failed = (cause: unknown) => new Error(`refused: ${String(cause)}`);
@@ -91,4 +92,24 @@ test("a page deep in a long log reads the lines near it, not the whole log befor
   const page = await readEvents(path, 19_000, 100);
   assert.deepEqual(page.map((e) => e.seq), Array.from({ length: 100 }, (_, i) => 19_001 + i));
   assert.ok(parse.mock.callCount() < 2000, `${parse.mock.callCount()} lines parsed for a page of 100`);
+});
+
+test("while the state dir refuses writes, the events already on disk are still read (a page, a follow's replay): a reader is not refused for the writer's trouble", async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "event-log-"));
+  const events = createEventLog(stateDir, now);
+  const log = await events.writer(1, true);
+  log.append({ type: "attempt.started", level: "info", message: "started" });
+  await log.flush();
+  const file = (log as unknown as { file: { appendFile: (t: string) => Promise<void> } }).file;
+  file.appendFile = () => Promise.reject(Object.assign(new Error("no space"), { code: "ENOSPC" }));
+  log.append({ type: "step.log", level: "info", message: "not on disk" });
+  log.append({ type: "attempt.finished", level: "error", message: "failed" });
+  const page = await events.page(1, 0, 100);
+  assert.deepEqual(page.events.map((e) => e.message), ["started"], "only what is on disk: an event not written may yet be lost");
+  assert.equal(page.finished, false, "its attempt.finished is not on disk yet");
+  const controller = new AbortController();
+  const followed = events.follow(1, 0, controller.signal);
+  assert.deepEqual((await followed.next()).value?.map((e: InstallEvent) => e.message), ["started"]);
+  controller.abort();
+  await followed.return(undefined);
 });
