@@ -249,6 +249,19 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
     assert.ok(!/[\u0085\u009b\u202e]/.test(run.output), run.output);
   });
 
+  test("install: a node that stops answering mid-attempt is said to be so when the wait ends (since when, and the last error), not that the attempt still runs", async (t) => {
+    let statuses = 0;
+    const node = await fakeInstaller(t, (req, res) => {
+      if (req.url === "/v1/installer/status" && ++statuses === 1) {
+        return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ phase: "installing", attempt: 1, step: "firstboot" }));
+      }
+      req.socket.destroy();
+    });
+    const run = await module("install", { installer: node.url.origin, fingerprint: node.pin, code: "K7QX-M2PD-R4T1", node: "gone", wait_timeout: 2 });
+    assert.equal(run.exit, 2, run.output);
+    assert.match(run.result.msg, /^gone: no verdict within 2 s: the node has not answered since \d\d:\d\d:\d\d UTC \(.+\); attempt 1 may still run there: look at the node's installer \(systemctl status stratum-installer\), then run the task again to follow it$/);
+  });
+
   test("install: a short wait fails with a clear message, the install going on; the next call follows that attempt to its verdict", async () => {
     const n = await startNode("node-t1", FIRSTBOOT_GATE);
     await module("draft", { ...n.connection, draft: VALID_DRAFT });

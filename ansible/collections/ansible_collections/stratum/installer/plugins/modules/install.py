@@ -111,10 +111,12 @@ class Run(object):
         self.installer = installer
         p = module.params
         self.wait = p["wait_timeout"] if p["wait_timeout"] is not None else p["timeout_minutes"] * 60
-        self.wait_text = "%d s" % self.wait if p["wait_timeout"] is not None else "%d minutes" % p["timeout_minutes"]
+        self.wait_text = "%d s" % self.wait if p["wait_timeout"] is not None else "%d minute%s" % (p["timeout_minutes"], "" if p["timeout_minutes"] == 1 else "s")
         self.until = time.monotonic() + self.wait
         self.steps = []
         self.attempt = 0
+        # While the node does not answer: since when (UTC), and its last error.
+        self.unanswered = None
 
     def result(self, verdict, changed, **extra):
         return dict(extra, changed=changed, attempt=self.attempt, verdict=printable_tree(verdict), steps=self.steps)
@@ -126,19 +128,19 @@ class Run(object):
         while True:
             try:
                 for event in self.installer.events(attempt, last, self.until):
+                    self.unanswered = None
                     last = event["seq"]
                     pause = 0.25
                     step = event.get("step")
                     if event["type"] == "step.started" and isinstance(step, str) and len(self.steps) < MAX_STEPS and printable(step, 80) not in self.steps:
                         self.steps.append(printable(step, 80))
             except Failed as failed:
-                if not failed.passing():
-                    raise
+                self.not_answered(failed)
             try:
                 verdict = self.installer.verdict(attempt)
+                self.unanswered = None
             except Failed as failed:
-                if not failed.passing():
-                    raise
+                self.not_answered(failed)
                 verdict = None
             if verdict is not None:
                 return verdict
@@ -148,7 +150,17 @@ class Run(object):
             time.sleep(min(pause, left))
             pause = min(pause * 2, 5)
 
+    def not_answered(self, failed):
+        """A read that may pass (the node out of reach, its answer cut off) is waited out; since when is kept for the end."""
+        if not failed.passing():
+            raise failed
+        since = self.unanswered[0] if self.unanswered else time.strftime("%H:%M:%S UTC", time.gmtime())
+        self.unanswered = (since, printable(str(failed), 200))
+
     def out_of_time(self, attempt):
+        if self.unanswered:
+            since, why = self.unanswered
+            return "no verdict within %s: the node has not answered since %s (%s); attempt %d may still run there: look at the node's installer (systemctl status stratum-installer), then run the task again to follow it" % (self.wait_text, since, why, attempt)
         try:
             step = self.installer.status().get("step")
         except Failed:
