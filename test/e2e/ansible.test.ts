@@ -46,6 +46,23 @@ async function run(command: string, args: string[], options: { cwd: string; env:
   return { exit, output, recap: recapOf(output) };
 }
 
+/**
+ * `text` as `ansible-vault encrypt_string` gives it, for the inventory's line `KEY: "<placeholder>"`: `!vault |` and
+ * the ciphertext indented under the key.
+ */
+async function vaulted(text: string, passwordFile: string, env: Record<string, string>): Promise<string> {
+  const encrypted = await run("ansible-vault", ["encrypt_string", "--vault-password-file", passwordFile, text], { cwd: dirname(passwordFile), env });
+  assert.equal(encrypted.exit, 0, encrypted.output);
+  return encrypted.output.slice(encrypted.output.indexOf("!vault |"));
+}
+
+function withVaulted(inventory: string, placeholder: string, value: string): string {
+  const line = new RegExp(`^( *)(\\S+: )"${placeholder}"$`, "m").exec(inventory);
+  assert.ok(line, placeholder);
+  const [first, ...cipher] = value.trim().split("\n");
+  return inventory.replace(line[0], `${line[1]}${line[2]}${first}\n${cipher.map((l) => `${line[1]}  ${l.trim()}`).join("\n")}`);
+}
+
 /** The demo's inventory, edited, written beside it (so its file:codes/… still resolve). */
 async function editedInventory(cluster: DemoCluster, name: string, edit: (inventory: any) => void): Promise<string> {
   const inventory = parseYaml(await readFile(cluster.inventory, "utf8"));
@@ -126,6 +143,31 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       assert.ok((check.output.match(/"passwordHash": "\[redacted/g)?.length ?? 0) >= 3, "every draft's password hash is redacted");
       assert.ok(!check.output.includes(PASSWORD_HASH), "no password hash in the output");
       for (const n of cluster.nodes) assert.ok(!check.output.includes(n.code), `no install code of ${n.name} in the output`);
+    });
+
+    test("install codes and a password hash stored inline with !vault pass the checks (--check --diff), never shown", async () => {
+      const before = await snapshot(cluster.nodes);
+      const passwordFile = join(cluster.dir, "vault-password");
+      await writeFile(passwordFile, "stratum-test-vault\n", { mode: 0o600 });
+      let text = await readFile(
+        await editedInventory(cluster, "vaulted.yml", (inv) => {
+          inv.stratum.vars.stratum_cluster.common.admin.passwordHash = "VAULTED-HASH";
+          for (const n of cluster.nodes) inv.stratum.hosts[n.name].stratum_node.code = `VAULTED-${n.name}`;
+        }),
+        "utf8",
+      );
+      text = withVaulted(text, "VAULTED-HASH", await vaulted(PASSWORD_HASH, passwordFile, env));
+      for (const n of cluster.nodes) text = withVaulted(text, `VAULTED-${n.name}`, await vaulted(n.code, passwordFile, env));
+      const inventory = join(cluster.dir, "vaulted.yml");
+      await writeFile(inventory, text);
+
+      const check = await playbookRun(inventory, "--check", "--diff", "--vault-password-file", passwordFile);
+      assert.equal(check.exit, 0, check.output);
+      for (const n of cluster.nodes) assert.equal(check.recap[n.name]?.failed, 0, n.name);
+      assert.ok((check.output.match(/"passwordHash": "\[redacted/g)?.length ?? 0) >= 3, "every draft's password hash is redacted");
+      assert.ok(!check.output.includes(PASSWORD_HASH), "no password hash in the output");
+      for (const n of cluster.nodes) assert.ok(!check.output.includes(n.code), `no install code of ${n.name} in the output`);
+      assert.deepEqual(await snapshot(cluster.nodes), before);
     });
 
     test("a wrong fingerprint on one node fails the run before any node is touched, naming it", async () => {

@@ -54,6 +54,8 @@ FLEET_OWNED = {
     "cluster": "stratum_cluster sets it (name, joinAddress; the join token comes from the init node)",
     "vip": "stratum_cluster.vip is every node's network.vip",
 }
+# Never shown in a message, whatever they hold: a problem with one names its type only.
+SECRET_KEYS = ("code",)
 
 
 class Problem:
@@ -89,20 +91,32 @@ def dig(tree, keys):
     return tree
 
 
-def describe(value):
+def is_text(value):
+    """A string, or one stored with !vault: the filter runs on the controller, where a vaulted value is ansible's
+    AnsibleVaultEncryptedUnicode, no str; ansible's own is_string knows it by its __ENCRYPTED__ mark."""
+    return isinstance(value, str) or bool(getattr(value, "__ENCRYPTED__", False))
+
+
+def plain(fields, keys):
+    """The mapping with its vaulted `keys` as the str they hold (str() decrypts), for the rules to read."""
+    return dict((key, str(value) if key in keys and is_text(value) and not isinstance(value, str) else value) for key, value in fields.items())
+
+
+def describe(value, secret=False):
+    """The value's kind, and the value too unless it may be a secret."""
     if value is None:
         return "empty"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
         return "a mapping"
-    if isinstance(value, str):
+    if is_text(value):
         return "a string"
     if isinstance(value, bool):
-        return "%s (a boolean)" % str(value).lower()
+        return "a boolean" if secret else "%s (a boolean)" % str(value).lower()
     if isinstance(value, (int, float)):
-        return "%s (a number)" % value
-    return "%s (a %s)" % (value, type(value).__name__)
+        return "a number" if secret else "%s (a number)" % value
+    return "a %s" % type(value).__name__ if secret else "%s (a %s)" % (value, type(value).__name__)
 
 
 def origin(url):
@@ -152,6 +166,7 @@ class Plan:
     def __init__(self, names, hostvars, cluster):
         self.names = list(names)
         self.problems = []
+        cluster = plain(cluster, CLUSTER_KEYS) if isinstance(cluster, dict) else cluster
         self.cluster = cluster if isinstance(cluster, dict) else {}
         self.nodes = {}
         for name in self.names:
@@ -161,7 +176,7 @@ class Plan:
             elif not isinstance(node, dict):
                 self.add("type", name, "", "stratum_node must be a mapping of keys, not %s" % describe(node))
             else:
-                self.nodes[name] = node
+                self.nodes[name] = plain(node, NODE_KEYS)
         cluster_well = self.check_cluster(cluster)
         misshapen = {name for name, node in self.nodes.items() if not self.check_node(name, node)}
         self.good = [name for name in self.nodes if name not in misshapen]
@@ -190,7 +205,7 @@ class Plan:
             self.add("required", node, path, "%s is required: %s" % (key, required))
         elif not isinstance(value, str):
             hint = "put it in quotes" if isinstance(value, (int, float)) else None
-            self.add("type", node, path, "%s must be a string, not %s" % (key, describe(value)), hint)
+            self.add("type", node, path, "%s must be a string, not %s" % (key, describe(value, secret=key in SECRET_KEYS)), hint)
         elif value == "":
             self.add("required", node, path, "%s is empty: give it a value" % key)
 

@@ -8,6 +8,7 @@ import copy
 import json
 import re
 import unittest
+from collections.abc import Sequence
 from pathlib import Path
 
 from ansible_collections.stratum.installer.plugins.filter.plan import FilterModule
@@ -121,6 +122,74 @@ class TheFilter(unittest.TestCase):
                 "node-02: stratum_node: stratum_node must be a mapping of keys, not a string",
                 "node-03: stratum_node: stratum_node is required: it holds installer, fingerprint, code, role and config",
                 "stratum_cluster: cluster is required: the cluster section (name, vip, common)",
+            ],
+        )
+
+
+class Vaulted(Sequence):
+    """A !vault value as a filter gets it: ansible's AnsibleVaultEncryptedUnicode (parsing/yaml/objects.py), a
+    Sequence marked __ENCRYPTED__ whose text is .data, not a str (these tests run without ansible installed)."""
+
+    __ENCRYPTED__ = True
+
+    def __init__(self, plaintext):
+        self._plaintext = plaintext
+
+    @property
+    def data(self):
+        return self._plaintext
+
+    def __str__(self):
+        return self.data
+
+    def __eq__(self, other):
+        return self.data == other
+
+    def __hash__(self):
+        return hash(self.data)
+
+    def __getitem__(self, index):
+        return self.data[index]
+
+    def __len__(self):
+        return len(self.data)
+
+
+class TheSecrets(unittest.TestCase):
+    plan = staticmethod(FilterModule().filters()["plan"])
+
+    def test_a_vaulted_string_is_a_string(self):
+        names, hostvars, cluster = inventory_of(plan_of({}))
+        for name in names:
+            node = hostvars[name]["stratum_node"]
+            for key in ("installer", "fingerprint", "code"):
+                node[key] = Vaulted(node[key])
+        cluster["name"] = Vaulted(cluster["name"])
+        cluster["common"]["admin"]["passwordHash"] = Vaulted("$6$salt$HASHSECRET")
+        self.assertEqual(self.plan(names, hostvars, cluster)["errors"], [])
+
+    def test_vaulted_codes_that_are_one_installer_listed_twice(self):
+        names, hostvars, cluster = inventory_of(plan_of({}))
+        second, third = hostvars["node-02"]["stratum_node"], hostvars["node-03"]["stratum_node"]
+        third["fingerprint"] = second["fingerprint"]
+        second["code"], third["code"] = Vaulted("TTDX-WBWP-4QJC"), Vaulted("ttdx wbwp 4qjc")
+        self.assertEqual(
+            self.plan(names, hostvars, cluster)["errors"],
+            ["node-03: stratum_node.code: node-03 has node-02's pinned certificate and install code: one installer listed twice (under another address?); each node has its own code"],
+        )
+
+    def test_no_message_shows_a_secret_field_s_value(self):
+        names, hostvars, cluster = inventory_of(plan_of({}))
+        hostvars["node-01"]["stratum_node"]["code"] = 73195824
+        hostvars["node-02"]["stratum_node"]["code"] = True
+        hostvars["node-03"]["stratum_node"] = Vaulted("TTDX-WBWP-4QJC")
+        errors = self.plan(names, hostvars, cluster)["errors"]
+        self.assertEqual(
+            errors,
+            [
+                "node-03: stratum_node: stratum_node must be a mapping of keys, not a string",
+                "node-01: stratum_node.code: code must be a string, not a number (put it in quotes)",
+                "node-02: stratum_node.code: code must be a string, not a boolean (put it in quotes)",
             ],
         )
 
