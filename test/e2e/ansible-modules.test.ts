@@ -140,6 +140,34 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
     for (const run of [first, again]) for (const secret of [passwordHash, joinToken]) assert.ok(!run.output.includes(secret));
   });
 
+  test("node_info's validate and draft's draft at -vvv: their password hash and join token are in no output, the invocation's module_args masking them alone; both modules still work", async () => {
+    const n = await startNode("node-v1");
+    const passwordHash = "$6$rounds=4096$saltsalt$VVVPASSWORDHASHSECRET";
+    const joinToken = "STRATUM1:VVVJOINTOKENSECRET";
+    const draft = { ...VALID_DRAFT, hostname: "node-v1", admin: { ...VALID_DRAFT.admin, passwordHash } };
+    const masked = "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER";
+
+    const info = await module("node_info", { ...n.connection, validate: { ...draft, cluster: { joinToken } } }, "-vvv");
+    assert.equal(info.exit, 0, info.output);
+    assert.equal(info.result.status.phase, "configuring");
+    assert.equal(typeof info.result.validation.valid, "boolean");
+    const validate = info.result.invocation.module_args.validate;
+    assert.deepEqual([validate.hostname, validate.admin.passwordHash, validate.cluster.joinToken], ["node-v1", masked, masked]);
+
+    const put = await module("draft", { ...n.connection, draft: { ...draft, cluster: { joinToken } } }, "-vvv");
+    assert.equal(put.exit, 0, put.output);
+    assert.equal(put.result.changed, true);
+    assert.deepEqual((await config(n)).config, { ...draft, cluster: { joinToken } }, "the node got the secrets");
+    assert.deepEqual([put.result.invocation.module_args.draft.admin.passwordHash, put.result.invocation.module_args.draft.cluster.joinToken], [masked, masked]);
+
+    const refused = await module("node_info", { ...n.connection, validate: draft, payload_wait: "soon" }, "-vvv");
+    assert.equal(refused.exit, 2, refused.output);
+    assert.match(refused.result.msg, /payload_wait/);
+    assert.equal(refused.result.invocation.module_args.validate.admin.passwordHash, masked, "the argument check's failure masks it too");
+
+    for (const run of [info, put, refused]) for (const secret of [passwordHash, joinToken, n.installer.code]) assert.ok(!run.output.includes(secret), `${secret} in the -vvv output`);
+  });
+
   test("a wrong fingerprint fails before a byte is sent: a TLS server of the test's own hears nothing, a real node's draft stays as it was", async () => {
     const n = await startNode("node-f1");
     const tls = generateSelfSignedCert({ commonName: "impostor", dnsNames: ["impostor"], ipAddresses: ["127.0.0.1"], now: new Date() });

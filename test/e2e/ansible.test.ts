@@ -122,13 +122,14 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
     });
     after(() => cluster?.stop());
 
-    test("--check --diff changes nothing and shows every node's draft, its secrets redacted", async () => {
+    test("--check --diff changes nothing and shows every node's draft, its secrets redacted, even at -vvv", async () => {
       const before = await snapshot(cluster.nodes);
       const inventory = await editedInventory(cluster, "with-password.yml", (inv) => {
         inv.stratum.vars.stratum_cluster.common.admin.passwordHash = PASSWORD_HASH;
       });
-      const check = await playbookRun(inventory, "--check", "--diff");
+      const check = await playbookRun(inventory, "--check", "--diff", "-vvv");
       assert.equal(check.exit, 0, check.output);
+      assert.match(check.output, /"invocation": \{/, "-vvv shows the modules' arguments");
       assert.deepEqual(await snapshot(cluster.nodes), before);
       assert.ok(before.every((s) => s.phase === "configuring" && s.attempt === 0));
       for (const n of cluster.nodes) {

@@ -68,6 +68,28 @@ def redacted(value, against=None):
     return value
 
 
+def secrets(value):
+    """A draft's secrets (joinToken, passwordHash, at any depth): each text under such a key, to mask as no_log values are."""
+    found = set()
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found |= _texts(v) if k in SECRET_KEYS else secrets(v)
+    elif isinstance(value, list):
+        for v in value:
+            found |= secrets(v)
+    return found
+
+
+def _texts(value):
+    if isinstance(value, dict):
+        return set().union(*map(_texts, value.values()))
+    if isinstance(value, list):
+        return set().union(*map(_texts, value))
+    if value is None or isinstance(value, bool) or value == "":
+        return set()
+    return {"%s" % (value,)}
+
+
 def listed(value):
     """A list an answer may hold, or none: anything else where a list goes is no list (never iterated)."""
     return value if isinstance(value, list) else []
@@ -345,4 +367,4 @@ def run(module, work):
     module.exit_json(**result)
 
 
-__all__ = ["API", "CONNECTION_SPEC", "Failed", "Installer", "Problem", "connect", "listed", "printable", "printable_tree", "redacted", "run", "seconds", "who"]
+__all__ = ["API", "CONNECTION_SPEC", "Failed", "Installer", "Problem", "connect", "listed", "printable", "printable_tree", "redacted", "run", "seconds", "secrets", "who"]

@@ -24,6 +24,7 @@ options:
     description:
       - The structured draft (camelCase, as in C(PUT /v1/installer/config); SPEC §5), e.g. the plan filter's
         C(drafts[inventory_hostname]).
+      - Its secrets (C(joinToken), C(passwordHash)) are kept out of the log and the output as C(no_log) values are.
     type: dict
     required: true
   join_token:
@@ -102,8 +103,8 @@ differs:
 
 import json
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, Failed, printable, printable_tree, redacted, run
+from ansible_collections.stratum.installer.plugins.module_utils.draft_module import DraftModule
 
 
 def differences(before, after, path=""):
@@ -154,7 +155,8 @@ def converge(module, installer):
 
 
 def main():
-    module = AnsibleModule(
+    module = DraftModule(
+        ("draft",),
         argument_spec=dict(CONNECTION_SPEC, draft=dict(type="dict", required=True), join_token=dict(type="str", no_log=True)),
         supports_check_mode=True,
     )

@@ -20,6 +20,7 @@ options:
   validate:
     description:
       - A structured draft (camelCase, as in C(PUT /v1/installer/config)) for the node to validate.
+      - Its secrets (C(joinToken), C(passwordHash)) are kept out of the log and the output as C(no_log) values are.
     type: dict
   payload_wait:
     description:
@@ -102,8 +103,8 @@ validation:
         message: not a CIDR
 """
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, printable_tree, run
+from ansible_collections.stratum.installer.plugins.module_utils.draft_module import DraftModule
 
 
 def read(module, installer):
@@ -120,7 +121,8 @@ def read(module, installer):
 
 
 def main():
-    module = AnsibleModule(
+    module = DraftModule(
+        ("validate",),
         argument_spec=dict(CONNECTION_SPEC, validate=dict(type="dict"), payload_wait=dict(type="int", default=600)),
         supports_check_mode=True,
     )

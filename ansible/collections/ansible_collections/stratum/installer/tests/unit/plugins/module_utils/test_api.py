@@ -10,7 +10,7 @@ import unittest
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), *([".."] * 7))))
 
-from ansible_collections.stratum.installer.plugins.module_utils.api import Failed, Problem, printable, redacted, resolve_code  # noqa: E402
+from ansible_collections.stratum.installer.plugins.module_utils.api import Failed, Problem, printable, redacted, resolve_code, secrets  # noqa: E402
 
 
 class PrintableTest(unittest.TestCase):
@@ -41,6 +41,18 @@ class RedactedTest(unittest.TestCase):
         self.assertEqual(redacted(after, against=before), {"cluster": {"joinToken": "[redacted, changed]", "name": "a"}, "admin": {"passwordHash": "[redacted]"}, "mode": "x"})
         self.assertEqual(redacted({"cluster": {"joinToken": "t"}}, against={}), {"cluster": {"joinToken": "[redacted, changed]"}})
         self.assertEqual(redacted({"cluster": {"joinToken": ""}}), {"cluster": {"joinToken": ""}})
+
+
+class SecretsTest(unittest.TestCase):
+    def test_each_text_under_a_secret_key_at_any_depth_and_nothing_else(self):
+        draft = {
+            "hostname": "node-01",
+            "admin": {"passwordHash": "$6$s$HASH", "sshAuthorizedKeys": ["ssh-ed25519 AAAA"]},
+            "cluster": {"name": "a", "joinToken": "STRATUM1:TOKEN"},
+            "extra": [{"passwordHash": ["in", {"a": "list"}, 7]}, {"joinToken": ""}, {"joinToken": None}, {"joinToken": True}],
+        }
+        self.assertEqual(secrets(draft), {"$6$s$HASH", "STRATUM1:TOKEN", "in", "list", "7"})
+        self.assertEqual(secrets(None), set())
 
 
 class ProblemTest(unittest.TestCase):
