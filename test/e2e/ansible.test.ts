@@ -197,6 +197,21 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       assert.deepEqual(await snapshot(cluster.nodes), before);
     });
 
+    test("stratum_join_batch below 1 fails the run before any node is touched (Ansible's throttle reads 0 as no limit)", async () => {
+      const before = await snapshot(cluster.nodes);
+      for (const batch of [0, -2]) {
+        const inventory = await editedInventory(cluster, "no-batch.yml", (inv) => {
+          inv.stratum.vars.stratum_join_batch = batch;
+        });
+        const bad = await playbookRun(inventory);
+        assert.notEqual(bad.exit, 0);
+        assert.match(bad.output, new RegExp(`stratum_join_batch is ${batch}: give 1 or more \\(how many joins install at once; Ansible reads a throttle of 0 as no limit\\)`), bad.output);
+        assert.doesNotMatch(bad.output, /TASK \[stratum\.installer\.cluster : Read the node/, "no node was even read");
+        for (const n of cluster.nodes) assert.equal(bad.recap[n.name]?.changed, 0, n.name);
+      }
+      assert.deepEqual(await snapshot(cluster.nodes), before);
+    });
+
     test("--limit to a join while the init is not installed fails naming the init, touching nothing; --check shows its draft", async () => {
       const before = await snapshot(cluster.nodes);
       const early = await playbookRun(cluster.inventory, "--limit", "node-02");
