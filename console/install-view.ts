@@ -9,7 +9,7 @@ import { appendLog } from "./install-log.ts";
 import { bundleControl } from "./support-bundle.ts";
 import { renderJoinChecks } from "./join-check.ts";
 import { showJoinToken } from "./join-token.ts";
-import { keepTicking, renderTimes, stepTime } from "./run-clock.ts";
+import { keepTicking, renderTimes, stepTime, stopTicking } from "./run-clock.ts";
 import { call, follow, refreshStatus, state, type EventData, type Run, type StepName } from "./store.ts";
 
 type Verdict = Schemas["Verdict"];
@@ -26,6 +26,7 @@ const NEXT: Partial<Record<Verdict["next"], [string, () => Promise<void>]>> = {
 
 /** A newly opened attempt, shown from its start; `focus` false when the person chose it in the picker and stays there. */
 export function showRun(focus: boolean): void {
+  leaveRun();
   showView("install");
   $("verdict").hidden = true;
   $("join-token").hidden = true;
@@ -38,14 +39,35 @@ export function showRun(focus: boolean): void {
   renderPicker(state.run!.attempt).catch(report);
 }
 
-/** One event of the shown attempt, which the store has already taken in. */
+/** Events the store has taken in and the page has not drawn yet: a burst (a replay, a chatty firstboot) is drawn once a frame. */
+let pending: Schemas["InstallEvent"][] = [];
+let frame = 0;
+
+/** One event of the shown attempt, which the store has already taken in: drawn with the others of its frame. */
 export function showEvent(event: Schemas["InstallEvent"]): void {
+  pending.push(event);
+  if (!frame) frame = requestAnimationFrame(drawPending);
+}
+
+/** The shown attempt is left: what it has not drawn is dropped, and its clock stops. */
+export function leaveRun(): void {
+  cancelAnimationFrame(frame);
+  frame = 0;
+  pending = [];
+  stopTicking();
+}
+
+function drawPending(): void {
+  const events = pending;
+  pending = [];
+  frame = 0;
   const run = state.run!;
-  const data = event.data as EventData;
-  if (event.type === "readiness.poll") renderReadiness(data);
-  appendLog(event, run);
-  if (event.type === "attempt.finished") {
-    showVerdict(data.verdict);
+  const polls = events.filter((e) => e.type === "readiness.poll");
+  if (polls.length) renderReadiness(polls[polls.length - 1]!.data as EventData);
+  appendLog(events, run);
+  const finished = events.find((e) => e.type === "attempt.finished");
+  if (finished) {
+    showVerdict((finished.data as EventData).verdict);
     refreshStatus().then(showJoinToken).then(showNext).catch(report);
     renderPicker(run.attempt).catch(report);
   }

@@ -6,11 +6,10 @@ import { $, announce } from "./dom.ts";
 import { applyMode } from "./form-fields.ts";
 import { guard, report } from "./guard.ts";
 import { install } from "./install-actions.ts";
-import { showEvent, showRun } from "./install-view.ts";
+import { leaveRun, showEvent, showRun } from "./install-view.ts";
 import { checkCluster } from "./join-check.ts";
 import { copyToken, toggleToken } from "./join-token.ts";
 import { updateInstallButton } from "./review.ts";
-import { stopTicking } from "./run-clock.ts";
 import { showSignIn, signIn } from "./sign-in.ts";
 import { renderStatus } from "./status.ts";
 import { downloadBundle } from "./support-bundle.ts";
@@ -28,7 +27,7 @@ subscribe((change) => {
     case "event":
       return showEvent(change.event);
     case "unfollow":
-      return stopTicking();
+      return leaveRun();
     case "reconnecting":
       return announce("The event stream broke off; reconnecting.");
     case "signed-out":

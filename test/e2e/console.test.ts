@@ -51,11 +51,11 @@ interface Rig {
   letFirstbootGo(): Promise<void>;
 }
 
-async function rig(options: { scenario?: Scenario; timeout?: number; handoff?: string; payload?: string; gated?: boolean } = {}): Promise<Rig> {
+async function rig(options: { scenario?: Scenario; timeout?: number; handoff?: string; payload?: string; gated?: boolean; firstboot?: string } = {}): Promise<Rig> {
   const folder = await tempDir("stratum-console-");
   const readiness = await startReadinessServer({ port: 0, scenario: options.scenario ?? "progress", stageMs: 400 });
   lab.defer(() => readiness.close());
-  const firstboot = await writeFirstboot(folder, FIRSTBOOT);
+  const firstboot = await writeFirstboot(folder, options.firstboot ?? FIRSTBOOT);
   const letFirstbootGo = () => writeFile(join(folder, "go"), "");
   if (!options.gated) await letFirstbootGo();
   const handoff = join(folder, "handoff/node.yaml");
@@ -807,6 +807,28 @@ describe("web console", { skip: SKIP }, () => {
     await said.getByText(/^The support bundle did not download: the installer did not answer \(.+\)\. Check that it still runs, then try again\.$/).waitFor();
     await checkScreen(page, "support-bundle-failed");
     await stopCutting();
+    assert.deepEqual(errors, []);
+  });
+
+  test("a firstboot of 100,000 lines replayed: the log takes them in batches, keeps the newest 2,000 in view at its end, and the verdict shows", async () => {
+    const lines = 100_000;
+    const { installer } = await rig({ scenario: "ready", firstboot: `#!/bin/sh\nseq -f "firstboot: flood line %.0f" 1 ${lines}\n` });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+    await waitFor("the verdict", async () => ((await installer.request("/v1/installer/install/verdict?attempt=1")).status === 200 ? true : undefined), 120_000);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    // A bound on a hang, not a measure: one layout of the log per event took minutes here.
+    await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor({ timeout: 60_000 });
+    const log = await page.locator("#log").evaluate((el) => ({
+      lines: el.childElementCount,
+      last: el.lastElementChild!.textContent!.replace(/^\S+ /, ""),
+      flood: [...el.children].filter((line) => / flood line /.test(line.textContent!)).map((line) => Number(/(\d+)$/.exec(line.textContent!)![1])).pop(),
+      atEnd: el.scrollHeight - el.scrollTop - el.clientHeight < 2,
+    }));
+    assert.match(log.last, /^attempt 1 succeeded after \d+ s$/);
+    assert.deepEqual({ ...log, last: undefined }, { lines: 2000, last: undefined, flood: lines, atEnd: true });
     assert.deepEqual(errors, []);
   });
 
