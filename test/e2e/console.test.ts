@@ -832,6 +832,45 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a firstboot's 16 KiB line in a FIRSTBOOT_FAILED verdict, the log, a blocker and the unattended notice wraps: the page is no wider than the window", async () => {
+    const { installer } = await rig({ firstboot: "#!/bin/sh\nhead -c 20000 /dev/zero | tr '\\0' x\necho\nexit 1\n" });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+    const { page, errors } = await open(installer);
+    /** The innermost elements that stick out sideways, and by how much the page does. */
+    const wide = () => page.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      const out = [...document.querySelectorAll<HTMLElement>("main *")].filter((el) => el.offsetParent !== null &&
+        (el.getBoundingClientRect().right > width + 1 || (getComputedStyle(el).overflowX === "visible" && el.scrollWidth > el.clientWidth + 1)));
+      return { by: document.documentElement.scrollWidth - width, out: out.filter((el) => !out.some((inner) => inner !== el && el.contains(inner))).map((el) => el.id || `${el.parentElement!.id || el.parentElement!.tagName} > ${el.tagName}`) };
+    });
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "Attempt 1 failed at firstboot" }).waitFor();
+    assert.match(await text(page, "#verdict"), /FIRSTBOOT_FAILED\s+firstboot exited with code 1; last output: x{1000}/);
+    for (const width of [1024, 375]) {
+      await page.setViewportSize({ width, height: 768 });
+      assert.deepEqual(await wide(), { by: 0, out: [] }, `the verdict no wider than ${width} px`);
+    }
+
+    const long = "y".repeat(16384);
+    const stopRewriting = await intercept(page, "**/v1/installer/status", async (route) => {
+      const status = await (await route.fetch()).json();
+      status.blockers = [{ code: "PAYLOAD_NOT_LOADED", detail: long }];
+      status.unattended = { state: "invalid", origin: long, takenAt: new Date().toISOString(), autoStart: false, errors: [{ field: "hostname", message: long, line: 2, column: 1 }] };
+      await route.fulfill({ json: status });
+    });
+    await page.getByRole("button", { name: "Edit the config" }).click();
+    await page.locator("#blockers").getByText("PAYLOAD_NOT_LOADED", { exact: false }).waitFor();
+    await page.getByRole("heading", { name: "Unattended install" }).waitFor();
+    for (const width of [1024, 375]) {
+      await page.setViewportSize({ width, height: 768 });
+      assert.deepEqual(await wide(), { by: 0, out: [] }, `the blocker and the unattended notice no wider than ${width} px`);
+    }
+    await stopRewriting();
+    assert.deepEqual(errors, []);
+  });
+
   test("every screen listed was reached and checked", { skip: someTestsOnly && "some tests only: they reach some screens only" }, () => {
     assert.deepEqual([...checked].sort(), [...SCREENS].sort(), "each screen in SCREENS is reached and checked, and each checked screen is listed there");
   });
