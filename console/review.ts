@@ -3,6 +3,7 @@ import type { Failure, Schemas } from "./api.ts";
 import { diskFacts, stableNote } from "./disks.ts";
 import { $, fill, h, plural } from "./dom.ts";
 import { send } from "./store.ts";
+import { visible } from "../core/common/printable.ts";
 
 /** The review on screen (JSON), "" while none is. */
 let shown = "";
@@ -72,7 +73,7 @@ function render(review: Schemas["InstallReview"]): void {
   const before = shown ? (JSON.parse(shown) as Schemas["InstallReview"]).erases : [];
   shown = key;
   $("review").hidden = false;
-  $("review-yaml").textContent = review.nodeYaml;
+  $("review-yaml").textContent = visible(review.nodeYaml);
   const erases = review.erases.length > 0;
   $("review-erases").hidden = !erases;
   $("review-none").hidden = erases;

@@ -3,6 +3,7 @@ import type { Failure } from "./api.ts";
 import { enter } from "./boot.ts";
 import { $, fill, plural, showView } from "./dom.ts";
 import { signIn as tryCode } from "./store.ts";
+import { visible } from "../core/common/printable.ts";
 
 let lockTimer = 0;
 
@@ -13,7 +14,7 @@ export function showSignIn(problem?: Failure): void {
   $("code").setAttribute("aria-invalid", String(Boolean(problem && problem.status === 401)));
   if (problem && problem.status === 429) lockOut(problem.retryAfter || 30);
   else if (problem && problem.status === 401) error.textContent = "That install code is wrong. It is shown in the banner on the node's console, and by node installer.js code there.";
-  else if (problem) error.textContent = problem.status ? problem.message : "The installer did not answer (" + problem.message + ").";
+  else if (problem) error.textContent = visible(problem.status ? problem.message : "The installer did not answer (" + problem.message + ").");
   $("code").focus();
 }
 

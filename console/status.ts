@@ -6,6 +6,7 @@ import { report } from "./guard.ts";
 import { refreshReview, reviewConfirmed } from "./review.ts";
 import { state } from "./store.ts";
 import { utcDateTime } from "./time.ts";
+import { visible } from "../core/common/printable.ts";
 
 /** The unattended notice on screen (JSON): drawn again only when it changes, or afresh after sign-in. */
 let unattendedShown = "";
@@ -13,7 +14,7 @@ let unattendedShown = "";
 export function renderStatus(fresh = false): void {
   if (fresh) unattendedShown = "";
   const s = state.status!;
-  $("where").textContent = s.hostname + " · " + s.phase + (state.options && state.options.release ? " · release " + state.options.release : "");
+  $("where").textContent = visible(s.hostname + " · " + s.phase + (state.options && state.options.release ? " · release " + state.options.release : ""));
   renderUnattended(s.unattended);
   renderInstallCard();
 }

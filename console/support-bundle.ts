@@ -2,6 +2,7 @@
 import type { Failure } from "./api.ts";
 import { h, saveFile } from "./dom.ts";
 import { fetchSupportBundle } from "./store.ts";
+import { visible } from "../core/common/printable.ts";
 
 /** A control of its own (`id` its prefix): the button and the line that says how its download goes. */
 export function bundleControl(id: string): HTMLElement {
@@ -25,7 +26,7 @@ export async function downloadBundle(button: HTMLElement, said: HTMLElement): Pr
     // A refused code already shows the sign-in, which says why.
     if (problem.status === 401 || problem.status === 429) return void (said.textContent = "");
     said.className = "said error";
-    said.textContent = "The support bundle did not download: " + (problem.status ? problem.message : "the installer did not answer (" + problem.message + "). Check that it still runs, then try again.");
+    said.textContent = visible("The support bundle did not download: " + (problem.status ? problem.message : "the installer did not answer (" + problem.message + "). Check that it still runs, then try again."));
   } finally {
     button.removeAttribute("aria-disabled");
   }

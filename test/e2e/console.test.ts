@@ -871,6 +871,28 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("the review and the header show outside text written out: a right-to-left override in an SSH key's comment or the host's name turns nothing around", async () => {
+    const { installer } = await rig();
+    await untilNoBlockers(installer);
+    const key = SSH_KEY.replace("ops@example", "ops\u202e@example");
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, admin: { sshAuthorizedKeys: [key] } } });
+    assert.equal(put.json.valid, true, put.text);
+    const { page, errors } = await open(installer);
+    const stopRewriting = await intercept(page, "**/v1/installer/status", async (route) => {
+      const status = await (await route.fetch()).json();
+      status.hostname = "node\u202e-01";
+      await route.fulfill({ json: status });
+    });
+    await signIn(page, installer.code);
+    await page.getByRole("region", { name: "Review before you install" }).waitFor();
+    assert.match(await text(page, "#where"), /^node\\u202e-01 · configuring/);
+    await stopRewriting();
+    const shown = await page.locator("#review-yaml").textContent();
+    assert.ok(shown!.includes("ops\\u202e@example"), shown!);
+    assert.ok(!shown!.includes("\u202e"), "no override left to obey");
+    assert.deepEqual(errors, []);
+  });
+
   test("every screen listed was reached and checked", { skip: someTestsOnly && "some tests only: they reach some screens only" }, () => {
     assert.deepEqual([...checked].sort(), [...SCREENS].sort(), "each screen in SCREENS is reached and checked, and each checked screen is listed there");
   });
