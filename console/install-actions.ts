@@ -5,6 +5,7 @@ import { $ } from "./dom.ts";
 import { renderErrors } from "./field-errors.ts";
 import { steps, visibleErrors } from "./form-fields.ts";
 import { reviewAgain, reviewed } from "./review.ts";
+import { goStep } from "./stepper.ts";
 import { call, follow, followLatest, refreshStatus, reloadDraft } from "./store.ts";
 
 export async function install(): Promise<void> {
@@ -55,5 +56,8 @@ export async function fixConfig(): Promise<void> {
   const draft = await reloadDraft(steps().length);
   showConfigure();
   renderErrors();
-  if (visibleErrors().length) (draft.source === "yaml" ? $("yaml-errors").querySelector("button")! : $("summary")).focus();
+  if (visibleErrors().length) return (draft.source === "yaml" ? $("yaml-errors").querySelector("button")! : $("summary")).focus();
+  // Nothing to fix is listed: focus goes to where editing starts, not to the body the verdict's button left.
+  if (draft.source === "yaml") $("yaml").focus();
+  else goStep(0);
 }

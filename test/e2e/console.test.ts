@@ -893,6 +893,20 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("Edit the config on a failed verdict, the draft valid: focus moves to the form's step heading", async () => {
+    const { installer } = await rig({ scenario: "never", timeout: 1 });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("button", { name: "Edit the config" }).click();
+    await page.getByRole("heading", { name: "Configure this node" }).waitFor();
+    await page.waitForFunction(() => document.activeElement !== document.body);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "s0", "the form's first step heading");
+    assert.deepEqual(errors, []);
+  });
+
   test("every screen listed was reached and checked", { skip: someTestsOnly && "some tests only: they reach some screens only" }, () => {
     assert.deepEqual([...checked].sort(), [...SCREENS].sort(), "each screen in SCREENS is reached and checked, and each checked screen is listed there");
   });
