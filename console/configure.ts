@@ -2,7 +2,7 @@
 import type { Schemas } from "./api.ts";
 import { $, announce, showView } from "./dom.ts";
 import { focusField, renderErrors } from "./field-errors.ts";
-import { fillForm, readForm, stepOf, steps } from "./form-fields.ts";
+import { fillForm, formSaved, readForm, stepOf, steps } from "./form-fields.ts";
 import { focusReview } from "./review.ts";
 import { draftProblems, renderStatus } from "./status.ts";
 import { goStep, showStep } from "./stepper.ts";
@@ -40,7 +40,11 @@ export async function saveYaml(): Promise<void> {
 
 async function saved(draft: Schemas["DraftView"]): Promise<void> {
   if (draft.source === "structured") fillForm(draft);
-  else $("form-source").hidden = false;
+  else {
+    // what the form held went into the node.yaml tab's text (or was replaced by it): it is saved with it
+    formSaved();
+    $("form-source").hidden = false;
+  }
   renderErrors();
   announce("Saved. " + (draft.valid ? "The draft is valid." : draftProblems()));
   await refreshStatus();

@@ -60,6 +60,9 @@ function modeChoice(option: Schemas["ModeOption"]): HTMLElement {
     h("div", {}, h("label", { for: id }, title), h("p", { class: "help", id: id + "-help" }, option.available ? text : "Not available: " + option.reason + ".")));
 }
 
+/** What the form held when last filled from or saved as the draft (readForm's JSON): anything else on it is not saved. */
+let saved = "";
+
 export function fillForm(draft: Schemas["DraftView"]): void {
   const config = draft.source === "structured" ? draft.config || {} : {};
   const useDefaults = !draft.updatedAt || draft.source === "yaml";
@@ -74,6 +77,16 @@ export function fillForm(draft: Schemas["DraftView"]): void {
   renderDisks((value("storage.osdDevices") || []) as string[]);
   applyMode();
   $("form-source").hidden = draft.source !== "yaml";
+  formSaved();
+}
+
+/** The form as it is now is in the draft (filled from it, or taken into a node.yaml that was saved). */
+export function formSaved(): void {
+  saved = JSON.stringify(readForm());
+}
+
+export function formEdited(): boolean {
+  return JSON.stringify(readForm()) !== saved;
 }
 
 function defaultFor(path: string): unknown {

@@ -11,7 +11,7 @@ import { checkCluster } from "./join-check.ts";
 import { copyToken, toggleToken } from "./join-token.ts";
 import { updateInstallButton } from "./review.ts";
 import { showSignIn, signIn } from "./sign-in.ts";
-import { renderStatus } from "./status.ts";
+import { renderInstallButton, renderStatus } from "./status.ts";
 import { downloadBundle } from "./support-bundle.ts";
 import { goStep } from "./stepper.ts";
 import { follow, setYamlDirty, signOut, state, subscribe } from "./store.ts";
@@ -42,12 +42,15 @@ $("sign-in-form").addEventListener("submit", guard(signIn));
 $("sign-out").addEventListener("click", () => signOut());
 $("bundle-button").addEventListener("click", () => downloadBundle($("bundle-button"), $("bundle-said")));
 $("config-form").addEventListener("submit", guard(saveForm));
+// a row removed changes the form without an input event
+for (const type of ["input", "change", "click"]) $("config-form").addEventListener(type, renderInstallButton);
 $("back").addEventListener("click", () => goStep(state.step - 1));
 $("modes").addEventListener("change", applyMode);
 $("yaml-form").addEventListener("submit", guard(saveYaml));
 $("yaml").addEventListener("input", () => {
   setYamlDirty(true);
   renderLineNumbers();
+  renderInstallButton();
 });
 $("yaml").addEventListener("scroll", syncGutter);
 for (const tab of ["form", "yaml"] as const) {

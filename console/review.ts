@@ -3,6 +3,7 @@ import type { Failure, Schemas } from "./api.ts";
 import { diskFacts, stableNote } from "./disks.ts";
 import { $, fill, h, plural } from "./dom.ts";
 import { send } from "./store.ts";
+import { unsavedEdits } from "./unsaved.ts";
 import { visible } from "../core/common/printable.ts";
 
 /** The review on screen (JSON), "" while none is. */
@@ -19,7 +20,7 @@ export function reviewConfirmed(): boolean {
 }
 
 export function updateInstallButton(): void {
-  $<HTMLButtonElement>("install-button").disabled = $("review").hidden || !reviewConfirmed();
+  $<HTMLButtonElement>("install-button").disabled = $("review").hidden || !reviewConfirmed() || unsavedEdits() !== "";
 }
 
 export const reviewed = (): string => reviewedEtag;

@@ -6,6 +6,7 @@ import { report } from "./guard.ts";
 import { refreshReview, reviewConfirmed } from "./review.ts";
 import { state } from "./store.ts";
 import { utcDateTime } from "./time.ts";
+import { unsavedEdits } from "./unsaved.ts";
 import { visible } from "../core/common/printable.ts";
 
 /** The unattended notice on screen (JSON): drawn again only when it changes, or afresh after sign-in. */
@@ -43,15 +44,28 @@ function renderInstallCard(): void {
   const blockers = s.blockers || [];
   fill($("blockers"), blockers.length ? [h("p", { class: "error" }, "The install cannot start while these blockers stand:"),
     h("ul", {}, blockers.map((b) => h("li", {}, h("code", {}, b.code), ": " + b.detail, b.progress ? progressBar(b.progress) : null)))] : []);
-  const reasons: string[] = [];
-  if (!s.configValid) reasons.push(draftProblems());
-  if (blockers.length) reasons.push("Clear the blockers to install.");
-  $("readiness-of-draft").textContent = reasons.join(" ") || "The draft is valid and nothing blocks the install: it writes node.yaml, runs firstboot and waits until the cloud is READY.";
-  $<HTMLButtonElement>("install-button").disabled = reasons.length > 0 || !reviewConfirmed();
-  refreshReview(reasons.length === 0 && state.view === "configure").catch(report);
+  renderInstallButton();
+  // The saved draft is reviewed while edits wait on screen: saving them reviews it again.
+  refreshReview(draftReasons().length === 0 && state.view === "configure").catch(report);
   for (const note of document.querySelectorAll<HTMLElement>("[data-hand-over]")) note.hidden = !(s.unattended && s.unattended.autoStart);
   $("past-attempts").hidden = s.attempt === 0;
   $("show-attempts").textContent = s.attempt === 1 ? "Show attempt 1" : "Show the " + s.attempt + " attempts so far";
+}
+
+/** Whether Install can start, and beside it why not: the draft, the blockers, edits not saved. */
+export function renderInstallButton(): void {
+  if (!state.status) return;
+  const reasons = [...draftReasons(), unsavedEdits()].filter(Boolean);
+  $("readiness-of-draft").textContent = reasons.join(" ") || "The draft is valid and nothing blocks the install: it writes node.yaml, runs firstboot and waits until the cloud is READY.";
+  $<HTMLButtonElement>("install-button").disabled = reasons.length > 0 || !reviewConfirmed();
+}
+
+function draftReasons(): string[] {
+  const s = state.status!;
+  const reasons: string[] = [];
+  if (!s.configValid) reasons.push(draftProblems());
+  if (s.blockers && s.blockers.length) reasons.push("Clear the blockers to install.");
+  return reasons;
 }
 
 /** The bar's label says the numbers, so a screen reader and the eye read the same. */

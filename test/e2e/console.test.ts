@@ -907,6 +907,37 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("edits not saved hold Install back, saying so: a hostname typed and not saved, then node.yaml edited and not saved; once saved, Install installs what was saved", async () => {
+    const { installer } = await rig({ scenario: "ready" });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("region", { name: "Review before you install" }).waitFor();
+    const install = page.getByRole("button", { name: "Install", exact: true });
+    await page.waitForFunction(() => !(document.getElementById("install-button") as HTMLButtonElement).disabled);
+
+    await page.getByLabel("Hostname").fill("node-09");
+    await page.waitForFunction(() => (document.getElementById("install-button") as HTMLButtonElement).disabled);
+    assert.match(await text(page, "#readiness-of-draft"), /^Unsaved changes in the guided form: save them first\.$/);
+    await page.getByLabel("Hostname").fill("node-01");
+    await page.waitForFunction(() => !(document.getElementById("install-button") as HTMLButtonElement).disabled);
+    assert.match(await text(page, "#readiness-of-draft"), /^The draft is valid/, "the form as saved again");
+
+    await page.getByRole("tab", { name: "node.yaml" }).click();
+    const yaml = page.getByRole("textbox", { name: "node.yaml" });
+    await yaml.fill((await yaml.inputValue()).replace('"node-01"', '"node-08"'));
+    await page.waitForFunction(() => (document.getElementById("install-button") as HTMLButtonElement).disabled);
+    assert.match(await text(page, "#readiness-of-draft"), /^Unsaved changes in the node\.yaml tab: save them first\.$/);
+    await page.getByRole("button", { name: "Save node.yaml" }).click();
+    await page.waitForFunction(() => document.getElementById("review-yaml")!.textContent!.includes("node-08"));
+    await page.waitForFunction(() => !(document.getElementById("install-button") as HTMLButtonElement).disabled);
+    await install.click();
+    await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+    assert.match((await installer.request("/v1/installer/install/report")).json.config.yaml, /^hostname: "node-08"$/m, "what was saved is installed");
+    assert.deepEqual(errors, []);
+  });
+
   test("every screen listed was reached and checked", { skip: someTestsOnly && "some tests only: they reach some screens only" }, () => {
     assert.deepEqual([...checked].sort(), [...SCREENS].sort(), "each screen in SCREENS is reached and checked, and each checked screen is listed there");
   });
