@@ -41,12 +41,16 @@ function unknownKey(parent: Path, key: string): PlanProblem {
   return { rule: "unknown-key", path, message: `${shown(key)} is not a known key`, hint, atKey: true };
 }
 
-function describe(value: unknown): string {
+/** Keys whose value is never shown in a problem, whatever it holds: a node's install code. */
+const SECRET_KEYS: ReadonlySet<string> = new Set(["code"]);
+
+/** The value's kind, and the value too unless it may be a secret. */
+function describe(value: unknown, secret = false): string {
   if (value === null) return "empty";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
   if (typeof value === "string") return "a string";
-  return `${String(value)} (a ${typeof value})`;
+  return secret ? `a ${typeof value}` : `${String(value)} (a ${typeof value})`;
 }
 
 const EXPECTED: Record<string, string> = { array: "a list", object: "a mapping of keys" };
@@ -64,7 +68,7 @@ function issueProblems(issue: z.core.$ZodIssue, input: unknown): PlanProblem[] {
       return issue.keys.map((key) => unknownKey(path, key));
     case "invalid_type": {
       const hint = issue.expected === "string" && (typeof value === "number" || typeof value === "boolean") ? "put it in quotes" : undefined;
-      return [{ rule: "type", path, message: `${where} must be ${EXPECTED[issue.expected] ?? `a ${issue.expected}`}, not ${describe(value)}`, hint }];
+      return [{ rule: "type", path, message: `${where} must be ${EXPECTED[issue.expected] ?? `a ${issue.expected}`}, not ${describe(value, SECRET_KEYS.has(String(path.at(-1))))}`, hint }];
     }
     case "invalid_value":
       return [{ rule: "one-of", path, message: `${where} ${JSON.stringify(value)} is not one of ${issue.values.map(String).join(", ")}` }];
