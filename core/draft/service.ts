@@ -196,7 +196,8 @@ export function createDraftService({ draft, context, now, attempts, personActed,
       }),
     nodeYaml() {
       const { record, analysis, ctx } = current();
-      if (!analysis.draft) {
+      // A raw node.yaml that parses has a structured form even with errors: it renders only once it validates.
+      if (!analysis.valid || !analysis.draft) {
         throw new InstallerError({
           code: "INVALID_CONFIG",
           detail: "The draft does not validate, so it renders no node.yaml yet; fix the fields listed in `errors`.",

@@ -59,6 +59,14 @@ describe("GET /v1/installer/config/node.yaml", () => {
     assertProblem(reply, 422, "INVALID_CONFIG", { errors: (await installer.request("/v1/installer/config")).json.errors });
   });
 
+  test("422 INVALID_CONFIG for a raw node.yaml that parses but does not validate: it is not rendered as it is", async (t) => {
+    const installer = await inProcessApp(t);
+    await installer.request(path, { method: "PUT", body: `${VALID_NODE_YAML}colour: blue\n`, contentType: "application/yaml" });
+    const reply = await installer.request(path);
+    assertAnswers(route, 422, reply);
+    assertProblem(reply, 422, "INVALID_CONFIG", { errors: (await installer.request("/v1/installer/config")).json.errors });
+  });
+
   describeAuth(route, {
     path,
     breaks: (services) => {
