@@ -70,9 +70,9 @@ function byPosition(a: FieldError, b: FieldError): number {
 
 /** Parses and validates raw node.yaml text; errors name node.yaml keys and carry 1-based line/column. */
 export function analyzeYamlDraft(text: string, ctx: ValidationContext): YamlDraftAnalysis {
-  const result = parseYamlDocument(text);
+  const result = parseYamlDocument(text, true);
   if (!result.ok) return { parsed: false, errors: [result.error] };
-  const { value, doc, lineCounter } = result.parsed;
+  const { value, doc, lineCounter, duplicates } = result.parsed;
   const { problems, draft } = findProblems(value, ctx, {
     schema: NodeYamlSchema,
     names: nodeYamlNames,
@@ -84,6 +84,7 @@ export function analyzeYamlDraft(text: string, ctx: ValidationContext): YamlDraf
       const { line, col } = lineCounter.linePos(offsetOf(doc, problem.path, problem.atKey));
       return toFieldError(problem, { line, column: col });
     })
+    .concat(duplicates)
     .sort(byPosition);
   const mode = modeFromNodeYaml(value.mode);
   const hostname = typeof value.hostname === "string" ? value.hostname : undefined;

@@ -127,6 +127,8 @@ interface ParsedYaml {
   value: Record<string, unknown>;
   doc: Document.Parsed;
   lineCounter: LineCounter;
+  /** With `duplicatesToo`: each key written twice in a mapping (the value read is the last one). */
+  duplicates: FieldError[];
 }
 
 type YamlParseResult = { ok: true; parsed: ParsedYaml } | { ok: false; error: FieldError };
@@ -143,7 +145,7 @@ function failBeforeParse(message: string, text: string, offset: number): { ok: f
   return { ok: false, error: { field: "", message, line, column: offset - before.lastIndexOf("\n") } };
 }
 
-function parseOrFail(text: string, lineCounter: LineCounter): YamlParseResult {
+function parseOrFail(text: string, lineCounter: LineCounter, duplicatesToo: boolean): YamlParseResult {
   if (Buffer.byteLength(text, "utf8") > YAML_LIMITS.maxBytes) {
     return failBeforeParse(`node.yaml is larger than ${YAML_LIMITS.maxBytes} bytes (1 MiB)`, text, 0);
   }
@@ -156,7 +158,9 @@ function parseOrFail(text: string, lineCounter: LineCounter): YamlParseResult {
   if (!doc || doc.contents === null) {
     return failAt("node.yaml is empty: it must be a mapping of keys, starting with mode: and hostname:", lineCounter, 0);
   }
-  const problem = [...doc.errors, ...doc.warnings][0];
+  const problems = [...doc.errors, ...doc.warnings];
+  const duplicates = duplicatesToo && problems.every((p) => p.code === "DUPLICATE_KEY") ? problems : [];
+  const problem = duplicates.length > 0 ? undefined : problems[0];
   if (problem) {
     const message = problem.code === "DUPLICATE_KEY" ? duplicateKeyMessage(doc, problem.pos[0]) : syntaxMessage(problem);
     return failAt(message, lineCounter, problem.pos[0]);
@@ -172,17 +176,21 @@ function parseOrFail(text: string, lineCounter: LineCounter): YamlParseResult {
   }
   try {
     const value = doc.toJS({ maxAliasCount: YAML_LIMITS.maxAliasCount }) as Record<string, unknown>;
-    return { ok: true, parsed: { value, doc, lineCounter } };
+    return { ok: true, parsed: { value, doc, lineCounter, duplicates: duplicates.map((d) => failAt(duplicateKeyMessage(doc, d.pos[0]), lineCounter, d.pos[0]).error) } };
   } catch (error) {
     return failAt(aliasProblem(error), lineCounter, firstAliasOffset(doc));
   }
 }
 
-/** Parses node.yaml text with limits on size, tokens, nesting and aliases. Never throws. */
-export function parseYamlDocument(text: string): YamlParseResult {
+/**
+ * Parses node.yaml text with limits on size, tokens, nesting and aliases. Never throws. A key written twice in a
+ * mapping fails the parse, unless `duplicatesToo` (validation, which reports every problem at once): then it parses,
+ * the duplicates in `parsed.duplicates`.
+ */
+export function parseYamlDocument(text: string, duplicatesToo = false): YamlParseResult {
   const lineCounter = new LineCounter();
   try {
-    return parseOrFail(text, lineCounter);
+    return parseOrFail(text, lineCounter, duplicatesToo);
   } catch (error) {
     // The yaml library can still throw on inputs its limits do not foresee (e.g. stack exhaustion).
     return failBeforeParse(`node.yaml could not be read: ${error instanceof Error ? error.message : String(error)}`, text, 0);

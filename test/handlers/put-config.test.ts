@@ -104,8 +104,9 @@ describe("PUT /v1/installer/config", () => {
       const installer = await inProcessApp(t);
       const body = assertAnswers(route, 200, await installer.request(path, put(yaml, "application/yaml")));
       assert.deepEqual([body.valid, body.yaml], [false, yaml]);
-      assert.match(body.errors[0]!.message, message);
-      assert.ok(body.errors[0]!.line! >= 1 && body.errors[0]!.column! >= 1, JSON.stringify(body.errors));
+      // Among the others a node.yaml that parses has (a duplicate key is reported with them: every problem at once).
+      const error = body.errors.find((e) => message.test(e.message));
+      assert.ok(error && error.line! >= 1 && error.column! >= 1, JSON.stringify(body.errors));
       const now = await status(installer);
       assert.deepEqual([now.mode, now.profile, now.configValid], [undefined, "single-node", false]);
       assertProblem(await installer.request("/v1/installer/config/node.yaml"), 422, "INVALID_CONFIG");
