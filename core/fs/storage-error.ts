@@ -22,6 +22,13 @@ export function notWrittenBecause(cause: unknown): string {
 
 /** SPEC §4: the state dir cannot be written; nothing was changed. */
 export function storageError(stateDir: string, cause: unknown): InstallerError {
+  const code = (cause as NodeJS.ErrnoException)?.code;
+  if (code === "ENOENT" || code === "ENOTDIR") {
+    return new InstallerError({
+      code: "INSUFFICIENT_STORAGE",
+      detail: `The state dir ${stateDir}, or a folder in it, is gone (${code}: was it removed while the installer ran?); nothing was changed. Restart the installer, which makes it again; what it held (the draft, the attempts' records) is lost.`,
+    });
+  }
   return new InstallerError({
     code: "INSUFFICIENT_STORAGE",
     detail: `The state dir ${stateDir} cannot be written (${notWrittenBecause(cause)}); nothing was changed. Free space on its file system (or make it writable again), then retry; the installer recovers by itself.`,

@@ -15,3 +15,11 @@ test("a start's write error is the state dir's only when it is: its own files, o
     assert.equal(startStorageProblem(dir, other), undefined, other.message);
   }
 });
+
+test("a write that finds the state dir gone (removed while the service ran) says so and what to do: freeing space would not help", () => {
+  const dir = "/var/lib/stratum/installer";
+  for (const code of ["ENOENT", "ENOTDIR"]) {
+    const { detail } = storageError(dir, errno(code, `${dir}/.installer.json.42.tmp`));
+    assert.equal(detail, `The state dir ${dir}, or a folder in it, is gone (${code}: was it removed while the installer ran?); nothing was changed. Restart the installer, which makes it again; what it held (the draft, the attempts' records) is lost.`);
+  }
+});
