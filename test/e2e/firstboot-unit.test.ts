@@ -98,27 +98,8 @@ echo "firstboot: started a helper"
     assert.ok(!(await events(installer, 1)).some((e) => e.message === "late"));
   });
 
-  test("SIGTERM to the installer stops a firstboot group that ignores TERM before the installer exits", async () => {
-    const { installer, folder } = await rig(`#!/bin/sh
-trap '' TERM
-echo $$ > "$(dirname "$0")/firstboot.pid"
-sleep 300 &
-echo $! > "$(dirname "$0")/helper.pid"
-echo "firstboot: waiting"
-wait
-`);
-    reap(folder, ["firstboot.pid", "helper.pid"]);
-    await attempt(installer);
-    const pids = await waitFor("firstboot to start its helper", async () => {
-      const [firstboot, helper] = [await pidIn(folder, "firstboot.pid"), await pidIn(folder, "helper.pid")];
-      return firstboot && helper ? [firstboot, helper] : undefined;
-    });
-    assert.equal(await alive(pids[1]!), true);
-    assert.equal(await installer.stop(), 0);
-    for (const pid of pids) assert.equal(await alive(pid), false, `${pid} of the firstboot group is gone once the installer exited`);
-  });
-
-  test("a second Ctrl-C or SIGTERM while the installer stops does not cut the stop short: the firstboot group is still stopped, the lock let go, exit 0", async () => {
+  /** An attempt whose firstboot ignores TERM and INT and waits on a helper of its own: the pids of both, once they run. */
+  async function stubbornFirstboot() {
     const { installer, folder } = await rig(`#!/bin/sh
 trap '' TERM INT
 echo $$ > "$(dirname "$0")/firstboot.pid"
@@ -133,6 +114,18 @@ wait
       const [firstboot, helper] = [await pidIn(folder, "firstboot.pid"), await pidIn(folder, "helper.pid")];
       return firstboot && helper ? [firstboot, helper] : undefined;
     });
+    return { installer, pids };
+  }
+
+  test("SIGTERM to the installer stops a firstboot group that ignores TERM before the installer exits", async () => {
+    const { installer, pids } = await stubbornFirstboot();
+    assert.equal(await alive(pids[1]!), true);
+    assert.equal(await installer.stop(), 0);
+    for (const pid of pids) assert.equal(await alive(pid), false, `${pid} of the firstboot group is gone once the installer exited`);
+  });
+
+  test("a second Ctrl-C or SIGTERM while the installer stops does not cut the stop short: the firstboot group is still stopped, the lock let go, exit 0", async () => {
+    const { installer, pids } = await stubbornFirstboot();
     installer.proc.kill("SIGINT");
     await waitFor("the installer to say it stops", async () => (installer.output().stderr.includes('"message":"stopping"') ? true : undefined));
     installer.proc.kill("SIGINT");
