@@ -1,6 +1,6 @@
 /** Starting an attempt (install, readiness recheck) and what a refused start shows: the place where it can be fixed. */
 import type { Failure } from "./api.ts";
-import { showConfigure } from "./configure.ts";
+import { showConfigure, showSavedDraft } from "./configure.ts";
 import { $ } from "./dom.ts";
 import { renderErrors } from "./field-errors.ts";
 import { steps, visibleErrors } from "./form-fields.ts";
@@ -27,14 +27,14 @@ export async function recheck(): Promise<void> {
 /** A refused POST: show why where it can be fixed. */
 async function refused(problem: Failure): Promise<void> {
   if (problem.code === "INVALID_CONFIG") {
-    await reloadDraft(steps().length);
+    showSavedDraft(await reloadDraft(steps().length));
     showConfigure();
     renderErrors();
     $("summary").focus();
   } else if (problem.code === "INSTALL_BLOCKED") {
     await showBlockers();
   } else if (problem.code === "PRECONDITION_FAILED") {
-    await reloadDraft();
+    showSavedDraft(await reloadDraft());
     showConfigure();
     await refreshStatus();
     await reviewAgain();
@@ -54,6 +54,7 @@ export async function showBlockers(): Promise<void> {
 
 export async function fixConfig(): Promise<void> {
   const draft = await reloadDraft(steps().length);
+  showSavedDraft(draft);
   showConfigure();
   renderErrors();
   if (visibleErrors().length) return (draft.source === "yaml" ? $("yaml-errors").querySelector("button")! : $("summary")).focus();

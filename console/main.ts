@@ -1,6 +1,6 @@
 /** The console's entry: wires the page's fixed controls and the store's news to the views, then signs in or resumes the session. */
 import { enter } from "./boot.ts";
-import { saveForm, saveYaml } from "./configure.ts";
+import { reloadTheDraft, saveForm, saveYaml } from "./configure.ts";
 import { copyField } from "./copy.ts";
 import { $, announce } from "./dom.ts";
 import { applyMode } from "./form-fields.ts";
@@ -47,6 +47,7 @@ for (const type of ["input", "change", "click"]) $("config-form").addEventListen
 $("back").addEventListener("click", () => goStep(state.step - 1));
 $("modes").addEventListener("change", applyMode);
 $("yaml-form").addEventListener("submit", guard(saveYaml));
+$("draft-reload").addEventListener("click", guard(reloadTheDraft));
 $("yaml").addEventListener("input", () => {
   setYamlDirty(true);
   renderLineNumbers();

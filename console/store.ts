@@ -48,6 +48,8 @@ const store = {
   status: null as Schemas["Status"] | null,
   options: null as Schemas["Options"] | null,
   draft: null as Schemas["DraftView"] | null,
+  /** The ETag of `draft`: a save names it (If-Match), so a draft changed elsewhere since is refused, not overwritten. */
+  draftEtag: "",
   step: 0,
   /** The draft's errors of steps up to this one are shown. */
   shownUpTo: -1,
@@ -121,8 +123,8 @@ export function signOut(problem?: Failure): void {
 
 /** After sign-in: what the console starts from. A saved draft shows its errors for every step (`stepCount`). */
 export async function load(stepCount: number): Promise<Schemas["Status"]> {
-  const [status, options, draft] = await Promise.all([call("/status"), call("/options"), call("/config")]);
-  Object.assign(store, { status, options, draft, shownUpTo: draft.updatedAt ? stepCount : -1, yamlDirty: false });
+  const [status, options, { data: draft, etag }] = await Promise.all([call("/status"), call("/options"), send("/config")]);
+  Object.assign(store, { status, options, draft, draftEtag: etag, shownUpTo: draft.updatedAt ? stepCount : -1, yamlDirty: false });
   return status;
 }
 
@@ -221,26 +223,35 @@ export function showErrorsUpTo(step: number): void {
   store.shownUpTo = Math.max(store.shownUpTo, step);
 }
 
-/** The form as the draft; errors of the steps up to this one are shown from now on. */
-export async function saveStructured(config: Record<string, unknown>): Promise<Schemas["DraftView"]> {
-  const draft = await call("/config", { method: "put", body: config });
-  showErrorsUpTo(store.step);
-  return (store.draft = draft);
+/** The draft as the installer answered it, with its ETag. */
+function keep({ data, etag }: { data: Schemas["DraftView"]; etag: string }): Schemas["DraftView"] {
+  store.draftEtag = etag;
+  return (store.draft = data);
 }
 
-/** node.yaml as the draft; its errors are all shown (`stepCount`). */
+/**
+ * The form as the draft, in place of the draft the page holds (If-Match): one changed elsewhere since is refused
+ * (PRECONDITION_FAILED), never overwritten. Errors of the steps up to this one are shown from now on.
+ */
+export async function saveStructured(config: Record<string, unknown>): Promise<Schemas["DraftView"]> {
+  const draft = keep(await send("/config", { method: "put", body: config, ifMatch: store.draftEtag }));
+  showErrorsUpTo(store.step);
+  return draft;
+}
+
+/** node.yaml as the draft, in place of the draft the page holds (as saveStructured); its errors are all shown (`stepCount`). */
 export async function saveYaml(yaml: string, stepCount: number): Promise<Schemas["DraftView"]> {
-  const draft = await call("/config", { method: "put", yaml });
+  const draft = keep(await send("/config", { method: "put", yaml, ifMatch: store.draftEtag }));
   store.yamlDirty = false;
   store.shownUpTo = stepCount;
-  return (store.draft = draft);
+  return draft;
 }
 
 /** The draft as saved now (by someone else, perhaps); `shownUpTo` to show its errors up to that step. */
 export async function reloadDraft(shownUpTo?: number): Promise<Schemas["DraftView"]> {
-  store.draft = await call("/config");
+  const draft = keep(await send("/config"));
   if (shownUpTo !== undefined) store.shownUpTo = shownUpTo;
-  return store.draft;
+  return draft;
 }
 
 /** An attempt already runs or ran: show the newest. */

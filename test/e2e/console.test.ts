@@ -170,7 +170,7 @@ const SCREENS = [
   "node-yaml", "node-yaml-errors", "install-card-ready", "review", "payload-verifying",
   "installing", "readiness-wait", "readiness-countdown", "readiness-timeout", "attempt-history", "yaml-lines", "recheck-done", "done", "installer-unreachable",
   "unattended-blocked", "unattended-started", "unattended-invalid",
-  "readiness-timeout-bundle", "support-bundle-downloading", "support-bundle-failed",
+  "readiness-timeout-bundle", "support-bundle-downloading", "support-bundle-failed", "draft-changed-elsewhere",
 ];
 
 /** Like open(), in a browser whose clock reads another zone in 12-hour time, and an hour fast: a time shown in local time, or measured by the browser's clock, would not match. */
@@ -765,6 +765,47 @@ describe("web console", { skip: SKIP }, () => {
     await confirm.check();
     await page.getByRole("button", { name: "Install", exact: true }).click();
     await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+    assert.deepEqual(errors, []);
+  });
+
+  test("a save names the draft the form was filled from: a draft changed elsewhere meanwhile is not overwritten, the page says so and reloads it on request", async () => {
+    const { installer } = await rig();
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).status, 200);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "Mode", exact: true }).waitFor();
+    await saveStep(page, "Network");
+    const filledFrom = (await installer.request("/v1/installer/config")).headers.etag as string;
+
+    const patched = await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-99", network: { ntp: ["10.20.0.3"] } } });
+    assert.equal(patched.status, 200, patched.text);
+    await page.evaluate(() => void (document.getElementById("announce")!.textContent = ""));
+    const [request, response] = await Promise.all([
+      page.waitForRequest((r) => r.url().endsWith("/v1/installer/config") && r.method() === "PUT"),
+      page.waitForResponse((r) => r.url().endsWith("/v1/installer/config") && r.request().method() === "PUT"),
+      page.getByRole("button", { name: "Save and continue" }).click(),
+    ]);
+    assert.equal(request.headers()["if-match"], filledFrom, "the save names the draft the form was filled from");
+    assert.equal(response.status(), 412);
+    const changed = page.getByRole("region", { name: "The draft was changed elsewhere" });
+    await changed.waitFor();
+    await page.locator("#notice").getByText("Nothing was saved: the draft was changed elsewhere since this page loaded it.").waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "draft-changed");
+    assert.doesNotMatch(await page.locator("#announce").innerText(), /Saved/);
+    const kept = (await installer.request("/v1/installer/config")).json.config;
+    assert.deepEqual([kept.hostname, kept.network.ntp], ["node-99", ["10.20.0.3"]], "the other change stands");
+    await checkScreen(page, "draft-changed-elsewhere");
+
+    await changed.getByRole("button", { name: "Reload the draft" }).click();
+    await changed.waitFor({ state: "hidden" });
+    assert.equal(await page.getByLabel("NTP server 1").inputValue(), "10.20.0.3", "the form refilled from the draft as saved now");
+    await page.getByRole("button", { name: "Save and continue" }).click();
+    await page.getByRole("heading", { name: "Storage", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Back" }).click();
+    await page.getByRole("button", { name: "Back" }).click();
+    assert.equal(await page.getByLabel("Hostname").inputValue(), "node-99");
+    const saved = (await installer.request("/v1/installer/config")).json.config;
+    assert.deepEqual([saved.hostname, saved.network.ntp], ["node-99", ["10.20.0.3"]], "saved over the draft the page reloaded");
     assert.deepEqual(errors, []);
   });
 
