@@ -1,28 +1,35 @@
-/** Sign-in with the install code (sessionStorage only), the 401 message and the 429 countdown. */
+/** Sign-in with the install code (sessionStorage only), the 401 message and the 429 countdown (kept for the tab: a reload still shows it). */
 import type { Failure } from "./api.ts";
 import { enter } from "./boot.ts";
-import { $, fill, plural, showView } from "./dom.ts";
-import { signIn as tryCode } from "./store.ts";
+import { $, plural, showView } from "./dom.ts";
+import { lockedUntil, noteLockout, signIn as tryCode } from "./store.ts";
 import { visible } from "../core/common/printable.ts";
 
 let lockTimer = 0;
 
+/** A refusal, or (after a reload) the lockout this tab was told of and that still stands. */
 export function showSignIn(problem?: Failure): void {
   showView("sign-in");
-  const error = $("sign-in-error");
-  error.hidden = !problem;
+  $("sign-in-error").hidden = !problem;
   $("code").setAttribute("aria-invalid", String(Boolean(problem && problem.status === 401)));
-  if (problem && problem.status === 429) lockOut(problem.retryAfter || 30);
-  else if (problem && problem.status === 401) error.textContent = "That install code is wrong. It is shown in the banner on the node's console, and by node installer.js code there.";
-  else if (problem) error.textContent = visible(problem.status ? problem.message : "The installer did not answer (" + problem.message + ").");
+  if (problem && problem.status === 429) lockOut(noteLockout(problem.retryAfter || 30));
+  else if (problem && problem.status === 401) say("That install code is wrong. It is shown in the banner on the node's console, and by node installer.js code there.");
+  else if (problem) say(visible(problem.status ? problem.message : "The installer did not answer (" + problem.message + ")."));
+  else if (lockedUntil()) lockOut(lockedUntil());
   $("code").focus();
 }
 
-function lockOut(seconds: number): void {
-  const until = Date.now() + seconds * 1000;
-  const error = $("sign-in-error");
+/** The line under the code: a refusal in the error style, or news that is none. */
+function say(text: string, error = true): void {
+  const line = $("sign-in-error");
+  line.textContent = text;
+  line.classList.toggle("error", error);
+  line.hidden = false;
+}
+
+function lockOut(until: number): void {
   const timer = $("lockout");
-  error.textContent = "Too many wrong install codes from this address: sign-in is locked for " + plural(seconds, "second") + ".";
+  say("Too many wrong install codes from this address: sign-in is locked for " + plural(Math.ceil((until - Date.now()) / 1000), "second") + ".");
   $<HTMLButtonElement>("sign-in-button").disabled = true;
   timer.hidden = false;
   clearInterval(lockTimer);
@@ -35,7 +42,7 @@ function lockOut(seconds: number): void {
     clearInterval(lockTimer);
     timer.hidden = true;
     $<HTMLButtonElement>("sign-in-button").disabled = false;
-    error.textContent = "You can try again now.";
+    say("You can try again now.", false);
   };
   tick();
   lockTimer = setInterval(tick, 1000);
@@ -44,7 +51,7 @@ function lockOut(seconds: number): void {
 export async function signIn(): Promise<void> {
   const code = $<HTMLInputElement>("code").value.trim();
   if (!code) {
-    fill($("sign-in-error"), "Enter the install code.").hidden = false;
+    say("Enter the install code.");
     return $("code").focus();
   }
   const problem = await tryCode(code);

@@ -6,6 +6,8 @@
 import { readEvents, request, requestFile, type Answer, type Call, type Failure, type Method, type Operation, type PathOf, type Schemas } from "./api.ts";
 
 const CODE_KEY = "stratum.installCode";
+/** When a sign-in lockout ends (epoch ms, this browser's clock): a reload during it still shows its countdown. */
+const LOCK_KEY = "stratum.lockedUntil";
 
 export type StepName = NonNullable<Schemas["InstallEvent"]["step"]>;
 type StepState = "running" | "succeeded" | "failed";
@@ -110,6 +112,21 @@ export async function signIn(code: string): Promise<Failure | undefined> {
   store.code = code;
   sessionStorage.setItem(CODE_KEY, code);
   return undefined;
+}
+
+/** A lockout (429) of `seconds`, kept for this tab until it ends; returns when it ends. */
+export function noteLockout(seconds: number): number {
+  const until = Date.now() + seconds * 1000;
+  sessionStorage.setItem(LOCK_KEY, String(until));
+  return until;
+}
+
+/** When the lockout this tab was told of ends, or 0 when none stands. */
+export function lockedUntil(): number {
+  const until = Number(sessionStorage.getItem(LOCK_KEY)) || 0;
+  if (until > Date.now()) return until;
+  sessionStorage.removeItem(LOCK_KEY);
+  return 0;
 }
 
 export function signOut(problem?: Failure): void {

@@ -423,6 +423,33 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("lockout across a reload: the countdown and the disabled Sign in are back before any try, and its end is said as news, not as an error", async () => {
+    const { installer } = await rig();
+    const { page, errors } = await open(installer);
+    for (let i = 0; i <= LOCKOUT_POLICY.freeFailures; i++) {
+      await page.evaluate(() => void (document.getElementById("sign-in-error")!.hidden = true));
+      await signIn(page, `WRONG-${i}`);
+      await page.locator("#sign-in-error").waitFor();
+    }
+    await page.locator("#lockout").waitFor();
+    await page.clock.install();
+    const tries: string[] = [];
+    page.on("request", (r) => void (r.url().includes("/v1/installer/") && tries.push(r.url())));
+    await page.reload();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.locator("#lockout").getByText(/^Try again in 0:\d\d\.$/).waitFor();
+    assert.ok(await page.getByRole("button", { name: "Sign in" }).isDisabled(), "Sign in stays disabled while the lock stands");
+    assert.match(await text(page, "#sign-in-error"), /^Too many wrong install codes from this address: sign-in is locked for \d+ seconds?\.$/);
+    assert.deepEqual(tries, [], "no try was needed to learn of the lock");
+
+    await page.clock.fastForward(LOCKOUT_POLICY.firstLockSeconds * 1000);
+    await page.locator("#sign-in-error").getByText("You can try again now.").waitFor();
+    assert.equal(await page.locator("#sign-in-error").getAttribute("class"), "", "not in the error style");
+    assert.ok(await page.getByRole("button", { name: "Sign in" }).isEnabled());
+    assert.ok(await page.locator("#lockout").isHidden());
+    assert.deepEqual(errors, []);
+  });
+
   test("a node's text is shown written out, never obeyed: a right-to-left override, a zero-width space and an escape in a blocker's detail", async () => {
     const { installer } = await rig();
     const { page, errors } = await open(installer);
