@@ -21,7 +21,10 @@ export function renderStatus(fresh = false): void {
 }
 
 function renderUnattended(u: Schemas["Unattended"] | undefined): void {
-  const key = JSON.stringify(u || null);
+  // Its errors are the handoff's: once the draft is saved since, they are history, and none stand once it validates.
+  const since = Boolean(u && state.draft && state.draft.updatedAt && Date.parse(state.draft.updatedAt) > Date.parse(u.takenAt));
+  const errors = u && u.errors && u.errors.length && !(since && state.status!.configValid) ? u.errors : [];
+  const key = JSON.stringify([u || null, since, errors.length]);
   $("unattended").hidden = !u;
   if (!u || key === unattendedShown) return;
   unattendedShown = key;
@@ -30,13 +33,14 @@ function renderUnattended(u: Schemas["Unattended"] | undefined): void {
   const found = "Stage 1 left " + left + ", which the installer took on " + utcDateTime(u.takenAt) + ". ";
   const text = {
     started: found + "It validated, so the installer started install attempt " + u.attempt + " by itself.",
-    invalid: found + "It did not validate, so nothing started. It is the draft: fix it in the node.yaml tab, save, then install.",
+    invalid: found + "It did not validate, so nothing started. " + (!since ? "It is the draft: fix it in the node.yaml tab, save, then install."
+      : "The draft has been changed since" + (errors.length ? ": these are the errors found when it was taken, not the draft's now (its own are listed where it is edited)." : " and validates now.")),
     blocked: found + "It validated, but blockers refuse the install, so nothing started. " + (u.autoStart
       ? "The install starts by itself once the blockers clear. Editing the draft (saving the form or node.yaml) or starting the install yourself ends this wait."
       : "It is the draft and waits for you to install it."),
   }[u.state];
   fill($("unattended"), h("h2", {}, "Unattended install"), h("p", {}, text),
-    u.errors && u.errors.length ? h("ul", {}, u.errors.map((e) => h("li", {}, (e.line ? e.line + ":" + e.column + " " : "") + (e.field || "node.yaml") + ": " + e.message))) : null);
+    errors.length ? h("ul", {}, errors.map((e) => h("li", {}, (e.line ? e.line + ":" + e.column + " " : "") + (e.field || "node.yaml") + ": " + e.message))) : null);
 }
 
 function renderInstallCard(): void {

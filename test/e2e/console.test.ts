@@ -511,6 +511,22 @@ describe("web console", { skip: SKIP }, () => {
     assert.match(await text(page, "#unattended"), /2:\d+ hostname: hostname "node_07" is not a valid RFC 1123 hostname/);
     assert.match(await text(page, "#yaml-errors"), /2:\d+ hostname: /);
     await checkScreen(page, "unattended-invalid");
+
+    // Saved since, still invalid: the handoff's errors are told as the handoff's, no longer as the draft's.
+    const yaml = page.getByRole("textbox", { name: "node.yaml" });
+    await yaml.fill("mode: single-node\nhostname: node-07\n");
+    await page.getByRole("button", { name: "Save node.yaml" }).click();
+    await page.locator("#unattended").getByText("The draft has been changed since", { exact: false }).waitFor();
+    assert.match(await text(page, "#unattended"), /It did not validate, so nothing started\. The draft has been changed since: these are the errors found when it was taken, not the draft's now/);
+    assert.doesNotMatch(await text(page, "#unattended"), /fix it in the node\.yaml tab/);
+    assert.match(await text(page, "#unattended"), /2:\d+ hostname: hostname "node_07"/);
+    assert.doesNotMatch(await text(page, "#yaml-errors"), /node_07/, "the draft's own errors are the new ones");
+
+    // Valid now: no error of the handoff's is listed as if it stood.
+    await yaml.fill(VALID_NODE_YAML);
+    await page.getByRole("button", { name: "Save node.yaml" }).click();
+    await page.locator("#unattended").getByText("The draft has been changed since and validates now.", { exact: false }).waitFor();
+    assert.equal(await page.locator("#unattended li").count(), 0);
     assert.deepEqual(errors, []);
   });
 
