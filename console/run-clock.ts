@@ -5,25 +5,34 @@ import { duration, serverNow, utcTime } from "./time.ts";
 
 let ticker = 0;
 
-/** "running, 12 s", "done in 3 s", "failed after 3 s", or "waiting". */
+/** "running, 12 s" ("when last heard" while the installer does not answer), "done in 3 s", "failed after 3 s", or "waiting". */
 export function stepTime(step: StepName): string {
   const run = state.run!;
   const span = run.times[step];
   const now = run.steps[step] || "pending";
   if (!span || now === "pending") return "waiting";
-  if (now === "running") return "running, " + duration(serverNow() - span.start);
+  if (now === "running") return "running, " + duration(elapsed(span)) + lastHeard();
   return (now === "succeeded" ? "done in " : "failed after ") + duration(elapsed(span));
 }
 
+/** Now, by the installer's clock; while it does not answer, when it last did: its times stop there. */
+function now(): number {
+  return state.offline ? state.heardAt : serverNow();
+}
+
+function lastHeard(): string {
+  return state.offline ? " when last heard" : "";
+}
+
 function elapsed(span: Span): number {
-  return (span.end ?? serverNow()) - span.start;
+  return (span.end ?? now()) - span.start;
 }
 
 export function renderTimes(): void {
   const run = state.run!;
   const span = run.span;
   $("attempt-times").textContent = !span ? "" : "Started " + utcTime(span.start) + " UTC · " +
-    (span.end === undefined ? "running for " + duration(elapsed(span)) : "ended " + utcTime(span.end) + " UTC, after " + duration(elapsed(span)));
+    (span.end === undefined ? "running for " + duration(elapsed(span)) + (state.offline ? " when last heard: the installer is not answering" : "") : "ended " + utcTime(span.end) + " UTC, after " + duration(elapsed(span)));
   renderCountdown();
 }
 
@@ -35,7 +44,7 @@ function renderCountdown(): void {
   if (wait.hidden) return;
   const total = " of the " + duration(run.deadline! - span!.start) + " wait";
   wait.textContent = run.steps.readiness === "running"
-    ? "The wait ends at " + utcTime(run.deadline!) + " UTC: " + duration(run.deadline! - serverNow()) + " left" + total + "."
+    ? "The wait ends at " + utcTime(run.deadline!) + " UTC: " + duration(run.deadline! - now()) + " left" + total + lastHeard() + "."
     : "Waited " + duration(elapsed(span!)) + total + ".";
 }
 

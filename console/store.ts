@@ -3,6 +3,7 @@
  * of what changed without asking (the event stream, a background refresh, a refused code) through `subscribe`.
  * No DOM here: the store decides, the views show.
  */
+import { serverNow } from "./time.ts";
 import { readEvents, request, requestFile, type Answer, type Call, type Failure, type Method, type Operation, type PathOf, type Schemas } from "./api.ts";
 
 const CODE_KEY = "stratum.installCode";
@@ -59,6 +60,8 @@ const store = {
   run: null as Run | null,
   busy: false,
   offline: false,
+  /** When the installer last answered (epoch ms, its clock): while it does not, the page's clocks stop there. */
+  heardAt: 0,
 };
 let following: AbortController | null = null;
 let polling = 0;
@@ -161,6 +164,7 @@ export async function poll(): Promise<boolean> {
   }
   const back = store.offline;
   store.offline = false;
+  store.heardAt = serverNow();
   return back;
 }
 
@@ -218,6 +222,7 @@ function onEvent(event: Schemas["InstallEvent"]): void {
     }
     if (run.span) run.span.end = at;
   }
+  store.heardAt = serverNow();
   tell({ type: "event", event });
 }
 

@@ -399,6 +399,37 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("an installer that stops answering mid-install: the step's and the attempt's times stop where it was last heard of, and say so", async () => {
+    const { installer, letFirstbootGo } = await rig({ scenario: "ready", gated: true });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.locator("#log").getByText("firstboot: setting up network").waitFor();
+    await page.clock.install();
+    await page.reload();
+    const firstboot = page.locator('#steps li[data-step="firstboot"]');
+    await firstboot.getByText(/^Run firstboot \(running, \d+ s\)$/).waitFor();
+
+    const stopAnswering = await intercept(page, "**/v1/installer/**", (route) => route.abort());
+    await page.clock.fastForward(3_000);
+    await page.locator("#notice").getByText(/^The installer did not answer/).waitFor();
+    const frozen = /^Run firstboot \(running, (\d+) s when last heard\)$/;
+    await firstboot.getByText(frozen).waitFor();
+    const shown = await firstboot.innerText();
+    assert.match(await text(page, "#attempt-times"), /running for \d+ s when last heard: the installer is not answering$/);
+    await page.clock.fastForward(60_000);
+    await page.locator("#notice").getByText(/^The installer did not answer/).waitFor();
+    assert.equal(await firstboot.innerText(), shown, "a minute later, the time has not moved");
+
+    await stopAnswering();
+    await letFirstbootGo();
+    await page.clock.fastForward(3_000);
+    await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+    assert.deepEqual(errors, []);
+  });
+
   test("lockout: the 429 shows a live countdown from Retry-After and disables sign-in", async () => {
     const { installer } = await rig();
     const { page, errors } = await open(installer);
