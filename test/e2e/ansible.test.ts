@@ -223,6 +223,25 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       assert.deepEqual(await snapshot(cluster.nodes), before);
     });
 
+    test("the role's local connection and interpreter stay its own: another role of the same play sees neither", async () => {
+      const before = await snapshot(cluster.nodes);
+      await mkdir(join(dir, "play/roles/probe/tasks"), { recursive: true });
+      await writeFile(
+        join(dir, "play/roles/probe/tasks/main.yml"),
+        "- name: What the next role sees\n  ansible.builtin.debug:\n    msg: \"probe: connection={{ ansible_connection | default('(unset)') }} interpreter={{ ansible_python_interpreter | default('(unset)') }}\"\n",
+      );
+      const probe = join(dir, "play/with-probe.yml");
+      await writeFile(probe, "- name: The cluster role, then another role\n  hosts: stratum\n  gather_facts: false\n  roles: [stratum.installer.cluster, probe]\n");
+      const check = await run("ansible-playbook", ["-i", cluster.inventory, probe, "--check"], { cwd: join(dir, "play"), env });
+      assert.equal(check.exit, 0, check.output);
+      // ssh: Ansible's own default, as the inventory leaves it.
+      for (const n of cluster.nodes) {
+        assert.equal(check.recap[n.name]?.failed, 0, n.name);
+        assert.match(check.output, new RegExp(`ok: \\[${n.name}\\] => \\{\\n    "msg": "probe: connection=ssh interpreter=\\(unset\\)"`), check.output);
+      }
+      assert.deepEqual(await snapshot(cluster.nodes), before);
+    });
+
     test("a plan that breaks the cross-node rules fails with every problem at once, before any node is touched", async () => {
       const before = await snapshot(cluster.nodes);
       const inventory = await editedInventory(cluster, "broken.yml", (inv) => {
