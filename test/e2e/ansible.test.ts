@@ -242,6 +242,26 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       assert.deepEqual(await snapshot(cluster.nodes), before);
     });
 
+    test("an inventory whose group is not named stratum fails the run, naming the group the playbook installs, touching nothing", async () => {
+      const before = await snapshot(cluster.nodes);
+      const inventory = await editedInventory(cluster, "misspelt.yml", (inv) => {
+        inv.stratun = inv.stratum;
+        delete inv.stratum;
+      });
+      for (const limit of [[], ["--limit", "node-02"]]) {
+        const none = await run("ansible-playbook", ["-i", inventory, playbook, ...limit], { cwd: join(dir, "play"), env });
+        assert.notEqual(none.exit, 0, none.output);
+        assert.match(none.output, /no node to install: this playbook installs the hosts of the inventory's group 'stratum', and the inventory has no such group \(its groups: stratun\)/, none.output);
+      }
+      const withBastion = await editedInventory(cluster, "with-bastion.yml", (inv) => {
+        inv.bastions = { hosts: { "jump-01": { ansible_connection: "local" } } };
+      });
+      const limited = await run("ansible-playbook", ["-i", withBastion, playbook, "--limit", "jump-01"], { cwd: join(dir, "play"), env });
+      assert.notEqual(limited.exit, 0, limited.output);
+      assert.match(limited.output, /no node to install: this playbook installs the hosts of the inventory's group 'stratum', and --limit leaves none of them \(stratum: node-01, node-02, node-03\)/, limited.output);
+      assert.deepEqual(await snapshot(cluster.nodes), before);
+    });
+
     test("a plan that breaks the cross-node rules fails with every problem at once, before any node is touched", async () => {
       const before = await snapshot(cluster.nodes);
       const inventory = await editedInventory(cluster, "broken.yml", (inv) => {
