@@ -312,6 +312,23 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       assert.deepEqual({ asked: asked >= 0, first: asked < started }, n === first3[0] ? { asked: false, first: true } : { asked: true, first: true }, n.name);
     }
 
+    // An installed node is not reconfigured: a change of its config is said, per node, at the default verbosity.
+    const retimed = await editedInventory(cluster, "retimed.yml", (inv) => {
+      inv.stratum.vars.stratum_cluster.common.timezone = "Europe/Paris";
+    });
+    const unchanged = await snapshot(cluster.nodes);
+    for (const flags of [["--check", "--diff"], []]) {
+      const warned = await run("ansible-playbook", ["-i", retimed, playbook, "--limit", "all:!node-04", ...flags], { cwd: join(dir, "play"), env });
+      assert.equal(warned.exit, 0, warned.output);
+      const said = warned.output.replace(/\s+/g, " ");
+      for (const n of first3) {
+        assert.deepEqual({ changed: warned.recap[n.name]?.changed, failed: warned.recap[n.name]?.failed }, { changed: 0, failed: 0 }, n.name);
+        assert.ok(said.includes(`[WARNING]: ${n.name}: installed already (attempt 1), its config is kept: the inventory's draft differs at timezone, not applied (an installed node is not reconfigured)`), `${n.name}\n${warned.output}`);
+      }
+      assert.doesNotMatch(said, /differs at [^:]*cluster\.joinToken/, "the same token is no difference");
+    }
+    assert.deepEqual(await snapshot(cluster.nodes), unchanged);
+
     const installed = await snapshot(first3);
     const added = await playbookRun(cluster.inventory, "--limit", "node-04");
     assert.equal(added.exit, 0, added.output);

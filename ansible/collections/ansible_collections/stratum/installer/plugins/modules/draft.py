@@ -12,7 +12,8 @@ description:
     validate; I(valid) and I(errors) say what the node thinks of it (M(stratum.installer.node_info) validates
     before anything is written).
   - A node already installed (phase C(done)) keeps its config; it is not written, and the task is ok and
-    unchanged with a message saying so (and where the inventory's draft differs).
+    unchanged with a message saying so; where the inventory's draft differs, a warning (shown at every verbosity)
+    names the node and the fields, not applied.
   - With C(--diff), the stored and the inventory's draft as JSON, their secrets (C(joinToken),
     C(passwordHash)) redacted.
 version_added: 0.1.0
@@ -132,6 +133,9 @@ def converge(module, installer):
     differs = differences(stored, desired) if stored is not None else ["(the stored draft is a raw node.yaml)"]
     result = dict(changed=False, draft=printable_tree(redacted(stored)), etag=printable(etag, 200) if etag else etag, valid=view["valid"], errors=printable_tree(view["errors"]), differs=differs)
     if status["phase"] == "done":
+        if differs:
+            # A warning, shown at every verbosity (a msg of an ok task is shown at -v only): the change is not made.
+            module.warn("%sinstalled already (attempt %d), its config is kept: the inventory's draft differs at %s, not applied (an installed node is not reconfigured)" % (p["node"] + ": " if p["node"] else "", status["attempt"], ", ".join(differs)))
         note = "; the inventory's draft differs at %s: not applied" % ", ".join(differs) if differs else ""
         return dict(result, msg="installed already (attempt %d): an installed node keeps its config, its draft is not written%s" % (status["attempt"], note))
     if not differs:
