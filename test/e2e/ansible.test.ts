@@ -216,7 +216,9 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       const before = await snapshot(cluster.nodes);
       const early = await playbookRun(cluster.inventory, "--limit", "node-02");
       assert.notEqual(early.exit, 0);
-      assert.match(early.output, /the joins need the init node.s join token: node-01: this node gives no join token \(NOT_FOUND\).* \(install node-01 first: run without --limit, or with node-01 in the limit\)/, early.output);
+      assert.match(early.output, /node-01, the init, is not installed yet \(phase configuring\), so the joins of this run \(node-02\) cannot be installed alone: install node-01 first \(run without --limit, or with node-01 in the limit\); no node was changed/, early.output);
+      assert.doesNotMatch(early.output, /NOT_FOUND|no join token|This node.s mode is/, early.output);
+      assert.doesNotMatch(early.output, /TASK \[stratum\.installer\.cluster : The join's draft/, "it fails in the checks, before any draft");
       const check = await playbookRun(cluster.inventory, "--limit", "node-02", "--check", "--diff");
       assert.equal(check.exit, 0, check.output);
       assert.match(check.output, /--- before: node-02: the stored draft/);
@@ -326,6 +328,24 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
         assert.ok(said.includes(`[WARNING]: ${n.name}: installed already (attempt 1), its config is kept: the inventory's draft differs at timezone, not applied (an installed node is not reconfigured)`), `${n.name}\n${warned.output}`);
       }
       assert.doesNotMatch(said, /differs at [^:]*cluster\.joinToken/, "the same token is no difference");
+    }
+    assert.deepEqual(await snapshot(cluster.nodes), unchanged);
+    // A cluster-wide change the installed init contradicts fails in the checks, naming both values: no draft is
+    // written, node-04's (a join not installed yet) included.
+    const joinAddress: string = parseYaml(await readFile(cluster.inventory, "utf8")).stratum.vars.stratum_cluster.joinAddress;
+    for (const [edit, said] of [
+      [(c: any) => (c.name = "lab-2"), /cluster name: node-01, the installed init, founded cluster lab-1; the inventory says lab-2 \(stratum_cluster\.name\)/],
+      [(c: any) => (c.vip = "10.20.0.9"), /vip: node-01, the installed init, has vip 10\.20\.0\.10; the inventory says 10\.20\.0\.9 \(stratum_cluster\.vip\)/],
+      [(c: any) => (c.joinAddress = "127.0.0.1:1"), new RegExp(`join address: node-02, node-03, installed, joined ${joinAddress.replaceAll(".", "\\.")}; the inventory says 127\\.0\\.0\\.1:1 \\(stratum_cluster\\.joinAddress\\)`)],
+    ] as const) {
+      const contradicting = await editedInventory(cluster, "contradicting.yml", (inv) => edit(inv.stratum.vars.stratum_cluster));
+      for (const flags of [["--check", "--diff"], []]) {
+        const refused = await playbookRun(contradicting, ...flags);
+        assert.notEqual(refused.exit, 0, refused.output);
+        assert.match(refused.output, /the inventory contradicts the installed cluster, whose init is not reconfigured; no node was changed: /, refused.output);
+        assert.match(refused.output, said, refused.output);
+        assert.doesNotMatch(refused.output, /TASK \[stratum\.installer\.cluster : The (init node|join)'s draft/, "it fails in the checks, before any draft");
+      }
     }
     assert.deepEqual(await snapshot(cluster.nodes), unchanged);
 

@@ -422,3 +422,40 @@ class Plan:
 def check_plan(names, hostvars, cluster=None):
     """The plan of the hosts `names` (group stratum), their hostvars and the group's stratum_cluster."""
     return Plan(names, hostvars, cluster)
+
+
+def _value(value):
+    return "(none)" if value is None else shown(value) if isinstance(value, str) else shown(json.dumps(value))
+
+
+def installed_conflicts(plan, cluster, init, nodes):
+    """Where the inventory's cluster contradicts the installed one: the installed init's cluster name and vip, the
+    join address installed joins joined. An installed node is not reconfigured, so a join installed after such a
+    change would join another cluster than its init founded (JOIN_CLUSTER_MISMATCH, once its draft was written).
+
+    plan: the plan filter's answer; cluster: the group's stratum_cluster; init: node_info's answer on the init
+    node (with stored_draft); nodes: node_info's answers on the nodes of the run, by name. Each conflict names
+    both values."""
+    drafts = plan.get("drafts") or {}
+    cluster = cluster if isinstance(cluster, dict) else {}
+    found = []
+    name = plan.get("init")
+    stored = (init or {}).get("stored_draft") if ((init or {}).get("status") or {}).get("phase") == "done" else None
+    if isinstance(stored, dict) and name in drafts:
+        for what, keys, where in (("cluster name", ("cluster", "name"), "stratum_cluster.name"), ("vip", ("network", "vip"), "stratum_cluster.vip")):
+            installed, wanted = dig(stored, keys), dig(drafts[name], keys)
+            if installed != wanted:
+                said = "founded cluster %s" % _value(installed) if what == "cluster name" else "has %s %s" % (what, _value(installed))
+                found.append("%s: %s, the installed init, %s; the inventory says %s (%s)" % (what, name, said, _value(wanted), where))
+    joined = {}
+    for node in plan.get("joins") or []:
+        info = (nodes or {}).get(node) or {}
+        if (info.get("status") or {}).get("phase") != "done" or not isinstance(info.get("stored_draft"), dict) or node not in drafts:
+            continue
+        installed, wanted = dig(info["stored_draft"], ("cluster", "joinAddress")), dig(drafts[node], ("cluster", "joinAddress"))
+        if installed != wanted:
+            joined.setdefault((_value(installed), _value(wanted)), []).append(node)
+    where = "stratum_cluster.joinAddress" if "joinAddress" in cluster else "stratum_cluster.vip, the join address when joinAddress is not set"
+    for (installed, wanted), names in joined.items():
+        found.append("join address: %s, installed, joined %s; the inventory says %s (%s)" % (", ".join(names), installed, wanted, where))
+    return found

@@ -22,6 +22,11 @@ options:
       - A structured draft (camelCase, as in C(PUT /v1/installer/config)) for the node to validate.
       - Its secrets (C(joinToken), C(passwordHash)) are kept out of the log and the output as C(no_log) values are.
     type: dict
+  stored_draft:
+    description:
+      - Also read the node's stored draft (C(GET /v1/installer/config)) into I(stored_draft), its secrets redacted.
+    type: bool
+    default: false
   payload_wait:
     description:
       - Seconds to wait while the node verifies its payload (it is checked once a second); C(0) reads the
@@ -101,9 +106,17 @@ validation:
     errors:
       - field: network.address
         message: not a CIDR
+stored_draft:
+  description: The node's stored draft, its secrets redacted; C(None) when it is a raw node.yaml.
+  returned: when stored_draft was true
+  type: dict
+  sample:
+    mode: hyperconverged-init
+    cluster:
+      name: rack-a
 """
 
-from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, printable_tree, run
+from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, printable_tree, redacted, run
 from ansible_collections.stratum.installer.plugins.module_utils.draft_module import DraftModule
 
 
@@ -115,6 +128,9 @@ def read(module, installer):
         release=printable_tree(installer.release()),
         verdict=printable_tree(installer.verdict()) if status["attempt"] > 0 and status["phase"] != "installing" else None,
     )
+    if module.params["stored_draft"]:
+        view = installer.config()[0]
+        result["stored_draft"] = printable_tree(redacted(view.get("config"))) if view["source"] == "structured" else None
     if module.params["validate"] is not None:
         result["validation"] = printable_tree(installer.validate(module.params["validate"]))
     return result
@@ -123,7 +139,7 @@ def read(module, installer):
 def main():
     module = DraftModule(
         ("validate",),
-        argument_spec=dict(CONNECTION_SPEC, validate=dict(type="dict"), payload_wait=dict(type="int", default=600)),
+        argument_spec=dict(CONNECTION_SPEC, validate=dict(type="dict"), stored_draft=dict(type="bool", default=False), payload_wait=dict(type="int", default=600)),
         supports_check_mode=True,
     )
     run(module, lambda installer: read(module, installer))

@@ -194,5 +194,58 @@ class TheSecrets(unittest.TestCase):
         )
 
 
+class TheInstalledCluster(unittest.TestCase):
+    """stratum.installer.installed_conflicts: the plan against what installed nodes hold (node_info's stored_draft)."""
+
+    plan = staticmethod(FilterModule().filters()["plan"])
+    conflicts = staticmethod(FilterModule().filters()["installed_conflicts"])
+
+    def setUp(self):
+        self.names, self.hostvars, self.cluster = inventory_of(plan_of({}))
+        self.init, self.joins = self.names[0], self.names[1:]
+        drafts = self.plan(self.names, self.hostvars, self.cluster)["drafts"]
+        self.infos = {name: {"status": {"phase": "done"}, "stored_draft": copy.deepcopy(drafts[name])} for name in self.names}
+
+    def found(self, cluster):
+        the_plan = self.plan(self.names, self.hostvars, cluster)
+        self.assertEqual(the_plan["errors"], [])
+        return self.conflicts(the_plan, cluster, self.infos[self.init], self.infos)
+
+    def test_the_installed_cluster_as_planned(self):
+        self.assertEqual(self.found(self.cluster), [])
+
+    def test_a_new_name_and_vip_name_both_values_and_the_joins_installed(self):
+        cluster = dict(self.cluster, name="rack-b", vip="10.20.0.9")
+        self.assertEqual(
+            self.found(cluster),
+            [
+                "cluster name: %s, the installed init, founded cluster %s; the inventory says rack-b (stratum_cluster.name)" % (self.init, self.cluster["name"]),
+                "vip: %s, the installed init, has vip %s; the inventory says 10.20.0.9 (stratum_cluster.vip)" % (self.init, self.cluster["vip"]),
+                # No joinAddress: the vip is the joins' join address too.
+                "join address: %s, installed, joined %s; the inventory says 10.20.0.9 (stratum_cluster.vip, the join address when joinAddress is not set)"
+                % (", ".join(self.joins), self.cluster["vip"]),
+            ],
+        )
+
+    def test_a_new_join_address_names_the_joins_installed_with_the_old(self):
+        cluster = dict(self.cluster, joinAddress="10.20.0.10:9999")
+        self.infos[self.joins[-1]]["status"]["phase"] = "configuring"
+        old = self.infos[self.joins[0]]["stored_draft"]["cluster"]["joinAddress"]
+        self.assertEqual(
+            self.found(cluster),
+            ["join address: %s, installed, joined %s; the inventory says 10.20.0.10:9999 (stratum_cluster.joinAddress)" % (", ".join(self.joins[:-1]), old)],
+        )
+
+    def test_nothing_installed_nothing_to_contradict(self):
+        for info in self.infos.values():
+            info["status"]["phase"] = "configuring"
+        self.assertEqual(self.found(dict(self.cluster, name="rack-b", joinAddress="10.20.0.10:9999")), [])
+
+    def test_a_raw_stored_draft_is_not_compared(self):
+        for info in self.infos.values():
+            info["stored_draft"] = None
+        self.assertEqual(self.found(dict(self.cluster, name="rack-b")), [])
+
+
 if __name__ == "__main__":
     unittest.main()
