@@ -11,18 +11,48 @@ function asText(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;
 }
 
-const SECRET_LINE = /^[\t -]*(?:join_token|password_hash)[\t ]*:[\t ]*(.*)$/gm;
+/**
+ * A secret key where a half-edited node.yaml may hold one: in any case, quoted or not, in a flow mapping, or on a line
+ * commented out (a person may have kept the old token there).
+ */
+const SECRET_KEY = /(?:^|[\s{,#-])["']?(?:join_?token|password_?hash)["']?[\t ]*:(?=[\t ]|$)[\t ]*(.*)$/i;
 /** node.yaml names each secret once; a half-edited one may repeat a key, but thousands would make every redaction slow. */
 const MAX_LINE_SECRETS = 8;
+/** Shorter values on a secret's line are no secret (a placeholder, a word of a comment): redacting them everywhere would blank the text. */
+const MIN_LINE_SECRET = 8;
 
-/** A node.yaml that does not parse has no tree, yet a half-edited one still has its secrets on their key's line, maybe half quoted. */
+const indentOf = (line: string) => line.length - line.trimStart().length;
+
+/** A value as written on a line: up to a comment, or in a flow mapping to its `,` or `}`; its quotes off. */
+function lineValue(value: string, inFlow: boolean): string {
+  const comment = value.search(/[\t ]#/); // not /[\t ]+#.*$/: that backtracks quadratically over a long run of blanks
+  let text = comment < 0 ? value : value.slice(0, comment);
+  if (inFlow) text = text.replace(/[,}].*$/, "");
+  return text.trim().replace(/^(["'])(.*?)\1?$/, "$2");
+}
+
+/**
+ * A node.yaml that does not parse has no tree, yet a half-edited one still has its secrets by their keys: on the key's
+ * line, or, after an empty value or a block indicator (| or >), on the lines below it that are indented deeper.
+ */
 function secretsOnLines(yaml: string): string[] {
   const secrets = new Set<string>();
-  for (const [, value = ""] of yaml.matchAll(SECRET_LINE)) {
-    const comment = value.search(/[\t ]#/); // not /[\t ]+#.*$/: that backtracks quadratically over a long run of blanks
-    const secret = (comment < 0 ? value : value.slice(0, comment)).trim().replace(/^(["'])(.*?)\1?$/, "$2");
-    if (secret.length > 0) secrets.add(secret);
-    if (secrets.size === MAX_LINE_SECRETS) break;
+  const lines = yaml.split("\n");
+  for (let i = 0; i < lines.length && secrets.size < MAX_LINE_SECRETS; i++) {
+    const line = lines[i]!;
+    const found = SECRET_KEY.exec(line);
+    if (!found) continue;
+    const inFlow = line.slice(0, found.index + 1).includes("{");
+    const value = lineValue(found[1] ?? "", inFlow);
+    const below: string[] = [];
+    if (value === "" || /^[|>][+-]?\d*$/.test(value)) {
+      for (let j = i + 1; j < lines.length && (lines[j]!.trim() === "" || indentOf(lines[j]!) > indentOf(line)); j++) {
+        if (lines[j]!.trim() !== "") below.push(lineValue(lines[j]!, false));
+      }
+    }
+    for (const secret of value === "" || below.length > 0 ? [...below, below.join(" "), below.join("")] : [value]) {
+      if (secret.length >= MIN_LINE_SECRET) secrets.add(secret);
+    }
   }
   return [...secrets];
 }
@@ -77,7 +107,8 @@ function inNodeYaml(yaml: string): string[] {
   const token = cluster?.joinToken === undefined ? undefined : parseJoinToken(cluster.joinToken);
   // A firstboot may print the token's secret alone: it is the part that must not show.
   const values = [cluster?.joinToken, token?.ok ? token.value.secret : undefined, admin?.passwordHash].filter((s): s is string => s !== undefined);
-  return [...values, ...secretScalarTexts(result.parsed.doc, yaml)];
+  // The lines too: a key the schema does not know (JOIN_TOKEN:, a comment) may hold a secret all the same.
+  return [...new Set([...values, ...secretScalarTexts(result.parsed.doc, yaml), ...secretsOnLines(yaml)])];
 }
 
 /**

@@ -147,6 +147,20 @@ describe("draftSecrets of a raw node.yaml", () => {
       assert.ok(secrets.includes(LINE_TOKEN) && secrets.includes(LINE_HASH), JSON.stringify(secrets));
     });
   }
+
+  for (const [name, text] of [
+    ["in a flow mapping left open", `mode: ha-init\ncluster: {name: lab, join_token: ${LINE_TOKEN}\n`],
+    ["on the line after its key", `mode: ha-init\ncluster:\n  join_token:\n    ${LINE_TOKEN}\n  name: [\n`],
+    ["in a folded block", `cluster:\n  join_token: >-\n    ${LINE_TOKEN}\n  name: [\n`],
+    ["under a quoted key", `cluster:\n  "join_token": ${LINE_TOKEN}\n  name: [\n`],
+    ["on a line commented out", `# join_token: ${LINE_TOKEN}\ncluster: [\n`],
+    ["under a key in capitals, in a node.yaml that parses", `cluster:\n  JOIN_TOKEN: ${LINE_TOKEN}\n`],
+  ] as const) {
+    it(`a join token ${name} is found`, () => {
+      const secrets = yamlSecrets(text);
+      assert.ok(secrets.includes(LINE_TOKEN), JSON.stringify(secrets));
+    });
+  }
 });
 
 describe("redactedNodeYaml: a node.yaml to show a person", () => {
