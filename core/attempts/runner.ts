@@ -5,7 +5,7 @@ import type { Blocker } from "../common/errors.ts";
 import type { Logger, Origin } from "../common/log.ts";
 import type { AttemptKind, AttemptRecord, FailureCode, Step, StepRecord, Verdict } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
-import { isStorageError } from "../fs/storage-error.ts";
+import { isStorageError, storageFault } from "../fs/storage-error.ts";
 import { refusal } from "./admission.ts";
 import type { EventLog } from "./event-log.ts";
 import { BACKLOG_LIMIT, type AttemptEventLog, type InstallEvent, type NewEvent } from "./events.ts";
@@ -193,13 +193,13 @@ export class AttemptRunner {
   }
 
   #stateWriteFailure(record: AttemptRecord, step: Step | null, err: unknown): StepFailure {
-    const why = isStorageError(err) ? err.detail.replace(/; nothing was changed\..*$/s, "") : `The state dir ${this.deps.settings.stateDir} cannot be written`;
+    const { why, remedy } = isStorageError(err) ? storageFault(err) : { why: `The state dir ${this.deps.settings.stateDir} cannot be written`, remedy: "free space in the state dir (or make it writable)" };
     // SPEC §6 says retryInstall; but once this attempt's firstboot has exited 0, a retry would run it again (it erases
     // the OSD disks): what is left to do is the readiness wait, as after a kill at that point.
     const firstbootRan = record.steps.some((s) => s.step === "firstboot" && s.state === "succeeded");
     return new StepFailure(
       "STATE_WRITE_FAILED",
-      `${why}, so the attempt stopped during ${step ?? "its start"}. Free space in the state dir (or make it writable), then ${firstbootRan ? "recheck readiness (firstboot has run)" : "retry the install"}.`,
+      `${why}, so the attempt stopped during ${step ?? "its start"}. ${remedy[0]!.toUpperCase()}${remedy.slice(1)}, then ${firstbootRan ? "recheck readiness (firstboot has run)" : "retry the install"}.`,
       firstbootRan ? "recheckReadiness" : "retryInstall",
     );
   }

@@ -39,12 +39,22 @@ export function isStorageError(err: unknown): err is InstallerError {
   return err instanceof InstallerError && err.code === "INSUFFICIENT_STORAGE";
 }
 
+/** A storage error's why (its detail before "; nothing was changed") and what makes writes work again, for a caller's own sentence. */
+export function storageFault(err: InstallerError): { why: string; remedy: string; gone: boolean } {
+  const why = err.detail.replace(/; nothing was changed\..*$/s, "");
+  const gone = /, or a folder in it, is gone \(/.test(why);
+  return { why, gone, remedy: gone ? "restart the installer, which makes the state dir again" : "free space on its file system (or make it writable)" };
+}
+
 /**
  * For a start that cannot write its state dir: one sentence naming it, why, and what to do; undefined for an error
  * that is not the state dir's file system refusing (a bug, a lock held).
  */
 export function startStorageProblem(stateDir: string, err: unknown): string | undefined {
-  if (isStorageError(err)) return `${err.detail.replace(/; nothing was changed\..*$/s, "")}: free space on its file system (or make it writable), then start the installer again`;
+  if (isStorageError(err)) {
+    const { why, remedy, gone } = storageFault(err);
+    return gone ? `${why}: start the installer again, which makes it again` : `${why}: ${remedy}, then start the installer again`;
+  }
   const { code, path } = (err ?? {}) as NodeJS.ErrnoException;
   if (!code || !WHY[code]) return undefined;
   // Only the state dir's own: an operator's --tls-key or --host-facts it cannot read is said as Node says it, naming

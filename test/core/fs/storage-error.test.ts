@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startStorageProblem, storageError } from "../../../core/fs/storage-error.ts";
+import { startStorageProblem, storageError, storageFault } from "../../../core/fs/storage-error.ts";
 
 const errno = (code: string, path?: string, syscall = "open") => Object.assign(new Error(`${code}: ${syscall}${path ? ` '${path}'` : ""}`), { code, syscall, ...(path ? { path } : {}) });
 
@@ -22,4 +22,12 @@ test("a write that finds the state dir gone (removed while the service ran) says
     const { detail } = storageError(dir, errno(code, `${dir}/.installer.json.42.tmp`));
     assert.equal(detail, `The state dir ${dir}, or a folder in it, is gone (${code}: was it removed while the installer ran?); nothing was changed. Restart the installer, which makes it again; what it held (the draft, the attempts' records) is lost.`);
   }
+});
+
+test("what a start or an attempt says to do follows the storage error: restart for a state dir gone, free space for a full one", () => {
+  const dir = "/var/lib/stratum/installer";
+  const gone = storageFault(storageError(dir, errno("ENOENT", `${dir}/.installer.json.42.tmp`)));
+  assert.equal(gone.remedy, "restart the installer, which makes the state dir again");
+  assert.equal(startStorageProblem(dir, storageError(dir, errno("ENOENT", `${dir}/x`))), `${gone.why}: start the installer again, which makes it again`);
+  assert.equal(storageFault(storageError(dir, errno("ENOSPC", undefined, "write"))).remedy, "free space on its file system (or make it writable)");
 });
