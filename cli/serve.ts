@@ -7,6 +7,7 @@ import { loadHostFactsFile, readHostFacts } from "../core/host/read-facts.ts";
 import type { Logger } from "../core/common/log.ts";
 import type { Settings } from "../core/common/settings.ts";
 import { acquireStateLock } from "../core/fs/state-lock.ts";
+import { GRACE_MS } from "../core/process/group.ts";
 import { startStorageProblem } from "../core/fs/storage-error.ts";
 import { certificateFacts, type CertificateFacts } from "../core/access/tls.ts";
 import { loadTls } from "../core/access/tls-files.ts";
@@ -176,10 +177,19 @@ export async function runServe(settings: Settings, version: string, codeCache: C
     socket.end(rawProblem(tooLarge ? 431 : 400, tooLarge ? "The request headers are over 16 KB." : "The request is not valid HTTP."));
   });
 
-  const stop = (signal: string) => {
+  let signals = 0;
+  const stop = (signal: "SIGTERM" | "SIGINT") => {
     // A second Ctrl-C or SIGTERM waits for the first's stop (the firstboot group stopped, at most its grace, then
-    // KILL): Node's default action would leave that group running and the lock held.
-    if (stopping) return log.info("already stopping", { signal });
+    // KILL), saying so: Node's default action would leave that group running and the lock held. A third is obeyed.
+    if (stopping) {
+      signals += 1;
+      if (signals >= 2) {
+        process.stderr.write(`installer: ${signal} again: exiting now; a firstboot still running is left running, unsupervised\n`);
+        process.exit(signal === "SIGINT" ? 130 : 143);
+      }
+      process.stderr.write(`installer: stopping: a running firstboot's group is stopped first (at most ${GRACE_MS / 1000} s, then killed); send ${signal} once more to exit at once, leaving it running\n`);
+      return log.info("already stopping", { signal });
+    }
     stopping = true;
     log.info("stopping", { signal });
     server.close();

@@ -128,12 +128,23 @@ wait
     const { installer, pids } = await stubbornFirstboot();
     installer.proc.kill("SIGINT");
     await waitFor("the installer to say it stops", async () => (installer.output().stderr.includes('"message":"stopping"') ? true : undefined));
-    installer.proc.kill("SIGINT");
     installer.proc.kill("SIGTERM");
     assert.equal(await installer.exited, 0, installer.output().stderr);
     for (const pid of pids) assert.equal(await alive(pid), false, `${pid} of the firstboot group is gone once the installer exited`);
     assert.equal(existsSync(stateLayout(installer.stateDir).lock), false, "the lock is let go");
-    assert.match(installer.output().stderr, /"message":"already stopping".*"signal":"SIGINT"/);
+    assert.match(installer.output().stderr, /^installer: stopping: a running firstboot's group is stopped first \(at most 3 s, then killed\); send SIGTERM once more to exit at once, leaving it running$/m);
+  });
+
+  test("a third Ctrl-C is obeyed at once, saying that firstboot is left running", async () => {
+    const { installer, pids } = await stubbornFirstboot();
+    installer.proc.kill("SIGINT");
+    await waitFor("the installer to say it stops", async () => (installer.output().stderr.includes('"message":"stopping"') ? true : undefined));
+    installer.proc.kill("SIGINT");
+    await waitFor("the installer to say how to exit at once", async () => (installer.output().stderr.includes("once more to exit at once") ? true : undefined));
+    installer.proc.kill("SIGINT");
+    assert.equal(await installer.exited, 130, installer.output().stderr);
+    assert.match(installer.output().stderr, /^installer: SIGINT again: exiting now; a firstboot still running is left running, unsupervised$/m);
+    assert.equal(await alive(pids[1]!), true, "as it says: left running (the test reaps it)");
   });
 
   test("after kill -9 the next start stops the old group before anything runs; a retry runs exactly one firstboot", async () => {
