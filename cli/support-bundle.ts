@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { link, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -71,10 +72,11 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
   const into = options.output ?? process.cwd();
   const named = await stat(into).then((s) => s.isDirectory(), () => false);
   let file = named ? join(into, bundle.name) : into;
-  // Whole or not at all: a bundle cut short by a full disk must not pass for one.
-  const partial = `${file}.part`;
+  // Whole or not at all: a bundle cut short by a full disk must not pass for one. Its temp file is made new (O_EXCL) under
+  // a name no one can guess: run as root in a folder others write to, a file or a link planted there is never written through.
+  const partial = `${file}.${randomBytes(6).toString("hex")}.part`;
   try {
-    await pipeline(bundle.stream, createWriteStream(partial, { mode: 0o600 }));
+    await pipeline(bundle.stream, createWriteStream(partial, { mode: 0o600, flags: "wx" }));
     const manifest = await bundle.manifest;
     // A name of its own making never replaces a bundle already there (two made within the same second); a file
     // the operator named with -o is theirs to replace.

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { closeSync, existsSync, openSync } from "node:fs";
-import { copyFile, mkdir, readdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -103,6 +103,24 @@ test("support-bundle: a state dir that is not there, or a file that is no bundle
   const summary = await runCli(["support-bundle", "--summary", join(import.meta.dirname, "../../package.json")]);
   assert.equal(summary.code, 2);
   assert.match(summary.stderr, /cannot read .*package\.json as a support bundle \(\.tar\.gz\)/);
+});
+
+test("support-bundle (as root) never writes through a file planted where its temp file would be: a link to another file, or a file another user made", async () => {
+  const stateDir = await tempDir("stratum-sb-planted-");
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const out = await tempDir("stratum-sb-out-");
+  await mkdir(out, { recursive: true });
+  const victim = join(out, "victim");
+  await writeFile(victim, "precious\n", { mode: 0o600 });
+  await symlink(victim, join(out, "linked.tar.gz.part"));
+  await writeFile(join(out, "planted.tar.gz.part"), "", { mode: 0o666 });
+  for (const name of ["linked.tar.gz", "planted.tar.gz"]) {
+    const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, name), "--host-facts", DEMO_HOST_FACTS]);
+    assert.equal(made.code, 0, made.stderr);
+    assert.equal((await stat(join(out, name))).mode & 0o777, 0o600, `${name}: the bundle is the installer's own file`);
+  }
+  assert.equal(await readFile(victim, "utf8"), "precious\n", "the linked file is untouched");
+  assert.equal((await stat(join(out, "planted.tar.gz.part"))).size, 0, "the planted file is not written into");
 });
 
 test("support-bundle: a bundle that cannot be written (stdout on a full disk, a folder that takes no file) fails saying where and why, exit 1, no stack trace, no partial file left", async (t) => {
