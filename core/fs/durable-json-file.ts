@@ -37,10 +37,10 @@ export class DurableJsonFile<T> implements Adapter<T> {
     let text: string;
     try {
       // Not waited on, nor read without end: a path that is a named pipe, a device or a folder (through a link) is no store.
-      text = await readTextFile(this.path, MAX_STORE_BYTES);
+      text = await readTextFile(this.path, MAX_STORE_BYTES, { lenient: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-      if (err instanceof TextFileProblem) throw new CorruptStoreError(this.path, new Error(`it ${err.message.slice(this.path.length + 1)}`));
+      if (err instanceof TextFileProblem) throw new CorruptStoreError(this.path, new Error(`it ${err.reason}`));
       throw err;
     }
     try {

@@ -2,25 +2,36 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 
 /** Why a text file an operator named cannot be used, in words for a message that names it. */
-export class TextFileProblem extends Error {}
+export class TextFileProblem extends Error {
+  /** The message without the path it begins with: "is a named pipe, not a file". */
+  readonly reason: string;
+  constructor(path: string, reason: string) {
+    super(`${path} ${reason}`);
+    this.reason = reason;
+  }
+}
 
 /**
  * A text file an operator names (a plan, an install code's file), read only when it is one: a named pipe is not
  * waited on (opened without blocking), a device (/dev/zero) or a file over `maxBytes` is refused before a byte is
  * read, and bytes that are not UTF-8 are refused, not shown as U+FFFD in what a node gets.
  */
-export async function readTextFile(path: string, maxBytes: number): Promise<string> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+export async function readTextFile(path: string, maxBytes: number, { noLink = false, lenient = false } = {}): Promise<string> {
+  // noLink: a file another process left for this one, never another file's text through a link put in its place.
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | (noLink ? constants.O_NOFOLLOW : 0)).catch((err: NodeJS.ErrnoException) => {
+    throw noLink && err.code === "ELOOP" ? new TextFileProblem(path, "is a link, not a file") : err;
+  });
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) throw new TextFileProblem(`${path} is ${stats.isDirectory() ? "a folder" : stats.isFIFO() ? "a named pipe" : "a device or socket"}, not a file`);
-    if (stats.size > maxBytes) throw new TextFileProblem(`${path} is ${stats.size} bytes, over the ${maxBytes} a file here may have`);
+    if (!stats.isFile()) throw new TextFileProblem(path, `is ${stats.isDirectory() ? "a folder" : stats.isFIFO() ? "a named pipe" : "a device or socket"}, not a file`);
+    if (stats.size > maxBytes) throw new TextFileProblem(path, `is ${stats.size} bytes, over the ${maxBytes} a file here may have`);
     const bytes = await handle.readFile();
-    if (bytes.length > maxBytes) throw new TextFileProblem(`${path} is over the ${maxBytes} bytes a file here may have`);
+    if (bytes.length > maxBytes) throw new TextFileProblem(path, `is over the ${maxBytes} bytes a file here may have`);
+    // lenient: bytes that are not UTF-8 read as U+FFFD (the installer's own file, damaged: what is readable is kept).
     try {
-      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      return new TextDecoder("utf-8", { fatal: !lenient }).decode(bytes);
     } catch {
-      throw new TextFileProblem(`${path} is not UTF-8 text (save it as UTF-8)`);
+      throw new TextFileProblem(path, "is not UTF-8 text (save it as UTF-8)");
     }
   } finally {
     await handle.close();

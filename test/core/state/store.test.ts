@@ -130,3 +130,14 @@ test("a store path that is no file (a folder, a device, a named pipe, through a 
     assert.deepEqual(opened.store.slice("attempts").get(), [], what);
   }
 });
+
+test("a store with a few bytes that are not UTF-8 (damaged in place) is read as it is, those bytes as U+FFFD: not kept aside, its draft and records kept", async () => {
+  const dir = await stateDir();
+  const text = JSON.stringify({ schemaVersion: 1, attempts: [], draft: draft("node-01") });
+  const bytes = Buffer.from(text.replace('"node-01"', '"node-0\u0000"'));
+  bytes[bytes.indexOf(0)] = 0xff;
+  await writeFile(stateLayout(dir).store, bytes);
+  const opened = await openStore(dir, now);
+  assert.equal(opened.keptAside, undefined);
+  assert.equal((opened.store.slice("draft").get().config as { hostname: string }).hostname, "node-0\uFFFD");
+});
