@@ -4,7 +4,8 @@ import type { Attempts } from "../attempts/index.ts";
 import type { DraftService } from "../draft/index.ts";
 import type { Blocker } from "../common/errors.ts";
 import type { Logger } from "../common/log.ts";
-import { readIfPresent } from "../fs/read-if-present.ts";
+import { readTextFile, TextFileProblem } from "../fs/read-text-file.ts";
+import { YAML_LIMITS } from "../config/yaml.ts";
 import type { HandoffRecord, UnattendedRecord } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
 
@@ -28,7 +29,7 @@ function sha256(text: string): string {
 /** Stage 1's install record says where it found node.yaml, e.g. {"origin": "node.yaml on the partition labeled STRATUM"}. */
 async function originFrom(installRecord: string): Promise<string> {
   try {
-    const record = JSON.parse((await readIfPresent(installRecord)) ?? "{}") as { origin?: unknown; handoff?: { origin?: unknown } };
+    const record = JSON.parse(await readTextFile(installRecord, 64 * 1024, { noLink: true })) as { origin?: unknown; handoff?: { origin?: unknown } };
     const origin = record.origin ?? record.handoff?.origin;
     return typeof origin === "string" ? origin : "";
   } catch {
@@ -99,7 +100,13 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
   };
 
   const takeOver = async (): Promise<string | undefined> => {
-    const text = await readIfPresent(handoffPath);
+    let text: string | undefined;
+    try {
+      text = await readTextFile(handoffPath, YAML_LIMITS.maxBytes, { noLink: true });
+    } catch (err) {
+      if (err instanceof TextFileProblem) return `${handoffPath} is not taken: it ${err.reason} (stage 1 leaves node.yaml as a file)`;
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
     const taken = handoff.get();
     if (taken) {
       if (text === undefined) return undefined;

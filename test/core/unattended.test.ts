@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { access, mkdir, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { access, mkdir, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { createDraftService } from "../../core/draft/service.ts";
@@ -157,6 +158,20 @@ describe("unattended: what the first start makes of stage 1's node.yaml (SPEC §
     assert.equal((await r.unattended.start())[0], `${r.handoffPath} is not taken: a node.yaml is taken only at the state dir's first start`);
     assert.equal(await r.handoffExists(), true);
     assert.equal(r.draft.record().revision, 0);
+  });
+
+  test("a handoff path that is no file stage 1 wrote (a named pipe, a link) is not taken, saying why: the start neither hangs nor takes another file's text", async () => {
+    for (const [make, what] of [
+      [(path: string) => void spawnSync("mkfifo", [path]), "a named pipe"],
+      [(path: string) => symlink("/etc/hostname", path), "a link"],
+    ] as const) {
+      const r = await rig();
+      await mkdir(dirname(r.handoffPath), { recursive: true });
+      await make(r.handoffPath);
+      assert.equal((await r.unattended.start())[0], `${r.handoffPath} is not taken: it is ${what}, not a file (stage 1 leaves node.yaml as a file)`);
+      assert.equal(r.draft.record().revision, 0);
+      assert.equal(r.unattended.record(), undefined);
+    }
   });
 
   test("a node.yaml taken before a crash that left the file is removed at the next start, not taken twice", async () => {
