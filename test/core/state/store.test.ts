@@ -139,5 +139,5 @@ test("a store with a few bytes that are not UTF-8 (damaged in place) is read as 
   await writeFile(stateLayout(dir).store, bytes);
   const opened = await openStore(dir, now);
   assert.equal(opened.keptAside, undefined);
-  assert.equal((opened.store.slice("draft").get().config as { hostname: string }).hostname, "node-0\uFFFD");
+  assert.equal(((opened.store.slice("draft").get() as unknown as { config: { hostname: string } }).config).hostname, "node-0\uFFFD");
 });
