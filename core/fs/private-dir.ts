@@ -1,4 +1,4 @@
-import { chmod, mkdir, stat } from "node:fs/promises";
+import { chmod, lstat, mkdir, realpath, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { NeedsOperator } from "../common/errors.ts";
 
@@ -15,7 +15,12 @@ export async function ensurePrivateDir(path: string, what = "the folder", instea
     const message = instead ? `${err.message}; choose ${instead}` : err.message;
     throw err.code !== undefined && NEEDS_OPERATOR.has(err.code) ? new NeedsOperator(message) : new Error(message);
   });
-  const { mode, uid } = await stat(path);
+  // Not followed: run as root, the installer would make whatever folder a link points at 0700 and write its key there.
+  const found = await lstat(path);
+  const { mode, uid } = found;
+  if (found.isSymbolicLink()) {
+    throw new NeedsOperator(`${what} ${path} is a link (to ${await realpath(path).catch(() => "nowhere")}): give the folder itself, or choose ${instead ?? "another folder"}`);
+  }
   const own = process.getuid?.();
   if (own !== undefined && uid !== own) {
     throw new NeedsOperator(

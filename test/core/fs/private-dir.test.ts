@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { chmod, chown, stat, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, stat, symlink, writeFile } from "node:fs/promises";
+import { NeedsOperator } from "../../../core/common/errors.ts";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ensurePrivateDir, makeFolder } from "../../../core/fs/private-dir.ts";
@@ -49,4 +50,19 @@ test("makeFolder: a path with a trailing slash (as -o DIR/ names a folder) is ma
   const file = join(folder, "file");
   await writeFile(file, "");
   await assert.rejects(makeFolder(`${file}/`, "the bundles' folder"), { message: `the bundles' folder cannot be made: ${file} is a file, not a folder (EEXIST)` });
+});
+
+test("a private folder that is a link is refused, naming its target: the installer (root) would make the folder it points at 0700 and write its key there", async () => {
+  const folder = await tempDir();
+  await mkdir(folder, { recursive: true });
+  const target = join(folder, "elsewhere");
+  await mkdir(target, { mode: 0o755 });
+  const linked = join(folder, "state");
+  await symlink(target, linked);
+  await assert.rejects(ensurePrivateDir(linked, "the state dir", "another --state-dir"), (err: Error) => {
+    assert.ok(err instanceof NeedsOperator);
+    assert.equal(err.message, `the state dir ${linked} is a link (to ${target}): give the folder itself, or choose another --state-dir`);
+    return true;
+  });
+  assert.equal((await stat(target)).mode & 0o777, 0o755, "its target left as it is");
 });
