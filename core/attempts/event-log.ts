@@ -52,7 +52,8 @@ export async function unrecordedFirstboot(stateDir: string, recorded: number): P
     .sort((a, b) => a - b);
   for (const attempt of numbers) {
     const ran = (line: string) => line.includes('"type":"step.finished"') && line.includes('"step":"firstboot"') && line.includes('"outcome":"succeeded"');
-    const [event] = await readEvents(stateLayout(stateDir).eventsOf(attempt), 0, 1, ran);
+    // A file that cannot be read (a folder in its place, no permission) shows nothing: the start goes on.
+    const [event] = await readEvents(stateLayout(stateDir).eventsOf(attempt), 0, 1, ran).catch(() => []);
     if (event?.type === "step.finished" && event.step === "firstboot" && (event.data as { outcome?: unknown } | undefined)?.outcome === "succeeded") return { attempt, time: event.time };
   }
   return undefined;

@@ -271,11 +271,18 @@ async function startOf(path: string, after: number): Promise<number> {
 export async function readEvents(path: string, after: number, limit = Number.POSITIVE_INFINITY, wanted?: (line: string) => boolean): Promise<InstallEvent[]> {
   const events: InstallEvent[] = [];
   const stream = createReadStream(path, { encoding: "utf8", start: await startOf(path, after) });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const done = new Promise<void>((resolve, reject) => {
-    stream.on("error", (err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? resolve() : reject(err)));
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      // readline does not end its lines on its input's error: the loop below would wait for good (a folder in the file's place).
+      lines.close();
+      if (err.code === "ENOENT") resolve();
+      else reject(err);
+    });
     stream.on("close", resolve);
   });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  // Awaited below; when the loop throws first, not an unhandled rejection.
+  done.catch(() => undefined);
   try {
     for await (const line of lines) {
       if (wanted && !wanted(line)) continue;

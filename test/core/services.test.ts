@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { describe, test } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
 import { makePayload } from "../../demo/make-payload.ts";
@@ -94,8 +94,18 @@ describe("createServices: one store, each service on its slice, wired to each ot
     await passing(restarted, "the blocker after a restart", () => restarted.services.status().blockers?.find((b) => b.code === "EARLIER_INSTALL_FOUND"));
     await restarted.services.stop();
 
+    // An events entry that cannot be read (a folder in its place) shows nothing, and stops no start.
+    await rm(eventsOf(1));
+    await mkdir(eventsOf(1));
+    await writeFile(store, "{ damaged");
+    const unreadable = await node(t, { folder: first.folder });
+    await unreadable.services.start();
+    await noBlockers(unreadable);
+    await unreadable.services.stop();
+    await rm(eventsOf(1), { recursive: true });
+    await writeFile(eventsOf(1), `${JSON.stringify({ seq: 1, attempt: 1, time: "2026-12-04T11:00:00.000Z", type: "attempt.started", level: "info", message: "install attempt 1 started by a person", data: { kind: "install", startedBy: "person" } })}\n`);
+
     // Without a firstboot that ran, a lost store is a fresh start, as SPEC says.
-    await writeFile(eventsOf(1), (await readFile(eventsOf(1), "utf8")).split("\n")[0] + "\n");
     await writeFile(store, "{ damaged");
     const fresh = await node(t, { folder: first.folder });
     await fresh.services.start();

@@ -192,7 +192,9 @@ test("a stop that comes as firstboot exits 0 by itself, before the service has s
   await waitFor("firstboot to start", async () => pid);
   // The event loop held until firstboot has exited (a zombie): the service learns of the exit only after the stop.
   const deadline = Date.now() + 20_000;
-  while (!/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8")) && Date.now() < deadline);
+  const zombie = () => /^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  while (!zombie() && Date.now() < deadline);
+  assert.ok(zombie(), "firstboot has exited, and the service has not seen it yet");
   controller.abort(new Error("the state dir refuses writes"));
   await running;
   assert.equal(succeededAt.length, 1, "its success is recorded");
