@@ -430,17 +430,26 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
-  test("lockout: the 429 shows a live countdown from Retry-After and disables sign-in", async () => {
-    const { installer } = await rig();
-    const { page, errors } = await open(installer);
-    // Each wrong code's answer is waited for on the page, not on the wire: a 401 shown late would
-    // overwrite nothing, but a 429 read before the page has shown it reads the 401 before it.
+  /**
+   * Wrong codes until the lock begins, `each` looking at the page after each. Each answer is waited for on the page,
+   * not on the wire: a 401 shown late would overwrite nothing, but a 429 read before the page has shown it reads the
+   * 401 before it.
+   */
+  async function wrongCodesUntilLocked(page: Page, each?: (i: number) => Promise<void>): Promise<void> {
     for (let i = 0; i <= LOCKOUT_POLICY.freeFailures; i++) {
       await page.evaluate(() => void (document.getElementById("sign-in-error")!.hidden = true));
       await signIn(page, `WRONG-${i}`);
       await page.locator("#sign-in-error").waitFor();
-      assert.equal(await page.locator("#lockout").isVisible(), i === LOCKOUT_POLICY.freeFailures, `wrong code ${i + 1}`);
+      await each?.(i);
     }
+  }
+
+  test("lockout: the 429 shows a live countdown from Retry-After and disables sign-in", async () => {
+    const { installer } = await rig();
+    const { page, errors } = await open(installer);
+    await wrongCodesUntilLocked(page, async (i) => {
+      assert.equal(await page.locator("#lockout").isVisible(), i === LOCKOUT_POLICY.freeFailures, `wrong code ${i + 1}`);
+    });
     // Retry-After is what is left of the 30 s lock the fifth wrong code began: less on a slow machine.
     const locked = /^Too many wrong install codes from this address: sign-in is locked for (\d+) seconds?\.$/.exec(await text(page, "#sign-in-error"));
     assert.ok(locked && Number(locked[1]) >= 1 && Number(locked[1]) <= LOCKOUT_POLICY.firstLockSeconds, await text(page, "#sign-in-error"));
@@ -457,11 +466,7 @@ describe("web console", { skip: SKIP }, () => {
   test("lockout across a reload: the countdown and the disabled Sign in are back before any try, and its end is said as news, not as an error", async () => {
     const { installer } = await rig();
     const { page, errors } = await open(installer);
-    for (let i = 0; i <= LOCKOUT_POLICY.freeFailures; i++) {
-      await page.evaluate(() => void (document.getElementById("sign-in-error")!.hidden = true));
-      await signIn(page, `WRONG-${i}`);
-      await page.locator("#sign-in-error").waitFor();
-    }
+    await wrongCodesUntilLocked(page);
     await page.locator("#lockout").waitFor();
     await page.clock.install();
     const tries: string[] = [];
