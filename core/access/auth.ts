@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { InstallerError } from "../common/errors.ts";
 import { headerMatcher } from "./install-code.ts";
 import { LOCKOUT_POLICY, clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
-import { isStorageError, storageFault } from "../fs/storage-error.ts";
+import { isStorageError } from "../fs/storage-error.ts";
 import type { Logger, Origin } from "../common/log.ts";
 import type { LockoutState } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
@@ -14,8 +14,6 @@ export interface Authenticator {
    * code's usual case: the request then needs no await.
    */
   authorize(origin: Origin, authorization: string | undefined): void | Promise<void>;
-  /** Ends the retries of a count the state dir refused (the service stops). */
-  stop(): void;
 }
 
 interface AuthenticatorDeps {
@@ -30,19 +28,16 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
   // On a full disk the counts hold in memory (a guesser is still locked out) and are written once the disk takes
   // them: by the next write of the store, or by this one's retries, so that a restart does not forget them.
   let retrying = false;
-  const stopped = new AbortController();
   const retry = async () => {
     retrying = true;
-    for (let delay = 1_000; !stopped.signal.aborted; delay = Math.min(delay * 2, 60_000)) {
-      const slept = await sleep(delay, true, { ref: false, signal: stopped.signal }).catch(() => false);
-      if (!slept) break;
+    for (let delay = 1_000; ; delay = Math.min(delay * 2, 60_000)) {
+      await sleep(delay, undefined, { ref: false });
       try {
         await lockout.save();
         break;
       } catch (err) {
-        // A state dir gone is made again only by a restart, which starts from the disk's counts.
-        if (isStorageError(err) && !storageFault(err).gone) continue;
-        if (!isStorageError(err)) log.error("saving the lockout counts failed", { error: String(err) });
+        if (isStorageError(err)) continue;
+        log.error("saving the lockout counts failed", { error: String(err) });
         break;
       }
     }
@@ -51,7 +46,7 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
   const persist = () =>
     lockout.save().catch((err: unknown) => {
       if (!isStorageError(err)) return Promise.reject(err);
-      if (!retrying && !stopped.signal.aborted) void retry();
+      if (!retrying) void retry();
     });
 
   /**
@@ -91,7 +86,6 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
   };
 
   return {
-    stop: () => stopped.abort(),
     authorize(origin, authorization) {
       const address = clientAddress(origin.client);
       // An address without a wrong code on record passes the gate (its answer for it): no clock read, no record made.

@@ -122,7 +122,6 @@ export function createServices(deps: ServicesDeps): Services {
     unattended.blockersChanged().catch((err: unknown) => log.error("unattended decision failed", { error: String(err) }));
   });
 
-  const auth = createAuthenticator({ lockout: store.slice("lockout"), installCode: deps.installCode, now, log });
   const status = () =>
     computeStatus({
       version: deps.version,
@@ -137,7 +136,7 @@ export function createServices(deps: ServicesDeps): Services {
   return {
     version: deps.version,
     log,
-    auth,
+    auth: createAuthenticator({ lockout: store.slice("lockout"), installCode: deps.installCode, now, log }),
     draft,
     attempts,
     cluster,
@@ -155,7 +154,6 @@ export function createServices(deps: ServicesDeps): Services {
       return notices;
     },
     async stop() {
-      auth.stop();
       await Promise.all([payload.stop(), attempts.stop()]);
     },
     tls: () => deps.tls?.(),
