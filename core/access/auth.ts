@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { InstallerError } from "../common/errors.ts";
 import { headerMatcher } from "./install-code.ts";
 import { LOCKOUT_POLICY, clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
@@ -25,29 +24,9 @@ interface AuthenticatorDeps {
 
 export function createAuthenticator({ lockout, installCode, now, log }: AuthenticatorDeps): Authenticator {
   const matches = headerMatcher(installCode);
-  // On a full disk the counts hold in memory (a guesser is still locked out) and are written once the disk takes
-  // them: by the next write of the store, or by this one's retries, so that a restart does not forget them.
-  let retrying = false;
-  const retry = async () => {
-    retrying = true;
-    for (let delay = 1_000; ; delay = Math.min(delay * 2, 60_000)) {
-      await sleep(delay, undefined, { ref: false });
-      try {
-        await lockout.save();
-        break;
-      } catch (err) {
-        if (isStorageError(err)) continue;
-        log.error("saving the lockout counts failed", { error: String(err) });
-        break;
-      }
-    }
-    retrying = false;
-  };
-  const persist = () =>
-    lockout.save().catch((err: unknown) => {
-      if (!isStorageError(err)) return Promise.reject(err);
-      if (!retrying) void retry();
-    });
+  // On a full disk the counts hold in memory (a guesser is still locked out); the next write that
+  // succeeds persists them.
+  const persist = () => lockout.save().catch((err: unknown) => (isStorageError(err) ? undefined : Promise.reject(err)));
 
   /**
    * A refusal says whose wrong codes it is for. Past the global budget an address that sent a wrong code is held off

@@ -5,8 +5,6 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { createAuthenticator } from "../../../core/access/auth.ts";
 import { InstallerError } from "../../../core/common/errors.ts";
-import { storageError } from "../../../core/fs/storage-error.ts";
-import { waitFor } from "../../helpers/installer.ts";
 import { createLogger } from "../../../core/common/log.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
 import { stateLayout } from "../../../core/state/layout.ts";
@@ -110,18 +108,4 @@ test("a wrong code on record for more than a day (and no lock) is forgotten: the
   clock.at += 24 * 60 * 60 * 1000 + 1;
   assert.equal(auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`), undefined, "nothing left to clear: let through at once");
   assert.deepEqual(lockout.get().addresses, {});
-});
-
-test("a wrong code counted while the state dir refuses writes reaches the disk once it takes them again, with no other write to carry it (the count survives a restart)", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "auth-"));
-  const now = () => new Date(Date.parse("2026-12-05T12:00:00Z"));
-  const { store } = await openStore(dir, now);
-  const lockout = store.slice("lockout");
-  let refusing = true;
-  const full = { ...lockout, save: () => (refusing ? Promise.reject(storageError(dir, Object.assign(new Error("no space"), { code: "ENOSPC" }))) : lockout.save()) };
-  const log = createLogger(createRedactor(() => [CODE]), now, { write: () => undefined });
-  const auth = createAuthenticator({ lockout: full, installCode: CODE, now, log });
-  await assert.rejects(async () => auth.authorize(origin("127.0.0.7"), "Bearer ABCD-EFGH-JKMP"), refusedWith("UNAUTHORIZED"));
-  refusing = false;
-  await waitFor("the count on disk", async () => ((await readFile(stateLayout(dir).store, "utf8")).includes("127.0.0.7") ? true : undefined));
 });
