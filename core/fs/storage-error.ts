@@ -24,10 +24,12 @@ export function notWrittenBecause(cause: unknown): string {
 export function storageError(stateDir: string, cause: unknown): InstallerError {
   const code = (cause as NodeJS.ErrnoException)?.code;
   if (code === "ENOENT" || code === "ENOTDIR") {
-    return new InstallerError({
+    const error = new InstallerError({
       code: "INSUFFICIENT_STORAGE",
       detail: `The state dir ${stateDir}, or a folder in it, is gone (${code}: was it removed while the installer ran?); nothing was changed. Restart the installer, which makes it again; what it held (the draft, the attempts' records) is lost.`,
     });
+    gone.add(error);
+    return error;
   }
   return new InstallerError({
     code: "INSUFFICIENT_STORAGE",
@@ -42,9 +44,12 @@ export function isStorageError(err: unknown): err is InstallerError {
 /** A storage error's why (its detail before "; nothing was changed") and what makes writes work again, for a caller's own sentence. */
 export function storageFault(err: InstallerError): { why: string; remedy: string; gone: boolean } {
   const why = err.detail.replace(/; nothing was changed\..*$/s, "");
-  const gone = /, or a folder in it, is gone \(/.test(why);
-  return { why, gone, remedy: gone ? "restart the installer, which makes the state dir again" : "free space on its file system (or make it writable)" };
+  const isGone = gone.has(err);
+  return { why, gone: isGone, remedy: isGone ? "restart the installer, which makes the state dir again" : "free space on its file system (or make it writable)" };
 }
+
+/** The storage errors of a state dir that is gone (storageError knew it by its cause's code): their remedy is a restart. */
+const gone = new WeakSet<InstallerError>();
 
 /**
  * For a start that cannot write its state dir: one sentence naming it, why, and what to do; undefined for an error
