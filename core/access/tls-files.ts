@@ -32,7 +32,10 @@ async function operatorPair(certPath: string, keyPath: string): Promise<{ cert: 
     readFile(path, "utf8").catch((err: NodeJS.ErrnoException) => {
       throw new NeedsOperator(`${flag} ${path} cannot be read (${err.code ?? err.message}): give the file the installer is to serve with`);
     });
-  const [cert, key] = await Promise.all([read("--tls-cert", certPath), read("--tls-key", keyPath)]);
+  // Both read at once, the certificate's problem said first whichever read fails first (it raced: one message or the other).
+  const [certRead, keyRead] = await Promise.allSettled([read("--tls-cert", certPath), read("--tls-key", keyPath)]);
+  for (const settled of [certRead, keyRead]) if (settled.status === "rejected") throw settled.reason;
+  const [cert, key] = [(certRead as PromiseFulfilledResult<string>).value, (keyRead as PromiseFulfilledResult<string>).value];
   const fault = pairFault(cert, key);
   if (fault === "no certificate") throw new NeedsOperator(`--tls-cert ${certPath} holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the certificate, and its key as --tls-key`);
   if (fault === "no key") throw new NeedsOperator(`--tls-key ${keyPath} holds no unencrypted PEM private key: give the certificate's key (the installer cannot ask for a passphrase)`);
