@@ -14,6 +14,7 @@ import { loadTls } from "../core/access/tls-files.ts";
 import { rawProblem } from "../handlers/problem.ts";
 import { printable } from "../core/common/printable.ts";
 import { stderrIsJournal } from "./journal.ts";
+import { CONNECTION_LIMITS, capConnections, connectionCap, openFilesLimit } from "./connections.ts";
 import { lingerOnClose } from "./linger.ts";
 import { warmUpWhenQuiet } from "./warm-up.ts";
 import { whenQuiet } from "./when-quiet.ts";
@@ -144,7 +145,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       hostname: settings.listenHost,
       port: settings.listenPort,
       createServer,
-      serverOptions: { cert: tls.cert, key: tls.key },
+      serverOptions: { cert: tls.cert, key: tls.key, handshakeTimeout: CONNECTION_LIMITS.handshakeTimeoutMs },
     },
     (info: AddressInfo) => {
       const listeningAt = performance.now();
@@ -165,14 +166,18 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       warmUpWhenQuiet(server, { app: build, log, stopping: () => stopping, code: installCode });
       const ms = (at: number) => Math.round(at * 10) / 10;
       const startMs = { compiled: codeCache && ms(codeCache.compiledAt), modulesLoaded: ms(modulesLoadedAt), stateReady: ms(stateReadyAt), listening: ms(listeningAt) };
-      log.info("listening", { url, port: info.port, codeCache: codeCache?.state, codeCacheFrom: codeCache?.from, startMs });
+      log.info("listening", { url, port: info.port, maxConnections, codeCache: codeCache?.state, codeCacheFrom: codeCache?.from, startMs });
       if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
     },
   );
+  const maxConnections = connectionCap(openFilesLimit());
+  capConnections(server, log, maxConnections);
   if (codeCache) saveWhenQuiet(server as HttpsServer, codeCache, log);
   lingerOnClose(server as HttpsServer);
   server.on("clientError", (err: NodeJS.ErrnoException, socket: import("node:stream").Duplex) => {
-    if (!socket.writable) return socket.destroy();
+    // Not HTTP's (a TLS handshake that timed out or failed): nothing can be answered on it. Ended instead of destroyed,
+    // a connection that never shook hands stayed open for good.
+    if (!socket.writable || !err.code?.startsWith("HPE_")) return socket.destroy();
     const tooLarge = err.code === "HPE_HEADER_OVERFLOW";
     socket.end(rawProblem(tooLarge ? 431 : 400, tooLarge ? "The request headers are over 16 KB." : "The request is not valid HTTP."));
   });

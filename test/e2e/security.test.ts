@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { access, chmod, mkdir, readdir, readFile, stat } from "node:fs/promises";
+import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { connect as connectTcp, createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { connect } from "node:tls";
@@ -9,7 +10,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { describe, test } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { harness, httpsRaw, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type Reply, type RunningInstaller } from "../helpers/installer.ts";
+import { bundleNode, harness, httpsRaw, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type Reply, type RunningInstaller } from "../helpers/installer.ts";
 import { assertProblem } from "../helpers/problem.ts";
 
 const lab = harness();
@@ -467,5 +468,44 @@ describe("security: oversized bodies", () => {
       assertProblem(reply, 413, "BODY_TOO_LARGE");
     }
     assert.equal((await installer.request("/v1/installer/status")).status, 200);
+  });
+});
+
+describe("security: a flood of connections", () => {
+  test("connections past what the open-files limit leaves are refused, logged, and closed unless they shake hands: an open console's writes still get their files", async () => {
+    const folder = await tempDir();
+    // The installer under a limit of 320 open files, as a unit's LimitNOFILE would set it.
+    const node = join(folder, "node-320-files");
+    await writeFile(node, `#!/bin/sh\nexec prlimit --nofile=320:320 -- "${await bundleNode()}" "$@"\n`);
+    await chmod(node, 0o755);
+    const installer = await start({ node });
+    const agent = new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
+    const onConsole = (method: string, path: string, body?: object) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpsRequest(`${installer.url}${path}`, { method, agent, headers: { authorization: `Bearer ${installer.code}`, ...(body ? { "content-type": "application/json" } : {}) } }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode!));
+        });
+        req.on("error", reject);
+        req.end(body ? JSON.stringify(body) : undefined);
+      });
+    try {
+      assert.equal(await onConsole("GET", "/v1/installer/status"), 200, "the console's connection is open");
+      // 600 connections that never shake hands: more than the limit of open files.
+      const flood = Array.from({ length: 600 }, () => connectTcp(installer.port, "127.0.0.1"));
+      let closed = 0;
+      for (const socket of flood) socket.on("error", () => undefined).on("close", () => (closed += 1));
+      await Promise.all(flood.map((socket) => new Promise<void>((resolve) => socket.once("connect", resolve).once("close", resolve))));
+      // Each save writes a temp file and renames it: files the flood would have taken.
+      for (let i = 0; i < 5; i++) {
+        assert.equal(await onConsole("PUT", "/v1/installer/config", { ...VALID_DRAFT, hostname: `flooded-${i}` }), 200, `save ${i} during the flood`);
+      }
+      await waitFor("the refused connections in the log", async () => /"connections refused"/.test(installer.output().stderr) || undefined);
+      // Those let in but silent are closed at the handshake's timeout (10 s): none is kept for good.
+      await waitFor("every silent connection closed by the installer", async () => closed === flood.length || undefined, 60_000);
+      assert.equal((await installer.request("/v1/installer/config")).json.config.hostname, "flooded-4", "the last save is the draft");
+    } finally {
+      agent.destroy();
+    }
   });
 });
