@@ -155,6 +155,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         lock.tookOverFrom ? `took over the lock of a stopped installer (pid ${lock.tookOverFrom})` : undefined,
         opened.keptAside ? `the store file did not parse (${opened.keptAsideWhy}): kept aside as ${opened.keptAside}; started with a fresh store` : undefined,
         codeNotice,
+        tls.notice,
         ...started,
         opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
       ].filter((n): n is string => n !== undefined);

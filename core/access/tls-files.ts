@@ -13,6 +13,8 @@ interface TlsMaterial {
   fingerprint: string;
   /** Where it came from, for the banner. */
   source: "operator" | "generated" | "reused";
+  /** For the start's notices: a pair made again because half of it was gone. */
+  notice?: string;
 }
 
 /** The node's addresses but link-local ones (fe80::), which mean nothing off their link. */
@@ -84,7 +86,11 @@ export async function loadTls(stateDir: string, operator: { cert?: string; key?:
     ipAddresses: ["127.0.0.1", "::1", ...nodeAddresses()],
     now: now(),
   });
-  // A key without its certificate (a stop between the two) is generated again at the next start, like neither.
   await Promise.all([writePrivateFile(keyPath, pair.keyPem), writePrivateFile(certPath, pair.certPem)]);
-  return { cert: pair.certPem, key: pair.keyPem, fingerprint: certificateFingerprint(pair.certPem), source: "generated" };
+  const fingerprint = certificateFingerprint(pair.certPem);
+  // Half a pair (a stop between the two writes, or a file removed or emptied since) is made again, like neither; said,
+  // since clients and plans may pin the old one's fingerprint.
+  const half = cert ? [keyPath, key] : key ? [certPath, cert] : undefined;
+  const notice = half && `the state dir's TLS pair was half there (${half[0]} was ${half[1] === undefined ? "missing" : "empty"}): made a new pair, whose fingerprint ${fingerprint} is not the one clients and plans may have pinned`;
+  return { cert: pair.certPem, key: pair.keyPem, fingerprint, source: "generated", ...(notice ? { notice } : {}) };
 }

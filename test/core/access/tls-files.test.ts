@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { test } from "node:test";
 import { NeedsOperator } from "../../../core/common/errors.ts";
 import { loadTls } from "../../../core/access/tls-files.ts";
@@ -38,4 +38,28 @@ test("a damaged pair in the state dir stops the start naming the file and what t
     });
     assert.equal(await readFile(tlsCert, "utf8"), cert, `${what}: left as it is`);
   }
+});
+
+test("half a pair in the state dir (one file gone or empty) gets a new pair, said in a notice: its fingerprint changed", async () => {
+  const stateDir = await tempDir();
+  const { tlsCert, tlsKey } = stateLayout(stateDir);
+  const first = await loadTls(stateDir, {}, now);
+  assert.equal(first.notice, undefined, "a first start's pair is no news");
+  for (const [what, gone] of [
+    ["the certificate empty", tlsCert],
+    ["the key empty", tlsKey],
+  ] as const) {
+    const before = await loadTls(stateDir, {}, now);
+    await writeFile(gone, "");
+    const made = await loadTls(stateDir, {}, now);
+    assert.equal(made.source, "generated", what);
+    assert.notEqual(made.fingerprint, before.fingerprint, what);
+    assert.equal(
+      made.notice,
+      `the state dir's TLS pair was half there (${gone} was empty): made a new pair, whose fingerprint ${made.fingerprint} is not the one clients and plans may have pinned`,
+      what,
+    );
+  }
+  await rm(tlsCert);
+  assert.match((await loadTls(stateDir, {}, now)).notice ?? "", /\(.*tls\.crt was missing\): made a new pair/);
 });
