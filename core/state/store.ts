@@ -19,7 +19,8 @@ function emptyStore(): StoreData {
 
 /**
  * One service's part of the store document. `set` and changes to what `get` returns are memory;
- * `save()` writes the whole document: durable and serialised. A write the state dir cannot take
+ * `save()` writes the whole document, durable and serialised: every slice as memory holds it, but the attempts as
+ * their own last save left them. A write the state dir cannot take
  * rejects with INSUFFICIENT_STORAGE, and the caller restores its memory.
  */
 export interface Slice<T> {
@@ -68,14 +69,30 @@ export async function openStore(stateDir: string, now: () => Date): Promise<Open
     await rename(path, keptAside);
   }
   if (firstStart || keptAside) await low.write();
-  const save = () => low.write().catch((err: unknown) => Promise.reject(storageError(stateDir, err)));
+  // The attempts are written as their own last save left them. The runner saves an attempt's record once the
+  // attempt's events are on disk (its verdict after attempt.finished): another slice's save, written with the attempts
+  // as memory holds them, could put a verdict on disk ahead of its events, and a kill then left a finished record
+  // whose events never finish.
+  let savedAttempts = structuredClone(low.data.attempts);
+  const write = () => adapter.write({ ...low.data, attempts: savedAttempts }).catch((err: unknown) => Promise.reject(storageError(stateDir, err)));
+  const saveAttempts = async () => {
+    const before = savedAttempts;
+    const these = (savedAttempts = structuredClone(low.data.attempts));
+    try {
+      await write();
+    } catch (err) {
+      // Memory is the caller's to restore (an attempt that could not start is taken back): so is this.
+      if (savedAttempts === these) savedAttempts = before;
+      throw err;
+    }
+  };
   const store: Store = {
     slice: (key) => ({
       get: () => low.data[key],
       set: (value) => {
         low.data[key] = value;
       },
-      save,
+      save: key === "attempts" ? saveAttempts : write,
     }),
   };
   return { store, firstStart, keptAside, keptAsideWhy, cleanedTempFiles };

@@ -49,6 +49,32 @@ test("one document: a save writes what every slice holds in memory, changed in p
   assert.deepEqual(saved.handoff, { sha256: null });
 });
 
+test("the attempts are written as their own last save left them: another slice's save never writes a verdict ahead of the attempt's events (the runner saves the record once they are on disk)", async () => {
+  const dir = await stateDir();
+  const { store } = await openStore(dir, now);
+  const attempts = store.slice("attempts");
+  const record = { attempt: 1, kind: "install", state: "running", steps: [] } as unknown as ReturnType<typeof attempts.get>[number];
+  attempts.get().push(record);
+  await attempts.save();
+  Object.assign(record, { state: "failed", verdict: { code: "FIRSTBOOT_FAILED" } });
+  store.slice("lockout").get().globalFailures.push(42);
+  await store.slice("draft").save();
+  assert.deepEqual((await onDisk(dir)).attempts, [{ attempt: 1, kind: "install", state: "running", steps: [] }]);
+  assert.deepEqual((await onDisk(dir)).lockout.globalFailures, [42], "the other slices are written as memory holds them");
+  await attempts.save();
+  assert.deepEqual((await onDisk(dir)).attempts[0].verdict, { code: "FIRSTBOOT_FAILED" });
+
+  // A save of the attempts the state dir refused, whose record the caller then took back: not written later either.
+  const blocker = tempPathOf(stateLayout(dir).store);
+  await mkdir(blocker);
+  attempts.get().push({ ...record, attempt: 2 });
+  await assert.rejects(attempts.save());
+  attempts.get().pop();
+  await rmdir(blocker);
+  await store.slice("draft").save();
+  assert.deepEqual(((await onDisk(dir)).attempts as { attempt: number }[]).map((a) => a.attempt), [1]);
+});
+
 test("writes are serialised, each with the memory it was asked with: the last one asked is what stays", async () => {
   const dir = await stateDir();
   const { store } = await openStore(dir, now);
