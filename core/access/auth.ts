@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { InstallerError } from "../common/errors.ts";
 import { headerMatcher } from "./install-code.ts";
 import { LOCKOUT_POLICY, clientAddress, gate, onRecord, recordFailure, recordSuccess } from "./lockout.ts";
-import { isStorageError } from "../fs/storage-error.ts";
+import { isStorageError, storageFault } from "../fs/storage-error.ts";
 import type { Logger, Origin } from "../common/log.ts";
 import type { LockoutState } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
@@ -13,6 +14,8 @@ export interface Authenticator {
    * code's usual case: the request then needs no await.
    */
   authorize(origin: Origin, authorization: string | undefined): void | Promise<void>;
+  /** Ends the retries of a count the state dir refused (the service stops). */
+  stop(): void;
 }
 
 interface AuthenticatorDeps {
@@ -24,9 +27,32 @@ interface AuthenticatorDeps {
 
 export function createAuthenticator({ lockout, installCode, now, log }: AuthenticatorDeps): Authenticator {
   const matches = headerMatcher(installCode);
-  // On a full disk the counts hold in memory (a guesser is still locked out); the next write that
-  // succeeds persists them.
-  const persist = () => lockout.save().catch((err: unknown) => (isStorageError(err) ? undefined : Promise.reject(err)));
+  // On a full disk the counts hold in memory (a guesser is still locked out) and are written once the disk takes
+  // them: by the next write of the store, or by this one's retries, so that a restart does not forget them.
+  let retrying = false;
+  const stopped = new AbortController();
+  const retry = async () => {
+    retrying = true;
+    for (let delay = 1_000; !stopped.signal.aborted; delay = Math.min(delay * 2, 60_000)) {
+      const slept = await sleep(delay, true, { ref: false, signal: stopped.signal }).catch(() => false);
+      if (!slept) break;
+      try {
+        await lockout.save();
+        break;
+      } catch (err) {
+        // A state dir gone is made again only by a restart, which starts from the disk's counts.
+        if (isStorageError(err) && !storageFault(err).gone) continue;
+        if (!isStorageError(err)) log.error("saving the lockout counts failed", { error: String(err) });
+        break;
+      }
+    }
+    retrying = false;
+  };
+  const persist = () =>
+    lockout.save().catch((err: unknown) => {
+      if (!isStorageError(err)) return Promise.reject(err);
+      if (!retrying && !stopped.signal.aborted) void retry();
+    });
 
   /**
    * A refusal says whose wrong codes it is for. Past the global budget an address that sent a wrong code is held off
@@ -65,6 +91,7 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
   };
 
   return {
+    stop: () => stopped.abort(),
     authorize(origin, authorization) {
       const address = clientAddress(origin.client);
       // An address without a wrong code on record (nor its /64) passes the gate (its answer for it): no clock read, no record made.

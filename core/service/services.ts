@@ -122,6 +122,7 @@ export function createServices(deps: ServicesDeps): Services {
     unattended.blockersChanged().catch((err: unknown) => log.error("unattended decision failed", { error: String(err) }));
   });
 
+  const auth = createAuthenticator({ lockout: store.slice("lockout"), installCode: deps.installCode, now, log });
   const status = () =>
     computeStatus({
       version: deps.version,
@@ -136,7 +137,7 @@ export function createServices(deps: ServicesDeps): Services {
   return {
     version: deps.version,
     log,
-    auth: createAuthenticator({ lockout: store.slice("lockout"), installCode: deps.installCode, now, log }),
+    auth,
     draft,
     attempts,
     cluster,
@@ -154,6 +155,7 @@ export function createServices(deps: ServicesDeps): Services {
       return notices;
     },
     async stop() {
+      auth.stop();
       await Promise.all([payload.stop(), attempts.stop()]);
     },
     tls: () => deps.tls?.(),

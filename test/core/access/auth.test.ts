@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { createAuthenticator } from "../../../core/access/auth.ts";
 import { InstallerError } from "../../../core/common/errors.ts";
+import { storageError } from "../../../core/fs/storage-error.ts";
+import { waitFor } from "../../helpers/installer.ts";
 import { createLogger } from "../../../core/common/log.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
 import { stateLayout } from "../../../core/state/layout.ts";
@@ -117,4 +119,34 @@ test("a wrong code on record for more than a day (and no lock) is forgotten: the
   clock.at += 24 * 60 * 60 * 1000 + 1;
   assert.equal(auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`), undefined, "nothing left to clear: let through at once");
   assert.deepEqual(lockout.get().addresses, {});
+});
+
+test("a wrong code counted while the state dir refuses writes reaches the disk once it takes them again, with no other write to carry it (the count survives a restart)", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "auth-"));
+  const now = () => new Date(Date.parse("2026-12-05T12:00:00Z"));
+  const { store } = await openStore(dir, now);
+  const lockout = store.slice("lockout");
+  let refusing = true;
+  const full = { ...lockout, save: () => (refusing ? Promise.reject(storageError(dir, Object.assign(new Error("no space"), { code: "ENOSPC" }))) : lockout.save()) };
+  const log = createLogger(createRedactor(() => [CODE]), now, { write: () => undefined });
+  const auth = createAuthenticator({ lockout: full, installCode: CODE, now, log });
+  await assert.rejects(async () => auth.authorize(origin("127.0.0.7"), "Bearer ABCD-EFGH-JKMP"), refusedWith("UNAUTHORIZED"));
+  refusing = false;
+  await waitFor("the count on disk", async () => ((await readFile(stateLayout(dir).store, "utf8")).includes("127.0.0.7") ? true : undefined));
+});
+
+test("stop ends those retries: a stopped service writes no more counts (a service started again on the state dir owns the store)", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "auth-"));
+  const now = () => new Date(Date.parse("2026-12-05T12:00:00Z"));
+  const { store } = await openStore(dir, now);
+  const lockout = store.slice("lockout");
+  let saves = 0;
+  const full = { ...lockout, save: () => ((saves += 1), Promise.reject(storageError(dir, Object.assign(new Error("no space"), { code: "ENOSPC" })))) };
+  const auth = createAuthenticator({ lockout: full, installCode: CODE, now, log: createLogger(createRedactor(() => [CODE]), now, { write: () => undefined }) });
+  await assert.rejects(async () => auth.authorize(origin("127.0.0.8"), "Bearer ABCD-EFGH-JKMP"), refusedWith("UNAUTHORIZED"));
+  auth.stop();
+  const after = saves;
+  // Past the first retry's second: a retry that went on would have tried to save by then (this can only pass late, never fail late).
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  assert.equal(saves, after);
 });
