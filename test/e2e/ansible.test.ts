@@ -212,16 +212,29 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       assert.deepEqual(await snapshot(cluster.nodes), before);
     });
 
-    test("--limit to a join while the init is not installed fails naming the init, touching nothing; --check shows its draft", async () => {
+    test("--limit to a join while the init is not installed fails naming the init, touching nothing", async () => {
       const before = await snapshot(cluster.nodes);
       const early = await playbookRun(cluster.inventory, "--limit", "node-02");
       assert.notEqual(early.exit, 0);
       assert.match(early.output, /node-01, the init, is not installed yet \(phase configuring\), so the joins of this run \(node-02\) cannot be installed alone: install node-01 first \(run without --limit, or with node-01 in the limit\); no node was changed/, early.output);
       assert.doesNotMatch(early.output, /NOT_FOUND|no join token|This node.s mode is/, early.output);
       assert.doesNotMatch(early.output, /TASK \[stratum\.installer\.cluster : The join's draft/, "it fails in the checks, before any draft");
-      const check = await playbookRun(cluster.inventory, "--limit", "node-02", "--check", "--diff");
-      assert.equal(check.exit, 0, check.output);
-      assert.match(check.output, /--- before: node-02: the stored draft/);
+      assert.deepEqual(await snapshot(cluster.nodes), before);
+    });
+
+    test("--check with --limit to the joins while the init is not installed fails as the real run does, naming the init, touching nothing", async () => {
+      const before = await snapshot(cluster.nodes);
+      const said = /"msg": "(node-01, the init, is not installed yet [^"]*)"/;
+      const real = await playbookRun(cluster.inventory, "--limit", "node-02,node-03");
+      assert.notEqual(real.exit, 0, real.output);
+      const check = await playbookRun(cluster.inventory, "--limit", "node-02,node-03", "--check", "--diff");
+      assert.notEqual(check.exit, 0, check.output);
+      assert.match(check.output, /node-01, the init, is not installed yet \(phase configuring\), so the joins of this run \(node-02, node-03\) cannot be installed alone: install node-01 first \(run without --limit, or with node-01 in the limit\); no node was changed/, check.output);
+      assert.ok(said.test(real.output), real.output);
+      assert.equal(said.exec(check.output)?.[1], said.exec(real.output)?.[1], "the check says what the real run says");
+      assert.doesNotMatch(check.output, /NOT_FOUND|no join token|This node.s mode is/, check.output);
+      assert.doesNotMatch(check.output, /TASK \[stratum\.installer\.cluster : (Read the join token|The join's draft|The join passes)/, "it fails in the checks, before the token or any draft");
+      for (const n of cluster.nodes.slice(1)) assert.equal(check.recap[n.name]?.changed, 0, n.name);
       assert.deepEqual(await snapshot(cluster.nodes), before);
     });
 
@@ -348,6 +361,14 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       }
     }
     assert.deepEqual(await snapshot(cluster.nodes), unchanged);
+
+    // With the init installed, --check of a join the run adds alone passes and shows its draft, changing nothing.
+    const unadded = await snapshot(cluster.nodes);
+    const addCheck = await playbookRun(cluster.inventory, "--limit", "node-04", "--check", "--diff");
+    assert.equal(addCheck.exit, 0, addCheck.output);
+    assert.equal(addCheck.recap["node-04"]?.failed, 0, addCheck.output);
+    assert.match(addCheck.output, /--- before: node-04: the stored draft/, addCheck.output);
+    assert.deepEqual(await snapshot(cluster.nodes), unadded);
 
     const installed = await snapshot(first3);
     const added = await playbookRun(cluster.inventory, "--limit", "node-04");
