@@ -7,7 +7,8 @@ import { focusReview } from "./review.ts";
 import { draftProblems, renderStatus } from "./status.ts";
 import { goStep, showStep } from "./stepper.ts";
 import { configure, refreshStatus, reloadDraft, saveStructured, saveYaml as saveYamlDraft, setYamlDirty, state } from "./store.ts";
-import { selectTab } from "./yaml-tab.ts";
+import { unsavedEdits } from "./unsaved.ts";
+import { selectTab, yamlHoldsForm } from "./yaml-tab.ts";
 
 export function showConfigure(): void {
   configure();
@@ -28,13 +29,14 @@ export async function saveForm(): Promise<void> {
 /** The form as the draft; errors of the steps up to this one are shown from now on. */
 export async function saveDraft(): Promise<Schemas["DraftView"]> {
   const draft = await unlessChanged(saveStructured(readForm()));
-  await saved(draft);
+  await saved(draft, true);
   return draft;
 }
 
 export async function saveYaml(): Promise<void> {
+  const withForm = yamlHoldsForm();
   const draft = await unlessChanged(saveYamlDraft($<HTMLTextAreaElement>("yaml").value, steps().length));
-  await saved(draft);
+  await saved(draft, withForm);
   if (!draft.valid) $("yaml-errors").querySelector("button")!.focus();
 }
 
@@ -68,15 +70,16 @@ export function showSavedDraft(draft: Schemas["DraftView"]): void {
   selectTab(draft.source === "yaml" ? "yaml" : "form");
 }
 
-async function saved(draft: Schemas["DraftView"]): Promise<void> {
+/** `withForm`: what the form holds was in what was saved. Edits of the form that were not stay unsaved, and are said. */
+async function saved(draft: Schemas["DraftView"], withForm: boolean): Promise<void> {
   $("draft-changed").hidden = true;
   if (draft.source === "structured") fillForm(draft);
   else {
-    // what the form held went into the node.yaml tab's text (or was replaced by it): it is saved with it
-    formSaved();
+    // the node.yaml tab's text was made from the form as it is: what the form holds went into the draft with it
+    if (withForm) formSaved();
     $("form-source").hidden = false;
   }
   renderErrors();
-  announce("Saved. " + (draft.valid ? "The draft is valid." : draftProblems()));
+  announce(["Saved.", draft.valid ? "The draft is valid." : draftProblems(), unsavedEdits()].filter(Boolean).join(" "));
   await refreshStatus();
 }

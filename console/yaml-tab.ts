@@ -6,6 +6,9 @@ import { state } from "./store.ts";
 
 const TABS = ["form", "yaml"] as const;
 
+/** The form (readForm's JSON) the tab's text was made from, "" when it is the draft's own node.yaml. */
+let madeFrom = "";
+
 export function selectTab(name: (typeof TABS)[number]): void {
   for (const tab of TABS) {
     const on = tab === name;
@@ -13,8 +16,16 @@ export function selectTab(name: (typeof TABS)[number]): void {
     $("tab-" + tab).tabIndex = on ? 0 : -1;
     $("panel-" + tab).hidden = !on;
   }
-  if (name === "yaml" && !state.yamlDirty) $<HTMLTextAreaElement>("yaml").value = state.draft!.source === "yaml" ? state.draft!.yaml! : toNodeYaml(readForm());
+  if (name === "yaml" && !state.yamlDirty) {
+    madeFrom = state.draft!.source === "yaml" ? "" : JSON.stringify(readForm());
+    $<HTMLTextAreaElement>("yaml").value = state.draft!.source === "yaml" ? state.draft!.yaml! : toNodeYaml(readForm());
+  }
   if (name === "yaml") renderLineNumbers();
+}
+
+/** Whether the tab's text was made from the form as it is now: saving the text saves what the form holds too. */
+export function yamlHoldsForm(): boolean {
+  return madeFrom !== "" && madeFrom === JSON.stringify(readForm());
 }
 
 export function onTabKey(event: KeyboardEvent): void {

@@ -880,8 +880,8 @@ describe("web console", { skip: SKIP }, () => {
     assert.equal(await page.getByLabel("NTP server 1").inputValue(), "10.20.0.3", "the form refilled from the draft as saved now");
     await page.getByRole("button", { name: "Save and continue" }).click();
     await page.getByRole("heading", { name: "Storage", exact: true }).waitFor();
-    await page.getByRole("button", { name: "Back" }).click();
-    await page.getByRole("button", { name: "Back" }).click();
+    await page.getByRole("button", { name: "Back", exact: true }).click();
+    await page.getByRole("button", { name: "Back", exact: true }).click();
     assert.equal(await page.getByLabel("Hostname").inputValue(), "node-99");
     const saved = (await installer.request("/v1/installer/config")).json.config;
     assert.deepEqual([saved.hostname, saved.network.ntp], ["node-99", ["10.20.0.3"]], "saved over the draft the page reloaded");
@@ -1055,6 +1055,72 @@ describe("web console", { skip: SKIP }, () => {
     await install.click();
     await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
     assert.match((await installer.request("/v1/installer/install/report")).json.config.yaml, /^hostname: "node-08"$/m, "what was saved is installed");
+    assert.deepEqual(errors, []);
+  });
+
+  test("a node.yaml saved marks only itself saved: guided-form edits it does not hold still hold Install back, saying where, whichever was edited first", async () => {
+    const { installer } = await rig({ scenario: "ready" });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("region", { name: "Review before you install" }).waitFor();
+    const enabled = () => page.waitForFunction(() => !(document.getElementById("install-button") as HTMLButtonElement).disabled);
+    const disabled = () => page.waitForFunction(() => (document.getElementById("install-button") as HTMLButtonElement).disabled);
+    const reviewed = (hostname: string) => page.waitForFunction((name) => document.getElementById("review-yaml")!.textContent!.includes(name), hostname);
+    const formTab = page.getByRole("tab", { name: "Guided form" });
+    const yamlTab = page.getByRole("tab", { name: "node.yaml" });
+    const yaml = page.getByRole("textbox", { name: "node.yaml" });
+    const hostname = page.getByLabel("Hostname");
+    const setHostname = async (from: string, to: string) => yaml.fill((await yaml.inputValue()).replace(from, to));
+    const draft = async () => (await installer.request("/v1/installer/config")).json;
+    await enabled();
+
+    // the draft made a raw node.yaml from the form as saved: the form's own edits come after it
+    await yamlTab.click();
+    await setHostname('"node-01"', '"node-08"');
+    await page.getByRole("button", { name: "Save node.yaml" }).click();
+    await reviewed("node-08");
+    await enabled();
+
+    // the form edited first, then node.yaml (the draft's own, without the form's edit) saved
+    await formTab.click();
+    await hostname.fill("node-09");
+    await disabled();
+    await yamlTab.click();
+    assert.doesNotMatch(await yaml.inputValue(), /node-09/, "the tab holds the draft's node.yaml, not the form's edit");
+    await setHostname('"node-08"', '"node-07"');
+    await page.getByRole("button", { name: "Save node.yaml" }).click();
+    await reviewed("node-07");
+    assert.match(await text(page, "#readiness-of-draft"), /^Unsaved changes in the guided form: save them first\.$/, "the form's edit was not saved");
+    assert.equal(await page.locator("#install-button").isDisabled(), true);
+    assert.equal(await page.locator("#announce").textContent(), "Saved. The draft is valid. Unsaved changes in the guided form: save them first.");
+    const saved = await draft();
+    assert.equal(saved.source, "yaml", "the draft is the node.yaml saved");
+    assert.match(saved.yaml, /^hostname: "node-07"$/m);
+    await formTab.click();
+    assert.equal(await hostname.inputValue(), "node-09", "the form's edit is still on screen, not dropped without a word");
+    assert.equal(await page.locator("#form-source").isVisible(), true, "saving the form replaces the node.yaml, as the form says");
+
+    // saving the form is saving its edits
+    await saveStep(page, "Network");
+    await reviewed("node-09");
+    await enabled();
+    assert.match(await text(page, "#readiness-of-draft"), /^The draft is valid/);
+    await page.getByRole("button", { name: "Back", exact: true }).click();
+
+    // node.yaml edited first (made from the form as saved), then the form, then node.yaml saved: the form's edit is not in it
+    await yamlTab.click();
+    await setHostname('"node-09"', '"node-06"');
+    await formTab.click();
+    await hostname.fill("node-05");
+    await page.waitForFunction(() => document.getElementById("readiness-of-draft")!.textContent === "Unsaved changes in the guided form and the node.yaml tab: save them first.");
+    await yamlTab.click();
+    assert.doesNotMatch(await yaml.inputValue(), /node-05/, "the tab keeps its own edits");
+    await page.getByRole("button", { name: "Save node.yaml" }).click();
+    await reviewed("node-06");
+    assert.match(await text(page, "#readiness-of-draft"), /^Unsaved changes in the guided form: save them first\.$/, "the form's edit was not saved");
+    assert.equal(await page.locator("#install-button").isDisabled(), true);
     assert.deepEqual(errors, []);
   });
 
