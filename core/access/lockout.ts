@@ -47,6 +47,8 @@ function liveRecord(state: LockoutState, address: string, now: number): AddressR
 
 /** A dual-stack ([::]) listener sees an IPv4 client as ::ffff:a.b.c.d: one client, one count, whatever the listener. */
 export function clientAddress(remoteAddress: string): string {
+  // Asked twice a request: an address that does not begin with "::" is given back without the pattern.
+  if (!remoteAddress.startsWith("::")) return remoteAddress;
   return /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(remoteAddress)?.[1] ?? remoteAddress;
 }
 
