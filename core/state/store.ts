@@ -74,15 +74,18 @@ export async function openStore(stateDir: string, now: () => Date): Promise<Open
   // as memory holds them, could put a verdict on disk ahead of its events, and a kill then left a finished record
   // whose events never finish.
   let savedAttempts = structuredClone(low.data.attempts);
+  // The attempts of the last of their saves that reached the disk. Writes are serialised: when one fails, every save
+  // asked before it has ended, so this is what the disk holds, never the memory of another save that failed too.
+  let writtenAttempts = savedAttempts;
   const write = () => adapter.write({ ...low.data, attempts: savedAttempts }).catch((err: unknown) => Promise.reject(storageError(stateDir, err)));
   const saveAttempts = async () => {
-    const before = savedAttempts;
     const these = (savedAttempts = structuredClone(low.data.attempts));
     try {
       await write();
+      writtenAttempts = these;
     } catch (err) {
       // Memory is the caller's to restore (an attempt that could not start is taken back): so is this.
-      if (savedAttempts === these) savedAttempts = before;
+      if (savedAttempts === these) savedAttempts = writtenAttempts;
       throw err;
     }
   };

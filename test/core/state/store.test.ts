@@ -75,6 +75,27 @@ test("the attempts are written as their own last save left them: another slice's
   assert.deepEqual(((await onDisk(dir)).attempts as { attempt: number }[]).map((a) => a.attempt), [1]);
 });
 
+test("two saves of the attempts the state dir refuses (an attempt's start and an earlier attempt's retried verdict): the record the start took back is not written by another slice's save later", async () => {
+  const dir = await stateDir();
+  const { store } = await openStore(dir, now);
+  const attempts = store.slice("attempts");
+  const first = { attempt: 1, kind: "install", state: "running", steps: [] } as unknown as ReturnType<typeof attempts.get>[number];
+  attempts.get().push(first);
+  await attempts.save();
+  const blocker = tempPathOf(stateLayout(dir).store);
+  await mkdir(blocker);
+  Object.assign(first, { state: "failed" });
+  attempts.get().push({ ...first, attempt: 2, state: "running" });
+  const started = attempts.save();
+  const settled = attempts.save();
+  await assert.rejects(started);
+  attempts.get().pop();
+  await assert.rejects(settled);
+  await rmdir(blocker);
+  await store.slice("lockout").save();
+  assert.deepEqual(((await onDisk(dir)).attempts as { attempt: number }[]).map((a) => a.attempt), [1]);
+});
+
 test("writes are serialised, each with the memory it was asked with: the last one asked is what stays", async () => {
   const dir = await stateDir();
   const { store } = await openStore(dir, now);
