@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { InstallerError } from "../common/errors.ts";
 import { headerMatcher } from "./install-code.ts";
-import { LOCKOUT_POLICY, clientAddress, gate, onRecord, recordFailure, recordSuccess } from "./lockout.ts";
+import { LOCKOUT_POLICY, clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
 import { isStorageError, storageFault } from "../fs/storage-error.ts";
 import type { Logger, Origin } from "../common/log.ts";
 import type { LockoutState } from "../state/records.ts";
@@ -63,7 +63,7 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
     new InstallerError({
       code: "TOO_MANY_ATTEMPTS",
       detail: global
-        ? `${LOCKOUT_POLICY.globalBudget} or more wrong install codes came from all addresses together within the last hour (someone may be guessing): until that count falls, an address that sent a wrong code (or whose IPv6 /64 did) is refused, even with the right code; try again in ${retryAfterSeconds} s, or from an address (and IPv6 /64) that has sent no wrong code (it is answered as usual). The code is in the installer's banner and in \`node installer.js code\` on the node.`
+        ? `${LOCKOUT_POLICY.globalBudget} or more wrong install codes came from all addresses together within the last hour (someone may be guessing): until that count falls, an address that sent a wrong code is refused, even with the right code; try again in ${retryAfterSeconds} s, or from an address that has sent no wrong code (it is answered as usual). The code is in the installer's banner and in \`node installer.js code\` on the node.`
         : `Too many wrong install codes from this address; try again in ${retryAfterSeconds} s. The code is in the installer's banner and in \`node installer.js code\` on the node.`,
       retryAfterSeconds,
     });
@@ -94,8 +94,8 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
     stop: () => stopped.abort(),
     authorize(origin, authorization) {
       const address = clientAddress(origin.client);
-      // An address without a wrong code on record (nor its /64) passes the gate (its answer for it): no clock read, no record made.
-      const at = onRecord(lockout.get(), address) ? now().getTime() : undefined;
+      // An address without a wrong code on record passes the gate (its answer for it): no clock read, no record made.
+      const at = lockout.get().addresses[address] === undefined ? undefined : now().getTime();
       if (at !== undefined) {
         const gated = gate(lockout.get(), address, at);
         if (!gated.allowed) throw tooMany(gated);

@@ -1,5 +1,4 @@
 /** Brute-force protection for the install code (SPEC §3). Pure: state in, decision out; the caller persists. */
-import { isIPv6 } from "node:net";
 import type { AddressRecord, LockoutState } from "../state/records.ts";
 
 export const LOCKOUT_POLICY = {
@@ -52,53 +51,13 @@ export function clientAddress(remoteAddress: string): string {
   return /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(remoteAddress)?.[1] ?? remoteAddress;
 }
 
-/**
- * An IPv6 address's network, its /64 (`2001:db8:1:2::/64`); undefined for any other address. One machine is given a
- * whole /64 (SLAAC, a cloud's prefix) and may send from any of its addresses.
- */
-export function networkOf(address: string): string | undefined {
-  if (!isIPv6(address)) return undefined;
-  const [head = "", tail] = address.replace(/%.*$/, "").split("::");
-  // An IPv4 tail (::ffff:10.0.0.1) holds the last 32 bits: never among the first 64.
-  const groups = (part: string | undefined) => (part ? part.split(":").flatMap((group) => (group.includes(".") ? ["0", "0"] : [group])) : []);
-  const front = groups(head);
-  const back = groups(tail);
-  const all = tail === undefined ? front : [...front, ...Array<string>(8 - front.length - back.length).fill("0"), ...back];
-  return `${all
-    .slice(0, 4)
-    .map((group) => Number.parseInt(group, 16).toString(16))
-    .join(":")}::/64`;
-}
-
-/** Whether the address's /64 sent a wrong code within the last day. */
-function networkOnRecord(state: LockoutState, address: string, now: number): boolean {
-  const network = networkOf(address);
-  const at = network === undefined ? undefined : state.networks?.[network];
-  if (at === undefined) return false;
-  if (now - at <= LOCKOUT_POLICY.forgetAfterMs) return true;
-  delete state.networks![network!];
-  return false;
-}
-
-/** Whether a request from `address` needs the gate: it, or its /64, has a wrong code on record. Reads no clock. */
-export function onRecord(state: LockoutState, address: string): boolean {
-  if (state.addresses[address] !== undefined) return true;
-  if (!state.networks || !address.includes(":")) return false;
-  const network = networkOf(address);
-  return network !== undefined && state.networks[network] !== undefined;
-}
-
-/**
- * Before the code is looked at: a locked-out address is refused whatever it sends; past the global budget, so is an
- * address that sent a wrong code, or whose /64 did (an address of its own per guess would make each guess a fresh
- * one). Under the budget an IPv6 address is counted on its own: a neighbour's wrong codes do not lock it out.
- */
+/** Before the code is looked at: a locked-out address is refused whatever it sends. */
 export function gate(state: LockoutState, address: string, now: number): Gate {
   const record = liveRecord(state, address, now);
   if (record?.lockedUntil && record.lockedUntil > now) {
     return { allowed: false, retryAfterSeconds: secondsUntil(record.lockedUntil, now) };
   }
-  if ((record || networkOnRecord(state, address, now)) && globalExhausted(state, now)) {
+  if (record && globalExhausted(state, now)) {
     return { allowed: false, retryAfterSeconds: globalRetryAfter(state, now), global: true };
   }
   return { allowed: true };
@@ -116,13 +75,6 @@ export function recordFailure(state: LockoutState, address: string, now: number)
   }
   state.addresses[address] = record;
   evictOldest(state);
-  const network = networkOf(address);
-  if (network !== undefined) {
-    state.networks ??= {};
-    delete state.networks[network];
-    state.networks[network] = now;
-    forgetNetworks(state.networks, now);
-  }
   const exhaustedBefore = globalExhausted(state, now);
   state.globalFailures.push(now);
   pruneGlobal(state, now);
@@ -142,15 +94,4 @@ function evictOldest(state: LockoutState): void {
   if (entries.length <= LOCKOUT_POLICY.maxTrackedAddresses) return;
   entries.sort(([, a], [, b]) => a.lastFailureAt - b.lastFailureAt);
   for (const [address] of entries.slice(0, entries.length - LOCKOUT_POLICY.maxTrackedAddresses)) delete state.addresses[address];
-}
-
-/** The networks on record: none older than a day, at most as many as addresses (the oldest go first: in order of insertion). */
-function forgetNetworks(networks: Record<string, number>, now: number): void {
-  const names = Object.keys(networks);
-  let over = names.length - LOCKOUT_POLICY.maxTrackedAddresses;
-  for (const name of names) {
-    if (over <= 0 && now - networks[name]! <= LOCKOUT_POLICY.forgetAfterMs) break;
-    delete networks[name];
-    over -= 1;
-  }
 }

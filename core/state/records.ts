@@ -170,8 +170,6 @@ export interface LockoutState {
   addresses: Record<string, AddressRecord>;
   /** Times (epoch ms) of wrong codes from all addresses, within the global window. */
   globalFailures: number[];
-  /** The last wrong code's time (epoch ms) of each IPv6 /64 one came from, within a day; absent in an older store. */
-  networks?: Record<string, number>;
 }
 
 /** The cluster an ha-init node founds: the secret written to node.yaml when the draft brought none, kept for every retry. */

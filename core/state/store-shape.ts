@@ -32,7 +32,7 @@ const StoreShape = z.looseObject({
   schemaVersion: z.literal(1),
   draft: DraftShape.optional(),
   attempts: z.array(AttemptShape).optional(),
-  lockout: z.looseObject({ addresses: z.record(z.string(), z.looseObject({})).optional(), globalFailures: z.array(z.number()).optional(), networks: z.record(z.string(), z.number()).optional() }).optional(),
+  lockout: z.looseObject({ addresses: z.record(z.string(), z.looseObject({})).optional(), globalFailures: z.array(z.number()).optional() }).optional(),
   unattended: z.looseObject({}).optional(),
   handoff: z.looseObject({}).optional(),
   cluster: z.looseObject({}).optional(),
