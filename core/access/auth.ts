@@ -23,9 +23,13 @@ interface AuthenticatorDeps {
   installCode: string;
   now: () => Date;
   log: Logger;
+  /** Waits `ms` before a retry of a refused count: true, or false once `signal` aborts (the service stops). */
+  wait?: (ms: number, signal: AbortSignal) => Promise<boolean>;
 }
 
-export function createAuthenticator({ lockout, installCode, now, log }: AuthenticatorDeps): Authenticator {
+const sleepUnlessStopped = (ms: number, signal: AbortSignal) => sleep(ms, true, { ref: false, signal }).catch(() => false);
+
+export function createAuthenticator({ lockout, installCode, now, log, wait = sleepUnlessStopped }: AuthenticatorDeps): Authenticator {
   const matches = headerMatcher(installCode);
   // On a full disk the counts hold in memory (a guesser is still locked out) and are written once the disk takes
   // them: by the next write of the store, or by this one's retries, so that a restart does not forget them.
@@ -34,7 +38,7 @@ export function createAuthenticator({ lockout, installCode, now, log }: Authenti
   const retry = async () => {
     retrying = true;
     for (let delay = 1_000; !stopped.signal.aborted; delay = Math.min(delay * 2, 60_000)) {
-      const slept = await sleep(delay, true, { ref: false, signal: stopped.signal }).catch(() => false);
+      const slept = await wait(delay, stopped.signal);
       if (!slept) break;
       try {
         await lockout.save();

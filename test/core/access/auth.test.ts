@@ -133,11 +133,19 @@ test("stop ends those retries: a stopped service writes no more counts (a servic
   const lockout = store.slice("lockout");
   let saves = 0;
   const full = { ...lockout, save: () => ((saves += 1), Promise.reject(storageError(dir, Object.assign(new Error("no space"), { code: "ENOSPC" })))) };
-  const auth = createAuthenticator({ lockout: full, installCode: CODE, now, log: createLogger(createRedactor(() => [CODE]), now, { write: () => undefined }) });
+  // The retries' waits, each ended by the test: true (waited) or false (the service stopped).
+  const waits: { signal: AbortSignal; end: (waited: boolean) => void }[] = [];
+  const wait = (_ms: number, signal: AbortSignal) => new Promise<boolean>((end) => waits.push({ signal, end }));
+  const auth = createAuthenticator({ lockout: full, installCode: CODE, now, wait, log: createLogger(createRedactor(() => [CODE]), now, { write: () => undefined }) });
   await assert.rejects(async () => auth.authorize(origin("127.0.0.8"), "Bearer ABCD-EFGH-JKMP"), refusedWith("UNAUTHORIZED"));
+  await waitFor("the first retry's wait", async () => waits[0]);
+  waits[0]!.end(true);
+  await waitFor("the second retry's wait, after a refused retry", async () => waits[1]);
+  assert.equal(saves, 2, "the count, then its first retry");
   auth.stop();
-  const after = saves;
-  // Past the first retry's second: a retry that went on would have tried to save by then (this can only pass late, never fail late).
-  await new Promise((resolve) => setTimeout(resolve, 2_500));
-  assert.equal(saves, after);
+  assert.equal(waits[1]!.signal.aborted, true, "the wait is told the service stopped");
+  waits[1]!.end(false);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(saves, 2, "no save after the stop");
+  assert.equal(waits.length, 2, "and no wait: the retries ended");
 });
