@@ -1,4 +1,5 @@
 /** One attempt, live: its steps, the cloud's readiness checks, the log, and the verdict with its next action. */
+import { remember } from "./address.ts";
 import type { Schemas } from "./api.ts";
 import { renderPicker } from "./attempt-picker.ts";
 import { $, fill, h, saveFile, showView } from "./dom.ts";
@@ -35,6 +36,7 @@ export function showRun(focus: boolean): void {
   $("cloud-state").textContent = "Not polled yet.";
   $("checks").hidden = true;
   renderRun();
+  remember();
   if (focus) $("install-view-title").focus();
   renderPicker(state.run!.attempt).catch(report);
 }

@@ -9,6 +9,7 @@ import { install } from "./install-actions.ts";
 import { leaveRun, showEvent, showRun } from "./install-view.ts";
 import { checkCluster } from "./join-check.ts";
 import { copyToken, toggleToken } from "./join-token.ts";
+import { onHistory } from "./navigate.ts";
 import { updateInstallButton } from "./review.ts";
 import { showSignIn, signIn } from "./sign-in.ts";
 import { renderInstallButton, renderStatus } from "./status.ts";
@@ -38,6 +39,7 @@ subscribe((change) => {
 });
 
 document.addEventListener("submit", (event) => event.preventDefault());
+window.addEventListener("popstate", onHistory);
 $("sign-in-form").addEventListener("submit", guard(signIn));
 $("sign-out").addEventListener("click", () => signOut());
 $("bundle-button").addEventListener("click", () => downloadBundle($("bundle-button"), $("bundle-said")));

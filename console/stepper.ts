@@ -1,4 +1,5 @@
 /** The form's steps one at a time, and the stepper that names them with their problem counts. */
+import { remember } from "./address.ts";
 import { $, fill, h } from "./dom.ts";
 import { stepOf, steps, visibleErrors } from "./form-fields.ts";
 import { setStep, state } from "./store.ts";
@@ -17,6 +18,7 @@ export function showStep(index: number): void {
   $("back").hidden = index === 0;
   $("save").textContent = index === steps().length - 1 ? "Save" : "Save and continue";
   renderStepper();
+  remember();
 }
 
 export function goStep(index: number): void {

@@ -1124,6 +1124,46 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("the browser's Back and Forward go through the steps the person moved to, keeping what is on screen; a reload shows the step the address names; while an attempt runs, Back stays on it", async () => {
+    const { installer, letFirstbootGo } = await rig({ scenario: "ready", gated: true });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    const step = (name: string) => page.getByRole("heading", { name, exact: true });
+    await step("Mode").waitFor();
+    await saveStep(page, "Network");
+    await page.getByLabel("Gateway").fill("10.20.0.254");
+    await page.getByRole("navigation", { name: "Steps" }).getByRole("button", { name: "Storage" }).click();
+    await step("Storage").waitFor();
+
+    await page.goBack();
+    await step("Network").waitFor();
+    assert.equal(await page.getByLabel("Gateway").inputValue(), "10.20.0.254", "the edit not saved is still on screen");
+    await page.goBack();
+    await step("Mode").waitFor();
+    assert.match(page.url(), /\/\?step=mode$/);
+    await page.goForward();
+    await step("Network").waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "s1", "focus on the step shown");
+    assert.match(page.url(), /\/\?step=network$/);
+
+    await page.reload();
+    await step("Network").waitFor();
+    assert.equal(await page.getByLabel("Gateway").inputValue(), "10.20.0.1", "the form as saved");
+    await page.getByRole("button", { name: "Install", exact: true }).click();
+    await page.getByRole("heading", { name: "Install, attempt 1" }).waitFor();
+    await page.locator("#steps li[data-step=firstboot].running").waitFor();
+    assert.match(page.url(), /\/\?attempt=1$/);
+    await page.goBack();
+    await page.waitForURL(/\/\?attempt=1$/);
+    assert.ok(await page.getByRole("heading", { name: "Install, attempt 1" }).isVisible(), "the attempt runs: its view stays");
+    assert.equal(await page.locator("#configure").isVisible(), false);
+    await letFirstbootGo();
+    await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+    assert.deepEqual(errors, []);
+  });
+
   test("every screen listed was reached and checked", { skip: someTestsOnly && "some tests only: they reach some screens only" }, () => {
     assert.deepEqual([...checked].sort(), [...SCREENS].sort(), "each screen in SCREENS is reached and checked, and each checked screen is listed there");
   });
