@@ -86,8 +86,8 @@ export async function fetchTls(): Promise<Schemas["Tls"] | null> {
   return res.ok ? res.json() : null;
 }
 
-/** Server-Sent Events over fetch (EventSource cannot send the install code), resumed with Last-Event-ID; a refusal rejects with its Problem. */
-export async function readEvents(code: string, attempt: number, signal: AbortSignal, onEvent: (event: Schemas["InstallEvent"]) => void, onBreak: () => void): Promise<void> {
+/** Server-Sent Events over fetch (EventSource cannot send the install code), resumed with Last-Event-ID; a refusal rejects with its Problem. `onOpen` hears of each answer that opens the stream, `onBreak` of each try that broke off or failed. */
+export async function readEvents(code: string, attempt: number, signal: AbortSignal, onEvent: (event: Schemas["InstallEvent"]) => void, onBreak: () => void, onOpen: () => void): Promise<void> {
   let lastId = 0;
   for (let failures = 0; !signal.aborted; failures += 1) {
     try {
@@ -96,6 +96,7 @@ export async function readEvents(code: string, attempt: number, signal: AbortSig
       const res = await fetch(API + "/install/events?attempt=" + attempt, { headers, signal, cache: "no-store" });
       if (!res.ok) throw problemOf(res, await res.json());
       failures = 0;
+      onOpen();
       const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
       for (;;) {

@@ -15,13 +15,13 @@ export function stepTime(step: StepName): string {
   return (now === "succeeded" ? "done in " : "failed after ") + duration(elapsed(span));
 }
 
-/** Now, by the installer's clock; while it does not answer, when it last did: its times stop there. */
+/** Now, by the installer's clock; while the attempt's events do not come (their stream broke off) or the installer does not answer, when it was last heard of: its times stop there. */
 function now(): number {
-  return state.offline ? state.heardAt : serverNow();
+  return state.run!.brokenAt ?? (state.offline ? state.heardAt : serverNow());
 }
 
 function lastHeard(): string {
-  return state.offline ? " when last heard" : "";
+  return state.run!.brokenAt !== undefined || state.offline ? " when last heard" : "";
 }
 
 function elapsed(span: Span): number {
@@ -32,7 +32,7 @@ export function renderTimes(): void {
   const run = state.run!;
   const span = run.span;
   $("attempt-times").textContent = !span ? "" : "Started " + utcTime(span.start) + " UTC · " +
-    (span.end === undefined ? "running for " + duration(elapsed(span)) + (state.offline ? " when last heard: the installer is not answering" : "") : "ended " + utcTime(span.end) + " UTC, after " + duration(elapsed(span)));
+    (span.end === undefined ? "running for " + duration(elapsed(span)) + lastHeard() + (state.offline ? ": the installer is not answering" : "") : "ended " + utcTime(span.end) + " UTC, after " + duration(elapsed(span)));
   renderCountdown();
 }
 

@@ -29,6 +29,10 @@ export interface Run {
   span?: Span;
   /** When the readiness wait ends (epoch ms). */
   deadline?: number;
+  /** When its latest event was written (epoch ms, the installer's clock). */
+  lastEventAt?: number;
+  /** When its event stream broke off (epoch ms, the installer's clock), until it is open again: its clocks stop there. */
+  brokenAt?: number;
   /** The newest attempt when this one was opened: only its verdict offers a next action. */
   latest: boolean;
   /** Chosen in the attempt picker: focus stays there. */
@@ -181,9 +185,15 @@ export function follow(attempt: number, focus = true): void {
   stopFollowing();
   const controller = new AbortController();
   following = controller;
-  store.run = { attempt, kind: "install", steps: {}, times: {}, latest: attempt >= (store.status ? store.status.attempt : 0), picked: !focus };
+  const run: Run = { attempt, kind: "install", steps: {}, times: {}, latest: attempt >= (store.status ? store.status.attempt : 0), picked: !focus };
+  store.run = run;
   store.view = "install";
-  readEvents(store.code, attempt, controller.signal, onEvent, () => tell({ type: "reconnecting" })).catch((problem: Failure) => {
+  // Until its events come again (the installer restarted, say), nothing says the attempt went on: its clocks wait.
+  const broken = () => {
+    run.brokenAt ??= serverNow();
+    tell({ type: "reconnecting" });
+  };
+  readEvents(store.code, attempt, controller.signal, onEvent, broken, () => (run.brokenAt = undefined)).catch((problem: Failure) => {
     checkRefusal(problem);
     failed(problem);
   });
@@ -218,10 +228,12 @@ function onEvent(event: Schemas["InstallEvent"]): void {
     for (const step of Object.keys(run.steps) as StepName[]) {
       if (run.steps[step] !== "running") continue;
       run.steps[step] = "failed";
-      run.times[step]!.end = at;
+      // Cut short by a stop of the installer, whose next start wrote this verdict, maybe long after: it ended at its last event.
+      run.times[step]!.end = run.lastEventAt ?? at;
     }
     if (run.span) run.span.end = at;
   }
+  run.lastEventAt = at;
   store.heardAt = serverNow();
   tell({ type: "event", event });
 }

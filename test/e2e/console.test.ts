@@ -49,6 +49,8 @@ interface Rig {
   readiness: ReadinessServer;
   /** Lets a gated rig's firstboot go on past its first "setting up" line. */
   letFirstbootGo(): Promise<void>;
+  /** The installer started again on its state dir, as systemd does after it stopped: it listens on another port. */
+  startAgain(): Promise<RunningInstaller>;
 }
 
 async function rig(options: { scenario?: Scenario; timeout?: number; handoff?: string; payload?: string; gated?: boolean; firstboot?: string } = {}): Promise<Rig> {
@@ -64,7 +66,7 @@ async function rig(options: { scenario?: Scenario; timeout?: number; handoff?: s
     await writeFile(handoff, options.handoff);
     await writeFile(join(folder, "install-record.json"), JSON.stringify({ origin: "node.yaml on the partition labeled STRATUM" }));
   }
-  const installer = await lab.start({
+  const start = () => lab.start({
     stateDir: join(folder, "state"),
     ...(options.payload ? { payload: options.payload } : {}),
     args: [
@@ -77,7 +79,7 @@ async function rig(options: { scenario?: Scenario; timeout?: number; handoff?: s
       "--readiness-interval", "0.1",
     ],
   });
-  return { installer, readiness, letFirstbootGo };
+  return { installer: await start(), readiness, letFirstbootGo, startAgain: start };
 }
 
 /** A fresh browser context at 1024×768 that fails the test on any uncaught page error. */
@@ -92,11 +94,15 @@ async function open(installer: RunningInstaller, port = installer.port): Promise
   return { page, errors };
 }
 
-/** A TCP relay to the installer (TLS passes through untouched) whose every connection can be cut at once: a network blip. */
-async function relay(port: number): Promise<{ port: number; cut: () => number; close: () => Promise<void> }> {
+/**
+ * A TCP relay to the installer (TLS passes through untouched) whose every connection can be cut at once: a network
+ * blip. `to` sends the connections made from then on to another port: the installer started again.
+ */
+async function relay(port: number): Promise<{ port: number; cut: () => number; to: (port: number) => void; close: () => Promise<void> }> {
   const open = new Set<Socket>();
+  let target = port;
   const server = createServer((client) => {
-    const upstream = connect(port, "127.0.0.1");
+    const upstream = connect(target, "127.0.0.1");
     for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
       open.add(a);
       a.on("error", () => b.destroy());
@@ -112,6 +118,7 @@ async function relay(port: number): Promise<{ port: number; cut: () => number; c
       for (const socket of open) socket.destroy();
       return n;
     },
+    to: (next) => void (target = next),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -427,6 +434,55 @@ describe("web console", { skip: SKIP }, () => {
     await letFirstbootGo();
     await page.clock.fastForward(3_000);
     await page.getByRole("heading", { name: "Done: the node is installed" }).waitFor();
+    assert.deepEqual(errors, []);
+  });
+
+  test("an installer killed mid-attempt and started again: its clocks stay where it was last heard of until its events come again, and the step it interrupted ends at its last event, not when the verdict was written after the downtime", async () => {
+    const { installer, startAgain } = await rig({ scenario: "never", timeout: 600 });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+    const link = await relay(installer.port);
+    lab.defer(() => link.close());
+    const { page, errors } = await open(installer, link.port);
+    await signIn(page, installer.code);
+    const readiness = page.locator('#steps li[data-step="readiness"]');
+    await readiness.getByText(/^Wait until the cloud is READY \(running, \d+ s\)$/).waitFor();
+    await page.clock.install();
+    await page.reload();
+    await readiness.getByText(/^Wait until the cloud is READY \(running, \d+ s\)$/).waitFor();
+
+    // Its event stream, once broken off, is let through again only when the test says: the installer answers first.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const stopHolding = await intercept(page, "**/v1/installer/install/events*", async (route) => {
+      await held;
+      await route.fallback();
+    });
+    await installer.kill9();
+    await page.waitForFunction(() => document.getElementById("announce")!.textContent === "The event stream broke off; reconnecting.");
+    await page.clock.fastForward(3_000);
+    await page.locator("#notice").getByText(/^The installer did not answer/).waitFor();
+    await readiness.getByText(/^Wait until the cloud is READY \(running, \d+ s when last heard\)$/).waitFor();
+    const shown = await readiness.innerText();
+
+    const again = await startAgain();
+    link.to(again.port);
+    await page.clock.fastForward(3_000);
+    await page.locator("#notice").waitFor({ state: "hidden" });
+    await Promise.all([page.waitForResponse((r) => r.url().endsWith("/v1/installer/status") && r.ok()), page.clock.fastForward(60_000)]);
+    assert.equal(await readiness.innerText(), shown, "answering again before its events say how the step went, the installer has not made the step run through its downtime");
+    assert.match(await text(page, "#attempt-times"), /running for \d+ s when last heard$/);
+
+    release();
+    await stopHolding();
+    await page.getByRole("heading", { name: "Attempt 1 failed at readiness" }).waitFor();
+    assert.match(await text(page, "#verdict"), /INTERRUPTED/);
+    const events = (await again.request("/v1/installer/install/events?attempt=1")).json.events as { type: string; step?: string; time: string }[];
+    assert.equal(events.at(-1)!.type, "attempt.finished");
+    const started = Date.parse(events.find((e) => e.type === "step.started" && e.step === "readiness")!.time);
+    const lastHeard = Date.parse(events.at(-2)!.time);
+    assert.equal(await readiness.innerText(), `Wait until the cloud is READY (failed after ${Math.round((lastHeard - started) / 1000)} s)`, "it ended at its last event before the installer stopped");
     assert.deepEqual(errors, []);
   });
 
