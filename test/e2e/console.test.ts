@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import type { Browser, Download, Page } from "playwright-core";
 import { checked, checkScreen, someTestsOnly } from "../helpers/a11y.ts";
-import { SKIP, intercept, launchBrowser } from "../helpers/browser.ts";
+import { SKIP, hold, intercept, launchBrowser } from "../helpers/browser.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
@@ -453,12 +453,7 @@ describe("web console", { skip: SKIP }, () => {
     await readiness.getByText(/^Wait until the cloud is READY \(running, \d+ s\)$/).waitFor();
 
     // Its event stream, once broken off, is let through again only when the test says: the installer answers first.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const stopHolding = await intercept(page, "**/v1/installer/install/events*", async (route) => {
-      await held;
-      await route.fallback();
-    });
+    const { release, stop: stopHolding } = await hold(page, "**/v1/installer/install/events*");
     await installer.kill9();
     await page.waitForFunction(() => document.getElementById("announce")!.textContent === "The event stream broke off; reconnecting.");
     await page.clock.fastForward(3_000);
@@ -874,12 +869,7 @@ describe("web console", { skip: SKIP }, () => {
     const reviewed = (await installer.request("/v1/installer/config/review")).headers.etag as string;
 
     // The console's next review is held back, as if the change came between two of its polls.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const stopHolding = await intercept(page, "**/v1/installer/config/review", async (route) => {
-      await released;
-      await route.fallback();
-    });
+    const { release, stop: stopHolding } = await hold(page, "**/v1/installer/config/review");
     assert.equal((await installer.request("/v1/installer/config", { method: "PATCH", body: { hostname: "node-02" } })).status, 200);
     const [request, response] = await Promise.all([
       page.waitForRequest("**/v1/installer/install"),
@@ -954,12 +944,7 @@ describe("web console", { skip: SKIP }, () => {
     const button = page.getByRole("banner").getByRole("button", { name: "Download support bundle" });
     const said = page.getByRole("banner").getByRole("status");
 
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const stopHolding = await intercept(page, "**/v1/installer/support-bundle", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const { release, stop: stopHolding } = await hold(page, "**/v1/installer/support-bundle");
     await button.focus();
     await page.keyboard.press("Enter");
     await said.getByText("Downloading the support bundle…").waitFor();

@@ -42,3 +42,14 @@ export async function intercept(page: Page, url: string, handle: (route: Route) 
     await Promise.all(inFlight);
   };
 }
+
+/** Holds the page's requests for `url` until `release()`, then passes them and later ones on; `stop()` as intercept's. */
+export async function hold(page: Page, url: string): Promise<{ release: () => void; stop: () => Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const stop = await intercept(page, url, async (route) => {
+    await released;
+    await route.fallback();
+  });
+  return { release, stop };
+}
