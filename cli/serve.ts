@@ -139,6 +139,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   let stopping = false;
   const fetch: App["fetch"] = (request, env) => (app ? app.fetch(request, env) : build().then((built) => built.fetch(request, env)));
 
+  const maxConnections = connectionCap(openFilesLimit());
   const server = serve(
     {
       fetch,
@@ -171,7 +172,6 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
     },
   );
-  const maxConnections = connectionCap(openFilesLimit());
   capConnections(server, log, maxConnections);
   if (codeCache) saveWhenQuiet(server as HttpsServer, codeCache, log);
   lingerOnClose(server as HttpsServer);
