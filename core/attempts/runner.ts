@@ -189,7 +189,7 @@ export class AttemptRunner {
     } finally {
       stopListening();
     }
-    await this.#settle(record, log);
+    await this.#settle(record, log, shutdown);
   }
 
   #stateWriteFailure(record: AttemptRecord, step: Step | null, err: unknown): StepFailure {
@@ -209,8 +209,7 @@ export class AttemptRunner {
    * state dir refuses writes the verdict lives in memory (the phase is already failed) and this
    * tries again, backing off, until it is written or the service stops. Then its log closes.
    */
-  async #settle(record: AttemptRecord, log: AttemptEventLog): Promise<void> {
-    const shutdown = this.#abort.signal;
+  async #settle(record: AttemptRecord, log: AttemptEventLog, shutdown = this.#abort.signal): Promise<void> {
     for (let delay = 500; !shutdown.aborted; delay = Math.min(delay * 2, 10_000)) {
       try {
         await log.sync();
@@ -259,7 +258,8 @@ export class AttemptRunner {
       // A stop after the step's success was recorded stops the attempt between steps; a refused write goes on to the next step, which records it.
       if (signal.aborted && !(succeededEarly && !shutdown.aborted)) throw signal.reason;
     } catch (err) {
-      if (this.#abort.signal.aborted || succeededEarly) throw err;
+      // `shutdown`, not this.#abort: a stop puts a new controller there before this catch runs, and the stop is no failure.
+      if (shutdown.aborted || succeededEarly) throw err;
       const message = redactor.text(err instanceof Error ? err.message : String(err));
       Object.assign(stepRecord, { state: "failed", finishedAt: now().toISOString(), message });
       this.#append(record, log, { type: "step.finished", step, level: "error", message: `${step} failed: ${message}`, data: { outcome: "failed", durationMs: now().getTime() - started } });

@@ -302,9 +302,11 @@ describe("attempt runner: stopping and the next start", () => {
     await r.runner.shutdown();
     assert.equal(await alive(pid), false, "firstboot stopped with the installer");
     assert.equal(r.attempts.get()[0]!.state, "running", "no verdict: the installer stopped, the attempt did not fail");
+    assert.equal(r.attempts.get()[0]!.steps.at(-1)!.state, "running", "nor did firstboot: the stop is not its failure");
 
     const next = await rig(t, { stateDir: r.stateDir });
     assert.deepEqual(await next.runner.recover(), ["attempt 1 was interrupted at firstboot; its verdict says retryInstall"]);
+    assert.ok(!milestones(await next.finished(1)).includes("step.finished:firstboot"), "no event says firstboot failed (\"installer stopping\")");
     const record = next.attempts.get()[0]!;
     assert.deepEqual(record.verdict, {
       attempt: 1,
