@@ -695,6 +695,8 @@ describe("web console", { skip: SKIP }, () => {
     await untilNoBlockers(installer);
     assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
     const { page, errors } = await openElsewhere(installer);
+    // Filled once the page's request for /tls is answered, which the page's load does not wait for.
+    await page.waitForFunction(() => document.querySelector<HTMLTextAreaElement>("#tls-fingerprint")!.value !== "");
     assert.equal(await page.getByLabel("TLS SHA-256 fingerprint").inputValue(), installer.fingerprint, "compared before the code is typed");
     const notAfter = (await installer.request("/tls", { code: null })).json.notAfter as string;
     assert.equal(await text(page, "#tls-expiry"), `Valid until ${notAfter.slice(0, 10)} ${utc(notAfter)} UTC.`);
