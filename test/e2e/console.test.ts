@@ -195,6 +195,17 @@ async function openElsewhere(installer: RunningInstaller): Promise<{ page: Page;
 
 const utc = (iso: string) => iso.slice(11, 19);
 
+/** A ready installer whose draft is `draft` (valid), and its console signed in, on the review. */
+async function signedInOnReview(draft: object): Promise<{ installer: RunningInstaller; page: Page; errors: Error[] }> {
+  const { installer } = await rig({ scenario: "ready" });
+  await untilNoBlockers(installer);
+  assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: draft })).json.valid, true);
+  const { page, errors } = await open(installer);
+  await signIn(page, installer.code);
+  await page.getByRole("region", { name: "Review before you install" }).waitFor();
+  return { installer, page, errors };
+}
+
 describe("web console", { skip: SKIP }, () => {
   test("a person's whole path: wrong code, sign in, the guided form with a field error fixed, install live (and after a reload), done, report", async () => {
     const { installer, letFirstbootGo } = await rig({ gated: true });
@@ -859,13 +870,7 @@ describe("web console", { skip: SKIP }, () => {
   });
 
   test("a draft changed elsewhere after its review is not installed: Install names the reviewed ETag, the 412 is told, the new review waits for a new confirmation", async () => {
-    const { installer } = await rig({ scenario: "ready" });
-    await untilNoBlockers(installer);
-    const draft = { ...VALID_DRAFT, storage: { osdDevices: ["/dev/sdb"] } };
-    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: draft })).json.valid, true);
-    const { page, errors } = await open(installer);
-    await signIn(page, installer.code);
-    await page.getByRole("region", { name: "Review before you install" }).waitFor();
+    const { installer, page, errors } = await signedInOnReview({ ...VALID_DRAFT, storage: { osdDevices: ["/dev/sdb"] } });
     const confirm = page.getByLabel("I understand these disks will be erased");
     await confirm.check();
     const reviewed = (await installer.request("/v1/installer/config/review")).headers.etag as string;
@@ -1071,12 +1076,7 @@ describe("web console", { skip: SKIP }, () => {
   });
 
   test("edits not saved hold Install back, saying so: a hostname typed and not saved, then node.yaml edited and not saved; once saved, Install installs what was saved", async () => {
-    const { installer } = await rig({ scenario: "ready" });
-    await untilNoBlockers(installer);
-    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
-    const { page, errors } = await open(installer);
-    await signIn(page, installer.code);
-    await page.getByRole("region", { name: "Review before you install" }).waitFor();
+    const { installer, page, errors } = await signedInOnReview(VALID_DRAFT);
     const install = page.getByRole("button", { name: "Install", exact: true });
     await page.waitForFunction(() => !(document.getElementById("install-button") as HTMLButtonElement).disabled);
 
@@ -1102,12 +1102,7 @@ describe("web console", { skip: SKIP }, () => {
   });
 
   test("a node.yaml saved marks only itself saved: guided-form edits it does not hold still hold Install back, saying where, whichever was edited first", async () => {
-    const { installer } = await rig({ scenario: "ready" });
-    await untilNoBlockers(installer);
-    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
-    const { page, errors } = await open(installer);
-    await signIn(page, installer.code);
-    await page.getByRole("region", { name: "Review before you install" }).waitFor();
+    const { installer, page, errors } = await signedInOnReview(VALID_DRAFT);
     const enabled = () => page.waitForFunction(() => !(document.getElementById("install-button") as HTMLButtonElement).disabled);
     const disabled = () => page.waitForFunction(() => (document.getElementById("install-button") as HTMLButtonElement).disabled);
     const reviewed = (hostname: string) => page.waitForFunction((name) => document.getElementById("review-yaml")!.textContent!.includes(name), hostname);
