@@ -76,8 +76,11 @@ function quotedLike(spelling: string, replacement: string): string {
   return quote && spelling.length > 2 * quote.length ? `${quote}${replacement}${quote}` : replacement;
 }
 
-/** Between two characters of an install code: a few separators, or a terminal's colour codes. */
-const CODE_GAP = String.raw`(?:[^A-Za-z0-9\n]|\u001b\[[0-9;]*m){0,4}`;
+/**
+ * Between two characters of an install code: a few separators, a terminal's colour codes, or separators URL-encoded
+ * (`%20`, `%2D`, and `%2520` encoded twice): the code typed with blanks into a URL or a form.
+ */
+const CODE_GAP = String.raw`(?:[^A-Za-z0-9\n]|\u001b\[[0-9;]*m|%(?:25)?[0-9A-Fa-f]{2}){0,4}`;
 
 /** Bytes of a secret this many or more, in a run of base64 decoded, are taken for it. */
 const DECODED_PIECE = 12;

@@ -224,3 +224,10 @@ test("the TLS key file printed in base64 wrapped at 76 columns (`base64 tls.key`
     for (let at = 0; at + 12 <= body.length; at++) assert.ok(!decoded.includes(body.slice(at, at + 12)), line);
   }
 });
+
+test("the install code as typed with blanks or dashes and then URL-encoded (%20, %2D, %09) is redacted", () => {
+  const redactor = createBundleRedactor([{ name: "install code", value: "Y5CY-T6P4-T9ZD" }]);
+  for (const spelling of ["Y5CY%20T6P4%20T9ZD", "y5cy%20t6p4%20t9zd", "Y5CY%2DT6P4%2dT9ZD", "Y5CY%20%20T6P4%09T9ZD", "Y5CY%2520T6P4%2520T9ZD"]) {
+    assert.equal(redactor.text(`GET /x?code=${spelling}&y=1`), "GET /x?code=[redacted: install code]&y=1", spelling);
+  }
+});
