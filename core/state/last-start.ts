@@ -1,7 +1,7 @@
 /** last-start.json: what the last start of `serve` said and ran with, for the commands run beside it or after it. */
 import { renameSync } from "node:fs";
 import { writeTempFileSync } from "../fs/write-private-file.ts";
-import { readIfPresent } from "../fs/read-if-present.ts";
+import { readTextFile } from "../fs/read-text-file.ts";
 import { stateLayout, tempPathOf } from "./layout.ts";
 import type { LastStart } from "./records.ts";
 
@@ -16,8 +16,8 @@ export function writeLastStart(stateDir: string, lastStart: LastStart): void {
 export async function lastStartRanWith(stateDir: string): Promise<Pick<LastStart, "payload" | "hostFacts" | "listenHost" | "port">> {
   let parsed: unknown;
   try {
-    const text = await readIfPresent(stateLayout(stateDir).lastStart);
-    parsed = text === undefined ? undefined : JSON.parse(text);
+    // Not waited on nor read without end when it is no file (a named pipe, a link to /dev/zero): support-bundle reads it.
+    parsed = JSON.parse(await readTextFile(stateLayout(stateDir).lastStart, 1024 * 1024, { lenient: true }));
   } catch {
     return {};
   }

@@ -2,7 +2,6 @@ import { readdir, stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { printableJsonText, visible } from "../common/printable.ts";
 import { renderNodeYaml, type Draft } from "../config/index.ts";
-import { readIfPresent } from "../fs/read-if-present.ts";
 import { withSecretScalarsReplaced } from "../secrets/index.ts";
 import { stateLayout } from "../state/layout.ts";
 import type { AttemptRecord, DraftRecord } from "../state/records.ts";
@@ -173,8 +172,9 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   const readiness = lastReadiness(attempts);
   if (readiness) small.push(["readiness.json", json(readiness)]);
   else leftOut.push({ path: "readiness.json", why: "no attempt has asked the cloud for its readiness" });
-  const lastStart = await readIfPresent(layout.lastStart);
-  if (lastStart) small.push(["notices.json", lastStart]);
+  const lastStart = await readCapped(layout.lastStart, 1024 * 1024);
+  if (lastStart?.notAFile) leftOut.push({ path: "notices.json", why: `${layout.lastStart} is ${lastStart.notAFile}, not a file` });
+  else if (lastStart) small.push(["notices.json", lastStart.text]);
   else leftOut.push({ path: "notices.json", why: "no start of the service has been recorded in this state dir" });
   for (const record of attempts) small.push(...attemptFiles(record));
   for (const [path, file] of [["log/service.log.1", layout.serviceLogOlder], ["log/service.log", layout.serviceLog]] as const) {

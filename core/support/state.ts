@@ -3,7 +3,6 @@ import { open, readdir } from "node:fs/promises";
 import { storeShapeProblem } from "../state/store-shape.ts";
 import { join } from "node:path";
 import { jsonProblem } from "../common/json-syntax.ts";
-import { readIfPresent } from "../fs/read-if-present.ts";
 import { stateLayout } from "../state/layout.ts";
 import type { StoreData } from "../state/records.ts";
 
@@ -32,6 +31,8 @@ export interface StateSnapshot {
 
 const MAX_ASIDES = 3;
 const ASIDE_CAP = 1024 * 1024;
+/** An install code is a line, a TLS key a few kilobytes: no more of either file is read. */
+const SECRET_CAP = 1024 * 1024;
 
 /** A path's first `cap` bytes; not waited on, nor read, when it is no file (a named pipe would hang the read). */
 export async function readCapped(path: string, cap: number): Promise<CappedText | undefined> {
@@ -76,7 +77,10 @@ export async function readState(stateDir: string, store?: StoreData): Promise<St
     const text = await readCapped(join(stateDir, name), ASIDE_CAP);
     if (text && !text.notAFile) snapshot.asides.push({ name, ...text });
   }
-  snapshot.installCode = (await readIfPresent(layout.installCode))?.trim();
-  snapshot.tlsKey = await readIfPresent(layout.tlsKey);
+  // Read as the store is: a named pipe or a link to a device in their place would hang the bundle or read without end.
+  const code = await readCapped(layout.installCode, SECRET_CAP);
+  snapshot.installCode = code && !code.notAFile ? code.text.trim() : undefined;
+  const key = await readCapped(layout.tlsKey, SECRET_CAP);
+  snapshot.tlsKey = key && !key.notAFile ? key.text : undefined;
   return snapshot;
 }

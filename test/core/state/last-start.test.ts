@@ -36,3 +36,14 @@ test("last-start.json missing, torn, of another shape or with odd fields: no ans
     assert.deepEqual(await lastStartRanWith(dir), ranWith, String(text));
   }
 });
+
+test("last-start.json that is no file (a named pipe, a link to /dev/zero): no answer, neither a wait for ever nor a read without end", { timeout: 60_000 }, async () => {
+  const { execFileSync } = await import("node:child_process");
+  const { symlink } = await import("node:fs/promises");
+  const pipe = await stateDir();
+  execFileSync("mkfifo", [stateLayout(pipe).lastStart]);
+  assert.deepEqual(await lastStartRanWith(pipe), {});
+  const zero = await stateDir();
+  await symlink("/dev/zero", stateLayout(zero).lastStart);
+  assert.deepEqual(await lastStartRanWith(zero), {});
+});

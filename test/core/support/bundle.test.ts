@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, symlinkSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -266,4 +267,22 @@ test("a damaged store's and a damaged event line's control characters are writte
   for (const [path, text] of files) assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/, path);
   assert.match(files.get("state/installer.json")!, /\\u001b\]0;pwned\\u0007/);
   assert.match(files.get("attempts/1/events.ndjson")!, /\\u001b\[2J torn\n$/);
+});
+
+test("an install code, TLS key or last start's notices that is no file (a named pipe, a link to /dev/zero) neither hangs the bundle nor reads without end; the notices are named in leftOut", { timeout: 60_000 }, async () => {
+  for (const [make, what] of [
+    [(path: string) => void execFileSync("mkfifo", [path]), "a named pipe"],
+    [(path: string) => symlinkSync("/dev/zero", path), "a device or socket"],
+  ] as const) {
+    const dir = await stateDir(1, 3);
+    const layout = stateLayout(dir);
+    for (const path of [layout.installCode, layout.tlsKey, layout.lastStart]) {
+      await rm(path, { force: true });
+      make(path);
+    }
+    const { file, manifest } = await bundle(dir);
+    const { files } = await extractBundle(file);
+    assert.ok(files.has("attempts/1/events.ndjson"), what);
+    assert.equal(manifest.leftOut.find((l) => l.path === "notices.json")?.why, `${layout.lastStart} is ${what}, not a file`);
+  }
 });
