@@ -195,9 +195,11 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   const included: Array<[string, Buffer]> = [];
   for (const [path, text] of [...small].sort(([a], [b]) => rank(a) - rank(b))) {
     const redacted = path.endsWith(".log") ? text : redactor.text(text);
-    // A damaged store's control characters written out (`\u0000`), once redacted (a secret may hold one): it is read in
-    // a terminal or an editor.
-    const buffer = Buffer.from(path.startsWith("state/") ? visible(redacted) : redacted, "utf8");
+    // Control characters written out (`\u0000`), once redacted (a secret may hold one), in every file: a damaged store's,
+    // a YAML draft's (the API and stage 1 store one as sent), a notice quoting a firstboot's command line. It is read in
+    // a terminal or an editor. (The JSON files are printable already; `visible` leaves them as they are.) A node.yaml
+    // saved on Windows keeps its CRLF line ends: a CR before a line's end hides nothing.
+    const buffer = Buffer.from(redacted.split("\r\n").map(visible).join("\r\n"), "utf8");
     const packed = HEADER_PACKED + packedBytes(buffer);
     if (packed > budget) {
       leftOut.push({ path, why: `it would take the bundle over its ${limitBytes}-byte cap` });

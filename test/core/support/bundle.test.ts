@@ -286,3 +286,17 @@ test("an install code, TLS key or last start's notices that is no file (a named 
     assert.equal(manifest.leftOut.find((l) => l.path === "notices.json")?.why, `${layout.lastStart} is ${what}, not a file`);
   }
 });
+
+test("a YAML draft's and the last start's notices' control characters and bidi overrides are written out in the bundle, never copied raw", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  const store = JSON.parse(await readFile(layout.store, "utf8")) as StoreData;
+  store.draft = { source: "yaml", yaml: "mode: single-node\r\n# \u001b]0;pwned\u0007\u001b[2J\u202e gnirts\r\nhostname: node-01\rx\n", revision: 1, updatedAt: null };
+  await writeFile(layout.store, JSON.stringify(store));
+  const notice = "stopped 1 process an earlier firstboot left running: 4242 /opt/fb \u009b2J\u202e gnirts";
+  await writeFile(layout.lastStart, `${JSON.stringify({ startedAt: "2026-12-04T14:00:00.000Z", pid: 1, version: "0.0.0", notices: [notice] }, null, 2)}\n`);
+  const { files } = await extractBundle((await bundle(dir)).file);
+  for (const [path, text] of files) assert.doesNotMatch(text.replaceAll("\r\n", "\n"), /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/, path);
+  assert.equal(files.get("node.yaml")!, "mode: single-node\r\n# \\u001b]0;pwned\\u0007\\u001b[2J\\u202e gnirts\r\nhostname: node-01\\u000dx\n", "written out; a line's CRLF end kept");
+  assert.deepEqual(JSON.parse(files.get("notices.json")!).notices, [notice], "notices.json parses to the same notices");
+});
