@@ -51,7 +51,7 @@ export const SUPPORT_BUNDLE_FLAGS = {
   output: { help: "where to write the bundle (-o): a file, a folder to put it in under its own name (DIR/: made if it is not there), or - for stdout (default: the working directory)" },
   payload: { help: `offline payload folder (default: the one the service last started with, as the state dir's last-start.json says; else ${SERVE_FLAGS.payload.default})` },
   "host-facts": { help: "JSON file of the host inventory (default: the one the service last started with, if any; else read from /sys and /proc)" },
-  "tls-key": { help: "the private key the installer serves when started with --tls-key, so that the bundle never holds it" },
+  "tls-key": { help: "the private key the installer serves when started with --tls-key, so that the bundle never holds it (default: the one the service last started with, if any)" },
 } as const satisfies Record<string, FlagSpec>;
 
 /** A value of a closed set, or a usage error naming the set. */

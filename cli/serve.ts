@@ -160,7 +160,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         ...started,
         opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
       ].filter((n): n is string => n !== undefined);
-      const ranWith = { payload: resolve(settings.payload), ...(settings.hostFacts ? { hostFacts: resolve(settings.hostFacts) } : {}), listenHost: settings.listenHost, port: info.port };
+      const ranWith = { payload: resolve(settings.payload), ...(settings.hostFacts ? { hostFacts: resolve(settings.hostFacts) } : {}), ...(settings.tlsKey ? { tlsKey: resolve(settings.tlsKey) } : {}), listenHost: settings.listenHost, port: info.port };
       keepNotices(settings.stateDir, { startedAt: now().toISOString(), pid: process.pid, version, notices, ...ranWith }, log);
       process.stdout.write(banner({ version, url, address: info.address, port: info.port, installCode, tls, stateDir: settings.stateDir, notices }));
       for (const notice of notices) log.warn(notice);

@@ -18,6 +18,7 @@ interface SupportBundleOptions {
   payload: string | undefined;
   /** Default: the service's last start's, if it had one. */
   hostFacts: string | undefined;
+  /** Default: the service's last start's (--tls-key), if it had one: the key it serves, redacted wherever it shows. */
   tlsKey: string | undefined;
   version: string;
 }
@@ -43,6 +44,7 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
   const payload = options.payload ?? ranWith.payload ?? SERVE_FLAGS.payload.default;
   const recalledPayload = options.payload === undefined ? ranWith.payload : undefined;
   let recalledFacts = options.hostFacts === undefined ? ranWith.hostFacts : undefined;
+  const recalledKey = options.tlsKey === undefined ? ranWith.tlsKey : undefined;
   let facts: Awaited<ReturnType<typeof offlineFacts>>;
   try {
     facts = await offlineFacts(state, { version: options.version, payload, hostFacts: options.hostFacts ?? recalledFacts });
@@ -53,7 +55,11 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
     recalledFacts = undefined;
     facts = await offlineFacts(state, { version: options.version, payload });
   }
-  const recalled = [...(recalledPayload ? [`--payload ${recalledPayload}`] : []), ...(recalledFacts ? [`--host-facts ${recalledFacts}`] : [])];
+  const recalled = [
+    ...(recalledPayload ? [`--payload ${recalledPayload}`] : []),
+    ...(recalledFacts ? [`--host-facts ${recalledFacts}`] : []),
+    ...(recalledKey ? [`--tls-key ${recalledKey}`] : []),
+  ];
   const bundle = writeSupportBundle({
     state,
     madeBy: `support-bundle --state-dir ${options.stateDir}${recalled.length > 0 ? ` (${recalled.join(" ")}: as the service last started)` : ""}`,
@@ -62,7 +68,7 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
     hostname: facts.host.hostname,
     ...facts,
     service: await serviceFact(options.stateDir, (facts.status as { phase?: unknown }).phase),
-    secrets: await operatorSecrets(options.tlsKey),
+    secrets: await operatorSecrets(options.tlsKey ?? recalledKey),
   });
   if (options.output === "-") {
     await pipeline(bundle.stream, process.stdout);

@@ -13,7 +13,7 @@ export function writeLastStart(stateDir: string, lastStart: LastStart): void {
 }
 
 /** What the last start ran with; a missing, unreadable or odd file, or field, is no answer (the caller's defaults hold). */
-export async function lastStartRanWith(stateDir: string): Promise<Pick<LastStart, "payload" | "hostFacts" | "listenHost" | "port">> {
+export async function lastStartRanWith(stateDir: string): Promise<Pick<LastStart, "payload" | "hostFacts" | "tlsKey" | "listenHost" | "port">> {
   let parsed: unknown;
   try {
     // Not waited on nor read without end when it is no file (a named pipe, a link to /dev/zero): support-bundle reads it.
@@ -22,11 +22,12 @@ export async function lastStartRanWith(stateDir: string): Promise<Pick<LastStart
     return {};
   }
   if (typeof parsed !== "object" || parsed === null) return {};
-  const { payload, hostFacts, listenHost, port } = parsed as Record<string, unknown>;
+  const { payload, hostFacts, tlsKey, listenHost, port } = parsed as Record<string, unknown>;
   const usable = (value: unknown) => typeof value === "string" && value.length > 0 && value.length <= 4096;
   return {
     ...(usable(payload) ? { payload: payload as string } : {}),
     ...(usable(hostFacts) ? { hostFacts: hostFacts as string } : {}),
+    ...(usable(tlsKey) ? { tlsKey: tlsKey as string } : {}),
     // An address or a host name as --listen takes them (an IPv6 one without its brackets), nothing else.
     ...(usable(listenHost) && /^(?:[0-9A-Za-z.-]+|[0-9A-Fa-f:.]+)$/.test(listenHost as string) ? { listenHost: listenHost as string } : {}),
     ...(Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535 ? { port: port as number } : {}),

@@ -202,6 +202,8 @@ export interface LastStart {
   payload?: string;
   /** The host facts file, absolute, when one was given (--host-facts). */
   hostFacts?: string;
+  /** The operator's private key file, absolute, when one was given (--tls-key): the support bundle redacts it. */
+  tlsKey?: string;
   /** The address it listens on (--listen's host) and the port it got. */
   listenHost?: string;
   port?: number;

@@ -6,6 +6,7 @@ import { copyFile, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeF
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { generateSelfSignedCert } from "../../core/access/tls.ts";
 import { stateLayout } from "../../core/state/layout.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { BUNDLE, DEMO_HOST_FACTS, bundleNode, harness, runCli, tempDir, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
@@ -211,4 +212,30 @@ test("support-bundle -o DIR never replaces a bundle there: two made within one s
   for (const file of taken) assert.equal(await readFile(join(out, file), "utf8"), "someone's bundle\n", `${file} kept`);
   assert.ok((await extractBundle(written!)).files.has("manifest.json"));
   assert.deepEqual((await readdir(out)).filter((f) => f.endsWith(".part")), []);
+});
+
+test("support-bundle --state-dir alone, of a service started with --tls-key: the operator's key its firstboot printed is redacted, as the service's own bundle redacts it", async () => {
+  const folder = await tempDir("stratum-bundle-opkey-");
+  const stateDir = join(folder, "state");
+  const payload = join(folder, "payload");
+  await (await import("../../demo/make-payload.ts")).makePayload(payload);
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "node-01", dnsNames: ["node-01"], ipAddresses: ["127.0.0.1"], now: new Date() });
+  await writeFile(join(folder, "op.crt"), certPem);
+  await writeFile(join(folder, "op.key"), keyPem);
+  // A firstboot that installs the node's certificate for the cloud, and prints the key as it goes.
+  const firstboot = await writeFirstboot(folder, `#!/bin/sh\ncat '${join(folder, "op.key")}'\nexit 1\n`);
+  const args = ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml"), "--tls-cert", join(folder, "op.crt"), "--tls-key", join(folder, "op.key")];
+  const installer = await lab.start({ stateDir, payload, args });
+  assert.equal((await installer.request("/v1/installer/config/node.yaml", { method: "PUT", body: VALID_NODE_YAML, contentType: "application/yaml" })).status, 200);
+  await waitFor("no blockers", async () => ((await installer.request("/v1/installer/status")).json.blockers ? undefined : true));
+  assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+  await waitFor("the attempt failed", async () => ((await installer.request("/v1/installer/status")).json.phase === "failed" ? true : undefined));
+  await installer.stop();
+
+  const out = await tempDir("stratum-bundle-cli-");
+  const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, "b.tar.gz")]);
+  assert.equal(made.code, 0, made.stderr);
+  const { files } = await extractBundle(join(out, "b.tar.gz"));
+  assert.match(files.get("attempts/1/report.json")!, /\[redacted: TLS private key\]/);
+  assertNoSecret(files, { tlsKey: keyPem });
 });
