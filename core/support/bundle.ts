@@ -58,7 +58,14 @@ export interface Manifest {
   limitBytes: number;
   files: BundledFile[];
   leftOut: LeftOut[];
+  /** The secrets left out of every file: how, and the kinds this bundle knew and redacted, by name. */
+  redaction: { statement: string; secrets: string[] };
 }
+
+const REDACTION_STATEMENT =
+  "No file holds a secret: each one (install code, join token and its secret, cluster secret, password hash, TLS private key) " +
+  "is replaced, in every spelling found, by a marker naming it, such as [redacted: join token]; any PEM private key, join token " +
+  "or crypt hash is also replaced by its shape. A [redacted] without a name was redacted by the service as it wrote the line.";
 
 /**
  * The node a bundle is of: the hostname its status gives (the draft's, or the machine's while the draft has none),
@@ -80,16 +87,16 @@ function supportBundleName(hostname: string, now: Date): string {
 
 const json = (value: unknown) => `${printableJsonText(JSON.stringify(value, null, 2))}\n`;
 
-function redactorOf(input: SupportBundleInput): BundleRedactor {
+function secretsOf(input: SupportBundleInput): NamedSecret[] {
   const { store, storeRaw, asides, installCode, tlsKey } = input.state;
-  return createBundleRedactor([
+  return [
     ...(installCode ? [{ name: "install code", value: installCode }] : []),
     ...(tlsKey ? [{ name: "TLS private key", value: tlsKey }] : []),
     ...(store ? draftNamedSecrets(store.draft) : []),
     ...(store?.cluster?.secret ? [{ name: "cluster secret", value: store.cluster.secret }] : []),
     ...[...asides, ...(storeRaw ? [storeRaw] : [])].flatMap((file) => secretsInBrokenStore(file.text)),
     ...(input.secrets ?? []),
-  ]);
+  ];
 }
 
 /** The draft as node.yaml, each secret's scalar replaced by a marker naming it. */
@@ -153,7 +160,8 @@ export function writeSupportBundle(input: SupportBundleInput): SupportBundle {
 async function build(input: SupportBundleInput, tar: ReturnType<typeof createTarGz>): Promise<Manifest> {
   const { state } = input;
   const layout = stateLayout(state.stateDir);
-  const redactor = redactorOf(input);
+  const secrets = secretsOf(input);
+  const redactor = createBundleRedactor(secrets);
   const limitBytes = input.limitBytes ?? DEFAULT_LIMIT_BYTES;
   const leftOut: LeftOut[] = [];
   const attempts = state.store?.attempts ?? [];
@@ -241,6 +249,7 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
     limitBytes,
     files,
     leftOut,
+    redaction: { statement: REDACTION_STATEMENT, secrets: [...new Set(secrets.map((secret) => secret.name))] },
   };
   await tar.file("manifest.json", redactor.text(json(manifest)));
   tar.finish();

@@ -300,3 +300,10 @@ test("a YAML draft's and the last start's notices' control characters and bidi o
   assert.equal(files.get("node.yaml")!, "mode: single-node\r\n# \\u001b]0;pwned\\u0007\\u001b[2J\\u202e gnirts\r\nhostname: node-01\\u000dx\n", "written out; a line's CRLF end kept");
   assert.deepEqual(JSON.parse(files.get("notices.json")!).notices, [notice], "notices.json parses to the same notices");
 });
+
+test("the manifest says the secrets were left out, replaced by markers, and names each kind it redacted (SPEC §11: what was left out and why)", async () => {
+  const { manifest } = await bundle(await stateDir(1, 3));
+  assert.match(manifest.redaction.statement, /\[redacted: /);
+  for (const name of ["install code", "TLS private key", "join token", "join token secret", "password hash", "cluster secret"]) assert.ok(manifest.redaction.secrets.includes(name), name);
+  assert.equal(new Set(manifest.redaction.secrets).size, manifest.redaction.secrets.length, "each named once");
+});
