@@ -12,10 +12,11 @@ function asText(value: unknown): string | undefined {
 }
 
 /**
- * A secret key where a half-edited node.yaml may hold one: in any case, quoted or not, in a flow mapping, or on a line
- * commented out (a person may have kept the old token there).
+ * A secret key where a half-edited node.yaml may hold one: in any case, its words joined by _, - or a blank or not
+ * (join-token, Join Token), quoted or not, in a flow mapping, or on a line commented out (a person may have kept the
+ * old token there).
  */
-const SECRET_KEY = /(?:^|[\s{,#-])["']?(?:join_?token|password_?hash)["']?[\t ]*:(?=[\t ]|$)[\t ]*(.*)$/i;
+const SECRET_KEY = /(?:^|[\s{,#-])["']?(?:join[_ -]?token|password[_ -]?hash)["']?[\t ]*:(?=[\t ]|$)[\t ]*(.*)$/i;
 /** node.yaml names each secret once; a half-edited one may repeat a key, but thousands would make every redaction slow. */
 const MAX_LINE_SECRETS = 8;
 /** Shorter values on a secret's line are no secret (a placeholder, a word of a comment): redacting them everywhere would blank the text. */

@@ -155,6 +155,8 @@ describe("draftSecrets of a raw node.yaml", () => {
     ["under a quoted key", `cluster:\n  "join_token": ${LINE_TOKEN}\n  name: [\n`],
     ["on a line commented out", `# join_token: ${LINE_TOKEN}\ncluster: [\n`],
     ["under a key in capitals, in a node.yaml that parses", `cluster:\n  JOIN_TOKEN: ${LINE_TOKEN}\n`],
+    ["under a key with a dash (join-token), in a node.yaml that parses", `cluster:\n  join-token: ${LINE_TOKEN}\n`],
+    ["under a key with a blank (Join Token)", `cluster:\n  Join Token: ${LINE_TOKEN}\n  name: [\n`],
   ] as const) {
     it(`a join token ${name} is found`, () => {
       const secrets = yamlSecrets(text);
