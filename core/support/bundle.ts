@@ -93,6 +93,7 @@ function secretsOf(input: SupportBundleInput): NamedSecret[] {
     ...(installCode ? [{ name: "install code", value: installCode }] : []),
     ...(tlsKey ? [{ name: "TLS private key", value: tlsKey }] : []),
     ...(store ? draftNamedSecrets(store.draft) : []),
+    ...input.state.writtenNodeYamls.flatMap((yaml) => draftNamedSecrets({ source: "yaml", yaml, revision: 0, updatedAt: null })),
     ...(store?.cluster?.secret ? [{ name: "cluster secret", value: store.cluster.secret }] : []),
     ...[...asides, ...(storeRaw ? [storeRaw] : [])].flatMap((file) => secretsInBrokenStore(file.text)),
     ...(input.secrets ?? []),

@@ -27,6 +27,8 @@ export interface StateSnapshot {
   asides: Array<{ name: string } & CappedText>;
   installCode?: string;
   tlsKey?: string;
+  /** The node.yaml files the attempts wrote, as they are now: read for their secrets alone, never bundled. */
+  writtenNodeYamls: string[];
 }
 
 const MAX_ASIDES = 3;
@@ -53,7 +55,7 @@ export async function readCapped(path: string, cap: number): Promise<CappedText 
 /** `store`: a running service's own records, which may be ahead of the file; the CLI reads the file. */
 export async function readState(stateDir: string, store?: StoreData): Promise<StateSnapshot> {
   const layout = stateLayout(stateDir);
-  const snapshot: StateSnapshot = { stateDir, asides: [], store };
+  const snapshot: StateSnapshot = { stateDir, asides: [], store, writtenNodeYamls: [] };
   const raw = store ? undefined : await readCapped(layout.store, 64 * 1024 * 1024);
   if (raw?.notAFile) snapshot.storeProblem = `the store file is ${raw.notAFile}, not a file`;
   else if (raw) {
@@ -82,5 +84,12 @@ export async function readState(stateDir: string, store?: StoreData): Promise<St
   snapshot.installCode = code && !code.notAFile ? code.text.trim() : undefined;
   const key = await readCapped(layout.tlsKey, SECRET_CAP);
   snapshot.tlsKey = key && !key.notAFile ? key.text : undefined;
+  // Firstboot printed the secrets of the node.yaml its attempt wrote, which the draft may no longer hold (a hash
+  // changed after a failed attempt): the bundle redacts those too.
+  const written = new Set((snapshot.store?.attempts ?? []).map((attempt) => attempt.nodeYamlPath).filter((path): path is string => typeof path === "string"));
+  for (const path of written) {
+    const file = await readCapped(path, SECRET_CAP).catch(() => undefined);
+    if (file && !file.notAFile) snapshot.writtenNodeYamls.push(file.text);
+  }
   return snapshot;
 }

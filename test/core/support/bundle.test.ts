@@ -307,3 +307,23 @@ test("the manifest says the secrets were left out, replaced by markers, and name
   for (const name of ["install code", "TLS private key", "join token", "join token secret", "password hash", "cluster secret"]) assert.ok(manifest.redaction.secrets.includes(name), name);
   assert.equal(new Set(manifest.redaction.secrets).size, manifest.redaction.secrets.length, "each named once");
 });
+
+test("the secrets of the node.yaml an attempt wrote are redacted though the draft has changed since: a firstboot's echo of them in hex or URL-encoded is not kept", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  const written = `STRATUM1:${"b8".repeat(32)}:Wn4Tq7Rv2Ks9Lx5Mz8Pc3Hd6Jf1Gb0Ya-Ue_Io7OlQz`;
+  const writtenSecret = written.split(":")[2]!;
+  const writtenHash = `$6$rounds=5000$writtensaltsa$${"Vb".repeat(43)}`;
+  const nodeYaml = join(dir, "..", `node-${randomBytes(4).toString("hex")}.yaml`);
+  await writeFile(nodeYaml, `mode: join\ncluster:\n  join_token: "${written}"\nadmin:\n  password_hash: "${writtenHash}"\n`, { mode: 0o600 });
+  const store = JSON.parse(await readFile(layout.store, "utf8")) as StoreData;
+  store.attempts[0]!.nodeYamlPath = nodeYaml;
+  await writeFile(layout.store, JSON.stringify(store));
+  const echoes = [Buffer.from(writtenSecret).toString("hex"), encodeURIComponent(writtenHash), Buffer.from(writtenSecret, "base64url").toString("hex")];
+  await writeFile(layout.eventsOf(1), `${echoes.map((echo, i) => JSON.stringify({ seq: i + 1, type: "step.log", message: `echo ${echo}` })).join("\n")}\n`);
+  const { files } = await extractBundle((await bundle(dir)).file);
+  const events = files.get("attempts/1/events.ndjson")!;
+  for (const echo of echoes) assert.ok(!events.includes(echo), echo);
+  assert.match(events, /echo \[redacted: join token secret\]/);
+  assertNoSecret(files, { written, writtenSecret, writtenHash });
+});
