@@ -148,9 +148,12 @@ export interface SupportBundle {
 }
 
 export function writeSupportBundle(input: SupportBundleInput): SupportBundle {
-  const name = supportBundleName(nodeName(input), input.now);
+  const secrets = secretsOf(input);
+  const redactor = createBundleRedactor(secrets);
+  // Redacted too: a secret pasted into the draft's hostname would be in the file's name and every path in it.
+  const name = supportBundleName(redactor.text(nodeName(input)), input.now);
   const tar = createTarGz(name, input.now);
-  const manifest = build(input, tar).catch((err: Error) => {
+  const manifest = build(input, tar, secrets, redactor).catch((err: Error) => {
     tar.output.destroy(err);
     throw err;
   });
@@ -158,11 +161,9 @@ export function writeSupportBundle(input: SupportBundleInput): SupportBundle {
   return { name: `${name}.tar.gz`, stream: tar.output, manifest };
 }
 
-async function build(input: SupportBundleInput, tar: ReturnType<typeof createTarGz>): Promise<Manifest> {
+async function build(input: SupportBundleInput, tar: ReturnType<typeof createTarGz>, secrets: readonly NamedSecret[], redactor: BundleRedactor): Promise<Manifest> {
   const { state } = input;
   const layout = stateLayout(state.stateDir);
-  const secrets = secretsOf(input);
-  const redactor = createBundleRedactor(secrets);
   const limitBytes = input.limitBytes ?? DEFAULT_LIMIT_BYTES;
   const leftOut: LeftOut[] = [];
   const attempts = state.store?.attempts ?? [];

@@ -144,7 +144,7 @@ test("a reader that goes away ends the bundle: its manifest rejects, nothing wai
 
 test("a bundle is named for the node being installed (the status's hostname: the draft's), not the rescue image's host name every node shares", async () => {
   const dir = await stateDir(1, 10);
-  const made = (status: unknown) => writeSupportBundle({ state: {} as never, madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-06T15:00:00Z"), hostname: "rescue", status, host: {}, payload: {} });
+  const made = (status: unknown) => writeSupportBundle({ state: { stateDir: dir, asides: [], writtenNodeYamls: [] }, madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-06T15:00:00Z"), hostname: "rescue", status, host: {}, payload: {} });
   const drafted = writeSupportBundle({ state: await readState(dir), madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-06T15:00:00Z"), hostname: "rescue", status: { phase: "done", hostname: "node-07" }, host: {}, payload: {} });
   assert.equal(drafted.name, "stratum-support-node-07-20261206T150000Z.tar.gz");
   await pipeline(drafted.stream, createWriteStream("/dev/null"));
@@ -326,4 +326,16 @@ test("the secrets of the node.yaml an attempt wrote are redacted though the draf
   for (const echo of echoes) assert.ok(!events.includes(echo), echo);
   assert.match(events, /echo \[redacted: join token secret\]/);
   assertNoSecret(files, { written, writtenSecret, writtenHash });
+});
+
+test("a secret pasted into the draft's hostname (the install code, a hash) is in neither the bundle's name nor any path in it", async () => {
+  for (const secret of [INSTALL_CODE, INSTALL_CODE.toLowerCase(), SECRETS.passwordHash]) {
+    const dir = await stateDir(1, 3);
+    const made = writeSupportBundle({ state: await readState(dir), madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-06T15:00:00Z"), hostname: "rescue", status: { phase: "configuring", hostname: secret }, host: {}, payload: {} });
+    assert.equal(made.name, "stratum-support-_redacted__install_code_-20261206T150000Z.tar.gz".replace("install_code", secret.startsWith("$") ? "password_hash" : "install_code"), secret);
+    const file = join(await tempDir("stratum-support-out-"), made.name);
+    await pipeline(made.stream, createWriteStream(file));
+    const { folder } = await extractBundle(file);
+    assert.equal(`${folder}.tar.gz`, made.name);
+  }
 });
