@@ -59,9 +59,18 @@ function namedFields(error: FieldError): string[] {
   return [...error.message.matchAll(LIST_ITEM)].map((m) => m[1] + "[" + m[2] + "]").filter((path) => path !== error.field);
 }
 
+/**
+ * The form's element for `path` or its nearest parent (network.dns[1], network.dns, network). The path of an unknown
+ * key is the draft's own text ("dns[]", or as long as the body): cut where each segment starts, in one pass, and
+ * only cuts as short as the form's own paths are looked up.
+ */
 function fieldElement(path: string): HTMLElement | null {
-  for (let p = path; p; p = p.replace(/(\[\d+\]|\.[^.[]+|^[^.[]+)$/, "")) {
-    const el = form().querySelector<HTMLElement>('[data-field="' + CSS.escape(p) + '"]');
+  const fields = new Map<string, HTMLElement>();
+  for (const el of [...form().querySelectorAll<HTMLElement>("[data-field]")].reverse()) fields.set(el.dataset.field!, el);
+  const longest = Math.max(0, ...[...fields.keys()].map((field) => field.length));
+  const cuts = [...path.matchAll(/[.[]/g)].map((m) => m.index!).reverse();
+  for (const end of [path.length, ...cuts]) {
+    const el = end <= longest ? fields.get(path.slice(0, end)) : undefined;
     if (el) return el;
   }
   return null;

@@ -854,6 +854,23 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a structured draft's unknown keys, however written, are listed and lead to the nearest field: a key \"dns[]\" and one of 200,000 characters, dotted", async () => {
+    const { installer } = await rig();
+    const long = "a.".repeat(100_000) + "a";
+    const draft = { ...VALID_DRAFT, network: { ...VALID_DRAFT.network, "dns[]": ["10.20.0.3"] }, [long]: true };
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: draft });
+    assert.deepEqual(put.json.errors.map((e: { field: string }) => e.field).sort(), [long, "network.dns[]"].sort(), put.text.slice(0, 500));
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "2 problems to fix" }).waitFor();
+    const dns = page.locator("#summary li").filter({ hasText: "Network › DNS servers:" });
+    assert.equal(await dns.count(), 1, await text(page, "#summary"));
+    assert.ok((await page.locator("#summary li").allInnerTexts()).some((item) => item.startsWith(long.slice(0, 1000))), "the long key is listed as it is");
+    await dns.getByRole("button").click();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "f-network.dns-0");
+    assert.deepEqual(errors, []);
+  });
+
   test("the readiness wait: the readiness step running, the cloud's checks as they are polled", async () => {
     const { installer, readiness } = await rig({ scenario: "never", timeout: 60 });
     await untilNoBlockers(installer);
