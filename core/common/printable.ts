@@ -5,8 +5,9 @@
  */
 export function printable(text: string): string {
   return text.replace(UNSAFE, (c) => {
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+    if (SHAPING.test(c)) return c;
+    const code = c.codePointAt(0)!;
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : written(code);
   });
 }
 
@@ -30,7 +31,8 @@ export function printableJson(value: unknown, replacer?: (key: string, value: un
  */
 export function printableJsonText(json: string): string {
   UNSAFE_IN_JSON.lastIndex = 0;
-  return UNSAFE_IN_JSON.test(json) ? json.replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) : json;
+  // One beyond U+FFFF is written as JSON writes it, as its two UTF-16 halves.
+  return UNSAFE_IN_JSON.test(json) ? json.replace(UNSAFE_IN_JSON, (c) => (SHAPING.test(c) ? c : c.split("").map((half) => written(half.charCodeAt(0))).join(""))) : json;
 }
 
 /**
@@ -40,13 +42,23 @@ export function printableJsonText(json: string): string {
  * around.
  */
 export function visible(text: string): string {
-  return text.replace(HIDDEN_ON_A_PAGE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(HIDDEN_ON_A_PAGE, (c) => (SHAPING.test(c) ? c : written(c.codePointAt(0)!)));
+}
+
+/** `\u202e`, or `\u{e0041}` beyond U+FFFF. */
+function written(code: number): string {
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, "0")}` : `\\u{${code.toString(16)}}`;
 }
 
 // One list, three uses. Beyond C0: DEL, C1 (0x9b is a CSI to some terminals), U+2028/9, every bidi control
 // (embeddings, overrides, isolates and the marks LRM, RLM and ALM), and the invisible characters that hide or split
-// text without a mark: zero-width space, word joiner, byte order mark (ZWJ and ZWNJ stay: emoji and scripts need them).
-const BEYOND_C0 = "\\u007f-\\u009f\\u2028\\u2029\\u200b\\u2060\\ufeff\\p{Bidi_Control}";
+// text without a mark, as Unicode lists them (Default_Ignorable_Code_Point): zero-width space, word joiner, byte
+// order mark, soft hyphen, the invisible separator and operators, tags, Hangul fillers … A disk's serial with one
+// in it read as its neighbour's.
+const BEYOND_C0 = "\\u007f-\\u009f\\u2028\\u2029\\p{Bidi_Control}\\p{Default_Ignorable_Code_Point}";
+// Of those, the ones that shape the character before them, and stay: ZWJ and ZWNJ (emoji, scripts), the variation
+// selectors (emoji, CJK) and Mongolian's free variation selectors.
+const SHAPING = /^[\u200c\u200d\u180b-\u180d\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}]$/u;
 // All of C0 too, tab and newline included: a table cell or a prefixed line is one line.
 const UNSAFE = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]`, "gu");
 // Less C0: JSON escapes C0 in its strings, and a C0 outside them is whitespace between its tokens.

@@ -12,7 +12,7 @@ import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { LOCKOUT_POLICY } from "../../core/access/lockout.ts";
-import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, writeSharedSerialHostFacts, type RunningInstaller } from "../helpers/installer.ts";
+import { DEMO_HOST_FACTS, harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, writeSharedSerialHostFacts, type RunningInstaller } from "../helpers/installer.ts";
 
 const SSH_KEY = VALID_DRAFT.admin.sshAuthorizedKeys[0]!;
 
@@ -698,6 +698,27 @@ describe("web console", { skip: SKIP }, () => {
     assert.equal(await page.getByLabel("/dev/nvme0n2", { exact: true }).isChecked(), false);
     assert.ok(await page.getByLabel("PHAB123456781P6AGN", { exact: true }).isChecked());
     assert.equal(await text(page, "#disk-other-PHAB123456781P6AGN-help"), "names more than one disk: /dev/nvme0n1, /dev/nvme0n2");
+    assert.deepEqual(errors, []);
+  });
+
+  test("a disk's serial and model with characters that show nothing (an invisible separator, a soft hyphen, a tag) are written out where the disks are chosen and reviewed: the disk does not read as its neighbour", async () => {
+    const folder = await tempDir("stratum-console-");
+    const facts = JSON.parse(await readFile(DEMO_HOST_FACTS, "utf8"));
+    const sdb = facts.disks.find((disk: { name: string }) => disk.name === "sdb");
+    Object.assign(sdb, { serial: "S6ESNE0T61\u20632346", model: "SAMSUNG MZ7L33T8\u00adHBLT\u{e0020}" });
+    await writeFile(join(folder, "host-facts.json"), JSON.stringify(facts));
+    const installer = await lab.start({ args: ["--host-facts", join(folder, "host-facts.json")] });
+    await untilNoBlockers(installer);
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, storage: { osdDevices: ["/dev/sdb"] } } });
+    assert.equal(put.json.valid, true, put.text);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("region", { name: "Review before you install" }).waitFor();
+    const shown = "3.8 TB, SAMSUNG MZ7L33T8\\u00adHBLT\\u{e0020}, SSD, serial S6ESNE0T61\\u20632346";
+    assert.equal(await text(page, "#review-disks li"), `/dev/sdb: ${shown}. Stable path /dev/disk/by-id/wwn-0x5002538f4312abcd.`);
+    await page.getByRole("navigation", { name: "Steps" }).getByRole("button", { name: "Storage" }).click();
+    assert.equal(await text(page, "#disk-sdb-help"), `${shown}. Stable path /dev/disk/by-id/wwn-0x5002538f4312abcd. Unused`);
+    assert.match(await text(page, "#disk-sdc-help"), /, serial S6ESNE0T612346\./, "its neighbour, as it is");
     assert.deepEqual(errors, []);
   });
 
