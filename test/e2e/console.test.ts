@@ -840,6 +840,27 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a node.yaml of 300,000 lines (stage 1's, say) opens in the node.yaml tab: every line numbered, the problems' marked, and a line typed is numbered too", async () => {
+    const { installer } = await rig();
+    const nodeYaml = "#\n".repeat(300_000) + VALID_NODE_YAML.replace("hostname:", "hostnme:");
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: nodeYaml, contentType: "application/yaml" });
+    assert.equal(put.status, 200, put.text.slice(0, 300));
+    const lines = nodeYaml.split("\n").length;
+    const marked = [...new Set((put.json.errors as { line: number }[]).map((e) => e.line + "\n"))];
+    assert.ok(marked.length > 0, put.text.slice(0, 300));
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    // Bounds a hang only: a gutter of a node per line took minutes here.
+    await page.waitForFunction((last) => document.getElementById("yaml-lines")!.textContent!.endsWith("\n" + last + "\n"), lines, { timeout: 60_000 });
+    assert.deepEqual(await page.locator("#yaml-lines .bad").allTextContents(), marked);
+    const yaml = page.getByRole("textbox", { name: "node.yaml" });
+    await yaml.evaluate((el: HTMLTextAreaElement) => el.setSelectionRange(el.value.length, el.value.length));
+    await yaml.press("Enter");
+    await page.waitForFunction((last) => document.getElementById("yaml-lines")!.textContent!.endsWith("\n" + last + "\n"), lines + 1, { timeout: 60_000 });
+    assert.deepEqual(await page.locator("#yaml-lines .bad").allTextContents(), marked, "the problems' lines are still marked");
+    assert.deepEqual(errors, []);
+  });
+
   test("a hyperconverged-init draft saved step by step with a mistake on each: the field errors beside their fields", async () => {
     const { installer } = await rig();
     const { page, errors } = await open(installer);
