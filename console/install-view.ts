@@ -3,7 +3,7 @@ import { remember } from "./address.ts";
 import type { Schemas } from "./api.ts";
 import { renderPicker } from "./attempt-picker.ts";
 import { $, fill, h, saveFile, showView } from "./dom.ts";
-import { visible } from "../core/common/printable.ts";
+import { printableJsonText, visible } from "../core/common/printable.ts";
 import { guard, report } from "./guard.ts";
 import { fixConfig, install, recheck, showBlockers } from "./install-actions.ts";
 import { appendLog } from "./install-log.ts";
@@ -136,5 +136,6 @@ async function showNext(): Promise<void> {
 
 async function downloadReport(attempt: number): Promise<void> {
   const report = await call("/install/report", { query: { attempt } });
-  saveFile(new Blob([JSON.stringify(report, null, 2) + "\n"], { type: "application/json" }), "stratum-install-report-attempt-" + attempt + ".json");
+  // Written out as the API writes it (a firstboot's bidi overrides and C1 controls as \uXXXX): the file is opened in editors and terminals.
+  saveFile(new Blob([printableJsonText(JSON.stringify(report, null, 2)) + "\n"], { type: "application/json" }), "stratum-install-report-attempt-" + attempt + ".json");
 }

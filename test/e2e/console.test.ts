@@ -1098,6 +1098,24 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("the report downloaded from the page is the API's, escaped as the API escapes it: a firstboot's right-to-left override and 8-bit CSI are written out in the file, not raw", async () => {
+    const { installer } = await rig({ firstboot: "#!/bin/sh\nprintf 'disk \\342\\200\\256sdb\\342\\200\\254 \\302\\2332J done\\n'\nexit 1\n" });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "Attempt 1 failed at firstboot" }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download report" }).click()]);
+    const file = await readFile((await download.path())!, "utf8");
+    const api = await installer.request("/v1/installer/install/report?attempt=1");
+    assert.match(api.text, /disk \\u202esdb\\u202c \\u009b2J done/, "the API's own answer writes them out");
+    assert.match(file, /disk \\u202esdb\\u202c \\u009b2J done/);
+    assert.doesNotMatch(file, /[\u0080-\u009f\u202a-\u202e]/);
+    assert.deepEqual(JSON.parse(file), api.json, "the same report once parsed");
+    assert.deepEqual(errors, []);
+  });
+
   test("the review and the header show outside text written out: a right-to-left override in an SSH key's comment or the host's name turns nothing around", async () => {
     const { installer } = await rig();
     await untilNoBlockers(installer);
