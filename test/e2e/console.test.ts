@@ -1116,6 +1116,20 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a host name as long as RFC 1123 allows (253 characters, four labels) wraps in the header: the page is no wider than the window", async () => {
+    const { installer } = await rig();
+    const hostname = ["a".repeat(63), "b".repeat(63), "c".repeat(63), "d".repeat(61)].join(".");
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, hostname } })).json.config.hostname, hostname);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.locator("#where").getByText(hostname, { exact: false }).waitFor();
+    for (const width of [1024, 375]) {
+      await page.setViewportSize({ width, height: 768 });
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0, `no wider than ${width} px`);
+    }
+    assert.deepEqual(errors, []);
+  });
+
   test("the review and the header show outside text written out: a right-to-left override in an SSH key's comment or the host's name turns nothing around", async () => {
     const { installer } = await rig();
     await untilNoBlockers(installer);
