@@ -99,13 +99,19 @@ const exitOnSignal = (signal: unknown): number => STOPS[signal as keyof typeof S
 
 /**
  * A word as a shell reads it back unchanged: as it is when plain, else in single quotes; one with a character a
- * terminal must not be sent (an escape sequence's ESC, a bidi control) as $'…' with that character written out as
- * printable writes it (\x1b, \u202e: bash's, zsh's and ksh's own escapes), so what is pasted names the same file.
+ * terminal must not be sent (an escape sequence's ESC, a bidi control, one that shows nothing) as $'…' with that
+ * character written out (\x1b, \u202e, \U000e0041: bash's, zsh's and ksh's own escapes), so what is pasted names
+ * the same file. Only ASCII is \x: $'\x85' is the byte 0x85, not the character U+0085 printable writes \x85.
  */
 export function shellWord(word: string): string {
   if (/^[\w./:=@%+-]+$/.test(word)) return word;
   if (printable(word) === word) return `'${word.replaceAll("'", `'\\''`)}'`;
-  return `$'${[...word].map((c) => (printable(c) !== c ? printable(c) : c === "'" || c === "\\" ? `\\${c}` : c)).join("")}'`;
+  return `$'${[...word].map((c) => (printable(c) !== c ? shellEscape(c.codePointAt(0)!) : c === "'" || c === "\\" ? `\\${c}` : c)).join("")}'`;
+}
+
+function shellEscape(code: number): string {
+  const hex = code.toString(16);
+  return code < 0x80 ? `\\x${hex.padStart(2, "0")}` : code <= 0xffff ? `\\u${hex.padStart(4, "0")}` : `\\U${hex.padStart(8, "0")}`;
 }
 
 /** This installer's command as the operator can type it again from where they are: `node installer.js`, or its path. */

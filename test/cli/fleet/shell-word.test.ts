@@ -5,7 +5,7 @@ import { shellWord } from "../../../cli/fleet/index.ts";
 import { printable } from "../../../core/common/printable.ts";
 
 test("the note's words, pasted into bash, are the words the fleet was given, and show no character a terminal obeys", () => {
-  const words = ["plan.yaml", "--parallel=2", "my plan.yaml", "it's a \"dir\"/$HOME/`id`;$(id).yaml", "back\\slash", "\u001b[31mred\u001b[0m.yaml", "bell\u0007", "new\nline", "\u202eevil", "tab\there", "ünïcødé.yaml", "-x.yaml", ""];
+  const words = ["plan.yaml", "--parallel=2", "my plan.yaml", "it's a \"dir\"/$HOME/`id`;$(id).yaml", "back\\slash", "\u001b[31mred\u001b[0m.yaml", "bell\u0007", "new\nline", "\u202eevil", "soft\u00adhyphen", "tag\u{e0041}", "c1\u0085", "tab\there", "ünïcødé.yaml", "-x.yaml", ""];
   for (const word of words) {
     const quoted = shellWord(word);
     assert.equal(printable(quoted), quoted, `${JSON.stringify(word)} → ${quoted}: printable as it is`);
