@@ -69,15 +69,26 @@ export function fillForm(draft: Schemas["DraftView"]): void {
   const value = (path: string) => getPath(config, path) ?? (useDefaults ? defaultFor(path) : undefined);
   for (const radio of form().querySelectorAll<HTMLInputElement>("input[name=mode]")) radio.checked = radio.value === value("mode");
   for (const input of form().querySelectorAll<HTMLInputElement | HTMLSelectElement>("[data-path]")) {
-    const v = (value(input.dataset.path!) ?? "") as string;
+    const v = asText(value(input.dataset.path!));
     if (input instanceof HTMLSelectElement && v && ![...input.options].some((o) => o.value === v)) input.append(h("option", { value: v }, v + " (not on this host)"));
     input.value = v;
   }
-  for (const list of form().querySelectorAll<HTMLElement>("[data-list]")) renderList(list, (value(list.dataset.list!) || []) as string[]);
-  renderDisks((value("storage.osdDevices") || []) as string[]);
+  for (const list of form().querySelectorAll<HTMLElement>("[data-list]")) renderList(list, asList(value(list.dataset.list!)));
+  renderDisks(asList(value("storage.osdDevices")));
   applyMode();
   $("form-source").hidden = draft.source !== "yaml";
   formSaved();
+}
+
+/** A draft's value as a field holds it: the API stores a draft whatever JSON it holds (a number for the host name, an object for the interface). */
+function asText(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  return typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+/** A draft's list as a list of fields: one given as a single value is that one item. */
+function asList(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(asText) : value === undefined || value === null ? [] : [asText(value)];
 }
 
 /** The form as it is now is in the draft (filled from it, or taken into a node.yaml that was saved). */

@@ -913,6 +913,21 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a structured draft with values of the wrong type (a string for a list, a number for the host name, an object for the interface) opens in the form, each error listed to be fixed there", async () => {
+    const { installer } = await rig();
+    const draft = { ...VALID_DRAFT, hostname: 7, network: { ...VALID_DRAFT.network, interface: { name: "eno1" }, dns: "10.20.0.2" }, storage: { osdDevices: "/dev/sdb" } };
+    const put = await installer.request("/v1/installer/config", { method: "PUT", body: draft });
+    assert.deepEqual(put.json.errors.map((e: { field: string }) => e.field), ["hostname", "network.interface", "network.dns", "storage.osdDevices"], put.text);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.getByRole("heading", { name: "4 problems to fix" }).waitFor();
+    assert.equal(await page.getByLabel("Hostname").inputValue(), "7");
+    await page.locator("#summary li").filter({ hasText: "Network › DNS servers:" }).getByRole("button").click();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "f-network.dns-0");
+    assert.equal(await page.getByLabel("DNS server 1").inputValue(), "10.20.0.2", "a list given as one string is that one item");
+    assert.deepEqual(errors, []);
+  });
+
   test("the readiness wait: the readiness step running, the cloud's checks as they are polled", async () => {
     const { installer, readiness } = await rig({ scenario: "never", timeout: 60 });
     await untilNoBlockers(installer);
