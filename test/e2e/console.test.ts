@@ -206,6 +206,18 @@ async function signedInOnReview(draft: object): Promise<{ installer: RunningInst
   return { installer, page, errors };
 }
 
+/** An installer whose attempt 1 failed at `firstboot` (a script), and its console signed in on that verdict. */
+async function signedInOnFailedFirstboot(firstboot: string): Promise<{ installer: RunningInstaller; page: Page; errors: Error[] }> {
+  const { installer } = await rig({ firstboot });
+  await untilNoBlockers(installer);
+  assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+  assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+  const { page, errors } = await open(installer);
+  await signIn(page, installer.code);
+  await page.getByRole("heading", { name: "Attempt 1 failed at firstboot" }).waitFor();
+  return { installer, page, errors };
+}
+
 describe("web console", { skip: SKIP }, () => {
   test("a person's whole path: wrong code, sign in, the guided form with a field error fixed, install live (and after a reload), done, report", async () => {
     const { installer, letFirstbootGo } = await rig({ gated: true });
@@ -1075,11 +1087,7 @@ describe("web console", { skip: SKIP }, () => {
   });
 
   test("a firstboot's 16 KiB line in a FIRSTBOOT_FAILED verdict, the log, a blocker and the unattended notice wraps: the page is no wider than the window", async () => {
-    const { installer } = await rig({ firstboot: "#!/bin/sh\nhead -c 20000 /dev/zero | tr '\\0' x\necho\nexit 1\n" });
-    await untilNoBlockers(installer);
-    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
-    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
-    const { page, errors } = await open(installer);
+    const { page, errors } = await signedInOnFailedFirstboot("#!/bin/sh\nhead -c 20000 /dev/zero | tr '\\0' x\necho\nexit 1\n");
     /** The innermost elements that stick out sideways, and by how much the page does. */
     const wide = () => page.evaluate(() => {
       const width = document.documentElement.clientWidth;
@@ -1087,8 +1095,6 @@ describe("web console", { skip: SKIP }, () => {
         (el.getBoundingClientRect().right > width + 1 || (getComputedStyle(el).overflowX === "visible" && el.scrollWidth > el.clientWidth + 1)));
       return { by: document.documentElement.scrollWidth - width, out: out.filter((el) => !out.some((inner) => inner !== el && el.contains(inner))).map((el) => el.id || `${el.parentElement!.id || el.parentElement!.tagName} > ${el.tagName}`) };
     });
-    await signIn(page, installer.code);
-    await page.getByRole("heading", { name: "Attempt 1 failed at firstboot" }).waitFor();
     assert.match(await text(page, "#verdict"), /FIRSTBOOT_FAILED\s+firstboot exited with code 1; last output: x{1000}/);
     for (const width of [1024, 375]) {
       await page.setViewportSize({ width, height: 768 });
@@ -1114,13 +1120,7 @@ describe("web console", { skip: SKIP }, () => {
   });
 
   test("the report downloaded from the page is the API's, escaped as the API escapes it: a firstboot's right-to-left override and 8-bit CSI are written out in the file, not raw", async () => {
-    const { installer } = await rig({ firstboot: "#!/bin/sh\nprintf 'disk \\342\\200\\256sdb\\342\\200\\254 \\302\\2332J done\\n'\nexit 1\n" });
-    await untilNoBlockers(installer);
-    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
-    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
-    const { page, errors } = await open(installer);
-    await signIn(page, installer.code);
-    await page.getByRole("heading", { name: "Attempt 1 failed at firstboot" }).waitFor();
+    const { installer, page, errors } = await signedInOnFailedFirstboot("#!/bin/sh\nprintf 'disk \\342\\200\\256sdb\\342\\200\\254 \\302\\2332J done\\n'\nexit 1\n");
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download report" }).click()]);
     const file = await readFile((await download.path())!, "utf8");
     const api = await installer.request("/v1/installer/install/report?attempt=1");
