@@ -26,7 +26,7 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
   handler: async (c) => {
     const body = await readDraftBody(c, NODE_YAML_FORM);
-    const { etag, ...view } = await c.get("services").draft.replace(body, c.req.header("if-match"));
+    const { etag, ...view } = await c.get("services").draft.replace(body, c.req.header("if-match"), c.get("origin"));
     return c.json(view, 200, { ETag: etag });
   },
 });

@@ -48,6 +48,17 @@ describe("PUT /v1/installer/config/node.yaml", () => {
     assert.deepEqual({ ...assertAnswers(putConfig, 200, viaPutConfig), updatedAt: null }, { ...body, updatedAt: null }, "PUT /config stores it the same");
   });
 
+  test("200: the log line of the change carries the request's X-Request-Id and client, as PUT /config's does", async (t) => {
+    const installer = await given(t);
+    const reply = await installer.request(path, { ...put(VALID_NODE_YAML), from: "::ffff:127.0.0.7" });
+    assertAnswers(route, 200, reply);
+    const changes = installer.log.map((line) => JSON.parse(line)).filter((entry) => entry.message === "config changed" && entry.source === "yaml");
+    assert.deepEqual(
+      changes.map(({ requestId, client, change }) => ({ requestId, client, change })),
+      [{ requestId: reply.headers["x-request-id"], client: "127.0.0.7", change: "replace" }],
+    );
+  });
+
   test("400 INVALID_REQUEST: an empty node.yaml", async (t) => {
     await refused(await given(t), put(""), 400, "INVALID_REQUEST", /^The body is empty/);
   });
