@@ -48,6 +48,17 @@ export function createApp(services: Services) {
     services.log.error("request failed", { ...c.get("origin"), method: c.req.method, path: c.req.path, error: String(err) });
     return problem(c, new InstallerError({ code: "INTERNAL", detail: `The installer failed to answer; the log has request id ${c.get("requestId")}.` }));
   });
+
+  // Hono answers HEAD with the GET's headers and drops its body unread, so a stream (an attempt's SSE, the support
+  // bundle) would wait for a reader forever, its follower and its files held. The GET's body is cancelled instead.
+  // Any other request is passed on as it is: an answer Hono has at once stays synchronous (@hono/node-server's fast path).
+  const fetch = app.fetch;
+  const headOf = async (get: Response | Promise<Response>) => {
+    const answer = await get;
+    await answer.body?.cancel();
+    return new Response(null, answer);
+  };
+  app.fetch = (request, ...rest) => (request.method === "HEAD" ? headOf(fetch(new Request(request, { method: "GET" }), ...rest)) : fetch(request, ...rest));
   return app;
 }
 

@@ -5,7 +5,7 @@ import { inProcessApp } from "../helpers/app.ts";
 import { finished, install, installRig, putDraft, readSse } from "../helpers/install-rig.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertRouteProblem } from "../helpers/route-problem.ts";
-import type { Reply } from "../helpers/installer.ts";
+import { waitFor, type Reply } from "../helpers/installer.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
 
 const { route } = getEvents;
@@ -65,6 +65,30 @@ describe("GET /v1/installer/install/events", () => {
       assert.equal(reply.headers["cache-control"], "no-store", accept);
       assert.match(reply.text, /^id: 1\n/m, accept);
     }
+  });
+
+  test("HEAD with Accept: text/event-stream: the stream's headers and no body, and no follower of the attempt left behind", async (t) => {
+    const installer = await installRig(t);
+    const follow = installer.services.attempts.follow.bind(installer.services.attempts);
+    let following = 0;
+    installer.services.attempts.follow = (attempt, after, signal) => {
+      const events = follow(attempt, after, signal);
+      return (async function* () {
+        following++;
+        try {
+          yield* events;
+        } finally {
+          following--;
+        }
+      })();
+    };
+    await putDraft(installer);
+    await install(installer);
+    const head = await installer.request(PATH, { method: "HEAD", headers: { accept: "text/event-stream" } });
+    assert.deepEqual([head.status, head.headers["content-type"], head.headers["cache-control"], head.text], [200, "text/event-stream", "no-store", ""]);
+    await finished(installer, 1);
+    // A follower ends at attempt.finished, or once its reader is gone: a HEAD has none.
+    await waitFor("no follower of the attempt left", async () => (following === 0 ? true : undefined));
   });
 
   test("400 INVALID_REQUEST for an attempt, after or Last-Event-ID that is not a number", async (t) => {
