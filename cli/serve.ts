@@ -1,4 +1,4 @@
-import { serve } from "@hono/node-server";
+import { RequestError, getRequestListener } from "@hono/node-server";
 import { createServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
@@ -11,7 +11,7 @@ import { GRACE_MS } from "../core/process/group.ts";
 import { startStorageProblem } from "../core/fs/storage-error.ts";
 import { certificateFacts, type CertificateFacts } from "../core/access/tls.ts";
 import { loadTls } from "../core/access/tls-files.ts";
-import { rawProblem } from "../handlers/problem.ts";
+import { rawProblem, unroutedProblem } from "../handlers/problem.ts";
 import { printable } from "../core/common/printable.ts";
 import { stderrIsJournal } from "./journal.ts";
 import { CONNECTION_LIMITS, capConnections, connectionCap, openFilesLimit } from "./connections.ts";
@@ -140,38 +140,38 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   const fetch: App["fetch"] = (request, env) => (app ? app.fetch(request, env) : build().then((built) => built.fetch(request, env)));
 
   const maxConnections = connectionCap(openFilesLimit());
-  const server = serve(
-    {
-      fetch,
-      hostname: settings.listenHost,
-      port: settings.listenPort,
-      createServer,
-      serverOptions: { cert: tls.cert, key: tls.key, handshakeTimeout: CONNECTION_LIMITS.handshakeTimeoutMs },
-    },
-    (info: AddressInfo) => {
-      const listeningAt = performance.now();
-      url = publicUrl(settings.listenHost, info.port);
-      const notices = [
-        ...warnings,
-        lock.tookOverFrom ? `took over the lock of a stopped installer (pid ${lock.tookOverFrom})` : undefined,
-        opened.keptAside ? `the store file did not parse (${opened.keptAsideWhy}): kept aside as ${opened.keptAside}; started with a fresh store` : undefined,
-        codeNotice,
-        tls.notice,
-        ...started,
-        opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
-      ].filter((n): n is string => n !== undefined);
-      const ranWith = { payload: resolve(settings.payload), ...(settings.hostFacts ? { hostFacts: resolve(settings.hostFacts) } : {}), ...(settings.tlsKey ? { tlsKey: resolve(settings.tlsKey) } : {}), listenHost: settings.listenHost, port: info.port };
-      keepNotices(settings.stateDir, { startedAt: now().toISOString(), pid: process.pid, version, notices, ...ranWith }, log);
-      process.stdout.write(banner({ version, url, address: info.address, port: info.port, installCode, tls, stateDir: settings.stateDir, notices }));
-      for (const notice of notices) log.warn(notice);
-      void build().catch(() => undefined);
-      warmUpWhenQuiet(server, { app: build, log, stopping: () => stopping, code: installCode });
-      const ms = (at: number) => Math.round(at * 10) / 10;
-      const startMs = { compiled: codeCache && ms(codeCache.compiledAt), modulesLoaded: ms(modulesLoadedAt), stateReady: ms(stateReadyAt), listening: ms(listeningAt) };
-      log.info("listening", { url, port: info.port, maxConnections, codeCache: codeCache?.state, codeCacheFrom: codeCache?.from, startMs });
-      if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
-    },
+  // Not serve(): it takes no errorHandler, and without one @hono/node-server answers a request it makes no URL of
+  // (target *, no or a broken Host) with an empty 400, and an API that could not be built with an empty 500.
+  const answerUnrouted = (err: unknown) =>
+    err instanceof RequestError ? unroutedProblem(400, `The request is not valid HTTP: ${err.message}.`) : unroutedProblem(500, "The installer failed to answer; its log says why.");
+  const server = createServer(
+    { cert: tls.cert, key: tls.key, handshakeTimeout: CONNECTION_LIMITS.handshakeTimeoutMs },
+    getRequestListener(fetch, { hostname: settings.listenHost, errorHandler: answerUnrouted }),
   );
+  server.listen(settings.listenPort, settings.listenHost, () => {
+    const info = server.address() as AddressInfo;
+    const listeningAt = performance.now();
+    url = publicUrl(settings.listenHost, info.port);
+    const notices = [
+      ...warnings,
+      lock.tookOverFrom ? `took over the lock of a stopped installer (pid ${lock.tookOverFrom})` : undefined,
+      opened.keptAside ? `the store file did not parse (${opened.keptAsideWhy}): kept aside as ${opened.keptAside}; started with a fresh store` : undefined,
+      codeNotice,
+      tls.notice,
+      ...started,
+      opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
+    ].filter((n): n is string => n !== undefined);
+    const ranWith = { payload: resolve(settings.payload), ...(settings.hostFacts ? { hostFacts: resolve(settings.hostFacts) } : {}), ...(settings.tlsKey ? { tlsKey: resolve(settings.tlsKey) } : {}), listenHost: settings.listenHost, port: info.port };
+    keepNotices(settings.stateDir, { startedAt: now().toISOString(), pid: process.pid, version, notices, ...ranWith }, log);
+    process.stdout.write(banner({ version, url, address: info.address, port: info.port, installCode, tls, stateDir: settings.stateDir, notices }));
+    for (const notice of notices) log.warn(notice);
+    void build().catch(() => undefined);
+    warmUpWhenQuiet(server, { app: build, log, stopping: () => stopping, code: installCode });
+    const ms = (at: number) => Math.round(at * 10) / 10;
+    const startMs = { compiled: codeCache && ms(codeCache.compiledAt), modulesLoaded: ms(modulesLoadedAt), stateReady: ms(stateReadyAt), listening: ms(listeningAt) };
+    log.info("listening", { url, port: info.port, maxConnections, codeCache: codeCache?.state, codeCacheFrom: codeCache?.from, startMs });
+    if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
+  });
   capConnections(server, log, maxConnections);
   if (codeCache) saveWhenQuiet(server as HttpsServer, codeCache, log);
   lingerOnClose(server as HttpsServer);

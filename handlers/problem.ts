@@ -73,24 +73,39 @@ export function invalidRequestFromZod(error: ZodError, target: string): Installe
   });
 }
 
+/** A problem for a request the app never saw: a fresh request id and the security headers every answer has; the connection closes. */
+function unrouted(status: 400 | 431 | 500, detail: string): { body: string; headers: Record<string, string> } {
+  const requestId = randomUUID();
+  const code = status === 500 ? "INTERNAL" : "INVALID_REQUEST";
+  const body = JSON.stringify({ type: problemType(code), title: ERROR_CODES[code].title, status, detail, code, requestId });
+  const headers = {
+    "Content-Type": "application/problem+json",
+    "Content-Length": String(Buffer.byteLength(body)),
+    "X-Request-Id": requestId,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "SAMEORIGIN",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    Connection: "close",
+  };
+  return { body, headers };
+}
+
 /**
  * For requests Node's HTTP parser refuses before Hono sees them (headers over 16 KB, a
  * malformed request line): the same problem+json shape, written to the socket.
  */
 export function rawProblem(status: 400 | 431, detail: string): string {
-  const requestId = randomUUID();
-  const body = JSON.stringify({ type: problemType("INVALID_REQUEST"), title: ERROR_CODES.INVALID_REQUEST.title, status, detail, code: "INVALID_REQUEST", requestId });
-  return [
-    `HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : "Bad Request"}`,
-    "Content-Type: application/problem+json",
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `X-Request-Id: ${requestId}`,
-    "X-Content-Type-Options: nosniff",
-    "X-Frame-Options: SAMEORIGIN",
-    "Referrer-Policy: no-referrer",
-    "Cross-Origin-Resource-Policy: same-origin",
-    "Connection: close",
-    "",
-    body,
-  ].join("\r\n");
+  const { body, headers } = unrouted(status, detail);
+  const head = `HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : "Bad Request"}`;
+  return [head, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), "", body].join("\r\n");
+}
+
+/**
+ * For what @hono/node-server answers itself: a request Node parsed that names no URL (target `*`, no or a broken
+ * Host) is a 400, and an app that could not answer at all a 500; as problem+json, not an empty body.
+ */
+export function unroutedProblem(status: 400 | 500, detail: string): Response {
+  const { body, headers } = unrouted(status, detail);
+  return new Response(body, { status, headers });
 }

@@ -396,7 +396,42 @@ describe("security: oversized headers", () => {
     assert.equal(installer.proc.exitCode, null);
     assert.equal((await installer.request("/healthz", { code: null })).status, 200);
   });
+
+  test("a request Node parses but that names no URL (target *, a Host that is no host) → 400 as problem+json, not an empty 400", async () => {
+    const installer = await start();
+    const heads = [
+      "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+      `GET /v1/installer/status HTTP/1.1\r\nHost: no host\r\nAuthorization: Bearer ${installer.code}\r\n`,
+    ];
+    for (const head of heads) {
+      const reply = await exchange(installer, `${head}Connection: close\r\n\r\n`);
+      assertProblem(reply, 400, "INVALID_REQUEST", { what: JSON.stringify(head), detail: /^The request is not valid HTTP/ });
+      assert.equal(reply.headers["x-content-type-options"], "nosniff");
+    }
+    assert.equal((await installer.request("/healthz", { code: null })).status, 200);
+  });
 });
+
+/** `request` as written, on a TLS connection of its own; the reply as read until the installer closes it (Content-Length bodies). */
+async function exchange(installer: RunningInstaller, request: string): Promise<Reply> {
+  const socket = connect({ host: "127.0.0.1", port: installer.port, rejectUnauthorized: false });
+  await once(socket, "secureConnect");
+  socket.end(request);
+  socket.setEncoding("utf8");
+  let raw = "";
+  for await (const chunk of socket) raw += chunk;
+  const split = raw.indexOf("\r\n\r\n");
+  const [statusLine, ...lines] = raw.slice(0, split).split("\r\n");
+  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+  const text = raw.slice(split + 4);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: Number(statusLine!.split(" ")[1]), headers, text, json };
+}
 
 /**
  * Sends a head declaring `total` body bytes and a first 64 KB piece, then, once the reply's head has come, the rest
