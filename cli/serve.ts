@@ -1,4 +1,4 @@
-import { RequestError, getRequestListener } from "@hono/node-server";
+import { RequestError, getRequestListener, type Http2Bindings, type HttpBindings } from "@hono/node-server";
 import { createServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
@@ -141,12 +141,15 @@ export async function runServe(settings: Settings, version: string, codeCache: C
 
   const maxConnections = connectionCap(openFilesLimit());
   // Not serve(): it takes no errorHandler, and without one @hono/node-server answers a request it makes no URL of
-  // (target *, no or a broken Host) with an empty 400, and an API that could not be built with an empty 500.
+  // (target *, a broken Host) with an empty 400, and an API that could not be built with an empty 500.
   const answerUnrouted = (err: unknown) =>
     err instanceof RequestError ? unroutedProblem(400, `The request is not valid HTTP: ${err.message}.`) : unroutedProblem(500, "The installer failed to answer; its log says why.");
+  // HTTP/1.1 names its Host (RFC 9112 §3.2); Node 20 would refuse one that does not with an empty 400 of its own.
+  const hosted = (request: Request, env: HttpBindings | Http2Bindings) =>
+    env.incoming.headers.host === undefined && env.incoming.httpVersion === "1.1" ? unroutedProblem(400, "The request is not valid HTTP: an HTTP/1.1 request has a Host header.") : fetch(request, env);
   const server = createServer(
-    { cert: tls.cert, key: tls.key, handshakeTimeout: CONNECTION_LIMITS.handshakeTimeoutMs },
-    getRequestListener(fetch, { hostname: settings.listenHost, errorHandler: answerUnrouted }),
+    { cert: tls.cert, key: tls.key, handshakeTimeout: CONNECTION_LIMITS.handshakeTimeoutMs, requireHostHeader: false },
+    getRequestListener(hosted, { hostname: settings.listenHost, errorHandler: answerUnrouted }),
   );
   server.listen(settings.listenPort, settings.listenHost, () => {
     const info = server.address() as AddressInfo;

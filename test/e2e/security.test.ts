@@ -397,10 +397,11 @@ describe("security: oversized headers", () => {
     assert.equal((await installer.request("/healthz", { code: null })).status, 200);
   });
 
-  test("a request Node parses but that names no URL (target *, a Host that is no host) → 400 as problem+json, not an empty 400", async () => {
+  test("a request Node parses but that names no URL (target *, HTTP/1.1 without Host, a Host that is no host) → 400 as problem+json, not an empty 400", async () => {
     const installer = await start();
     const heads = [
       "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+      "GET /healthz HTTP/1.1\r\n",
       `GET /v1/installer/status HTTP/1.1\r\nHost: no host\r\nAuthorization: Bearer ${installer.code}\r\n`,
     ];
     for (const head of heads) {
@@ -408,6 +409,7 @@ describe("security: oversized headers", () => {
       assertProblem(reply, 400, "INVALID_REQUEST", { what: JSON.stringify(head), detail: /^The request is not valid HTTP/ });
       assert.equal(reply.headers["x-content-type-options"], "nosniff");
     }
+    assert.equal((await exchange(installer, "GET /healthz HTTP/1.0\r\n\r\n")).status, 200, "HTTP/1.0 has no Host to name");
     assert.equal((await installer.request("/healthz", { code: null })).status, 200);
   });
 });
