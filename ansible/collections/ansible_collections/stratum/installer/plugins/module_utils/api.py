@@ -14,6 +14,8 @@ API = "/v1/installer"
 SECRET_KEYS = ("joinToken", "passwordHash")
 MAX_ANSWER = 16 * 1024 * 1024
 MAX_TEXT = 2000
+# An answer nests a handful of levels; a deeper one is not believed (Python's json and every walk of it recurse).
+MAX_DEPTH = 64
 # The installer sends a heartbeat every 15 s: three missed ones and the stream is gone.
 IDLE = 45
 
@@ -88,6 +90,20 @@ def _texts(value):
     if value is None or isinstance(value, bool) or value == "":
         return set()
     return {"%s" % (value,)}
+
+
+def parsed(text):
+    """JSON from a node; ValueError for one that is not JSON or nests deeper than MAX_DEPTH (never a RecursionError)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deep")
+    level = [value]
+    for _ in range(MAX_DEPTH + 1):
+        level = [v for c in level if isinstance(c, (dict, list)) for v in (c.values() if isinstance(c, dict) else c)]
+        if not level:
+            return value
+    raise ValueError("nested deeper than %d levels" % MAX_DEPTH)
 
 
 def listed(value):
@@ -223,7 +239,7 @@ class Installer(object):
         if kind == "status":
             raw = err.answer.body.decode("utf-8", "replace") if err.answer and err.answer.body else ""
             try:
-                body = json.loads(raw) if raw else None
+                body = parsed(raw) if raw else None
             except ValueError:
                 body = None
             # An answer that is no problem+json (a proxy's page, a crash's text): its start, to say what came.
@@ -247,7 +263,7 @@ class Installer(object):
             if answer.status not in expect:
                 raise ClientError("status", self.client.where, "HTTP %d" % answer.status, answer=answer)
             try:
-                data = json.loads(answer.body.decode("utf-8"))
+                data = parsed(answer.body.decode("utf-8"))
             except ValueError:
                 raise ClientError("not-json", self.client.where, "HTTP %d: the answer is not JSON" % answer.status)
             wrong = _shape(data, SHAPES[shape], "the answer") if shape else None
@@ -315,7 +331,7 @@ class Installer(object):
         try:
             for _, data in stream:
                 try:
-                    event = json.loads(data)
+                    event = parsed(data)
                 except ValueError:
                     raise ClientError("not-json", self.client.where, "an event is not JSON")
                 wrong = _shape(event, SHAPES["event"], "an event")
@@ -334,7 +350,7 @@ def _verifying(status):
 
 def _finishes(data):
     try:
-        return json.loads(data).get("type") == "attempt.finished"
+        return parsed(data).get("type") == "attempt.finished"
     except (ValueError, AttributeError):
         return False
 

@@ -10,7 +10,8 @@ import unittest
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), *([".."] * 7))))
 
-from ansible_collections.stratum.installer.plugins.module_utils.api import Failed, Problem, printable, redacted, resolve_code, secrets  # noqa: E402
+from ansible_collections.stratum.installer.plugins.module_utils.api import Failed, Installer, Problem, printable, redacted, resolve_code, secrets  # noqa: E402
+from ansible_collections.stratum.installer.plugins.module_utils.client import Answer  # noqa: E402
 
 
 class PrintableTest(unittest.TestCase):
@@ -96,6 +97,42 @@ class CodeTest(unittest.TestCase):
         for code, named in (("X364\u2013BRCG", "U\\+2013"), ("env:STRATUM_TEST_ODD", "U\\+0001"), ("K\u00d6DE-1234", "U\\+00D6")):
             self.assertRaisesRegex(Failed, "holds the character %s, which no install code has" % named, resolve_code, code, None)
         self.assertEqual(resolve_code("k7qx m2pd\tr4t1", None), "k7qx m2pd\tr4t1")
+
+
+class _Answers(object):
+    """A PinnedClient stand-in: every request gets (status, body), every event stream yields `events`."""
+
+    def __init__(self, status, body, events=()):
+        self.answer = Answer(status, {}, body, None)
+        self.stream = events
+        self.where = "127.0.0.1:1"
+        self.timeout = 30
+
+    def request(self, *args, **kwargs):
+        return self.answer
+
+    def events(self, *args, **kwargs):
+        for data in self.stream:
+            yield None, data
+
+
+class HostileAnswerTest(unittest.TestCase):
+    def installer(self, client):
+        installer = Installer("https://127.0.0.1:1", "ab" * 32, "abcd-efgh-ijkl", 30)
+        installer.client = client
+        return installer
+
+    def test_json_nested_past_what_python_parses_is_a_named_failure_not_a_traceback(self):
+        deep = b"[" * 100000 + b"]" * 100000
+        self.assertRaisesRegex(Failed, "gave an answer to GET /v1/installer/status that is not its installer's", self.installer(_Answers(200, deep)).status)
+        self.assertRaisesRegex(Failed, "^GET /v1/installer/status: HTTP 500: ", self.installer(_Answers(500, deep)).status)
+        # Parsed, but deeper than the module's walks of it (printable_tree, the result's JSON) may go.
+        parses = b'{"phase": "configuring", "attempt": 0, "blockers": ' + b"[" * 900 + b"]" * 900 + b"}"
+        self.assertRaisesRegex(Failed, "that is not its installer's", self.installer(_Answers(200, parses)).status)
+        shallow = b'{"phase": "configuring", "attempt": 0, "blockers": [{"code": "X", "detail": [[["deep enough"]]]}]}'
+        self.assertEqual(self.installer(_Answers(200, shallow)).status()["blockers"][0]["detail"], [[["deep enough"]]])
+        events = self.installer(_Answers(200, b"", [deep.decode()])).events(1, 0, None)
+        self.assertRaisesRegex(Failed, "gave an answer to GET /v1/installer/install/events.* that is not its installer's", list, events)
 
 
 if __name__ == "__main__":
