@@ -263,6 +263,32 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
     assert.equal(agreeing.result.msg, "installed already (attempt 1)");
   });
 
+  test("install: a node listing thousands of failed checks fails the task with fifty of them, saying how many more, not megabytes of text", async (t) => {
+    const checks = Array.from({ length: 3000 }, (_, i) => ({ name: `c${i}`, code: `CHECK_${i}`, detail: "x".repeat(1500) }));
+    const verdict = { attempt: 1, kind: "install", outcome: "failed", step: "join-check", code: "JOIN_CHECK_FAILED", message: "m", next: "retryInstall", checks };
+    const node = await fakeInstaller(t, (req, res) => {
+      if (req.url?.startsWith("/v1/installer/install/events")) {
+        return void res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: ${JSON.stringify({ seq: 1, attempt: 1, type: "attempt.finished", message: "done" })}\n\n`);
+      }
+      const body =
+        req.url === "/v1/installer/status" ? { phase: "configuring", attempt: 0 }
+        : req.url === "/v1/installer/cluster/join-check" ? { ok: false, checks }
+        : req.url === "/v1/installer/install" ? { attempt: 1 }
+        : req.url?.startsWith("/v1/installer/install/verdict") ? verdict
+        : undefined;
+      res.writeHead(body ? (req.url === "/v1/installer/install" ? 202 : 200) : 404, { "content-type": "application/json" }).end(JSON.stringify(body ?? { code: "NOT_FOUND" }));
+    });
+    const connection = { installer: node.url.origin, fingerprint: node.pin, code: "K7QX-M2PD-R4T1", node: "many" };
+    const checked = await module("install", { ...connection, join_check: true });
+    assert.equal(checked.exit, 2, checked.output.slice(0, 2000));
+    assert.ok(checked.result.msg.length < 64 * 1024, `${checked.result.msg.length} characters`);
+    assert.match(checked.result.msg, /^many: the join check failed: CHECK_0: x+… \(988 more characters\); .*; CHECK_49: x+… \(988 more characters\); and 2950 more checks the node listed$/);
+    const failed = await module("install", connection);
+    assert.equal(failed.exit, 2, failed.output.slice(0, 2000));
+    assert.ok(failed.result.msg.length < 64 * 1024, `${failed.result.msg.length} characters`);
+    assert.match(failed.result.msg, /^many: the install failed: JOIN_CHECK_FAILED at join-check: m \(next: retryInstall\); join check c0: CHECK_0: x+… \(988 more characters\); .*; join check c49: .*; and 2950 more checks the node listed$/);
+  });
+
   test("draft: the stored draft and ETag a node returns are shown with their control characters written out (C1, bidi), never raw", async (t) => {
     const stored = { mode: "single-node", hostname: "n\u009b2J\u202eevil" };
     const node = await fakeInstaller(t, (req, res) => {

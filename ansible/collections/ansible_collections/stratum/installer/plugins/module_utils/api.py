@@ -14,6 +14,9 @@ API = "/v1/installer"
 SECRET_KEYS = ("joinToken", "passwordHash")
 MAX_ANSWER = 16 * 1024 * 1024
 MAX_TEXT = 2000
+# A node may list thousands of errors, blockers or checks: a message shows this many, each item this long (the fleet's caps).
+MAX_ITEMS = 50
+MAX_ITEM_TEXT = 512
 # An answer nests a handful of levels; a deeper one is not believed (Python's json and every walk of it recurse).
 MAX_DEPTH = 64
 # The installer sends a heartbeat every 15 s: three missed ones and the stream is gone.
@@ -111,6 +114,13 @@ def listed(value):
     return value if isinstance(value, list) else []
 
 
+def items_text(items, what):
+    """"; "-joined texts of a message, at most MAX_ITEMS of them, then how many more the node listed."""
+    shown = list(items)
+    more = "; and %d more %s the node listed" % (len(shown) - MAX_ITEMS, what) if len(shown) > MAX_ITEMS else ""
+    return "; ".join(shown[:MAX_ITEMS]) + more
+
+
 class Failed(Exception):
     """The module fails with this message (its node's name put in front by the module); `result` goes with it."""
 
@@ -136,12 +146,11 @@ class Problem(Failed):
         if not self.detail and excerpt:
             self.detail = excerpt
         text = "%s %s%s: %s: %s" % (method, API, path.split("?")[0], printable(self.code, 80), printable(self.detail, 300 if excerpt else MAX_TEXT))
-        for e in listed(body.get("errors")):
-            if isinstance(e, dict):
-                text += "; %s: %s" % (printable(e.get("field") or "(config)", 200), printable(e.get("message")))
-        for b in listed(body.get("blockers")):
-            if isinstance(b, dict):
-                text += "; %s: %s" % (printable(b.get("code"), 80), printable(b.get("detail")))
+        errors = ["%s: %s" % (printable(e.get("field") or "(config)", 200), printable(e.get("message"), MAX_ITEM_TEXT)) for e in listed(body.get("errors")) if isinstance(e, dict)]
+        blockers = ["%s: %s" % (printable(b.get("code"), 80), printable(b.get("detail"), MAX_ITEM_TEXT)) for b in listed(body.get("blockers")) if isinstance(b, dict)]
+        for shown, what in ((errors, "errors"), (blockers, "blockers")):
+            if shown:
+                text += "; " + items_text(shown, what)
         super().__init__(text, kind="status", status=status)
 
 
@@ -383,4 +392,4 @@ def run(module, work):
     module.exit_json(**result)
 
 
-__all__ = ["API", "CONNECTION_SPEC", "Failed", "Installer", "Problem", "connect", "listed", "printable", "printable_tree", "redacted", "run", "seconds", "secrets", "who"]
+__all__ = ["API", "CONNECTION_SPEC", "MAX_ITEM_TEXT", "Failed", "Installer", "Problem", "connect", "items_text", "listed", "printable", "printable_tree", "redacted", "run", "seconds", "secrets", "who"]

@@ -98,7 +98,7 @@ steps:
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, Failed, Problem, listed, printable, printable_tree, run
+from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, MAX_ITEM_TEXT, Failed, Problem, items_text, listed, printable, printable_tree, run
 
 
 # An attempt has a dozen steps (SPEC §5); a node that names more is not believed past this many.
@@ -180,8 +180,8 @@ class Run(object):
     def join_check(self):
         check = self.installer.join_check()
         if not check["ok"]:
-            failures = ["%s: %s" % (printable(c.get("code"), 80), printable(c.get("detail"))) for c in check["checks"] if isinstance(c, dict) and c.get("code")]
-            raise Failed("the join check failed: %s" % "; ".join(failures or ["no check passed"]), **self.result(None, False, checks=printable_tree(check["checks"])))
+            failures = ["%s: %s" % (printable(c.get("code"), 80), printable(c.get("detail"), MAX_ITEM_TEXT)) for c in check["checks"] if isinstance(c, dict) and c.get("code")]
+            raise Failed("the join check failed: %s" % items_text(failures or ["no check passed"], "checks"), **self.result(None, False, checks=printable_tree(check["checks"])))
 
     def converge(self):
         status = self.installer.settled_status(min(self.wait, 600))
@@ -218,10 +218,8 @@ class Run(object):
 
 def failure(verdict):
     text = "the install failed: %s at %s: %s (next: %s)" % tuple(printable(verdict.get(k) or "?", 2000 if k == "message" else 80) for k in ("code", "step", "message", "next"))
-    for check in listed(verdict.get("checks")):
-        if isinstance(check, dict) and check.get("code"):
-            text += "; join check %s: %s: %s" % (printable(check.get("name"), 40), printable(check["code"], 80), printable(check.get("detail")))
-    return text
+    checks = ["join check %s: %s: %s" % (printable(c.get("name"), 40), printable(c["code"], 80), printable(c.get("detail"), MAX_ITEM_TEXT)) for c in listed(verdict.get("checks")) if isinstance(c, dict) and c.get("code")]
+    return text + ("; " + items_text(checks, "checks") if checks else "")
 
 
 def main():

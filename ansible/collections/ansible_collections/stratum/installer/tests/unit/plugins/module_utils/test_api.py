@@ -64,6 +64,16 @@ class ProblemTest(unittest.TestCase):
         self.assertEqual((problem.code, problem.kind, problem.result), ("INVALID_CONFIG", "status", {"status": 422}))
         self.assertEqual(str(Problem("GET", "/status", 502, None)), "GET /v1/installer/status: HTTP 502: ")
 
+    def test_a_node_that_lists_thousands_of_errors_or_blockers_is_shown_fifty_of_each_saying_how_many_more(self):
+        body = {"code": "INSTALL_BLOCKED", "detail": "d", "errors": [{"field": "f%d" % i, "message": "m" * 1500} for i in range(5000)],
+                "blockers": [{"code": "B%d" % i, "detail": "y" * 1500} for i in range(5000)]}
+        text = str(Problem("POST", "/install", 409, body))
+        self.assertLess(len(text), 64 * 1024)
+        self.assertIn("; f49: " + "m" * 512 + "… (988 more characters); and 4950 more errors the node listed", text)
+        self.assertIn("; B49: " + "y" * 512 + "… (988 more characters); and 4950 more blockers the node listed", text)
+        self.assertNotIn("f50:", text)
+        self.assertNotIn("B50:", text)
+
 
 class CodeTest(unittest.TestCase):
     def test_the_code_itself_from_the_environment_or_from_a_file_relative_to_a_folder(self):
