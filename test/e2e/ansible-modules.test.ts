@@ -346,6 +346,26 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
     assert.equal(await n.firstbootRuns(), 1, "one attempt, followed twice");
   });
 
+  test("draft: a node whose attempt runs keeps its draft: a differing draft fails naming the attempt and the fields, in check mode as in the real run; the same draft is ok", async () => {
+    const n = await startNode("node-t2", FIRSTBOOT_GATE);
+    await module("draft", { ...n.connection, draft: VALID_DRAFT });
+    assert.equal((await module("install", { ...n.connection, wait_timeout: 1 })).exit, 2);
+    assert.equal((await status(n)).phase, "installing");
+    const before = await config(n);
+    const other = { ...VALID_DRAFT, timezone: "UTC" };
+    const said = /^node-t2: attempt 1 runs on it, so its draft cannot change until the attempt ends; the inventory's draft differs at timezone: run again once it ended \(stratum\.installer\.install follows it to its verdict\)$/;
+    for (const flags of [["--check"], []]) {
+      const run = await module("draft", { ...n.connection, draft: other }, ...flags);
+      assert.equal(run.exit, 2, run.output);
+      assert.match(run.result.msg, said);
+      assert.equal(run.result.changed, false);
+    }
+    const same = await module("draft", { ...n.connection, draft: VALID_DRAFT });
+    assert.deepEqual([same.exit, same.result.changed], [0, false], same.output);
+    assert.deepEqual(await config(n), before);
+    await writeFile(join(n.folder, "go"), "");
+  });
+
   test("install: a node that failed at readiness is rechecked, never installed again; rechecks sets how often the task rechecks by itself", async () => {
     const n = await startNode("node-r1", FIRSTBOOT_OK, "2");
     n.cloud.setScenario("never");

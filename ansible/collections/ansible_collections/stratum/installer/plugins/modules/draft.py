@@ -14,6 +14,8 @@ description:
   - A node already installed (phase C(done)) keeps its config; it is not written, and the task is ok and
     unchanged with a message saying so; where the inventory's draft differs, a warning (shown at every verbosity)
     names the node and the fields, not applied.
+  - A node whose attempt runs (phase C(installing)) refuses a new draft; where the inventory's differs, the task
+    fails naming the attempt and the fields, in check mode too. The same draft is ok.
   - With C(--diff), the stored and the inventory's draft as JSON, their secrets (C(joinToken),
     C(passwordHash)) redacted.
 version_added: 0.1.0
@@ -140,6 +142,9 @@ def converge(module, installer):
         return dict(result, msg="installed already (attempt %d): an installed node keeps its config, its draft is not written%s" % (status["attempt"], note))
     if not differs:
         return result
+    if status["phase"] == "installing":
+        # The node refuses the write (409 INSTALL_RUNNING): check mode says so too, rather than that it would write.
+        raise Failed("attempt %d runs on it, so its draft cannot change until the attempt ends; the inventory's draft differs at %s: run again once it ended (stratum.installer.install follows it to its verdict)" % (status["attempt"], ", ".join(differs)), **result)
     if module._diff:
         result["diff"] = dict(
             before_header="%sthe stored draft" % (p["node"] + ": " if p["node"] else ""),
