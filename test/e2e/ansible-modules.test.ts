@@ -366,6 +366,27 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
     await writeFile(join(n.folder, "go"), "");
   });
 
+  test("install: a wait, request timeout or rechecks below what it counts fails before a request is sent (a wait of 0 started an install and gave up at once)", async (t) => {
+    const node = await fakeInstaller(t, (req, res) => {
+      const body = req.url === "/v1/installer/status" ? { phase: "configuring", attempt: 0 } : req.url === "/v1/installer/install" ? { attempt: 1 } : undefined;
+      res.writeHead(body ? (req.url === "/v1/installer/install" ? 202 : 200) : 404, { "content-type": "application/json" }).end(JSON.stringify(body ?? { code: "NOT_FOUND" }));
+    });
+    const connection = { installer: node.url.origin, fingerprint: node.pin, code: "K7QX-M2PD-R4T1", node: "odd" };
+    const cases: Array<[object, RegExp]> = [
+      [{ timeout_minutes: 0 }, /^odd: timeout_minutes is 0: give 1 or more \(minutes the task waits for the verdict\); nothing was sent$/],
+      [{ timeout_minutes: -5 }, /^odd: timeout_minutes is -5: give 1 or more/],
+      [{ wait_timeout: 0 }, /^odd: wait_timeout is 0: give 1 or more \(seconds the task waits for the verdict\); nothing was sent$/],
+      [{ rechecks: -1 }, /^odd: rechecks is -1: give 0 or more \(readiness rechecks\); nothing was sent$/],
+      [{ timeout: 0 }, /^odd: timeout is 0: give 1 or more \(seconds a request to the installer may take\); nothing was sent$/],
+    ];
+    for (const [args, said] of cases) {
+      const run = await module("install", { ...connection, ...args });
+      assert.equal(run.exit, 2, run.output);
+      assert.match(run.result.msg, said);
+    }
+    assert.deepEqual(node.seen, []);
+  });
+
   test("install: a node that failed at readiness is rechecked, never installed again; rechecks sets how often the task rechecks by itself", async () => {
     const n = await startNode("node-r1", FIRSTBOOT_OK, "2");
     n.cloud.setScenario("never");

@@ -36,7 +36,7 @@ options:
     type: str
   timeout:
     description:
-      - Seconds each request may take in all (connection, TLS handshake, request and the whole answer).
+      - Seconds each request may take in all (connection, TLS handshake, request and the whole answer); 1 or more.
     type: int
     default: 30
 notes:

@@ -364,9 +364,17 @@ def _finishes(data):
         return False
 
 
+def at_least(module, name, least, what):
+    """Fails the module, before anything is sent, when the option `name` is set below `least`."""
+    value = module.params.get(name)
+    if value is not None and value < least:
+        module.fail_json(msg="%s%s is %d: give %d or more (%s); nothing was sent" % (who(module), name, value, least, what))
+
+
 def connect(module):
     """The node's installer from the module's connection options; its code kept out of every output."""
     p = module.params
+    at_least(module, "timeout", 1, "seconds a request to the installer may take")
     try:
         code = resolve_code(p["code"], p["relative_to"])
     except Failed as failed:
@@ -392,4 +400,4 @@ def run(module, work):
     module.exit_json(**result)
 
 
-__all__ = ["API", "CONNECTION_SPEC", "MAX_ITEM_TEXT", "Failed", "Installer", "Problem", "connect", "items_text", "listed", "printable", "printable_tree", "redacted", "run", "seconds", "secrets", "who"]
+__all__ = ["API", "CONNECTION_SPEC", "MAX_ITEM_TEXT", "Failed", "Installer", "Problem", "at_least", "connect", "items_text", "listed", "printable", "printable_tree", "redacted", "run", "seconds", "secrets", "who"]

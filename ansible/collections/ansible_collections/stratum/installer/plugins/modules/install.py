@@ -29,16 +29,16 @@ options:
     default: false
   timeout_minutes:
     description:
-      - How long the task waits for the verdict, in minutes.
+      - How long the task waits for the verdict, in minutes; 1 or more.
     type: int
     default: 60
   wait_timeout:
     description:
-      - How long the task waits for the verdict, in seconds; instead of I(timeout_minutes) (not with it).
+      - How long the task waits for the verdict, in seconds, 1 or more; instead of I(timeout_minutes) (not with it).
     type: int
   rechecks:
     description:
-      - Readiness rechecks after an attempt of this task failed at readiness (the cloud was not READY in time).
+      - Readiness rechecks after an attempt of this task failed at readiness (the cloud was not READY in time); 0 or more.
     type: int
     default: 1
 attributes:
@@ -98,7 +98,7 @@ steps:
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, MAX_ITEM_TEXT, Failed, Problem, items_text, listed, printable, printable_tree, run
+from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, MAX_ITEM_TEXT, Failed, at_least, Problem, items_text, listed, printable, printable_tree, run
 
 
 # An attempt has a dozen steps (SPEC §5); a node that names more is not believed past this many.
@@ -234,6 +234,9 @@ def main():
         mutually_exclusive=[("timeout_minutes", "wait_timeout")],
         supports_check_mode=True,
     )
+    # A wait of 0 would start an install and give up on it at once.
+    at_least(module, "timeout_minutes" if module.params["wait_timeout"] is None else "wait_timeout", 1, "minutes the task waits for the verdict" if module.params["wait_timeout"] is None else "seconds the task waits for the verdict")
+    at_least(module, "rechecks", 0, "readiness rechecks")
     run(module, lambda installer: Run(module, installer).converge())
 
 
