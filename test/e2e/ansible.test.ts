@@ -212,6 +212,21 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       assert.deepEqual(await snapshot(cluster.nodes), before);
     });
 
+    test("stratum_install_timeout below 1 fails the run before any node is touched (a wait of 0 would start the init's install and give up on it)", async () => {
+      const before = await snapshot(cluster.nodes);
+      for (const minutes of [0, -1]) {
+        const inventory = await editedInventory(cluster, "no-timeout.yml", (inv) => {
+          inv.stratum.vars.stratum_install_timeout = minutes;
+        });
+        const bad = await playbookRun(inventory);
+        assert.notEqual(bad.exit, 0);
+        assert.match(bad.output, new RegExp(`stratum_install_timeout is ${minutes}: give 1 or more \\(minutes each node's install may take before the run fails it\\)`), bad.output);
+        assert.doesNotMatch(bad.output, /TASK \[stratum\.installer\.cluster : Read the node/, "no node was even read");
+        for (const n of cluster.nodes) assert.equal(bad.recap[n.name]?.changed, 0, n.name);
+      }
+      assert.deepEqual(await snapshot(cluster.nodes), before);
+    });
+
     test("--limit to a join while the init is not installed fails naming the init, touching nothing", async () => {
       const before = await snapshot(cluster.nodes);
       const early = await playbookRun(cluster.inventory, "--limit", "node-02");
