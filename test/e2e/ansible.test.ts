@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parse as parseYaml, stringify } from "yaml";
 import { startDemoCluster, type DemoCluster, type DemoClusterNode } from "../helpers/demo.ts";
+import { fakeInstaller } from "../helpers/fake-node.ts";
 import { ROOT, tempDir } from "../helpers/installer.ts";
 import { walkThrough } from "../helpers/walk-through.ts";
 
@@ -224,6 +225,28 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
         assert.doesNotMatch(bad.output, /TASK \[stratum\.installer\.cluster : Read the node/, "no node was even read");
         for (const n of cluster.nodes) assert.equal(bad.recap[n.name]?.changed, 0, n.name);
       }
+      assert.deepEqual(await snapshot(cluster.nodes), before);
+    });
+
+    test("a node listing blockers without a detail (or not as objects) fails the checks naming each, not with a template's undefined variable", async (t) => {
+      const before = await snapshot(cluster.nodes);
+      const odd = await fakeInstaller(t, (req, res) => {
+        const body =
+          req.url === "/v1/installer/status" ? { phase: "configuring", attempt: 0, blockers: [{ code: "DISK_BUSY" }, { detail: "no code" }, "odd"] }
+          : req.url === "/v1/installer/options" ? { release: null }
+          : req.url === "/v1/installer/config/validate" ? { valid: true, errors: [] }
+          : req.url === "/v1/installer/config" ? { source: "structured", config: null, valid: false, errors: [], updatedAt: null }
+          : undefined;
+        res.writeHead(body ? 200 : 404, { "content-type": "application/json" }).end(JSON.stringify(body ?? { code: "NOT_FOUND" }));
+      });
+      const inventory = await editedInventory(cluster, "odd-blockers.yml", (inv) => {
+        Object.assign(inv.stratum.hosts["node-03"].stratum_node, { installer: odd.url.origin, fingerprint: odd.pin, code: "K7QX-M2PD-R4T1" });
+      });
+      const bad = await playbookRun(inventory);
+      assert.notEqual(bad.exit, 0);
+      assert.match(bad.output, /node-03: blocked: DISK_BUSY: ; \?: no code; \?: /, bad.output);
+      assert.doesNotMatch(bad.output, /undefined variable|has no attribute/, bad.output);
+      for (const n of cluster.nodes) assert.equal(bad.recap[n.name]?.changed, 0, n.name);
       assert.deepEqual(await snapshot(cluster.nodes), before);
     });
 
