@@ -250,6 +250,29 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       assert.deepEqual(await snapshot(cluster.nodes), before);
     });
 
+    test("a node whose validation lists errors without a field or message (or not as objects) fails the checks naming each, not with a template's undefined variable", async (t) => {
+      const before = await snapshot(cluster.nodes);
+      const release: string = (await cluster.nodes[1]!.call("/options")).json.release;
+      const odd = await fakeInstaller(t, (req, res) => {
+        const body =
+          req.url === "/v1/installer/status" ? { phase: "configuring", attempt: 0 }
+          : req.url === "/v1/installer/options" ? { release }
+          : req.url === "/v1/installer/config/validate" ? { valid: false, errors: [{ message: "no field" }, { field: "hostname" }, "odd", { field: null, message: "null field" }] }
+          : req.url === "/v1/installer/config" ? { source: "structured", config: null, valid: false, errors: [], updatedAt: null }
+          : undefined;
+        res.writeHead(body ? 200 : 404, { "content-type": "application/json" }).end(JSON.stringify(body ?? { code: "NOT_FOUND" }));
+      });
+      const inventory = await editedInventory(cluster, "odd-errors.yml", (inv) => {
+        Object.assign(inv.stratum.hosts["node-01"].stratum_node, { installer: odd.url.origin, fingerprint: odd.pin, code: "K7QX-M2PD-R4T1" });
+      });
+      const bad = await playbookRun(inventory);
+      assert.notEqual(bad.exit, 0);
+      assert.match(bad.output, /node-01: the draft does not validate: \(config\): no field; hostname: ; \(config\): \\?"odd\\?"; \(config\): null field/, bad.output);
+      assert.doesNotMatch(bad.output, /undefined variable|has no attribute/, bad.output);
+      for (const n of cluster.nodes) assert.equal(bad.recap[n.name]?.changed, 0, n.name);
+      assert.deepEqual(await snapshot(cluster.nodes), before);
+    });
+
     test("--limit to a join while the init is not installed fails naming the init, touching nothing", async () => {
       const before = await snapshot(cluster.nodes);
       const early = await playbookRun(cluster.inventory, "--limit", "node-02");

@@ -98,7 +98,10 @@ verdict:
     message: firstboot exited with status 3
     next: retryInstall
 validation:
-  description: What the node says of I(validate) (valid, errors as field and message, mode, profile).
+  description:
+    - What the node says of I(validate) (valid, errors as field and message, mode, profile).
+    - Each error has a I(field) and a I(message), text (empty where the node gave none); an error that is no
+      object is its JSON as the message.
   returned: when validate was given
   type: dict
   sample:
@@ -116,7 +119,9 @@ stored_draft:
       name: rack-a
 """
 
-from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, printable_tree, redacted, run
+import json
+
+from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, printable, printable_tree, redacted, run
 from ansible_collections.stratum.installer.plugins.module_utils.draft_module import DraftModule
 
 
@@ -132,8 +137,17 @@ def read(module, installer):
         view = installer.config()[0]
         result["stored_draft"] = printable_tree(redacted(view.get("config"))) if view["source"] == "structured" else None
     if module.params["validate"] is not None:
-        result["validation"] = printable_tree(installer.validate(module.params["validate"]))
+        validation = printable_tree(installer.validate(module.params["validate"]))
+        validation["errors"] = [field_error(e) for e in validation["errors"]]
+        result["validation"] = validation
     return result
+
+
+def field_error(error):
+    """A validation error with its field and message as text ("" where the node gave none), as the role reads them."""
+    if not isinstance(error, dict):
+        return dict(field="", message=printable(json.dumps(error)))
+    return dict(error, **dict((k, error[k] if isinstance(error.get(k), str) else "") for k in ("field", "message")))
 
 
 def main():
