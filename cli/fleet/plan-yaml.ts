@@ -1,4 +1,4 @@
-import { type Document, LineCounter, parseDocument } from "yaml";
+import { type Document, isAlias, isCollection, isPair, LineCounter, type Node, parseDocument } from "yaml";
 import { formatPath } from "../../core/config/paths.ts";
 import type { Path } from "../../core/config/schema.ts";
 import { offsetOf, YAML_LIMITS, type YamlBudget, yamlBudgetProblem } from "../../core/config/yaml.ts";
@@ -26,7 +26,12 @@ interface PlanText {
 }
 
 export const MAX_PLAN_BYTES = 1024 * 1024;
-const MAX_ALIASES = 50;
+/**
+ * What the plan's aliases may stand for, in values (each scalar and collection one): far more than a rack's plan
+ * whose nodes share anchors, far less than an alias bomb. A count of aliases (node.yaml's 50) refused a rack of 60
+ * nodes sharing one list of disks.
+ */
+const MAX_VALUES = 1_000_000;
 /** A node's config sits three levels down (nodes, the list, config) and may nest as node.yaml does. The plan's size cap bounds its tokens. */
 const PLAN_BUDGET: YamlBudget = { what: "the plan", maxDepth: YAML_LIMITS.maxDepth + 4, maxTokens: Infinity };
 
@@ -52,9 +57,11 @@ export function parsePlanYaml(text: string): { ok: true; plan: PlanText } | { ok
   };
   const error = [...doc.errors, ...doc.warnings][0];
   if (error) return (error.code === "RESOURCE_EXHAUSTION" && tooDeep()) || at(error.pos[0], `YAML: ${error.message}`);
+  const aliased = overExpanded(doc);
+  if (aliased !== undefined) return at(aliased, `the plan's aliases (*name) stand for more than ${MAX_VALUES} values: write the values out, or alias fewer`);
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIASES });
+    value = doc.toJS({ maxAliasCount: -1 });
   } catch (error) {
     return (error instanceof RangeError && tooDeep()) || at(0, `the plan could not be read: ${(error as Error).message}`);
   }
@@ -63,6 +70,35 @@ export function parsePlanYaml(text: string): { ok: true; plan: PlanText } | { ok
     return { ...problem, line, column: col };
   };
   return { ok: true, plan: { value, locate } };
+}
+
+/**
+ * Where the plan, its aliases expanded, passes MAX_VALUES values (the offset of the alias that takes it over), or
+ * undefined. Each anchored value's size is counted once, so that a bomb is measured without being expanded; the walk
+ * recurses as deep as the plan is written (which the parser went through), not as deep as its aliases nest.
+ */
+function overExpanded(doc: Document.Parsed): number | undefined {
+  const sizes = new Map<unknown, number>();
+  let values = 0;
+  let over: number | undefined;
+  const size = (node: unknown): number => {
+    if (over !== undefined) return 0;
+    if (isAlias(node)) {
+      // An alias inside its own anchor (or to none) the parser's toJS refuses: it stands for one value here.
+      const stands = sizes.get(node.resolve(doc)) ?? 1;
+      values += stands;
+      if (values > MAX_VALUES) over = node.range?.[0] ?? 0;
+      return stands;
+    }
+    if (isPair(node)) return size(node.key) + size(node.value);
+    values += 1;
+    let total = 1;
+    if (isCollection(node)) for (const item of node.items) total += size(item);
+    sizes.set(node, total);
+    return total;
+  };
+  size(doc.contents as Node | null);
+  return over;
 }
 
 /** `PLAN:LINE:COL path: message (hint)`, the shape of `validate`'s lines. */

@@ -77,6 +77,12 @@ const CASES: Case[] = [
   // The parser's stack gave out: "YAML: Maximum call stack size exceeded", at no useful place.
   { name: "flow lists nested 5,000 deep", change: edit("  vip: 10.20.0.10", `  vip: 10.20.0.10\n  x: ${"[".repeat(5000)}${"]".repeat(5000)}`), expected: [["4:42 (plan)", /^4:42 \(plan\): the plan nests deeper than 36 levels$/]] },
   { name: "block maps nested 1,200 deep", change: edit("  vip: 10.20.0.10", `  vip: 10.20.0.10\n${Array.from({ length: 1200 }, (_, i) => `${" ".repeat(i + 2)}k:`).join("\n")}`), expected: [["203:1 (plan)", /the plan nests too deeply here .*at most 36 levels/]] },
+  // Each alias stands for a list of ten of the one before: a billion values from a few lines ("billion laughs").
+  {
+    name: "aliases that stand for a billion values, named where they pass the bound",
+    change: edit("  vip: 10.20.0.10", `  vip: 10.20.0.10\n  x0: &a0 [a, a, a, a, a, a, a, a, a, a]\n${Array.from({ length: 8 }, (_, i) => `  x${i + 1}: &a${i + 1} [${Array.from({ length: 10 }, () => `*a${i}`).join(", ")}]`).join("\n")}`),
+    expected: [["9:", /^9:\d+ \(plan\): the plan's aliases \(\*name\) stand for more than 1000000 values: write the values out/]],
+  },
   { name: "not a mapping", change: () => "- a\n- b\n", expected: [["1:1 (plan)", /must be a mapping with cluster: and nodes:, not a list/]] },
   { name: "no nodes", change: (t) => t.slice(0, t.indexOf("nodes:")), expected: [["1:1 nodes", /nodes is required: the list of nodes/]] },
   { name: "an unknown top-level key", change: edit("nodes:", "nodez: []\nnodes:"), expected: [["8:1 nodez", /"?nodez"? is not a known key/]] },
@@ -210,6 +216,24 @@ describe("fleet plan: offline checks (SPEC §10.1)", () => {
       });
     });
   }
+
+  // The alias bound was 50 uses, as node.yaml's: a rack's plan giving each node the same disks was refused as "a
+  // resource exhaustion attack", at 1:1.
+  it("a rack of 60 nodes sharing one anchor (config: { storage: *disks }) passes", async () => {
+    const node = (i: number) => [
+      `  - name: node-${i}`,
+      `    installer: https://10.20.0.${i}:9443`,
+      `    fingerprint: ${PIN}`,
+      `    code: CODE-${i}`,
+      `    role: ${i === 11 ? "init" : "join"}`,
+      `    config: { network: { interface: eno1, address: 10.20.0.${i}/24 }, storage: ${i === 11 ? "&disks { osdDevices: [/dev/sdb, /dev/sdc] }" : "*disks"} }`,
+    ];
+    const rack = `${PLAN.slice(0, PLAN.indexOf("nodes:\n") + 7)}${Array.from({ length: 60 }, (_, i) => node(i + 11)).flat().join("\n")}\n`;
+    const { result } = await load(rack);
+    assert.ok(result.ok, JSON.stringify(!result.ok && result.problems.slice(0, 3)));
+    assert.equal(result.loaded.nodes.length, 60);
+    assert.deepEqual(result.loaded.nodes[59]!.draft().storage, { osdDevices: ["/dev/sdb", "/dev/sdc"] });
+  });
 
   it("the example plan (fleet --example) passes, given its install codes", async () => {
     const { result } = await load(EXAMPLE_PLAN, { NODE01_CODE: "x" });
