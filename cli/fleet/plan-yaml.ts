@@ -57,8 +57,8 @@ export function parsePlanYaml(text: string): { ok: true; plan: PlanText } | { ok
   };
   const error = [...doc.errors, ...doc.warnings][0];
   if (error) return (error.code === "RESOURCE_EXHAUSTION" && tooDeep()) || at(error.pos[0], `YAML: ${error.message}`);
-  const aliased = overExpanded(doc);
-  if (aliased !== undefined) return at(aliased, `the plan's aliases (*name) stand for more than ${MAX_VALUES} values: write the values out, or alias fewer`);
+  const aliased = aliasProblem(doc);
+  if (aliased) return at(aliased.offset, aliased.message);
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: -1 });
@@ -73,21 +73,24 @@ export function parsePlanYaml(text: string): { ok: true; plan: PlanText } | { ok
 }
 
 /**
- * Where the plan, its aliases expanded, passes MAX_VALUES values (the offset of the alias that takes it over), or
- * undefined. Each anchored value's size is counted once, so that a bomb is measured without being expanded; the walk
+ * An alias to no anchor (which toJS throws on, at no place), or where the plan, its aliases expanded, passes
+ * MAX_VALUES values: the offset of the alias, or undefined. Each anchored value's size is counted once, so that a bomb is measured without being expanded; the walk
  * recurses as deep as the plan is written (which the parser went through), not as deep as its aliases nest.
  */
-function overExpanded(doc: Document.Parsed): number | undefined {
+function aliasProblem(doc: Document.Parsed): { offset: number; message: string } | undefined {
   const sizes = new Map<unknown, number>();
   let values = 0;
-  let over: number | undefined;
+  let over: { offset: number; message: string } | undefined;
   const size = (node: unknown): number => {
     if (over !== undefined) return 0;
     if (isAlias(node)) {
-      // An alias inside its own anchor (or to none) the parser's toJS refuses: it stands for one value here.
-      const stands = sizes.get(node.resolve(doc)) ?? 1;
+      const offset = node.range?.[0] ?? 0;
+      const anchored = node.resolve(doc);
+      if (anchored === undefined) over = { offset, message: `alias *${node.source} refers to no anchor: &${node.source} must be set before it` };
+      // An alias inside its own anchor stands for one value here (its value refers to itself, and is refused as no key's).
+      const stands = sizes.get(anchored) ?? 1;
       values += stands;
-      if (values > MAX_VALUES) over = node.range?.[0] ?? 0;
+      if (values > MAX_VALUES) over ??= { offset, message: `the plan's aliases (*name) stand for more than ${MAX_VALUES} values: write the values out, or alias fewer` };
       return stands;
     }
     if (isPair(node)) return size(node.key) + size(node.value);
