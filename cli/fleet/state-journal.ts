@@ -30,6 +30,19 @@ interface Journal {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
+const FIELDS: Record<keyof NodeRecord, (value: unknown) => boolean> = {
+  attempt: (v) => Number.isSafeInteger(v) && (v as number) >= 0,
+  lastSeq: (v) => Number.isSafeInteger(v) && (v as number) >= 0,
+  etag: (v) => typeof v === "string",
+  outcome: (v) => v === "succeeded" || v === "failed",
+  starting: (v) => v === true,
+};
+
+/** A node record as a run writes it: each field of its type when present (undefined ones JSON leaves out); others are not the fleet's. */
+export function isNodeRecord(value: unknown): value is NodeRecord {
+  return isObject(value) && Object.entries(value).every(([key, field]) => Object.hasOwn(FIELDS, key) && FIELDS[key as keyof NodeRecord](field));
+}
+
 function parseLine(text: string, first: boolean): { planHash: string } | { node: string; record: NodeRecord } | undefined {
   let value: unknown;
   try {
@@ -39,7 +52,7 @@ function parseLine(text: string, first: boolean): { planHash: string } | { node:
   }
   if (!isObject(value)) return undefined;
   if (first) return value.journal === 1 && typeof value.planHash === "string" ? { planHash: value.planHash } : undefined;
-  return typeof value.node === "string" && isObject(value.record) ? { node: value.node, record: value.record as NodeRecord } : undefined;
+  return typeof value.node === "string" && isNodeRecord(value.record) ? { node: value.node, record: value.record } : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import { open } from "node:fs/promises";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { readIfPresent } from "../../core/fs/read-if-present.ts";
 import { notWrittenBecause } from "../../core/fs/storage-error.ts";
-import { journalHeader, journalLine, journalPathOf, type NodeRecord, parseJournal } from "./state-journal.ts";
+import { isNodeRecord, journalHeader, journalLine, journalPathOf, type NodeRecord, parseJournal } from "./state-journal.ts";
 
 export { journalPathOf, type NodeRecord };
 
@@ -59,6 +59,10 @@ export class FleetState {
       if (text !== undefined) {
         const read = JSON.parse(text) as StateDocument;
         if (read.version !== 1 || typeof read.nodes !== "object" || read.nodes === null) throw new Error("not a fleet state file");
+        // A list of nodes, or a record of another shape, would be taken and each run's records left out of it.
+        if (Array.isArray(read.nodes)) throw new Error("not a fleet state file: nodes is a list, not a record of nodes");
+        const odd = Object.keys(read.nodes).find((name) => !isNodeRecord(read.nodes[name]));
+        if (odd !== undefined) throw new Error(`not a fleet state file: nodes.${odd} is not a node record`);
         doc = read;
       }
     } catch (error) {

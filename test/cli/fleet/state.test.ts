@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { FleetState, StateFileError, journalPathOf } from "../../../cli/fleet/state.ts";
+import { journalHeader, journalLine } from "../../../cli/fleet/state-journal.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 const run = promisify(execFile);
@@ -171,6 +172,20 @@ describe("fleet: the resume file", () => {
       await assert.rejects(FleetState.open(path, "plan.yaml", "h"), StateFileError);
       assert.equal(await readFile(path, "utf8"), text);
     }
+  });
+
+  // `nodes: []` was taken: each record set on the list was left out of every write, so no run ever resumed from it.
+  it("a state file whose nodes are not records of nodes (a list, a record of the wrong shape) is refused, not overwritten", async () => {
+    const path = join(await tempDir("stratum-state-"), "state.json");
+    const texts = ['{"version": 1, "nodes": []}', '{"version": 1, "nodes": {"node-01": "done"}}', '{"version": 1, "nodes": {"node-01": {"attempt": "2"}}}', '{"version": 1, "nodes": {"node-01": {"outcome": "maybe"}}}'];
+    for (const text of texts) {
+      await writeFile(path, text);
+      await assert.rejects(FleetState.open(path, "plan.yaml", "h"), { message: new RegExp(`^the state file ${path} cannot be read \\(not a fleet state file: nodes`) }, text);
+      assert.equal(await readFile(path, "utf8"), text);
+    }
+    await writeFile(path, '{"version": 1, "nodes": {}}');
+    await writeFile(journalPathOf(path), `${journalHeader("h")}${JSON.stringify({ node: "node-01", record: { lastSeq: -4 } })}\n${journalLine("node-02", { attempt: 1 })}`);
+    await assert.rejects(FleetState.open(path, "plan.yaml", "h"), { message: `the state file ${journalPathOf(path)} cannot be read (line 2 is not a fleet journal line): move it away, or give another with --state` });
   });
 
   it("a state file that cannot be read or written is named, with what to do (a full disk said only ENOSPC)", async (t) => {
