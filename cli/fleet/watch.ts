@@ -51,6 +51,8 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
   // The verdict a quiet node gives when asked: an attempt that ended while its stream only beats (its
   // attempt.finished lost, or never sent) ends the following, instead of a wait for ever.
   let ended: Verdict | undefined;
+  // The attempt's attempt.finished, once it came: the attempt is settled on the node, whose verdict then never says it runs.
+  let finishedAt: number | undefined;
   const stop = new AbortController();
   const signal = AbortSignal.any([watcher.signal, stop.signal]);
   const quiet = setInterval(() => {
@@ -91,6 +93,7 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
           said = undefined;
           heardAt = quietSaid = Date.now();
           watcher.onEvent(event);
+          if (event.type === "attempt.finished") finishedAt = event.seq;
           const success = carriedSuccess(event, attempt);
           if (success) return success;
         }
@@ -112,6 +115,9 @@ export async function followAttempt(api: Pick<NodeApi, "events" | "verdict" | "w
         throw new HttpClientError("schema", api.where, `${api.where} gave an answer that is not its installer's: the verdict of attempt ${verdict.attempt} when asked for attempt ${attempt}'s`);
       }
       if (verdict) return verdict;
+      if (answered && finishedAt !== undefined) {
+        throw new HttpClientError("schema", api.where, `${api.where} gave an answer that is not its installer's: it sent attempt ${attempt}'s attempt.finished (event ${finishedAt}), yet says it still runs when asked for its verdict; \`status\` on the node shows how it stands, and the fleet run again goes on from there`);
+      }
       // It answered that the attempt still runs: in reach, however its stream fares.
       if (answered) outOfReachSince = undefined;
       else outOfReachSince ??= Date.now();

@@ -134,6 +134,24 @@ describe("fleet: following an attempt", () => {
     await assert.rejects(followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), (error: HttpClientError) => error.kind === "schema" && /the verdict of attempt 7 when asked for attempt 1's/.test(error.message));
   });
 
+  // It was asked again every few seconds for good: the fleet hung on that node, its joins never started.
+  it("a node that sent its attempt's attempt.finished and then says the attempt still runs is an answer no installer gives: not asked for ever", async () => {
+    const failed = { ...VERDICT, outcome: "failed", code: "FIRSTBOOT_FAILED", next: "retryInstall" } as Verdict;
+    const stop = new AbortController();
+    let asked = 0;
+    const installer = {
+      where: "x",
+      events: () => (async function* () { yield event(1); yield { ...event(2, "attempt.finished"), data: { verdict: failed } }; })(),
+      verdict: async () => {
+        if (++asked >= 5) stop.abort(new Error(`asked ${asked} times`));
+        return undefined;
+      },
+    };
+    const following = followAttempt(installer, 1, 0, { signal: stop.signal, onEvent: () => undefined, onBreak: () => undefined, pauseMs: 1 });
+    await assert.rejects(following, (error: HttpClientError) => error.kind === "schema" && /sent attempt 1's attempt\.finished \(event 2\), yet says it still runs/.test(error.message));
+    assert.equal(asked, 1);
+  });
+
   it("a node that answers that its attempt still runs is in reach, however its stream fares: not given up; one that does not answer is", async () => {
     let running = 2;
     const answering = { where: "x", events: () => (async function* () { throw new Error("socket hang up"); })(), verdict: async () => (running-- > 0 ? undefined : VERDICT) };
