@@ -1,6 +1,6 @@
 import { open } from "node:fs/promises";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
-import { readIfPresent } from "../../core/fs/read-if-present.ts";
+import { readTextFile, TextFileProblem } from "../../core/fs/read-text-file.ts";
 import { notWrittenBecause } from "../../core/fs/storage-error.ts";
 import { isNodeRecord, journalHeader, journalLine, journalPathOf, type NodeRecord, parseJournal } from "./state-journal.ts";
 
@@ -19,7 +19,14 @@ export class StateFileError extends Error {}
 const SEEN_WRITE_MS = 1_000;
 
 const unreadable = (file: string, error: unknown) =>
-  new StateFileError(`the state file ${file} cannot be read (${(error as Error).message}): move it away, or give another with --state`);
+  new StateFileError(`the state file ${file} cannot be read (${error instanceof TextFileProblem ? error.reason : (error as Error).message}): move it away, or give another with --state`);
+
+/** A state file's text, undefined when there is none; a named pipe or a device is refused, never waited on or read without end. */
+const readIfPresent = (path: string): Promise<string | undefined> =>
+  readTextFile(path, Number.MAX_SAFE_INTEGER).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
 
 /**
  * The resume file (SPEC §10.5) and its journal beside it. A run's first write folds the journal into a new document

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { appendFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { appendFile, mkdir, open, readFile, stat, writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -186,6 +188,22 @@ describe("fleet: the resume file", () => {
     await writeFile(path, '{"version": 1, "nodes": {}}');
     await writeFile(journalPathOf(path), `${journalHeader("h")}${JSON.stringify({ node: "node-01", record: { lastSeq: -4 } })}\n${journalLine("node-02", { attempt: 1 })}`);
     await assert.rejects(FleetState.open(path, "plan.yaml", "h"), { message: `the state file ${journalPathOf(path)} cannot be read (line 2 is not a fleet journal line): move it away, or give another with --state` });
+  });
+
+  // A named pipe (--state on one by mistake) was waited on for good before a node was contacted: the run hung, silent.
+  it("a state file or journal that is a named pipe is refused, not waited on", { timeout: 30_000 }, async () => {
+    const folder = await tempDir("stratum-state-");
+    for (const [path, pipe] of [[join(folder, "a.json"), join(folder, "a.json")], [join(folder, "b.json"), journalPathOf(join(folder, "b.json"))]] as const) {
+      if (path !== pipe) await writeFile(path, '{"version": 1, "nodes": {}}');
+      await run("mkfifo", [pipe]);
+      const opening = FleetState.open(path, "plan.yaml", "h").then(() => "opened", (error: Error) => error.message);
+      // Bounds a hang only: a reader waiting on the pipe is let go (a writer opens it and closes it) and the test fails.
+      const bound = new AbortController();
+      const waited = await Promise.race([opening, sleep(10_000, undefined, { signal: bound.signal }).catch(() => undefined)]);
+      bound.abort();
+      if (waited === undefined) await (await open(pipe, constants.O_WRONLY | constants.O_NONBLOCK)).close();
+      assert.equal(waited, `the state file ${pipe} cannot be read (is a named pipe, not a file): move it away, or give another with --state`);
+    }
   });
 
   it("a state file that cannot be read or written is named, with what to do (a full disk said only ENOSPC)", async (t) => {
