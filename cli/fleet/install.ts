@@ -98,7 +98,7 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
   const runs = joins.map((join) => new NodeRun(join, ctx, joinToken));
   const prepared = new Map<number, Promise<void>>();
   const prepare = (i: number) => runs[i] && !prepared.has(i) && prepared.set(i, runs[i].prepare());
-  for (let i = 0; i < parallel; i += 1) prepare(i);
+  for (let i = 0; i < Math.min(parallel, runs.length); i += 1) prepare(i);
   // What the fleet would ask of other nodes as a turn passes waits until the next install was started: the verdict
   // and report of the join whose end freed the turn, and that preparing. The handoff from one join to the next is
   // wall time of the whole run (bench/RESULTS.md).

@@ -128,6 +128,16 @@ describe("fleet: the joins' turns", () => {
     assert.deepEqual(log.filter((l) => l.endsWith("GET /status")).sort(), ["first GET /status", "init GET /status", "second GET /status"]);
   });
 
+  // --parallel 99999999999999999999 ("all at once") hung the run, a core at 100 %: a turn was counted up to it, one by one.
+  it("a --parallel far above the number of joins runs them all at once", { timeout: 30_000 }, async (t) => {
+    const log: string[] = [];
+    const init = await connected(t, 0, node("init", log, "done"), "done");
+    const joins = [await connected(t, 1, node("first", log, "configuring"), "configuring"), await connected(t, 2, node("second", log, "configuring"), "configuring")];
+    const connection: Connection = { connected: [init, ...joins], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const run = await installFleet(connection, await runContext(t), Number(99999999999999999999n));
+    assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"]);
+  });
+
   it("each node's report (and its verdict, unless its attempt's last event carried it) is asked as its run ends, while the next one installs; the fleet's report asks no node again", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];
     const connection = await reportGated(t, log);
