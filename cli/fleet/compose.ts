@@ -3,7 +3,8 @@ import { isPlainObject, valueAt } from "../../core/config/paths.ts";
 import type { Path } from "../../core/config/schema.ts";
 import type { Plan, PlanNode } from "./plan-schema.ts";
 
-const MODE = { init: "hyperconverged-init", join: "hyperconverged-join" } as const;
+/** The install mode each role of the plan installs. */
+export const MODE = { init: "hyperconverged-init", join: "hyperconverged-join" } as const;
 
 /** Objects merge key by key; a list or a value in `over` replaces the one in `base`. */
 function merge(base: unknown, over: unknown): unknown {

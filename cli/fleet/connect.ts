@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { HttpClientError } from "../../core/http/client.ts";
 import { ApiProblem, cappedBlockers, type DraftView, type JoinToken, NodeApi, type Options, type Status, wrongAnswer } from "./api.ts";
+import { MODE } from "./compose.ts";
 import { changedFields } from "./diff.ts";
 import type { ConnectRow } from "./output/index.ts";
 import type { FleetNode, LoadedPlan } from "./plan.ts";
@@ -122,6 +123,21 @@ function releaseProblems(connected: Connected[]): string[] {
   return [`the nodes carry different payload releases (${each}): every node of a cluster installs the same release`];
 }
 
+/**
+ * An installed node keeps the mode it was installed with, whatever the plan says now (a role moved between runs): one
+ * installed as the init node founded its cluster, and the plan's init would found a second one of the same name.
+ */
+function installedModeProblems(connected: Connected[], nodes: FleetNode[]): string[] {
+  const init = nodes.find((n) => n.role === "init");
+  return connected.flatMap(({ node, status }) => {
+    if (status.phase !== "done" || status.mode === undefined || status.mode === MODE[node.role]) return [];
+    if (status.mode === MODE.init && init) {
+      return [`${node.name} is installed as ${status.mode} (it founded the cluster), but the plan gives it role: ${node.role}: the plan's init ${init.name} would found a second cluster. Give ${node.name} role: init again (and ${init.name} role: join), or reinstall ${node.name} before it joins`];
+    }
+    return [`${node.name} is installed as ${status.mode}, but the plan gives it role: ${node.role} (${MODE[node.role]}): an installed node keeps its mode. Give it the role it was installed with, or reinstall it`];
+  });
+}
+
 function blockerProblems(connected: Connected[]): string[] {
   // A node's text on a line of its own: capped as a problem's is.
   return connected.filter(open).flatMap((c) => cappedBlockers(c.status.blockers ?? []).map((b) => `${c.node.name}: ${b.code}: ${b.detail}`));
@@ -163,7 +179,7 @@ export async function connectFleet(loaded: LoadedPlan): Promise<Connection> {
   const results = loaded.nodes.map((n) => byNode.get(n)!.result);
   const connected = results.filter((r): r is Connected => "api" in r);
   const failures = results.filter((r): r is Connection["failures"][number] => !("api" in r));
-  const problems = [...releaseProblems(connected), ...blockerProblems(connected), ...asked];
+  const problems = [...releaseProblems(connected), ...installedModeProblems(connected, loaded.nodes), ...blockerProblems(connected), ...asked];
   const joinToken = await token;
   const errors = new Map(checked.filter((c) => c.errors.length > 0).map((c) => [c.result.node.index, c.errors]));
   const rows = results.map((r): ConnectRow => {

@@ -29,6 +29,13 @@ async function checks(t: TestContext, count: number, initAt: number, around: (in
   return { plan: plan.loaded, nodes };
 }
 
+async function writeAndLoad(file: string, text: string) {
+  await writeFile(file, text);
+  const plan = await loadPlan(file, {});
+  assert.ok(plan.ok, JSON.stringify(!plan.ok && plan.problems.slice(0, 3)));
+  return plan.loaded;
+}
+
 describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
   it("a node's draft is validated as soon as it is read: the validations do not wait for the slowest node's status", { timeout: 30_000 }, async (t) => {
     let validated!: () => void;
@@ -64,6 +71,22 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     const connection = await connectFleet(plan);
     assert.deepEqual(connection.problems, [`node-1 is installed as the init node of cluster "sim", not of the plan's cluster "lab-1": its join token would join the nodes to that cluster. Use the plan of that cluster, or an init node not yet installed`]);
     assert.equal(connection.joinToken, undefined);
+  });
+
+  // The plan's role: init moved to another node after a run installed the first: the fleet went on, its new init
+  // founding a second cluster of the same name, the joins joined to it, the first init left alone in its own.
+  it("a node installed as the init node while the plan now gives it role: join is a problem before anything changes: the plan's init would found a second cluster", { timeout: 30_000 }, async (t) => {
+    const { nodes } = await checks(t, 3, 0, (_i, _req, answer) => answer());
+    const folder = await tempDir("stratum-connect-");
+    const earlier = await writeAndLoad(join(folder, "earlier.yaml"), planText(nodes, 1));
+    const second = new NodeApi({ url: nodes[1]!.url, pin: nodes[1]!.pin, code: "abcd-efgh-ijkl" });
+    await second.putConfig(earlier.nodes[1]!.draft());
+    await second.install();
+    await waitFor("node-2 installed", async () => ((await second.status()).phase === "done" ? true : undefined));
+    const connection = await connectFleet(await writeAndLoad(join(folder, "cluster.yaml"), planText(nodes, 0)));
+    assert.deepEqual(connection.problems, [
+      "node-2 is installed as hyperconverged-init (it founded the cluster), but the plan gives it role: join: the plan's init node-1 would found a second cluster. Give node-2 role: init again (and node-1 role: join), or reinstall node-2 before it joins",
+    ]);
   });
 
   it("a node busy for a moment (a 503 on one of its reads) is asked again: one busy answer does not end the run with nothing changed", { timeout: 30_000 }, async (t) => {
