@@ -2,6 +2,7 @@
 # Demo stand-in for /usr/lib/stratum/firstboot: reads node.yaml, prints progress, exits.
 #   FIRSTBOOT_DELAY=S   seconds between progress lines (default 0.3)
 #   FIRSTBOOT_FAIL=1    fail part way with exit 1
+#   FIRSTBOOT_FAIL_HOST=NAME  fail part way with exit 1 on the node whose node.yaml names hostname NAME only
 #   FIRSTBOOT_FLOOD=N   print N lines as fast as possible, then exit 0
 set -euo pipefail
 
@@ -36,7 +37,7 @@ step "setting hostname and timezone"
 echo "[firstboot] warning: NTP server did not answer yet, retrying in background" >&2
 step "starting container runtime"
 step "pulling images 3/12"
-if [[ "${FIRSTBOOT_FAIL:-}" == "1" ]]; then
+if [[ "${FIRSTBOOT_FAIL:-}" == "1" ]] || { [[ -n "${FIRSTBOOT_FAIL_HOST:-}" ]] && grep -Eq "^hostname:[[:space:]]*[\"']?${FIRSTBOOT_FAIL_HOST}[\"']?[[:space:]]*$" "$node_yaml"; }; then
   echo "[firstboot] error: image stratum/ceph-mon:2026.11.0 failed checksum verification" >&2
   exit 1
 fi

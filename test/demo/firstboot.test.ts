@@ -58,6 +58,20 @@ test("FIRSTBOOT_FAIL=1 fails part way with an error on stderr", async () => {
   assert.match(run.stderr, /error:/);
 });
 
+test("FIRSTBOOT_FAIL_HOST fails part way on the node whose node.yaml names that hostname only (quoted or not)", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "firstboot-"));
+  const named = async (file: string, hostname: string) => {
+    const path = join(dir, file);
+    await writeFile(path, `mode: hyperconverged-join\nhostname: ${hostname}\nnetwork:\n  interface: eno1\n`);
+    return path;
+  };
+  for (const [hostname, code] of [["node-02", 1], ['"node-02"', 1], ["node-021", 0], ["node-03", 0]] as const) {
+    const run = await runFirstboot([await named(`${code}-${hostname.length}.yaml`, hostname)], { FIRSTBOOT_FAIL_HOST: "node-02" });
+    assert.equal(run.code, code, hostname);
+    if (code === 1) assert.match(run.stderr, /failed checksum verification/);
+  }
+});
+
 test("FIRSTBOOT_FLOOD=1000 prints 1000 lines", async () => {
   const run = await runFirstboot([await nodeYaml()], { FIRSTBOOT_FLOOD: "1000" });
   assert.equal(run.code, 0);

@@ -357,6 +357,17 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
     });
   });
 
+  test("one join failing stops no other: the joins after it install, the run fails once they ended, naming it", async (t) => {
+    const cluster = await startDemoCluster(await tempDir("stratum-ansible-demo-"), 4, { FIRSTBOOT_FAIL_HOST: "node-02" });
+    t.after(() => cluster.stop());
+    const result = await playbookRun(cluster.inventory);
+    assert.notEqual(result.exit, 0, result.output);
+    assert.equal(result.recap["node-02"]?.failed, 1, result.output);
+    assert.match(result.output, /node-02: the install failed: FIRSTBOOT_FAILED at firstboot/, result.output);
+    const statuses = await Promise.all(cluster.nodes.map(async (n) => (await n.call("/status")).json));
+    assert.deepEqual(statuses.map((s) => [s.phase, s.attempt]), [["done", 1], ["failed", 1], ["done", 1], ["done", 1]], result.output);
+  });
+
   test("`npm start`'s cluster: the first run installs the init, then each join in turn; a join added later installs alone; the printed line's run changes nothing", async (t) => {
     const cluster = await startDemoCluster(await tempDir("stratum-ansible-demo-"), 4);
     t.after(() => cluster.stop());
