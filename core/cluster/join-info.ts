@@ -1,5 +1,6 @@
 /** Step 3 of the join check: what `GET /v1/cluster/join-info` says, judged against this node. Pure. */
 import { type Answer, seconds } from "../http/client.ts";
+import { printableJson } from "../common/printable.ts";
 import type { JoinCheck } from "../state/records.ts";
 
 export interface JoinInfo {
@@ -21,7 +22,8 @@ export interface JoinExpectations {
 const MAX_CLOCK_SKEW_MS = 30_000;
 const MAX_TEXT = 256;
 
-const shown = (text: string) => JSON.stringify(text);
+/** The cluster's text sits in the installer's own sentences (events, verdict, console): a bidi override in it would turn them around. */
+const shown = (text: string) => printableJson(text);
 
 export function parseJoinInfo(answer: Pick<Answer, "status" | "body">): { ok: true; info: JoinInfo } | { ok: false; problem: string } {
   const fail = (what: string) => ({ ok: false as const, problem: `${what}; expected 200 with {cluster, release, time}` });

@@ -62,4 +62,15 @@ describe("judgeJoinInfo", () => {
       "the cluster's clock is 45 s behind this node's (at most 30 s allowed): point both at the same NTP servers (network.ntp) or set this node's clock, then retry",
     );
   });
+
+  test("a cluster's or release's text is quoted visibly: a control, a bidi override or a line separator in it is written out, never obeyed", () => {
+    const judged = judgeJoinInfo({ cluster: "lab\u202e2-bal\u001b[2J", release: "r\u009b1\u2028", time: at(0) }, { ...expect, clusterName: "lab-1", release: "r" });
+    assert.equal(
+      judged.cluster.detail,
+      'the join address belongs to cluster "lab\\u202e2-bal\\u001b[2J", the draft\'s cluster name is "lab-1": correct the cluster name, or the join address and token if this is the wrong cluster',
+    );
+    assert.match(judged.release.detail, /^the cluster runs release "r\\u009b1\\u2028", /);
+    const named = judgeJoinInfo({ cluster: "lab\u202e1", release: "r", time: at(0) }, { ...expect, clusterName: undefined, release: "r" });
+    assert.equal(named.cluster.detail, 'the cluster is "lab\\u202e1" (the draft names none, so any is accepted)');
+  });
 });
