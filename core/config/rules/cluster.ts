@@ -63,6 +63,10 @@ function joinAddressProblem(text: string, draft: Draft, names: Names): string | 
   }
   const parsed = parseHostOrIp(host);
   if (!parsed.ok) return parsed.problem;
+  // The join check reaches it as https://host: a name the URL parser refuses (an xn-- label that is not punycode) is no address.
+  if (parsed.value.kind !== "ip" && !URL.canParse(`https://${host}/`)) {
+    return `${quoted(host)} is not a host name a URL can carry (an xn-- label must be valid punycode); write the name as DNS knows it, or an IP address`;
+  }
   const own = managementSubnet(draft)?.ip;
   if (parsed.value.kind === "ip" && own && own.family === parsed.value.ip.family && own.value === parsed.value.ip.value) {
     return `${host} is this node's own address (${names.field(["network", "address"])}); point it at a node already in the cluster`;

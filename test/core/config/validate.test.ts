@@ -143,6 +143,8 @@ const CASES: Case[] = [
   { name: "join address with a bad port", draft: haJoin({ cluster: { joinAddress: "10.20.0.10:99999" } }), expected: [["cluster.joinAddress", /port "99999" is not a port number/]] },
   { name: "join address as a hostname", draft: haJoin({ cluster: { joinAddress: "ctl-1.example.net" } }), expected: [] },
   { name: "join address as bracketed IPv6 with port", draft: haJoin({ cluster: { joinAddress: "[2001:db8::10]:9443" } }), expected: [] },
+  // The join check reaches it through a URL: an xn-- label that is not punycode passed here, then the check threw "Invalid URL" (a 500, an attempt failed with no field named).
+  { name: "join address with an xn-- label that is not punycode", draft: haJoin({ cluster: { joinAddress: "xn--x.example.net" } }), expected: [["cluster.joinAddress", /"xn--x.example.net" is not a host name a URL can carry/]] },
   { name: "join address is the node itself", draft: haJoin({ cluster: { joinAddress: "10.20.0.11" } }), expected: [["cluster.joinAddress", /10.20.0.11 is this node's own address/]] },
 
   // Join token (SPEC §6): its shape, never quoted
