@@ -40,6 +40,7 @@ export function isBareSecret(text: string): boolean {
 export function parseJoinToken(text: string): ParsedToken {
   const fail = (what: string): ParsedToken => ({ ok: false, problem: `not a join token (expected ${TOKEN_SHAPE}): ${what}` });
   if (isBareSecret(text)) return fail("this is a bare secret, which only an ha-init draft carries; a join needs the whole token");
+  if (/\s/.test(text)) return fail("it has a blank or a line break in it (a paste can add one): copy it again as one line, with nothing before or after it");
   const parts = text.split(":");
   if (parts[0] !== PREFIX) return fail(`it does not start with ${PREFIX}:`);
   if (parts.length !== 3) return fail(`it has ${parts.length - 1} colon${parts.length === 2 ? "" : "s"} where the shape has 2`);

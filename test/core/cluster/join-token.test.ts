@@ -29,7 +29,11 @@ describe("parseJoinToken", () => {
     ["an empty secret", `STRATUM1:${FINGERPRINT}:`, /secret is shorter than 22/],
     ["a padded secret", `STRATUM1:${FINGERPRINT}:${SECRET}==`, /characters outside base64url/],
     ["a base64 (not url) secret", `STRATUM1:${FINGERPRINT}:${SECRET.replace("-", "+")}`, /characters outside base64url/],
-    ["a secret with a blank", `STRATUM1:${FINGERPRINT}:${SECRET} `, /characters outside base64url/],
+    ["a secret with a blank", `STRATUM1:${FINGERPRINT}:${SECRET} `, /a blank or a line break/],
+    // Pasted from a terminal or a mail: what is wrong is the blank, which the person does not see, not the prefix or the fingerprint.
+    ["a token pasted after a blank", ` STRATUM1:${FINGERPRINT}:${SECRET}`, /it has a blank or a line break in it \(a paste can add one\)/],
+    ["a token pasted with its line break", `STRATUM1:${FINGERPRINT}:${SECRET}\n`, /it has a blank or a line break in it/],
+    ["a token wrapped inside its fingerprint", `STRATUM1:${FINGERPRINT.slice(0, 30)}\r\n${FINGERPRINT.slice(30)}:${SECRET}`, /it has a blank or a line break in it/],
     ["a secret of 4n+1 characters", `STRATUM1:${FINGERPRINT}:${"A".repeat(25)}`, /lone character/],
     ["a secret too long", `STRATUM1:${FINGERPRINT}:${"A".repeat(516)}`, /longer than 512/],
   ];
@@ -40,7 +44,7 @@ describe("parseJoinToken", () => {
       if (parsed.ok) return;
       assert.match(parsed.problem, /^not a join token \(expected STRATUM1:<fingerprint>:<secret>\): /);
       assert.match(parsed.problem, reason);
-      for (const part of text.split(":").filter((p) => p.length > 8)) assert.ok(!parsed.problem.includes(part), `the problem quotes ${part}`);
+      for (const part of text.split(":").map((p) => p.trim()).filter((p) => p.length > 8)) assert.ok(!parsed.problem.includes(part), `the problem quotes ${part}`);
     });
   }
 });
