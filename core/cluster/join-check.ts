@@ -15,8 +15,8 @@ export interface JoinCheckInput {
   joinAddress: string;
   token: string;
   clusterName?: string;
-  /** This node's payload release. */
-  release: string;
+  /** This node's payload release; undefined when no payload is loaded. */
+  release: string | undefined;
   now: () => Date;
   signal?: AbortSignal;
   /** The bound on the TLS connection and on each request; default 5 s (SPEC §6). */

@@ -12,8 +12,8 @@ export interface JoinInfo {
 export interface JoinExpectations {
   /** The draft's cluster.name; when absent any cluster name is accepted. */
   clusterName?: string;
-  /** This node's payload release. */
-  release: string;
+  /** This node's payload release; undefined when no payload is loaded. */
+  release: string | undefined;
   /** This node's clock just before the request was sent and just after its answer came. */
   sentAt: Date;
   receivedAt: Date;
@@ -62,6 +62,10 @@ function judgeCluster(info: JoinInfo, { clusterName }: JoinExpectations): JoinCh
 
 function judgeRelease(info: JoinInfo, { release }: JoinExpectations): JoinCheck {
   if (info.release === release) return { name: "release", ok: true, detail: `the cluster and this node both run release ${shown(release)}` };
+  if (release === undefined) {
+    const detail = `the cluster runs release ${shown(info.release)}, this node has no payload loaded: load the payload of release ${shown(info.release)} on this node, then retry`;
+    return { name: "release", ok: false, code: "JOIN_RELEASE_MISMATCH", detail };
+  }
   return {
     name: "release",
     ok: false,

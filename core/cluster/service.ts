@@ -96,7 +96,7 @@ export function createCluster(deps: ClusterDeps): Cluster {
       joinAddress: tree.cluster?.joinAddress ?? "",
       token: tree.cluster?.joinToken ?? "",
       clusterName: text(tree.cluster?.name),
-      release: deps.release() ?? "",
+      release: deps.release() ?? undefined,
       now: deps.now,
       signal,
     });

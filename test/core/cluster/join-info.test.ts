@@ -73,4 +73,14 @@ describe("judgeJoinInfo", () => {
     const named = judgeJoinInfo({ cluster: "lab\u202e1", release: "r", time: at(0) }, { ...expect, clusterName: undefined, release: "r" });
     assert.equal(named.cluster.detail, 'the cluster is "lab\\u202e1" (the draft names none, so any is accepted)');
   });
+
+  test("a node with no payload loaded is told to load the cluster's release, not that its release is \"\"", () => {
+    const judged = judgeJoinInfo(info, { ...expect, release: undefined });
+    assert.deepEqual(judged.release, {
+      name: "release",
+      ok: false,
+      code: "JOIN_RELEASE_MISMATCH",
+      detail: 'the cluster runs release "2026.11.0", this node has no payload loaded: load the payload of release "2026.11.0" on this node, then retry',
+    });
+  });
 });
