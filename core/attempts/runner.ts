@@ -78,7 +78,8 @@ export class AttemptRunner {
         recovered.push([record, log]);
         continue;
       }
-      const { step, after } = standing(record, record.step);
+      // A recheck's only step is readiness: killed before it was recorded, what is left is still the readiness wait, never firstboot.
+      const { step, after } = standing(record, record.step ?? (record.kind === "recheck-readiness" ? "readiness" : null));
       const todo = step === "readiness" ? "recheck readiness" : "retry the install";
       this.#finish(record, log, {
         code: "INTERRUPTED",

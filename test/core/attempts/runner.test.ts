@@ -458,3 +458,32 @@ describe("attempt runner: stopping and the next start", () => {
     assert.equal(record!.verdict?.code, "INTERRUPTED");
   });
 });
+
+describe("attempt runner: a readiness recheck that fails never sends the operator back to firstboot", () => {
+  test("a recheck a killed installer left running before its readiness step was recorded → INTERRUPTED at readiness, next recheckReadiness, and a recheck is admitted", async (t) => {
+    const { stateDir, store } = await tempStore();
+    const at = "2026-12-04T11:00:00.000Z";
+    const base = () => ({ startedBy: "person" as const, startedAt: at, config: { source: "structured" as const, config: {} }, payloadVersion: null, firstbootTail: [], readinessHistory: [] });
+    const install: AttemptRecord = {
+      ...base(),
+      attempt: 1,
+      kind: "install",
+      state: "failed",
+      step: "readiness",
+      finishedAt: at,
+      steps: (["preflight", "write-config", "firstboot", "readiness"] as const).map((step) => ({ step, state: step === "readiness" ? "failed" : "succeeded", startedAt: at, finishedAt: at })),
+      verdict: { attempt: 1, kind: "install", outcome: "failed", step: "readiness", code: "READINESS_TIMEOUT", message: "not READY", next: "recheckReadiness" },
+    };
+    // Killed just after POST /install/recheck-readiness answered 202: its record is on disk, its readiness step not yet.
+    const recheck: AttemptRecord = { ...base(), attempt: 2, kind: "recheck-readiness", state: "running", step: null, steps: [] };
+    store.slice("attempts").set([install, recheck]);
+    await store.slice("attempts").save();
+    const r = await rig(t, { stateDir });
+    await r.runner.recover();
+    const record = (await reopened(stateDir)).slice("attempts").get()[1]!;
+    assert.deepEqual([record.verdict?.code, record.verdict?.step, record.verdict?.next], ["INTERRUPTED", "readiness", "recheckReadiness"]);
+    assert.doesNotMatch(record.verdict!.message, /retry the install/);
+    assert.equal((await r.start("recheck-readiness")).attempt, 3);
+  });
+
+});
