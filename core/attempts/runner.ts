@@ -197,7 +197,8 @@ export class AttemptRunner {
     const { why, remedy } = isStorageError(err) ? storageFault(err) : { why: `The state dir ${this.deps.settings.stateDir} cannot be written`, remedy: "free space in the state dir (or make it writable)" };
     // SPEC §6 says retryInstall; but once this attempt's firstboot has exited 0, a retry would run it again (it erases
     // the OSD disks): what is left to do is the readiness wait, as after a kill at that point.
-    const firstbootRan = record.steps.some((s) => s.step === "firstboot" && s.state === "succeeded");
+    // A recheck runs only after its install's firstboot ran.
+    const firstbootRan = record.kind === "recheck-readiness" || record.steps.some((s) => s.step === "firstboot" && s.state === "succeeded");
     return new StepFailure(
       "STATE_WRITE_FAILED",
       `${why}, so the attempt stopped during ${step ?? "its start"}. ${remedy[0]!.toUpperCase()}${remedy.slice(1)}, then ${firstbootRan ? "recheck readiness (firstboot has run)" : "retry the install"}.`,

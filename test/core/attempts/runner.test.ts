@@ -486,4 +486,23 @@ describe("attempt runner: a readiness recheck that fails never sends the operato
     assert.equal((await r.start("recheck-readiness")).attempt, 3);
   });
 
+  test("a recheck whose readiness step cannot be recorded (state dir refuses writes) → STATE_WRITE_FAILED, next recheckReadiness, not retryInstall", async (t) => {
+    let ready = false;
+    const r = await rig(t, { cloud: () => (ready ? "READY" : "CEPH_BOOTSTRAP") });
+    await r.start();
+    await r.finished(1);
+    const save = r.attempts.save.bind(r.attempts);
+    let allow: (() => Promise<void>) | undefined;
+    r.attempts.save = async () => {
+      // The recheck's record is written; the write that records its readiness step is refused.
+      if (!allow && r.attempts.get()[1]?.steps.length) allow = await refuseWrites(r.stateDir);
+      return save();
+    };
+    ready = true;
+    await r.start("recheck-readiness");
+    const verdict = await waitFor("the recheck's verdict in memory", async () => r.attempts.get()[1]!.verdict);
+    await allow?.();
+    assert.deepEqual([verdict.code, verdict.step, verdict.next], ["STATE_WRITE_FAILED", "readiness", "recheckReadiness"]);
+    assert.doesNotMatch(verdict.message, /retry the install/);
+  });
 });
