@@ -20,7 +20,7 @@ interface ValidateOptions {
 /**
  * `validate FILE` (`-` for stdin): the service's own validator, offline. Modes are judged by the
  * payload's release.yaml, as the service judges them; without one, by the built-in release model
- * (and a note on stderr says so). Exit 0 valid, 1 invalid, 2 unreadable.
+ * (and a note on stderr says so). Exit 0 valid, 1 invalid, 2 unreadable (the file or the host facts).
  */
 export async function validateFile(file: string, { hostFacts, payload: payloadFolder, format }: ValidateOptions): Promise<Exit> {
   const shown = file === STDIN ? "<stdin>" : file;
@@ -31,7 +31,14 @@ export async function validateFile(file: string, { hostFacts, payload: payloadFo
     process.stderr.write(`${printable(`${shown}: cannot read: ${(err as Error).message}`)}\n`);
     return 2;
   }
-  const host = hostFacts ? await loadHostFactsFile(hostFacts) : await readHostFacts();
+  let host;
+  try {
+    host = hostFacts ? await loadHostFactsFile(hostFacts) : await readHostFacts();
+  } catch (err) {
+    // Exit 1 says the node.yaml is invalid: host facts that cannot be read leave it unchecked.
+    process.stderr.write(`installer: ${printable((err as Error).message)}; nothing was checked (--host-facts names a JSON file of the host inventory)\n`);
+    return 2;
+  }
   const payload = await readReleaseFile(payloadFolder);
   if (payload.kind !== "ready") {
     const why = payload.kind === "missing" ? `no ${RELEASE_FILE} in ${payloadFolder}` : `${join(payloadFolder, RELEASE_FILE)} is ${payload.kind} (${payload.problem})`;

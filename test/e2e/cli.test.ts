@@ -137,6 +137,21 @@ describe("validate", () => {
     assert.equal(format.code, 2);
     assert.match(format.stderr, /--format must be one of text, json, github, got "xml"/);
   });
+
+  test("a --host-facts that cannot be read or parsed is exit 2 (cannot check), never 1, which says the node.yaml is invalid", async () => {
+    const { folder, flags } = await fixtures();
+    const file = join(folder, "node.yaml");
+    await writeFile(file, VALID_NODE_YAML);
+    const broken = join(folder, "facts.json");
+    await writeFile(broken, "{");
+    const rest = flags.slice(2);
+    for (const facts of [join(folder, "none.json"), broken]) {
+      const run = await runCli(["validate", file, "--host-facts", facts, ...rest]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /host facts file/);
+      assert.equal(run.stdout, "");
+    }
+  });
 });
 
 describe("a closed stdout (EPIPE)", () => {
