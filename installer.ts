@@ -5,7 +5,7 @@
 import "./cli/node-version.ts";
 import { printCode, type Exit } from "./cli/commands.ts";
 import { whenStdoutGone } from "./cli/epipe.ts";
-import { SERVE_FLAGS, parseFlags, usage } from "./cli/flags.ts";
+import { SERVE_FLAGS, UsageError, parseFlags, usage } from "./cli/flags.ts";
 import { settle } from "./cli/outcome.ts";
 import type * as Commands from "./cli/main.ts";
 import { VERSION } from "./cli/version.ts";
@@ -29,9 +29,12 @@ async function answer(command: FrontCommand, argv: string[]): Promise<Exit> {
     case "version":
       process.stdout.write(`stratum-installer ${VERSION}\n`);
       return 0;
-    case "code":
+    case "code": {
       // Its own module, not cli/main.ts: printing the code must not wait for the commands' code to compile.
-      return printCode(parseFlags(argv.slice(1), { "state-dir": SERVE_FLAGS["state-dir"] }, process.env).values["state-dir"]!);
+      const { values, positionals } = parseFlags(argv.slice(1), { "state-dir": SERVE_FLAGS["state-dir"] }, process.env);
+      if (positionals.length > 0) throw new UsageError(`code takes no arguments, got "${positionals.join(" ")}"`);
+      return printCode(values["state-dir"]!);
+    }
   }
 }
 

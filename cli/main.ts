@@ -12,6 +12,12 @@ const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status", "f
 
 let serving = false;
 
+/** A command that takes no arguments: a stray word is a typo, not something to ignore. */
+const noArguments = (command: string, rest: string[]): void => {
+  const { positionals } = parseFlags(rest, {}, process.env);
+  if (positionals.length > 0) throw new UsageError(`${command} takes no arguments, got "${positionals.join(" ")}"`);
+};
+
 const printJson = (value: unknown): Exit => {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   return 0;
@@ -69,12 +75,12 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       return runStatus({ stateDir: values["state-dir"]!, url, tlsCert: values["tls-cert"], follow: booleans.follow! });
     }
     case "openapi": {
-      parseFlags(rest, {}, process.env);
+      noArguments("openapi", rest);
       const { openApiDocument } = await import("../handlers/app.ts");
       return printJson(openApiDocument(VERSION));
     }
     case "schema": {
-      parseFlags(rest, {}, process.env);
+      noArguments("schema", rest);
       const { nodeYamlJsonSchema } = await import("../core/config/index.ts");
       return printJson(nodeYamlJsonSchema());
     }
@@ -97,7 +103,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       });
     }
     case "prepare-image": {
-      parseFlags(rest, {}, process.env);
+      noArguments("prepare-image", rest);
       const { prepareImage } = await import("./prepare-image.ts");
       return prepareImage(process.argv[1]!);
     }

@@ -216,6 +216,16 @@ describe("help and -V", () => {
     const bundle = await runCli(["support-bundle", "--help"]);
     for (const flag of ["--state-dir", "--output", "--payload", "--host-facts", "--tls-key", "--summary FILE"]) assert.match(bundle.stdout, new RegExp(`^ {2}${flag} `, "m"), flag);
   });
+
+  test("a command that takes no arguments refuses one (a stray word is a typo, not ignored)", async () => {
+    const folder = await tempDir();
+    for (const args of [["openapi", "extra"], ["schema", "extra"], ["code", "extra", "--state-dir", folder], ["prepare-image", "extra"]]) {
+      const run = await runCli(args);
+      assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+      assert.equal(run.stdout, "");
+      assert.match(run.stderr, new RegExp(`${args[0]} takes no arguments, got "extra"`));
+    }
+  });
 });
 
 /**
