@@ -5,7 +5,7 @@
 import "./cli/node-version.ts";
 import { printCode, type Exit } from "./cli/commands.ts";
 import { whenStdoutGone } from "./cli/epipe.ts";
-import { SERVE_FLAGS, UsageError, parseFlags, usage } from "./cli/flags.ts";
+import { SERVE_FLAGS, UsageError, helpTopics, parseFlags, usage } from "./cli/flags.ts";
 import { settle } from "./cli/outcome.ts";
 import type * as Commands from "./cli/main.ts";
 import { VERSION } from "./cli/version.ts";
@@ -22,10 +22,14 @@ function frontCommand(argv: string[]): FrontCommand | undefined {
 
 async function answer(command: FrontCommand, argv: string[]): Promise<Exit> {
   switch (command) {
-    case "help":
-      // `validate --help`: that command's part; `help`, `--help`: all of it.
-      process.stdout.write(usage(VERSION, argv[0] !== undefined && !argv[0].startsWith("-") && argv[0] !== "help" ? argv[0] : undefined));
+    case "help": {
+      // `validate --help` and `help validate`: that command's part; `help`, `--help`: all of it.
+      const topic = argv[0] === "help" ? argv[1] : argv[0];
+      const named = topic !== undefined && !topic.startsWith("-") ? topic : undefined;
+      if (argv[0] === "help" && named !== undefined && !helpTopics().includes(named)) throw new UsageError(`unknown command "${named}"; commands: ${helpTopics().join(", ")}`);
+      process.stdout.write(usage(VERSION, named));
       return 0;
+    }
     case "version":
       process.stdout.write(`stratum-installer ${VERSION}\n`);
       return 0;

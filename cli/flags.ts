@@ -266,6 +266,9 @@ const commandHelp = (): Record<string, { lines: string[]; flags?: { title: strin
   },
 });
 
+/** The commands `help COMMAND` knows. */
+export const helpTopics = (): string[] => Object.keys(commandHelp());
+
 /** `--help`: every command and its flags; with a command (`validate --help`), that command's part alone. */
 export function usage(version: string, command?: string): string {
   const help = commandHelp();

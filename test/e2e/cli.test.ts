@@ -217,6 +217,15 @@ describe("help and -V", () => {
     for (const flag of ["--state-dir", "--output", "--payload", "--host-facts", "--tls-key", "--summary FILE"]) assert.match(bundle.stdout, new RegExp(`^ {2}${flag} `, "m"), flag);
   });
 
+  test("`help COMMAND` is `COMMAND --help`; `help` of no such command is a usage error", async () => {
+    const [help, dashHelp, bogus] = await Promise.all([runCli(["help", "status"]), runCli(["status", "--help"]), runCli(["help", "staus"])]);
+    assert.equal(help.code, 0);
+    assert.equal(help.stdout, dashHelp.stdout);
+    assert.equal(bogus.code, 2);
+    assert.equal(bogus.stdout, "");
+    assert.match(bogus.stderr, /unknown command "staus"/);
+  });
+
   test("a command that takes no arguments refuses one (a stray word is a typo, not ignored)", async () => {
     const folder = await tempDir();
     for (const args of [["openapi", "extra"], ["schema", "extra"], ["code", "extra", "--state-dir", folder], ["prepare-image", "extra"]]) {
