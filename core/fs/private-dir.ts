@@ -59,10 +59,17 @@ async function isFolder(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
 
-/** The path itself or its nearest ancestor that exists (stat says ENOTDIR below a file). */
+/** The path itself or its nearest ancestor that exists (stat says ENOTDIR below a file); a link counts, wherever it leads. */
 async function nearestExisting(path: string): Promise<string> {
-  while ((await stat(path).catch(() => undefined)) === undefined && dirname(path) !== path) path = dirname(path);
+  while ((await lstat(path).catch(() => undefined)) === undefined && dirname(path) !== path) path = dirname(path);
   return path;
+}
+
+/** What stands where a folder was to be: a file, or a link that leads to no folder (stat of a loop says ELOOP, of a dangling link ENOENT). */
+async function inTheWay(path: string): Promise<string> {
+  const there = await nearestExisting(path);
+  const link = (await lstat(there).catch(() => undefined))?.isSymbolicLink() && (await stat(there).catch(() => undefined)) === undefined;
+  return link ? `${there} is a link that leads to no folder (a loop, or its target is gone)` : `${there} is a file, not a folder`;
 }
 
 async function why(path: string, code: string | undefined): Promise<string> {
@@ -72,7 +79,8 @@ async function why(path: string, code: string | undefined): Promise<string> {
       return `${parent} does not let folders be made in it`;
     case "EEXIST":
     case "ENOTDIR":
-      return `${await nearestExisting(path)} is a file, not a folder`;
+    case "ELOOP":
+      return inTheWay(path);
     case "EACCES":
     case "EPERM":
       return `this user (uid ${process.getuid?.()}) may not write ${parent}`;

@@ -66,3 +66,19 @@ test("a private folder that is a link is refused, naming its target: the install
   });
   assert.equal((await stat(target)).mode & 0o777, 0o755, "its target left as it is");
 });
+
+test("a state dir that is a link to nowhere (a loop, or its target gone) is refused naming the link, not its parent folder as \"a file\"", async () => {
+  const folder = await tempDir();
+  const loop = join(folder, "loop");
+  await symlink(loop, loop);
+  const dangling = join(folder, "dangling");
+  await symlink(join(folder, "gone"), dangling);
+  for (const link of [loop, dangling, join(loop, "sub")]) {
+    await assert.rejects(ensurePrivateDir(link, "the state dir", "another --state-dir"), (err: Error) => {
+      assert.ok(err instanceof NeedsOperator, err.message);
+      assert.doesNotMatch(err.message, new RegExp(`${folder} is a file`));
+      assert.match(err.message, new RegExp(`${link.replace("/sub", "")} is a link that leads to no folder \\(a loop, or its target is gone\\)`));
+      return true;
+    });
+  }
+});
