@@ -18,6 +18,17 @@ const noArguments = (command: string, rest: string[]): void => {
   if (positionals.length > 0) throw new UsageError(`${command} takes no arguments, got "${positionals.join(" ")}"`);
 };
 
+/** `check()`, its usage error naming the STRATUM_ variable when the flag came from the environment, not from `rest`. */
+function namingTheVariable<T>(rest: string[], flags: Record<string, unknown>, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    const notTyped = Object.keys(flags).filter((flag) => !rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)));
+    throw fromEnvironment(err, notTyped, process.env);
+  }
+}
+
 const printJson = (value: unknown): Exit => {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   return 0;
@@ -60,7 +71,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
     case "validate": {
       const { values, positionals } = parseFlags(rest, VALIDATE_FLAGS, process.env);
       if (positionals.length !== 1) throw new UsageError("validate takes one node.yaml FILE, or - for stdin");
-      const format = oneOf("format", values.format!, FORMATS);
+      const format = namingTheVariable(rest, VALIDATE_FLAGS, () => oneOf("format", values.format!, FORMATS));
       const { validateFile } = await import("./validate.ts");
       return validateFile(positionals[0]!, { hostFacts: values["host-facts"], payload: values.payload!, format });
     }
@@ -70,7 +81,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       const ranWith = values.url === undefined ? await (await import("../core/state/last-start.ts")).lastStartRanWith(values["state-dir"]!) : {};
       const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
       const typed = new Set(["port", "url"].filter((flag) => rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`))));
-      const url = statusUrl(values, ranWith, own, typed);
+      const url = namingTheVariable(rest, STATUS_FLAGS, () => statusUrl(values, ranWith, own, typed));
       const { runStatus } = await import("./status.ts");
       return runStatus({ stateDir: values["state-dir"]!, url, tlsCert: values["tls-cert"], follow: booleans.follow! });
     }

@@ -226,6 +226,18 @@ describe("help and -V", () => {
     assert.match(bogus.stderr, /unknown command "staus"/);
   });
 
+  test("a bad value from the environment (STRATUM_PORT, STRATUM_FORMAT in installer.env) names the variable, not a flag nobody typed", async () => {
+    const folder = await tempDir();
+    const status = await runCli(["status", "--state-dir", folder], { STRATUM_PORT: "94430" });
+    assert.equal(status.code, 2);
+    assert.match(status.stderr, /^installer: STRATUM_PORT \(from the environment; under systemd \/etc\/stratum\/installer.env\) must be a port number, got "94430"\n/);
+    const validate = await runCli(["validate", join(folder, "node.yaml")], { STRATUM_FORMAT: "yaml" });
+    assert.equal(validate.code, 2);
+    assert.match(validate.stderr, /^installer: STRATUM_FORMAT \(from the environment; under systemd \/etc\/stratum\/installer.env\) must be one of text, json, github, got "yaml"\n/);
+    const typed = await runCli(["status", "--state-dir", folder, "--port=x"], { STRATUM_PORT: "94430" });
+    assert.match(typed.stderr, /^installer: --port must be a port number, got "x"\n/, "the one typed is the one named");
+  });
+
   test("a command that takes no arguments refuses one (a stray word is a typo, not ignored)", async () => {
     const folder = await tempDir();
     for (const args of [["openapi", "extra"], ["schema", "extra"], ["code", "extra", "--state-dir", folder], ["prepare-image", "extra"]]) {
