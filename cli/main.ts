@@ -96,10 +96,13 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       return printJson(nodeYamlJsonSchema());
     }
     case "support-bundle": {
-      if (rest[0] === "--summary") {
-        if (rest.length !== 2) throw new UsageError("support-bundle --summary takes one bundle FILE");
+      const at = rest.findIndex((arg) => arg === "--summary" || arg.startsWith("--summary="));
+      if (at !== -1) {
+        const joined = rest[at]!.startsWith("--summary=");
+        const file = joined ? rest[at]!.slice("--summary=".length) : rest[at + 1];
+        if (!file || rest.length !== (joined ? 1 : 2)) throw new UsageError("support-bundle --summary takes one bundle FILE and no other flag (it reads the bundle alone)");
         const { runSummary } = await import("./support-bundle.ts");
-        return runSummary(rest[1]!);
+        return runSummary(file);
       }
       const { values, positionals } = parseFlags(rest.map((arg) => (arg === "-o" ? "--output" : arg)), SUPPORT_BUNDLE_FLAGS, process.env);
       if (positionals.length > 0) throw new UsageError(`support-bundle takes no arguments, got "${positionals.join(" ")}"`);

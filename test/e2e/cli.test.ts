@@ -423,3 +423,17 @@ describe("status", () => {
     }
   });
 });
+
+describe("support-bundle --summary", () => {
+  test("--summary=FILE is --summary FILE; with another flag it says --summary takes none, not that --summary is unknown", async () => {
+    const file = join(await tempDir(), "no such.tar.gz");
+    const [spaced, joined] = await Promise.all([runCli(["support-bundle", "--summary", file]), runCli(["support-bundle", `--summary=${file}`])]);
+    assert.equal(joined.code, spaced.code);
+    assert.equal(joined.stderr, spaced.stderr);
+    assert.match(joined.stderr, /cannot read .*no such\.tar\.gz as a support bundle/);
+    const mixed = await runCli(["support-bundle", "--state-dir", "/tmp", "--summary", file]);
+    assert.equal(mixed.code, 2);
+    assert.doesNotMatch(mixed.stderr, /Unknown option/);
+    assert.match(mixed.stderr, /^installer: support-bundle --summary takes one bundle FILE and no other flag/);
+  });
+});
