@@ -15,8 +15,10 @@ type FrontCommand = "help" | "version" | "code";
 function frontCommand(argv: string[]): FrontCommand | undefined {
   // fleet documents its own plan format under --help.
   const fleet = argv[0] === "fleet";
-  if (!fleet && (argv[0] === "help" || argv.includes("--help") || argv.includes("-h"))) return "help";
-  if (!fleet && (argv.includes("--version") || argv.includes("-V"))) return "version";
+  // After "--" every word is an argument: `validate -- -h` checks a file named -h.
+  const flags = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  if (!fleet && (argv[0] === "help" || flags.includes("--help") || flags.includes("-h"))) return "help";
+  if (!fleet && (flags.includes("--version") || flags.includes("-V"))) return "version";
   return argv[0] === "code" ? "code" : undefined;
 }
 

@@ -238,6 +238,16 @@ describe("help and -V", () => {
     assert.match(typed.stderr, /^installer: --port must be a port number, got "x"\n/, "the one typed is the one named");
   });
 
+  test("after -- a -h or -V is a FILE, not a request for help or the version", async () => {
+    const folder = await tempDir();
+    for (const name of ["-h", "--help", "-V"]) {
+      const run = await runCli(["validate", "--", name], {}, folder);
+      assert.equal(run.code, 2, run.stdout);
+      assert.equal(run.stdout, "");
+      assert.match(run.stderr, new RegExp(`^${name}: cannot read: ENOENT`));
+    }
+  });
+
   test("a command that takes no arguments refuses one (a stray word is a typo, not ignored)", async () => {
     const folder = await tempDir();
     for (const args of [["openapi", "extra"], ["schema", "extra"], ["code", "extra", "--state-dir", folder], ["prepare-image", "extra"]]) {
