@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { access, copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, before, describe, test, type TestContext } from "node:test";
 import { parse as parseYaml, stringify } from "yaml";
 import { startDemoCluster, type DemoCluster, type DemoClusterNode } from "../helpers/demo.ts";
 import { fakeInstaller } from "../helpers/fake-node.ts";
@@ -198,79 +198,69 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
       assert.deepEqual(await snapshot(cluster.nodes), before);
     });
 
-    test("stratum_join_batch below 1 fails the run before any node is touched (Ansible's throttle reads 0 as no limit)", async () => {
-      const before = await snapshot(cluster.nodes);
-      for (const batch of [0, -2]) {
-        const inventory = await editedInventory(cluster, "no-batch.yml", (inv) => {
-          inv.stratum.vars.stratum_join_batch = batch;
-        });
-        const bad = await playbookRun(inventory);
-        assert.notEqual(bad.exit, 0);
-        assert.match(bad.output, new RegExp(`stratum_join_batch is ${batch}: give 1 or more \\(how many joins install at once; Ansible reads a throttle of 0 as no limit\\)`), bad.output);
-        assert.doesNotMatch(bad.output, /TASK \[stratum\.installer\.cluster : Read the node/, "no node was even read");
-        for (const n of cluster.nodes) assert.equal(bad.recap[n.name]?.changed, 0, n.name);
-      }
-      assert.deepEqual(await snapshot(cluster.nodes), before);
-    });
+    // stratum_join_batch: Ansible's throttle reads 0 as no limit; stratum_install_timeout: a wait of 0 would start the
+    // init's install and give up on it.
+    for (const [variable, values, why] of [
+      ["stratum_join_batch", [0, -2], "how many joins install at once; Ansible reads a throttle of 0 as no limit"],
+      ["stratum_install_timeout", [0, -1], "minutes each node's install may take before the run fails it"],
+    ] as const) {
+      test(`${variable} below 1 fails the run before any node is touched (${why})`, async () => {
+        const before = await snapshot(cluster.nodes);
+        for (const value of values) {
+          const inventory = await editedInventory(cluster, `${variable}.yml`, (inv) => {
+            inv.stratum.vars[variable] = value;
+          });
+          const bad = await playbookRun(inventory);
+          assert.notEqual(bad.exit, 0);
+          assert.match(bad.output, new RegExp(`${variable} is ${value}: give 1 or more \\(${why.replace(/[()]/g, "\\$&")}\\)`), bad.output);
+          assert.doesNotMatch(bad.output, /TASK \[stratum\.installer\.cluster : Read the node/, "no node was even read");
+          for (const n of cluster.nodes) assert.equal(bad.recap[n.name]?.changed, 0, n.name);
+        }
+        assert.deepEqual(await snapshot(cluster.nodes), before);
+      });
+    }
 
-    test("stratum_install_timeout below 1 fails the run before any node is touched (a wait of 0 would start the init's install and give up on it)", async () => {
-      const before = await snapshot(cluster.nodes);
-      for (const minutes of [0, -1]) {
-        const inventory = await editedInventory(cluster, "no-timeout.yml", (inv) => {
-          inv.stratum.vars.stratum_install_timeout = minutes;
-        });
-        const bad = await playbookRun(inventory);
-        assert.notEqual(bad.exit, 0);
-        assert.match(bad.output, new RegExp(`stratum_install_timeout is ${minutes}: give 1 or more \\(minutes each node's install may take before the run fails it\\)`), bad.output);
-        assert.doesNotMatch(bad.output, /TASK \[stratum\.installer\.cluster : Read the node/, "no node was even read");
-        for (const n of cluster.nodes) assert.equal(bad.recap[n.name]?.changed, 0, n.name);
-      }
-      assert.deepEqual(await snapshot(cluster.nodes), before);
-    });
-
-    test("a node listing blockers without a detail (or not as objects) fails the checks naming each, not with a template's undefined variable", async (t) => {
+    /**
+     * A run whose `host` is a fake installer answering `answers` by path (404 elsewhere): it fails in the checks, in
+     * words of its own (never a template's undefined variable), and no node changes. Its output.
+     */
+    const failsOnOddNode = async (t: TestContext, host: string, answers: Record<string, unknown>): Promise<string> => {
       const before = await snapshot(cluster.nodes);
       const odd = await fakeInstaller(t, (req, res) => {
-        const body =
-          req.url === "/v1/installer/status" ? { phase: "configuring", attempt: 0, blockers: [{ code: "DISK_BUSY" }, { detail: "no code" }, "odd"] }
-          : req.url === "/v1/installer/options" ? { release: null }
-          : req.url === "/v1/installer/config/validate" ? { valid: true, errors: [] }
-          : req.url === "/v1/installer/config" ? { source: "structured", config: null, valid: false, errors: [], updatedAt: null }
-          : undefined;
+        const body = answers[req.url ?? ""];
         res.writeHead(body ? 200 : 404, { "content-type": "application/json" }).end(JSON.stringify(body ?? { code: "NOT_FOUND" }));
       });
-      const inventory = await editedInventory(cluster, "odd-blockers.yml", (inv) => {
-        Object.assign(inv.stratum.hosts["node-03"].stratum_node, { installer: odd.url.origin, fingerprint: odd.pin, code: "K7QX-M2PD-R4T1" });
+      const inventory = await editedInventory(cluster, `odd-${host}.yml`, (inv) => {
+        Object.assign(inv.stratum.hosts[host].stratum_node, { installer: odd.url.origin, fingerprint: odd.pin, code: "K7QX-M2PD-R4T1" });
       });
       const bad = await playbookRun(inventory);
       assert.notEqual(bad.exit, 0);
-      assert.match(bad.output, /node-03: blocked: DISK_BUSY: ; \?: no code; \?: /, bad.output);
       assert.doesNotMatch(bad.output, /undefined variable|has no attribute/, bad.output);
       for (const n of cluster.nodes) assert.equal(bad.recap[n.name]?.changed, 0, n.name);
       assert.deepEqual(await snapshot(cluster.nodes), before);
+      return bad.output;
+    };
+    const storedNone = { source: "structured", config: null, valid: false, errors: [], updatedAt: null };
+
+    test("a node listing blockers without a detail (or not as objects) fails the checks naming each, not with a template's undefined variable", async (t) => {
+      const output = await failsOnOddNode(t, "node-03", {
+        "/v1/installer/status": { phase: "configuring", attempt: 0, blockers: [{ code: "DISK_BUSY" }, { detail: "no code" }, "odd"] },
+        "/v1/installer/options": { release: null },
+        "/v1/installer/config/validate": { valid: true, errors: [] },
+        "/v1/installer/config": storedNone,
+      });
+      assert.match(output, /node-03: blocked: DISK_BUSY: ; \?: no code; \?: /, output);
     });
 
     test("a node whose validation lists errors without a field or message (or not as objects) fails the checks naming each, not with a template's undefined variable", async (t) => {
-      const before = await snapshot(cluster.nodes);
       const release: string = (await cluster.nodes[1]!.call("/options")).json.release;
-      const odd = await fakeInstaller(t, (req, res) => {
-        const body =
-          req.url === "/v1/installer/status" ? { phase: "configuring", attempt: 0 }
-          : req.url === "/v1/installer/options" ? { release }
-          : req.url === "/v1/installer/config/validate" ? { valid: false, errors: [{ message: "no field" }, { field: "hostname" }, "odd", { field: null, message: "null field" }] }
-          : req.url === "/v1/installer/config" ? { source: "structured", config: null, valid: false, errors: [], updatedAt: null }
-          : undefined;
-        res.writeHead(body ? 200 : 404, { "content-type": "application/json" }).end(JSON.stringify(body ?? { code: "NOT_FOUND" }));
+      const output = await failsOnOddNode(t, "node-01", {
+        "/v1/installer/status": { phase: "configuring", attempt: 0 },
+        "/v1/installer/options": { release },
+        "/v1/installer/config/validate": { valid: false, errors: [{ message: "no field" }, { field: "hostname" }, "odd", { field: null, message: "null field" }] },
+        "/v1/installer/config": storedNone,
       });
-      const inventory = await editedInventory(cluster, "odd-errors.yml", (inv) => {
-        Object.assign(inv.stratum.hosts["node-01"].stratum_node, { installer: odd.url.origin, fingerprint: odd.pin, code: "K7QX-M2PD-R4T1" });
-      });
-      const bad = await playbookRun(inventory);
-      assert.notEqual(bad.exit, 0);
-      assert.match(bad.output, /node-01: the draft does not validate: \(config\): no field; hostname: ; \(config\): \\?"odd\\?"; \(config\): null field/, bad.output);
-      assert.doesNotMatch(bad.output, /undefined variable|has no attribute/, bad.output);
-      for (const n of cluster.nodes) assert.equal(bad.recap[n.name]?.changed, 0, n.name);
-      assert.deepEqual(await snapshot(cluster.nodes), before);
+      assert.match(output, /node-01: the draft does not validate: \(config\): no field; hostname: ; \(config\): \\?"odd\\?"; \(config\): null field/, output);
     });
 
     test("--limit to a join while the init is not installed fails naming the init, touching nothing", async () => {
