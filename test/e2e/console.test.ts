@@ -206,15 +206,15 @@ async function signedInOnReview(draft: object): Promise<{ installer: RunningInst
   return { installer, page, errors };
 }
 
-/** An installer whose attempt 1 failed at `firstboot` (a script), and its console signed in on that verdict. */
-async function signedInOnFailedFirstboot(firstboot: string): Promise<{ installer: RunningInstaller; page: Page; errors: Error[] }> {
-  const { installer } = await rig({ firstboot });
+/** An installer (of `options`) whose attempt 1 failed at `step`, and its console signed in on that verdict. */
+async function signedInOnFailure(options: Parameters<typeof rig>[0], step: "firstboot" | "readiness"): Promise<{ installer: RunningInstaller; page: Page; errors: Error[] }> {
+  const { installer } = await rig(options);
   await untilNoBlockers(installer);
   assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
   assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
   const { page, errors } = await open(installer);
   await signIn(page, installer.code);
-  await page.getByRole("heading", { name: "Attempt 1 failed at firstboot" }).waitFor();
+  await page.getByRole("heading", { name: `Attempt 1 failed at ${step}` }).waitFor();
   return { installer, page, errors };
 }
 
@@ -1087,7 +1087,7 @@ describe("web console", { skip: SKIP }, () => {
   });
 
   test("a firstboot's 16 KiB line in a FIRSTBOOT_FAILED verdict, the log, a blocker and the unattended notice wraps: the page is no wider than the window", async () => {
-    const { page, errors } = await signedInOnFailedFirstboot("#!/bin/sh\nhead -c 20000 /dev/zero | tr '\\0' x\necho\nexit 1\n");
+    const { page, errors } = await signedInOnFailure({ firstboot: "#!/bin/sh\nhead -c 20000 /dev/zero | tr '\\0' x\necho\nexit 1\n" }, "firstboot");
     /** The innermost elements that stick out sideways, and by how much the page does. */
     const wide = () => page.evaluate(() => {
       const width = document.documentElement.clientWidth;
@@ -1120,7 +1120,7 @@ describe("web console", { skip: SKIP }, () => {
   });
 
   test("the report downloaded from the page is the API's, escaped as the API escapes it: a firstboot's right-to-left override and 8-bit CSI are written out in the file, not raw", async () => {
-    const { installer, page, errors } = await signedInOnFailedFirstboot("#!/bin/sh\nprintf 'disk \\342\\200\\256sdb\\342\\200\\254 \\302\\2332J done\\n'\nexit 1\n");
+    const { installer, page, errors } = await signedInOnFailure({ firstboot: "#!/bin/sh\nprintf 'disk \\342\\200\\256sdb\\342\\200\\254 \\302\\2332J done\\n'\nexit 1\n" }, "firstboot");
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download report" }).click()]);
     const file = await readFile((await download.path())!, "utf8");
     const api = await installer.request("/v1/installer/install/report?attempt=1");
@@ -1168,12 +1168,7 @@ describe("web console", { skip: SKIP }, () => {
   });
 
   test("Edit the config on a failed verdict, the draft valid: focus moves to the form's step heading", async () => {
-    const { installer } = await rig({ scenario: "never", timeout: 1 });
-    await untilNoBlockers(installer);
-    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
-    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
-    const { page, errors } = await open(installer);
-    await signIn(page, installer.code);
+    const { page, errors } = await signedInOnFailure({ scenario: "never", timeout: 1 }, "readiness");
     await page.getByRole("button", { name: "Edit the config" }).click();
     await page.getByRole("heading", { name: "Configure this node" }).waitFor();
     await page.waitForFunction(() => document.activeElement !== document.body);
