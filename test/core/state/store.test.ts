@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rmdir, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { DraftRecord } from "../../../core/state/records.ts";
-import { stateLayout, tempPathOf } from "../../../core/state/layout.ts";
+import { stateLayout } from "../../../core/state/layout.ts";
 import { openStore } from "../../../core/state/store.ts";
+import { refuseWrites } from "../../helpers/services.ts";
 
 const now = () => new Date("2026-12-02T12:00:00Z");
 const stateDir = () => mkdtemp(join(tmpdir(), "store-"));
@@ -65,12 +66,11 @@ test("the attempts are written as their own last save left them: another slice's
   assert.deepEqual((await onDisk(dir)).attempts[0].verdict, { code: "FIRSTBOOT_FAILED" });
 
   // A save of the attempts the state dir refused, whose record the caller then took back: not written later either.
-  const blocker = tempPathOf(stateLayout(dir).store);
-  await mkdir(blocker);
+  const allowWrites = await refuseWrites(dir);
   attempts.get().push({ ...record, attempt: 2 });
   await assert.rejects(attempts.save());
   attempts.get().pop();
-  await rmdir(blocker);
+  await allowWrites();
   await store.slice("draft").save();
   assert.deepEqual(((await onDisk(dir)).attempts as { attempt: number }[]).map((a) => a.attempt), [1]);
 });
@@ -82,8 +82,7 @@ test("two saves of the attempts the state dir refuses (an attempt's start and an
   const first = { attempt: 1, kind: "install", state: "running", steps: [] } as unknown as ReturnType<typeof attempts.get>[number];
   attempts.get().push(first);
   await attempts.save();
-  const blocker = tempPathOf(stateLayout(dir).store);
-  await mkdir(blocker);
+  const allowWrites = await refuseWrites(dir);
   Object.assign(first, { state: "failed" });
   attempts.get().push({ ...first, attempt: 2, state: "running" });
   const started = attempts.save();
@@ -91,7 +90,7 @@ test("two saves of the attempts the state dir refuses (an attempt's start and an
   await assert.rejects(started);
   attempts.get().pop();
   await assert.rejects(settled);
-  await rmdir(blocker);
+  await allowWrites();
   await store.slice("lockout").save();
   assert.deepEqual(((await onDisk(dir)).attempts as { attempt: number }[]).map((a) => a.attempt), [1]);
 });
@@ -114,13 +113,12 @@ test("a save the state dir refuses rejects INSUFFICIENT_STORAGE and leaves the d
   const { store } = await openStore(dir, now);
   const slice = store.slice("draft");
   // A folder where the write's temp file goes: the write fails as on a full or read-only disk.
-  const blocker = tempPathOf(stateLayout(dir).store);
-  await mkdir(blocker);
+  const allowWrites = await refuseWrites(dir);
   slice.set(draft("node-02"));
   await assert.rejects(slice.save(), (err: { code?: string; detail?: string }) => err.code === "INSUFFICIENT_STORAGE" && err.detail!.includes(dir));
   assert.deepEqual((await onDisk(dir)).draft.config, {});
   assert.deepEqual(slice.get(), draft("node-02"), "the store does not roll memory back");
-  await rmdir(blocker);
+  await allowWrites();
   await slice.save();
   assert.equal((await onDisk(dir)).draft.config.hostname, "node-02", "the next save succeeds once the state dir takes writes");
 });
