@@ -1,6 +1,7 @@
 import { open } from "node:fs/promises";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
-import { readTextFile, TextFileProblem } from "../../core/fs/read-text-file.ts";
+import { readIfPresent } from "../../core/fs/read-if-present.ts";
+import { TextFileProblem } from "../../core/fs/read-text-file.ts";
 import { notWrittenBecause } from "../../core/fs/storage-error.ts";
 import { isNodeRecord, journalHeader, journalLine, journalPathOf, type NodeRecord, parseJournal } from "./state-journal.ts";
 
@@ -20,13 +21,6 @@ const SEEN_WRITE_MS = 1_000;
 
 const unreadable = (file: string, error: unknown) =>
   new StateFileError(`the state file ${file} cannot be read (${error instanceof TextFileProblem ? error.reason : (error as Error).message}): move it away, or give another with --state`);
-
-/** A state file's text, undefined when there is none; a named pipe or a device is refused, never waited on or read without end. */
-const readIfPresent = (path: string): Promise<string | undefined> =>
-  readTextFile(path, Number.MAX_SAFE_INTEGER).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
-    throw error;
-  });
 
 /**
  * The resume file (SPEC §10.5) and its journal beside it. A run's first write folds the journal into a new document
@@ -62,7 +56,7 @@ export class FleetState {
   static async open(path: string, plan: string, planHash: string): Promise<FleetState> {
     let doc: StateDocument | undefined;
     try {
-      const text = await readIfPresent(path);
+      const text = await readIfPresent(path, { lenient: false });
       if (text !== undefined) {
         const read = JSON.parse(text) as StateDocument;
         if (read.version !== 1 || typeof read.nodes !== "object" || read.nodes === null) throw new Error("not a fleet state file");
@@ -79,7 +73,7 @@ export class FleetState {
     if (doc !== undefined) {
       const journal = journalPathOf(path);
       try {
-        const read = parseJournal((await readIfPresent(journal)) ?? "");
+        const read = parseJournal((await readIfPresent(journal, { lenient: false })) ?? "");
         if (read.planHash === doc.planHash) for (const line of read.lines) doc.nodes[line.node] = line.record;
       } catch (error) {
         throw unreadable(journal, error);

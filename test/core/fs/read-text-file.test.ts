@@ -4,6 +4,7 @@ import { mkdir, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { TextFileProblem, readTextFile } from "../../../core/fs/read-text-file.ts";
+import { readIfPresent } from "../../../core/fs/read-if-present.ts";
 import { loadPlan } from "../../../cli/fleet/plan.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
@@ -34,4 +35,16 @@ test("a plan that is not UTF-8, or a pipe, is one problem naming why; nothing el
   execFileSync("mkfifo", [join(folder, "pipe.yaml")]);
   const piped = await loadPlan(join(folder, "pipe.yaml"), {});
   assert.deepEqual(piped.ok ? [] : piped.problems.map((p) => p.message), [`cannot read the plan: ${folder}/pipe.yaml is a named pipe, not a file`]);
+});
+
+test("readIfPresent: a file's text, undefined for none; a named pipe in its place (a state dir's tls.key, install-code, a fleet's --state) refused, not waited on", { timeout: 30_000 }, async () => {
+  const folder = await tempDir("stratum-text-");
+  await writeFile(join(folder, "install-code"), "ABCD-EFGH-JKMN\n");
+  assert.equal(await readIfPresent(join(folder, "install-code")), "ABCD-EFGH-JKMN\n");
+  assert.equal(await readIfPresent(join(folder, "none")), undefined);
+  execFileSync("mkfifo", [join(folder, "tls.key")]);
+  await assert.rejects(readIfPresent(join(folder, "tls.key")), (err: Error) => err instanceof TextFileProblem && err.message === `${folder}/tls.key is a named pipe, not a file`);
+  await writeFile(join(folder, "latin1"), Buffer.from("n\xe6ud\n", "latin1"));
+  assert.equal(await readIfPresent(join(folder, "latin1")), "n\ufffdud\n", "lenient by default: what is readable is kept");
+  await assert.rejects(readIfPresent(join(folder, "latin1"), { lenient: false }), TextFileProblem);
 });
