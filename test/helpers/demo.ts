@@ -18,42 +18,15 @@ export interface Demo {
 }
 
 export async function startDemo(t: TestContext, demoDir: string, env: Record<string, string> = {}): Promise<Demo> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "demo/start.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, STRATUM_LISTEN: "127.0.0.1:0", DEMO_CLOUD_PORT: "0", DEMO_DIR: demoDir, FIRSTBOOT_DELAY: "0.01", STRATUM_READINESS_INTERVAL: "0.2", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  proc.stdout.on("data", (d) => (stdout += d));
-  proc.stderr.on("data", (d) => (stderr += d));
-  const exited = new Promise<void>((resolve) => proc.on("exit", () => resolve()));
-  const stop = async () => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
-    await exited;
-  };
-  t.after(stop);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("not within 90 s")), 90_000);
-    proc.stdout.on("data", () => {
-      if (!/^CONTROL=.*\n/m.test(stdout)) return;
-      clearTimeout(timer);
-      resolve();
-    });
-    proc.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`it exited with ${code}`));
-    });
-  }).catch((err: Error) => {
-    throw new Error(`the demo did not print its lines to paste (${err.message})\nstdout: ${stdout}\nstderr: ${stderr}`);
-  });
+  const { stdout: printed, stop } = await spawnDemo([], { DEMO_DIR: demoDir, ...env }, /^CONTROL=.*\n/m, 90_000, "the demo did not print its lines to paste", t);
+  const stdout = printed();
   // Node 2's lines end in 2, to be pasted beside node 1's.
   const n = env.DEMO_NODE === "2" ? "2" : "";
   const line = (name: string) => new RegExp(`^${name}=(.*)$`, "m").exec(stdout)?.[1] ?? assert.fail(`no ${name}= line in\n${stdout}`);
   const code = line(`CODE${n}`);
   const api = line(`API${n}`);
   return {
-    stdout: () => stdout,
+    stdout: printed,
     code,
     api,
     control: line("CONTROL"),
@@ -99,9 +72,35 @@ export interface DemoCluster {
  * and a READY cloud: the installers and the inventory it writes. The caller stops it (`stop`).
  */
 export async function startDemoCluster(demoDir: string, nodes: number, env: Record<string, string> = {}): Promise<DemoCluster> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "demo/start.ts", "--nodes", String(nodes)], {
+  const { stdout, stop, match } = await spawnDemo(
+    ["--nodes", String(nodes)],
+    { DEMO_DIR: demoDir, DEMO_SCENARIO: "ready", ...env },
+    /^ansible-playbook -i .*$/m,
+    120_000,
+    `npm start -- --nodes ${nodes} printed no ansible-playbook line`,
+  );
+  const command = match[0];
+  const inventory = /^ansible-playbook -i (\S+) /.exec(command)![1]!;
+  const dir = join(demoDir, "cluster");
+  const hosts = (parseYaml(await readFile(inventory, "utf8")) as { stratum: { hosts: Record<string, { stratum_node: { installer: string; fingerprint: string; code: string } }> } }).stratum.hosts;
+  const members = await Promise.all(
+    Object.entries(hosts).map(async ([name, { stratum_node: node }]) => {
+      const code = (await readFile(join(dir, node.code.replace(/^file:/, "")), "utf8")).trim();
+      const call = (path: string) => httpsCall(`${node.installer}/v1/installer${path}`, { code });
+      return { name, url: node.installer, fingerprint: node.fingerprint, code, call };
+    }),
+  );
+  return { dir, inventory, command, stdout, nodes: members, stop };
+}
+
+/**
+ * `demo/start.ts ARGS` without its build step, on free ports and a fast firstboot, until its stdout matches `until`
+ * (within `timeoutMs`); stopped when `t` ends, and at once when it fails to get there.
+ */
+async function spawnDemo(args: string[], env: Record<string, string>, until: RegExp, timeoutMs: number, failure: string, t?: TestContext) {
+  const proc = spawn(process.execPath, ["--import", "tsx", "demo/start.ts", ...args], {
     cwd: ROOT,
-    env: { ...process.env, STRATUM_LISTEN: "127.0.0.1:0", DEMO_CLOUD_PORT: "0", DEMO_DIR: demoDir, DEMO_SCENARIO: "ready", FIRSTBOOT_DELAY: "0.01", STRATUM_READINESS_INTERVAL: "0.2", ...env },
+    env: { ...process.env, STRATUM_LISTEN: "127.0.0.1:0", DEMO_CLOUD_PORT: "0", FIRSTBOOT_DELAY: "0.01", STRATUM_READINESS_INTERVAL: "0.2", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -113,13 +112,14 @@ export async function startDemoCluster(demoDir: string, nodes: number, env: Reco
     if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
     await exited;
   };
-  const command = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("not within 120 s")), 120_000);
+  t?.after(stop);
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not within ${timeoutMs / 1000} s`)), timeoutMs);
     proc.stdout.on("data", () => {
-      const line = /^ansible-playbook -i .*$/m.exec(stdout)?.[0];
-      if (!line) return;
+      const found = until.exec(stdout);
+      if (!found) return;
       clearTimeout(timer);
-      resolve(line);
+      resolve(found);
     });
     proc.on("exit", (code) => {
       clearTimeout(timer);
@@ -127,17 +127,7 @@ export async function startDemoCluster(demoDir: string, nodes: number, env: Reco
     });
   }).catch(async (err: Error) => {
     await stop();
-    throw new Error(`npm start -- --nodes ${nodes} printed no ansible-playbook line (${err.message})\nstdout: ${stdout}\nstderr: ${stderr}`);
+    throw new Error(`${failure} (${err.message})\nstdout: ${stdout}\nstderr: ${stderr}`);
   });
-  const inventory = /^ansible-playbook -i (\S+) /.exec(command)![1]!;
-  const dir = join(demoDir, "cluster");
-  const hosts = (parseYaml(await readFile(inventory, "utf8")) as { stratum: { hosts: Record<string, { stratum_node: { installer: string; fingerprint: string; code: string } }> } }).stratum.hosts;
-  const members = await Promise.all(
-    Object.entries(hosts).map(async ([name, { stratum_node: node }]) => {
-      const code = (await readFile(join(dir, node.code.replace(/^file:/, "")), "utf8")).trim();
-      const call = (path: string) => httpsCall(`${node.installer}/v1/installer${path}`, { code });
-      return { name, url: node.installer, fingerprint: node.fingerprint, code, call };
-    }),
-  );
-  return { dir, inventory, command, stdout: () => stdout, nodes: members, stop };
+  return { stdout: () => stdout, stop, match };
 }
