@@ -27,14 +27,41 @@ function ipv6Groups(text: string): number[] {
   return [...head, ...Array<number>(8 - head.length - tail.length).fill(0), ...tail];
 }
 
+/**
+ * The IPv4 address a URL reads `text` as, when `text` is not its plain dotted-decimal form: https://{joinAddress} (the join
+ * check) and the resolver (inet_aton) take 0x0a.20.0.11, 169082891, 012.20.0.11, 10.20.11 and 10.20.0.11. all as 10.20.0.11.
+ */
+function urlReading(text: string): string | undefined {
+  // Only a host: no userinfo, port, path or brackets for the URL to read into something else.
+  if (text === "" || /[\s/?#@:[\]\\%]/u.test(text)) return undefined;
+  let hostname: string;
+  try {
+    hostname = new URL(`https://${text}/`).hostname;
+  } catch {
+    return undefined;
+  }
+  return hostname !== text && ipFamily(hostname) === 4 ? hostname : undefined;
+}
+
 function whyNotIpv4(text: string): string | undefined {
-  if (!/^\d+(\.\d+)*$/.test(text)) return undefined;
+  const reading = urlReading(text);
+  if (!/^\d+(\.\d+)*$/.test(text)) return reading && `a URL or resolver reads it as ${reading} (hex, octal or shortened): did you mean ${reading}?`;
   const parts = text.split(".");
-  if (parts.length !== 4) return `an IPv4 address has 4 numbers, this has ${parts.length}`;
+  const readAs = reading ? `; a URL or resolver reads it as ${reading}: did you mean ${reading}?` : "";
+  if (parts.length !== 4) return `an IPv4 address has 4 numbers, this has ${parts.length}${readAs}`;
   const tooBig = parts.find((part) => Number(part) > 255);
   if (tooBig) return `${tooBig} is more than 255`;
   const leadingZero = parts.find((part) => part.length > 1 && part.startsWith("0"));
-  return leadingZero ? `${leadingZero} has a leading zero` : undefined;
+  if (!leadingZero) return undefined;
+  // Written with zeros for alignment, it was meant in decimal; a URL or resolver reads it in octal.
+  const decimal = parts.map(Number).join(".");
+  const meant = reading && reading !== decimal ? `: did you mean ${reading}, or ${decimal}?` : `: did you mean ${decimal}?`;
+  return `${leadingZero} has a leading zero${reading ? `, which a URL or resolver reads as octal (as ${reading})` : ""}${meant}`;
+}
+
+/** ::ffff:a.b.c.d: the IPv4 address a.b.c.d, to a dual-stack socket. */
+function mappedIpv4(ip: Ip): string | undefined {
+  return ip.family === 6 && ip.value >> 32n === 0xffffn ? formatIp({ family: 4, value: ip.value & 0xffffffffn }) : undefined;
 }
 
 function ipOf(family: Family, text: string): Ip {
@@ -73,7 +100,12 @@ export function parseIp(text: string): Parsed<Ip> {
   if (text.includes("/")) return { ok: false, problem: `${shown(text)} has a prefix length: write the address alone (${shown(text.split("/")[0] ?? "")})` };
   if (text.includes("%")) return { ok: false, problem: `${shown(text)} has a zone index (%…), which is not allowed here` };
   const family = ipFamily(text);
-  if (family !== 0) return { ok: true, value: ipOf(family, text) };
+  if (family !== 0) {
+    const ip = ipOf(family, text);
+    const mapped = mappedIpv4(ip);
+    if (mapped) return { ok: false, problem: `${shown(text)} is an IPv4 address written as IPv6 (IPv4-mapped): did you mean ${mapped}?` };
+    return { ok: true, value: ip };
+  }
   const why = whyNotIpv4(text);
   return { ok: false, problem: `${shown(text)} is not an IP address${why ? `: ${why}` : ""}` };
 }
@@ -166,7 +198,8 @@ export function parseHostOrIp(text: string): Parsed<HostOrIp> {
   const ip = parseIp(text);
   if (ip.ok) return { ok: true, value: { kind: "ip", ip: ip.value } };
   // Digits and dots, colons, a prefix or a zone: meant as an IP address, so say what is wrong with it as one.
-  if (/^[\d.]+$/.test(text) || /[:/%]/.test(text) || text.trim() !== text) return ip;
+  // So is what a URL reads as an IPv4 address (0x0a.20.0.11): as a host name it would slip past every check of addresses.
+  if (/^[\d.]+$/.test(text) || /[:/%]/.test(text) || text.trim() !== text || urlReading(text) !== undefined) return ip;
   const problem = hostnameProblem(text);
   if (problem) return { ok: false, problem: `${quoted(text)} is neither an IP address nor a valid hostname: ${problem}` };
   return { ok: true, value: { kind: "hostname", name: text } };

@@ -67,6 +67,10 @@ function joinAddressProblem(text: string, draft: Draft, names: Names): string | 
   if (parsed.value.kind !== "ip" && !URL.canParse(`https://${host}/`)) {
     return `${quoted(host)} is not a host name a URL can carry (an xn-- label must be valid punycode); write the name as DNS knows it, or an IP address`;
   }
+  // A connection to 0.0.0.0 or :: is a connection to this host.
+  if (parsed.value.kind === "ip" && parsed.value.ip.value === 0n) {
+    return `${host} is the unspecified address, which reaches this node itself; point it at a node already in the cluster`;
+  }
   const own = managementSubnet(draft)?.ip;
   if (parsed.value.kind === "ip" && own && own.family === parsed.value.ip.family && own.value === parsed.value.ip.value) {
     return `${host} is this node's own address (${names.field(["network", "address"])}); point it at a node already in the cluster`;

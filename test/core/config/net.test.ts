@@ -19,7 +19,7 @@ describe("parseIp / formatIp", () => {
   it("reads IPv4 and IPv6, and writes them back in canonical form", () => {
     assert.deepEqual(ip("10.20.0.11"), { family: 4, value: 0x0a14000bn });
     assert.equal(ip("2001:db8::1").value, 0x20010db8000000000000000000000001n);
-    assert.equal(ip("::ffff:10.0.0.1").value, 0xffff0a000001n);
+    assert.equal(ip("2001:0db8:0000::0001").value, ip("2001:db8::1").value);
     for (const text of ["10.20.0.11", "0.0.0.0", "2001:db8::1", "::", "fe80::1:0:0:2", "1:2:3:4:5:6:7:8", "2001:db8:0:1::"]) {
       assert.equal(formatIp(ip(text)), text);
     }
@@ -31,12 +31,29 @@ describe("parseIp / formatIp", () => {
       return parsed.ok ? undefined : parsed.problem;
     };
     assert.equal(problem("10.0.0.300"), "10.0.0.300 is not an IP address: 300 is more than 255");
-    assert.equal(problem("10.0.1"), "10.0.1 is not an IP address: an IPv4 address has 4 numbers, this has 3");
-    assert.equal(problem("010.0.0.1"), "010.0.0.1 is not an IP address: 010 has a leading zero");
+    assert.equal(problem("10.0.1"), "10.0.1 is not an IP address: an IPv4 address has 4 numbers, this has 3; a URL or resolver reads it as 10.0.0.1: did you mean 10.0.0.1?");
+    assert.equal(problem("010.0.0.1"), "010.0.0.1 is not an IP address: 010 has a leading zero, which a URL or resolver reads as octal (as 8.0.0.1): did you mean 8.0.0.1, or 10.0.0.1?");
+    assert.equal(problem("1.2.3.4.5"), "1.2.3.4.5 is not an IP address: an IPv4 address has 4 numbers, this has 5");
     assert.equal(problem("10.0.0.1/24"), "10.0.0.1/24 has a prefix length: write the address alone (10.0.0.1)");
     assert.equal(problem(" 10.0.0.1"), '" 10.0.0.1" has spaces around it');
     assert.equal(problem("fe80::1%eno1"), "fe80::1%eno1 has a zone index (%…), which is not allowed here");
     assert.equal(problem("gateway"), "gateway is not an IP address");
+  });
+
+  // A URL (the join check's https://host) and the resolver (inet_aton) read these as addresses: each is refused, with the address it reads as.
+  it("refuses the numeric forms a URL or resolver reads as another address, naming it", () => {
+    const problem = (text: string) => {
+      const parsed = parseIp(text);
+      return parsed.ok ? undefined : parsed.problem;
+    };
+    assert.equal(problem("012.20.0.11"), "012.20.0.11 is not an IP address: 012 has a leading zero, which a URL or resolver reads as octal (as 10.20.0.11): did you mean 10.20.0.11, or 12.20.0.11?");
+    assert.equal(problem("10.20.0.011"), "10.20.0.011 is not an IP address: 011 has a leading zero, which a URL or resolver reads as octal (as 10.20.0.9): did you mean 10.20.0.9, or 10.20.0.11?");
+    assert.equal(problem("0x0a.20.0.11"), "0x0a.20.0.11 is not an IP address: a URL or resolver reads it as 10.20.0.11 (hex, octal or shortened): did you mean 10.20.0.11?");
+    assert.equal(problem("167772171"), "167772171 is not an IP address: an IPv4 address has 4 numbers, this has 1; a URL or resolver reads it as 10.0.0.11: did you mean 10.0.0.11?");
+    assert.equal(problem("127.1"), "127.1 is not an IP address: an IPv4 address has 4 numbers, this has 2; a URL or resolver reads it as 127.0.0.1: did you mean 127.0.0.1?");
+    assert.equal(problem("10.20.0.11."), "10.20.0.11. is not an IP address: a URL or resolver reads it as 10.20.0.11 (hex, octal or shortened): did you mean 10.20.0.11?");
+    assert.equal(problem("::ffff:10.20.0.11"), "::ffff:10.20.0.11 is an IPv4 address written as IPv6 (IPv4-mapped): did you mean 10.20.0.11?");
+    assert.equal(problem("0:0:0:0:0:FFFF:a14:b"), "0:0:0:0:0:FFFF:a14:b is an IPv4 address written as IPv6 (IPv4-mapped): did you mean 10.20.0.11?");
   });
 });
 
@@ -52,7 +69,7 @@ describe("ipFamily (inet_pton's answer, not isIP's patterns, whose first use com
 describe("parseAddress (a well-formed address, as the kernel spells it)", () => {
   it("reads what parseIp reads, the same way, and refuses what it refuses", () => {
     const texts = ["10.20.0.11", "0.0.0.0", "255.255.255.255", "127.0.0.1", "::", "::1", "fe80::1", "fd00::2", "2001:db8::", "2001:db8:0:0:1::1",
-      "0:0:0:0:0:0:0:1", "1:2:3:4:5:6:7:8", "::ffff:10.1.2.3", "64:ff9b::192.0.2.33", "FD00::ABCD",
+      "0:0:0:0:0:0:0:1", "1:2:3:4:5:6:7:8", "64:ff9b::192.0.2.33", "FD00::ABCD",
       "localhost", "", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1:2:3:4:5:6:7:8:9", "2001:db8:::1", "::g", "1::2::3", "fe80::1%eth0", " 10.0.0.1", "10.0.0.0/8"];
     for (const text of texts) {
       const parsed = parseIp(text);

@@ -146,6 +146,28 @@ const CASES: Case[] = [
   // The join check reaches it through a URL: an xn-- label that is not punycode passed here, then the check threw "Invalid URL" (a 500, an attempt failed with no field named).
   { name: "join address with an xn-- label that is not punycode", draft: haJoin({ cluster: { joinAddress: "xn--x.example.net" } }), expected: [["cluster.joinAddress", /"xn--x.example.net" is not a host name a URL can carry/]] },
   { name: "join address is the node itself", draft: haJoin({ cluster: { joinAddress: "10.20.0.11" } }), expected: [["cluster.joinAddress", /10.20.0.11 is this node's own address/]] },
+  // The join check reaches https://{joinAddress}, whose URL parser reads these as 10.20.0.11, the node itself: each is refused, with the address it is.
+  { name: "join address as hex", draft: haJoin({ cluster: { joinAddress: "0x0a.20.0.11" } }), expected: [["cluster.joinAddress", /^cluster.joinAddress: 0x0a.20.0.11 is not an IP address: .* did you mean 10.20.0.11\?$/]] },
+  { name: "join address as hex with a port", draft: haJoin({ cluster: { joinAddress: "0x0a.0x14.0.0xb:9443" } }), expected: [["cluster.joinAddress", /did you mean 10.20.0.11\?$/]] },
+  { name: "join address as one number", draft: haJoin({ cluster: { joinAddress: "169082891" } }), expected: [["cluster.joinAddress", /did you mean 10.20.0.11\?$/]] },
+  { name: "join address in octal", draft: haJoin({ cluster: { joinAddress: "012.024.0.013" } }), expected: [["cluster.joinAddress", /as 10.20.0.11\): did you mean 10.20.0.11, or 12.24.0.13\?$/]] },
+  { name: "join address shortened", draft: haJoin({ cluster: { joinAddress: "10.20.11" } }), expected: [["cluster.joinAddress", /did you mean 10.20.0.11\?$/]] },
+  { name: "join address shortened loopback", draft: haJoin({ cluster: { joinAddress: "0x7f.1:8443" } }), expected: [["cluster.joinAddress", /did you mean 127.0.0.1\?$/]] },
+  { name: "join address with a trailing dot", draft: haJoin({ cluster: { joinAddress: "10.20.0.11." } }), expected: [["cluster.joinAddress", /did you mean 10.20.0.11\?$/]] },
+  { name: "join address in full-width digits", draft: haJoin({ cluster: { joinAddress: "\uff11\uff10.20.0.11" } }), expected: [["cluster.joinAddress", /did you mean 10.20.0.11\?$/]] },
+  { name: "join address IPv4-mapped, bracketed", draft: haJoin({ cluster: { joinAddress: "[::ffff:10.20.0.11]:8443" } }), expected: [["cluster.joinAddress", /IPv4-mapped\): did you mean 10.20.0.11\?$/]] },
+  { name: "join address IPv4-mapped in hex", draft: haJoin({ cluster: { joinAddress: "::ffff:a14:b" } }), expected: [["cluster.joinAddress", /IPv4-mapped\): did you mean 10.20.0.11\?$/]] },
+  { name: "join address with a zone", draft: haJoin({ cluster: { joinAddress: "[fe80::1%25eno1]:8443" } }), expected: [["cluster.joinAddress", /has a zone index/]] },
+  { name: "join address is the unspecified address", draft: haJoin({ cluster: { joinAddress: "0.0.0.0:8443" } }), expected: [["cluster.joinAddress", /0.0.0.0 is the unspecified address, which reaches this node itself/]] },
+  { name: "join address is the unspecified IPv6 address", draft: haJoin({ cluster: { joinAddress: "[::]" } }), expected: [["cluster.joinAddress", /:: is the unspecified address, which reaches this node itself/]] },
+  {
+    name: "join address is the node itself in IPv6 spelt with leading zeros",
+    draft: haJoin({ network: { address: "2001:db8::11/64", gateway: "2001:db8::1", dns: ["2001:db8::2"], ntp: ["ntp.example.net"], floatingIpCidrs: ["2001:db8:ff::/48"] }, cluster: { joinAddress: "[2001:0db8:0:0::0011]:9443" } }),
+    expected: [["cluster.joinAddress", /2001:0db8:0:0::0011 is this node's own address/]],
+  },
+  { name: "ntp server as hex", draft: network({ ntp: ["0x0a.20.0.3"] }), expected: [["network.ntp[0]", /did you mean 10.20.0.3\?$/]] },
+  { name: "gateway in octal", draft: network({ gateway: "012.20.0.1" }), expected: [["network.gateway", /did you mean 10.20.0.1, or 12.20.0.1\?$/]] },
+  { name: "vip IPv4-mapped", draft: haInit({ network: { vip: "::ffff:10.20.0.10" } }), expected: [["network.vip", /did you mean 10.20.0.10\?$/]] },
 
   // Join token (SPEC §6): its shape, never quoted
   { name: "join token of another shape", draft: haJoin({ cluster: { joinToken: "stj_4f9c2a61e0b7" } }), expected: [["cluster.joinToken", /^cluster\.joinToken is not a join token \(expected STRATUM1:<fingerprint>:<secret>\): it does not start with STRATUM1:$/]] },
