@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import type { Settings } from "../core/common/settings.ts";
-import { editDistance } from "../core/config/messages.ts";
+import { editDistance, nearest } from "../core/config/messages.ts";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -53,6 +53,12 @@ export const SUPPORT_BUNDLE_FLAGS = {
   "host-facts": { help: "JSON file of the host inventory (default: the one the service last started with, if any; else read from /sys and /proc)" },
   "tls-key": { help: "the private key the installer serves when started with --tls-key, so that the bundle never holds it (default: the one the service last started with, if any)" },
 } as const satisfies Record<string, FlagSpec>;
+
+/** A command word no command has: the one meant when it is a likely typo, and every command. */
+export function unknownCommand(word: string, commands: readonly string[]): UsageError {
+  const near = nearest(word, commands, (name) => name);
+  return new UsageError(`unknown command "${word}"; ${near ? `did you mean "${near}"? ` : ""}commands: ${commands.join(", ")}`);
+}
 
 /** A value of a closed set, or a usage error naming the set. */
 export function oneOf<const T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -129,18 +135,18 @@ export function parseFlags<const F extends string>(
   extra: Record<string, { type: "boolean" }> = {},
 ): { values: Partial<Record<F, string>>; booleans: Record<string, boolean>; positionals: string[] } {
   let parsed;
+  const options = {
+    ...Object.fromEntries(Object.keys(flags).map((name) => [name, { type: "string" as const }])),
+    ...extra,
+  };
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        ...Object.fromEntries(Object.keys(flags).map((name) => [name, { type: "string" as const }])),
-        ...extra,
-      },
-    });
+    parsed = parseArgs({ args, allowPositionals: true, strict: true, options });
   } catch (err) {
-    throw new UsageError((err as Error).message.replace(/\. To specify a positional argument.*$/s, "."));
+    const message = (err as Error).message.replace(/\. To specify a positional argument.*$/s, ".");
+    // A typo of a flag this command takes: the flag meant (Node's own message names none).
+    const unknown = (err as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /^Unknown option '--([^']+)'/.exec(message)?.[1] : undefined;
+    const near = unknown === undefined ? undefined : nearest(unknown, Object.keys(options), (name) => name);
+    throw new UsageError(near ? `${message} Did you mean --${near}?` : message);
   }
   const values: Partial<Record<F, string>> = {};
   for (const name of Object.keys(flags) as F[]) {

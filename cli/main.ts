@@ -3,7 +3,7 @@ import type { CodeCache } from "./fast-start.ts";
 import type { Exit } from "./commands.ts";
 import { printableLines } from "../core/common/printable.ts";
 import { whenStdoutGone } from "./epipe.ts";
-import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, fromEnvironment, oneOf, parseFlags, settingsFrom, statusUrl, unknownEnvironment } from "./flags.ts";
+import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, fromEnvironment, oneOf, parseFlags, settingsFrom, statusUrl, unknownCommand, unknownEnvironment } from "./flags.ts";
 import { settle } from "./outcome.ts";
 import { FORMATS } from "./problem-format.ts";
 import { VERSION } from "./version.ts";
@@ -126,7 +126,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       return runFleet(rest, process.env);
     }
     default:
-      throw new UsageError(`unknown command "${first}"; commands: ${COMMANDS.join(", ")}`);
+      throw unknownCommand(first!, COMMANDS);
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { statusUrl, UsageError } from "../../cli/flags.ts";
+import { parseFlags, SERVE_FLAGS, STATUS_FLAGS, statusUrl, unknownCommand, UsageError } from "../../cli/flags.ts";
 
 test("status's URL: --url, else the port (--port, the last start's, 9443) at the last start's address when it is this machine's, else 127.0.0.1", () => {
   const own = ["127.0.0.1", "::1", "10.0.0.5", "fd00::5"];
@@ -27,4 +27,29 @@ test("status's --port and --url together are refused: the URL names its own port
   // One from the command line, the other from the environment (installer.env): the command line's wins.
   assert.equal(statusUrl({ port: "9555", url: "https://10.0.0.5:9443" }, {}, [], new Set(["url"])).href, "https://10.0.0.5:9443/");
   assert.equal(statusUrl({ port: "9555", url: "https://10.0.0.5:9443" }, {}, [], new Set(["port"])).href, "https://127.0.0.1:9555/");
+});
+
+test("an unknown flag is refused with the flag meant, when one is close; an unknown command with the command meant", () => {
+  const refused = (args: string[], flags: Parameters<typeof parseFlags>[1], extra?: Parameters<typeof parseFlags>[3]) => {
+    try {
+      parseFlags(args, flags, {}, extra);
+    } catch (err) {
+      assert.ok(err instanceof UsageError);
+      return err.message;
+    }
+    assert.fail(`${args.join(" ")} was taken`);
+  };
+  assert.equal(refused(["--state-dri", "/x"], STATUS_FLAGS), "Unknown option '--state-dri'. Did you mean --state-dir?");
+  assert.equal(refused(["--state-dri=/x"], STATUS_FLAGS), "Unknown option '--state-dri'. Did you mean --state-dir?");
+  assert.equal(refused(["--folow"], STATUS_FLAGS, { follow: { type: "boolean" } }), "Unknown option '--folow'. Did you mean --follow?");
+  assert.equal(refused(["--dryrun"], {}, { "dry-run": { type: "boolean" } }), "Unknown option '--dryrun'. Did you mean --dry-run?");
+  assert.equal(refused(["--lisen", "x"], SERVE_FLAGS), "Unknown option '--lisen'. Did you mean --listen?");
+  // Nothing close: no guess.
+  assert.equal(refused(["--bogus"], SERVE_FLAGS), "Unknown option '--bogus'.");
+  assert.equal(refused(["-x"], SERVE_FLAGS), "Unknown option '-x'.");
+
+  const commands = ["serve", "validate", "status", "support-bundle"];
+  assert.equal(unknownCommand("stauts", commands).message, 'unknown command "stauts"; did you mean "status"? commands: serve, validate, status, support-bundle');
+  assert.equal(unknownCommand("supportbundle", commands).message, 'unknown command "supportbundle"; did you mean "support-bundle"? commands: serve, validate, status, support-bundle');
+  assert.equal(unknownCommand("frobnicate", commands).message, 'unknown command "frobnicate"; commands: serve, validate, status, support-bundle');
 });

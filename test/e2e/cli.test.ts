@@ -223,7 +223,15 @@ describe("help and -V", () => {
     assert.equal(help.stdout, dashHelp.stdout);
     assert.equal(bogus.code, 2);
     assert.equal(bogus.stdout, "");
-    assert.match(bogus.stderr, /unknown command "staus"/);
+    assert.match(bogus.stderr, /unknown command "staus"; did you mean "status"\?/);
+  });
+
+  test("a typo of a command or a flag is refused as before (exit 2), with what was meant", async () => {
+    const [command, flag] = await Promise.all([runCli(["stauts"]), runCli(["status", "--state-dri", "/nowhere"])]);
+    assert.deepEqual([command.code, command.stdout], [2, ""]);
+    assert.match(command.stderr, /^installer: unknown command "stauts"; did you mean "status"\? commands: serve, /);
+    assert.deepEqual([flag.code, flag.stdout], [2, ""]);
+    assert.match(flag.stderr, /^installer: Unknown option '--state-dri'\. Did you mean --state-dir\?\n/);
   });
 
   test("a bad value from the environment (STRATUM_PORT, STRATUM_FORMAT in installer.env) names the variable, not a flag nobody typed", async () => {
