@@ -3,10 +3,16 @@ import { formatPath } from "./paths.ts";
 import type { Path } from "./schema.ts";
 import type { FieldError } from "../state/records.ts";
 
+/**
+ * How deep a config may nest, as node.yaml or as a JSON draft (core/draft refuses a deeper one): far above a real
+ * node.yaml's few levels, and one limit, so that `validate`, PUT /config and POST /config/validate agree.
+ */
+export const MAX_CONFIG_DEPTH = 32;
+
 export const YAML_LIMITS = {
   maxBytes: 1024 * 1024,
   maxAliasCount: 50,
-  maxDepth: 32,
+  maxDepth: MAX_CONFIG_DEPTH,
   /** A full node.yaml is a few thousand tokens; the yaml parser slows badly on pathological token streams. */
   maxTokens: 20_000,
 } as const;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { nodeYamlWithStableDisks, renderNodeYaml, withStableDisks, type ValidationContext } from "../config/index.ts";
+import { MAX_CONFIG_DEPTH, nodeYamlWithStableDisks, renderNodeYaml, withStableDisks, type ValidationContext } from "../config/index.ts";
 import { refusal } from "../attempts/admission.ts";
 import { InstallerError } from "../common/errors.ts";
 import type { Logger, Origin } from "../common/log.ts";
@@ -69,11 +69,10 @@ interface DraftServiceDeps {
   log: Logger;
 }
 
-const MAX_DEPTH = 32;
-
+/** A structured draft (or merge patch) deeper than a node.yaml may be: refused, as the validators judge none that deep. */
 function refuseDeep(value: unknown): void {
-  if (jsonDepth(value, MAX_DEPTH) > MAX_DEPTH) {
-    throw new InstallerError({ code: "INVALID_REQUEST", detail: `The config nests deeper than ${MAX_DEPTH} levels; node.yaml is a few levels deep.` });
+  if (jsonDepth(value, MAX_CONFIG_DEPTH) > MAX_CONFIG_DEPTH) {
+    throw new InstallerError({ code: "INVALID_REQUEST", detail: `The config nests deeper than ${MAX_CONFIG_DEPTH} levels; node.yaml is a few levels deep.` });
   }
 }
 
@@ -188,7 +187,11 @@ export function createDraftService({ draft, context, now, attempts, personActed,
         return { source: "structured", config: mergePatch(record.config, patch) as Record<string, unknown> };
       });
     },
-    validate: (body) => analyzeBody(body, context()),
+    validate(body) {
+      // Answered as PUT would take it.
+      if (body.source === "structured") refuseDeep(body.config);
+      return analyzeBody(body, context());
+    },
     set: (body) =>
       inTurn(async () => {
         await write(body);

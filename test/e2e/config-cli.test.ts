@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { nodeYamlJsonSchema } from "../../core/config/index.ts";
+import { MAX_CONFIG_DEPTH, nodeYamlJsonSchema } from "../../core/config/index.ts";
 import { DEFAULT_PROFILES, makePayload } from "../../demo/make-payload.ts";
 import { inProcessApp } from "../helpers/app.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
@@ -54,6 +54,35 @@ describe("validate CLI", () => {
     const none = await runCli(["validate", file, ...hostFacts, "--payload", join(folder, "no-payload")]);
     assert.equal(none.code, 0, none.stdout + none.stderr);
     assert.match(none.stderr, /^note: no release\.yaml in .*no-payload; modes are checked against the built-in release model/);
+  });
+});
+
+describe("validate CLI and the API agree", () => {
+  // The same validator and the same nesting limit (MAX_CONFIG_DEPTH) behind `validate` and POST /config/validate.
+  test("on an address a URL reads otherwise (ntp 0x0a.20.0.3, gateway 012.20.0.1), and on nesting at and past MAX_CONFIG_DEPTH", async (t) => {
+    const installer = await inProcessApp(t);
+    const folder = await tempDir();
+    const nested = (levels: number) => `${VALID_NODE_YAML}extra: ${"{a: ".repeat(levels - 1)}x${"}".repeat(levels - 1)}\n`;
+    const cases: Array<[string, string, RegExp]> = [
+      ["addresses", VALID_NODE_YAML.replace("  gateway: 10.20.0.1\n", "  gateway: 012.20.0.1\n  ntp: [0x0a.20.0.3]\n"), /did you mean 10.20.0.1, or 12.20.0.1\?/],
+      ["at the limit", nested(MAX_CONFIG_DEPTH), /extra is not a known key/],
+      ["past the limit", nested(MAX_CONFIG_DEPTH + 1), new RegExp(`^node.yaml nests deeper than ${MAX_CONFIG_DEPTH} levels$`)],
+    ];
+    const hostFacts = join(import.meta.dirname, "../../demo/host-facts.json");
+    await Promise.all(
+      cases.map(async ([name, yaml, expected]) => {
+        const file = join(folder, `${name}.yaml`);
+        await writeFile(file, yaml);
+        const [cli, api] = await Promise.all([
+          runCli(["validate", file, "--format", "json", "--host-facts", hostFacts]),
+          installer.request("/v1/installer/config/validate", { method: "POST", body: yaml, contentType: "application/yaml" }),
+        ]);
+        assert.equal(cli.code, 1, `${name}: ${cli.stderr}`);
+        const { errors } = JSON.parse(cli.stdout) as { errors: Array<{ message: string }> };
+        assert.deepEqual(errors, api.json.errors, name);
+        assert.ok(errors.some((e) => expected.test(e.message)), `${name}: ${cli.stdout}`);
+      }),
+    );
   });
 });
 

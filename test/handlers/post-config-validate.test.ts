@@ -9,6 +9,8 @@ import { INIT_DRAFT, VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts
 import { tempDir } from "../helpers/installer.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
+import { assertProblem } from "../helpers/problem.ts";
+import { MAX_CONFIG_DEPTH } from "../../core/config/index.ts";
 
 const path = "/v1/installer/config/validate";
 const post = (body: AppRequestOptions["body"], contentType?: string | null): AppRequestOptions => ({ method: "POST", body, contentType });
@@ -43,6 +45,32 @@ describe("POST /v1/installer/config/validate", () => {
     const draft = INIT_DRAFT;
     const body = assertAnswers(route, 200, await installer.request(path, post(draft)));
     assert.deepEqual(body.errors.map((e) => e.field), ["mode"]);
+  });
+
+  // One nesting limit for a config however it comes: past it a JSON draft is refused (400, here as at PUT), a node.yaml is
+  // invalid with one error (here and at PUT; test/e2e/config-cli.test.ts: `validate` too); at it, neither says a word of depth.
+  test("a config nested past MAX_CONFIG_DEPTH: as JSON 400 as PUT answers it, as node.yaml the error PUT gives; at the limit judged as usual", async (t) => {
+    const installer = await inProcessApp(t);
+    const nested = (levels: number) => {
+      let value: unknown = "x";
+      for (let level = 2; level <= levels; level += 1) value = { a: value };
+      return { ...VALID_DRAFT, extra: value };
+    };
+    const put = (body: AppRequestOptions["body"], contentType?: string): AppRequestOptions => ({ method: "PUT", body, contentType });
+    const atLimit = nested(MAX_CONFIG_DEPTH);
+    for (const [body, contentType] of [[atLimit, undefined], [JSON.stringify(atLimit), "application/yaml"]] as const) {
+      const judged = assertAnswers(route, 200, await installer.request(path, post(body, contentType)));
+      assert.ok(!judged.errors.some((e) => /nests/.test(e.message)), JSON.stringify(judged.errors));
+    }
+
+    const past = nested(MAX_CONFIG_DEPTH + 1);
+    const refused = assertProblem(await installer.request("/v1/installer/config", put(past)), 400, "INVALID_REQUEST");
+    assert.equal(refused.detail, `The config nests deeper than ${MAX_CONFIG_DEPTH} levels; node.yaml is a few levels deep.`);
+    assert.equal(assertProblem(await installer.request(path, post(past)), 400, "INVALID_REQUEST").detail, refused.detail);
+    const yaml = JSON.stringify(past);
+    const judged = assertAnswers(route, 200, await installer.request(path, post(yaml, "application/yaml"))).errors;
+    assert.deepEqual(judged.map((e) => e.message), [`node.yaml nests deeper than ${MAX_CONFIG_DEPTH} levels`]);
+    assert.deepEqual((await installer.request("/v1/installer/config", put(yaml, "application/yaml"))).json.errors, judged);
   });
 
   test("400 INVALID_REQUEST: JSON that does not parse", async (t) => {
