@@ -88,7 +88,8 @@ function draftTree(record: DraftRecord): Draft {
 }
 
 const text = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : undefined);
-const JOIN_FIELDS = /^cluster\.(joinAddress|joinToken|join_address|join_token)\b/;
+// The fields the check reads: a name of the wrong shape would be read as none, and any cluster accepted.
+const JOIN_FIELDS = /^cluster\.(name|joinAddress|joinToken|join_address|join_token)\b/;
 
 export function createCluster(deps: ClusterDeps): Cluster {
   const run = async (tree: Draft, signal: AbortSignal | undefined, asked: Origin | { attempt: number } | undefined) => {
@@ -139,7 +140,7 @@ export function createCluster(deps: ClusterDeps): Cluster {
       }
       const errors = analysis.errors.filter((e) => JOIN_FIELDS.test(e.field));
       if (errors.length > 0) {
-        throw new InstallerError({ code: "INVALID_CONFIG", detail: "The draft's join address or join token is missing or malformed; fix the fields listed in `errors`, then check again.", errors });
+        throw new InstallerError({ code: "INVALID_CONFIG", detail: "The draft's cluster name, join address or join token is missing or malformed; fix the fields listed in `errors`, then check again.", errors });
       }
       return run(draftTree(deps.draft.record()), signal, origin);
     },

@@ -65,6 +65,15 @@ describe("POST /v1/installer/cluster/join-check", () => {
     assert.deepEqual(noToken.errors.map((e: { field: string }) => e.field), ["cluster.joinToken"]);
   });
 
+  // A name the draft gives but of the wrong shape was taken as no name: "any cluster is accepted", ok, whichever cluster answered.
+  test("422 INVALID_CONFIG on a join draft whose cluster name is malformed (a number): the cluster check is not skipped as if it named none", async (t) => {
+    const { installer, joinAddress, token } = await joiner(t);
+    await installer.request("/v1/installer/config", { method: "PUT", body: { ...joinDraft({ joinAddress, joinToken: token }), cluster: { name: 2026, joinAddress, joinToken: token } } });
+    const refused = assertRouteProblem(route, await installer.request(PATH, POST), 422, "INVALID_CONFIG");
+    assert.deepEqual(refused.errors.map((e: { field: string }) => e.field), ["cluster.name"]);
+    assert.deepEqual(installer.readiness.received().filter((r) => r.path.startsWith("/v1/cluster/")), [], "no request reached the cluster");
+  });
+
   test("413 BODY_TOO_LARGE for a body over the 1 MiB limit (the operation takes none): declared in its responses; nothing starts", async (t) => {
     const installer = await inProcessApp(t);
     const reply = await installer.request(PATH, { method: "POST", body: JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) }) });
