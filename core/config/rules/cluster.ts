@@ -65,7 +65,10 @@ function joinAddressProblem(text: string, draft: Draft, names: Names): string | 
   if (!parsed.ok) return parsed.problem;
   // The join check reaches it as https://host: a name the URL parser refuses (an xn-- label that is not punycode) is no address.
   if (parsed.value.kind !== "ip" && !URL.canParse(`https://${host}/`)) {
-    return `${quoted(host)} is not a host name a URL can carry (an xn-- label must be valid punycode); write the name as DNS knows it, or an IP address`;
+    // A URL reads a host ending in a number (decimal or 0x hex) as an IPv4 address.
+    const last = host.split(".").at(-1) ?? "";
+    const why = /^(?:\d+|0x[\da-f]*)$/i.test(last) ? `ends in a number (${last}), so a URL reads it as an IPv4 address, which it is not` : "is not a host name a URL can carry (an xn-- label must be valid punycode)";
+    return `${quoted(host)} ${why}; write the name as DNS knows it, or an IP address`;
   }
   // A connection to 0.0.0.0 or :: is a connection to this host.
   if (parsed.value.kind === "ip" && parsed.value.ip.value === 0n) {

@@ -145,6 +145,9 @@ const CASES: Case[] = [
   { name: "join address as bracketed IPv6 with port", draft: haJoin({ cluster: { joinAddress: "[2001:db8::10]:9443" } }), expected: [] },
   // The join check reaches it through a URL: an xn-- label that is not punycode passed here, then the check threw "Invalid URL" (a 500, an attempt failed with no field named).
   { name: "join address with an xn-- label that is not punycode", draft: haJoin({ cluster: { joinAddress: "xn--x.example.net" } }), expected: [["cluster.joinAddress", /"xn--x.example.net" is not a host name a URL can carry/]] },
+  // A URL reads a host whose last label is a number as an IPv4 address: the join check could not reach it; it was said to be a punycode problem.
+  { name: "join address ending in a number", draft: haJoin({ cluster: { joinAddress: "ctl.10:9443" } }), expected: [["cluster.joinAddress", /^cluster.joinAddress: "ctl.10" ends in a number \(10\), so a URL reads it as an IPv4 address, which it is not; write the name as DNS knows it, or an IP address$/]] },
+  { name: "join address ending in a hex number", draft: haJoin({ cluster: { joinAddress: "rack-a.0x1f" } }), expected: [["cluster.joinAddress", /ends in a number \(0x1f\)/]] },
   { name: "join address is the node itself", draft: haJoin({ cluster: { joinAddress: "10.20.0.11" } }), expected: [["cluster.joinAddress", /10.20.0.11 is this node's own address/]] },
   // The join check reaches https://{joinAddress}, whose URL parser reads these as 10.20.0.11, the node itself: each is refused, with the address it is.
   { name: "join address as hex", draft: haJoin({ cluster: { joinAddress: "0x0a.20.0.11" } }), expected: [["cluster.joinAddress", /^cluster.joinAddress: 0x0a.20.0.11 is not an IP address: .* did you mean 10.20.0.11\?$/]] },
