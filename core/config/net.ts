@@ -43,11 +43,12 @@ function urlReading(text: string): string | undefined {
   return hostname !== text && ipFamily(hostname) === 4 ? hostname : undefined;
 }
 
-function whyNotIpv4(text: string): string | undefined {
+/** Why `text` is not an IPv4 address; `as` writes an address suggested instead as the field takes it (with its prefix). */
+function whyNotIpv4(text: string, as: (ipv4: string) => string): string | undefined {
   const reading = urlReading(text);
-  if (!/^\d+(\.\d+)*$/.test(text)) return reading && `a URL or resolver reads it as ${reading} (hex, octal or shortened): did you mean ${reading}?`;
+  if (!/^\d+(\.\d+)*$/.test(text)) return reading && `a URL or resolver reads it as ${reading} (hex, octal or shortened): did you mean ${as(reading)}?`;
   const parts = text.split(".");
-  const readAs = reading ? `; a URL or resolver reads it as ${reading}: did you mean ${reading}?` : "";
+  const readAs = reading ? `; a URL or resolver reads it as ${reading}: did you mean ${as(reading)}?` : "";
   if (parts.length !== 4) return `an IPv4 address has 4 numbers, this has ${parts.length}${readAs}`;
   const tooBig = parts.find((part) => Number(part) > 255);
   if (tooBig) return `${tooBig} is more than 255`;
@@ -55,7 +56,7 @@ function whyNotIpv4(text: string): string | undefined {
   if (!leadingZero) return undefined;
   // Written with zeros for alignment, it was meant in decimal; a URL or resolver reads it in octal.
   const decimal = parts.map(Number).join(".");
-  const meant = reading && reading !== decimal ? `: did you mean ${reading}, or ${decimal}?` : `: did you mean ${decimal}?`;
+  const meant = reading && reading !== decimal ? `: did you mean ${as(reading)}, or ${as(decimal)}?` : `: did you mean ${as(decimal)}?`;
   return `${leadingZero} has a leading zero${reading ? `, which a URL or resolver reads as octal (as ${reading})` : ""}${meant}`;
 }
 
@@ -96,6 +97,11 @@ export function parseAddress(text: string): Ip | undefined {
 }
 
 export function parseIp(text: string): Parsed<Ip> {
+  return readIp(text, undefined);
+}
+
+/** parseIp for the address part of a CIDR of `prefix` (when it is a number), whose suggestions carry the prefix. */
+function readIp(text: string, prefix: number | undefined): Parsed<Ip> {
   if (text.trim() !== text) return { ok: false, problem: `${JSON.stringify(text)} has spaces around it` };
   if (text.includes("/")) return { ok: false, problem: `${shown(text)} has a prefix length: write the address alone (${shown(text.split("/")[0] ?? "")})` };
   if (text.includes("%")) return { ok: false, problem: `${shown(text)} has a zone index (%…), which is not allowed here` };
@@ -103,10 +109,12 @@ export function parseIp(text: string): Parsed<Ip> {
   if (family !== 0) {
     const ip = ipOf(family, text);
     const mapped = mappedIpv4(ip);
-    if (mapped) return { ok: false, problem: `${shown(text)} is an IPv4 address written as IPv6 (IPv4-mapped): did you mean ${mapped}?` };
+    // ::ffff:0:0/96 is the IPv4 space: /120 there is /24.
+    const mappedPrefix = prefix === undefined || prefix < 96 ? "" : `/${prefix - 96}`;
+    if (mapped) return { ok: false, problem: `${shown(text)} is an IPv4 address written as IPv6 (IPv4-mapped): did you mean ${mapped}${mappedPrefix}?` };
     return { ok: true, value: ip };
   }
-  const why = whyNotIpv4(text);
+  const why = whyNotIpv4(text, (ipv4) => (prefix === undefined ? ipv4 : `${ipv4}/${prefix}`));
   return { ok: false, problem: `${shown(text)} is not an IP address${why ? `: ${why}` : ""}` };
 }
 
@@ -139,9 +147,9 @@ export interface Cidr {
 export function parseCidr(text: string): Parsed<Cidr> {
   const slash = text.indexOf("/");
   if (slash < 0) return { ok: false, problem: `${shown(text)} has no prefix length (/24, /64, …)` };
-  const ip = parseIp(text.slice(0, slash));
-  if (!ip.ok) return ip;
   const prefixText = text.slice(slash + 1);
+  const ip = readIp(text.slice(0, slash), /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : undefined);
+  if (!ip.ok) return ip;
   if (prefixText === "") return { ok: false, problem: `${shown(text)} has nothing after the /: add the prefix length` };
   if (!/^\d{1,3}$/.test(prefixText)) return { ok: false, problem: `prefix ${quoted(prefixText)} is not a number` };
   const prefix = Number(prefixText);

@@ -99,6 +99,10 @@ describe("parseCidr", () => {
     assert.equal(problem("10.0.0.1/"), "10.0.0.1/ has nothing after the /: add the prefix length");
     assert.equal(problem("10.0.0.1/abc"), 'prefix "abc" is not a number');
     assert.equal(problem("10.0.0.300/24"), "10.0.0.300 is not an IP address: 300 is more than 255");
+    // What a URL or resolver reads the address as is suggested with the prefix it was written with.
+    assert.equal(problem("10.20.0.011/24"), "10.20.0.011 is not an IP address: 011 has a leading zero, which a URL or resolver reads as octal (as 10.20.0.9): did you mean 10.20.0.9/24, or 10.20.0.11/24?");
+    assert.equal(problem("0x0a.20.0.11/24"), "0x0a.20.0.11 is not an IP address: a URL or resolver reads it as 10.20.0.11 (hex, octal or shortened): did you mean 10.20.0.11/24?");
+    assert.equal(problem("::ffff:10.20.0.11/120"), "::ffff:10.20.0.11 is an IPv4 address written as IPv6 (IPv4-mapped): did you mean 10.20.0.11/24?");
   });
 
   it("tells containment and overlap, never across IP versions", () => {
