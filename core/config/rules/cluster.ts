@@ -5,7 +5,7 @@ import { described, diskList, quoted, shown, unusedDiskList } from "../messages.
 import { parseHostOrIp, splitHostPort } from "../net.ts";
 import { itemsOf } from "../paths.ts";
 import type { Draft, Names, PathError, Rule } from "../schema.ts";
-import { managementSubnet } from "./network.ts";
+import { isIpv6LinkLocal, managementSubnet } from "./network.ts";
 
 type Problem = Omit<PathError, "path">;
 
@@ -73,6 +73,9 @@ function joinAddressProblem(text: string, draft: Draft, names: Names): string | 
   // A connection to 0.0.0.0 or :: is a connection to this host.
   if (parsed.value.kind === "ip" && parsed.value.ip.value === 0n) {
     return `${host} is the unspecified address, which reaches this node itself; point it at a node already in the cluster`;
+  }
+  if (parsed.value.kind === "ip" && isIpv6LinkLocal(parsed.value.ip)) {
+    return `${host} is an IPv6 link-local address (fe80::/10), which needs a zone (%eth0) that a join address cannot carry; give the node's global or unique-local address`;
   }
   const own = managementSubnet(draft)?.ip;
   if (parsed.value.kind === "ip" && own && own.family === parsed.value.ip.family && own.value === parsed.value.ip.value) {

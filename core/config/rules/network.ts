@@ -52,7 +52,7 @@ export const validNetworkAddress: Rule = (draft, { names }) => {
 };
 
 // IPv6 routers are usually announced by their link-local address (fe80::/10), outside every global subnet.
-function isIpv6LinkLocal(ip: Ip): boolean {
+export function isIpv6LinkLocal(ip: Ip): boolean {
   return ip.family === 6 && ip.value >> 118n === 0x3fan;
 }
 
