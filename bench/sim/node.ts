@@ -209,7 +209,7 @@ export class SimNode {
         return send(res, 200, this.#report());
       case "GET /cluster/join-token":
         if (this.options.role !== "init" || this.#phase !== "done") return problem(res, 409, "NOT_INSTALLED", "not an installed init node");
-        return send(res, 200, { token: `STRATUM1:${"5a".repeat(32)}:sim-secret-${this.options.code}`, joinAddress: "10.20.255.250:8443", cluster: String((this.#draft.cluster as { name?: string } | undefined)?.name ?? "sim"), release: RELEASE });
+        return send(res, 200, { token: `STRATUM1:${"5a".repeat(32)}:${Buffer.from(`sim-secret-${this.options.code}`).toString("base64url")}`, joinAddress: "10.20.255.250:8443", cluster: String((this.#draft.cluster as { name?: string } | undefined)?.name ?? "sim"), release: RELEASE });
       case "POST /cluster/join-check":
         return send(res, 200, { ok: true, checks: [] });
       default:

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { HttpClientError } from "../../core/http/client.ts";
+import { joinTokenProblem } from "../../core/cluster/join-token.ts";
 import { ApiProblem, cappedBlockers, type DraftView, type JoinToken, NodeApi, type Options, type Status, wrongAnswer } from "./api.ts";
 import { MODE } from "./compose.ts";
 import { changedFields } from "./diff.ts";
@@ -111,6 +112,11 @@ async function installedToken(result: Connected | Connection["failures"][number]
     problems.push(
       `${result.node.name} is installed as the init node of cluster ${JSON.stringify(token.cluster)}, not of the plan's cluster ${JSON.stringify(cluster)}: its join token would join the nodes to that cluster. Use the plan of that cluster, or an init node not yet installed`,
     );
+    return undefined;
+  }
+  const malformed = token && joinTokenProblem(token.token);
+  if (malformed) {
+    problems.push(`${result.node.name} is installed as the init node, but the join token it gives is ${malformed.message}; no join is given it`);
     return undefined;
   }
   return token;

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { joinTokenProblem } from "../../core/cluster/join-token.ts";
 import { type JoinToken, type Verdict, worthAskingAgain } from "./api.ts";
 import type { Connected, Connection } from "./connect.ts";
 import { NodeRun, type Outcome, type RunContext } from "./node-run.ts";
@@ -78,6 +79,13 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     if (token.cluster !== connection.cluster) {
       ended(init, founded, initRun);
       stopAll(`not started: the init node ${init.node.name}'s join token names cluster ${JSON.stringify(token.cluster)}, not the plan's cluster ${JSON.stringify(connection.cluster)}: no join was given it`);
+      return settled({ outcomes, answers });
+    }
+    // Each join would refuse it as a field error whose hint says to copy the token by hand; never quoted (a secret).
+    const malformed = joinTokenProblem(token.token);
+    if (malformed) {
+      ended(init, founded, initRun);
+      stopAll(`not started: the init node ${init.node.name}'s join token is ${malformed.message}; no join was given it`);
       return settled({ outcomes, answers });
     }
   }

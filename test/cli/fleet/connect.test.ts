@@ -73,6 +73,21 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     assert.equal(connection.joinToken, undefined);
   });
 
+  it("an installed init node whose join token is not one (a lying or broken init) is a problem before anything changes: no join is given it", { timeout: 30_000 }, async (t) => {
+    const { plan, nodes } = await checks(t, 3, 0, (i, req, answer, res) => {
+      if (i !== 0 || !req.url?.endsWith("/cluster/join-token")) return answer();
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ token: "STRATUM1:not-a-fingerprint:x", joinAddress: "10.20.0.10:8443", cluster: "lab-1", release: null }));
+    });
+    const init = new NodeApi({ url: nodes[0]!.url, pin: nodes[0]!.pin, code: "abcd-efgh-ijkl" });
+    await init.install();
+    await waitFor("node-1 installed", async () => ((await init.status()).phase === "done" ? true : undefined));
+    const connection = await connectFleet(plan);
+    assert.deepEqual(connection.problems, [
+      "node-1 is installed as the init node, but the join token it gives is not a join token (expected STRATUM1:<fingerprint>:<secret>): its fingerprint is not 64 lowercase hex digits (a SHA-256); no join is given it",
+    ]);
+    assert.equal(connection.joinToken, undefined);
+  });
+
   // The plan's role: init moved to another node after a run installed the first: the fleet went on, its new init
   // founding a second cluster of the same name, the joins joined to it, the first init left alone in its own.
   it("a node installed as the init node while the plan now gives it role: join is a problem before anything changes: the plan's init would found a second cluster", { timeout: 30_000 }, async (t) => {

@@ -22,6 +22,8 @@ const FINISHED = { seq: 1, attempt: 1, time: "2026-01-01T00:00:00.000Z", type: "
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** A join token of the right shape (the fleet refuses to hand the joins one of another). */
+const TOKEN = `STRATUM1:${"ab".repeat(32)}:${"s".repeat(43)}`;
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 
 /**
@@ -34,7 +36,7 @@ function node(name: string, log: string[], phase: "configuring" | "done", finish
     const ifMatch = req.headers["if-match"];
     log.push(`${name} ${req.method} ${path}${ifMatch ? ` if-match ${ifMatch}` : ""}`);
     if (req.method === "GET" && path === "/status") return void json(res, 200, { ...STATUS, phase });
-    if (req.method === "GET" && path === "/cluster/join-token") return void json(res, 200, { token: "t0ken", joinAddress: "10.20.0.10:8443", cluster: "lab-1", release: null });
+    if (req.method === "GET" && path === "/cluster/join-token") return void json(res, 200, { token: TOKEN, joinAddress: "10.20.0.10:8443", cluster: "lab-1", release: null });
     if (req.method === "PUT" && path === "/config") return void req.resume().on("end", () => json(res, 200, VIEW, { etag: drafts.etag }));
     if (req.method === "POST" && path === "/install") {
       if (ifMatch !== undefined && ifMatch !== drafts.etag) return void json(res, 412, { type: "about:blank", title: "Precondition Failed", status: 412, code: "PRECONDITION_FAILED", detail: "the draft changed" });
@@ -99,7 +101,7 @@ async function reportGated(t: TestContext, log: string[]): Promise<Connection> {
     firstNode(req, res);
   }, "configuring");
   const second = await connected(t, 2, node("second", log, "configuring", firstReported), "configuring");
-  return { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+  return { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: TOKEN, cluster: "lab-1" } as never };
 }
 
 describe("fleet: the joins' turns", () => {
@@ -115,7 +117,7 @@ describe("fleet: the joins' turns", () => {
       secondNode(req, res);
       if (req.method === "PUT" && req.url === "/v1/installer/config") draftOfSecond();
     }, "configuring");
-    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: TOKEN, cluster: "lab-1" } as never };
     const ctx = await runContext(t);
 
     const run = await installFleet(connection, ctx, 1);
@@ -133,7 +135,7 @@ describe("fleet: the joins' turns", () => {
     const log: string[] = [];
     const init = await connected(t, 0, node("init", log, "done"), "done");
     const joins = [await connected(t, 1, node("first", log, "configuring"), "configuring"), await connected(t, 2, node("second", log, "configuring"), "configuring")];
-    const connection: Connection = { connected: [init, ...joins], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const connection: Connection = { connected: [init, ...joins], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: TOKEN, cluster: "lab-1" } as never };
     const run = await installFleet(connection, await runContext(t), Number(99999999999999999999n));
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"]);
   });
@@ -147,7 +149,7 @@ describe("fleet: the joins' turns", () => {
 
     const run = await installFleet(connection, ctx, 1);
     const loaded = { file: "plan.yaml", hash: "hash", plan: { cluster: { name: "lab-1" } }, nodes: [init, first, second].map((c) => ({ ...c.node, access: { ...c.node.access } })) } as never;
-    await writeReport(join(folder, "fleet-report.json"), loaded, connection, run.outcomes, 0, ["t0ken"], run.answers);
+    await writeReport(join(folder, "fleet-report.json"), loaded, connection, run.outcomes, 0, [TOKEN], run.answers);
 
     inOrder(log, "first GET /install/report?attempt=1", "second attempt finished");
     // The init was installed before the fleet came: its verdict is asked. The joins' came in their attempt.finished.
@@ -162,7 +164,7 @@ describe("fleet: the joins' turns", () => {
     const log: string[] = [];
     const init = await connected(t, 0, node("init", log, "done"), "done");
     const joins = [await connected(t, 1, node("first", log, "configuring"), "configuring"), await connected(t, 2, node("second", log, "configuring"), "configuring"), await connected(t, 3, node("third", log, "configuring"), "configuring")];
-    const connection: Connection = { connected: [init, ...joins], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const connection: Connection = { connected: [init, ...joins], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: TOKEN, cluster: "lab-1" } as never };
     const ctx = await runContext(t);
     const sent = requestsSent(t, [[init, "init"], [joins[0]!, "first"], [joins[1]!, "second"], [joins[2]!, "third"]]);
 
@@ -209,7 +211,7 @@ describe("fleet: the joins' turns", () => {
       if (req.url === "/v1/installer/status") return void firstPosted.then(() => secondNode(req, res));
       secondNode(req, res);
     }, "done");
-    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: TOKEN, cluster: "lab-1" } as never };
     const ctx = await runContext(t);
 
     const run = await installFleet(connection, ctx, 2);
@@ -222,7 +224,7 @@ describe("fleet: the joins' turns", () => {
     const ctx = await runContext(t);
     // Old: read with a freshness of 0 ms, so any read ahead is old at the turn.
     const oldLog: string[] = [];
-    const old = new NodeRun(await connected(t, 1, node("join", oldLog, "configuring"), "configuring"), ctx, "t0ken", { freshMs: 0 });
+    const old = new NodeRun(await connected(t, 1, node("join", oldLog, "configuring"), "configuring"), ctx, TOKEN, { freshMs: 0 });
     await old.prepare();
     assert.equal((await old.run()).kind, "installed");
     assert.deepEqual(oldLog.slice(0, 4), ['join GET /status', 'join PUT /config if-match "e1"', "join GET /status", 'join POST /install if-match "e2"']);
@@ -236,7 +238,7 @@ describe("fleet: the joins' turns", () => {
         answer(req, res);
       }, "configuring"),
       ctx,
-      "t0ken",
+      TOKEN,
     );
     await failed.prepare();
     assert.equal((await failed.run()).kind, "installed");
@@ -248,7 +250,7 @@ describe("fleet: the joins' turns", () => {
     const RECENT = { freshMs: 60_000 };
     const ctx = await runContext(t);
     const recentLog: string[] = [];
-    const recent = new NodeRun({ ...(await connected(t, 1, node("join", recentLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, "t0ken", RECENT);
+    const recent = new NodeRun({ ...(await connected(t, 1, node("join", recentLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, TOKEN, RECENT);
     await recent.prepare();
     assert.equal((await recent.run()).kind, "installed");
     assert.deepEqual(recentLog.slice(0, 2), ['join PUT /config if-match "e1"', 'join POST /install if-match "e2"']);
@@ -259,7 +261,7 @@ describe("fleet: the joins' turns", () => {
     assert.deepEqual(initLog.slice(0, 2), ['init PUT /config if-match "e1"', 'init POST /install if-match "e2"']);
     // Old (a freshness of 0 ms): asked before the draft is written, and again at the turn.
     const oldLog: string[] = [];
-    const old = new NodeRun({ ...(await connected(t, 2, node("join", oldLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, "t0ken", { freshMs: 0 });
+    const old = new NodeRun({ ...(await connected(t, 2, node("join", oldLog, "configuring"), "configuring")), statusAt: performance.now() }, ctx, TOKEN, { freshMs: 0 });
     await old.prepare();
     assert.equal((await old.run()).kind, "installed");
     assert.deepEqual(oldLog.slice(0, 4), ["join GET /status", 'join PUT /config if-match "e1"', "join GET /status", 'join POST /install if-match "e2"']);
@@ -288,7 +290,7 @@ describe("fleet: the joins' turns", () => {
     assert.deepEqual(runningLog.slice(0, 3), ["init PUT /config", "init GET /status", "init GET /install/events?attempt=1"]);
     // … or it even ended: the node is installed, with its own draft, read again.
     const doneLog: string[] = [];
-    const done = new NodeRun({ ...(await connected(t, 1, taken("join", doneLog, "done"), "configuring")), statusAt: performance.now() }, ctx, "t0ken");
+    const done = new NodeRun({ ...(await connected(t, 1, taken("join", doneLog, "done"), "configuring")), statusAt: performance.now() }, ctx, TOKEN);
     assert.equal((await done.run()).kind, "installed");
     assert.deepEqual(doneLog, ["join PUT /config", "join GET /status", "join GET /config"]);
   });
@@ -315,7 +317,7 @@ describe("fleet: the joins' turns", () => {
     const ctx = await runContext(t);
     const log: string[] = [];
     const drafts = { etag: '"e2"' };
-    const run = new NodeRun(await connected(t, 1, node("join", log, "configuring", Promise.resolve(), drafts), "configuring"), ctx, "t0ken");
+    const run = new NodeRun(await connected(t, 1, node("join", log, "configuring", Promise.resolve(), drafts), "configuring"), ctx, TOKEN);
     await run.prepare();
     drafts.etag = '"someone-else"';
     const outcome = await run.run();
@@ -342,7 +344,7 @@ describe("fleet: a node's success against its own report", () => {
     const init = await connected(t, 0, node("init", log, "done"), "done");
     const rest = node("join", log, "configuring");
     const join = await connected(t, 1, (req, res) => (req.url === "/v1/installer/install/report?attempt=1" ? report(res) : rest(req, res)), "configuring");
-    return { connected: [init, join], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never };
+    return { connected: [init, join], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: TOKEN, cluster: "lab-1" } as never };
   }
 
   it("a join whose attempt.finished says it succeeded while its report of that attempt says it failed is not counted installed: it failed, and the output says why", { timeout: 30_000 }, async (t) => {
@@ -387,7 +389,7 @@ describe("fleet: a node's success against its own report", () => {
     const init = await connected(t, 0, (req, res) => (req.url === "/v1/installer/install/verdict" ? json(res, 200, failed) : rest(req, res)), "done");
     const { ctx, text } = await capturing(t);
 
-    const run = await installFleet({ connected: [init], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: "t0ken", cluster: "lab-1" } as never }, ctx, 1);
+    const run = await installFleet({ connected: [init], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: TOKEN, cluster: "lab-1" } as never }, ctx, 1);
 
     const outcome = run.outcomes.get("n0")!;
     assert.equal(outcome.kind, "failed", text());
@@ -421,11 +423,20 @@ describe("fleet: the init node's join token, read once it installed", () => {
   }
 
   it("one naming another cluster than the plan's (a lying or reused init) stops the joins, saying so; none is installed with it", { timeout: 30_000 }, async (t) => {
-    const { connection, log } = await withInit(t, (_req, res) => json(res, 200, { token: "t0ken", joinAddress: "10.20.0.10:8443", cluster: "someone-elses", release: null }));
+    const { connection, log } = await withInit(t, (_req, res) => json(res, 200, { token: TOKEN, joinAddress: "10.20.0.10:8443", cluster: "someone-elses", release: null }));
     const run = await installFleet(connection, await runContext(t), 1);
     const join = run.outcomes.get("n1")!;
     assert.equal(join.kind, "stopped");
     assert.match(join.detail ?? "", /join token names cluster "someone-elses", not the plan's cluster "lab-1"/);
+    assert.equal(log.some((line) => line.startsWith("join PUT") || line.startsWith("join POST")), false, log.join("\n"));
+  });
+
+  it("one that is not a join token (a lying or broken init) stops the joins, saying so, never quoting it; none is installed with it", { timeout: 30_000 }, async (t) => {
+    const { connection, log } = await withInit(t, (_req, res) => json(res, 200, { token: "STRATUM1:t0ken", joinAddress: "10.20.0.10:8443", cluster: "lab-1", release: null }));
+    const run = await installFleet(connection, await runContext(t), 1);
+    const join = run.outcomes.get("n1")!;
+    assert.equal(join.kind, "stopped");
+    assert.equal(join.detail, "not started: the init node n0's join token is not a join token (expected STRATUM1:<fingerprint>:<secret>): it has 1 colon where the shape has 2; no join was given it");
     assert.equal(log.some((line) => line.startsWith("join PUT") || line.startsWith("join POST")), false, log.join("\n"));
   });
 
@@ -446,7 +457,7 @@ describe("fleet: the init node's join token, read once it installed", () => {
       asked += 1;
       if (asked === 1) return void json(res, 503, { type: "about:blank", title: "Service Unavailable", status: 503, code: "INTERNAL", detail: "busy" });
       if (asked === 2) return void req.socket.destroy();
-      json(res, 200, { token: "t0ken", joinAddress: "10.20.0.10:8443", cluster: "lab-1", release: null });
+      json(res, 200, { token: TOKEN, joinAddress: "10.20.0.10:8443", cluster: "lab-1", release: null });
     });
     const run = await installFleet(connection, await runContext(t), 1);
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed"]);
