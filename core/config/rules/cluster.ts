@@ -74,6 +74,9 @@ function joinAddressProblem(text: string, draft: Draft, names: Names): string | 
   if (parsed.value.kind === "ip" && parsed.value.ip.value === 0n) {
     return `${host} is the unspecified address, which reaches this node itself; point it at a node already in the cluster`;
   }
+  if (parsed.value.kind === "hostname" && parsed.value.name === draft.hostname) {
+    return `${host} is this node's own hostname (${names.field(["hostname"])}); point it at a node already in the cluster`;
+  }
   if (parsed.value.kind === "ip" && isIpv6LinkLocal(parsed.value.ip)) {
     return `${host} is an IPv6 link-local address (fe80::/10), which needs a zone (%eth0) that a join address cannot carry; give the node's global or unique-local address`;
   }

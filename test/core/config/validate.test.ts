@@ -163,6 +163,7 @@ const CASES: Case[] = [
   { name: "join address with a zone", draft: haJoin({ cluster: { joinAddress: "[fe80::1%25eno1]:8443" } }), expected: [["cluster.joinAddress", /has a zone index/]] },
   // Without a zone (which a join address cannot carry) the kernel cannot say which link fe80:: is on: the join check could never connect.
   { name: "join address IPv6 link-local", draft: haJoin({ cluster: { joinAddress: "[fe80::10]:8443" } }), expected: [["cluster.joinAddress", /fe80::10 is an IPv6 link-local address \(fe80::\/10\), which needs a zone \(%eth0\) that a join address cannot carry/]] },
+  { name: "join address is the node's own hostname", draft: haJoin({ cluster: { joinAddress: "node-01:8443" } }), expected: [["cluster.joinAddress", /^cluster.joinAddress: node-01 is this node's own hostname \(hostname\); point it at a node already in the cluster$/]] },
   { name: "join address is the unspecified address", draft: haJoin({ cluster: { joinAddress: "0.0.0.0:8443" } }), expected: [["cluster.joinAddress", /0.0.0.0 is the unspecified address, which reaches this node itself/]] },
   { name: "join address is the unspecified IPv6 address", draft: haJoin({ cluster: { joinAddress: "[::]" } }), expected: [["cluster.joinAddress", /:: is the unspecified address, which reaches this node itself/]] },
   {
