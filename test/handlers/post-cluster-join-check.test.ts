@@ -65,6 +65,19 @@ describe("POST /v1/installer/cluster/join-check", () => {
     assert.deepEqual(noToken.errors.map((e: { field: string }) => e.field), ["cluster.joinToken"]);
   });
 
+  // The join check reaches https://{joinAddress}, whose URL parser reads 0x0a.20.0.12 as 10.20.0.12: the node itself.
+  test("422 INVALID_CONFIG on a join address that is this node's own in a form a URL reads as it (0x0a.20.0.12): the draft, validate and the check say so alike", async (t) => {
+    const { installer, token } = await joiner(t);
+    const draft = joinDraft({ joinAddress: "0x0a.20.0.12:8443", joinToken: token });
+    const stored = (await installer.request("/v1/installer/config", { method: "PUT", body: draft })).json;
+    const validated = (await installer.request("/v1/installer/config/validate", { method: "POST", body: draft })).json;
+    const refused = assertRouteProblem(route, await installer.request(PATH, POST), 422, "INVALID_CONFIG");
+    for (const errors of [stored.errors, validated.errors, refused.errors]) {
+      assert.deepEqual(errors.map((e: { field: string; message: string }) => [e.field, /did you mean 10\.20\.0\.12\?$/.test(e.message)]), [["cluster.joinAddress", true]], JSON.stringify(errors));
+    }
+    assert.deepEqual(installer.readiness.received().filter((r) => r.path.startsWith("/v1/cluster/")), [], "no request reached the cluster");
+  });
+
   // A name the draft gives but of the wrong shape was taken as no name: "any cluster is accepted", ok, whichever cluster answered.
   test("422 INVALID_CONFIG on a join draft whose cluster name is malformed (a number): the cluster check is not skipped as if it named none", async (t) => {
     const { installer, joinAddress, token } = await joiner(t);
