@@ -2,7 +2,7 @@ import { isBareSecret, joinTokenProblem, secretProblem, TOKEN_HINT } from "../..
 import { diskNamed, diskOfPartition, disksNamed, sharedKind, stablePath } from "../../host/disk-names.ts";
 import type { HostDisk, HostFacts } from "../../host/facts.ts";
 import { described, diskList, quoted, shown, unusedDiskList } from "../messages.ts";
-import { parseHostOrIp, splitHostPort } from "../net.ts";
+import { type Ip, parseCidr, parseHostOrIp, splitHostPort } from "../net.ts";
 import { itemsOf } from "../paths.ts";
 import type { Draft, Names, PathError, Rule } from "../schema.ts";
 import { isIpv6LinkLocal, managementSubnet } from "./network.ts";
@@ -56,7 +56,19 @@ export const osdDevicesUsable: Rule = (draft, { host, names }) => {
   });
 };
 
-function joinAddressProblem(text: string, draft: Draft, names: Names): string | undefined {
+/** The interface and address (as the host lists it) by which the host has `ip` now. */
+function hostAddress(ip: Ip, host: HostFacts): string | undefined {
+  for (const { name, addresses } of host.interfaces) {
+    const found = addresses.find((text) => {
+      const cidr = parseCidr(text);
+      return cidr.ok && cidr.value.ip.family === ip.family && cidr.value.ip.value === ip.value;
+    });
+    if (found) return `${name} ${found}`;
+  }
+  return undefined;
+}
+
+function joinAddressProblem(text: string, draft: Draft, facts: HostFacts, names: Names): string | undefined {
   const { host, port } = splitHostPort(text);
   if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) {
     return `port ${quoted(port)} is not a port number (1–65535)`;
@@ -84,14 +96,16 @@ function joinAddressProblem(text: string, draft: Draft, names: Names): string | 
   if (parsed.value.kind === "ip" && own && own.family === parsed.value.ip.family && own.value === parsed.value.ip.value) {
     return `${host} is this node's own address (${names.field(["network", "address"])}); point it at a node already in the cluster`;
   }
+  const now = parsed.value.kind === "ip" ? hostAddress(parsed.value.ip, facts) : undefined;
+  if (now) return `${host} is an address this host has now (${now}); point it at a node already in the cluster`;
   return undefined;
 }
 
-export const validJoinAddress: Rule = (draft, { names }) => {
+export const validJoinAddress: Rule = (draft, { host, names }) => {
   const text = draft.cluster?.joinAddress;
   if (text === undefined) return [];
   const path = ["cluster", "joinAddress"];
-  const problem = joinAddressProblem(text, draft, names);
+  const problem = joinAddressProblem(text, draft, host, names);
   if (!problem) return [];
   return [
     {

@@ -164,6 +164,13 @@ const CASES: Case[] = [
   // Without a zone (which a join address cannot carry) the kernel cannot say which link fe80:: is on: the join check could never connect.
   { name: "join address IPv6 link-local", draft: haJoin({ cluster: { joinAddress: "[fe80::10]:8443" } }), expected: [["cluster.joinAddress", /fe80::10 is an IPv6 link-local address \(fe80::\/10\), which needs a zone \(%eth0\) that a join address cannot carry/]] },
   { name: "join address is the node's own hostname", draft: haJoin({ cluster: { joinAddress: "node-01:8443" } }), expected: [["cluster.joinAddress", /^cluster.joinAddress: node-01 is this node's own hostname \(hostname\); point it at a node already in the cluster$/]] },
+  {
+    // The installer runs on the node: an address the host has now (a DHCP lease before the install) is this node too.
+    name: "join address is an address the host has now",
+    draft: haJoin({ cluster: { joinAddress: "[2001:db8:7::0005]:8443" } }),
+    ctx: { ...CTX, host: { ...HOST, interfaces: [...HOST.interfaces, { name: "eno3", mac: "3c:ec:ef:00:00:03", up: true, addresses: ["192.168.7.5/24", "2001:db8:7::5/64"] }] } },
+    expected: [["cluster.joinAddress", /^cluster.joinAddress: 2001:db8:7::0005 is an address this host has now \(eno3 2001:db8:7::5\/64\); point it at a node already in the cluster$/]],
+  },
   { name: "join address is the unspecified address", draft: haJoin({ cluster: { joinAddress: "0.0.0.0:8443" } }), expected: [["cluster.joinAddress", /0.0.0.0 is the unspecified address, which reaches this node itself/]] },
   { name: "join address is the unspecified IPv6 address", draft: haJoin({ cluster: { joinAddress: "[::]" } }), expected: [["cluster.joinAddress", /:: is the unspecified address, which reaches this node itself/]] },
   {
