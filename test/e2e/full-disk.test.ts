@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { closeSync, openSync, writeSync } from "node:fs";
-import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
@@ -9,37 +8,9 @@ import { startReadinessServer, type ReadinessServer } from "../../demo/readiness
 import { DEMO_HOST_FACTS, httpsRaw, runCli, startInstaller, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
+import { fill, mountTmpfs, noTmpfs, unmount } from "../helpers/full-disk.ts";
 
 const run = promisify(execFile);
-
-/** A real small file system as the state dir: full and read-only are real, not simulated. */
-async function mountTmpfs(path: string): Promise<string | undefined> {
-  await mkdir(path, { recursive: true });
-  try {
-    await run("mount", ["-t", "tmpfs", "-o", "size=3m,mode=0700", "tmpfs", path]);
-    return undefined;
-  } catch (err) {
-    return `mounting a tmpfs is not allowed here (${(err as Error).message.split("\n")[0]})`;
-  }
-}
-
-/** Fills the file system to its last page; returns a function that frees it again. */
-function fill(folder: string): () => Promise<void> {
-  const path = join(folder, "filler");
-  const fd = openSync(path, "a");
-  for (const size of [256 * 1024, 4096, 1]) {
-    const chunk = Buffer.alloc(size, 1);
-    for (;;) {
-      try {
-        writeSync(fd, chunk);
-      } catch {
-        break;
-      }
-    }
-  }
-  closeSync(fd);
-  return () => rm(path, { force: true });
-}
 
 /** Prints a line every 50 ms until READY-TO-END appears beside it, so writes happen while the disk is full. */
 const FIRSTBOOT = `#!/bin/sh
@@ -50,9 +21,7 @@ while [ ! -e "$dir/READY-TO-END" ]; do i=$((i+1)); echo "firstboot: working $i";
 echo "firstboot: done"
 `;
 
-const skip = process.getuid?.() !== 0 ? "needs root to mount a tmpfs" : undefined;
-
-describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, recovery without restart)", { skip }, () => {
+describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, recovery without restart)", { skip: noTmpfs }, () => {
   let folder: string;
   let mount: string;
   let mountProblem: string | undefined;
@@ -78,7 +47,7 @@ describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, re
     if (mountProblem) return;
     await installer?.kill9();
     await readiness?.close();
-    await run("umount", ["-l", mount]).catch(() => undefined);
+    await unmount(mount);
   });
 
   const alive = () => assert.equal(installer.proc.exitCode, null, `the installer exited:\n${installer.output().stderr}`);

@@ -1,0 +1,50 @@
+import { execFile } from "node:child_process";
+import { closeSync, openSync, statfsSync, ftruncateSync, fstatSync, writeSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** Why a test cannot have a real small file system here (not root, or mount refused); undefined when it can. */
+export const noTmpfs = process.getuid?.() !== 0 ? "needs root to mount a tmpfs" : undefined;
+
+/**
+ * A real small file system at `path` (a tmpfs of `size`, 0700): full and read-only are real, not simulated. Returns
+ * why it could not be mounted (a test then skips, saying so), or undefined; unmount it with `unmount`.
+ */
+export async function mountTmpfs(path: string, size = "3m"): Promise<string | undefined> {
+  await mkdir(path, { recursive: true });
+  try {
+    await run("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", path]);
+    return undefined;
+  } catch (err) {
+    return `mounting a tmpfs is not allowed here (${(err as Error).message.split("\n")[0]})`;
+  }
+}
+
+export async function unmount(path: string): Promise<void> {
+  await run("umount", ["-l", path]).catch(() => undefined);
+}
+
+/**
+ * Fills the file system to its last page, or with `leave` blocks of it left free; returns a function that frees it
+ * again.
+ */
+export function fill(folder: string, { leave = 0 } = {}): () => Promise<void> {
+  const path = join(folder, "filler");
+  const fd = openSync(path, "a");
+  for (const size of [256 * 1024, 4096, 1]) {
+    const chunk = Buffer.alloc(size, 1);
+    for (;;) {
+      try {
+        writeSync(fd, chunk);
+      } catch {
+        break;
+      }
+    }
+  }
+  if (leave > 0) ftruncateSync(fd, Math.max(0, fstatSync(fd).size - leave * statfsSync(folder).bsize));
+  closeSync(fd);
+  return () => rm(path, { force: true });
+}
