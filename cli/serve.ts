@@ -119,7 +119,13 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
   certificate = certificateFacts(tls.cert);
-  const started = await services.start();
+  // A start whose first writes fit and a later one does not (a first start's store record of its handoff) is a start
+  // on a full state dir too: the same sentence, and the lock released, not left for the next start to take over.
+  const started = await services.start().catch(async (err: unknown) => {
+    await services.stop();
+    await lock.release();
+    return storage(err);
+  });
   const stateReadyAt = performance.now();
 
   // The API (its routes' modules, schemas and middleware) is built once the banner shows: a request needs it, the

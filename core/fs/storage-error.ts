@@ -57,7 +57,10 @@ const gone = new WeakSet<InstallerError>();
  */
 export function startStorageProblem(stateDir: string, err: unknown): string | undefined {
   if (isStorageError(err)) {
-    const { why, remedy, gone } = storageFault(err);
+    const fault = storageFault(err);
+    const { remedy, gone } = fault;
+    // Begun as the sentence below is: a start refused at its lock and one refused at a later write say it alike.
+    const why = fault.why.replace(/^The /, "the ");
     return gone ? `${why}: start the installer again, which makes it again` : `${why}: ${remedy}, then start the installer again`;
   }
   const { code, path } = (err ?? {}) as NodeJS.ErrnoException;

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
+import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
-import { DEMO_HOST_FACTS, httpsRaw, runCli, startInstaller, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { bannerWithin, DEMO_HOST_FACTS, harness, httpsRaw, runCli, startInstaller, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
 import { fill, mountTmpfs, noTmpfs, unmount } from "../helpers/full-disk.ts";
@@ -191,5 +192,42 @@ describe("a full or read-only state dir (SPEC §4: 507, nothing half-changed, re
     assert.equal(done.outcome, "succeeded", JSON.stringify(done));
     alive();
     assert.doesNotMatch(installer.output().stderr, /unhandled/i, "no unhandled rejection was logged");
+  });
+});
+
+describe("a first start on a state dir's file system with a few blocks left (ENOSPC at each of its writes in turn)", { skip: noTmpfs }, () => {
+  const { spawn } = harness();
+
+  test("each start either listens or exits 1 saying what to do, its lock released; the start after space frees says nothing of an earlier code, pair or lock", { timeout: 240_000 }, async (t) => {
+    const folder = await tempDir();
+    const mount = join(folder, "mnt");
+    const mountProblem = await mountTmpfs(mount, "512k");
+    if (mountProblem) return t.skip(mountProblem);
+    t.after(() => unmount(mount));
+    const payload = join(folder, "payload");
+    await makePayload(payload);
+    let listened = false;
+    for (let leave = 0; !listened; leave++) {
+      assert.ok(leave < 32, "a first start listens with 32 blocks free");
+      const stateDir = join(mount, `state-${leave}`);
+      await mkdir(stateDir, { mode: 0o700 });
+      const free = fill(mount, { leave });
+      const first = await spawn({ stateDir, payload });
+      listened = (await bannerWithin(first, 30)) !== undefined;
+      await first.stop();
+      await free();
+      const { stderr } = first.output();
+      if (!listened) {
+        assert.equal(await first.exited, 1, `${leave} blocks free: ${stderr}`);
+        const said = stderr.split("\n").filter((line) => line.startsWith("installer: "));
+        assert.deepEqual(said, [`installer: the state dir ${stateDir} cannot be written (ENOSPC: no space left on its file system): free space on its file system (or make it writable), then start the installer again`], `${leave} blocks free: ${stderr}`);
+        assert.ok(!(await readdir(stateDir)).includes("installer.lock"), `${leave} blocks free: the lock of a start that failed is left behind`);
+      }
+      const again = await spawn({ stateDir, payload });
+      const banner = await bannerWithin(again, 30);
+      await again.stop();
+      assert.ok(banner, `${leave} blocks free: the start after space freed did not listen: ${again.output().stderr}`);
+      await rm(stateDir, { recursive: true, force: true });
+    }
   });
 });
