@@ -64,7 +64,9 @@ export async function loadOrCreateInstallCode(stateDir: string): Promise<{ code:
   const existing = await readInstallCode(stateDir);
   if (existing) return { code: existing };
   const code = generateInstallCode();
-  await writePrivateFile(path, `${code}\n`);
+  // Made new (exclusive) when there was none: a file the disk could not fill goes again, or the next start would say it
+  // found the code empty and replaced one that nobody was ever shown.
+  await writePrivateFile(path, `${code}\n`, { exclusive: existing === undefined });
   return existing === "" ? { code, notice: `${path} was empty: a new install code is made there (plans and scripts that read the old one must be given this one)` } : { code };
 }
 

@@ -1,5 +1,5 @@
 import { type KeyObject, X509Certificate, createPrivateKey } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { hostname, networkInterfaces } from "node:os";
 import { NeedsOperator } from "../common/errors.ts";
 import { readIfPresent } from "../fs/read-if-present.ts";
@@ -86,7 +86,15 @@ export async function loadTls(stateDir: string, operator: { cert?: string; key?:
     ipAddresses: ["127.0.0.1", "::1", ...nodeAddresses()],
     now: now(),
   });
-  await Promise.all([writePrivateFile(keyPath, pair.keyPem), writePrivateFile(certPath, pair.certPem)]);
+  // Each made new (exclusive) where there was none. A disk that takes only part of the pair keeps none of what this
+  // start made: the next start would say it found half a pair and replaced one nobody was ever shown.
+  const files = [[keyPath, pair.keyPem, key], [certPath, pair.certPem, cert]] as const;
+  const written = await Promise.allSettled(files.map(([path, pem, was]) => writePrivateFile(path, pem, { exclusive: was === undefined })));
+  const failed = written.find((result): result is PromiseRejectedResult => result.status === "rejected");
+  if (failed) {
+    await Promise.all(files.map(([path, , was], i) => (was === undefined && written[i]!.status === "fulfilled" ? rm(path, { force: true }) : undefined)));
+    throw failed.reason;
+  }
   const fingerprint = certificateFingerprint(pair.certPem);
   // Half a pair (a stop between the two writes, or a file removed or emptied since) is made again, like neither; said,
   // since clients and plans may pin the old one's fingerprint.

@@ -227,6 +227,7 @@ describe("a first start on a state dir's file system with a few blocks left (ENO
       const banner = await bannerWithin(again, 30);
       await again.stop();
       assert.ok(banner, `${leave} blocks free: the start after space freed did not listen: ${again.output().stderr}`);
+      assert.deepEqual(banner.split("\n").filter((line) => line.includes("NOTICE")), [], `${leave} blocks free: ${listened ? "a second start" : "the start after a failed first one"} has nothing to tell`);
       await rm(stateDir, { recursive: true, force: true });
     }
   });
