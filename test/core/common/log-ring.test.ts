@@ -3,6 +3,7 @@ import { readdir, readFile, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createLogRing } from "../../../core/common/log-ring.ts";
+import { fill, mountTmpfs, noTmpfs, unmount } from "../../helpers/full-disk.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 test("the state dir's log keeps the newest lines, under 1 MB in its two files", async () => {
@@ -37,4 +38,20 @@ test("no line leaves the file open: between lines the state dir holds nothing op
   const open = await Promise.all((await readdir("/proc/self/fd")).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => "")));
   assert.deepEqual(open.filter((target) => target.startsWith(dir)), []);
   assert.equal(await readFile(path, "utf8"), "one\ntwo\n");
+});
+
+test("a line the disk takes only part of (full) is cut off again: the next line starts a line of its own, not glued to half of one", { skip: noTmpfs }, async (t) => {
+  const mount = join(await tempDir("stratum-log-ring-"), "mnt");
+  const mountProblem = await mountTmpfs(mount, "64k");
+  if (mountProblem) return t.skip(mountProblem);
+  t.after(() => unmount(mount));
+  const path = join(mount, "service.log");
+  const keep = createLogRing(path, join(mount, "service.log.1"));
+  const line = (message: string, bytes: number) => `${JSON.stringify({ message, pad: "x".repeat(bytes) })}\n`;
+  keep(line("first", 4000));
+  const free = fill(mount);
+  keep(line("cut", 300)); // the rest of the first line's block takes ~80 bytes of it; then the disk is full
+  await free();
+  keep(line("after", 10));
+  assert.deepEqual((await readFile(path, "utf8")).trimEnd().split("\n").map((l) => JSON.parse(l).message), ["first", "after"]);
 });
