@@ -1,5 +1,5 @@
 /** last-start.json: what the last start of `serve` said and ran with, for the commands run beside it or after it. */
-import { renameSync } from "node:fs";
+import { renameSync, rmSync } from "node:fs";
 import { writeTempFileSync } from "../fs/write-private-file.ts";
 import { readTextFile } from "../fs/read-text-file.ts";
 import { stateLayout, tempPathOf } from "./layout.ts";
@@ -8,8 +8,15 @@ import type { LastStart } from "./records.ts";
 /** Written before the banner shows (synchronously: a stop asked for the moment it shows must not lose it), in place by a rename. */
 export function writeLastStart(stateDir: string, lastStart: LastStart): void {
   const path = stateLayout(stateDir).lastStart;
-  writeTempFileSync(tempPathOf(path), `${JSON.stringify(lastStart, null, 2)}\n`);
-  renameSync(tempPathOf(path), path);
+  const temp = tempPathOf(path);
+  try {
+    writeTempFileSync(temp, `${JSON.stringify(lastStart, null, 2)}\n`);
+    renameSync(temp, path);
+  } catch (err) {
+    // As the store's writes: a temp file a full disk took part of would hold the space the store and the events need.
+    rmSync(temp, { force: true });
+    throw err;
+  }
 }
 
 /** What the last start ran with; a missing, unreadable or odd file, or field, is no answer (the caller's defaults hold). */

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { stateLayout } from "../../../core/state/layout.ts";
 import { lastStartRanWith, writeLastStart } from "../../../core/state/last-start.ts";
+import { fill, mountTmpfs, noTmpfs, unmount } from "../../helpers/full-disk.ts";
 
 const stateDir = () => mkdtemp(join(tmpdir(), "stratum-last-start-"));
 
@@ -46,4 +47,18 @@ test("last-start.json that is no file (a named pipe, a link to /dev/zero): no an
   const zero = await stateDir();
   await symlink("/dev/zero", stateLayout(zero).lastStart);
   assert.deepEqual(await lastStartRanWith(zero), {});
+});
+
+test("last-start.json a full disk refuses: the error is thrown, the one before is kept whole, and no temp file is left holding space", { skip: noTmpfs }, async (t) => {
+  const dir = join(await stateDir(), "mnt");
+  const mountProblem = await mountTmpfs(dir, "64k");
+  if (mountProblem) return t.skip(mountProblem);
+  t.after(() => unmount(dir));
+  const start = (port: number) => ({ startedAt: "2026-12-06T00:00:00.000Z", pid: 7, version: "1.0.0", notices: ["n".repeat(8000)], payload: "/srv/payload", listenHost: "0.0.0.0", port });
+  writeLastStart(dir, start(19443));
+  const free = fill(dir, { leave: 1 });
+  t.after(free);
+  assert.throws(() => writeLastStart(dir, start(19444)), { code: "ENOSPC" });
+  assert.deepEqual((await readdir(dir)).sort(), ["filler", "last-start.json"]);
+  assert.equal((await lastStartRanWith(dir)).port, 19443);
 });
