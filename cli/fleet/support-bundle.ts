@@ -1,7 +1,7 @@
 import { makeFolder } from "../../core/fs/private-dir.ts";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
-import { HttpClientError } from "../../core/http/client.ts";
+import { HttpClientError, NotWrittenError } from "../../core/http/client.ts";
 import { readBundle } from "../../core/support/read.ts";
 import { printable, printableJsonText } from "../../core/common/printable.ts";
 import { ApiProblem, NodeApi } from "./api.ts";
@@ -28,6 +28,7 @@ function whyMissing(error: unknown): Pick<Missing, "error" | "detail"> {
   if (refused) return said("refused", refused);
   if (error instanceof ApiProblem) return said("failed", `the node answered ${error.status} ${error.code}: ${error.message}`);
   if (error instanceof HttpClientError) return said(error.kind === "timeout" || error.kind === "broken" || error.kind === "too-large" ? error.kind : "unreachable", error.message);
+  if (error instanceof NotWrittenError) return said("not-written", `${error.message}: free space there, or give --support-bundle another folder`);
   return said("not-written", (error as Error).message);
 }
 

@@ -16,6 +16,7 @@ import { connect as tcpConnect, type Socket } from "node:net";
 import { connect as tlsConnect, createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
 import { limitText } from "../common/cut-text.ts";
 import { ipFamily } from "../config/net.ts";
+import { notWrittenBecause } from "../fs/storage-error.ts";
 import { openTempFile, syncFolder } from "../fs/write-private-file.ts";
 import { tempPathOf } from "../state/layout.ts";
 import { type Checked, type IdleConnections, createIdleConnections } from "./connections.ts";
@@ -82,6 +83,14 @@ export class HttpClientError extends Error {
     this.where = where;
     this.presented = extra.presented;
     this.answer = extra.answer;
+  }
+}
+
+/** A download's file that this machine could not write (a full disk, a folder that takes no file): `path` and why. */
+export class NotWrittenError extends Error {
+  constructor(readonly path: string, cause: unknown) {
+    super(`${path} cannot be written (${notWrittenBecause(cause)})`, { cause });
+    this.name = "NotWrittenError";
   }
 }
 
@@ -287,7 +296,7 @@ async function exchange<T>(req: HttpRequest, run: Run<T>): Promise<T> {
     } catch (error) {
       if (!opened.kept) opened.socket.destroy();
       req.signal?.throwIfAborted();
-      if (error instanceof HttpClientError) throw error;
+      if (error instanceof HttpClientError || error instanceof NotWrittenError) throw error;
       if (deadline.aborted) throw new HttpClientError("timeout", url.host, `no complete answer within ${seconds(req.timeoutMs)}`);
       throw new HttpClientError("broken", url.host, (error as Error).message);
     }
@@ -328,13 +337,15 @@ const REFUSAL_BYTES = 64 * 1024;
 export function download(req: Omit<HttpRequest, "body">, path: string): Promise<{ size: number; sha256: string }> {
   return exchange(req, async (opened, url, signal, where, keeping) => {
     const temp = tempPathOf(path);
+    // This machine's disk, not the server: a full one is said as such, never as a broken connection (nor tried again).
+    const local = <T>(write: Promise<T>) => write.catch((error: unknown) => Promise.reject(new NotWrittenError(path, error)));
     try {
       const res = await send(opened, url, req, signal, keeping);
       if (res.statusCode !== 200) {
         const answer = { status: res.statusCode ?? 0, headers: res.headers, body: await readCapped(res, REFUSAL_BYTES, where).catch(() => "") };
         throw new HttpClientError("status", where, `HTTP ${answer.status}, expected 200`, { answer });
       }
-      const file = await openTempFile(temp);
+      const file = await local(openTempFile(temp));
       const hash = createHash("sha256");
       let size = 0;
       try {
@@ -342,17 +353,17 @@ export function download(req: Omit<HttpRequest, "body">, path: string): Promise<
           size += chunk.length;
           if (size > req.maxBytes) throw new HttpClientError("too-large", where, `the answer is over ${limitText(req.maxBytes)}`);
           hash.update(chunk);
-          await file.write(chunk);
+          await local(file.write(chunk));
         }
         if (!res.complete) throw new Error("the connection closed before the answer was complete");
         done(opened);
-        await file.chmod(0o600);
-        await file.sync();
+        await local(file.chmod(0o600));
+        await local(file.sync());
       } finally {
         await file.close();
       }
-      await rename(temp, path);
-      await syncFolder(dirname(path));
+      await local(rename(temp, path));
+      await local(syncFolder(dirname(path)));
       return { size, sha256: hash.digest("hex") };
     } catch (error) {
       await rm(temp, { force: true });

@@ -7,6 +7,7 @@ import { type FleetRig, startRig } from "../helpers/fleet.ts";
 import { fakeInstaller } from "../helpers/fake-node.ts";
 import { harness, tempDir } from "../helpers/installer.ts";
 import { extractBundle } from "../helpers/support-bundle.ts";
+import { fill, mountTmpfs, noTmpfs, unmount } from "../helpers/full-disk.ts";
 
 const lab = harness();
 
@@ -107,4 +108,22 @@ describe("fleet --support-bundle: what happened on every node", () => {
       assert.deepEqual((await readdir(dir)).sort(), ["index.json", "node-01.tar.gz"], "no temp file, no half bundle");
     });
   }
+  test("bundles into a folder on a full disk: each node is said to be not written there (not unreachable), with what to do; once space frees the same command gathers them", { skip: noTmpfs }, async (t) => {
+    const rig = await startRig(lab, { joins: 1 });
+    const mount = join(await tempDir("stratum-fleet-bundles-"), "mnt");
+    const mountProblem = await mountTmpfs(mount, "256k");
+    if (mountProblem) return t.skip(mountProblem);
+    t.after(() => unmount(mount));
+    const dir = join(mount, "bundles");
+    const free = fill(mount);
+    const full = await rig.fleet(["--support-bundle", dir]);
+    await free();
+    assert.equal(full.code, 1, full.stdout + full.stderr);
+    const said = full.stdout.split("\n").filter((line) => /^\[node-0\d\]/.test(line)).sort();
+    assert.deepEqual(said, rig.nodes.map((node) => `[${node.name}] error: no support bundle (not-written): ${dir}/${node.name}.tar.gz cannot be written (ENOSPC: no space left on its file system): free space there, or give --support-bundle another folder`));
+    assert.deepEqual(await readdir(dir), [], "no temp file left holding space");
+    const gather = await rig.fleet(["--support-bundle", dir]);
+    assert.equal(gather.code, 0, gather.stdout + gather.stderr);
+    assert.deepEqual((await readdir(dir)).sort(), ["index.json", ...rig.nodes.map((n) => `${n.name}.tar.gz`)]);
+  });
 });
