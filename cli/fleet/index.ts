@@ -2,7 +2,7 @@ import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 
 import { readlink, realpath } from "node:fs/promises";
 import { makeFolder } from "../../core/fs/private-dir.ts";
 import { acquireLock, type Lock } from "../../core/fs/state-lock.ts";
-import { notWrittenBecause } from "../../core/fs/storage-error.ts";
+import { NotWrittenError, notWrittenBecause } from "../../core/fs/storage-error.ts";
 import { printable } from "../../core/common/printable.ts";
 import { goOnWithoutStdout } from "../epipe.ts";
 import { UsageError, parseFlags } from "../flags.ts";
@@ -12,7 +12,7 @@ import { type FleetOutput, chooseOutput } from "./output/index.ts";
 import { type LoadedPlan, loadPlan } from "./plan.ts";
 import { exitCode, summaryRows, writeReport } from "./report.ts";
 import { FleetState, StateFileError } from "./state.ts";
-import { type BundleEntry, gatherBundles, writeBundleIndex } from "./support-bundle.ts";
+import { type BundleEntry, gatherBundles, NOT_WRITTEN_REMEDY, writeBundleIndex } from "./support-bundle.ts";
 import { EXAMPLE_PLAN, FLEET_USAGE } from "./usage.ts";
 
 interface FleetFlags {
@@ -137,10 +137,18 @@ async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportB
   } finally {
     release();
   }
-  const index = await writeBundleIndex(dir, flags.plan, entries, new Date());
+  // An index the folder takes no more (a full disk) is said on the run's last line, with what to do; the nodes' lines said the rest.
+  const index = await writeBundleIndex(dir, flags.plan, entries, new Date()).then(
+    (path) => `index: ${path}`,
+    (error: unknown) => {
+      if (!(error instanceof NotWrittenError)) throw error;
+      return `no index: ${error.message}: ${NOT_WRITTEN_REMEDY}`;
+    },
+  );
   const gathered = entries.filter((e) => "file" in e).length;
-  const exit = controller.signal.aborted ? exitOnSignal(controller.signal.reason) : gathered === entries.length ? 0 : 1;
-  out.note(null, gathered === entries.length ? "info" : "error", `${gathered} of ${plural(entries.length, "support bundle")} gathered in ${dir}${controller.signal.aborted ? " (stopped)" : ""}; index: ${index}`);
+  const whole = gathered === entries.length && index.startsWith("index: ");
+  const exit = controller.signal.aborted ? exitOnSignal(controller.signal.reason) : whole ? 0 : 1;
+  out.note(null, whole ? "info" : "error", `${gathered} of ${plural(entries.length, "support bundle")} gathered in ${dir}${controller.signal.aborted ? " (stopped)" : ""}; ${index}`);
   return exit;
 }
 

@@ -1,7 +1,8 @@
 import { makeFolder } from "../../core/fs/private-dir.ts";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
-import { HttpClientError, NotWrittenError } from "../../core/http/client.ts";
+import { HttpClientError } from "../../core/http/client.ts";
+import { NotWrittenError } from "../../core/fs/storage-error.ts";
 import { readBundle } from "../../core/support/read.ts";
 import { printable, printableJsonText } from "../../core/common/printable.ts";
 import { ApiProblem, NodeApi } from "./api.ts";
@@ -18,6 +19,9 @@ export type BundleEntry = { node: string; installer: string } & (
 
 export const INDEX_FILE = "index.json";
 
+/** What to do when the bundles' folder takes no file. */
+export const NOT_WRITTEN_REMEDY = "free space there, or give --support-bundle another folder";
+
 type Missing = Extract<BundleEntry, { error: string }>;
 
 /** The fleet's words for why a bundle did not come, as a terminal may show them. */
@@ -28,7 +32,7 @@ function whyMissing(error: unknown): Pick<Missing, "error" | "detail"> {
   if (refused) return said("refused", refused);
   if (error instanceof ApiProblem) return said("failed", `the node answered ${error.status} ${error.code}: ${error.message}`);
   if (error instanceof HttpClientError) return said(error.kind === "timeout" || error.kind === "broken" || error.kind === "too-large" ? error.kind : "unreachable", error.message);
-  if (error instanceof NotWrittenError) return said("not-written", `${error.message}: free space there, or give --support-bundle another folder`);
+  if (error instanceof NotWrittenError) return said("not-written", `${error.message}: ${NOT_WRITTEN_REMEDY}`);
   return said("not-written", (error as Error).message);
 }
 
@@ -72,6 +76,7 @@ export async function gatherBundles(nodes: readonly FleetNode[], dir: string, pa
 export async function writeBundleIndex(dir: string, plan: string, entries: readonly BundleEntry[], now: Date): Promise<string> {
   const path = join(dir, INDEX_FILE);
   const gathered = entries.filter((e) => "file" in e).length;
-  await writeFileAtomic(path, `${printableJsonText(JSON.stringify({ plan: printable(plan), gatheredAt: now.toISOString(), gathered, missing: entries.length - gathered, nodes: entries }, null, 2))}\n`);
+  const text = `${printableJsonText(JSON.stringify({ plan: printable(plan), gatheredAt: now.toISOString(), gathered, missing: entries.length - gathered, nodes: entries }, null, 2))}\n`;
+  await writeFileAtomic(path, text).catch((error: NodeJS.ErrnoException) => Promise.reject(typeof error?.code === "string" ? new NotWrittenError(path, error) : error));
   return path;
 }

@@ -20,6 +20,14 @@ export function notWrittenBecause(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
+/** A file this machine could not write (a full disk, a folder that takes no file): `path` and why, for its caller to say what to do. */
+export class NotWrittenError extends Error {
+  constructor(readonly path: string, cause: unknown) {
+    super(`${path} cannot be written (${notWrittenBecause(cause)})`, { cause });
+    this.name = "NotWrittenError";
+  }
+}
+
 /** SPEC §4: the state dir cannot be written; nothing was changed. */
 export function storageError(stateDir: string, cause: unknown): InstallerError {
   const code = (cause as NodeJS.ErrnoException)?.code;

@@ -16,7 +16,7 @@ import { connect as tcpConnect, type Socket } from "node:net";
 import { connect as tlsConnect, createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
 import { limitText } from "../common/cut-text.ts";
 import { ipFamily } from "../config/net.ts";
-import { notWrittenBecause } from "../fs/storage-error.ts";
+import { NotWrittenError } from "../fs/storage-error.ts";
 import { openTempFile, syncFolder } from "../fs/write-private-file.ts";
 import { tempPathOf } from "../state/layout.ts";
 import { type Checked, type IdleConnections, createIdleConnections } from "./connections.ts";
@@ -83,14 +83,6 @@ export class HttpClientError extends Error {
     this.where = where;
     this.presented = extra.presented;
     this.answer = extra.answer;
-  }
-}
-
-/** A download's file that this machine could not write (a full disk, a folder that takes no file): `path` and why. */
-export class NotWrittenError extends Error {
-  constructor(readonly path: string, cause: unknown) {
-    super(`${path} cannot be written (${notWrittenBecause(cause)})`, { cause });
-    this.name = "NotWrittenError";
   }
 }
 
