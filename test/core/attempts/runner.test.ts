@@ -22,6 +22,7 @@ import { tempDir, waitFor, writeFirstboot } from "../../helpers/installer.ts";
 import { DEMO_HOST_FACTS } from "../../helpers/paths.ts";
 import { alive, groupNames } from "../../helpers/processes.ts";
 import { manualClock, recordingLog, refuseWrites, reopened, tempStore } from "../../helpers/services.ts";
+import { fill, mountTmpfs, noTmpfs, unmount } from "../../helpers/full-disk.ts";
 
 const host = await loadHostFactsFile(DEMO_HOST_FACTS);
 const SECRET = "fb-SECRET-0815-token";
@@ -291,6 +292,26 @@ describe("attempt runner: a state dir that refuses writes mid-attempt", () => {
     await waitFor("the retry to be logged", async () => r.entries.find((e) => e.message === "attempt not recorded yet: the state dir refuses writes; retrying") ?? undefined);
     await allow();
     assert.deepEqual(await r.settled(1), r.attempts.get());
+  });
+});
+
+describe("attempt runner: a node.yaml the disk refuses", () => {
+  test("node.yaml's file system full: WRITE_FAILED naming node.yaml (not its temp file), why and what to do; firstboot never runs, nothing is left there", { skip: noTmpfs }, async (t) => {
+    const r = await rig(t, { firstboot: `touch "$(dirname "$0")/ran"` });
+    const etc = dirname(r.settings.nodeYaml);
+    const mountProblem = await mountTmpfs(etc, "64k");
+    if (mountProblem) return t.skip(mountProblem);
+    t.after(() => unmount(etc));
+    const free = fill(etc);
+    t.after(free);
+    await r.start();
+    const events = await r.finished(1);
+    const verdict = r.attempts.get()[0]!.verdict!;
+    assert.deepEqual({ ...verdict, message: undefined }, { attempt: 1, kind: "install", outcome: "failed", step: "write-config", code: "WRITE_FAILED", next: "retryInstall", message: undefined });
+    assert.equal(verdict.message, `${r.settings.nodeYaml} cannot be written (ENOSPC: no space left on its file system): free space on its file system (or make it writable), then retry the install.`);
+    assert.equal(events.at(-1)!.message, verdict.message);
+    assert.deepEqual(await readdir(etc), ["filler"], "no node.yaml, no temp file");
+    await assert.rejects(stat(join(r.folder, "ran")), { code: "ENOENT" }, "firstboot did not run");
   });
 });
 
