@@ -11,6 +11,7 @@ import { stateLayout } from "../../core/state/layout.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { BUNDLE, DEMO_HOST_FACTS, bundleNode, harness, runCli, tempDir, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { assertNoSecret, extractBundle, SECRETS } from "../helpers/support-bundle.ts";
+import { fill, mountTmpfs, noTmpfs, unmount } from "../helpers/full-disk.ts";
 
 const lab = harness();
 
@@ -139,8 +140,24 @@ test("support-bundle: a bundle that cannot be written (stdout on a full disk, a 
   }
   const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", "/proc/", "--host-facts", DEMO_HOST_FACTS]);
   assert.equal(made.code, 1, made.stderr);
-  assert.match(made.stderr, /^installer: cannot write the bundle to \/proc\/[^:]+\.tar\.gz: ENOENT[^\n]*\n$/);
+  assert.match(made.stderr, /^installer: cannot write the bundle to \/proc\/[^ ]+\.tar\.gz \(ENOENT: [^\n]*\): free space there or give -o another folder \(- writes it to stdout\)\n$/);
   assert.equal(made.stdout, "");
+});
+
+test("support-bundle -o into a folder on a full disk: exit 1 naming the bundle's file, why and what to do; no partial file left; once space frees it is made", { skip: noTmpfs }, async (t) => {
+  const stateDir = await tempDir("stratum-sb-full-");
+  const mount = join(await tempDir("stratum-sb-full-"), "mnt");
+  const mountProblem = await mountTmpfs(mount, "64k");
+  if (mountProblem) return t.skip(mountProblem);
+  t.after(() => unmount(mount));
+  const free = fill(mount);
+  const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", mount, "--host-facts", DEMO_HOST_FACTS]);
+  await free();
+  assert.equal(made.code, 1, made.stderr);
+  const file = `${mount}/stratum-support-[^ /]+\\.tar\\.gz`;
+  assert.match(made.stderr, new RegExp(`^installer: cannot write the bundle to ${file} \\(ENOSPC: no space left on its file system\\): free space there or give -o another folder \\(- writes it to stdout\\)\n$`));
+  assert.deepEqual(await readdir(mount), []);
+  assert.equal((await runCli(["support-bundle", "--state-dir", stateDir, "-o", mount, "--host-facts", DEMO_HOST_FACTS])).code, 0);
 });
 
 test("support-bundle --state-dir alone: the payload folder and host facts are the ones the service last started with (last-start.json); flags still win", async () => {
