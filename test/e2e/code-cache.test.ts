@@ -8,6 +8,7 @@ import { MAIN_MARK as MARK } from "../../cli/fast-start.ts";
 import { stateLayout } from "../../core/state/layout.ts";
 import { BUNDLE, ROOT, harness, runCli, tempDir, waitFor, type RunningInstaller, type StartOptions } from "../helpers/installer.ts";
 import { ensureNode, NODE_RUNTIMES } from "../setup/node-runtimes.ts";
+import { mountTmpfs, noTmpfs, unmount } from "../helpers/full-disk.ts";
 
 const lab = harness();
 const run = promisify(execFile);
@@ -182,14 +183,10 @@ describe("the V8 code cache in the state dir", () => {
     }
   });
 
-  test("a state dir with little room left gets no cache: the store and the event logs need the space more", { skip: process.getuid?.() !== 0 ? "needs root to mount a tmpfs" : undefined }, async (t) => {
+  test("a state dir with little room left gets no cache: the store and the event logs need the space more", { skip: noTmpfs }, async (t) => {
     const mount = join(await tempDir(), "mnt");
-    await mkdir(mount);
-    try {
-      await run("mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", mount]);
-    } catch (err) {
-      return t.skip(`mounting a tmpfs is not allowed here (${(err as Error).message.split("\n")[0]})`);
-    }
+    const mountProblem = await mountTmpfs(mount, "4m");
+    if (mountProblem) return t.skip(mountProblem);
     try {
       const stateDir = join(mount, "state");
       const installer = await lab.start({ stateDir });
@@ -199,7 +196,7 @@ describe("the V8 code cache in the state dir", () => {
       await installer.stop();
       assert.deepEqual((await readdir(stateDir)).filter((name) => name.includes("code-cache")), []);
     } finally {
-      await run("umount", ["-l", mount]).catch(() => undefined);
+      await unmount(mount);
     }
   });
 });

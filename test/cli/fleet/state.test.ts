@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { constants } from "node:fs";
-import { appendFile, mkdir, open, readFile, stat, writeFile } from "node:fs/promises";
+import { appendFile, open, readFile, stat, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import { describe, it } from "node:test";
 import { FleetState, StateFileError, journalPathOf } from "../../../cli/fleet/state.ts";
 import { journalHeader, journalLine } from "../../../cli/fleet/state-journal.ts";
 import { tempDir } from "../../helpers/installer.ts";
+import { mountTmpfs, noTmpfs, unmount } from "../../helpers/full-disk.ts";
 
 const run = promisify(execFile);
 
@@ -212,10 +213,10 @@ describe("fleet: the resume file", () => {
     await assert.rejects(FleetState.open(join(folder, "file/state.json"), "plan.yaml", "h"), {
       message: `the state file ${folder}/file/state.json cannot be read (ENOTDIR: not a directory, open '${folder}/file/state.json'): move it away, or give another with --state`,
     });
-    if (process.getuid?.() !== 0) return t.skip("a full disk needs root to mount a tmpfs");
+    if (noTmpfs) return t.skip(noTmpfs);
     const mount = join(folder, "mnt");
-    await mkdir(mount);
-    await run("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mount]);
+    const mountProblem = await mountTmpfs(mount, "64k");
+    if (mountProblem) return t.skip(mountProblem);
     try {
       const full = (file: string) => ({
         message: `the state file ${mount}/${file} cannot be written (ENOSPC: no space left on its file system): free space there, or give another with --state; run the same command again to go on where this run stopped`,
@@ -232,7 +233,7 @@ describe("fleet: the resume file", () => {
       const other = await FleetState.open(join(mount, "other.json"), "plan.yaml", "h");
       await assert.rejects(other.set("node-01", { attempt: 1 }), full("other.json"));
     } finally {
-      await run("umount", ["-l", mount]).catch(() => undefined);
+      await unmount(mount);
     }
   });
 });
