@@ -1,4 +1,4 @@
-import { appendFileSync, renameSync, statSync, truncateSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, readSync, renameSync, statSync, truncateSync } from "node:fs";
 
 /** Each file of the ring: the two together hold the last 1 MB of lines. */
 const HALF = 512 * 1024;
@@ -14,14 +14,21 @@ export function createLogRing(path: string, older: string): (line: string) => vo
   return (line) => {
     let whole: number | undefined;
     try {
-      size ??= statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+      // A line a kill -9 cut (a write is cut at a page's end) is left as it is; this one starts a line of its own.
+      let torn = false;
+      if (size === undefined) {
+        size = statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+        torn = size > 0 && lastByte(path, size) !== 0x0a;
+      }
       if (size >= HALF) {
         renameSync(path, older);
         size = 0;
+        torn = false;
       }
       whole = size;
-      appendFileSync(path, line, { mode: 0o600 });
-      size += Buffer.byteLength(line);
+      const text = torn ? `\n${line}` : line;
+      appendFileSync(path, text, { mode: 0o600 });
+      size += Buffer.byteLength(text);
     } catch {
       // A full disk can take part of a line: cut back to the last whole one, or the next line would be glued to it.
       if (whole !== undefined) {
@@ -34,4 +41,14 @@ export function createLogRing(path: string, older: string): (line: string) => vo
       size = undefined;
     }
   };
+}
+
+function lastByte(path: string, size: number): number | undefined {
+  const fd = openSync(path, "r");
+  try {
+    const byte = Buffer.alloc(1);
+    return readSync(fd, byte, 0, 1, size - 1) === 1 ? byte[0] : undefined;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readdir, readFile, readlink, stat } from "node:fs/promises";
+import { readdir, readFile, readlink, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createLogRing } from "../../../core/common/log-ring.ts";
@@ -54,4 +54,13 @@ test("a line the disk takes only part of (full) is cut off again: the next line 
   await free();
   keep(line("after", 10));
   assert.deepEqual((await readFile(path, "utf8")).trimEnd().split("\n").map((l) => JSON.parse(l).message), ["first", "after"]);
+});
+
+test("a log a killed installer left ending in half a line: the next start's first line starts a line of its own", async () => {
+  const dir = await tempDir("stratum-log-ring-");
+  const path = join(dir, "service.log");
+  await writeFile(path, `${JSON.stringify({ message: "whole" })}\n{"message":"cut by the ki`);
+  createLogRing(path, join(dir, "service.log.1"))(`${JSON.stringify({ message: "next start" })}\n`);
+  const lines = (await readFile(path, "utf8")).split("\n");
+  assert.deepEqual([lines.length, JSON.parse(lines[0]!).message, JSON.parse(lines[2]!).message, lines[3]], [4, "whole", "next start", ""]);
 });
