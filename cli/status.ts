@@ -38,8 +38,8 @@ const TIMEOUT_MS = 15_000;
 const MAX_ANSWER = 1024 * 1024;
 /** Three missed heartbeats (15 s apart): the connection is gone even if no error says so. */
 const IDLE_MS = 45_000;
-/** How long a follow waits for a restarted installer to answer again. */
-const LOST_AFTER = 30;
+/** How long a follow tries again to reach an installer it lost (a restart answers well within it). */
+const LOST_MS = 30_000;
 
 /** An answer that trying again does not change. */
 class Refused extends Unavailable {}
@@ -51,7 +51,7 @@ const out = (line: string) => process.stdout.write(`${printable(line)}\n`);
 export async function runStatus(options: StatusOptions): Promise<Exit> {
   try {
     const target = await pinnedTarget(options);
-    return options.follow ? await follow(target) : await show(target);
+    return options.follow ? await follow(target, options) : await show(target);
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;
     process.stderr.write(`status: ${printable(err.message)}\n`);
@@ -99,6 +99,9 @@ function inStatusWords(error: unknown, target: Pinned, path: string): unknown {
       if (status === 401 || status === 429) return new Unavailable(`the installer at ${origin} refused the state dir's install code (HTTP ${status}): ${detail}`);
       return new Unavailable(`${origin}${path} answered HTTP ${status}${detail ? `: ${detail}` : ""}`);
     }
+    case "broken":
+      // Mid-answer: "did not answer: aborted" would say it never did.
+      return new Unavailable(`the connection to the installer at ${origin} broke: ${error.message}`);
     default:
       return new Unavailable(`the installer at ${origin} did not answer: ${error.message}`);
   }
@@ -124,7 +127,7 @@ async function show(target: Pinned): Promise<Exit> {
 }
 
 /** The status, then the running attempt's events (waiting for one to start while the phase is configuring) until it finishes. */
-async function follow(target: Pinned): Promise<Exit> {
+async function follow(target: Pinned, options: StatusOptions): Promise<Exit> {
   let status = await fetchStatus(target);
   if (status.phase === "done" || status.phase === "failed") return show(target);
   for (const line of describeStatus(status)) out(line);
@@ -136,15 +139,37 @@ async function follow(target: Pinned): Promise<Exit> {
       status = await fetchStatus(target);
     }
   }
-  return followAttempt(target, status.attempt);
+  return followAttempt(target, status.attempt, options);
 }
 
-async function followAttempt(target: Pinned, attempt: number): Promise<Exit> {
+const say = (line: string) => process.stderr.write(`status: ${printable(line)}\n`);
+
+/** What the operator does about a verdict's `next` from a shell: the console, or the request the console sends. */
+const HOW_TO_GO_ON: Partial<Record<Verdict["next"], string>> = {
+  retryInstall: "start the install again (the console, or POST /v1/installer/install)",
+  recheckReadiness: "recheck readiness (the console, or POST /v1/installer/install/recheck-readiness)",
+};
+
+/**
+ * The installer presented another certificate than the pinned one while it was followed. The state dir's certificate
+ * (or --tls-cert's) read again: the installer restarted with a new one, said and followed on with; else it is another
+ * server, refused as at the start.
+ */
+async function repinned(target: Pinned, options: StatusOptions, presented: string | undefined): Promise<Pinned> {
+  const now = await pinnedTarget(options);
+  if (now.sha256 === target.sha256 || now.sha256 !== presented) throw inStatusWords(new HttpClientError("tls-mismatch", target.url.origin, "", { presented }), target, "");
+  say(`the installer at ${target.url.origin} restarted with a new certificate, SHA-256 ${now.sha256}, the one its state dir now holds: following on with that one`);
+  return now;
+}
+
+async function followAttempt(target: Pinned, attempt: number, options: StatusOptions): Promise<Exit> {
   const path = `/v1/installer/install/events?attempt=${attempt}`;
   let lastEventId: string | undefined;
   let lastSeq = 0;
   let why = "";
-  for (let lost = 0; lost < LOST_AFTER; lost++) {
+  /** When the installer was lost (the first failure since the last event); undefined while it answers. */
+  let lostAt: number | undefined;
+  for (;;) {
     try {
       const events = readEvents({
         url: new URL(path, target.url),
@@ -163,12 +188,20 @@ async function followAttempt(target: Pinned, attempt: number): Promise<Exit> {
         }
         lastSeq = event.seq;
         lastEventId = id;
-        lost = 0;
+        const verdict = event.type === "attempt.finished" ? VerdictSchema.safeParse(event.data?.verdict) : undefined;
+        if (lostAt !== undefined) {
+          lostAt = undefined;
+          say(`the installer answers again: following attempt ${attempt} on`);
+        }
         out(eventLine(event));
-        if (event.type === "attempt.finished") {
-          const verdict = VerdictSchema.safeParse(event.data?.verdict);
+        if (verdict) {
           if (!verdict.success) throw new Refused(`the attempt.finished event of attempt ${attempt} carries no verdict: is it the installer?`);
           out(verdictLine(verdict.data));
+          // Only a start of the installer fails an attempt INTERRUPTED: the installer that ran it stopped (killed, restarted or rebooted).
+          if (verdict.data.code === "INTERRUPTED") {
+            const how = HOW_TO_GO_ON[verdict.data.next];
+            say(`the installer restarted while attempt ${attempt} ran, which it marked INTERRUPTED.${how ? ` To go on, ${how}.` : ""}`);
+          }
           return verdict.data.outcome === "succeeded" ? 0 : 1;
         }
       }
@@ -176,14 +209,23 @@ async function followAttempt(target: Pinned, attempt: number): Promise<Exit> {
     } catch (err) {
       if (err instanceof Refused) throw err;
       if (err instanceof HttpClientError && err.kind === "status") throw new Refused(`the events of attempt ${attempt} answered HTTP ${err.answer!.status}`);
+      if (err instanceof HttpClientError && err.kind === "tls-mismatch") {
+        target = await repinned(target, options, err.presented);
+        continue;
+      }
       const mapped = inStatusWords(err, target, path);
       if (!(mapped instanceof Unavailable)) throw mapped;
       why = mapped.message;
     }
     // The installer restarted (or the link dropped): it answers again in a moment, and the stream resumes after the last event.
+    if (lostAt === undefined) {
+      lostAt = Date.now();
+      say(`lost the installer at ${target.url.origin} while following attempt ${attempt} (${why}): trying again for ${LOST_MS / 1000} s (Ctrl-C to stop)`);
+    } else if (Date.now() - lostAt > LOST_MS) {
+      throw new Unavailable(`lost the installer while following attempt ${attempt}: ${why}. Once it runs again (systemctl status stratum-installer), \`status --follow\` follows the attempt on, or says how it ended`);
+    }
     await sleep(POLL_MS);
   }
-  throw new Unavailable(`lost the installer while following attempt ${attempt}: ${why}`);
 }
 
 const clock = (iso: string) => `${iso.slice(11, 19)}Z`;

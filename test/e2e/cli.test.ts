@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { stateLayout } from "../../core/state/layout.ts";
@@ -271,18 +271,21 @@ describe("help and -V", () => {
  * An installer whose firstboot takes `firstbootSeconds`, polling a cloud in `scenario`. A gated one's firstboot waits
  * for letFirstbootGo(node) first: a test sees the attempt running however slow the machine.
  */
-async function installer(scenario: Scenario, options: { timeout?: number; firstbootSeconds?: number; firstbootSays?: string; gated?: boolean } = {}): Promise<RunningInstaller> {
+async function installer(scenario: Scenario, options: { timeout?: number; firstbootSeconds?: number; firstbootSays?: string; gated?: boolean } = {}): Promise<Lab> {
   const folder = await tempDir();
   const readiness = await startReadinessServer({ port: 0, scenario, stageMs: 200 });
   lab.defer(() => readiness.close());
   const firstboot = await writeFirstboot(folder, `#!/bin/sh\necho "firstboot: configuring"\n${options.firstbootSays ?? ""}\n${options.gated ? GATE : ""}\nsleep ${options.firstbootSeconds ?? 0}\necho "firstboot: done"\n`);
-  const started = await lab.start({
-    stateDir: join(folder, "state"),
-    args: ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", String(options.timeout ?? 10), "--readiness-interval", "0.1"],
-  });
+  const stateDir = join(folder, "state");
+  const args = ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", String(options.timeout ?? 10), "--readiness-interval", "0.1"];
+  const started = await lab.start({ stateDir, args });
   await untilNoBlockers(started);
-  return started;
+  // The helper listens on port 0; a restart listens again on the port the first start was given (the last --listen wins).
+  return { ...started, restart: () => lab.start({ stateDir, args: [...args, "--listen", `127.0.0.1:${started.port}`] }) };
 }
+
+/** A lab installer, and its start again on the same state dir, flags and port (as systemd restarts it). */
+type Lab = RunningInstaller & { restart(): Promise<RunningInstaller> };
 
 const GATE = `while [ ! -e "$(dirname "$0")/go" ]; do sleep 0.05; done`;
 const letFirstbootGo = (node: RunningInstaller) => writeFile(join(dirname(node.stateDir), "go"), "");
@@ -303,7 +306,7 @@ function follow(args: string[]) {
   proc.stdout.on("data", (d) => (stdout += d));
   proc.stderr.on("data", (d) => (stderr += d));
   const ended = new Promise<Run>((resolve) => proc.on("close", (code) => resolve({ code, stdout, stderr })));
-  return { output: () => stdout, ended };
+  return { output: () => stdout, errors: () => stderr, ended };
 }
 
 describe("status", () => {
@@ -404,6 +407,39 @@ describe("status", () => {
     const noState = await runCli(["status", "--state-dir", join(node.stateDir, "nope")]);
     assert.equal(noState.code, 2);
     assert.match(noState.stderr, /no install code in .*nope: is it the installer's state dir \(--state-dir\)\?/);
+  });
+
+  test("--follow of an installer killed and restarted on its state dir and port: it says the link is lost and that it tries again, then that the restart interrupted the attempt, and how to go on", async () => {
+    const node = await installer("ready", { gated: true });
+    await install(node);
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
+    await node.kill9();
+    await waitFor("status --follow to say it lost the installer", async () => (following.errors().includes("lost the installer") ? true : undefined));
+    assert.match(following.errors(), /^status: lost the installer at https:\/\/127\.0\.0\.1:\d+ while following attempt 1 \(.+\): trying again for \d+ s \(Ctrl-C to stop\)\n$/);
+    await node.restart();
+    const run = await following.ended;
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    const lines = run.stdout.trimEnd().split("\n");
+    assert.equal(lines.at(-1), "attempt 1 failed at firstboot: INTERRUPTED; next: retryInstall");
+    assert.match(run.stderr, /^status: the installer answers again: following attempt 1 on\nstatus: the installer restarted while attempt 1 ran, which it marked INTERRUPTED\. To go on, start the install again \(the console, or POST \/v1\/installer\/install\)\.\n$/m);
+  });
+
+  test("--follow of an installer restarted with a new certificate: it names the new certificate, pins the one its state dir now holds, never another's", async () => {
+    const node = await installer("ready", { gated: true });
+    await install(node);
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
+    await node.kill9();
+    const { tlsCert, tlsKey } = stateLayout(node.stateDir);
+    await Promise.all([rm(tlsCert), rm(tlsKey)]);
+    const again = await node.restart();
+    assert.notEqual(again.fingerprint, node.fingerprint);
+    const run = await following.ended;
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.equal(run.stdout.trimEnd().split("\n").at(-1), "attempt 1 failed at firstboot: INTERRUPTED; next: retryInstall");
+    const sha = again.fingerprint.replaceAll(":", "").toLowerCase();
+    assert.match(run.stderr, new RegExp(`^status: the installer at https://127\\.0\\.0\\.1:${node.port} restarted with a new certificate, SHA-256 ${sha}, the one its state dir now holds: following on with that one$`, "m"));
   });
 
   test("`status` and `code` on a state dir whose install-code file is empty say so, not that it is the wrong state dir", async () => {
