@@ -3,6 +3,7 @@ import { InstallerError } from "../core/common/errors.ts";
 import type { Services } from "../core/service/services.ts";
 import { createAdmission } from "./admission.ts";
 import type { AppEnv } from "./env.ts";
+import { getForHead } from "./head.ts";
 import { ROUTES } from "./index.ts";
 import { invalidRequestFromZod, problem, toInstallerError } from "./problem.ts";
 
@@ -58,7 +59,7 @@ export function createApp(services: Services) {
     await answer.body?.cancel();
     return new Response(null, answer);
   };
-  app.fetch = (request, ...rest) => (request.method === "HEAD" ? headOf(fetch(new Request(request, { method: "GET" }), ...rest)) : fetch(request, ...rest));
+  app.fetch = (request, ...rest) => (request.method === "HEAD" ? headOf(fetch(getForHead(request), ...rest)) : fetch(request, ...rest));
   return app;
 }
 

@@ -1,6 +1,7 @@
 import { createRoute, defineOpenAPIRoute, z } from "@hono/zod-openapi";
 import { webStreamOf } from "../core/http/web-stream.ts";
 import type { AppEnv } from "./env.ts";
+import { answersHead } from "./head.ts";
 import { authProblems } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
 
@@ -31,7 +32,8 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
   handler: async (c) => {
     const bundle = await c.get("services").supportBundle();
-    bundle.manifest.catch((err: Error) => c.get("services").log.warn("support bundle not finished", { error: err.message }));
+    // A HEAD's body is cancelled unsent: the bundle it ends is no failure.
+    if (!answersHead(c.req.raw)) bundle.manifest.catch((err: Error) => c.get("services").log.warn("support bundle not finished", { error: err.message }));
     return c.body(webStreamOf(bundle.stream), 200, {
       "Content-Type": "application/gzip",
       "Content-Disposition": `attachment; filename="${bundle.name}"`,

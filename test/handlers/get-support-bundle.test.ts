@@ -123,3 +123,21 @@ test("a client that goes away mid-bundle: the service goes on, and the next bund
   const { files } = await bundleOf(app);
   assert.ok(files.get("attempts/1/events.ndjson")!.length > 1_000_000);
 });
+
+test("HEAD: the bundle's headers and no body, logged as any request is: no 'not finished' warning for the body a HEAD never sends", async (t) => {
+  const app = await inProcessApp(t);
+  const made: Promise<unknown>[] = [];
+  const supportBundle = app.services.supportBundle.bind(app.services);
+  app.services.supportBundle = async () => {
+    const bundle = await supportBundle();
+    made.push(bundle.manifest);
+    return bundle;
+  };
+  const before = app.log.length;
+  const head = await app.request("/v1/installer/support-bundle", { method: "HEAD" });
+  assert.deepEqual([head.status, head.headers["content-type"], head.text], [200, "application/gzip", ""]);
+  assert.match(String(head.headers["content-disposition"]), /^attachment; filename="stratum-support-node-01-\d{8}T\d{6}Z\.tar\.gz"$/);
+  // Settled, and the handler's own reaction to it (registered first) has run.
+  await Promise.allSettled(made);
+  assert.deepEqual(app.log.slice(before).filter((line) => !line.includes('"level":"info"')), []);
+});
