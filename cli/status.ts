@@ -107,17 +107,23 @@ function inStatusWords(error: unknown, target: Pinned, path: string): unknown {
   }
 }
 
-/** One GET over a connection whose certificate was checked before the install code was sent. */
-async function getJson<T>(target: Pinned, path: string, schema: Parser<T>): Promise<T> {
+/** One GET over a connection whose certificate was checked before the install code was sent; its failure the client's. */
+async function getJsonAsIs<T>(target: Pinned, path: string, schema: Parser<T>): Promise<T> {
   const headers = { authorization: `Bearer ${target.code}`, accept: "application/json" };
+  return (await requestJson({ url: new URL(path, target.url), trust: { pin: target.sha256 }, headers, timeoutMs: TIMEOUT_MS, maxBytes: MAX_ANSWER }, 200, schema)).body;
+}
+
+/** One GET, its failure in this command's words. */
+async function getJson<T>(target: Pinned, path: string, schema: Parser<T>): Promise<T> {
   try {
-    return (await requestJson({ url: new URL(path, target.url), trust: { pin: target.sha256 }, headers, timeoutMs: TIMEOUT_MS, maxBytes: MAX_ANSWER }, 200, schema)).body;
+    return await getJsonAsIs(target, path, schema);
   } catch (error) {
     throw inStatusWords(error, target, path);
   }
 }
 
-const fetchStatus = (target: Pinned) => getJson(target, "/v1/installer/status", StatusSchema);
+const STATUS_PATH = "/v1/installer/status";
+const fetchStatus = (target: Pinned) => getJson(target, STATUS_PATH, StatusSchema);
 
 async function show(target: Pinned): Promise<Exit> {
   const status = await fetchStatus(target);
@@ -131,15 +137,24 @@ async function follow(target: Pinned, options: StatusOptions): Promise<Exit> {
   let status = await fetchStatus(target);
   if (status.phase === "done" || status.phase === "failed") return show(target);
   for (const line of describeStatus(status)) out(line);
+  const line = new Lifeline(target, options);
   if (status.phase === "configuring") {
     out("waiting for an install attempt to start (Ctrl-C to stop)");
     const before = status.attempt;
+    const doing = "waiting for an install attempt to start";
     while (status.attempt === before) {
       await sleep(POLL_MS);
-      status = await fetchStatus(target);
+      try {
+        status = await getJsonAsIs(line.target, STATUS_PATH, StatusSchema);
+        line.answered(doing);
+      } catch (err) {
+        // A refused code or an odd answer: asking again changes nothing.
+        if (!(err instanceof HttpClientError) || err.kind === "status" || err.kind === "not-json" || err.kind === "schema") throw inStatusWords(err, line.target, STATUS_PATH);
+        await line.lost(err, doing, STATUS_PATH);
+      }
     }
   }
-  return followAttempt(target, status.attempt, options);
+  return followAttempt(line, status.attempt);
 }
 
 const say = (line: string) => process.stderr.write(`status: ${printable(line)}\n`);
@@ -151,30 +166,68 @@ const HOW_TO_GO_ON: Partial<Record<Verdict["next"], string>> = {
 };
 
 /**
- * The installer presented another certificate than the pinned one while it was followed. The state dir's certificate
- * (or --tls-cert's) read again: the installer restarted with a new one, said and followed on with; else it is another
- * server, refused as at the start.
+ * A follow's hold on the installer, which may restart under it (systemctl restart, a crash, a reboot): losing it is
+ * said at once and tried again for LOST_MS; its return is said. A restart with a new certificate is followed on only
+ * when the state dir (or --tls-cert) now holds that certificate, and said; any other is refused as at the start.
  */
-async function repinned(target: Pinned, options: StatusOptions, presented: string | undefined): Promise<Pinned> {
-  const now = await pinnedTarget(options);
-  if (now.sha256 === target.sha256 || now.sha256 !== presented) throw inStatusWords(new HttpClientError("tls-mismatch", target.url.origin, "", { presented }), target, "");
-  say(`the installer at ${target.url.origin} restarted with a new certificate, SHA-256 ${now.sha256}, the one its state dir now holds: following on with that one`);
-  return now;
+class Lifeline {
+  /** When the installer was lost (the first failure since it last answered); undefined while it answers. */
+  #lostAt: number | undefined;
+
+  constructor(
+    public target: Pinned,
+    private readonly options: StatusOptions,
+  ) {}
+
+  /** It answered: said when it had been lost. */
+  answered(doing: string): void {
+    if (this.#lostAt === undefined) return;
+    this.#lostAt = undefined;
+    say(`the installer answers again: ${doing} on`);
+  }
+
+  /** `err` failed to reach it (undefined: `why` says what went wrong): returns when it is worth asking again, throws once it is gone. */
+  async lost(err: unknown, doing: string, path: string, why = ""): Promise<void> {
+    if (err instanceof HttpClientError && err.kind === "tls-mismatch") {
+      this.target = await this.#repinned(err.presented);
+      return;
+    }
+    if (err !== undefined) {
+      const mapped = inStatusWords(err, this.target, path);
+      if (!(mapped instanceof Unavailable)) throw mapped;
+      why = mapped.message;
+    }
+    if (this.#lostAt === undefined) {
+      this.#lostAt = Date.now();
+      say(`lost the installer at ${this.target.url.origin} while ${doing} (${why}): trying again for ${LOST_MS / 1000} s (Ctrl-C to stop)`);
+    } else if (Date.now() - this.#lostAt > LOST_MS) {
+      throw new Unavailable(`lost the installer while ${doing}: ${why}. Once it runs again (systemctl status stratum-installer), \`status --follow\` goes on from where it stands`);
+    }
+    await sleep(POLL_MS);
+  }
+
+  async #repinned(presented: string | undefined): Promise<Pinned> {
+    const now = await pinnedTarget(this.options);
+    if (now.sha256 === this.target.sha256 || now.sha256 !== presented) {
+      throw inStatusWords(new HttpClientError("tls-mismatch", this.target.url.origin, "", { presented }), this.target, "");
+    }
+    say(`the installer at ${this.target.url.origin} restarted with a new certificate, SHA-256 ${now.sha256}, the one ${this.options.tlsCert ? `--tls-cert ${this.options.tlsCert}` : "its state dir"} now holds: following on with that one`);
+    return now;
+  }
 }
 
-async function followAttempt(target: Pinned, attempt: number, options: StatusOptions): Promise<Exit> {
+async function followAttempt(line: Lifeline, attempt: number): Promise<Exit> {
   const path = `/v1/installer/install/events?attempt=${attempt}`;
+  const doing = `following attempt ${attempt}`;
   let lastEventId: string | undefined;
   let lastSeq = 0;
-  let why = "";
-  /** When the installer was lost (the first failure since the last event); undefined while it answers. */
-  let lostAt: number | undefined;
   for (;;) {
+    let failure: unknown;
     try {
       const events = readEvents({
-        url: new URL(path, target.url),
-        trust: { pin: target.sha256 },
-        headers: { authorization: `Bearer ${target.code}` },
+        url: new URL(path, line.target.url),
+        trust: { pin: line.target.sha256 },
+        headers: { authorization: `Bearer ${line.target.code}` },
         timeoutMs: TIMEOUT_MS,
         idleMs: IDLE_MS,
         lastEventId,
@@ -188,13 +241,10 @@ async function followAttempt(target: Pinned, attempt: number, options: StatusOpt
         }
         lastSeq = event.seq;
         lastEventId = id;
-        const verdict = event.type === "attempt.finished" ? VerdictSchema.safeParse(event.data?.verdict) : undefined;
-        if (lostAt !== undefined) {
-          lostAt = undefined;
-          say(`the installer answers again: following attempt ${attempt} on`);
-        }
+        line.answered(doing);
         out(eventLine(event));
-        if (verdict) {
+        if (event.type === "attempt.finished") {
+          const verdict = VerdictSchema.safeParse(event.data?.verdict);
           if (!verdict.success) throw new Refused(`the attempt.finished event of attempt ${attempt} carries no verdict: is it the installer?`);
           out(verdictLine(verdict.data));
           // Only a start of the installer fails an attempt INTERRUPTED: the installer that ran it stopped (killed, restarted or rebooted).
@@ -205,26 +255,13 @@ async function followAttempt(target: Pinned, attempt: number, options: StatusOpt
           return verdict.data.outcome === "succeeded" ? 0 : 1;
         }
       }
-      why = "the event stream ended before the attempt finished";
     } catch (err) {
       if (err instanceof Refused) throw err;
       if (err instanceof HttpClientError && err.kind === "status") throw new Refused(`the events of attempt ${attempt} answered HTTP ${err.answer!.status}`);
-      if (err instanceof HttpClientError && err.kind === "tls-mismatch") {
-        target = await repinned(target, options, err.presented);
-        continue;
-      }
-      const mapped = inStatusWords(err, target, path);
-      if (!(mapped instanceof Unavailable)) throw mapped;
-      why = mapped.message;
+      failure = err;
     }
     // The installer restarted (or the link dropped): it answers again in a moment, and the stream resumes after the last event.
-    if (lostAt === undefined) {
-      lostAt = Date.now();
-      say(`lost the installer at ${target.url.origin} while following attempt ${attempt} (${why}): trying again for ${LOST_MS / 1000} s (Ctrl-C to stop)`);
-    } else if (Date.now() - lostAt > LOST_MS) {
-      throw new Unavailable(`lost the installer while following attempt ${attempt}: ${why}. Once it runs again (systemctl status stratum-installer), \`status --follow\` follows the attempt on, or says how it ended`);
-    }
-    await sleep(POLL_MS);
+    await line.lost(failure, doing, path, "the event stream ended before the attempt finished");
   }
 }
 

@@ -425,6 +425,21 @@ describe("status", () => {
     assert.match(run.stderr, /^status: the installer answers again: following attempt 1 on\nstatus: the installer restarted while attempt 1 ran, which it marked INTERRUPTED\. To go on, start the install again \(the console, or POST \/v1\/installer\/install\)\.\n$/m);
   });
 
+  test("--follow waiting for an attempt, of an installer killed and restarted: it says so, waits on, and follows the attempt the restarted installer runs", async () => {
+    const node = await installer("ready");
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to wait", async () => (following.output().includes("waiting for an install attempt to start") ? true : undefined));
+    await node.kill9();
+    await waitFor("status --follow to say it lost the installer", async () => (following.errors().includes("lost the installer") ? true : undefined));
+    const again = await node.restart();
+    await untilNoBlockers(again);
+    await install(again);
+    const run = await following.ended;
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.equal(run.stdout.trimEnd().split("\n").at(-1), "attempt 1 succeeded");
+    assert.match(run.stderr, /^status: lost the installer at https:\/\/127\.0\.0\.1:\d+ while waiting for an install attempt to start \(.+\): trying again for \d+ s \(Ctrl-C to stop\)\nstatus: the installer answers again: waiting for an install attempt to start on\n$/);
+  });
+
   test("--follow of an installer restarted with a new certificate: it names the new certificate, pins the one its state dir now holds, never another's", async () => {
     const node = await installer("ready", { gated: true });
     await install(node);
