@@ -341,6 +341,16 @@ describe("attempt runner: stopping and the next start", () => {
     assert.deepEqual((await reopened(r.stateDir)).slice("attempts").get(), [record]);
   });
 
+  test("what the installer says of a step (firstboot's leftovers stopped) is in the service log, where the operator reads at night; what firstboot prints is not", async (t) => {
+    const r = await rig(t, { firstboot: `sleep 60 &\necho "firstboot: done"` });
+    await r.start();
+    const events = await r.finished(1);
+    const stopped = events.find((e) => e.data?.stopped)!;
+    assert.equal(stopped.level, "warn");
+    assert.deepEqual(r.entries.filter((e) => e.step === "firstboot" && e.level !== "info"), [{ level: "warn", message: "step progress", attempt: 1, step: "firstboot", detail: stopped.message }]);
+    assert.ok(!r.entries.some((e) => JSON.stringify(e).includes("firstboot: done")), "firstboot's own output stays in the events");
+  });
+
   test("a stop while the leftovers of a firstboot that exited 0 are being stopped: its success is on record, the next start says recheck readiness, not retry the install", async (t) => {
     // firstboot exits 0 and leaves a child that ignores SIGTERM, saying when it got one: the step is then stopping what firstboot left running.
     // It exits only once its leftover has set its trap: a SIGTERM before that ended the leftover with no word (a flake under load).
