@@ -26,6 +26,11 @@ interface SupportBundleOptions {
 
 /** The bundle from the state dir alone: no lock, no write there, whether the service runs, stopped or crashed. */
 export async function runSupportBundle(options: SupportBundleOptions): Promise<Exit> {
+  // Binary on a terminal is noise, and bytes a terminal may obey: refused as gzip refuses it, before any work.
+  if (options.output === "-" && process.stdout.isTTY) {
+    process.stderr.write("installer: support-bundle -o - writes the bundle (a .tar.gz) to stdout, which is a terminal: redirect it (-o - > FILE), pipe it, or give -o FILE\n");
+    return 2;
+  }
   if (!(await stat(options.stateDir).then((s) => s.isDirectory(), () => false))) {
     process.stderr.write(`installer: no state dir at ${printable(options.stateDir)}: pass the --state-dir the service runs with\n`);
     return 2;

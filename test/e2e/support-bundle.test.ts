@@ -107,6 +107,19 @@ test("support-bundle: a state dir that is not there, or a file that is no bundle
   assert.match(summary.stderr, /cannot read .*package\.json as a support bundle \(\.tar\.gz\)/);
 });
 
+test("support-bundle -o - with stdout a terminal (a pty from util-linux's script): refused, exit 2, saying how to redirect it; none of the .tar.gz reaches the terminal", async () => {
+  const stateDir = await tempDir();
+  const command = `exec '${await bundleNode()}' '${BUNDLE}' support-bundle --state-dir '${stateDir}' --host-facts '${DEMO_HOST_FACTS}' -o -`;
+  const proc = spawn("script", ["--quiet", "--return", "--command", command, "/dev/null"], { stdio: ["ignore", "pipe", "pipe"] });
+  lab.defer(() => proc.exitCode === null && proc.kill("SIGKILL"));
+  let output = "";
+  proc.stdout.setEncoding("latin1").on("data", (d: string) => (output += d));
+  const [code] = (await once(proc, "close")) as [number | null];
+  assert.equal(code, 2, output);
+  assert.ok(!output.includes("\x1f\x8b"), "no gzip stream on the terminal");
+  assert.match(output, /^installer: support-bundle -o - writes the bundle \(a \.tar\.gz\) to stdout, which is a terminal: redirect it \(-o - > FILE\), pipe it, or give -o FILE\r?\n$/);
+});
+
 test("support-bundle (as root) never writes through a file planted where its temp file would be: a link to another file, or a file another user made", async () => {
   const stateDir = await tempDir("stratum-sb-planted-");
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
