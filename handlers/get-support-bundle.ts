@@ -32,8 +32,14 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
   handler: async (c) => {
     const bundle = await c.get("services").supportBundle();
-    // A HEAD's body is cancelled unsent: the bundle it ends is no failure.
-    if (!answersHead(c.req.raw)) bundle.manifest.catch((err: Error) => c.get("services").log.warn("support bundle not finished", { error: err.message }));
+    const { log } = c.get("services");
+    const head = answersHead(c.req.raw);
+    bundle.manifest.catch((err: Error) => {
+      // Its own failure is the error the stream ended with. Else its reader went away (the client hung up, or a HEAD's
+      // body was cancelled unsent) and the stream was ended under it: nothing failed.
+      if (bundle.stream.errored === err) log.warn("support bundle not finished", { error: err.message });
+      else if (!head) log.info("support bundle not sent whole: the client went away");
+    });
     return c.body(webStreamOf(bundle.stream), 200, {
       "Content-Type": "application/gzip",
       "Content-Disposition": `attachment; filename="${bundle.name}"`,

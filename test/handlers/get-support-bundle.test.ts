@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { test, type TestContext } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { StatusSchema } from "../../handlers/get-status.ts";
@@ -109,17 +110,22 @@ test("needs the install code", async (t) => {
   assert.equal((await fetchBundle(app, "WRONG-CODE-0000")).status, 401);
 });
 
-test("a client that goes away mid-bundle: the service goes on, and the next bundle is whole", async (t) => {
+test("a client that goes away mid-bundle: the service goes on, logs that the client went away (no warning: nothing failed), and the next bundle is whole", async (t) => {
   // ≈ 4 MB of events that do not compress, streamed file by file: far more than the stream holds ahead of its reader,
   // so the bundle is far from written when the client leaves, however fast the machine (a log of 600 KB, written to
   // the gzip stream in one piece, could be all made before the client left, and nothing was then cut short).
   const { app } = await installWithSecrets(t, "#!/bin/sh\nhead -c 3000000 /dev/urandom | base64 -w 150\nexit 3\n", []);
+  const before = app.log.length;
   const response = await fetchBundle(app);
   const reader = response.body!.getReader();
   await reader.read();
   await reader.cancel(new Error("the client went away"));
   assert.equal((await app.request("/v1/installer/status")).status, 200);
-  await waitFor("the abandoned bundle ended", async () => (app.log.some((line) => line.includes("support bundle not finished")) ? true : undefined));
+  await waitFor("the abandoned bundle ended", async () => (app.log.some((line) => line.includes("support bundle not sent whole")) ? true : undefined));
+  assert.deepEqual(
+    app.log.slice(before).map((line) => JSON.parse(line)).map(({ level, message }) => [level, message]),
+    [["info", "support bundle not sent whole: the client went away"]],
+  );
   const { files } = await bundleOf(app);
   assert.ok(files.get("attempts/1/events.ndjson")!.length > 1_000_000);
 });
@@ -140,4 +146,21 @@ test("HEAD: the bundle's headers and no body, logged as any request is: no 'not 
   // Settled, and the handler's own reaction to it (registered first) has run.
   await Promise.allSettled(made);
   assert.deepEqual(app.log.slice(before).filter((line) => !line.includes('"level":"info"')), []);
+});
+
+test("a bundle that fails as it is made (a read error): a warning with the error, as before a client could go away", async (t) => {
+  const app = await inProcessApp(t);
+  const failure = new Error("EIO: i/o error, read");
+  // What writeSupportBundle does when its build fails: the stream ended with the error, the manifest rejected with it.
+  app.services.supportBundle = async () => {
+    const stream = new PassThrough();
+    const manifest = new Promise<never>((_, reject) => setImmediate(() => (stream.destroy(failure), reject(failure))));
+    manifest.catch(() => undefined);
+    return { name: "stratum-support-node-01-20261207T000000Z.tar.gz", stream, manifest };
+  };
+  const response = await fetchBundle(app);
+  assert.equal(response.status, 200);
+  await assert.rejects(response.arrayBuffer());
+  const line = await waitFor("the warning", async () => app.log.find((l) => l.includes("support bundle not finished")));
+  assert.deepEqual([JSON.parse(line).level, JSON.parse(line).error], ["warn", failure.message]);
 });
