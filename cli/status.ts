@@ -137,7 +137,7 @@ async function follow(target: Pinned, options: StatusOptions): Promise<Exit> {
   let status = await fetchStatus(target);
   if (status.phase === "done" || status.phase === "failed") return show(target);
   for (const line of describeStatus(status)) out(line);
-  const line = new Lifeline(target, options);
+  const hold = new Lifeline(target, options);
   if (status.phase === "configuring") {
     out("waiting for an install attempt to start (Ctrl-C to stop)");
     const before = status.attempt;
@@ -145,16 +145,16 @@ async function follow(target: Pinned, options: StatusOptions): Promise<Exit> {
     while (status.attempt === before) {
       await sleep(POLL_MS);
       try {
-        status = await getJsonAsIs(line.target, STATUS_PATH, StatusSchema);
-        line.answered(doing);
+        status = await getJsonAsIs(hold.target, STATUS_PATH, StatusSchema);
+        hold.answered(doing);
       } catch (err) {
         // A refused code or an odd answer: asking again changes nothing.
-        if (!(err instanceof HttpClientError) || err.kind === "status" || err.kind === "not-json" || err.kind === "schema") throw inStatusWords(err, line.target, STATUS_PATH);
-        await line.lost(err, doing, STATUS_PATH);
+        if (!(err instanceof HttpClientError) || err.kind === "status" || err.kind === "not-json" || err.kind === "schema") throw inStatusWords(err, hold.target, STATUS_PATH);
+        await hold.lost(err, doing, STATUS_PATH);
       }
     }
   }
-  return followAttempt(line, status.attempt);
+  return followAttempt(hold, status.attempt);
 }
 
 const say = (line: string) => process.stderr.write(`status: ${printable(line)}\n`);
@@ -216,7 +216,7 @@ class Lifeline {
   }
 }
 
-async function followAttempt(line: Lifeline, attempt: number): Promise<Exit> {
+async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
   const path = `/v1/installer/install/events?attempt=${attempt}`;
   const doing = `following attempt ${attempt}`;
   let lastEventId: string | undefined;
@@ -225,9 +225,9 @@ async function followAttempt(line: Lifeline, attempt: number): Promise<Exit> {
     let failure: unknown;
     try {
       const events = readEvents({
-        url: new URL(path, line.target.url),
-        trust: { pin: line.target.sha256 },
-        headers: { authorization: `Bearer ${line.target.code}` },
+        url: new URL(path, hold.target.url),
+        trust: { pin: hold.target.sha256 },
+        headers: { authorization: `Bearer ${hold.target.code}` },
         timeoutMs: TIMEOUT_MS,
         idleMs: IDLE_MS,
         lastEventId,
@@ -241,7 +241,7 @@ async function followAttempt(line: Lifeline, attempt: number): Promise<Exit> {
         }
         lastSeq = event.seq;
         lastEventId = id;
-        line.answered(doing);
+        hold.answered(doing);
         out(eventLine(event));
         if (event.type === "attempt.finished") {
           const verdict = VerdictSchema.safeParse(event.data?.verdict);
@@ -261,7 +261,7 @@ async function followAttempt(line: Lifeline, attempt: number): Promise<Exit> {
       failure = err;
     }
     // The installer restarted (or the link dropped): it answers again in a moment, and the stream resumes after the last event.
-    await line.lost(failure, doing, path, "the event stream ended before the attempt finished");
+    await hold.lost(failure, doing, path, "the event stream ended before the attempt finished");
   }
 }
 
