@@ -457,6 +457,21 @@ describe("status", () => {
     assert.match(run.stderr, new RegExp(`^status: the installer at https://127\\.0\\.0\\.1:${node.port} restarted with a new certificate, SHA-256 ${sha}, the one its state dir now holds: following on with that one$`, "m"));
   });
 
+  test("--follow of an installer whose port another installer took meanwhile: exit 2 at once naming the other certificate, the install code never sent to it", async () => {
+    const node = await installer("ready", { gated: true });
+    await install(node);
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
+    await node.kill9();
+    const other = await lab.start({ args: ["--listen", `127.0.0.1:${node.port}`] });
+    const run = await following.ended;
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    const sha = other.fingerprint.replaceAll(":", "").toLowerCase();
+    assert.match(run.stderr, new RegExp(`^status: https://127\\.0\\.0\\.1:${node.port} presents another certificate \\(SHA-256 ${sha}\\) than the state dir's: it is not the installer of that state dir, so the install code was not sent\n$`, "m"));
+    assert.doesNotMatch(run.stderr, /restarted with a new certificate/);
+    assert.doesNotMatch(other.output().stderr, /wrong install code/, "the other installer never saw the code");
+  });
+
   test("`status` and `code` on a state dir whose install-code file is empty say so, not that it is the wrong state dir", async () => {
     const stateDir = await tempDir();
     await writeFile(stateLayout(stateDir).installCode, "\n");
