@@ -19,7 +19,11 @@ type InstallEvent = z.infer<typeof EventSchema>;
 interface Pinned {
   url: URL;
   code: string;
+  /** The file the code was read from. */
+  codeFile: string;
   sha256: string;
+  /** The certificate is the state dir's own (self-signed, made there): no other installer serves it. */
+  ownCertificate: boolean;
 }
 
 /** The installer cannot be asked: no code or certificate in the state dir, not listening, another certificate, or the code refused. */
@@ -68,7 +72,7 @@ async function pinnedTarget({ stateDir, url, tlsCert }: StatusOptions): Promise<
   const cert = await readFile(certFile, "utf8").catch((err: Error) => {
     throw new Unavailable(`cannot read the certificate to pin, ${certFile}: ${err.message}${tlsCert ? "" : " (an installer started with --tls-cert: pass the same --tls-cert)"}`);
   });
-  return { url, code, sha256: certificateFingerprint(cert).replaceAll(":", "").toLowerCase() };
+  return { url, code, codeFile: stateLayout(stateDir).installCode, sha256: certificateFingerprint(cert).replaceAll(":", "").toLowerCase(), ownCertificate: tlsCert === undefined };
 }
 
 function problemDetail(body: string): string | undefined {
@@ -96,7 +100,14 @@ function inStatusWords(error: unknown, target: Pinned, path: string): unknown {
       return new Unavailable(`${origin}${path} answered ${error.message}: is it the installer?`);
     case "status": {
       const detail = problemDetail(error.answer!.body);
-      if (status === 401 || status === 429) return new Unavailable(`the installer at ${origin} refused the state dir's install code (HTTP ${status}): ${detail}`);
+      if (status === 401) {
+        // Not the server's "run `installer code`": that prints this same file.
+        const whose = target.ownCertificate
+          ? "Its certificate is the state dir's, so it is that state dir's installer, and the file was changed since it started"
+          : "Is it the installer of that state dir (--tls-cert's certificate may be served by others)? If it is, the file was changed since it started";
+        return new Unavailable(`the installer at ${origin} refused the install code in ${target.codeFile} (HTTP 401): it runs with another one. ${whose}: the code it runs with is in its banner (journalctl -u stratum-installer)`);
+      }
+      if (status === 429) return new Unavailable(`the installer at ${origin} refused the state dir's install code (HTTP ${status}): ${detail}`);
       return new Unavailable(`${origin}${path} answered HTTP ${status}${detail ? `: ${detail}` : ""}`);
     }
     case "broken":

@@ -472,6 +472,20 @@ describe("status", () => {
     assert.doesNotMatch(other.output().stderr, /wrong install code/, "the other installer never saw the code");
   });
 
+  test("status with a code in the state dir that the installer refuses (install-code changed since it started): exit 2 naming the file and where the code it runs with is, not `installer code` (which prints the same file)", async () => {
+    const node = await lab.start();
+    await writeFile(stateLayout(node.stateDir).installCode, "AAAA-BBBB-CCCC\n");
+    const run = await runCli(statusOf(node));
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.equal(run.stdout, "");
+    assert.doesNotMatch(run.stderr, /installer\.js code/);
+    assert.equal(
+      run.stderr,
+      `status: the installer at https://127.0.0.1:${node.port} refused the install code in ${stateLayout(node.stateDir).installCode} (HTTP 401): it runs with another one. ` +
+        "Its certificate is the state dir's, so it is that state dir's installer, and the file was changed since it started: the code it runs with is in its banner (journalctl -u stratum-installer)\n",
+    );
+  });
+
   test("`status` and `code` on a state dir whose install-code file is empty say so, not that it is the wrong state dir", async () => {
     const stateDir = await tempDir();
     await writeFile(stateLayout(stateDir).installCode, "\n");
