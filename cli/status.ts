@@ -159,9 +159,10 @@ async function follow(target: Pinned, options: StatusOptions): Promise<Exit> {
         status = await getJsonAsIs(hold.target, STATUS_PATH, StatusSchema);
         hold.answered(doing);
       } catch (err) {
-        // A refused code or an odd answer: asking again changes nothing.
-        if (!(err instanceof HttpClientError) || err.kind === "status" || err.kind === "not-json" || err.kind === "schema") throw inStatusWords(err, hold.target, STATUS_PATH);
-        await hold.lost(err, doing, STATUS_PATH);
+        if (err instanceof HttpClientError && err.kind === "status" && err.answer!.status === 401) await hold.renewedCode(err, STATUS_PATH);
+        // Another refusal or an odd answer: asking again changes nothing.
+        else if (!(err instanceof HttpClientError) || err.kind === "status" || err.kind === "not-json" || err.kind === "schema") throw inStatusWords(err, hold.target, STATUS_PATH);
+        else await hold.lost(err, doing, STATUS_PATH);
       }
     }
   }
@@ -217,6 +218,17 @@ class Lifeline {
     await sleep(POLL_MS);
   }
 
+  /**
+   * The installer refused the code (HTTP 401, `err`): one restarted with a new code (its install-code emptied, a new
+   * one made at its start) is followed on with the state dir's new code, said; else the refusal stands.
+   */
+  async renewedCode(err: HttpClientError, path: string): Promise<void> {
+    const now = await pinnedTarget(this.options);
+    if (now.code === this.target.code || now.sha256 !== this.target.sha256) throw inStatusWords(err, this.target, path);
+    say(`the installer at ${this.target.url.origin} runs with a new install code, the one its state dir now holds: following on with that one`);
+    this.target = now;
+  }
+
   async #repinned(presented: string | undefined): Promise<Pinned> {
     const now = await pinnedTarget(this.options);
     if (now.sha256 === this.target.sha256 || now.sha256 !== presented) {
@@ -268,7 +280,11 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
       }
     } catch (err) {
       if (err instanceof Refused) throw err;
-      if (err instanceof HttpClientError && err.kind === "status") throw new Refused(`the events of attempt ${attempt} answered HTTP ${err.answer!.status}`);
+      if (err instanceof HttpClientError && err.kind === "status") {
+        if (err.answer!.status !== 401) throw new Refused(`the events of attempt ${attempt} answered HTTP ${err.answer!.status}`);
+        await hold.renewedCode(err, path);
+        continue;
+      }
       failure = err;
     }
     // The installer restarted (or the link dropped): it answers again in a moment, and the stream resumes after the last event.

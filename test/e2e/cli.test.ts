@@ -457,6 +457,22 @@ describe("status", () => {
     assert.match(run.stderr, new RegExp(`^status: the installer at https://127\\.0\\.0\\.1:${node.port} restarted with a new certificate, SHA-256 ${sha}, the one its state dir now holds: following on with that one$`, "m"));
   });
 
+  test("--follow of an installer restarted with a new install code (its install-code emptied, as a rotation does): it follows on with the state dir's new code, and says so", async () => {
+    const node = await installer("ready", { gated: true });
+    await install(node);
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
+    await node.kill9();
+    await writeFile(stateLayout(node.stateDir).installCode, "");
+    const again = await node.restart();
+    assert.notEqual(again.code, node.code);
+    const run = await following.ended;
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.equal(run.stdout.trimEnd().split("\n").at(-1), "attempt 1 failed at firstboot: INTERRUPTED; next: retryInstall");
+    assert.match(run.stderr, /^status: the installer at https:\/\/127\.0\.0\.1:\d+ runs with a new install code, the one its state dir now holds: following on with that one$/m);
+    assert.ok(!run.stderr.includes(again.code) && !run.stdout.includes(again.code), "the code itself is never printed");
+  });
+
   test("--follow of an installer whose port another installer took meanwhile: exit 2 at once naming the other certificate, the install code never sent to it", async () => {
     const node = await installer("ready", { gated: true });
     await install(node);
