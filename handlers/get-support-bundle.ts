@@ -31,8 +31,9 @@ const route = createRoute({
 export default defineOpenAPIRoute<typeof route, AppEnv>({
   route,
   handler: async (c) => {
-    const bundle = await c.get("services").supportBundle();
-    const { log } = c.get("services");
+    const services = c.get("services");
+    const bundle = await services.supportBundle();
+    const { log } = services;
     const head = answersHead(c.req.raw);
     bundle.manifest.catch((err: Error) => {
       // Its own failure is the error the stream ended with. Else its reader went away (the client hung up, or a HEAD's
