@@ -53,7 +53,7 @@ export class AttemptRunner {
    */
   async recover(): Promise<string[]> {
     const { attempts, events } = this.deps;
-    const leftovers = await stopLeftoverFirstboots(
+    const { notices: leftovers, gone } = await stopLeftoverFirstboots(
       attempts.get(),
       firstbootMark(this.deps.settings.stateDir),
       this.deps.recordsLost ?? false,
@@ -81,14 +81,23 @@ export class AttemptRunner {
       // A recheck's only step is readiness: killed before it was recorded, what is left is still the readiness wait, never firstboot.
       const { step, after } = standing(record, record.step ?? (record.kind === "recheck-readiness" ? "readiness" : null));
       const todo = step === "readiness" ? "recheck readiness" : "retry the install";
+      // firstboot past its gate (its group recorded) and no longer running at this start: it exited, maybe 0, before
+      // its exit could be recorded. No one knows which: a retry runs it again (it erases the OSD disks), so the operator checks first.
+      const mayHaveFinished = step === "firstboot" && !after && gone.has(record.attempt);
       this.#finish(record, log, {
         code: "INTERRUPTED",
         step,
         message: after
           ? `The installer stopped after ${after} succeeded, before ${step === "readiness" ? "readiness was checked" : `${step} began`} (killed or rebooted); ${todo}.`
-          : `The installer stopped during ${step ?? "the start of the attempt"} (killed or rebooted); ${todo}.`,
+          : mayHaveFinished
+            ? "The installer stopped during firstboot (killed or rebooted), and firstboot was no longer running when it started again: firstboot may have finished, even successfully, before the installer stopped; its exit was not recorded. Before you retry the install, which runs firstboot again, check on the node whether firstboot completed (its last output is in this attempt's events, and the cloud's readiness endpoint says whether it is up)."
+            : `The installer stopped during ${step ?? "the start of the attempt"} (killed or rebooted); ${todo}.`,
       });
-      said.push(`attempt ${record.attempt} was interrupted ${after ? `after ${after} succeeded` : `at ${step ?? "its start"}`}; its verdict says ${record.verdict?.next}`);
+      said.push(
+        mayHaveFinished
+          ? `attempt ${record.attempt} was interrupted at firstboot, which may have finished (it was no longer running); its verdict says ${record.verdict?.next}: check the node before retrying`
+          : `attempt ${record.attempt} was interrupted ${after ? `after ${after} succeeded` : `at ${step ?? "its start"}`}; its verdict says ${record.verdict?.next}`,
+      );
       recovered.push([record, log]);
     }
     try {

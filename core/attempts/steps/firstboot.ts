@@ -101,6 +101,10 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
       delete record.firstbootGroup;
       // A stop that found firstboot already gone (exited, not yet seen): its own exit is what happened.
       if (!exit && !stopped.processes.some((p) => p.pid === pid)) exit = await exited;
+      // Stopped by this installer (or gone with an exit that is no success): no record of the step's end follows while
+      // it stops, and the next start must not take a group still on record and gone for a firstboot that may have finished.
+      // A state dir that refuses the write leaves the group on record: then the next start cannot tell, and says so.
+      if (ctx.signal.aborted && !(exit && isSuccess(exit))) await persist().catch(() => undefined);
       const what = exit
         ? "firstboot left running"
         : isStorageError(ctx.signal.reason)
@@ -131,10 +135,21 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
 
 const isSuccess = (exit: Exit) => !exit.error && exit.code === 0;
 
+/** What the start found of the firstboots a killed installer left. */
+export interface LeftoverFirstboots {
+  /** What it stopped, for the banner. */
+  notices: string[];
+  /**
+   * The attempts whose recorded firstboot (the group's leader: firstboot itself, once past its gate) no longer ran: it
+   * exited, how no record says (exit 0 included), or never got past its gate. The others' firstboot was stopped here, unfinished.
+   */
+  gone: Set<number>;
+}
+
 /**
  * At start, before anything else runs: kills, at once, every process the firstboot of an installer
  * that was killed left running (found by its mark, or by the group its attempt recorded), so a retry
- * never runs beside it. Returns what it stopped, for the banner. (A firstboot about to start looks again.)
+ * never runs beside it. (A firstboot about to start looks again.)
  */
 export async function stopLeftoverFirstboots(
   attempts: AttemptRecord[],
@@ -143,10 +158,11 @@ export async function stopLeftoverFirstboots(
   emit: (attempt: number, event: NewEvent) => Promise<void>,
   persist: () => Promise<void>,
   now: () => Date,
-): Promise<string[]> {
+): Promise<LeftoverFirstboots> {
   const byAttempt = new Map<number, StoppedGroup["processes"]>();
   const add = (attempt: number, processes: StoppedGroup["processes"]) => byAttempt.set(attempt, [...(byAttempt.get(attempt) ?? []), ...processes]);
   const recorded = attempts.filter((a) => a.firstbootGroup);
+  const leaders = new Map(recorded.map((a) => [a.attempt, a.firstbootGroup!.pid]));
   for (const record of recorded) {
     add(record.attempt, (await stopRecordedGroup(record.firstbootGroup!, now, 0))?.processes ?? []);
     delete record.firstbootGroup;
@@ -156,6 +172,8 @@ export async function stopLeftoverFirstboots(
   const mayBeLeft = recordsLost || attempts.some((a) => a.state === "running" || a.firstbootGroup);
   const marked = mayBeLeft ? await killMarked(mark, now) : { processes: [] };
   for (const process of marked.processes) add(process.attempt ?? attempts.at(-1)?.attempt ?? 1, [process]);
+  // The leader found and stopped (by its recorded start time, or by the mark where that is not known) still ran.
+  const gone = new Set([...leaders].filter(([attempt, pid]) => !byAttempt.get(attempt)?.some((p) => p.pid === pid)).map(([attempt]) => attempt));
   const notices: string[] = [];
   for (const [attempt, processes] of [...byAttempt].sort(([a], [b]) => a - b)) {
     if (processes.length === 0) continue;
@@ -164,7 +182,7 @@ export async function stopLeftoverFirstboots(
     notices.push(event.message);
   }
   if (recorded.length > 0) await persist();
-  return notices;
+  return { notices, gone };
 }
 
 function stoppedEvent(stopped: StoppedGroup, why: string): Omit<NewEvent, "step"> {

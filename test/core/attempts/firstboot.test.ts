@@ -177,7 +177,7 @@ test("a process still carrying this state dir's mark when firstboot is to start 
 test("a store kept aside at start holds no record of what ran: every process carrying the state dir's mark is killed all the same", async () => {
   const mark = firstbootMark(randomUUID());
   const stray = spawn("sleep", ["60"], { stdio: "ignore", detached: true, env: { ...process.env, ...markedEnv(mark, 4) } });
-  const notices = await stopLeftoverFirstboots([], mark, true, async () => {}, async () => {}, () => new Date());
+  const { notices } = await stopLeftoverFirstboots([], mark, true, async () => {}, async () => {}, () => new Date());
   assert.equal(await alive(stray.pid!), false);
   assert.deepEqual(notices, [`stopped 1 process the interrupted firstboot of attempt 4 left running: ${stray.pid} sleep`]);
 });

@@ -490,6 +490,53 @@ describe("attempt runner: stopping and the next start", () => {
   });
 });
 
+describe("attempt runner: a firstboot whose end no record holds", () => {
+  /** The store a killed installer leaves at firstboot: the step running, the group recorded (as before firstboot got going). */
+  async function killedAtFirstboot(firstbootGroup: AttemptRecord["firstbootGroup"]): Promise<string> {
+    const { stateDir, store } = await tempStore();
+    const at = "2026-12-04T11:00:00.000Z";
+    const running: AttemptRecord = { attempt: 1, kind: "install", startedBy: "person", state: "running", step: "firstboot", startedAt: at, steps: [{ step: "firstboot", state: "running", startedAt: at }], config: { source: "structured", config: {} }, payloadVersion: null, firstbootTail: [], readinessHistory: [], ...(firstbootGroup ? { firstbootGroup } : {}) };
+    store.slice("attempts").set([running]);
+    await store.slice("attempts").save();
+    return stateDir;
+  }
+
+  test("firstboot had exited when the installer started again (killed before its exit was recorded): the verdict says it may have finished, and what to check before retrying", async (t) => {
+    // A firstboot that exited 0 while its installer was being killed: gone by the next start, its exit in no record.
+    const done = spawn("sh", ["-c", "exit 0"], { stdio: "ignore" });
+    const group = { pid: done.pid!, startTime: startTimeOf(done.pid!) };
+    await new Promise((resolve) => done.once("exit", resolve));
+    const r = await rig(t, { stateDir: await killedAtFirstboot(group) });
+    const notices = await r.runner.recover();
+    assert.deepEqual(notices, ["attempt 1 was interrupted at firstboot, which may have finished (it was no longer running); its verdict says retryInstall: check the node before retrying"]);
+    const [record] = (await reopened(r.stateDir)).slice("attempts").get();
+    assert.deepEqual([record!.verdict?.code, record!.verdict?.step, record!.verdict?.next], ["INTERRUPTED", "firstboot", "retryInstall"]);
+    assert.equal(
+      record!.verdict?.message,
+      "The installer stopped during firstboot (killed or rebooted), and firstboot was no longer running when it started again: firstboot may have finished, even successfully, before the installer stopped; its exit was not recorded. Before you retry the install, which runs firstboot again, check on the node whether firstboot completed (its last output is in this attempt's events, and the cloud's readiness endpoint says whether it is up).",
+    );
+    assert.equal(record!.steps[0]!.message, record!.verdict?.message, "the report's firstboot step says the same");
+  });
+
+  test("firstboot still ran when the installer started again: it is stopped there, so it did not finish; the verdict says retry the install, nothing more", async (t) => {
+    const leftover = spawn("sh", ["-c", "sleep 60 & wait"], { stdio: "ignore", detached: true });
+    t.after(() => {
+      try {
+        process.kill(-leftover.pid!, "SIGKILL");
+      } catch {}
+    });
+    const r = await rig(t, { stateDir: await killedAtFirstboot({ pid: leftover.pid!, startTime: startTimeOf(leftover.pid!) }) });
+    const notices = await r.runner.recover();
+    assert.equal(notices.at(-1), "attempt 1 was interrupted at firstboot; its verdict says retryInstall");
+    assert.equal(r.attempts.get()[0]!.verdict?.message, "The installer stopped during firstboot (killed or rebooted); retry the install.");
+  });
+
+  test("killed before firstboot's group was recorded: firstboot never got past its gate, so the verdict says retry the install, nothing more", async (t) => {
+    const r = await rig(t, { stateDir: await killedAtFirstboot(undefined) });
+    assert.deepEqual(await r.runner.recover(), ["attempt 1 was interrupted at firstboot; its verdict says retryInstall"]);
+  });
+});
+
 describe("attempt runner: a readiness recheck that fails never sends the operator back to firstboot", () => {
   test("a recheck a killed installer left running before its readiness step was recorded → INTERRUPTED at readiness, next recheckReadiness, and a recheck is admitted", async (t) => {
     const { stateDir, store } = await tempStore();
