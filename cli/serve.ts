@@ -105,11 +105,12 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   const lock = await acquireStateLock(stateDir).catch(storage);
   let url = publicUrl(settings.listenHost, settings.listenPort);
   let certificate: CertificateFacts | undefined;
+  let tlsKey: string | undefined;
   const now = () => new Date();
   // Side by side once the lock is held: on a first start each writes (and fsyncs) its own new files.
   const [{ services, opened, installCode, codeNotice, log }, tls] = await Promise.all([
     (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts()).then((host) =>
-      wireServices(settings, { version, url: () => url, tls: () => certificate, host, now, journal: stderrIsJournal(process.env) }),
+      wireServices(settings, { version, url: () => url, tls: () => certificate, tlsKey: () => tlsKey, host, now, journal: stderrIsJournal(process.env) }),
     ),
     loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }, now),
   ]).catch(async (err: unknown) => {
@@ -119,6 +120,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
   certificate = certificateFacts(tls.cert);
+  tlsKey = tls.key;
   // A start whose first writes fit and a later one does not (a first start's store record of its handoff) is a start
   // on a full state dir too: the same sentence, and the lock released, not left for the next start to take over.
   const started = await services.start().catch(async (err: unknown) => {

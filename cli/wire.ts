@@ -3,7 +3,7 @@ import type { HostFacts } from "../core/host/facts.ts";
 import { loadOrCreateInstallCode } from "../core/access/install-code.ts";
 import { createLogger, type Logger } from "../core/common/log.ts";
 import { createLogRing } from "../core/common/log-ring.ts";
-import { clusterSecrets, createRedactor, draftSecrets } from "../core/secrets/index.ts";
+import { clusterSecrets, createRedactor, draftSecrets, keySpellings } from "../core/secrets/index.ts";
 import { createServices, type Services } from "../core/service/services.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
 import type { Settings } from "../core/common/settings.ts";
@@ -27,6 +27,8 @@ export async function wireServices(
     version: string;
     url: () => string;
     tls?: () => CertificateFacts | undefined;
+    /** The private key the service serves with (the state dir's tls.key or the operator's --tls-key), once loaded: never in any output. */
+    tlsKey?: () => string | undefined;
     host: HostFacts;
     now?: () => Date;
     writeLog?: (line: string) => void;
@@ -42,7 +44,14 @@ export async function wireServices(
   if (options.store) opened.store = options.store(opened.store);
   const draft = opened.store.slice("draft");
   const cluster = opened.store.slice("cluster");
-  const redactor = createRedactor(() => [installCode, ...draftSecrets(draft.get()), ...clusterSecrets(cluster.get())]);
+  let keyOf: { key: string; spellings: string[] } | undefined;
+  const tlsKey = (): string[] => {
+    const key = options.tlsKey?.();
+    if (!key) return [];
+    if (keyOf?.key !== key) keyOf = { key, spellings: keySpellings(key) };
+    return keyOf.spellings;
+  };
+  const redactor = createRedactor(() => [installCode, ...tlsKey(), ...draftSecrets(draft.get()), ...clusterSecrets(cluster.get())]);
   const layout = stateLayout(settings.stateDir);
   const keep = createLogRing(layout.serviceLog, layout.serviceLogOlder);
   const log = createLogger(redactor, now, { write: options.writeLog, journal: options.journal, keep });

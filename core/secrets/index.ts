@@ -3,4 +3,4 @@
  * core/config imports ./redact.ts itself: draft-secrets.ts reads node.yaml through core/config.
  */
 export { clusterSecrets, draftSecrets, redactedNodeYaml, withSecretScalarsReplaced } from "./draft-secrets.ts";
-export { createRedactor, redactDraft, REDACTED, SECRET_FIELDS, spellings, type Redactor } from "./redact.ts";
+export { createRedactor, keySpellings, PEM_PRIVATE_KEY, privateKeyLines, redactDraft, REDACTED, SECRET_FIELDS, spellings, type KeyLines, type Redactor } from "./redact.ts";

@@ -39,6 +39,57 @@ export function spellings(text: string): string[] {
   return [...new Set([...lines.flatMap((t) => [t, JSON.stringify(t).slice(1, -1)]), ...encoded])];
 }
 
+/**
+ * A private key's own spellings, for a key the installer holds (its TLS key): every one `spellings` gives but its
+ * BEGIN and END lines alone (any key of its kind has those: taking them for this one would cut another key's BEGIN
+ * line away from its body, which then would show), and its body joined on one line.
+ */
+export function keySpellings(pem: string): string[] {
+  const body = pem.split(/\r?\n/).filter((line) => line.trim() !== "" && !line.trim().startsWith("-----"));
+  return [...spellings(pem).filter((text) => !/^-----(?:BEGIN|END) [A-Z0-9 ]*-----$/.test(text)), body.join("")];
+}
+
+/**
+ * Any private key in PEM, even one the installer was never told of: its BEGIN line, the headers of an encrypted one
+ * (Proc-Type, DEK-Info), its body to its END line, or, with none, as far as the text goes on like a body (a JSON
+ * string holding it too: a line break there is `\n`).
+ */
+export const PEM_PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:(?:\s|\\[nr])+(?:Proc-Type|DEK-Info|Comment):[^\n\\"]*)*(?:[A-Za-z0-9+/=\s]|\\[nr])*(?:-----END [A-Z0-9 ]*PRIVATE KEY-----)?/g;
+
+/** A key's BEGIN line, at the end of a line of output (a prefix before it may be a log's). */
+const KEY_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----\s*$/;
+const KEY_END = /-----END [A-Z0-9 ]*PRIVATE KEY-----/;
+/** A line of a key's body: base64 (a long one unwrapped too), a header of an encrypted one, or blank. */
+const KEY_BODY = /^\s*(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment):.*)?\s*$/;
+
+/**
+ * For output read a line at a time (firstboot's, one pipe's; a bundle's events): whether each line is one of a private
+ * key's own, printed a line at a time, after its BEGIN line (which `PEM_PRIVATE_KEY` takes): its body lines to its END
+ * line, or, with no END line, to the first line that is no body line (that one shows). `undefined` is no line of output:
+ * it ends a key. `open` says a key's BEGIN line came and its end did not yet: the next line may be one of its own.
+ */
+export interface KeyLines {
+  ownLine(line: string | undefined): boolean;
+  readonly open: boolean;
+}
+
+export function privateKeyLines(): KeyLines {
+  let open = false;
+  return {
+    get open() {
+      return open;
+    },
+    ownLine(line) {
+      if (open) {
+        if (line !== undefined && !KEY_END.test(line) && KEY_BODY.test(line)) return true;
+        open = false;
+      }
+      if (line !== undefined && line.includes("PRIVATE KEY-----") && KEY_BEGIN.test(line)) open = true;
+      return false;
+    },
+  };
+}
+
 export function createRedactor(secrets: () => readonly (string | undefined)[]): Redactor {
   let seen: readonly (string | undefined)[] = [];
   let ordered: string[] = [];
@@ -50,7 +101,8 @@ export function createRedactor(secrets: () => readonly (string | undefined)[]): 
         // Longest first: a secret inside a longer one (the raw token inside its quoted spelling) must not cut that one apart.
         ordered = [...new Set(current)].filter((s): s is string => s !== undefined && s.length >= MIN_LENGTH).sort((a, b) => b.length - a.length);
       }
-      let out = value;
+      // A key by its shape first: a secret's spelling inside it (a known key's line) would cut it apart.
+      let out = value.includes("PRIVATE KEY-----") ? value.replace(PEM_PRIVATE_KEY, REDACTED) : value;
       for (const secret of ordered) {
         if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
       }

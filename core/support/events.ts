@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { deflateRawSync } from "node:zlib";
 import { visible } from "../common/printable.ts";
+import { privateKeyLines } from "../secrets/index.ts";
 import { marker, type BundleRedactor } from "./secrets.ts";
 
 /** An attempt's event file as the bundle takes it: its complete lines up to `end`, so a running attempt's later lines do not change its size. */
@@ -39,11 +40,6 @@ async function* linesOf(path: string, end: number): AsyncGenerator<Buffer> {
   }
 }
 
-// A private key printed a line an event: its BEGIN line alone, then body lines (base64, or a PEM header), then END.
-const KEY_BEGIN = /^\s*-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----\s*$/;
-const KEY_END = /^\s*-----END [A-Z0-9 ]*PRIVATE KEY-----\s*$/;
-const KEY_BODY = /^\s*(?:[A-Za-z0-9+/=]{1,100}|(?:Proc-Type|DEK-Info|Comment):.*)?\s*$/;
-
 /** An event line's message, when the line is an event with one. */
 function messageOf(text: string): { event: Record<string, unknown>; message: string } | undefined {
   try {
@@ -63,15 +59,12 @@ function messageOf(text: string): { event: Record<string, unknown>; message: str
  * out (`\u001b`), as the service writes its events.
  */
 function eventLines(redactor: BundleRedactor): (line: Buffer) => Buffer {
-  let inKey = false;
+  const key = privateKeyLines();
   return (line) => {
     const text = line.toString("utf8");
     let out = redactor.text(text);
-    if (inKey || text.includes("PRIVATE KEY-----")) {
-      const found = messageOf(text);
-      if (!inKey) inKey = found !== undefined && KEY_BEGIN.test(found.message);
-      else if (found === undefined || KEY_END.test(found.message) || !KEY_BODY.test(found.message)) inKey = false;
-      else {
+    if (key.open || text.includes("PRIVATE KEY-----")) {
+      if (key.ownLine(messageOf(text)?.message)) {
         // From the redacted line: the event's other fields keep their redaction.
         const redacted = messageOf(out);
         out = redacted ? `${JSON.stringify({ ...redacted.event, message: marker("private key") })}\n` : out.replace(/[A-Za-z0-9+/=]{16,}/g, marker("private key"));

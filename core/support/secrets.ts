@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parseJoinToken } from "../cluster/join-token.ts";
 import { nodeYamlToDraft, parseYamlDocument } from "../config/index.ts";
-import { draftSecrets, spellings } from "../secrets/index.ts";
+import { draftSecrets, keySpellings, PEM_PRIVATE_KEY, spellings } from "../secrets/index.ts";
 import type { DraftRecord } from "../state/records.ts";
 
 /** A secret's value and what the marker that replaces it calls it. */
@@ -37,9 +37,9 @@ function base64Within(bytes: Buffer, encoding: "base64" | "base64url"): string[]
  */
 function bundleSpellings(value: string): string[] {
   if (value.includes("\n")) {
-    // A PEM key: its body on one line; and the file in base64 on one line (`base64 -w0 tls.key`), its last newline or not.
+    // A PEM key: the service's own spellings of it; and the file in base64 on one line (`base64 -w0 tls.key`), its last newline or not.
     const pem = [value, value.trimEnd()].flatMap((text) => base64Within(Buffer.from(text, "utf8"), "base64"));
-    return [...spellings(value), value.split(/\r?\n/).filter((line) => !line.startsWith("-----")).join(""), ...pem];
+    return [...keySpellings(value), ...pem];
   }
   const bytes = Buffer.from(value, "utf8");
   // As UTF-8 has it (a lone surrogate is U+FFFD there): encodeURIComponent throws on one.
@@ -231,11 +231,6 @@ function replacePieces(text: string, pieces: ReadonlyMap<string, { secret: strin
   return out;
 }
 
-/**
- * Any private key in PEM, even one the installer was never told of: to its END line, or where the JSON string
- * holding it ends (an event holds one line of it; events.ts cuts the lines after it), or the text's end.
- */
-const PEM_PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[A-Za-z0-9+/=\s]|\\[nr])*(?:-----END [A-Z0-9 ]*PRIVATE KEY-----)?/g;
 /** A join token or a crypt hash by its shape (crypt(5)'s formats): an old one, or one of a store that does not parse, is not known by value. */
 const JOIN_TOKEN_SHAPE = /STRATUM1:[0-9A-Fa-f]{64}:[A-Za-z0-9_-]{16,}/g;
 const CRYPT_HASH_SHAPE = new RegExp(

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
 import { once } from "node:events";
 import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
@@ -8,6 +9,7 @@ import { connect } from "node:tls";
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import { describe, test } from "node:test";
+import { generateSelfSignedCert } from "../../core/access/tls.ts";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { bundleNode, harness, httpsRaw, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type Reply, type RunningInstaller } from "../helpers/installer.ts";
@@ -231,6 +233,60 @@ describe("security: secrets stay secret", () => {
         },
         [secret],
       );
+    });
+  }
+});
+
+describe("security: the installer's TLS private key, and any private key a firstboot prints", () => {
+  // A firstboot that shows the key the installer serves with every way a person might (cat, its body alone, on one
+  // line), and a key of its own, then fails: its last lines are in the verdict's message.
+  const KEY_FIRSTBOOT = (key: string) => `#!/bin/sh
+echo "tls.key:"
+cat "${key}"
+grep -v -- ----- "${key}" >&2
+grep -v -- ----- "${key}" | tr -d '\\n'; echo
+cat "$(dirname "$0")/own.key"
+cat "${key}"
+exit 1
+`;
+
+  for (const operator of [false, true]) {
+    test(`${operator ? "an operator's --tls-key" : "the state dir's tls.key"}, printed by a firstboot that fails: no line of it in events, SSE, report, verdict, event files, attempt records or the log`, async () => {
+      const folder = await tempDir("stratum-security-");
+      const stateDir = join(folder, "state");
+      const readiness = await startReadinessServer({ port: 0, scenario: "ready" });
+      lab.defer(() => readiness.close());
+      const firstbootsKey = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs1", format: "pem", cipher: "aes-128-cbc", passphrase: "p" }) as string;
+      await writeFile(join(folder, "own.key"), firstbootsKey);
+      let tlsArgs: string[] = [];
+      let keyPath = join(stateDir, "tls.key");
+      if (operator) {
+        const pair = generateSelfSignedCert({ commonName: "node-01", dnsNames: ["node-01"], ipAddresses: ["127.0.0.1"], now: new Date() });
+        await writeFile(join(folder, "op.crt"), pair.certPem);
+        await writeFile((keyPath = join(folder, "op.key")), pair.keyPem);
+        tlsArgs = ["--tls-cert", join(folder, "op.crt"), "--tls-key", keyPath];
+      }
+      const firstboot = await writeFirstboot(folder, KEY_FIRSTBOOT(keyPath));
+      const installer = await start({
+        stateDir,
+        args: ["--firstboot", firstboot, "--node-yaml", join(folder, "node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", "10", "--readiness-interval", "0.1", ...tlsArgs],
+      });
+      await untilNoBlockers(installer);
+      assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).status, 200);
+      assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+      const verdict = await waitFor("the verdict", async () => {
+        const reply = await installer.request("/v1/installer/install/verdict?attempt=1");
+        return reply.status === 200 ? reply.json : undefined;
+      });
+      assert.equal(verdict.code, "FIRSTBOOT_FAILED", JSON.stringify(verdict));
+      const key = await readFile(keyPath, "utf8");
+      const outputs = { ...(await attemptOutputs(installer)), ...(await attemptFiles(stateDir)) };
+      assert.match(outputs.events!, /tls\.key:/, "the firstboot ran");
+      const ownLines = (pem: string) => pem.split("\n").filter((line) => line.length >= 8 && !line.startsWith("-----"));
+      const body = ownLines(key);
+      assertAbsent(outputs, [...body, body.join(""), ...ownLines(firstbootsKey)]);
+      // What no private key holds still shows: the key's place, and the lines around it.
+      assert.match(outputs.verdict!, /\[redacted\]/);
     });
   }
 });

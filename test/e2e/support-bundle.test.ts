@@ -266,6 +266,7 @@ test("support-bundle --state-dir alone, of a service started with --tls-key: the
   const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, "b.tar.gz")]);
   assert.equal(made.code, 0, made.stderr);
   const { files } = await extractBundle(join(out, "b.tar.gz"));
-  assert.match(files.get("attempts/1/report.json")!, /\[redacted: TLS private key\]/);
+  // The service redacted the key as firstboot printed it (it serves with it): the bundle holds its marker, and no line of the key.
+  assert.match(files.get("attempts/1/report.json")!, /\[redacted\]/);
   assertNoSecret(files, { tlsKey: keyPem });
 });

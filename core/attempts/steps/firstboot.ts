@@ -3,6 +3,7 @@ import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { capText, formatBytes } from "../../common/cut-text.ts";
 import { printableJson } from "../../common/printable.ts";
+import { privateKeyLines, REDACTED } from "../../secrets/index.ts";
 import { isStorageError } from "../../fs/storage-error.ts";
 import { GRACE_MS, describeStopped, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process/group.ts";
 import type { NewEvent } from "../events.ts";
@@ -262,9 +263,15 @@ function pushTail(tail: string[], message: string): void {
   if (tail.length > TAIL_LINES) tail.shift();
 }
 
-/** Every line of one pipe becomes an event (cut at MAX_LINE_BYTES, saying how much was cut) while the run's output is kept; resolves once the pipe closed. */
+/**
+ * Every line of one pipe becomes an event (cut at MAX_LINE_BYTES, saying how much was cut) while the run's output is
+ * kept; resolves once the pipe closed. A private key printed there (`cat key.pem`) shows in none: each line after its
+ * BEGIN line is its own until its END line (or the first that is no body line), and is taken whole.
+ */
 function follow(ctx: StepContext, stream: Readable, name: "stdout" | "stderr", tail: string[], kept: OutputKept): Promise<void> {
-  const lines = new LineSplitter(MAX_LINE_BYTES + REDACTION_MARGIN, (line, dropped) => {
+  const key = privateKeyLines();
+  const lines = new LineSplitter(MAX_LINE_BYTES + REDACTION_MARGIN, (printed, dropped) => {
+    const line = key.ownLine(printed) ? REDACTED : printed;
     if (kept.full) return kept.count(line, dropped, false);
     const { text: message, cutBytes } = capText(ctx.redactor.text(line), MAX_LINE_BYTES, dropped);
     pushTail(tail, message);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -198,4 +198,40 @@ test("a stop that comes as firstboot exits 0 by itself, before the service has s
   controller.abort(new Error("the state dir refuses writes"));
   await running;
   assert.equal(succeededAt.length, 1, "its success is recorded");
+});
+
+/** An unencrypted RSA key (PKCS#1) and an encrypted one as OpenSSL's legacy PEM writes it, with its two header lines. */
+function privateKeys(): string[] {
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 1024 });
+  return [
+    privateKey.export({ type: "pkcs1", format: "pem" }) as string,
+    privateKey.export({ type: "pkcs1", format: "pem", cipher: "aes-128-cbc", passphrase: "pass" }) as string,
+    privateKey.export({ type: "pkcs8", format: "pem" }) as string,
+  ];
+}
+
+/** The lines of a PEM key that are its own: its body and headers, not the BEGIN and END lines any key has. */
+const keyLines = (pem: string) => pem.split("\n").filter((line) => line.length >= 4 && !line.startsWith("-----"));
+
+test("a private key a firstboot prints, a line at a time, on both pipes: no line of it in any event or the tail, whatever kind it is; the lines after it show", async () => {
+  const { path, folder } = await script(`d="$(dirname "$0")"\nfor f in "$d"/key*; do echo "key $f:"; cat "$f"; cat "$f" >&2; echo "after $f"; done\nexit 1`);
+  const keys = privateKeys();
+  for (const [i, key] of keys.entries()) await writeFile(join(folder, `key${i}`), key);
+  const { ctx, events } = context();
+  const record: Record = { attempt: 1, firstbootTail: [] };
+  const failure = await run(ctx, path, record).then(() => assert.fail("firstboot exited 1"), (err: Error) => err.message);
+  const shown = [...events.map((e) => e.message), ...record.firstbootTail, failure].join("\n");
+  for (const line of keys.flatMap(keyLines)) assert.ok(!shown.includes(line), `shown: ${line}\n${shown}`);
+  for (let i = 0; i < keys.length; i++) assert.equal(events.filter((e) => e.message === `after ${join(folder, `key${i}`)}`).length, 1, shown);
+});
+
+test("a private key a firstboot prints without its END line: none of its lines shows, and the output after it does", async () => {
+  const [key] = privateKeys();
+  const { path, folder } = await script(`head -n 8 "$(dirname "$0")/key"\necho "firstboot: next step."`);
+  await writeFile(join(folder, "key"), key!);
+  const { ctx, events } = context();
+  await run(ctx, path);
+  const shown = events.map((e) => e.message).join("\n");
+  for (const line of keyLines(key!)) assert.ok(!shown.includes(line), `shown: ${line}\n${shown}`);
+  assert.ok(shown.includes("firstboot: next step."), shown);
 });

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
 import { describe, it } from "node:test";
 import { DraftSchema } from "../../../core/config/index.ts";
 import { toSnake } from "../../../core/config/paths.ts";
 import { createRedactor, redactDraft, REDACTED, SECRET_FIELDS } from "../../../core/secrets/index.ts";
-import { SECRET_NODE_YAML_FIELDS, spellings } from "../../../core/secrets/redact.ts";
+import { keySpellings, privateKeyLines, SECRET_NODE_YAML_FIELDS, spellings } from "../../../core/secrets/redact.ts";
 import { HA_JOIN } from "../config/fixtures.ts";
 
 describe("redactDraft", () => {
@@ -51,5 +52,44 @@ describe("createRedactor", () => {
     for (const spelled of [bytes.toString("base64"), bytes.toString("base64url"), bytes.toString("base64").replace(/=+$/, "")]) {
       assert.equal(redactor.text(`firstboot: token ${spelled} set`), `firstboot: token ${REDACTED} set`, spelled);
     }
+  });
+});
+
+describe("createRedactor: private keys", () => {
+  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const pkcs8 = privateKey.export({ type: "pkcs8", format: "pem" }) as string;
+  const sec1 = privateKey.export({ type: "sec1", format: "pem" }) as string;
+  const encrypted = privateKey.export({ type: "sec1", format: "pem", cipher: "aes-128-cbc", passphrase: "pass" }) as string;
+  const ownLines = (pem: string) => pem.split("\n").filter((line) => line.length >= 4 && !line.startsWith("-----"));
+
+  it("any private key in PEM in a text (a log line, a JSON string, a message), unknown to the installer: none of it shows; the text around it does", () => {
+    const redactor = createRedactor(() => []);
+    for (const key of [pkcs8, sec1, encrypted, pkcs8.replace(/\n-----END.*\n$/, "\n")]) {
+      for (const text of [`before ${key} after.`, JSON.stringify({ message: `before ${key}`, at: 1 })]) {
+        const out = redactor.text(text);
+        for (const line of ownLines(key)) assert.ok(!out.includes(line) && !out.includes(JSON.stringify(line).slice(1, -1)), `${line} in ${out}`);
+        assert.ok(out.startsWith(text.slice(0, text.indexOf("before") + 7)), out);
+      }
+      assert.doesNotThrow(() => JSON.parse(redactor.text(JSON.stringify({ message: key, at: 1 }))), "a JSON line stays JSON");
+    }
+  });
+
+  it("the installer's own TLS key: its body lines alone and joined on one line are redacted, and another key's BEGIN line is not taken for it", () => {
+    const redactor = createRedactor(() => keySpellings(pkcs8));
+    for (const line of ownLines(pkcs8)) assert.equal(redactor.text(`x ${line} y`), `x ${REDACTED} y`);
+    assert.equal(redactor.text(`x ${ownLines(pkcs8).join("")} y`), `x ${REDACTED} y`);
+    const other = (generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "pkcs8", format: "pem" }) as string);
+    const out = redactor.text(`a ${other}`);
+    for (const line of ownLines(other)) assert.ok(!out.includes(line), out);
+  });
+
+  it("a key printed a line at a time: each line after its BEGIN line is one of its own until its END line, or the first line that is no body line", () => {
+    for (const pem of [pkcs8, sec1, encrypted]) {
+      const key = privateKeyLines();
+      const lines = [`key: ${pem.split("\n")[0]}`, ...pem.trimEnd().split("\n").slice(1), "after"];
+      assert.deepEqual(lines.map((line) => key.ownLine(line)), [false, ...pem.trimEnd().split("\n").slice(1, -1).map(() => true), false, false], pem);
+    }
+    const key = privateKeyLines();
+    assert.deepEqual(["-----BEGIN PRIVATE KEY-----", "MIGHAgEAMBMG", "firstboot: next step.", "MIGHAgEAMBMG"].map((line) => key.ownLine(line)), [false, true, false, false]);
   });
 });
