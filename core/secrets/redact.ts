@@ -61,12 +61,19 @@ const KEY_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----\s*$/;
 const KEY_END = /-----END [A-Z0-9 ]*PRIVATE KEY-----/;
 /** A line of a key's body: base64 (a long one unwrapped too), a header of an encrypted one, or blank. */
 const KEY_BODY = /^\s*(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment):.*)?\s*$/;
+/** The same after a prefix a firstboot put before each line it printed (a log's stamp, a step's name). */
+const PREFIXED_HEADER = /(?:^|\s)(?:Proc-Type|DEK-Info|Comment):/;
+const LAST_TOKEN = /(?:^|[^A-Za-z0-9+/=])([A-Za-z0-9+/]+={0,2})\s*$/;
+/** A prefixed line is a key's when it ends in base64 this long, or follows a full line of it (a short last line). */
+const PREFIXED_BODY = 16;
+const FULL_LINE = 40;
 
 /**
  * For output read a line at a time (firstboot's, one pipe's; a bundle's events): whether each line is one of a private
  * key's own, printed a line at a time, after its BEGIN line (which `PEM_PRIVATE_KEY` takes): its body lines to its END
- * line, or, with no END line, to the first line that is no body line (that one shows). `undefined` is no line of output:
- * it ends a key. `open` says a key's BEGIN line came and its end did not yet: the next line may be one of its own.
+ * line, or, with no END line, to the first line that is no body line (that one shows). A prefix before each line (a
+ * log's stamp) does not hide them. `undefined` is no line of output: it ends a key. `open` says a key's BEGIN line
+ * came and its end did not yet: the next line may be one of its own.
  */
 export interface KeyLines {
   ownLine(line: string | undefined): boolean;
@@ -75,16 +82,33 @@ export interface KeyLines {
 
 export function privateKeyLines(): KeyLines {
   let open = false;
+  /** The last line of the key ended in a full line of base64: a short one may follow, its last. */
+  let full = false;
+  const own = (line: string): boolean => {
+    if (KEY_END.test(line)) return false;
+    if (KEY_BODY.test(line)) {
+      full = line.trim().length >= FULL_LINE;
+      return true;
+    }
+    if (PREFIXED_HEADER.test(line) || /\s$/.test(line)) return true;
+    const token = LAST_TOKEN.exec(line)?.[1];
+    if (token === undefined || (token.length < PREFIXED_BODY && !full)) return false;
+    full = token.length >= FULL_LINE;
+    return true;
+  };
   return {
     get open() {
       return open;
     },
     ownLine(line) {
       if (open) {
-        if (line !== undefined && !KEY_END.test(line) && KEY_BODY.test(line)) return true;
+        if (line !== undefined && own(line)) return true;
         open = false;
       }
-      if (line !== undefined && line.includes("PRIVATE KEY-----") && KEY_BEGIN.test(line)) open = true;
+      if (line !== undefined && line.includes("PRIVATE KEY-----") && KEY_BEGIN.test(line)) {
+        open = true;
+        full = false;
+      }
       return false;
     },
   };

@@ -92,4 +92,13 @@ describe("createRedactor: private keys", () => {
     const key = privateKeyLines();
     assert.deepEqual(["-----BEGIN PRIVATE KEY-----", "MIGHAgEAMBMG", "firstboot: next step.", "MIGHAgEAMBMG"].map((line) => key.ownLine(line)), [false, true, false, false]);
   });
+
+  it("a key whose every line a firstboot prefixes (a log's stamp, a step's name): its lines are its own all the same, its short last line too", () => {
+    for (const pem of [pkcs8, sec1, encrypted]) {
+      const key = privateKeyLines();
+      const lines = pem.trimEnd().split("\n").map((line) => `2026-12-07T02:00:00Z [tls] ${line}`);
+      const own = pem.trimEnd().split("\n").slice(1, -1).map(() => true);
+      assert.deepEqual([...lines, "2026-12-07T02:00:01Z [tls] done."].map((line) => key.ownLine(line)), [false, ...own, false, false], pem);
+    }
+  });
 });
