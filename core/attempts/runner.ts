@@ -69,6 +69,8 @@ export class AttemptRunner {
     const recovered: [AttemptRecord, AttemptEventLog][] = [];
     const said: string[] = [];
     for (const record of interrupted) {
+      // A group already gone was kept on record as evidence (stopLeftoverFirstboots): it goes with the verdict's write.
+      delete record.firstbootGroup;
       const log = await events.writer(record.attempt);
       // A step's success and the verdict reach the events before the record: a kill between the two leaves the events
       // ahead, and a firstboot that exited 0 must not be run again on the record's word.

@@ -163,18 +163,18 @@ export async function stopLeftoverFirstboots(
   const byAttempt = new Map<number, StoppedGroup["processes"]>();
   const add = (attempt: number, processes: StoppedGroup["processes"]) => byAttempt.set(attempt, [...(byAttempt.get(attempt) ?? []), ...processes]);
   const recorded = attempts.filter((a) => a.firstbootGroup);
-  const leaders = new Map(recorded.map((a) => [a.attempt, a.firstbootGroup!.pid]));
-  for (const record of recorded) {
-    add(record.attempt, (await stopRecordedGroup(record.firstbootGroup!, now, 0))?.processes ?? []);
-    delete record.firstbootGroup;
-  }
+  for (const record of recorded) add(record.attempt, (await stopRecordedGroup(record.firstbootGroup!, now, 0))?.processes ?? []);
   // A firstboot runs only once its attempt is recorded running (and its group persisted): with none such and the
   // records whole, none can be left, and the start does not pay for reading every process's environment.
   const mayBeLeft = recordsLost || attempts.some((a) => a.state === "running" || a.firstbootGroup);
   const marked = mayBeLeft ? await killMarked(mark, now) : { processes: [] };
   for (const process of marked.processes) add(process.attempt ?? attempts.at(-1)?.attempt ?? 1, [process]);
   // The leader found and stopped (by its recorded start time, or by the mark where that is not known) still ran.
-  const gone = new Set([...leaders].filter(([attempt, pid]) => !byAttempt.get(attempt)?.some((p) => p.pid === pid)).map(([attempt]) => attempt));
+  const gone = new Set(recorded.filter((a) => !byAttempt.get(a.attempt)?.some((p) => p.pid === a.firstbootGroup!.pid)).map((a) => a.attempt));
+  // A group stopped here is forgotten. One already gone stays on a running attempt's record until its verdict is
+  // written with it: a start killed in between must find the same evidence (the runner forgets it then).
+  const forgotten = recorded.filter((a) => !(gone.has(a.attempt) && a.state === "running"));
+  for (const record of forgotten) delete record.firstbootGroup;
   const notices: string[] = [];
   for (const [attempt, processes] of [...byAttempt].sort(([a], [b]) => a - b)) {
     if (processes.length === 0) continue;
@@ -182,7 +182,7 @@ export async function stopLeftoverFirstboots(
     if (attempts.some((a) => a.attempt === attempt)) await emit(attempt, { ...event, step: "firstboot" });
     notices.push(event.message);
   }
-  if (recorded.length > 0) await persist();
+  if (forgotten.length > 0) await persist();
   return { notices, gone };
 }
 

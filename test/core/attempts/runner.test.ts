@@ -12,7 +12,8 @@ import { createDraftService, type DraftBody } from "../../../core/draft/index.ts
 import { InstallerError, type Blocker } from "../../../core/common/errors.ts";
 import { loadHostFactsFile } from "../../../core/host/read-facts.ts";
 import type { Step } from "../../../core/state/records.ts";
-import { startTimeOf } from "../../../core/process/group.ts";
+import { stopLeftoverFirstboots } from "../../../core/attempts/steps/firstboot.ts";
+import { firstbootMark, startTimeOf } from "../../../core/process/group.ts";
 import { stateLayout } from "../../../core/state/layout.ts";
 import type { AttemptRecord } from "../../../core/state/records.ts";
 import { BUILT_IN_RELEASE } from "../../../core/payload/release-model.ts";
@@ -516,6 +517,19 @@ describe("attempt runner: a firstboot whose end no record holds", () => {
       "The installer stopped during firstboot (killed or rebooted), and firstboot was no longer running when it started again: firstboot may have finished, even successfully, before the installer stopped; its exit was not recorded. Before you retry the install, which runs firstboot again, check on the node whether firstboot completed (its last output is in this attempt's events, and the cloud's readiness endpoint says whether it is up).",
     );
     assert.equal(record!.steps[0]!.message, record!.verdict?.message, "the report's firstboot step says the same");
+  });
+
+  test("a start killed in turn after it looked for the leftovers, before the verdict was written: the next start still says firstboot may have finished", async (t) => {
+    const done = spawn("sh", ["-c", "exit 0"], { stdio: "ignore" });
+    const group = { pid: done.pid!, startTime: startTimeOf(done.pid!) };
+    await new Promise((resolve) => done.once("exit", resolve));
+    const stateDir = await killedAtFirstboot(group);
+    const first = await rig(t, { stateDir });
+    // What the first start's recovery does before it writes the verdict, and then it is killed.
+    await stopLeftoverFirstboots(first.attempts.get(), firstbootMark(stateDir), false, async () => {}, () => first.attempts.save(), () => new Date());
+    const next = await rig(t, { stateDir });
+    assert.deepEqual(await next.runner.recover(), ["attempt 1 was interrupted at firstboot, which may have finished (it was no longer running); its verdict says retryInstall: check the node before retrying"]);
+    assert.equal((await reopened(stateDir)).slice("attempts").get()[0]!.firstbootGroup, undefined, "the group is forgotten with the verdict");
   });
 
   test("firstboot still ran when the installer started again: it is stopped there, so it did not finish; the verdict says retry the install, nothing more", async (t) => {
