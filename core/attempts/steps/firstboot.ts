@@ -90,7 +90,8 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     if (pid !== undefined) {
       record.firstbootGroup = { pid, startTime: startTimeOf(pid) };
       await persist();
-      child.stdin.end("go\n");
+      // A stop that came while the group was being recorded keeps the gate shut: no firstboot starts after a stop.
+      if (!ctx.signal.aborted) child.stdin.end("go\n");
     }
     exit = await Promise.race([exited, abort]);
     if (exit && isSuccess(exit)) await succeeded();

@@ -235,3 +235,13 @@ test("a private key a firstboot prints without its END line: none of its lines s
   for (const line of keyLines(key!)) assert.ok(!shown.includes(line), `shown: ${line}\n${shown}`);
   assert.ok(shown.includes("firstboot: next step."), shown);
 });
+
+test("a stop that comes while firstboot's group is being recorded: firstboot never starts (its gate stays shut), and the step ends as stopped", async () => {
+  const { path, folder } = await script(`touch "$(dirname "$0")/ran"`);
+  const controller = new AbortController();
+  const { ctx } = context(controller.signal);
+  const record: Record = { attempt: 1, firstbootTail: [] };
+  const stopping = new Error("installer stopping");
+  await assert.rejects(run(ctx, path, record, async () => controller.abort(stopping)), (err) => err === stopping);
+  assert.equal(await readFile(join(folder, "ran"), "utf8").catch(() => "never"), "never", "firstboot ran after the stop");
+});
