@@ -69,3 +69,26 @@ test("kill -9 while firstboot runs, its children scattered over other groups and
   assert.equal(verdict.outcome, "succeeded", JSON.stringify(verdict));
   assert.equal((await pids(join(folder, "firstboots"))).length, 2);
 });
+
+test("a firstboot that exits 0 as its installer is killed (kill -9) before its exit is seen: the restarted installer's verdict says firstboot may have finished, and what to check before a retry runs it again", async () => {
+  const folder = await tempDir();
+  const stateDir = join(folder, "state");
+  const readiness = await startReadinessServer({ port: 0, scenario: "ready", stageMs: 50 });
+  lab.defer(() => readiness.close());
+  // Its work done, it kills its installer, then exits 0: no record of its exit can be written.
+  const firstboot = await writeFirstboot(folder, `#!/bin/sh\necho "firstboot: done"\nkill -9 $PPID\nexit 0\n`);
+  const options = { stateDir, args: ["--firstboot", firstboot, "--node-yaml", join(folder, "etc/node.yaml"), "--readiness-url", readiness.url, "--readiness-timeout", "30", "--readiness-interval", "0.1"] };
+  const first = await lab.start(options);
+  await untilNoBlockers(first);
+  assert.equal((await first.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).status, 200);
+  assert.equal((await first.request("/v1/installer/install", { method: "POST" })).status, 202);
+  await first.exited;
+
+  const second = await lab.start(options);
+  assert.match(second.banner, /attempt 1 was interrupted at firstboot, which may have finished \(it was no longer running\); its verdict says retryInstall: check the node before retrying/);
+  const verdict = (await second.request("/v1/installer/install/verdict")).json;
+  assert.deepEqual([verdict.code, verdict.step, verdict.next], ["INTERRUPTED", "firstboot", "retryInstall"]);
+  assert.match(verdict.message, /firstboot may have finished, even successfully, before the installer stopped; .* check on the node whether firstboot completed/);
+  const report = (await second.request("/v1/installer/install/report")).json;
+  assert.equal(report.steps.find((s: { step: string }) => s.step === "firstboot").message, verdict.message);
+});
