@@ -2,7 +2,7 @@ import { readdir, rm } from "node:fs/promises";
 import { ensurePrivateDir } from "../fs/private-dir.ts";
 import { storageError } from "../fs/storage-error.ts";
 import { stateLayout } from "../state/layout.ts";
-import { AttemptEventLog, readEvents, type InstallEvent } from "./events.ts";
+import { AttemptEventLog, eventOf, readEvents, type InstallEvent } from "./events.ts";
 
 const REPLAY_PAGE = 1000;
 
@@ -28,8 +28,12 @@ export interface EventLog {
   discard(attempt: number, writer: AttemptEventLog | undefined): Promise<void>;
   /** Every open writer's events reach the disk, as far as it takes them (at shutdown). */
   sync(): Promise<void>;
-  /** The attempt's step.finished and attempt.finished events on disk: at start, what a killed installer wrote before its record. */
-  outcomes(attempt: number): Promise<InstallEvent[]>;
+  /**
+   * The attempt's step.finished and attempt.finished events on disk: at start, what a killed installer wrote before its
+   * record; and the messages of its last `tail` step.log events (firstboot's output), which its record holds only as of
+   * its last write.
+   */
+  outcomes(attempt: number, tail: number): Promise<{ events: InstallEvent[]; lastLogLines: string[] }>;
   /** Events with seq > after, oldest first, at most `limit`. */
   page(attempt: number, after: number, limit: number): Promise<EventsPage>;
   /**
@@ -91,8 +95,20 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
     async sync() {
       await Promise.all([...writers.values()].map(async (writer) => (await writer).sync().catch(() => undefined)));
     },
-    outcomes(attempt) {
-      return readEvents(path(attempt), 0, Number.POSITIVE_INFINITY, (line) => line.includes('"type":"step.finished"') || line.includes('"type":"attempt.finished"'));
+    async outcomes(attempt, tail) {
+      // The log lines as a ring of the last ones: a firstboot may have printed half a million.
+      const logLines: string[] = [];
+      const events = await readEvents(path(attempt), 0, Number.POSITIVE_INFINITY, (line) => {
+        if (!line.includes('"type":"step.log"')) return line.includes('"type":"step.finished"') || line.includes('"type":"attempt.finished"');
+        logLines.push(line);
+        if (logLines.length > tail) logLines.shift();
+        return false;
+      });
+      const lastLogLines = logLines.flatMap((line) => {
+        const event = eventOf(line);
+        return event?.type === "step.log" ? [event.message] : [];
+      });
+      return { events, lastLogLines };
     },
     async page(attempt, after, limit) {
       const writer = await writers.get(attempt);

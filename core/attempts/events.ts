@@ -202,7 +202,7 @@ async function wholeLinesSize(file: FileHandle): Promise<number> {
 }
 
 /** An event of the log's line, or undefined for a line that is none (torn by kill -9, or not the writer's). */
-function eventOf(line: string): InstallEvent | undefined {
+export function eventOf(line: string): InstallEvent | undefined {
   if (!line.startsWith("{") || !line.endsWith("}")) return undefined;
   try {
     const event = JSON.parse(line) as InstallEvent;

@@ -14,7 +14,7 @@ import { journal } from "./journal.ts";
 import type { StepContext } from "./steps/context.ts";
 import { firstbootMark } from "../process/group.ts";
 import { removeInterruptedWritesOf } from "../fs/atomic-write.ts";
-import { stopLeftoverFirstboots } from "./steps/firstboot.ts";
+import { TAIL_LINES, stopLeftoverFirstboots } from "./steps/firstboot.ts";
 import { STEPS_OF, runStep, stepDeadline, type StepInputs, type StepSettings } from "./steps/index.ts";
 import { StepFailure, failureCodeOf, nextAction } from "./verdict.ts";
 
@@ -74,7 +74,10 @@ export class AttemptRunner {
       const log = await events.writer(record.attempt);
       // A step's success and the verdict reach the events before the record: a kill between the two leaves the events
       // ahead, and a firstboot that exited 0 must not be run again on the record's word.
-      const finished = catchUp(record, await events.outcomes(record.attempt));
+      const onDisk = await events.outcomes(record.attempt, TAIL_LINES);
+      // The record was last written before firstboot printed (its group, then its gate): its events have its output to the kill.
+      if (record.firstbootTail.length === 0 && record.steps.some((s) => s.step === "firstboot")) record.firstbootTail = onDisk.lastLogLines;
+      const finished = catchUp(record, onDisk.events);
       if (finished) {
         said.push(`attempt ${record.attempt} had finished (${finished.outcome}) when the installer stopped, before its record was written: recorded now`);
         recovered.push([record, log]);

@@ -12,7 +12,8 @@ import { StepFailure } from "../verdict.ts";
 import type { StepContext } from "./context.ts";
 import { LineSplitter } from "./line-splitter.ts";
 
-const TAIL_LINES = 50;
+/** The lines of firstboot's output a report keeps (its last). */
+export const TAIL_LINES = 50;
 export const MAX_LINE_BYTES = 16 * 1024;
 /** Kept past the cut until redaction, so a secret that straddles the cut is redacted whole, never shown in part. */
 const REDACTION_MARGIN = 1024;

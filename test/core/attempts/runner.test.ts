@@ -532,6 +532,23 @@ describe("attempt runner: a firstboot whose end no record holds", () => {
     assert.equal((await reopened(stateDir)).slice("attempts").get()[0]!.firstbootGroup, undefined, "the group is forgotten with the verdict");
   });
 
+  test("the report of an attempt killed at firstboot has firstboot's last lines as its events hold them (its record was last written before firstboot printed any)", async (t) => {
+    const stateDir = await killedAtFirstboot(undefined);
+    const at = "2026-12-04T11:00:00.000Z";
+    const lines = Array.from({ length: 60 }, (_, i) => `firstboot: line ${i}`);
+    const events = [
+      { type: "attempt.started", level: "info", message: "install attempt 1 started by a person" },
+      { type: "step.started", step: "firstboot", level: "info", message: "firstboot started" },
+      ...lines.map((message, i) => ({ type: "step.log", step: "firstboot", level: i % 2 ? "warn" : "info", message, data: { stream: i % 2 ? "stderr" : "stdout" } })),
+    ];
+    await mkdir(dirname(stateLayout(stateDir).eventsOf(1)), { recursive: true });
+    await writeFile(stateLayout(stateDir).eventsOf(1), events.map((e, i) => `${JSON.stringify({ seq: i + 1, attempt: 1, time: at, ...e })}\n`).join(""));
+    const r = await rig(t, { stateDir });
+    await r.runner.recover();
+    const [record] = (await reopened(stateDir)).slice("attempts").get();
+    assert.deepEqual(record!.firstbootTail, lines.slice(-50));
+  });
+
   test("firstboot still ran when the installer started again: it is stopped there, so it did not finish; the verdict says retry the install, nothing more", async (t) => {
     const leftover = spawn("sh", ["-c", "sleep 60 & wait"], { stdio: "ignore", detached: true });
     t.after(() => {
