@@ -54,8 +54,9 @@ function messageOf(text: string): { event: Record<string, unknown>; message: str
 
 /**
  * An events file's lines as the bundle holds them, one after another from the first: each redacted; a private key
- * printed a line an event (an event whose message is its BEGIN line alone) has its body lines' messages cut too, up
- * to its END line or the first line that is no body line; and any control character a damaged line holds written
+ * printed a line an event (an event whose message ends in its BEGIN line) has its body lines' messages cut too, up
+ * to its END line or the first line that is no body line (core/secrets' privateKeyLines: the service's own events
+ * have them redacted already; an older installer's may not); and any control character a damaged line holds written
  * out (`\u001b`), as the service writes its events.
  */
 function eventLines(redactor: BundleRedactor): (line: Buffer) => Buffer {
