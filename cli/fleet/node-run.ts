@@ -1,7 +1,8 @@
+import { capText } from "../../core/common/cut-text.ts";
 import { HttpClientError } from "../../core/http/client.ts";
 import { ApiProblem, type Status, type Verdict, wrongAnswer } from "./api.ts";
 import { type Connected, planChanges, refusal } from "./connect.ts";
-import type { FleetOutput, Level } from "./output/index.ts";
+import { type FleetOutput, type Level, MESSAGE_BYTES } from "./output/index.ts";
 import type { FleetState } from "./state.ts";
 import { followAttempt } from "./watch.ts";
 
@@ -34,6 +35,16 @@ class InstalledMeanwhile extends Error {
     super("installed meanwhile");
   }
 }
+
+/**
+ * An attempt interrupted at firstboot (the installer killed as it ran): firstboot may have run to its end, and a retry
+ * runs it again (it erases disks). Its verdict says retryInstall (SPEC §6), but the fleet never starts that by itself.
+ */
+const firstbootMayHaveRun = (v: Verdict) => v.outcome === "failed" && v.code === "INTERRUPTED" && v.step === "firstboot";
+
+/** After such a verdict's message (cut so that this stays within what the fleet shows of a message): what to do. */
+const FIRSTBOOT_RETRY_BY_HAND =
+  "not started again by the fleet: firstboot may have run to its end, and an install runs it again. Check the node as its message says; if it must be installed again, start that install on the node (its console, or POST /v1/installer/install with curl), then run the fleet again: it follows that attempt";
 
 /** A status read ahead is the node's status at its turn if read this recently; an older one is read again. */
 const AHEAD_FRESH_MS = 5_000;
@@ -154,7 +165,12 @@ export class NodeRun {
       } else {
         const last = await api.verdict();
         if (last?.next === "recheckReadiness") verdict = last;
-        else if (last && last.attempt === status.attempt && record.starting && status.attempt > (record.attempt ?? 0)) {
+        else if (last && last.attempt === status.attempt && firstbootMayHaveRun(last)) {
+          // Whoever started it: shown as failed below, never retried (the loop starts an install only without a verdict).
+          this.#record({ attempt: last.attempt, outcome: last.outcome, starting: undefined });
+          this.#verdict = last;
+          verdict = last;
+        } else if (last && last.attempt === status.attempt && record.starting && status.attempt > (record.attempt ?? 0)) {
           // An attempt the fleet started (a run killed as it sent POST /install, before it recorded the attempt)
           // that failed with nobody watching is shown, not retried: a retry runs firstboot again on a node nobody
           // has looked at. (One someone else started is retried, as a failure the fleet showed is.)
@@ -175,6 +191,12 @@ export class NodeRun {
         this.note("warn", `${verdict.code}: ${verdict.message} — rechecking readiness (${this.ctx.rechecks - rechecks} of ${this.ctx.rechecks})`);
         verdict = await this.#start("recheck");
         continue;
+      }
+      if (firstbootMayHaveRun(verdict)) {
+        const said = `${verdict.code}: ${capText(verdict.message, MESSAGE_BYTES / 2).text}`;
+        this.#failure = `${said}; ${FIRSTBOOT_RETRY_BY_HAND}`;
+        this.note("error", `attempt ${verdict.attempt} failed: ${said} (next: ${verdict.next}); ${FIRSTBOOT_RETRY_BY_HAND}`);
+        return false;
       }
       this.#failure = `${verdict.code ?? "FAILED"}: ${verdict.message}`;
       this.note("error", `attempt ${verdict.attempt} failed: ${this.#failure} (next: ${verdict.next})`);

@@ -109,7 +109,7 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
   const SUCCEEDED = { ...VERDICT, attempt: 2 };
 
   /** A node whose attempt 1 failed at firstboot; a POST /install starts attempt 2, which succeeds. */
-  async function failedNode(t: TestContext) {
+  async function failedNode(t: TestContext, failed: typeof FAILED = FAILED) {
     let latest = 1;
     /** The fleet's own record of the node as the POST /install came. */
     let atPost: NodeRecord | undefined;
@@ -124,7 +124,7 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
         return json(res, 202, { attempt: 2, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=2" });
       }
       if (path === "/install/events?attempt=2") return res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: ${JSON.stringify({ ...FINISHED, attempt: 2, data: { verdict: SUCCEEDED } })}\n\n`);
-      if (path.startsWith("/install/verdict")) return json(res, 200, latest === 1 ? FAILED : SUCCEEDED);
+      if (path.startsWith("/install/verdict")) return json(res, 200, latest === 1 ? failed : SUCCEEDED);
       json(res, 404, { code: "NOT_FOUND", detail: path });
     });
     const access = { url: node.url, pin: node.pin, code: "c0de" };
@@ -143,7 +143,7 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
       await state.close();
       return { outcome, printed, nodes: JSON.parse(await readFile(statePath, "utf8")).nodes };
     };
-    return { node, runOnce, atPost: () => atPost, posts: () => node.seen.filter((s) => s.startsWith("POST")).map((s) => s.split(" ").slice(0, 2).join(" ")) };
+    return { node, access, runOnce, atPost: () => atPost, posts: () => node.seen.filter((s) => s.startsWith("POST")).map((s) => s.split(" ").slice(0, 2).join(" ")) };
   }
 
   it("one the fleet started (a run killed as it sent POST /install left its mark) is shown and not retried; the next run, once someone has seen it, retries", { timeout: 30_000 }, async (t) => {
@@ -168,5 +168,27 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
     assert.equal(run.outcome.kind, "installed", run.printed);
     assert.deepEqual(posts(), ["POST /v1/installer/install"]);
     assert.equal(atPost()?.starting, true, "the fleet marked the node as it sent POST /install");
+  });
+
+  it("one interrupted at firstboot (it may have finished: a retry runs it again) is never started again by the fleet, whoever started it; it fails with its message and what to do, and an install started on the node by hand is what a later run follows", { timeout: 30_000 }, async (t) => {
+    const message = "The installer stopped during firstboot \x1b[2J: firstboot may have finished; check on the node whether firstboot completed.";
+    const INTERRUPTED = { ...FAILED, code: "INTERRUPTED", message } as unknown as typeof FAILED;
+    const { runOnce, posts, access } = await failedNode(t, INTERRUPTED);
+    for (const before of [undefined, { starting: true }, undefined] as Array<NodeRecord | undefined>) {
+      const run = await runOnce(before);
+      assert.equal(run.outcome.kind, "failed", run.printed);
+      assert.equal(run.outcome.attempt, 1);
+      assert.ok(run.outcome.detail.startsWith(`INTERRUPTED: ${message}`), run.outcome.detail);
+      assert.match(run.outcome.detail, /not started again by the fleet: .*if it must be installed again, start that install on the node \(its console, or POST \/v1\/installer\/install with curl\), then run the fleet again: it follows that attempt/);
+      assert.match(run.printed, /\[n1\] error: attempt 1 failed: INTERRUPTED: The installer stopped during firstboot \\x1b\[2J: .*\(next: retryInstall\); not started again by the fleet/);
+      assert.doesNotMatch(run.printed, /\x1b/);
+      assert.deepEqual(posts(), [], "nothing started");
+      assert.deepEqual(run.nodes.n1, { attempt: 1, outcome: "failed" });
+    }
+    // The operator's own install (as curl would send it); the fleet goes by it.
+    await new NodeApi(access).install();
+    const after = await runOnce();
+    assert.equal(after.outcome.kind, "installed", after.printed);
+    assert.deepEqual(posts(), ["POST /v1/installer/install"], "only the operator's");
   });
 });
