@@ -9,7 +9,7 @@ const COLLECTIONS = join(ROOT, "ansible/collections");
 const UNITS = join(COLLECTIONS, "ansible_collections/stratum/installer/tests/unit");
 const missing = spawnSync("python3", ["--version"]).error !== undefined;
 
-test("the collection's Python unit tests pass: the plan's rules (test/fixtures/plan-rules.json, issue 26), client.py against TLS servers of their own, api.py's pure parts", { skip: missing && "python3 is not installed" }, () => {
+test("the collection's Python unit tests pass: the plan's rules (test/fixtures/plan-rules.json, issue 26), client.py against TLS servers of their own, api.py's pure parts, the install module's decisions", { skip: missing && "python3 is not installed" }, () => {
   const run = spawnSync("python3", ["-W", "error::ResourceWarning", "-m", "unittest", "discover", "-v", "-s", UNITS], {
     cwd: ROOT,
     env: { ...process.env, PYTHONPATH: COLLECTIONS, PYTHONDONTWRITEBYTECODE: "1" },
@@ -19,6 +19,7 @@ test("the collection's Python unit tests pass: the plan's rules (test/fixtures/p
   assert.match(run.stderr, /test_each_case \(.*TheCases/);
   assert.match(run.stderr, /test_the_filter_applies_the_rules_the_table_gives_it .* ok/);
   assert.match(run.stderr, /\(.*test_client\.[\s\S]* ok/, "module_utils/client.py's tests ran");
+  assert.match(run.stderr, /test_an_attempt_interrupted_at_firstboot_is_never_installed_again.* ok/, "modules/install.py's tests ran");
   assert.doesNotMatch(run.stderr, /skipped/);
 });
 

@@ -10,7 +10,11 @@ description:
     C(Last-Event-ID) when it breaks). No C(until:) loop is needed, so no retry lines are printed.
   - A node already installed (phase C(done)) is left as it is (ok, unchanged). An attempt that runs is
     followed. A node whose last attempt failed at readiness (next C(recheckReadiness)) is rechecked
-    (C(POST /v1/installer/install/recheck-readiness)), never installed again. Otherwise, after the join check
+    (C(POST /v1/installer/install/recheck-readiness)), never installed again. A node whose last attempt was
+    interrupted at firstboot (code C(INTERRUPTED), step C(firstboot); firstboot may have finished) is never
+    installed again by the task, which fails with the verdict's message; check the node as it says, and if it must be
+    installed again, start that install on the node (its console, or C(POST /v1/installer/install)), then run the
+    task again to follow it. Otherwise, after the join check
     when I(join_check) is set, C(POST /v1/installer/install) starts an attempt.
   - An attempt that fails at readiness is rechecked up to I(rechecks) times before the task fails.
   - "A failed install fails the task with C(NODE: the install failed: CODE at STEP: DETAIL (next: NEXT))."
@@ -193,6 +197,8 @@ class Run(object):
                 raise Failed("its answers disagree: its status says it is installed (phase done), its verdict says %s; an installer's answers agree: look at the node" % says, **self.result(verdict, False))
             return self.result(verdict, False, msg="installed already (attempt %d)" % status["attempt"])
         last = self.installer.verdict() if status["phase"] == "failed" else None
+        if last and last["attempt"] == status["attempt"] and firstboot_may_have_run(last):
+            raise Failed("%s; %s" % (failure(last), FIRSTBOOT_RETRY_BY_HAND), **self.result(last, False))
         if self.module.check_mode:
             what = "follow attempt %d" % status["attempt"] if status["phase"] == "installing" else "recheck readiness" if last and last["next"] == "recheckReadiness" else "install"
             return self.result(last, True, msg="check mode: it would %s; nothing was started" % what)
@@ -213,7 +219,17 @@ class Run(object):
                 rechecks -= 1
                 verdict = self.start(recheck=True)
                 continue
-            raise Failed(failure(verdict), **self.result(verdict, True))
+            raise Failed(failure(verdict) + ("; " + FIRSTBOOT_RETRY_BY_HAND if firstboot_may_have_run(verdict) else ""), **self.result(verdict, True))
+
+
+def firstboot_may_have_run(verdict):
+    """An attempt interrupted at firstboot (the installer killed as it ran): firstboot may have run to its end, and a
+    retry runs it again (it erases disks). Its next says retryInstall (SPEC §6), but the task never starts that itself."""
+    return verdict["outcome"] == "failed" and verdict["code"] == "INTERRUPTED" and verdict["step"] == "firstboot"
+
+
+FIRSTBOOT_RETRY_BY_HAND = ("not started again by this task: firstboot may have run to its end, and an install runs it again. Check the node as its message says; "
+                           "if it must be installed again, start that install on the node (its console, or POST /v1/installer/install with curl), then run the playbook again: it follows that attempt")
 
 
 def failure(verdict):
