@@ -9,6 +9,7 @@ import { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 import { makePayload } from "../../demo/make-payload.ts";
 import { stateLayout } from "../../core/state/layout.ts";
 import { ensureNode } from "../setup/node-runtimes.ts";
+import { markedProcesses } from "./processes.ts";
 
 export { BUNDLE, DEMO_HOST_FACTS, ROOT } from "./paths.ts";
 
@@ -254,7 +255,7 @@ export async function startInstaller(options: StartOptions = {}): Promise<Runnin
 }
 
 export interface Harness {
-  /** Starts an installer and waits for its banner; it is killed -9 when the file's tests end. */
+  /** Starts an installer and waits for its banner; it is killed -9 (its firstboot's processes too) when the file's tests end. */
   start(options?: StartOptions): Promise<RunningInstaller>;
   /** Spawns an installer without waiting for it to listen; killed -9 when the file's tests end. */
   spawn(options?: StartOptions): Promise<SpawnedInstaller>;
@@ -262,14 +263,19 @@ export interface Harness {
   defer(cleanup: () => unknown): void;
 }
 
-/** Call once at the top of an e2e file: its `after()` kills every installer started through it and runs every deferred cleanup. */
+/** Call once at the top of an e2e file: its `after()` kills every installer started through it (and its firstboot's processes) and runs every deferred cleanup. */
 export function harness(): Harness {
   const cleanups: (() => unknown)[] = [];
   after(() => Promise.all(cleanups.map((cleanup) => cleanup())));
   const defer = (cleanup: () => unknown) => void cleanups.push(cleanup);
   const spawnKilledAfter = async (options?: StartOptions) => {
     const spawned = await spawnInstaller(options);
-    defer(() => spawned.kill9());
+    defer(async () => {
+      await spawned.kill9();
+      // An attempt's firstboot outlives an installer killed -9 (as on a node, until the next start stops it): a gated
+      // one would loop for good beside the rest of the suite.
+      for (const pid of await markedProcesses(spawned.stateDir)) process.kill(pid, "SIGKILL");
+    });
     return spawned;
   };
   return { defer, spawn: spawnKilledAfter, start: async (options) => listening(await spawnKilledAfter(options)) };
