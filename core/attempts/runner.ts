@@ -319,7 +319,7 @@ export class AttemptRunner {
   /** Into the attempt's events, and its milestones into the service log. */
   #append(record: AttemptRecord, log: AttemptEventLog, event: NewEvent, step = event.step): void {
     log.append(event, step);
-    journal(this.deps.log, record.attempt, step === undefined ? event : { ...event, step });
+    journal(this.deps.log, record.attempt, event, undefined, step);
   }
 
   /** Stops a running attempt where it is (firstboot's whole group included); the next start marks it INTERRUPTED. */
