@@ -272,8 +272,15 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
           out(verdictLine(verdict.data));
           // Only a start of the installer fails an attempt INTERRUPTED: the installer that ran it stopped (killed, restarted or rebooted).
           if (verdict.data.code === "INTERRUPTED") {
+            const restarted = `the installer restarted while attempt ${attempt} ran, which it marked INTERRUPTED`;
+            // Someone may have started the install again while this follow was away: that attempt is the one to follow.
+            const now = await getJsonAsIs(hold.target, STATUS_PATH, StatusSchema).catch(() => undefined);
+            if (now && now.attempt > attempt) {
+              say(`${restarted}; attempt ${now.attempt} was started since: following attempt ${now.attempt}`);
+              return followAttempt(hold, now.attempt);
+            }
             const how = HOW_TO_GO_ON[verdict.data.next];
-            say(`the installer restarted while attempt ${attempt} ran, which it marked INTERRUPTED.${how ? ` To go on, ${how}.` : ""}`);
+            say(`${restarted}.${how ? ` To go on, ${how}.` : ""}`);
           }
           return verdict.data.outcome === "succeeded" ? 0 : 1;
         }

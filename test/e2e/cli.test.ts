@@ -281,11 +281,11 @@ async function installer(scenario: Scenario, options: { timeout?: number; firstb
   const started = await lab.start({ stateDir, args });
   await untilNoBlockers(started);
   // The helper listens on port 0; a restart listens again on the port the first start was given (the last --listen wins).
-  return { ...started, restart: () => lab.start({ stateDir, args: [...args, "--listen", `127.0.0.1:${started.port}`] }) };
+  return { ...started, restart: (listen = `127.0.0.1:${started.port}`) => lab.start({ stateDir, args: [...args, "--listen", listen] }) };
 }
 
-/** A lab installer, and its start again on the same state dir, flags and port (as systemd restarts it). */
-type Lab = RunningInstaller & { restart(): Promise<RunningInstaller> };
+/** A lab installer, and its start again on the same state dir and flags, on its port (as systemd restarts it) unless `listen` says another. */
+type Lab = RunningInstaller & { restart(listen?: string): Promise<RunningInstaller> };
 
 const GATE = `while [ ! -e "$(dirname "$0")/go" ]; do sleep 0.05; done`;
 const letFirstbootGo = (node: RunningInstaller) => writeFile(join(dirname(node.stateDir), "go"), "");
@@ -423,6 +423,30 @@ describe("status", () => {
     const lines = run.stdout.trimEnd().split("\n");
     assert.equal(lines.at(-1), "attempt 1 failed at firstboot: INTERRUPTED; next: retryInstall");
     assert.match(run.stderr, /^status: the installer answers again: following attempt 1 on\nstatus: the installer restarted while attempt 1 ran, which it marked INTERRUPTED\. To go on, start the install again \(the console, or POST \/v1\/installer\/install\)\.\n$/m);
+  });
+
+  test("--follow of an installer restarted while a newer attempt was started and finished: after the old attempt's INTERRUPTED it says so and follows the newer one, not \"start the install again\"", async () => {
+    const node = await installer("ready", { gated: true });
+    await install(node);
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
+    await node.kill9();
+    await waitFor("status --follow to say it lost the installer", async () => (following.errors().includes("lost the installer") ? true : undefined));
+    // Out of the follow's reach (another port): the restart marks attempt 1 INTERRUPTED and attempt 2 runs to its end.
+    const aside = await node.restart("127.0.0.1:0");
+    await untilNoBlockers(aside);
+    await letFirstbootGo(node);
+    await install(aside);
+    await waitFor("attempt 2 to succeed", async () => ((await aside.request("/v1/installer/status")).json.phase === "done" ? true : undefined));
+    await aside.kill9();
+    await node.restart();
+    const run = await following.ended;
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const lines = run.stdout.trimEnd().split("\n");
+    assert.ok(lines.includes("attempt 1 failed at firstboot: INTERRUPTED; next: retryInstall"), run.stdout);
+    assert.equal(lines.at(-1), "attempt 2 succeeded");
+    assert.doesNotMatch(run.stderr, /start the install again/);
+    assert.match(run.stderr, /^status: the installer restarted while attempt 1 ran, which it marked INTERRUPTED; attempt 2 was started since: following attempt 2$/m);
   });
 
   test("--follow waiting for an attempt, of an installer killed and restarted: it says so, waits on, and follows the attempt the restarted installer runs", async () => {
