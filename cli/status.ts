@@ -288,6 +288,11 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
     } catch (err) {
       if (err instanceof Refused) throw err;
       if (err instanceof HttpClientError && err.kind === "status") {
+        if (err.answer!.status === 404) {
+          // The attempt it ran is gone from its store: the state dir was replaced (or cleared) under a restart.
+          const now = await fetchStatus(hold.target);
+          throw new Refused(`the installer at ${hold.target.url.origin} no longer has attempt ${attempt}: its state dir was replaced or cleared since the attempt started. It says now: ${phaseLine(now)}`);
+        }
         if (err.answer!.status !== 401) throw new Refused(`the events of attempt ${attempt} answered HTTP ${err.answer!.status}`);
         await hold.renewedCode(err, path);
         continue;

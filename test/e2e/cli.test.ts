@@ -449,6 +449,21 @@ describe("status", () => {
     assert.match(run.stderr, /^status: the installer restarted while attempt 1 ran, which it marked INTERRUPTED; attempt 2 was started since: following attempt 2$/m);
   });
 
+  test("--follow of an installer restarted on a cleared state dir (no store, no events): exit 2 saying it no longer has the attempt, and what status says now, not a bare HTTP 404", async () => {
+    const node = await installer("ready", { gated: true });
+    await install(node);
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
+    await node.kill9();
+    const { store, events } = stateLayout(node.stateDir);
+    await Promise.all([rm(store, { force: true }), rm(events, { recursive: true, force: true })]);
+    await node.restart();
+    const run = await following.ended;
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.doesNotMatch(run.stderr, /answered HTTP 404/);
+    assert.match(run.stderr, new RegExp(`^status: the installer at https://127\\.0\\.0\\.1:${node.port} no longer has attempt 1: its state dir was replaced or cleared since the attempt started\\. It says now: configuring: no install attempt yet\n$`, "m"));
+  });
+
   test("--follow waiting for an attempt, of an installer killed and restarted: it says so, waits on, and follows the attempt the restarted installer runs", async () => {
     const node = await installer("ready");
     const following = follow(statusOf(node, "--follow"));
