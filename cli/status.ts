@@ -107,7 +107,14 @@ function inStatusWords(error: unknown, target: Pinned, path: string): unknown {
           : "Is it the installer of that state dir (--tls-cert's certificate may be served by others)? If it is, the file was changed since it started";
         return new Unavailable(`the installer at ${origin} refused the install code in ${target.codeFile} (HTTP 401): it runs with another one. ${whose}: the code it runs with is in its banner (journalctl -u stratum-installer)`);
       }
-      if (status === 429) return new Unavailable(`the installer at ${origin} refused the state dir's install code (HTTP ${status}): ${detail}`);
+      if (status === 429) {
+        // Not the server's "run `installer code`" either. Locked out, the address is refused even with the right code.
+        const seconds = /^\d{1,6}$/.exec(String(error.answer!.headers["retry-after"] ?? "").trim())?.[0];
+        return new Unavailable(
+          `the installer at ${origin} refuses tries from this address for a while (HTTP 429${seconds ? `, for ${seconds} s more by its Retry-After` : ""}) because of wrong install codes sent to it; meanwhile it refuses even the right one. ` +
+            `If \`status\` sent them, the code in ${target.codeFile} is not the one the running installer has (the file was changed since it started): that one is in its banner (journalctl -u stratum-installer)`,
+        );
+      }
       return new Unavailable(`${origin}${path} answered HTTP ${status}${detail ? `: ${detail}` : ""}`);
     }
     case "broken":

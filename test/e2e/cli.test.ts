@@ -541,6 +541,24 @@ describe("status", () => {
     );
   });
 
+  test("status locked out after wrong install codes (HTTP 429): exit 2 saying the installer refuses this address for a while, for how long, and that the state dir's code is not the one it runs with, not `installer code`", async () => {
+    const node = await lab.start();
+    const wrong = "AAAA-BBBB-CCCC";
+    await writeFile(stateLayout(node.stateDir).installCode, `${wrong}\n`);
+    for (let i = 0; i < 6; i += 1) await node.request("/v1/installer/status", { code: wrong });
+    const run = await runCli(statusOf(node));
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.equal(run.stdout, "");
+    assert.doesNotMatch(run.stderr, /installer\.js code/);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `^status: the installer at https://127\\.0\\.0\\.1:${node.port} refuses tries from this address for a while \\(HTTP 429, for \\d+ s more by its Retry-After\\) because of wrong install codes sent to it; meanwhile it refuses even the right one\\. ` +
+          `If \`status\` sent them, the code in ${stateLayout(node.stateDir).installCode.replaceAll(".", "\\.")} is not the one the running installer has \\(the file was changed since it started\\): that one is in its banner \\(journalctl -u stratum-installer\\)\n$`,
+      ),
+    );
+  });
+
   test("`status` and `code` on a state dir whose install-code file is empty say so, not that it is the wrong state dir", async () => {
     const stateDir = await tempDir();
     await writeFile(stateLayout(stateDir).installCode, "\n");
