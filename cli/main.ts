@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import type { CodeCache } from "./fast-start.ts";
 import type { Exit } from "./commands.ts";
@@ -77,7 +78,11 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
     }
     case "status": {
       const { values, booleans, positionals } = parseFlags(rest, STATUS_FLAGS, process.env, { follow: { type: "boolean" } });
-      if (positionals.length > 0) throw new UsageError(`status takes no arguments, got "${positionals.join(" ")}"`);
+      if (positionals.length > 0) {
+        // `status /var/lib/stratum/installer`: the state dir, given without its flag.
+        const dir = positionals.length === 1 && stat(positionals[0]!).then((s) => s.isDirectory(), () => false);
+        throw new UsageError(`status takes no arguments, got "${positionals.join(" ")}"${(await dir) ? `; did you mean --state-dir ${positionals[0]}?` : ""}`);
+      }
       const ranWith = values.url === undefined ? await (await import("../core/state/last-start.ts")).lastStartRanWith(values["state-dir"]!) : {};
       const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
       const typed = new Set(["port", "url"].filter((flag) => rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`))));

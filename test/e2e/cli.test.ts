@@ -265,6 +265,15 @@ describe("help and -V", () => {
       assert.match(run.stderr, new RegExp(`${args[0]} takes no arguments, got "extra"`));
     }
   });
+
+  test("status DIR, a directory given without --state-dir: refused as before (exit 2), asking whether --state-dir DIR was meant; another stray word is not", async () => {
+    const folder = await tempDir();
+    const [dir, word] = await Promise.all([runCli(["status", folder]), runCli(["status", join(folder, "nope")])]);
+    assert.deepEqual([dir.code, dir.stdout], [2, ""]);
+    assert.match(dir.stderr, new RegExp(`^installer: status takes no arguments, got "${folder}"; did you mean --state-dir ${folder}\\?\n`));
+    assert.deepEqual([word.code, word.stdout], [2, ""]);
+    assert.match(word.stderr, /^installer: status takes no arguments, got "[^"]*nope"\n/);
+  });
 });
 
 /**
