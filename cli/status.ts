@@ -300,6 +300,7 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
           const now = await fetchStatus(hold.target);
           throw new Refused(`the installer at ${hold.target.url.origin} no longer has attempt ${attempt}: its state dir was replaced or cleared since the attempt started. It says now: ${phaseLine(now)}`);
         }
+        if (err.answer!.status === 429) throw inStatusWords(err, hold.target, path);
         if (err.answer!.status !== 401) throw new Refused(`the events of attempt ${attempt} answered HTTP ${err.answer!.status}`);
         await hold.renewedCode(err, path);
         continue;

@@ -473,6 +473,23 @@ describe("status", () => {
     assert.match(run.stderr, new RegExp(`^status: the installer at https://127\\.0\\.0\\.1:${node.port} no longer has attempt 1: its state dir was replaced or cleared since the attempt started\\. It says now: configuring: no install attempt yet\n$`, "m"));
   });
 
+  test("--follow of an installer that, restarted, refuses this address (locked out after wrong codes, HTTP 429): exit 2 in status's words for a lockout, not a bare \"answered HTTP 429\"", async () => {
+    const node = await installer("ready", { gated: true });
+    await install(node);
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
+    await node.kill9();
+    // Out of the follow's reach (another port): wrong codes from this address lock it out, in the store the restart keeps.
+    const aside = await node.restart("127.0.0.1:0");
+    for (let i = 0; i < 6; i += 1) await aside.request("/v1/installer/status", { code: "AAAA-BBBB-CCCC" });
+    await aside.kill9();
+    await node.restart();
+    const run = await following.ended;
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.doesNotMatch(run.stderr, /answered HTTP 429/);
+    assert.match(run.stderr, /^status: the installer at https:\/\/127\.0\.0\.1:\d+ refuses tries from this address for a while \(HTTP 429, for \d+ s more by its Retry-After\)/m);
+  });
+
   test("--follow waiting for an attempt, of an installer killed and restarted: it says so, waits on, and follows the attempt the restarted installer runs", async () => {
     const node = await installer("ready");
     const following = follow(statusOf(node, "--follow"));
