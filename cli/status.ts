@@ -10,6 +10,7 @@ import { StatusSchema } from "../handlers/get-status.ts";
 import { EventSchema, VerdictSchema } from "../handlers/schemas/install.ts";
 import type { Exit } from "./commands.ts";
 import { printable } from "../core/common/printable.ts";
+import { capText } from "../core/common/cut-text.ts";
 
 type Status = z.infer<typeof StatusSchema>;
 type Verdict = z.infer<typeof VerdictSchema>;
@@ -178,6 +179,9 @@ async function follow(target: Pinned, options: StatusOptions): Promise<Exit> {
 
 const say = (line: string) => process.stderr.write(`status: ${printable(line)}\n`);
 
+/** A verdict's message is the installer's text: as much of it as a person reads in one line of a terminal's scrollback. */
+const VERDICT_MESSAGE_BYTES = 2048;
+
 /** What the operator does about a verdict's `next` from a shell: the console, or the request the console sends. */
 const HOW_TO_GO_ON: Partial<Record<Verdict["next"], string>> = {
   retryInstall: "start the install again (the console, or POST /v1/installer/install)",
@@ -286,8 +290,14 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
               say(`${restarted}; attempt ${now.attempt} was started since: following attempt ${now.attempt}`);
               return followAttempt(hold, now.attempt);
             }
-            const how = HOW_TO_GO_ON[verdict.data.next];
-            say(`${restarted}.${how ? ` To go on, ${how}.` : ""}`);
+            // Killed during firstboot, which erases disks: what it did is unknown (it may even have finished), and a new
+            // attempt runs it again. The verdict's own words say which, and the node is checked first.
+            if (verdict.data.step === "firstboot") {
+              say(`${restarted}: ${capText(verdict.data.message, VERDICT_MESSAGE_BYTES).text} firstboot had begun: check on the node what it did before you ${HOW_TO_GO_ON.retryInstall}, which runs firstboot again.`);
+            } else {
+              const how = HOW_TO_GO_ON[verdict.data.next];
+              say(`${restarted}.${how ? ` To go on, ${how}.` : ""}`);
+            }
           }
           return verdict.data.outcome === "succeeded" ? 0 : 1;
         }

@@ -431,7 +431,11 @@ describe("status", () => {
     assert.equal(run.code, 1, run.stdout + run.stderr);
     const lines = run.stdout.trimEnd().split("\n");
     assert.equal(lines.at(-1), "attempt 1 failed at firstboot: INTERRUPTED; next: retryInstall");
-    assert.match(run.stderr, /^status: the installer answers again: following attempt 1 on\nstatus: the installer restarted while attempt 1 ran, which it marked INTERRUPTED\. To go on, start the install again \(the console, or POST \/v1\/installer\/install\)\.\n$/m);
+    // firstboot had begun: the verdict's own words, and a check before the install that runs it again.
+    assert.match(
+      run.stderr,
+      /^status: the installer answers again: following attempt 1 on\nstatus: the installer restarted while attempt 1 ran, which it marked INTERRUPTED: The installer stopped during firstboot \(killed or rebooted\); retry the install\. firstboot had begun: check on the node what it did before you start the install again \(the console, or POST \/v1\/installer\/install\), which runs firstboot again\.\n$/m,
+    );
   });
 
   test("--follow of an installer restarted while a newer attempt was started and finished: after the old attempt's INTERRUPTED it says so and follows the newer one, not \"start the install again\"", async () => {
