@@ -1,11 +1,12 @@
 import { noInstallCode, readInstallCode } from "../core/access/install-code-file.ts";
 import { printable } from "../core/common/printable.ts";
+import { stateDirNotReadable } from "../core/fs/storage-error.ts";
 
 export type Exit = 0 | 1 | 2;
 
 export async function printCode(stateDir: string): Promise<Exit> {
   const code = await readInstallCode(stateDir).catch((err: Error) => {
-    process.stderr.write(`${printable(`cannot read the install code in ${stateDir}: ${err.message}`)}\n`);
+    process.stderr.write(`${printable(stateDirNotReadable(stateDir, err) ?? `cannot read the install code in ${stateDir}: ${err.message}`)}\n`);
     return null;
   });
   if (code === null) return 2;

@@ -11,6 +11,7 @@ import { EventSchema, VerdictSchema } from "../handlers/schemas/install.ts";
 import type { Exit } from "./commands.ts";
 import { printable } from "../core/common/printable.ts";
 import { capText } from "../core/common/cut-text.ts";
+import { stateDirNotReadable } from "../core/fs/storage-error.ts";
 
 type Status = z.infer<typeof StatusSchema>;
 type Verdict = z.infer<typeof VerdictSchema>;
@@ -66,7 +67,7 @@ export async function runStatus(options: StatusOptions): Promise<Exit> {
 
 async function pinnedTarget({ stateDir, url, tlsCert }: StatusOptions): Promise<Pinned> {
   const code = await readInstallCode(stateDir).catch((err: Error) => {
-    throw new Unavailable(`cannot read the install code in ${stateDir}: ${err.message}`);
+    throw new Unavailable(stateDirNotReadable(stateDir, err) ?? `cannot read the install code in ${stateDir}: ${err.message}`);
   });
   if (!code) throw new Unavailable(noInstallCode(stateDir, code));
   const certFile = tlsCert ?? stateLayout(stateDir).tlsCert;

@@ -9,7 +9,7 @@ import { printable } from "../core/common/printable.ts";
 import { lastStartRanWith } from "../core/state/last-start.ts";
 import { SERVE_FLAGS } from "./flags.ts";
 import { makeFolder } from "../core/fs/private-dir.ts";
-import { notWrittenBecause } from "../core/fs/storage-error.ts";
+import { notWrittenBecause, stateDirNotReadable } from "../core/fs/storage-error.ts";
 
 interface SupportBundleOptions {
   stateDir: string;
@@ -24,8 +24,22 @@ interface SupportBundleOptions {
   version: string;
 }
 
-/** The bundle from the state dir alone: no lock, no write there, whether the service runs, stopped or crashed. */
+/**
+ * The bundle from the state dir alone: no lock, no write there, whether the service runs, stopped or crashed. A state
+ * dir this user may not read is said as status says it, with its exit.
+ */
 export async function runSupportBundle(options: SupportBundleOptions): Promise<Exit> {
+  try {
+    return await supportBundle(options);
+  } catch (err) {
+    const unreadable = stateDirNotReadable(options.stateDir, err);
+    if (!unreadable) throw err;
+    process.stderr.write(`installer: ${printable(unreadable)}\n`);
+    return 2;
+  }
+}
+
+async function supportBundle(options: SupportBundleOptions): Promise<Exit> {
   // Binary on a terminal is noise, and bytes a terminal may obey: refused as gzip refuses it, before any work.
   if (options.output === "-" && process.stdout.isTTY) {
     process.stderr.write("installer: support-bundle -o - writes the bundle (a .tar.gz) to stdout, which is a terminal: redirect it (-o - > FILE), pipe it, or give -o FILE\n");

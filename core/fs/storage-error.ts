@@ -75,7 +75,21 @@ export function startStorageProblem(stateDir: string, err: unknown): string | un
   if (!code || !WHY[code]) return undefined;
   // Only the state dir's own: an operator's --tls-key or --host-facts it cannot read is said as Node says it, naming
   // that file. A write's ENOSPC, EDQUOT or EROFS names no file; at a start only the state dir is written.
-  const inside = path !== undefined && (resolve(path) === resolve(stateDir) || resolve(path).startsWith(`${resolve(stateDir)}${sep}`));
+  const inside = path !== undefined && isIn(stateDir, path);
   if (!inside && !(path === undefined && ["ENOSPC", "EDQUOT", "EROFS"].includes(code))) return undefined;
   return `the state dir ${stateDir} cannot be written (${code}: ${WHY[code]}): free space on its file system (or make it writable), then start the installer again`;
+}
+
+function isIn(stateDir: string, path: string): boolean {
+  return resolve(path) === resolve(stateDir) || resolve(path).startsWith(`${resolve(stateDir)}${sep}`);
+}
+
+/**
+ * For a command that reads the state dir (status, code, support-bundle) run by a user the state dir's permissions
+ * keep out: one sentence naming the file and what to do; undefined for any other error.
+ */
+export function stateDirNotReadable(stateDir: string, err: unknown): string | undefined {
+  const { code, path } = (err ?? {}) as NodeJS.ErrnoException;
+  if ((code !== "EACCES" && code !== "EPERM") || path === undefined || !isIn(stateDir, path)) return undefined;
+  return `cannot read ${path} (${code}: ${WHY[code]}): the state dir ${stateDir} is readable by its owner or root alone: run it with sudo (or as that user)`;
 }

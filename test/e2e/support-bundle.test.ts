@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { closeSync, existsSync, openSync } from "node:fs";
-import { copyFile, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -105,6 +105,29 @@ test("support-bundle: a state dir that is not there, or a file that is no bundle
   const summary = await runCli(["support-bundle", "--summary", join(import.meta.dirname, "../../package.json")]);
   assert.equal(summary.code, 2);
   assert.match(summary.stderr, /cannot read .*package\.json as a support bundle \(\.tar\.gz\)/);
+});
+
+test("support-bundle as a user who may not read the state dir (0700, root's): says which file, that it needs the state dir's owner or root, as status says it, exit 2 as status", { skip: process.getuid?.() !== 0 ? "needs root to run the installer as another user" : undefined }, async () => {
+  const folder = await tempDir();
+  await chmod(folder, 0o755);
+  const stateDir = join(folder, "state");
+  await mkdir(stateDir, { mode: 0o700 });
+  await writeFile(join(stateDir, "install-code"), "ABCD-EFGH-JKMN\n");
+  const nobody = Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" }));
+  const asNobody = async (args: string[]) => {
+    const proc = spawn(await bundleNode(), [BUNDLE, ...args], { cwd: "/", uid: nobody, gid: nobody, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    proc.stderr.on("data", (d) => (stderr += d));
+    const [code] = (await once(proc, "close")) as [number | null];
+    return { code, stderr };
+  };
+  const status = await asNobody(["status", "--state-dir", stateDir]);
+  const made = await asNobody(["support-bundle", "--state-dir", stateDir, "-o", "-"]);
+  const needs = `the state dir ${stateDir} is readable by its owner or root alone: run it with sudo (or as that user)`;
+  assert.equal(status.code, 2, status.stderr);
+  assert.equal(status.stderr, `status: cannot read ${join(stateDir, "install-code")} (EACCES: permission denied): ${needs}\n`);
+  assert.equal(made.code, 2, made.stderr);
+  assert.match(made.stderr, new RegExp(`^installer: cannot read ${stateDir}/[a-z.-]+ \\(EACCES: permission denied\\): ${needs.replace(/[.()]/g, "\\$&")}\n$`));
 });
 
 test("support-bundle -o - with stdout a terminal (a pty from util-linux's script): refused, exit 2, saying how to redirect it; none of the .tar.gz reaches the terminal", async () => {
