@@ -20,6 +20,28 @@ export function notWrittenBecause(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
+/**
+ * What makes a write that failed with `cause` work again, as it follows its cause: free space for a full disk or quota,
+ * a remount for a read-only file system (or `elsewhere`), permissions for a refusal.
+ */
+export function writeRemedy(cause: unknown, elsewhere?: string): string {
+  switch ((cause as NodeJS.ErrnoException)?.code) {
+    case "ENOSPC":
+    case "EDQUOT":
+      return "free space on its file system";
+    case "EROFS":
+      return `remount its file system read-write${elsewhere ? `, or ${elsewhere}` : ""}`;
+    case "EACCES":
+    case "EPERM":
+      return `make it writable by the user the installer runs as (uid ${process.getuid?.()}): check its owner and mode`;
+    default:
+      return "free space on its file system (or make it writable)";
+  }
+}
+
+/** For a state dir: its remedy's other way out of a read-only file system. */
+const STATE_DIR_ELSEWHERE = "give the installer another --state-dir";
+
 /** A file this machine could not write (a full disk, a folder that takes no file): `path` and why, for its caller to say what to do. */
 export class NotWrittenError extends Error {
   constructor(readonly path: string, cause: unknown) {
@@ -39,10 +61,13 @@ export function storageError(stateDir: string, cause: unknown): InstallerError {
     gone.add(error);
     return error;
   }
-  return new InstallerError({
+  const remedy = writeRemedy(cause, STATE_DIR_ELSEWHERE);
+  const error = new InstallerError({
     code: "INSUFFICIENT_STORAGE",
-    detail: `The state dir ${stateDir} cannot be written (${notWrittenBecause(cause)}); nothing was changed. Free space on its file system (or make it writable again), then retry; the installer recovers by itself.`,
+    detail: `The state dir ${stateDir} cannot be written (${notWrittenBecause(cause)}); nothing was changed. ${remedy[0]!.toUpperCase()}${remedy.slice(1)}, then retry; the installer recovers by itself.`,
   });
+  remedies.set(error, remedy);
+  return error;
 }
 
 export function isStorageError(err: unknown): err is InstallerError {
@@ -53,8 +78,11 @@ export function isStorageError(err: unknown): err is InstallerError {
 export function storageFault(err: InstallerError): { why: string; remedy: string; gone: boolean } {
   const why = err.detail.replace(/; nothing was changed\..*$/s, "");
   const isGone = gone.has(err);
-  return { why, gone: isGone, remedy: isGone ? "restart the installer, which makes the state dir again" : "free space on its file system (or make it writable)" };
+  return { why, gone: isGone, remedy: isGone ? "restart the installer, which makes the state dir again" : (remedies.get(err) ?? writeRemedy(undefined)) };
 }
+
+/** Each storage error's remedy, as its cause made it. */
+const remedies = new WeakMap<InstallerError, string>();
 
 /** The storage errors of a state dir that is gone (storageError knew it by its cause's code): their remedy is a restart. */
 const gone = new WeakSet<InstallerError>();
@@ -77,7 +105,7 @@ export function startStorageProblem(stateDir: string, err: unknown): string | un
   // that file. A write's ENOSPC, EDQUOT or EROFS names no file; at a start only the state dir is written.
   const inside = path !== undefined && isIn(stateDir, path);
   if (!inside && !(path === undefined && ["ENOSPC", "EDQUOT", "EROFS"].includes(code))) return undefined;
-  return `the state dir ${stateDir} cannot be written (${code}: ${WHY[code]}): free space on its file system (or make it writable), then start the installer again`;
+  return `the state dir ${stateDir} cannot be written (${code}: ${WHY[code]}): ${writeRemedy(err, STATE_DIR_ELSEWHERE)}, then start the installer again`;
 }
 
 function isIn(stateDir: string, path: string): boolean {

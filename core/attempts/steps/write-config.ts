@@ -1,5 +1,5 @@
 import { writeFileAtomic } from "../../fs/atomic-write.ts";
-import { NotWrittenError } from "../../fs/storage-error.ts";
+import { NotWrittenError, writeRemedy } from "../../fs/storage-error.ts";
 import { withJoinToken } from "../../cluster/service.ts";
 import type { AttemptRecord } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
@@ -24,7 +24,7 @@ export async function writeConfig(ctx: StepContext, { path, text: rendered, foun
     await writeFileAtomic(path, text);
   } catch (err) {
     // node.yaml by its own name (Node's message names the temp file an open failed on), why, and what to do.
-    throw new StepFailure("WRITE_FAILED", `${new NotWrittenError(path, err).message}: free space on its file system (or make it writable), then retry the install.`);
+    throw new StepFailure("WRITE_FAILED", `${new NotWrittenError(path, err).message}: ${writeRemedy(err)}, then retry the install.`);
   }
   record.nodeYamlPath = path;
   ctx.emit({ type: "step.progress", level: "info", message: `wrote ${path} (${Buffer.byteLength(text)} bytes, mode 0600)` });

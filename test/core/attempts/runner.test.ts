@@ -309,7 +309,7 @@ describe("attempt runner: a node.yaml the disk refuses", () => {
     const events = await r.finished(1);
     const verdict = r.attempts.get()[0]!.verdict!;
     assert.deepEqual({ ...verdict, message: undefined }, { attempt: 1, kind: "install", outcome: "failed", step: "write-config", code: "WRITE_FAILED", next: "retryInstall", message: undefined });
-    assert.equal(verdict.message, `${r.settings.nodeYaml} cannot be written (ENOSPC: no space left on its file system): free space on its file system (or make it writable), then retry the install.`);
+    assert.equal(verdict.message, `${r.settings.nodeYaml} cannot be written (ENOSPC: no space left on its file system): free space on its file system, then retry the install.`);
     assert.equal(events.at(-1)!.message, verdict.message);
     assert.deepEqual(await readdir(etc), ["filler"], "no node.yaml, no temp file");
     await assert.rejects(stat(join(r.folder, "ran")), { code: "ENOENT" }, "firstboot did not run");

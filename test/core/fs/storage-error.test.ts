@@ -2,15 +2,20 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { startStorageProblem, storageError, storageFault } from "../../../core/fs/storage-error.ts";
 
+const FREE = "free space on its file system";
+const REMOUNT = "remount its file system read-write, or give the installer another --state-dir";
+const PERMIT = `make it writable by the user the installer runs as (uid ${process.getuid?.()}): check its owner and mode`;
+
 const errno = (code: string, path?: string, syscall = "open") => Object.assign(new Error(`${code}: ${syscall}${path ? ` '${path}'` : ""}`), { code, syscall, ...(path ? { path } : {}) });
 
 test("a start's write error is the state dir's only when it is: its own files, or a write that names none; an operator's file it cannot read is left as Node says it", () => {
   const dir = "/var/lib/stratum/installer";
-  const said = (code: string, why: string) => `the state dir ${dir} cannot be written (${code}: ${why}): free space on its file system (or make it writable), then start the installer again`;
+  const said = (code: string, why: string, remedy = FREE) => `the state dir ${dir} cannot be written (${code}: ${why}): ${remedy}, then start the installer again`;
   assert.equal(startStorageProblem(dir, errno("ENOSPC", undefined, "write")), said("ENOSPC", "no space left on its file system"));
-  assert.equal(startStorageProblem(dir, errno("EROFS", `${dir}/installer.lock.1.new`)), said("EROFS", "its file system is read-only"));
-  assert.equal(startStorageProblem(dir, errno("EACCES", `${dir}/tls.key`)), said("EACCES", "permission denied"));
+  assert.equal(startStorageProblem(dir, errno("EROFS", `${dir}/installer.lock.1.new`)), said("EROFS", "its file system is read-only", REMOUNT));
+  assert.equal(startStorageProblem(dir, errno("EACCES", `${dir}/tls.key`)), said("EACCES", "permission denied", PERMIT));
   assert.equal(startStorageProblem(dir, storageError(dir, errno("ENOSPC", undefined, "write"))), said("ENOSPC", "no space left on its file system"), "a later write's storage error is said as the lock's is");
+  assert.equal(startStorageProblem(dir, storageError(dir, errno("EROFS", undefined, "write"))), said("EROFS", "its file system is read-only", REMOUNT));
   for (const other of [errno("EACCES", "/etc/ssl/private/node.key"), errno("EACCES", `${dir}-old/tls.key`), errno("EIO", undefined, "read"), errno("ENOENT", `${dir}/x`), new Error("a bug")]) {
     assert.equal(startStorageProblem(dir, other), undefined, other.message);
   }
@@ -29,5 +34,16 @@ test("what a start or an attempt says to do follows the storage error: restart f
   const gone = storageFault(storageError(dir, errno("ENOENT", `${dir}/.installer.json.42.tmp`)));
   assert.equal(gone.remedy, "restart the installer, which makes the state dir again");
   assert.equal(startStorageProblem(dir, storageError(dir, errno("ENOENT", `${dir}/x`))), `${gone.why.replace(/^The/, "the")}: start the installer again, which makes it again`);
-  assert.equal(storageFault(storageError(dir, errno("ENOSPC", undefined, "write"))).remedy, "free space on its file system (or make it writable)");
+  assert.equal(storageFault(storageError(dir, errno("ENOSPC", undefined, "write"))).remedy, FREE);
+});
+
+test("the remedy follows the cause: free space for a full disk or quota, a remount for a read-only file system, permissions for a refusal", () => {
+  const dir = "/var/lib/stratum/installer";
+  const cases: [string, string][] = [["ENOSPC", FREE], ["EDQUOT", FREE], ["EROFS", REMOUNT], ["EACCES", PERMIT], ["EPERM", PERMIT]];
+  for (const [code, remedy] of cases) {
+    const error = storageError(dir, errno(code, `${dir}/.installer.json.42.tmp`));
+    assert.equal(storageFault(error).remedy, remedy, code);
+    assert.match(error.detail, new RegExp(`; nothing was changed\\. ${remedy[0]!.toUpperCase()}${remedy.slice(1).replace(/[.()]/g, "\\$&")}, then retry`), code);
+    if (code !== "ENOSPC" && code !== "EDQUOT") assert.doesNotMatch(error.detail, /free space/i, code);
+  }
 });
