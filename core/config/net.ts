@@ -43,9 +43,12 @@ function urlReading(text: string): string | undefined {
   return hostname !== text && ipFamily(hostname) === 4 ? hostname : undefined;
 }
 
+/** The unspecified address and the broadcast: what a degenerate form (0x, 0x.0x, 4294967295) reads as, never meant. */
+const suggestable = (ipv4: string | undefined) => (ipv4 === "0.0.0.0" || ipv4 === "255.255.255.255" ? undefined : ipv4);
+
 /** Why `text` is not an IPv4 address; `as` writes an address suggested instead as the field takes it (with its prefix). */
 function whyNotIpv4(text: string, as: (ipv4: string) => string): string | undefined {
-  const reading = urlReading(text);
+  const reading = suggestable(urlReading(text));
   if (!/^\d+(\.\d+)*$/.test(text)) return reading && `a URL or resolver reads it as ${reading} (hex, octal or shortened): did you mean ${as(reading)}?`;
   const parts = text.split(".");
   const readAs = reading ? `; a URL or resolver reads it as ${reading}: did you mean ${as(reading)}?` : "";
@@ -55,9 +58,10 @@ function whyNotIpv4(text: string, as: (ipv4: string) => string): string | undefi
   const leadingZero = parts.find((part) => part.length > 1 && part.startsWith("0"));
   if (!leadingZero) return undefined;
   // Written with zeros for alignment, it was meant in decimal; a URL or resolver reads it in octal.
-  const decimal = parts.map(Number).join(".");
-  const meant = reading && reading !== decimal ? `: did you mean ${as(reading)}, or ${as(decimal)}?` : `: did you mean ${as(decimal)}?`;
-  return `${leadingZero} has a leading zero${reading ? `, which a URL or resolver reads as octal (as ${reading})` : ""}${meant}`;
+  const decimal = suggestable(parts.map(Number).join("."));
+  const meant = [...new Set([reading, decimal])].filter((ip) => ip !== undefined).map(as);
+  const suggested = meant.length > 0 ? `: did you mean ${meant.join(", or ")}?` : "";
+  return `${leadingZero} has a leading zero${reading ? `, which a URL or resolver reads as octal (as ${reading})` : ""}${suggested}`;
 }
 
 /** ::ffff:a.b.c.d: the IPv4 address a.b.c.d, to a dual-stack socket. */

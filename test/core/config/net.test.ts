@@ -55,6 +55,19 @@ describe("parseIp / formatIp", () => {
     assert.equal(problem("::ffff:10.20.0.11"), "::ffff:10.20.0.11 is an IPv4 address written as IPv6 (IPv4-mapped): did you mean 10.20.0.11?");
     assert.equal(problem("0:0:0:0:0:FFFF:a14:b"), "0:0:0:0:0:FFFF:a14:b is an IPv4 address written as IPv6 (IPv4-mapped): did you mean 10.20.0.11?");
   });
+
+  it("suggests no address when the numeric form reads as the unspecified address or the broadcast: those were never meant", () => {
+    const problem = (text: string) => {
+      const parsed = parseIp(text);
+      return parsed.ok ? undefined : parsed.problem;
+    };
+    for (const text of ["0x", "0x.0x", "0x0", "0xffffffff", "255.0xffffff"]) assert.equal(problem(text), `${text} is not an IP address`);
+    assert.equal(problem("0.0"), "0.0 is not an IP address: an IPv4 address has 4 numbers, this has 2");
+    assert.equal(problem("0"), "0 is not an IP address: an IPv4 address has 4 numbers, this has 1");
+    assert.equal(problem("4294967295"), "4294967295 is not an IP address: an IPv4 address has 4 numbers, this has 1");
+    assert.equal(problem("00.0.0.0"), "00.0.0.0 is not an IP address: 00 has a leading zero");
+    assert.equal(problem("255.255.255.0255"), "255.255.255.0255 is not an IP address: 0255 has a leading zero, which a URL or resolver reads as octal (as 255.255.255.173): did you mean 255.255.255.173?");
+  });
 });
 
 describe("ipFamily (inet_pton's answer, not isIP's patterns, whose first use compiles them)", () => {
