@@ -96,7 +96,11 @@ function judgeInfo(info: Answer | HttpClientError, sentAt: Date, input: JoinChec
   };
 }
 
-/** On a connection of its own, pinned again: the certificate is checked before the proof is written. */
+/**
+ * Under the same pin as the join info: on the join info's own connection when the shared idle pool hands it back
+ * (its certificate checked at its handshake), else on a new one whose certificate is checked before the proof is
+ * written. Either way no proof goes to a certificate other than the token's.
+ */
 async function proveSecret(token: JoinToken, where: string, post: (body: string) => Promise<Answer>): Promise<JoinCheck> {
   const nonce = newNonce();
   const answer = await post(JSON.stringify({ nonce, proof: joinProof(token.secret, nonce) })).catch((error: unknown) => {
