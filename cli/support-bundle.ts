@@ -9,7 +9,7 @@ import { printable } from "../core/common/printable.ts";
 import { lastStartRanWith } from "../core/state/last-start.ts";
 import { SERVE_FLAGS } from "./flags.ts";
 import { makeFolder } from "../core/fs/private-dir.ts";
-import { notWrittenBecause, stateDirNotReadable } from "../core/fs/storage-error.ts";
+import { notWrittenBecause, stateDirNotReadable, writeRemedy } from "../core/fs/storage-error.ts";
 
 interface SupportBundleOptions {
   stateDir: string;
@@ -116,7 +116,7 @@ async function supportBundle(options: SupportBundleOptions): Promise<Exit> {
     // The bundle file's own open or write (ENOSPC on write names no file): said with its name. Anything else as it is.
     const { path, syscall } = err as NodeJS.ErrnoException;
     if (!(path === partial || (path === undefined && syscall === "write"))) throw err;
-    process.stderr.write(`installer: cannot write the bundle to ${printable(file)} (${printable(notWrittenBecause(err))}): free space there or give -o another folder (- writes it to stdout)\n`);
+    process.stderr.write(`installer: cannot write the bundle to ${printable(file)} (${printable(notWrittenBecause(err))}): ${writeRemedy(err)}, or give -o another folder (- writes it to stdout)\n`);
     return 1;
   }
 }

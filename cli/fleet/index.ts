@@ -2,7 +2,7 @@ import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 
 import { readlink, realpath } from "node:fs/promises";
 import { makeFolder } from "../../core/fs/private-dir.ts";
 import { acquireLock, type Lock } from "../../core/fs/state-lock.ts";
-import { NotWrittenError, notWrittenBecause } from "../../core/fs/storage-error.ts";
+import { NotWrittenError, notWrittenBecause, writeRemedy } from "../../core/fs/storage-error.ts";
 import { printable } from "../../core/common/printable.ts";
 import { goOnWithoutStdout } from "../epipe.ts";
 import { UsageError, parseFlags } from "../flags.ts";
@@ -175,7 +175,7 @@ async function install(loaded: LoadedPlan, given: FleetFlags, out: FleetOutput):
   } catch (error) {
     if (!(error instanceof Error)) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    out.note(null, "error", error instanceof FleetLockedError || typeof code !== "string" ? error.message : `the state file's lock ${path} cannot be written (${notWrittenBecause(error)}): free space there or make it writable, or give --state in a folder this user can write`);
+    out.note(null, "error", error instanceof FleetLockedError || typeof code !== "string" ? error.message : `the state file's lock ${path} cannot be written (${notWrittenBecause(error)}): ${writeRemedy(error)}, or give --state in a folder this user can write`);
     out.note(null, "error", "nothing was changed on any node");
     return 2;
   }

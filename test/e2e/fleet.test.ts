@@ -338,7 +338,7 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
       const run = await runCli(["fleet", plan, "--state", join(mount, "state.json")], env);
       assert.equal(run.code, 2, run.stdout + run.stderr);
       assert.ok(
-        run.stdout.includes(`the state file's lock ${mount}/state.json.lock cannot be written (EROFS: its file system is read-only): free space there or make it writable, or give --state in a folder this user can write\n`),
+        run.stdout.includes(`the state file's lock ${mount}/state.json.lock cannot be written (EROFS: its file system is read-only): remount its file system read-write, or give --state in a folder this user can write\n`),
         run.stdout + run.stderr,
       );
       assert.match(run.stdout, /nothing was changed on any node/);

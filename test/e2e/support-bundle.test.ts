@@ -176,7 +176,7 @@ test("support-bundle: a bundle that cannot be written (stdout on a full disk, a 
   }
   const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", "/proc/", "--host-facts", DEMO_HOST_FACTS]);
   assert.equal(made.code, 1, made.stderr);
-  assert.match(made.stderr, /^installer: cannot write the bundle to \/proc\/[^ ]+\.tar\.gz \(ENOENT: [^\n]*\): free space there or give -o another folder \(- writes it to stdout\)\n$/);
+  assert.match(made.stderr, /^installer: cannot write the bundle to \/proc\/[^ ]+\.tar\.gz \(ENOENT: [^\n]*\): free space on its file system \(or make it writable\), or give -o another folder \(- writes it to stdout\)\n$/);
   assert.equal(made.stdout, "");
 });
 
@@ -191,9 +191,23 @@ test("support-bundle -o into a folder on a full disk: exit 1 naming the bundle's
   await free();
   assert.equal(made.code, 1, made.stderr);
   const file = `${mount}/stratum-support-[^ /]+\\.tar\\.gz`;
-  assert.match(made.stderr, new RegExp(`^installer: cannot write the bundle to ${file} \\(ENOSPC: no space left on its file system\\): free space there or give -o another folder \\(- writes it to stdout\\)\n$`));
+  assert.match(made.stderr, new RegExp(`^installer: cannot write the bundle to ${file} \\(ENOSPC: no space left on its file system\\): free space on its file system, or give -o another folder \\(- writes it to stdout\\)\n$`));
   assert.deepEqual(await readdir(mount), []);
   assert.equal((await runCli(["support-bundle", "--state-dir", stateDir, "-o", mount, "--host-facts", DEMO_HOST_FACTS])).code, 0);
+});
+
+test("support-bundle -o into a folder on a read-only file system: exit 1, the remedy a remount (not free space) or another -o; no partial file left", { skip: noTmpfs }, async (t) => {
+  const stateDir = await tempDir("stratum-sb-ro-");
+  const mount = join(await tempDir("stratum-sb-ro-"), "mnt");
+  const mountProblem = await mountTmpfs(mount, "64k");
+  if (mountProblem) return t.skip(mountProblem);
+  t.after(() => unmount(mount));
+  execFileSync("mount", ["-o", "remount,ro", mount]);
+  const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", mount, "--host-facts", DEMO_HOST_FACTS]);
+  assert.equal(made.code, 1, made.stderr);
+  const file = `${mount}/stratum-support-[^ /]+\\.tar\\.gz`;
+  assert.match(made.stderr, new RegExp(`^installer: cannot write the bundle to ${file} \\(EROFS: its file system is read-only\\): remount its file system read-write, or give -o another folder \\(- writes it to stdout\\)\n$`));
+  assert.deepEqual(await readdir(mount), []);
 });
 
 test("support-bundle --state-dir alone: the payload folder and host facts are the ones the service last started with (last-start.json); flags still win", async () => {
