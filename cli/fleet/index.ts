@@ -254,7 +254,7 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
     () => undefined,
     (error: NodeJS.ErrnoException) => {
       if (typeof error?.code !== "string") throw error;
-      return `fleet-report.json cannot be written to ${reportPath} (${notWrittenBecause(error)}): free space there, or give --state in another folder (the report goes beside the state file); each node keeps its verdict and report (GET /v1/installer/install/report)`;
+      return `fleet-report.json cannot be written to ${reportPath} (${notWrittenBecause(error)}): ${writeRemedy(error)}, or give --state in another folder (the report goes beside the state file); each node keeps its verdict and report (GET /v1/installer/install/report)`;
     },
   );
   const exit = unreported ? Math.max(reportedExit, 1) : reportedExit;

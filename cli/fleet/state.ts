@@ -2,7 +2,7 @@ import { open } from "node:fs/promises";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { readIfPresent } from "../../core/fs/read-if-present.ts";
 import { TextFileProblem } from "../../core/fs/read-text-file.ts";
-import { notWrittenBecause } from "../../core/fs/storage-error.ts";
+import { notWrittenBecause, writeRemedy } from "../../core/fs/storage-error.ts";
 import { isNodeRecord, journalHeader, journalLine, journalPathOf, type NodeRecord, parseJournal } from "./state-journal.ts";
 
 export { journalPathOf, type NodeRecord };
@@ -133,7 +133,7 @@ export class FleetState {
       () => void (this.#troubled = false),
       (error: NodeJS.ErrnoException) => {
         this.#whole = true;
-        const problem = new StateFileError(`the state file ${this.path} cannot be written (${notWrittenBecause(error)}): free space there, or give another with --state; run the same command again to go on where this run stopped`);
+        const problem = new StateFileError(`the state file ${this.path} cannot be written (${notWrittenBecause(error)}): ${writeRemedy(error)}, or give another with --state; run the same command again to go on where this run stopped`);
         if (!this.#troubled) this.onTrouble?.(problem.message);
         this.#troubled = true;
         throw problem;

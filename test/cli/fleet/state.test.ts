@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { constants } from "node:fs";
-import { appendFile, open, readFile, stat, writeFile } from "node:fs/promises";
+import { appendFile, open, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { join } from "node:path";
@@ -219,7 +219,7 @@ describe("fleet: the resume file", () => {
     if (mountProblem) return t.skip(mountProblem);
     try {
       const full = (file: string) => ({
-        message: `the state file ${mount}/${file} cannot be written (ENOSPC: no space left on its file system): free space there, or give another with --state; run the same command again to go on where this run stopped`,
+        message: `the state file ${mount}/${file} cannot be written (ENOSPC: no space left on its file system): free space on its file system, or give another with --state; run the same command again to go on where this run stopped`,
       });
       const opened = await FleetState.open(join(mount, "state.json"), "plan.yaml", "h");
       const told: string[] = [];
@@ -232,6 +232,13 @@ describe("fleet: the resume file", () => {
       assert.deepEqual(told, [full("state.json").message], "the run is told once, as the writes begin to fail");
       const other = await FleetState.open(join(mount, "other.json"), "plan.yaml", "h");
       await assert.rejects(other.set("node-01", { attempt: 1 }), full("other.json"));
+      // Read-only (remounted mid-run): the remedy is a remount, not free space.
+      const readOnly = await FleetState.open(join(mount, "ro.json"), "plan.yaml", "h");
+      await rm(join(mount, "filler"), { force: true });
+      await promisify(execFile)("mount", ["-o", "remount,ro", mount]);
+      await assert.rejects(readOnly.set("node-01", { attempt: 1 }), {
+        message: `the state file ${mount}/ro.json cannot be written (EROFS: its file system is read-only): remount its file system read-write, or give another with --state; run the same command again to go on where this run stopped`,
+      });
     } finally {
       await unmount(mount);
     }
