@@ -12,7 +12,7 @@ import { type FleetOutput, chooseOutput } from "./output/index.ts";
 import { type LoadedPlan, loadPlan } from "./plan.ts";
 import { exitCode, summaryRows, writeReport } from "./report.ts";
 import { FleetState, StateFileError } from "./state.ts";
-import { type BundleEntry, gatherBundles, NOT_WRITTEN_REMEDY, writeBundleIndex } from "./support-bundle.ts";
+import { type BundleEntry, gatherBundles, notWrittenRemedy, writeBundleIndex } from "./support-bundle.ts";
 import { EXAMPLE_PLAN, FLEET_USAGE } from "./usage.ts";
 
 interface FleetFlags {
@@ -142,7 +142,7 @@ async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportB
     (path) => `index: ${path}`,
     (error: unknown) => {
       if (!(error instanceof NotWrittenError)) throw error;
-      return `no index: ${error.message}: ${NOT_WRITTEN_REMEDY}`;
+      return `no index: ${error.message}: ${notWrittenRemedy(error)}`;
     },
   );
   const gathered = entries.filter((e) => "file" in e).length;

@@ -2,7 +2,7 @@ import { makeFolder } from "../../core/fs/private-dir.ts";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { HttpClientError } from "../../core/http/client.ts";
-import { NotWrittenError } from "../../core/fs/storage-error.ts";
+import { NotWrittenError, writeRemedy } from "../../core/fs/storage-error.ts";
 import { readBundle } from "../../core/support/read.ts";
 import { printable, printableJsonText } from "../../core/common/printable.ts";
 import { ApiProblem, NodeApi } from "./api.ts";
@@ -19,8 +19,10 @@ export type BundleEntry = { node: string; installer: string } & (
 
 export const INDEX_FILE = "index.json";
 
-/** What to do when the bundles' folder takes no file. */
-export const NOT_WRITTEN_REMEDY = "free space there, or give --support-bundle another folder";
+/** What to do when the bundles' folder takes no file: as its cause says (free space, a remount, permissions), or another folder. */
+export function notWrittenRemedy(error: NotWrittenError): string {
+  return `${writeRemedy(error.cause)}, or give --support-bundle another folder`;
+}
 
 type Missing = Extract<BundleEntry, { error: string }>;
 
@@ -32,7 +34,7 @@ function whyMissing(error: unknown): Pick<Missing, "error" | "detail"> {
   if (refused) return said("refused", refused);
   if (error instanceof ApiProblem) return said("failed", `the node answered ${error.status} ${error.code}: ${error.message}`);
   if (error instanceof HttpClientError) return said(error.kind === "timeout" || error.kind === "broken" || error.kind === "too-large" ? error.kind : "unreachable", error.message);
-  if (error instanceof NotWrittenError) return said("not-written", `${error.message}: ${NOT_WRITTEN_REMEDY}`);
+  if (error instanceof NotWrittenError) return said("not-written", `${error.message}: ${notWrittenRemedy(error)}`);
   return said("not-written", (error as Error).message);
 }
 

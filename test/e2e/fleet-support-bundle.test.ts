@@ -120,8 +120,8 @@ describe("fleet --support-bundle: what happened on every node", () => {
     await free();
     assert.equal(full.code, 1, full.stdout + full.stderr);
     const said = full.stdout.split("\n").filter((line) => /^\[node-0\d\]/.test(line)).sort();
-    assert.deepEqual(said, rig.nodes.map((node) => `[${node.name}] error: no support bundle (not-written): ${dir}/${node.name}.tar.gz cannot be written (ENOSPC: no space left on its file system): free space there, or give --support-bundle another folder`));
-    assert.equal(lastLine(full.stdout), `[fleet] error: 0 of 2 support bundles gathered in ${dir}; no index: ${dir}/index.json cannot be written (ENOSPC: no space left on its file system): free space there, or give --support-bundle another folder`);
+    assert.deepEqual(said, rig.nodes.map((node) => `[${node.name}] error: no support bundle (not-written): ${dir}/${node.name}.tar.gz cannot be written (ENOSPC: no space left on its file system): free space on its file system, or give --support-bundle another folder`));
+    assert.equal(lastLine(full.stdout), `[fleet] error: 0 of 2 support bundles gathered in ${dir}; no index: ${dir}/index.json cannot be written (ENOSPC: no space left on its file system): free space on its file system, or give --support-bundle another folder`);
     assert.equal(full.stderr, "");
     assert.deepEqual(await readdir(dir), [], "no temp file left holding space");
     const gather = await rig.fleet(["--support-bundle", dir]);
