@@ -45,7 +45,9 @@ async function supportBundle(options: SupportBundleOptions): Promise<Exit> {
     process.stderr.write("installer: support-bundle -o - writes the bundle (a .tar.gz) to stdout, which is a terminal: redirect it (-o - > FILE), pipe it, or give -o FILE\n");
     return 2;
   }
-  if (!(await stat(options.stateDir).then((s) => s.isDirectory(), () => false))) {
+  // A state dir behind a folder this user may not enter is there: said as an unreadable one (runSupportBundle).
+  const isStateDir = await stat(options.stateDir).then((s) => s.isDirectory(), (err: NodeJS.ErrnoException) => (err.code === "EACCES" ? Promise.reject(err) : false));
+  if (!isStateDir) {
     process.stderr.write(`installer: no state dir at ${printable(options.stateDir)}: pass the --state-dir the service runs with\n`);
     return 2;
   }
