@@ -318,6 +318,15 @@ function follow(args: string[]) {
   return { output: () => stdout, errors: () => stderr, ended };
 }
 
+/** An install of a gated node, followed by `status --follow` into firstboot, and the installer then killed -9 under it. */
+async function followedThenKilled(node: RunningInstaller) {
+  await install(node);
+  const following = follow(statusOf(node, "--follow"));
+  await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
+  await node.kill9();
+  return following;
+}
+
 describe("status", () => {
   test("--state-dir alone reaches the installer on the port its last start listened on; --port still wins", async () => {
     const node = await installer("ready");
@@ -420,10 +429,7 @@ describe("status", () => {
 
   test("--follow of an installer killed and restarted on its state dir and port: it says the link is lost and that it tries again, then that the restart interrupted the attempt, and how to go on", async () => {
     const node = await installer("ready", { gated: true });
-    await install(node);
-    const following = follow(statusOf(node, "--follow"));
-    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
-    await node.kill9();
+    const following = await followedThenKilled(node);
     await waitFor("status --follow to say it lost the installer", async () => (following.errors().includes("lost the installer") ? true : undefined));
     assert.match(following.errors(), /^status: lost the installer at https:\/\/127\.0\.0\.1:\d+ while following attempt 1 \(.+\): trying again for \d+ s \(Ctrl-C to stop\)\n$/);
     await node.restart();
@@ -440,10 +446,7 @@ describe("status", () => {
 
   test("--follow of an installer restarted while a newer attempt was started and finished: after the old attempt's INTERRUPTED it says so and follows the newer one, not \"start the install again\"", async () => {
     const node = await installer("ready", { gated: true });
-    await install(node);
-    const following = follow(statusOf(node, "--follow"));
-    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
-    await node.kill9();
+    const following = await followedThenKilled(node);
     await waitFor("status --follow to say it lost the installer", async () => (following.errors().includes("lost the installer") ? true : undefined));
     // Out of the follow's reach (another port): the restart marks attempt 1 INTERRUPTED and attempt 2 runs to its end.
     const aside = await node.restart("127.0.0.1:0");
@@ -464,10 +467,7 @@ describe("status", () => {
 
   test("--follow of an installer restarted on a cleared state dir (no store, no events): exit 2 saying it no longer has the attempt, and what status says now, not a bare HTTP 404", async () => {
     const node = await installer("ready", { gated: true });
-    await install(node);
-    const following = follow(statusOf(node, "--follow"));
-    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
-    await node.kill9();
+    const following = await followedThenKilled(node);
     const { store, events } = stateLayout(node.stateDir);
     await Promise.all([rm(store, { force: true }), rm(events, { recursive: true, force: true })]);
     await node.restart();
@@ -479,10 +479,7 @@ describe("status", () => {
 
   test("--follow of an installer that, restarted, refuses this address (locked out after wrong codes, HTTP 429): exit 2 in status's words for a lockout, not a bare \"answered HTTP 429\"", async () => {
     const node = await installer("ready", { gated: true });
-    await install(node);
-    const following = follow(statusOf(node, "--follow"));
-    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
-    await node.kill9();
+    const following = await followedThenKilled(node);
     // Out of the follow's reach (another port): wrong codes from this address lock it out, in the store the restart keeps.
     const aside = await node.restart("127.0.0.1:0");
     for (let i = 0; i < 6; i += 1) await aside.request("/v1/installer/status", { code: "AAAA-BBBB-CCCC" });
@@ -511,10 +508,7 @@ describe("status", () => {
 
   test("--follow of an installer restarted with a new certificate: it names the new certificate, pins the one its state dir now holds, never another's", async () => {
     const node = await installer("ready", { gated: true });
-    await install(node);
-    const following = follow(statusOf(node, "--follow"));
-    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
-    await node.kill9();
+    const following = await followedThenKilled(node);
     const { tlsCert, tlsKey } = stateLayout(node.stateDir);
     await Promise.all([rm(tlsCert), rm(tlsKey)]);
     const again = await node.restart();
@@ -528,10 +522,7 @@ describe("status", () => {
 
   test("--follow of an installer restarted with a new install code (its install-code emptied, as a rotation does): it follows on with the state dir's new code, and says so", async () => {
     const node = await installer("ready", { gated: true });
-    await install(node);
-    const following = follow(statusOf(node, "--follow"));
-    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
-    await node.kill9();
+    const following = await followedThenKilled(node);
     await writeFile(stateLayout(node.stateDir).installCode, "");
     const again = await node.restart();
     assert.notEqual(again.code, node.code);
@@ -544,10 +535,7 @@ describe("status", () => {
 
   test("--follow of an installer whose port another installer took meanwhile: exit 2 at once naming the other certificate, the install code never sent to it", async () => {
     const node = await installer("ready", { gated: true });
-    await install(node);
-    const following = follow(statusOf(node, "--follow"));
-    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
-    await node.kill9();
+    const following = await followedThenKilled(node);
     const other = await lab.start({ args: ["--listen", `127.0.0.1:${node.port}`] });
     const run = await following.ended;
     assert.equal(run.code, 2, run.stdout + run.stderr);
