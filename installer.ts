@@ -5,7 +5,7 @@
 import "./cli/node-version.ts";
 import { printCode, type Exit } from "./cli/commands.ts";
 import { whenStdoutGone } from "./cli/epipe.ts";
-import { SERVE_FLAGS, UsageError, helpTopics, parseFlags, unknownCommand, usage } from "./cli/flags.ts";
+import { SERVE_FLAGS, helpTopics, noArguments, parseFlags, unknownCommand, usage } from "./cli/flags.ts";
 import { settle } from "./cli/outcome.ts";
 import type * as Commands from "./cli/main.ts";
 import { VERSION } from "./cli/version.ts";
@@ -38,7 +38,7 @@ async function answer(command: FrontCommand, argv: string[]): Promise<Exit> {
     case "code": {
       // Its own module, not cli/main.ts: printing the code must not wait for the commands' code to compile.
       const { values, positionals } = parseFlags(argv.slice(1), { "state-dir": SERVE_FLAGS["state-dir"] }, process.env);
-      if (positionals.length > 0) throw new UsageError(`code takes no arguments, got "${positionals.join(" ")}"`);
+      noArguments("code", positionals, true);
       return printCode(values["state-dir"]!);
     }
   }

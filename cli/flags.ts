@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Settings } from "../core/common/settings.ts";
 import { editDistance, nearest } from "../core/config/messages.ts";
@@ -283,4 +284,15 @@ export function usage(version: string, command?: string): string {
   const more = one ? ["", "(node installer.js --help for every command)"] : ["  node installer.js help | --help | -h     this help (COMMAND --help: that command's part alone)", "  node installer.js --version | -V"];
   const flagSections = shown.flatMap((c) => (c.flags ? ["", c.flags.title, ...c.flags.lines] : []));
   return [`Stratum installer ${version}`, "", "Usage:", ...shown.flatMap((c) => c.lines), ...more, ...flagSections, ""].join("\n");
+}
+
+/**
+ * A command that takes no arguments refuses a stray word (a typo, not something to ignore). One that reads a state
+ * dir asks whether a directory given alone (`status /var/lib/stratum/installer`) was meant as its --state-dir.
+ */
+export function noArguments(command: string, positionals: readonly string[], takesStateDir = false): void {
+  if (positionals.length === 0) return;
+  const only = positionals.length === 1 ? positionals[0]! : undefined;
+  const dir = takesStateDir && only !== undefined && (statSync(only, { throwIfNoEntry: false })?.isDirectory() ?? false);
+  throw new UsageError(`${command} takes no arguments, got "${positionals.join(" ")}"${dir ? `; did you mean --state-dir ${only}?` : ""}`);
 }

@@ -1,10 +1,9 @@
-import { stat } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import type { CodeCache } from "./fast-start.ts";
 import type { Exit } from "./commands.ts";
 import { printableLines } from "../core/common/printable.ts";
 import { whenStdoutGone } from "./epipe.ts";
-import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, fromEnvironment, oneOf, parseFlags, settingsFrom, statusUrl, unknownCommand, unknownEnvironment } from "./flags.ts";
+import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, fromEnvironment, noArguments, oneOf, parseFlags, settingsFrom, statusUrl, unknownCommand, unknownEnvironment } from "./flags.ts";
 import { settle } from "./outcome.ts";
 import { FORMATS } from "./problem-format.ts";
 import { VERSION } from "./version.ts";
@@ -13,11 +12,8 @@ const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status", "f
 
 let serving = false;
 
-/** A command that takes no arguments: a stray word is a typo, not something to ignore. */
-const noArguments = (command: string, rest: string[]): void => {
-  const { positionals } = parseFlags(rest, {}, process.env);
-  if (positionals.length > 0) throw new UsageError(`${command} takes no arguments, got "${positionals.join(" ")}"`);
-};
+/** A command with no flags of its own and no arguments: a stray word is a typo, not something to ignore. */
+const takesNothing = (command: string, rest: string[]): void => noArguments(command, parseFlags(rest, {}, process.env).positionals);
 
 /** `check()`, its usage error naming the STRATUM_ variable when the flag came from the environment, not from `rest`. */
 function namingTheVariable<T>(rest: string[], flags: Record<string, unknown>, check: () => T): T {
@@ -43,7 +39,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
   switch (named ? first : "serve") {
     case "serve": {
       const { values, positionals } = parseFlags(rest, SERVE_FLAGS, process.env);
-      if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got "${positionals.join(" ")}"`);
+      noArguments("serve", positionals, true);
       // Once started, they are among the start's notices (banner, log); a start refused says them first, as plain lines:
       // a typo in installer.env may have left in place the default that is refused.
       const unknownVariables = unknownEnvironment(SERVE_FLAGS, process.env);
@@ -78,11 +74,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
     }
     case "status": {
       const { values, booleans, positionals } = parseFlags(rest, STATUS_FLAGS, process.env, { follow: { type: "boolean" } });
-      if (positionals.length > 0) {
-        // `status /var/lib/stratum/installer`: the state dir, given without its flag.
-        const dir = positionals.length === 1 && stat(positionals[0]!).then((s) => s.isDirectory(), () => false);
-        throw new UsageError(`status takes no arguments, got "${positionals.join(" ")}"${(await dir) ? `; did you mean --state-dir ${positionals[0]}?` : ""}`);
-      }
+      noArguments("status", positionals, true);
       const ranWith = values.url === undefined ? await (await import("../core/state/last-start.ts")).lastStartRanWith(values["state-dir"]!) : {};
       const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
       const typed = new Set(["port", "url"].filter((flag) => rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`))));
@@ -91,12 +83,12 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       return runStatus({ stateDir: values["state-dir"]!, url, tlsCert: values["tls-cert"], follow: booleans.follow! });
     }
     case "openapi": {
-      noArguments("openapi", rest);
+      takesNothing("openapi", rest);
       const { openApiDocument } = await import("../handlers/app.ts");
       return printJson(openApiDocument(VERSION));
     }
     case "schema": {
-      noArguments("schema", rest);
+      takesNothing("schema", rest);
       const { nodeYamlJsonSchema } = await import("../core/config/index.ts");
       return printJson(nodeYamlJsonSchema());
     }
@@ -110,7 +102,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
         return runSummary(file);
       }
       const { values, positionals } = parseFlags(rest.map((arg) => (arg === "-o" ? "--output" : arg)), SUPPORT_BUNDLE_FLAGS, process.env);
-      if (positionals.length > 0) throw new UsageError(`support-bundle takes no arguments, got "${positionals.join(" ")}"`);
+      noArguments("support-bundle", positionals, true);
       const { runSupportBundle } = await import("./support-bundle.ts");
       return runSupportBundle({
         stateDir: values["state-dir"]!,
@@ -122,7 +114,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       });
     }
     case "prepare-image": {
-      noArguments("prepare-image", rest);
+      takesNothing("prepare-image", rest);
       const { prepareImage } = await import("./prepare-image.ts");
       return prepareImage(process.argv[1]!);
     }

@@ -266,13 +266,15 @@ describe("help and -V", () => {
     }
   });
 
-  test("status DIR, a directory given without --state-dir: refused as before (exit 2), asking whether --state-dir DIR was meant; another stray word is not", async () => {
+  test("status, code, support-bundle or serve DIR, a directory given without --state-dir: refused as before (exit 2), asking whether --state-dir DIR was meant; another stray word is not", async () => {
     const folder = await tempDir();
-    const [dir, word] = await Promise.all([runCli(["status", folder]), runCli(["status", join(folder, "nope")])]);
-    assert.deepEqual([dir.code, dir.stdout], [2, ""]);
-    assert.match(dir.stderr, new RegExp(`^installer: status takes no arguments, got "${folder}"; did you mean --state-dir ${folder}\\?\n`));
-    assert.deepEqual([word.code, word.stdout], [2, ""]);
-    assert.match(word.stderr, /^installer: status takes no arguments, got "[^"]*nope"\n/);
+    for (const command of ["status", "code", "support-bundle", "serve"]) {
+      const [dir, word] = await Promise.all([runCli([command, folder]), runCli([command, join(folder, "nope")])]);
+      assert.deepEqual([dir.code, dir.stdout], [2, ""], command);
+      assert.match(dir.stderr, new RegExp(`^installer: ${command} takes no arguments, got "${folder}"; did you mean --state-dir ${folder}\\?\n`));
+      assert.deepEqual([word.code, word.stdout], [2, ""], command);
+      assert.match(word.stderr, new RegExp(`^installer: ${command} takes no arguments, got "[^"]*nope"\n`));
+    }
   });
 });
 
