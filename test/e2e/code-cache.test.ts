@@ -8,7 +8,7 @@ import { MAIN_MARK as MARK } from "../../cli/fast-start.ts";
 import { stateLayout } from "../../core/state/layout.ts";
 import { BUNDLE, ROOT, harness, runCli, tempDir, waitFor, type RunningInstaller, type StartOptions } from "../helpers/installer.ts";
 import { ensureNode, NODE_RUNTIMES } from "../setup/node-runtimes.ts";
-import { mountTmpfs, noTmpfs, unmount } from "../helpers/full-disk.ts";
+import { noTmpfs, tmpfsFor } from "../helpers/full-disk.ts";
 
 const lab = harness();
 const run = promisify(execFile);
@@ -185,19 +185,14 @@ describe("the V8 code cache in the state dir", () => {
 
   test("a state dir with little room left gets no cache: the store and the event logs need the space more", { skip: noTmpfs }, async (t) => {
     const mount = join(await tempDir(), "mnt");
-    const mountProblem = await mountTmpfs(mount, "4m");
-    if (mountProblem) return t.skip(mountProblem);
-    try {
-      const stateDir = join(mount, "state");
-      const installer = await lab.start({ stateDir });
-      assert.equal((await installer.request("/healthz")).status, 200);
-      const warning = await waitFor("the warning", async () => logLines(installer).find((l) => l.message === "code cache not written"));
-      assert.match(warning.error!, /^only \d+(\.\d)? MiB free in the state dir; the cache needs \d+(\.\d)? MiB and leaves room for the store and the event logs$/);
-      await installer.stop();
-      assert.deepEqual((await readdir(stateDir)).filter((name) => name.includes("code-cache")), []);
-    } finally {
-      await unmount(mount);
-    }
+    if (!(await tmpfsFor(t, mount, "4m"))) return;
+    const stateDir = join(mount, "state");
+    const installer = await lab.start({ stateDir });
+    assert.equal((await installer.request("/healthz")).status, 200);
+    const warning = await waitFor("the warning", async () => logLines(installer).find((l) => l.message === "code cache not written"));
+    assert.match(warning.error!, /^only \d+(\.\d)? MiB free in the state dir; the cache needs \d+(\.\d)? MiB and leaves room for the store and the event logs$/);
+    await installer.stop();
+    assert.deepEqual((await readdir(stateDir)).filter((name) => name.includes("code-cache")), []);
   });
 });
 

@@ -7,7 +7,7 @@ import { type FleetRig, startRig } from "../helpers/fleet.ts";
 import { fakeInstaller } from "../helpers/fake-node.ts";
 import { harness, tempDir } from "../helpers/installer.ts";
 import { extractBundle } from "../helpers/support-bundle.ts";
-import { fill, mountTmpfs, noTmpfs, unmount } from "../helpers/full-disk.ts";
+import { fill, noTmpfs, tmpfsFor } from "../helpers/full-disk.ts";
 
 const lab = harness();
 
@@ -111,9 +111,7 @@ describe("fleet --support-bundle: what happened on every node", () => {
   test("bundles into a folder on a full disk: each node is said to be not written there (not unreachable), with what to do; once space frees the same command gathers them", { skip: noTmpfs }, async (t) => {
     const rig = await startRig(lab, { joins: 1 });
     const mount = join(await tempDir("stratum-fleet-bundles-"), "mnt");
-    const mountProblem = await mountTmpfs(mount, "256k");
-    if (mountProblem) return t.skip(mountProblem);
-    t.after(() => unmount(mount));
+    if (!(await tmpfsFor(t, mount, "256k"))) return;
     const dir = join(mount, "bundles");
     const free = fill(mount);
     const full = await rig.fleet(["--support-bundle", dir]);

@@ -9,7 +9,7 @@ import { startReadinessServer, type ReadinessServer } from "../../demo/readiness
 import { bannerWithin, DEMO_HOST_FACTS, harness, httpsRaw, runCli, startInstaller, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
-import { fill, mountTmpfs, noTmpfs, unmount } from "../helpers/full-disk.ts";
+import { fill, mountTmpfs, noTmpfs, tmpfsFor, unmount } from "../helpers/full-disk.ts";
 
 const run = promisify(execFile);
 
@@ -201,9 +201,7 @@ describe("a first start on a state dir's file system with a few blocks left (ENO
   test("each start either listens or exits 1 saying what to do, its lock released; the start after space frees says nothing of an earlier code, pair or lock", { timeout: 240_000 }, async (t) => {
     const folder = await tempDir();
     const mount = join(folder, "mnt");
-    const mountProblem = await mountTmpfs(mount, "512k");
-    if (mountProblem) return t.skip(mountProblem);
-    t.after(() => unmount(mount));
+    if (!(await tmpfsFor(t, mount, "512k"))) return;
     const payload = join(folder, "payload");
     await makePayload(payload);
     let listened = false;

@@ -11,7 +11,7 @@ import { stateLayout } from "../../core/state/layout.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { BUNDLE, DEMO_HOST_FACTS, bundleNode, harness, runCli, tempDir, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { assertNoSecret, extractBundle, SECRETS } from "../helpers/support-bundle.ts";
-import { fill, mountTmpfs, noTmpfs, unmount } from "../helpers/full-disk.ts";
+import { fill, noTmpfs, tmpfsFor } from "../helpers/full-disk.ts";
 
 const lab = harness();
 
@@ -188,9 +188,7 @@ test("support-bundle: a bundle that cannot be written (stdout on a full disk, a 
 test("support-bundle -o into a folder on a full disk: exit 1 naming the bundle's file, why and what to do; no partial file left; once space frees it is made", { skip: noTmpfs }, async (t) => {
   const stateDir = await tempDir("stratum-sb-full-");
   const mount = join(await tempDir("stratum-sb-full-"), "mnt");
-  const mountProblem = await mountTmpfs(mount, "64k");
-  if (mountProblem) return t.skip(mountProblem);
-  t.after(() => unmount(mount));
+  if (!(await tmpfsFor(t, mount, "64k"))) return;
   const free = fill(mount);
   const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", mount, "--host-facts", DEMO_HOST_FACTS]);
   await free();
@@ -204,9 +202,7 @@ test("support-bundle -o into a folder on a full disk: exit 1 naming the bundle's
 test("support-bundle -o into a folder on a read-only file system: exit 1, the remedy a remount (not free space) or another -o; no partial file left", { skip: noTmpfs }, async (t) => {
   const stateDir = await tempDir("stratum-sb-ro-");
   const mount = join(await tempDir("stratum-sb-ro-"), "mnt");
-  const mountProblem = await mountTmpfs(mount, "64k");
-  if (mountProblem) return t.skip(mountProblem);
-  t.after(() => unmount(mount));
+  if (!(await tmpfsFor(t, mount, "64k"))) return;
   execFileSync("mount", ["-o", "remount,ro", mount]);
   const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", mount, "--host-facts", DEMO_HOST_FACTS]);
   assert.equal(made.code, 1, made.stderr);

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { closeSync, openSync, statfsSync, ftruncateSync, fstatSync, writeSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { TestContext } from "node:test";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -47,4 +48,15 @@ export function fill(folder: string, { leave = 0 } = {}): () => Promise<void> {
   if (leave > 0) ftruncateSync(fd, Math.max(0, fstatSync(fd).size - leave * statfsSync(folder).bsize));
   closeSync(fd);
   return () => rm(path, { force: true });
+}
+
+/** `mountTmpfs` for test `t`, unmounted when it ends; false, the test marked skipped saying why, where it cannot be. */
+export async function tmpfsFor(t: TestContext, path: string, size?: string): Promise<boolean> {
+  const problem = await mountTmpfs(path, size);
+  if (problem) {
+    t.skip(problem);
+    return false;
+  }
+  t.after(() => unmount(path));
+  return true;
 }

@@ -9,7 +9,7 @@ import { describe, it } from "node:test";
 import { FleetState, StateFileError, journalPathOf } from "../../../cli/fleet/state.ts";
 import { journalHeader, journalLine } from "../../../cli/fleet/state-journal.ts";
 import { tempDir } from "../../helpers/installer.ts";
-import { mountTmpfs, noTmpfs, unmount } from "../../helpers/full-disk.ts";
+import { noTmpfs, tmpfsFor } from "../../helpers/full-disk.ts";
 
 const run = promisify(execFile);
 
@@ -215,32 +215,27 @@ describe("fleet: the resume file", () => {
     });
     if (noTmpfs) return t.skip(noTmpfs);
     const mount = join(folder, "mnt");
-    const mountProblem = await mountTmpfs(mount, "64k");
-    if (mountProblem) return t.skip(mountProblem);
-    try {
-      const full = (file: string) => ({
-        message: `the state file ${mount}/${file} cannot be written (ENOSPC: no space left on its file system): free space on its file system, or give another with --state; run the same command again to go on where this run stopped`,
-      });
-      const opened = await FleetState.open(join(mount, "state.json"), "plan.yaml", "h");
-      const told: string[] = [];
-      opened.onTrouble = (message) => told.push(message);
-      await opened.set("node-01", { attempt: 1 });
-      await writeFile(join(mount, "filler"), Buffer.alloc(64 * 1024)).catch(() => undefined);
-      // A line fits in the page the journal has; two hundred of them need more pages than there are.
-      await assert.rejects(Promise.all(Array.from({ length: 200 }, (_, i) => opened.set(name(i), { attempt: 1, lastSeq: i }))), full("state.json"));
-      await assert.rejects(opened.set("node-01", { attempt: 2 }), full("state.json"));
-      assert.deepEqual(told, [full("state.json").message], "the run is told once, as the writes begin to fail");
-      const other = await FleetState.open(join(mount, "other.json"), "plan.yaml", "h");
-      await assert.rejects(other.set("node-01", { attempt: 1 }), full("other.json"));
-      // Read-only (remounted mid-run): the remedy is a remount, not free space.
-      const readOnly = await FleetState.open(join(mount, "ro.json"), "plan.yaml", "h");
-      await rm(join(mount, "filler"), { force: true });
-      await promisify(execFile)("mount", ["-o", "remount,ro", mount]);
-      await assert.rejects(readOnly.set("node-01", { attempt: 1 }), {
-        message: `the state file ${mount}/ro.json cannot be written (EROFS: its file system is read-only): remount its file system read-write, or give another with --state; run the same command again to go on where this run stopped`,
-      });
-    } finally {
-      await unmount(mount);
-    }
+    if (!(await tmpfsFor(t, mount, "64k"))) return;
+    const full = (file: string) => ({
+      message: `the state file ${mount}/${file} cannot be written (ENOSPC: no space left on its file system): free space on its file system, or give another with --state; run the same command again to go on where this run stopped`,
+    });
+    const opened = await FleetState.open(join(mount, "state.json"), "plan.yaml", "h");
+    const told: string[] = [];
+    opened.onTrouble = (message) => told.push(message);
+    await opened.set("node-01", { attempt: 1 });
+    await writeFile(join(mount, "filler"), Buffer.alloc(64 * 1024)).catch(() => undefined);
+    // A line fits in the page the journal has; two hundred of them need more pages than there are.
+    await assert.rejects(Promise.all(Array.from({ length: 200 }, (_, i) => opened.set(name(i), { attempt: 1, lastSeq: i }))), full("state.json"));
+    await assert.rejects(opened.set("node-01", { attempt: 2 }), full("state.json"));
+    assert.deepEqual(told, [full("state.json").message], "the run is told once, as the writes begin to fail");
+    const other = await FleetState.open(join(mount, "other.json"), "plan.yaml", "h");
+    await assert.rejects(other.set("node-01", { attempt: 1 }), full("other.json"));
+    // Read-only (remounted mid-run): the remedy is a remount, not free space.
+    const readOnly = await FleetState.open(join(mount, "ro.json"), "plan.yaml", "h");
+    await rm(join(mount, "filler"), { force: true });
+    await promisify(execFile)("mount", ["-o", "remount,ro", mount]);
+    await assert.rejects(readOnly.set("node-01", { attempt: 1 }), {
+      message: `the state file ${mount}/ro.json cannot be written (EROFS: its file system is read-only): remount its file system read-write, or give another with --state; run the same command again to go on where this run stopped`,
+    });
   });
 });

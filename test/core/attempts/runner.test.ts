@@ -23,7 +23,7 @@ import { tempDir, waitFor, writeFirstboot } from "../../helpers/installer.ts";
 import { DEMO_HOST_FACTS } from "../../helpers/paths.ts";
 import { alive, groupNames } from "../../helpers/processes.ts";
 import { manualClock, recordingLog, refuseWrites, reopened, tempStore } from "../../helpers/services.ts";
-import { fill, mountTmpfs, noTmpfs, unmount } from "../../helpers/full-disk.ts";
+import { fill, noTmpfs, tmpfsFor } from "../../helpers/full-disk.ts";
 
 const host = await loadHostFactsFile(DEMO_HOST_FACTS);
 const SECRET = "fb-SECRET-0815-token";
@@ -300,9 +300,7 @@ describe("attempt runner: a node.yaml the disk refuses", () => {
   test("node.yaml's file system full: WRITE_FAILED naming node.yaml (not its temp file), why and what to do; firstboot never runs, nothing is left there", { skip: noTmpfs }, async (t) => {
     const r = await rig(t, { firstboot: `touch "$(dirname "$0")/ran"` });
     const etc = dirname(r.settings.nodeYaml);
-    const mountProblem = await mountTmpfs(etc, "64k");
-    if (mountProblem) return t.skip(mountProblem);
-    t.after(() => unmount(etc));
+    if (!(await tmpfsFor(t, etc, "64k"))) return;
     const free = fill(etc);
     t.after(free);
     await r.start();
@@ -467,12 +465,7 @@ describe("attempt runner: stopping and the next start", () => {
   });
 
   test("what a killed installer's firstboot left running is stopped at the next start, before anything else", async (t) => {
-    const leftover = spawn("sh", ["-c", "sleep 60 & wait"], { stdio: "ignore", detached: true });
-    t.after(() => {
-      try {
-        process.kill(-leftover.pid!, "SIGKILL");
-      } catch {}
-    });
+    const leftover = leftoverGroup(t);
     // Until sh's child has exec'd sleep it is named sh too.
     await waitFor("the leftover group's sh and sleep to run", async () => ((await groupNames(leftover.pid!)).sort().join(" ") === "sh sleep" ? true : undefined));
     const { stateDir, store } = await tempStore();
@@ -550,12 +543,7 @@ describe("attempt runner: a firstboot whose end no record holds", () => {
   });
 
   test("firstboot still ran when the installer started again: it is stopped there, so it did not finish; the verdict says retry the install, nothing more", async (t) => {
-    const leftover = spawn("sh", ["-c", "sleep 60 & wait"], { stdio: "ignore", detached: true });
-    t.after(() => {
-      try {
-        process.kill(-leftover.pid!, "SIGKILL");
-      } catch {}
-    });
+    const leftover = leftoverGroup(t);
     const r = await rig(t, { stateDir: await killedAtFirstboot({ pid: leftover.pid!, startTime: startTimeOf(leftover.pid!) }) });
     const notices = await r.runner.recover();
     assert.equal(notices.at(-1), "attempt 1 was interrupted at firstboot; its verdict says retryInstall");
@@ -615,3 +603,14 @@ describe("attempt runner: a readiness recheck that fails never sends the operato
     assert.doesNotMatch(verdict.message, /retry the install/);
   });
 });
+
+/** A process group as a killed installer's firstboot leaves it (sh and its sleep), killed when the test ends. */
+function leftoverGroup(t: TestContext) {
+  const leftover = spawn("sh", ["-c", "sleep 60 & wait"], { stdio: "ignore", detached: true });
+  t.after(() => {
+    try {
+      process.kill(-leftover.pid!, "SIGKILL");
+    } catch {}
+  });
+  return leftover;
+}

@@ -3,7 +3,7 @@ import { readdir, readFile, readlink, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createLogRing } from "../../../core/common/log-ring.ts";
-import { fill, mountTmpfs, noTmpfs, unmount } from "../../helpers/full-disk.ts";
+import { fill, noTmpfs, tmpfsFor } from "../../helpers/full-disk.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 test("the state dir's log keeps the newest lines, under 1 MB in its two files", async () => {
@@ -42,9 +42,7 @@ test("no line leaves the file open: between lines the state dir holds nothing op
 
 test("a line the disk takes only part of (full) is cut off again: the next line starts a line of its own, not glued to half of one", { skip: noTmpfs }, async (t) => {
   const mount = join(await tempDir("stratum-log-ring-"), "mnt");
-  const mountProblem = await mountTmpfs(mount, "64k");
-  if (mountProblem) return t.skip(mountProblem);
-  t.after(() => unmount(mount));
+  if (!(await tmpfsFor(t, mount, "64k"))) return;
   const path = join(mount, "service.log");
   const keep = createLogRing(path, join(mount, "service.log.1"));
   const line = (message: string, bytes: number) => `${JSON.stringify({ message, pad: "x".repeat(bytes) })}\n`;

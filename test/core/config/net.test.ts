@@ -15,6 +15,12 @@ function ip(text: string) {
   return parsed.value;
 }
 
+/** What parseIp says is wrong with `text`; undefined for an address. */
+const problem = (text: string) => {
+  const parsed = parseIp(text);
+  return parsed.ok ? undefined : parsed.problem;
+};
+
 describe("parseIp / formatIp", () => {
   it("reads IPv4 and IPv6, and writes them back in canonical form", () => {
     assert.deepEqual(ip("10.20.0.11"), { family: 4, value: 0x0a14000bn });
@@ -26,10 +32,6 @@ describe("parseIp / formatIp", () => {
   });
 
   it("says what is wrong", () => {
-    const problem = (text: string) => {
-      const parsed = parseIp(text);
-      return parsed.ok ? undefined : parsed.problem;
-    };
     assert.equal(problem("10.0.0.300"), "10.0.0.300 is not an IP address: 300 is more than 255");
     assert.equal(problem("10.0.1"), "10.0.1 is not an IP address: an IPv4 address has 4 numbers, this has 3; a URL or resolver reads it as 10.0.0.1: did you mean 10.0.0.1?");
     assert.equal(problem("010.0.0.1"), "010.0.0.1 is not an IP address: 010 has a leading zero, which a URL or resolver reads as octal (as 8.0.0.1): did you mean 8.0.0.1, or 10.0.0.1?");
@@ -42,10 +44,6 @@ describe("parseIp / formatIp", () => {
 
   // A URL (the join check's https://host) and the resolver (inet_aton) read these as addresses: each is refused, with the address it reads as.
   it("refuses the numeric forms a URL or resolver reads as another address, naming it", () => {
-    const problem = (text: string) => {
-      const parsed = parseIp(text);
-      return parsed.ok ? undefined : parsed.problem;
-    };
     assert.equal(problem("012.20.0.11"), "012.20.0.11 is not an IP address: 012 has a leading zero, which a URL or resolver reads as octal (as 10.20.0.11): did you mean 10.20.0.11, or 12.20.0.11?");
     assert.equal(problem("10.20.0.011"), "10.20.0.011 is not an IP address: 011 has a leading zero, which a URL or resolver reads as octal (as 10.20.0.9): did you mean 10.20.0.9, or 10.20.0.11?");
     assert.equal(problem("0x0a.20.0.11"), "0x0a.20.0.11 is not an IP address: a URL or resolver reads it as 10.20.0.11 (hex, octal or shortened): did you mean 10.20.0.11?");
@@ -57,10 +55,6 @@ describe("parseIp / formatIp", () => {
   });
 
   it("suggests no address when the numeric form reads as the unspecified address or the broadcast: those were never meant", () => {
-    const problem = (text: string) => {
-      const parsed = parseIp(text);
-      return parsed.ok ? undefined : parsed.problem;
-    };
     for (const text of ["0x", "0x.0x", "0x0", "0xffffffff", "255.0xffffff"]) assert.equal(problem(text), `${text} is not an IP address`);
     assert.equal(problem("0.0"), "0.0 is not an IP address: an IPv4 address has 4 numbers, this has 2");
     assert.equal(problem("0"), "0 is not an IP address: an IPv4 address has 4 numbers, this has 1");

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { stateLayout } from "../../../core/state/layout.ts";
 import { lastStartRanWith, writeLastStart } from "../../../core/state/last-start.ts";
-import { fill, mountTmpfs, noTmpfs, unmount } from "../../helpers/full-disk.ts";
+import { fill, noTmpfs, tmpfsFor } from "../../helpers/full-disk.ts";
 
 const stateDir = () => mkdtemp(join(tmpdir(), "stratum-last-start-"));
 
@@ -51,9 +51,7 @@ test("last-start.json that is no file (a named pipe, a link to /dev/zero): no an
 
 test("last-start.json a full disk refuses: the error is thrown, the one before is kept whole, and no temp file is left holding space", { skip: noTmpfs }, async (t) => {
   const dir = join(await stateDir(), "mnt");
-  const mountProblem = await mountTmpfs(dir, "64k");
-  if (mountProblem) return t.skip(mountProblem);
-  t.after(() => unmount(dir));
+  if (!(await tmpfsFor(t, dir, "64k"))) return;
   const start = (port: number) => ({ startedAt: "2026-12-06T00:00:00.000Z", pid: 7, version: "1.0.0", notices: ["n".repeat(8000)], payload: "/srv/payload", listenHost: "0.0.0.0", port });
   writeLastStart(dir, start(19443));
   const free = fill(dir, { leave: 1 });
