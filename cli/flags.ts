@@ -293,6 +293,15 @@ export function usage(version: string, command?: string): string {
 export function noArguments(command: string, positionals: readonly string[], takesStateDir = false): void {
   if (positionals.length === 0) return;
   const only = positionals.length === 1 ? positionals[0]! : undefined;
-  const dir = takesStateDir && only !== undefined && (statSync(only, { throwIfNoEntry: false })?.isDirectory() ?? false);
+  const dir = takesStateDir && only !== undefined && isDirectory(only);
   throw new UsageError(`${command} takes no arguments, got "${positionals.join(" ")}"${dir ? `; did you mean --state-dir ${only}?` : ""}`);
+}
+
+/** Whether `path` is a directory now; anything stat refuses (missing, under a file, too long) is not. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseFlags, SERVE_FLAGS, STATUS_FLAGS, statusUrl, unknownCommand, UsageError } from "../../cli/flags.ts";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { noArguments, parseFlags, SERVE_FLAGS, STATUS_FLAGS, statusUrl, unknownCommand, UsageError } from "../../cli/flags.ts";
 
 test("status's URL: --url, else the port (--port, the last start's, 9443) at the last start's address when it is this machine's, else 127.0.0.1", () => {
   const own = ["127.0.0.1", "::1", "10.0.0.5", "fd00::5"];
@@ -52,4 +55,25 @@ test("an unknown flag is refused with the flag meant, when one is close; an unkn
   assert.equal(unknownCommand("stauts", commands).message, 'unknown command "stauts"; did you mean "status"? commands: serve, validate, status, support-bundle');
   assert.equal(unknownCommand("supportbundle", commands).message, 'unknown command "supportbundle"; did you mean "support-bundle"? commands: serve, validate, status, support-bundle');
   assert.equal(unknownCommand("frobnicate", commands).message, 'unknown command "frobnicate"; commands: serve, validate, status, support-bundle');
+});
+
+test("noArguments: none is fine; a stray word is a UsageError, asking after --state-dir for a directory alone, whatever stat says of the rest", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "stratum-flags-"));
+  const file = join(folder, "file");
+  await writeFile(file, "");
+  const refusal = (positionals: string[], takesStateDir = true) => {
+    try {
+      noArguments("status", positionals, takesStateDir);
+      return undefined;
+    } catch (err) {
+      assert.ok(err instanceof UsageError, String(err));
+      return err.message;
+    }
+  };
+  assert.equal(refusal([]), undefined);
+  assert.equal(refusal([folder]), `status takes no arguments, got "${folder}"; did you mean --state-dir ${folder}?`);
+  assert.equal(refusal([folder], false), `status takes no arguments, got "${folder}"`);
+  assert.equal(refusal([folder, folder]), `status takes no arguments, got "${folder} ${folder}"`);
+  // Missing, a file, a path under a file (ENOTDIR), a name too long (ENAMETOOLONG): no question, and no stat error.
+  for (const word of [join(folder, "nope"), file, join(file, "x"), "x".repeat(5000)]) assert.equal(refusal([word]), `status takes no arguments, got "${word}"`);
 });
