@@ -45,20 +45,26 @@ export interface EventLog {
 }
 
 /**
- * The first attempt whose events show that firstboot succeeded though the store has no record of it (numbered past
- * its `recorded` attempts): a store lost, or kept aside as damaged, after an install.
+ * The first attempt whose events show that firstboot ran though the store has no record of it (numbered past its
+ * `recorded` attempts): a store lost, or kept aside as damaged, after an install. `ended` is false for a firstboot
+ * whose events show it started and not how it ended (its installer killed, or the store lost mid-run): it may have
+ * run. One that failed is not returned: a recorded attempt would let an install retry it too.
  */
-export async function unrecordedFirstboot(stateDir: string, recorded: number): Promise<{ attempt: number; time: string } | undefined> {
+export async function unrecordedFirstboot(stateDir: string, recorded: number): Promise<{ attempt: number; time: string; ended: boolean } | undefined> {
   const { events: dir } = stateLayout(stateDir);
   const numbers = (await readdir(dir).catch(() => [] as string[]))
     .map((name) => Number(/^attempt-(\d+)\.jsonl$/.exec(name)?.[1] ?? Number.NaN))
     .filter((n) => n > recorded)
     .sort((a, b) => a - b);
+  const ofFirstboot = (line: string) => line.includes('"step":"firstboot"') && (line.includes('"type":"step.started"') || line.includes('"type":"step.finished"'));
   for (const attempt of numbers) {
-    const ran = (line: string) => line.includes('"type":"step.finished"') && line.includes('"step":"firstboot"') && line.includes('"outcome":"succeeded"');
     // A file that cannot be read (a folder in its place, no permission) shows nothing: the start goes on.
-    const [event] = await readEvents(stateLayout(stateDir).eventsOf(attempt), 0, 1, ran).catch(() => []);
-    if (event?.type === "step.finished" && event.step === "firstboot" && (event.data as { outcome?: unknown } | undefined)?.outcome === "succeeded") return { attempt, time: event.time };
+    const events = await readEvents(stateLayout(stateDir).eventsOf(attempt), 0, Number.POSITIVE_INFINITY, ofFirstboot).catch(() => []);
+    const started = events.find((e) => e.type === "step.started" && e.step === "firstboot");
+    const finished = events.find((e) => e.type === "step.finished" && e.step === "firstboot");
+    const outcome = (finished?.data as { outcome?: unknown } | undefined)?.outcome;
+    if (finished && outcome === "succeeded") return { attempt, time: finished.time, ended: true };
+    if (started && !finished) return { attempt, time: started.time, ended: false };
   }
   return undefined;
 }

@@ -147,7 +147,10 @@ export function createServices(deps: ServicesDeps): Services {
       const notices: string[] = [];
       const lost = await unrecordedFirstboot(settings.stateDir, attemptRecords.get().length);
       if (lost) {
-        const detail = `This node's events show that firstboot ran (attempt ${lost.attempt}, ${lost.time}), but its store has no record of that attempt (lost, or kept aside as damaged): an install now would run firstboot again. Restore the store (installer.json) from a backup; or, to install this node again on purpose, move ${stateLayout(settings.stateDir).events} away and restart the installer.`;
+        const what = lost.ended
+          ? `firstboot ran (attempt ${lost.attempt}, ${lost.time}), but its store has no record of that attempt (lost, or kept aside as damaged): an install now would run firstboot again.`
+          : `firstboot started (attempt ${lost.attempt}, ${lost.time}) and not how it ended, and its store has no record of that attempt (lost, or kept aside as damaged): firstboot may have run, and an install now would run it again. Check the node first.`;
+        const detail = `This node's events show that ${what} Restore the store (installer.json) from a backup; or, to install this node again on purpose, move ${stateLayout(settings.stateDir).events} away and restart the installer.`;
         earlierInstall = [{ code: "EARLIER_INSTALL_FOUND", detail }];
         notices.push(detail);
       }

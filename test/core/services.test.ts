@@ -112,6 +112,39 @@ describe("createServices: one store, each service on its slice, wired to each ot
     await noBlockers(fresh);
   });
 
+  test("a lost store, on a node whose events show firstboot started and not how it ended (killed mid-run): an install is blocked, saying it may have run; one whose firstboot failed is not", async (t) => {
+    const first = await node(t);
+    await first.services.start();
+    await noBlockers(first);
+    await first.services.stop();
+    const { store, events, eventsOf } = stateLayout(first.settings.stateDir);
+    await mkdir(events, { recursive: true });
+    const started = [
+      { seq: 1, attempt: 1, time: "2026-12-04T11:00:00.000Z", type: "attempt.started", level: "info", message: "install attempt 1 started by a person", data: { kind: "install", startedBy: "person" } },
+      { seq: 2, attempt: 1, time: "2026-12-04T11:01:00.000Z", type: "step.started", step: "firstboot", level: "info", message: "firstboot started" },
+      { seq: 3, attempt: 1, time: "2026-12-04T11:02:00.000Z", type: "step.log", step: "firstboot", level: "info", message: "wiping /dev/sdb" },
+    ];
+    const lines = (events: object[]) => events.map((e) => `${JSON.stringify(e)}\n`).join("");
+    await writeFile(eventsOf(1), lines(started));
+    await writeFile(store, "{ damaged");
+    const again = await node(t, { folder: first.folder });
+    await again.services.start();
+    const blocker = await passing(again, "the blocker alone", () => {
+      const blockers = again.services.status().blockers;
+      return blockers?.length === 1 ? blockers[0] : undefined;
+    });
+    assert.equal(blocker!.code, "EARLIER_INSTALL_FOUND");
+    assert.match(blocker!.detail, /^This node's events show that firstboot started \(attempt 1, 2026-12-04T11:01:00.000Z\) and not how it ended, and its store has no record of that attempt \(lost, or kept aside as damaged\): firstboot may have run, and an install now would run it again\. Check the node first\. Restore the store \(installer\.json\) from a backup; or, to install this node again on purpose, move .*\/events away and restart the installer\.$/);
+    await again.services.stop();
+
+    // A firstboot that failed is one a recorded attempt would also let an install retry: no block.
+    await writeFile(eventsOf(1), lines([...started, { seq: 4, attempt: 1, time: "2026-12-04T11:03:00.000Z", type: "step.finished", step: "firstboot", level: "error", message: "firstboot failed", data: { outcome: "failed", durationMs: 5 } }]));
+    await writeFile(store, "{ damaged");
+    const failed = await node(t, { folder: first.folder });
+    await failed.services.start();
+    await noBlockers(failed);
+  });
+
   test("an attempt left running by a killed installer is failed at the next start, and the notice says so", async (t) => {
     const first = await node(t);
     await first.services.start();
