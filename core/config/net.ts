@@ -115,7 +115,9 @@ function readIp(text: string, prefix: number | undefined): Parsed<Ip> {
     const mapped = mappedIpv4(ip);
     // ::ffff:0:0/96 is the IPv4 space: /120 there is /24.
     const mappedPrefix = prefix === undefined || prefix < 96 ? "" : `/${prefix - 96}`;
-    if (mapped) return { ok: false, problem: `${shown(text)} is an IPv4 address written as IPv6 (IPv4-mapped): did you mean ${mapped}${mappedPrefix}?` };
+    const meant = suggestable(mapped);
+    const suggested = meant ? `: did you mean ${meant}${mappedPrefix}?` : "";
+    if (mapped) return { ok: false, problem: `${shown(text)} is an IPv4 address written as IPv6 (IPv4-mapped)${suggested}` };
     return { ok: true, value: ip };
   }
   const why = whyNotIpv4(text, (ipv4) => (prefix === undefined ? ipv4 : `${ipv4}/${prefix}`));

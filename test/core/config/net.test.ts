@@ -62,6 +62,22 @@ describe("parseIp / formatIp", () => {
     assert.equal(problem("00.0.0.0"), "00.0.0.0 is not an IP address: 00 has a leading zero");
     assert.equal(problem("255.255.255.0255"), "255.255.255.0255 is not an IP address: 0255 has a leading zero, which a URL or resolver reads as octal (as 255.255.255.173): did you mean 255.255.255.173?");
   });
+
+  it("suggests no address for an IPv4-mapped form of the unspecified address or the broadcast, as for the other forms", () => {
+    const cases = [
+      { text: "::ffff:0.0.0.0", expected: "::ffff:0.0.0.0 is an IPv4 address written as IPv6 (IPv4-mapped)" },
+      { text: "::FFFF:0:0", expected: "::FFFF:0:0 is an IPv4 address written as IPv6 (IPv4-mapped)" },
+      { text: "0:0:0:0:0:ffff:0.0.0.0", expected: "0:0:0:0:0:ffff:0.0.0.0 is an IPv4 address written as IPv6 (IPv4-mapped)" },
+      { text: "::ffff:255.255.255.255", expected: "::ffff:255.255.255.255 is an IPv4 address written as IPv6 (IPv4-mapped)" },
+      { text: "::ffff:ffff:ffff", expected: "::ffff:ffff:ffff is an IPv4 address written as IPv6 (IPv4-mapped)" },
+      // Any other mapped address is still suggested.
+      { text: "::ffff:0.0.0.1", expected: "::ffff:0.0.0.1 is an IPv4 address written as IPv6 (IPv4-mapped): did you mean 0.0.0.1?" },
+    ];
+    for (const { text, expected } of cases) assert.equal(problem(text), expected, text);
+    // In a CIDR, neither is suggested with its prefix either.
+    const cidrProblem = parseCidr("::ffff:0.0.0.0/96");
+    assert.deepEqual(cidrProblem, { ok: false, problem: "::ffff:0.0.0.0 is an IPv4 address written as IPv6 (IPv4-mapped)" });
+  });
 });
 
 describe("ipFamily (inet_pton's answer, not isIP's patterns, whose first use compiles them)", () => {

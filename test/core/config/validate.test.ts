@@ -160,6 +160,8 @@ const CASES: Case[] = [
   { name: "join address in full-width digits", draft: haJoin({ cluster: { joinAddress: "\uff11\uff10.20.0.11" } }), expected: [["cluster.joinAddress", /did you mean 10.20.0.11\?$/]] },
   { name: "join address IPv4-mapped, bracketed", draft: haJoin({ cluster: { joinAddress: "[::ffff:10.20.0.11]:8443" } }), expected: [["cluster.joinAddress", /IPv4-mapped\): did you mean 10.20.0.11\?$/]] },
   { name: "join address IPv4-mapped in hex", draft: haJoin({ cluster: { joinAddress: "::ffff:a14:b" } }), expected: [["cluster.joinAddress", /IPv4-mapped\): did you mean 10.20.0.11\?$/]] },
+  // As 0x or 0.0 (which read as 0.0.0.0) are: refused, with no address suggested.
+  { name: "join address IPv4-mapped unspecified", draft: haJoin({ cluster: { joinAddress: "[::ffff:0.0.0.0]:8443" } }), expected: [["cluster.joinAddress", /^cluster.joinAddress: ::ffff:0.0.0.0 is an IPv4 address written as IPv6 \(IPv4-mapped\)$/]] },
   { name: "join address with a zone", draft: haJoin({ cluster: { joinAddress: "[fe80::1%25eno1]:8443" } }), expected: [["cluster.joinAddress", /has a zone index/]] },
   // Without a zone (which a join address cannot carry) the kernel cannot say which link fe80:: is on: the join check could never connect.
   { name: "join address IPv6 link-local", draft: haJoin({ cluster: { joinAddress: "[fe80::10]:8443" } }), expected: [["cluster.joinAddress", /fe80::10 is an IPv6 link-local address \(fe80::\/10\), which needs a zone \(%eth0\) that a join address cannot carry/]] },
