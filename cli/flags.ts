@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Settings } from "../core/common/settings.ts";
-import { editDistance, nearest } from "../core/config/messages.ts";
+import { nearest } from "../core/config/messages.ts";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -124,8 +124,9 @@ export function unknownEnvironment(flags: Record<string, FlagSpec>, env: NodeJS.
   return Object.keys(env)
     .filter((name) => name.startsWith("STRATUM_") && !known.includes(name) && name !== "STRATUM_FIRSTBOOT")
     .map((name) => {
-      const near = known.find((k) => editDistance(k, name) <= 2);
-      return `${name} is set, but no flag reads it: ${near ? `did you mean ${near}?` : "serve --help names each flag's variable"}`;
+      // The flag's name is compared, not the prefix every variable shares (which would make any short name close).
+      const near = nearest(name.slice("STRATUM_".length), Object.keys(flags), (flag) => flag);
+      return `${name} is set, but no flag reads it: ${near ? `did you mean ${envName(near)}?` : "serve --help names each flag's variable"}`;
     });
 }
 

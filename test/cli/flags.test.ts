@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { noArguments, parseFlags, SERVE_FLAGS, STATUS_FLAGS, statusUrl, unknownCommand, UsageError } from "../../cli/flags.ts";
+import { noArguments, parseFlags, SERVE_FLAGS, STATUS_FLAGS, statusUrl, unknownCommand, unknownEnvironment, UsageError } from "../../cli/flags.ts";
 
 test("status's URL: --url, else the port (--port, the last start's, 9443) at the last start's address when it is this machine's, else 127.0.0.1", () => {
   const own = ["127.0.0.1", "::1", "10.0.0.5", "fd00::5"];
@@ -76,4 +76,26 @@ test("noArguments: none is fine; a stray word is a UsageError, asking after --st
   assert.equal(refusal([folder, folder]), `status takes no arguments, got "${folder} ${folder}"`);
   // Missing, a file, a path under a file (ENOTDIR), a name too long (ENAMETOOLONG): no question, and no stat error.
   for (const word of [join(folder, "nope"), file, join(file, "x"), "x".repeat(5000)]) assert.equal(refusal([word]), `status takes no arguments, got "${word}"`);
+});
+
+test("a STRATUM_ variable no flag reads is warned of, with the variable it is likely to be, as nearest() finds flag names (case and separators do not count)", () => {
+  const warned = (name: string) => unknownEnvironment(SERVE_FLAGS, { [name]: "x", PATH: "/usr/bin", HOME: "/root" });
+  const rows: Array<[string, string | undefined]> = [
+    ["STRATUM_LSITEN", "STRATUM_LISTEN"],
+    ["STRATUM_STATEDIR", "STRATUM_STATE_DIR"],
+    ["STRATUM_TLS_CRT", "STRATUM_TLS_CERT"],
+    ["STRATUM_READINESS_TIMOUT", "STRATUM_READINESS_TIMEOUT"],
+    // Written in lower case or with other separators in installer.env: still the flag's variable.
+    ["STRATUM_state_dir", "STRATUM_STATE_DIR"],
+    ["STRATUM_Listen", "STRATUM_LISTEN"],
+    ["STRATUM_READINESS-URL", "STRATUM_READINESS_URL"],
+    ["STRATUM_WHATEVER", undefined],
+    ["STRATUM_", undefined],
+  ];
+  for (const [name, meant] of rows) {
+    const hint = meant ? `did you mean ${meant}?` : "serve --help names each flag's variable";
+    assert.deepEqual(warned(name), [`${name} is set, but no flag reads it: ${hint}`], name);
+  }
+  // A variable a flag reads, one not STRATUM_'s, and STRATUM_FIRSTBOOT (which marks firstboot's processes): no warning.
+  assert.deepEqual(unknownEnvironment(SERVE_FLAGS, { STRATUM_LISTEN: "0.0.0.0:9443", LISTEN: "x", STRATUM_FIRSTBOOT: "1" }), []);
 });
