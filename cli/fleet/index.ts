@@ -11,7 +11,7 @@ import { installFleet } from "./install.ts";
 import { type FleetOutput, chooseOutput } from "./output/index.ts";
 import { type LoadedPlan, loadPlan } from "./plan.ts";
 import { exitCode, summaryRows, writeReport } from "./report.ts";
-import { FleetState, StateFileError } from "./state.ts";
+import { FleetState, removeInterruptedWrites, StateFileError } from "./state.ts";
 import { type BundleEntry, gatherBundles, notWrittenRemedy, writeBundleIndex } from "./support-bundle.ts";
 import { EXAMPLE_PLAN, FLEET_USAGE } from "./usage.ts";
 
@@ -187,6 +187,8 @@ async function install(loaded: LoadedPlan, given: FleetFlags, out: FleetOutput):
   };
   SIGNALS.forEach((signal) => process.once(signal, early));
   try {
+    // Under the lock no other run writes the state file: a temp file of its writes is one a killed run left.
+    await removeInterruptedWrites(flags.state);
     return await installLocked(loaded, flags, out);
   } finally {
     SIGNALS.forEach((signal) => process.removeListener(signal, early));

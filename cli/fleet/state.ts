@@ -1,5 +1,5 @@
 import { open } from "node:fs/promises";
-import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
+import { removeInterruptedWritesOf, writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { readIfPresent } from "../../core/fs/read-if-present.ts";
 import { TextFileProblem } from "../../core/fs/read-text-file.ts";
 import { notWrittenBecause, writeRemedy } from "../../core/fs/storage-error.ts";
@@ -21,6 +21,15 @@ const SEEN_WRITE_MS = 1_000;
 
 const unreadable = (file: string, error: unknown) =>
   new StateFileError(`the state file ${file} cannot be read (${error instanceof TextFileProblem ? error.reason : (error as Error).message}): move it away, or give another with --state`);
+
+/**
+ * The temp files a run killed mid-write (kill -9) left beside the state file and its journal (`.FILE.PID.tmp`, 0600,
+ * for good otherwise): removed. Only by the run that holds the state file's lock, when no other run writes either (a
+ * dry run writes neither); one that cannot be removed is left as it was, and the run goes on.
+ */
+export async function removeInterruptedWrites(path: string): Promise<void> {
+  await Promise.all([path, journalPathOf(path)].map((file) => removeInterruptedWritesOf(file).catch(() => undefined)));
+}
 
 /**
  * The resume file (SPEC §10.5) and its journal beside it. A run's first write folds the journal into a new document

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstat, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, test } from "node:test";
@@ -359,6 +359,24 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
       assert.equal(bundles.code, 1, bundles.stdout + bundles.stderr);
       assert.equal(bundles.stderr, `installer: the bundles' folder ${dir} cannot be made: ${why}\n`);
     }
+  });
+
+  test("temp files a run killed mid-write (kill -9) left beside the state file and its journal are removed by the next run that takes its lock; no one else's, and not by a dry run", async () => {
+    const { folder, plan, env } = await offlinePlan("stratum-fleet-leftovers-");
+    // The pid of a process that is gone, as a killed run's is.
+    const gone = spawn(process.execPath, ["-e", ""]);
+    await new Promise((resolve) => gone.once("exit", resolve));
+    const own = [`.cluster.fleet-state.json.${gone.pid}.tmp`, `.cluster.fleet-state.json.journal.${gone.pid}.tmp`];
+    const others = [".cluster.fleet-state.json.tmp", `.other.fleet-state.json.${gone.pid}.tmp`, `cluster.fleet-state.json.${gone.pid}.tmp`, `.cluster.fleet-state.json.${gone.pid}.tmp.keep`];
+    for (const name of [...own, ...others]) await writeFile(join(folder, name), "{\"version\":1,", { mode: 0o600 });
+    const present = async () => (await readdir(folder)).filter((name) => [...own, ...others].includes(name)).sort();
+    const dry = await runCli(["fleet", plan, "--dry-run"], env);
+    assert.equal(dry.code, 2, dry.stdout + dry.stderr);
+    assert.deepEqual(await present(), [...own, ...others].sort(), "a dry run takes no lock, so removes nothing");
+    const run = await runCli(["fleet", plan], env);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(run.stdout, /nothing was changed on any node/);
+    assert.deepEqual(await present(), [...others].sort(), "the run's own leftovers are gone, the others kept");
   });
 
   test("--state through a symbolic link is written where the link points, the link kept; --state named fleet-report.json is refused (the report would go over it)", async () => {
