@@ -309,3 +309,13 @@ test("no parameter is nullable: a URL or header carries no null, and one declare
   const after = parameters.find((p) => p.name === "after")!.schema;
   assert.deepEqual(after, { type: "integer", minimum: 0, description: "Only events with a greater seq." });
 });
+
+test("GET /openapi.json: a 507's description names no remedy of one cause alone (the detail's follows its cause: free space, a remount, permissions)", async (t) => {
+  const doc = JSON.parse(await servedDocument(t));
+  const descriptions = Object.values(doc.paths).flatMap((item) => Object.values(item as Record<string, { responses: Record<string, { description: string }> }>).flatMap((op) => op.responses["507"]?.description ?? []));
+  assert.ok(descriptions.length > 0);
+  for (const description of descriptions) {
+    assert.doesNotMatch(description, /free space|remount|chmod|chown/i);
+    assert.match(description, /detail/);
+  }
+});
