@@ -19,6 +19,7 @@ import { lingerOnClose } from "./linger.ts";
 import { warmUpWhenQuiet } from "./warm-up.ts";
 import { whenQuiet } from "./when-quiet.ts";
 import { wireServices } from "./wire.ts";
+import { removeInterruptedWrites } from "../core/state/store.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
 import type { LastStart } from "../core/state/records.ts";
 import { writeLastStart } from "../core/state/last-start.ts";
@@ -107,16 +108,19 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   let certificate: CertificateFacts | undefined;
   let tlsKey: string | undefined;
   const now = () => new Date();
+  const refused = async (err: unknown): Promise<never> => {
+    await lock.release();
+    return storage(err);
+  };
+  // Before any write of this start: a temp file of its own, listed while it is written, would be taken for one.
+  const cleanedTempFiles = await removeInterruptedWrites(stateDir).catch(refused);
   // Side by side once the lock is held: on a first start each writes (and fsyncs) its own new files.
   const [{ services, opened, installCode, codeNotice, log }, tls] = await Promise.all([
     (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts()).then((host) =>
-      wireServices(settings, { version, url: () => url, tls: () => certificate, tlsKey: () => tlsKey, host, now, journal: stderrIsJournal(process.env) }),
+      wireServices(settings, { version, url: () => url, tls: () => certificate, tlsKey: () => tlsKey, host, now, journal: stderrIsJournal(process.env), cleanedTempFiles }),
     ),
     loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }, now),
-  ]).catch(async (err: unknown) => {
-    await lock.release();
-    return storage(err);
-  });
+  ]).catch(refused);
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));
   certificate = certificateFacts(tls.cert);

@@ -8,7 +8,7 @@ import { createServices, type Services } from "../core/service/services.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
 import type { Settings } from "../core/common/settings.ts";
 import { stateLayout } from "../core/state/layout.ts";
-import { openStore, type OpenedStore, type Store } from "../core/state/store.ts";
+import { openStore, removeInterruptedWrites, type OpenedStore, type Store } from "../core/state/store.ts";
 
 interface Wired {
   services: Services;
@@ -33,14 +33,18 @@ export async function wireServices(
     now?: () => Date;
     writeLog?: (line: string) => void;
     journal?: boolean;
+    /** What removeInterruptedWrites removed, for a caller that ran it before its own writes (serve makes the TLS pair alongside). */
+    cleanedTempFiles?: string[];
     /** Tests only: wraps the store to hold back or fail a slice's writes. */
     store?: (store: Store) => Store;
   },
 ): Promise<Wired> {
   const now = options.now ?? (() => new Date());
-  // The store and the code side by side, in a state dir that exists: on a first start each writes and fsyncs a new file.
+  // The store and the code side by side, in a state dir that exists and holds no temp file of an interrupted write any
+  // more (the code's own is not one): on a first start each writes and fsyncs a new file.
   await ensurePrivateDir(settings.stateDir);
-  const [opened, { code: installCode, notice: codeNotice }] = await Promise.all([openStore(settings.stateDir, now), loadOrCreateInstallCode(settings.stateDir)]);
+  const cleaned = options.cleanedTempFiles ?? (await removeInterruptedWrites(settings.stateDir));
+  const [opened, { code: installCode, notice: codeNotice }] = await Promise.all([openStore(settings.stateDir, now, { cleaned }), loadOrCreateInstallCode(settings.stateDir)]);
   if (options.store) opened.store = options.store(opened.store);
   const draft = opened.store.slice("draft");
   const cluster = opened.store.slice("cluster");

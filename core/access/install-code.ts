@@ -1,5 +1,5 @@
 import { randomInt, timingSafeEqual } from "node:crypto";
-import { writePrivateFile } from "../fs/write-private-file.ts";
+import { writeFilesAtomic } from "../fs/atomic-write.ts";
 import { stateLayout } from "../state/layout.ts";
 import { ALPHABET, GROUP_LENGTH, GROUPS, readInstallCode } from "./install-code-file.ts";
 
@@ -64,9 +64,9 @@ export async function loadOrCreateInstallCode(stateDir: string): Promise<{ code:
   const existing = await readInstallCode(stateDir);
   if (existing) return { code: existing };
   const code = generateInstallCode();
-  // Made new (exclusive) when there was none: a file the disk could not fill goes again, or the next start would say it
-  // found the code empty and replaced one that nobody was ever shown.
-  await writePrivateFile(path, `${code}\n`, { exclusive: existing === undefined });
+  // Whole or not there, and made new (exclusive) when there was none: a file a kill or a full disk left empty or half
+  // would have the next start say it found the code empty and replaced one that nobody was ever shown.
+  await writeFilesAtomic([{ path, data: `${code}\n`, exclusive: existing === undefined }]);
   return existing === "" ? { code, notice: `${path} was empty: a new install code is made there (plans and scripts that read the old one must be given this one)` } : { code };
 }
 

@@ -1,9 +1,9 @@
 import { type KeyObject, X509Certificate, createPrivateKey } from "node:crypto";
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { hostname, networkInterfaces } from "node:os";
 import { NeedsOperator } from "../common/errors.ts";
 import { readIfPresent } from "../fs/read-if-present.ts";
-import { writePrivateFile } from "../fs/write-private-file.ts";
+import { writeFilesAtomic } from "../fs/atomic-write.ts";
 import { stateLayout } from "../state/layout.ts";
 import { certificateFingerprint, generateSelfSignedCert } from "./tls.ts";
 
@@ -86,18 +86,16 @@ export async function loadTls(stateDir: string, operator: { cert?: string; key?:
     ipAddresses: ["127.0.0.1", "::1", ...nodeAddresses()],
     now: now(),
   });
-  // Each made new (exclusive) where there was none. A disk that takes only part of the pair keeps none of what this
-  // start made: the next start would say it found half a pair and replaced one nobody was ever shown.
-  const files = [[keyPath, pair.keyPem, key], [certPath, pair.certPem, cert]] as const;
-  const written = await Promise.allSettled(files.map(([path, pem, was]) => writePrivateFile(path, pem, { exclusive: was === undefined })));
-  const failed = written.find((result): result is PromiseRejectedResult => result.status === "rejected");
-  if (failed) {
-    await Promise.all(files.map(([path, , was], i) => (was === undefined && written[i]!.status === "fulfilled" ? rm(path, { force: true }) : undefined)));
-    throw failed.reason;
-  }
+  // Each made new (exclusive) where there was none, both whole before either is in place. A kill, or a disk that takes
+  // only part of the pair, leaves none of what this start made: the next start would say it found half a pair and
+  // replaced one nobody was ever shown.
+  await writeFilesAtomic([
+    { path: keyPath, data: pair.keyPem, exclusive: key === undefined },
+    { path: certPath, data: pair.certPem, exclusive: cert === undefined },
+  ]);
   const fingerprint = certificateFingerprint(pair.certPem);
-  // Half a pair (a stop between the two writes, or a file removed or emptied since) is made again, like neither; said,
-  // since clients and plans may pin the old one's fingerprint.
+  // Half a pair (a file removed or emptied since, or left so by an older installer stopped between its two writes) is
+  // made again, like neither; said, since clients and plans may pin the old one's fingerprint.
   const half = cert ? [keyPath, key] : key ? [certPath, cert] : undefined;
   const notice = half && `the state dir's TLS pair was half there (${half[0]} was ${half[1] === undefined ? "missing" : "empty"}): made a new pair, whose fingerprint ${fingerprint} is not the one clients and plans may have pinned`;
   return { cert: pair.certPem, key: pair.keyPem, fingerprint, source: "generated", ...(notice ? { notice } : {}) };

@@ -1,24 +1,47 @@
-import { mkdir, readdir, rename, rm } from "node:fs/promises";
+import { link, mkdir, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { isTempFileOf, tempPathOf } from "../state/layout.ts";
 import { syncFolder, writeTempFile } from "./write-private-file.ts";
 
 /**
  * Writes a private file (or with `mode: 0o644` one others may read) so that a reader sees the old or the new content,
- * never half: temp, fsync, rename, fsync folder.
+ * never half: temp, fsync, rename, fsync folder. Its folder is made when missing.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, { mode = 0o600 as 0o600 | 0o644 } = {}): Promise<void> {
-  const folder = dirname(path);
-  await mkdir(folder, { recursive: true, mode: 0o755 });
-  const temp = tempPathOf(path);
+  await mkdir(dirname(path), { recursive: true, mode: 0o755 });
+  await writeFilesAtomic([{ path, data }], { mode });
+}
+
+/**
+ * writeFileAtomic, in folders that exist (a state dir is not made again 0755 if it went), for files that go together
+ * (a key and its certificate): each is whole on disk, in its temp file, before any is put in place, so that a kill
+ * leaves temp files (a start removes them), not some of the files. `exclusive`: a new file (EEXIST where one is), put
+ * in place with a link, which fails where the name exists, not a rename over it. A write that fails leaves none of the
+ * new files it made.
+ */
+export async function writeFilesAtomic(files: readonly { path: string; data: string | Uint8Array; exclusive?: boolean }[], { mode = 0o600 as 0o600 | 0o644 } = {}): Promise<void> {
+  const folders = [...new Set(files.map(({ path }) => dirname(path)))];
+  const temps = files.map(({ path }) => tempPathOf(path));
+  const made: string[] = [];
   try {
-    await writeTempFile(temp, data, { mode });
-    await rename(temp, path);
+    // Settled, not raced: a temp file still being opened when another failed would be made after its removal.
+    const written = await Promise.allSettled(files.map(({ data }, i) => writeTempFile(temps[i]!, data, { mode })));
+    const failed = written.find((result): result is PromiseRejectedResult => result.status === "rejected");
+    if (failed) throw failed.reason;
+    for (const [i, { path, exclusive }] of files.entries()) {
+      if (!exclusive) await rename(temps[i]!, path);
+      else {
+        await link(temps[i]!, path);
+        made.push(path);
+      }
+    }
   } catch (err) {
-    await rm(temp, { force: true });
+    await Promise.all([...temps, ...made].map((path) => rm(path, { force: true })));
     throw err;
   }
-  await syncFolder(folder);
+  // A linked file's temp name is a second name of it.
+  await Promise.all(files.map(({ exclusive }, i) => (exclusive ? rm(temps[i]!, { force: true }) : undefined)));
+  await Promise.all(folders.map(syncFolder));
 }
 
 /**

@@ -46,9 +46,13 @@ export interface OpenedStore {
   cleanedTempFiles: string[];
 }
 
-export async function openStore(stateDir: string, now: () => Date): Promise<OpenedStore> {
+/**
+ * `cleaned`: what removeInterruptedWrites returned to a caller that ran it before this and its own writes (a start
+ * makes its install code and TLS pair alongside); else this runs it first.
+ */
+export async function openStore(stateDir: string, now: () => Date, { cleaned }: { cleaned?: string[] } = {}): Promise<OpenedStore> {
   await ensurePrivateDir(stateDir);
-  const cleanedTempFiles = await removeInterruptedWrites(stateDir);
+  const cleanedTempFiles = cleaned ?? (await removeInterruptedWrites(stateDir));
   const layout = stateLayout(stateDir);
   const path = layout.store;
   const adapter = new DurableJsonFile<StoreData>(path);
@@ -107,7 +111,11 @@ function withDefaults(data: Partial<StoreData>): StoreData {
   return { ...empty, ...data, lockout: { ...empty.lockout, ...data.lockout } };
 }
 
-async function removeInterruptedWrites(stateDir: string): Promise<string[]> {
+/**
+ * The temp files interrupted writes left in the state dir (SPEC §2: cleaned at start), removed; their names. Run before
+ * any write of the start: a temp file of its own, listed while it is written, would be taken for one.
+ */
+export async function removeInterruptedWrites(stateDir: string): Promise<string[]> {
   const names = (await readdir(stateDir)).filter(isTempFile);
   await Promise.all(names.map((name) => rm(join(stateDir, name), { force: true })));
   return names;

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
+import { basename } from "node:path";
 import { describe, test } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
+import { stallWrites, swapFsPromise } from "../helpers/stalled-write.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { wiredNode as node } from "../helpers/services.ts";
 
@@ -28,5 +30,20 @@ describe("wireServices: the one wiring serve and the in-process app share", () =
     assert.match(n.lines.at(-1)!, /^\{"time":"2026-12-04T12:00:05\.000Z","level":"warn","message":"another","token":.*\[redacted\]/);
     assert.ok(!n.lines.join("").includes("zKq9TnJ4v2X8mQw1Rr7bYc5uE0aLsD3hFgH6iPkV"), n.lines.join(""));
   });
-});
 
+  test("a first start's cleaning of interrupted writes comes before its own writes: it never takes the install code's temp file for one", async (t) => {
+    // The code's write held; a cleaning that lists the state dir while the code is being made lists it then.
+    const stall = stallWrites((path) => basename(path).includes("install-code"));
+    const restore = swapFsPromise("readdir", (real) => (async (path: string, ...rest: unknown[]) => {
+      if (basename(String(path)) === "state" && stall.opened.some((opened) => basename(opened) === "install-code")) await stall.held;
+      return (real as (...args: unknown[]) => Promise<unknown>)(path, ...rest);
+    }) as typeof real);
+    t.after(restore);
+    void stall.held.then(() => setImmediate(stall.release));
+    const n = await node(t);
+    restore();
+    assert.deepEqual(n.opened.cleanedTempFiles, [], "no temp file of this start's own is said to be an interrupted write's");
+    assert.equal((await readFile(stateLayout(n.settings.stateDir).installCode, "utf8")).trim(), n.installCode);
+    assert.deepEqual((await readdir(n.settings.stateDir)).filter((name) => name.endsWith(".tmp")), []);
+  });
+});

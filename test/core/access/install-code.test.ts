@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { codeMatcher, generateInstallCode, headerMatcher, loadOrCreateInstallCode, presentedCode } from "../../../core/access/install-code.ts";
 import { noInstallCode, readInstallCode } from "../../../core/access/install-code-file.ts";
 import { stateLayout } from "../../../core/state/layout.ts";
+import { openStore } from "../../../core/state/store.ts";
 import { tempDir } from "../../helpers/installer.ts";
+import { stallWrites } from "../../helpers/stalled-write.ts";
 
 describe("codeMatcher", () => {
   const code = "ABCD-EFGH-JKMN";
@@ -133,4 +135,27 @@ describe("the state dir's install code", () => {
       }
     });
   }
+});
+
+describe("a start killed while it makes the install code", () => {
+  test("leaves no install-code, empty or half, only a temp file; the next start cleans it and makes a code without a notice", async () => {
+    const stateDir = await tempDir();
+    const stall = stallWrites((path) => path.startsWith(stateDir));
+    const making = loadOrCreateInstallCode(stateDir);
+    await stall.held;
+    // What a kill -9 now leaves on disk.
+    const killed = await tempDir();
+    await cp(stateDir, killed, { recursive: true });
+    stall.release();
+    const { code } = await making;
+    assert.equal(await readFile(stateLayout(stateDir).installCode, "utf8"), `${code}\n`);
+    assert.equal((await stat(stateLayout(stateDir).installCode)).mode & 0o777, 0o600);
+    assert.deepEqual(await readdir(stateDir), ["install-code"], "no temp file left by a write that ended");
+
+    assert.equal(await readInstallCode(killed), undefined, "no install-code where the start was killed");
+    const opened = await openStore(killed, () => new Date());
+    assert.equal(opened.cleanedTempFiles.length, 1, "its temp file is an interrupted write's");
+    const next = await loadOrCreateInstallCode(killed);
+    assert.equal(next.notice, undefined, "a code nobody was ever shown is no news");
+  });
 });

@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { cp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { basename } from "node:path";
 import { test } from "node:test";
 import { NeedsOperator } from "../../../core/common/errors.ts";
 import { loadTls } from "../../../core/access/tls-files.ts";
 import { stateLayout } from "../../../core/state/layout.ts";
+import { openStore } from "../../../core/state/store.ts";
 import { tempDir } from "../../helpers/installer.ts";
+import { stallWrites } from "../../helpers/stalled-write.ts";
 
 const now = () => new Date();
 
@@ -62,4 +65,26 @@ test("half a pair in the state dir (one file gone or empty) gets a new pair, sai
   }
   await rm(tlsCert);
   assert.match((await loadTls(stateDir, {}, now)).notice ?? "", /\(.*tls\.crt was missing\): made a new pair/);
+});
+
+test("a start killed while it makes the pair leaves no file of it empty or half, only a temp file: the next start cleans it and makes a pair without a notice", async () => {
+  const stateDir = await tempDir();
+  const { tlsCert, tlsKey } = stateLayout(stateDir);
+  // The key written, the certificate held: a kill -9 now.
+  const stall = stallWrites((path) => basename(path).includes("tls.crt"));
+  const making = loadTls(stateDir, {}, now);
+  await stall.held;
+  const killed = await tempDir();
+  await cp(stateDir, killed, { recursive: true });
+  stall.release();
+  const made = await making;
+  assert.deepEqual([await readFile(tlsCert, "utf8"), await readFile(tlsKey, "utf8")], [made.cert, made.key]);
+  for (const path of [tlsCert, tlsKey]) assert.equal((await stat(path)).mode & 0o777, 0o600, path);
+  assert.deepEqual((await readdir(stateDir)).sort(), ["tls.crt", "tls.key"], "no temp file left by writes that ended");
+
+  assert.ok(!(await readdir(killed)).includes("tls.crt"), "no certificate where the start was killed");
+  await openStore(killed, now);
+  const next = await loadTls(killed, {}, now);
+  assert.equal(next.source, "generated");
+  assert.equal(next.notice, undefined, "a pair nobody was ever shown is no news");
 });

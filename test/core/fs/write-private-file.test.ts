@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { lstat, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
-import { writeFileAtomic } from "../../../core/fs/atomic-write.ts";
+import { writeFileAtomic, writeFilesAtomic } from "../../../core/fs/atomic-write.ts";
 import { DurableJsonFile } from "../../../core/fs/durable-json-file.ts";
 import { writePrivateFile } from "../../../core/fs/write-private-file.ts";
 import { writeLastStart } from "../../../core/state/last-start.ts";
@@ -66,5 +66,23 @@ test("a temp file's name taken by a link (planted, or a crash's leftover) is rep
     assert.equal((await stat(victim)).mode & 0o777, 0o644, `${what}: the target's mode changed`);
     assert.ok((await lstat(path)).isFile(), `${what}: ${path} is not a file of its own`);
     await assert.rejects(lstat(tempPathOf(path)), { code: "ENOENT" });
+  }
+});
+
+test("files written together (exclusive): a write that fails leaves none of them, nor a temp file; a name that exists is left as it is (EEXIST)", async (t) => {
+  const folder = await folderFor(t);
+  const [key, cert] = [join(folder, "tls.key"), join(folder, "tls.crt")];
+  // The second one's write fails (its folder is not there): the first, written whole, is not put in place alone.
+  await assert.rejects(writeFilesAtomic([{ path: key, data: "key\n", exclusive: true }, { path: join(folder, "gone/tls.crt"), data: "cert\n", exclusive: true }]), { code: "ENOENT" });
+  assert.deepEqual(await readdir(folder), []);
+  await writeFile(cert, "theirs\n");
+  await assert.rejects(writeFilesAtomic([{ path: key, data: "key\n", exclusive: true }, { path: cert, data: "cert\n", exclusive: true }]), { code: "EEXIST" });
+  assert.deepEqual(await readdir(folder), ["tls.crt"], "the key it linked is taken back, its temp files gone");
+  assert.equal(await readFile(cert, "utf8"), "theirs\n");
+  await writeFilesAtomic([{ path: key, data: "key\n", exclusive: true }, { path: cert, data: "cert\n" }]);
+  assert.deepEqual((await readdir(folder)).sort(), ["tls.crt", "tls.key"]);
+  for (const [path, text] of [[key, "key\n"], [cert, "cert\n"]] as const) {
+    assert.equal(await readFile(path, "utf8"), text);
+    assert.equal((await stat(path)).mode & 0o777, 0o600, path);
   }
 });
