@@ -1,3 +1,4 @@
+import { type Stats, lstatSync, statSync } from "node:fs";
 import { chmod, lstat, mkdir, realpath, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { NeedsOperator } from "../common/errors.ts";
@@ -49,7 +50,7 @@ export async function makeFolder(given: string, asked: string, mode = 0o700): Pr
       await makeFolder(dirname(path), asked, mode);
       return makeFolder(path, asked, mode);
     }
-    throw Object.assign(new Error(`${asked} cannot be made: ${await why(path, code)} (${code})`), { code });
+    throw Object.assign(new Error(`${asked} cannot be made: ${why(path, code)} (${code})`), { code, syscall: "mkdir", path });
   }
 }
 
@@ -60,19 +61,34 @@ async function isFolder(path: string): Promise<boolean> {
 }
 
 /** The path itself or its nearest ancestor that exists (stat says ENOTDIR below a file); a link counts, wherever it leads. */
-async function nearestExisting(path: string): Promise<string> {
-  while ((await lstat(path).catch(() => undefined)) === undefined && dirname(path) !== path) path = dirname(path);
+function nearestExisting(path: string): string {
+  while (statOf(path, lstatSync) === undefined && dirname(path) !== path) path = dirname(path);
   return path;
 }
 
-/** What stands where a folder was to be: a file, or a link that leads to no folder (stat of a loop says ELOOP, of a dangling link ENOENT). */
-async function inTheWay(path: string): Promise<string> {
-  const there = await nearestExisting(path);
-  const link = (await lstat(there).catch(() => undefined))?.isSymbolicLink() && (await stat(there).catch(() => undefined)) === undefined;
-  return link ? `${there} is a link that leads to no folder (a loop, or its target is gone)` : `${there} is a file, not a folder`;
+const statOf = (path: string, how: typeof statSync): Stats | undefined => {
+  try {
+    return how(path);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * What stands where a folder was to be, at `path` or above it: a file, or a link that leads to no folder (stat of a
+ * loop says ELOOP, of a dangling link ENOENT); undefined when a folder does (what stood there went since). Read
+ * synchronously: it is asked while a sentence about a write that failed is made.
+ */
+export function inTheWay(path: string): string | undefined {
+  const there = nearestExisting(path);
+  const found = statOf(there, lstatSync);
+  if (found === undefined) return undefined;
+  const target = found.isSymbolicLink() ? statOf(there, statSync) : found;
+  if (target === undefined) return `${there} is a link that leads to no folder (a loop, or its target is gone)`;
+  return target.isDirectory() ? undefined : `${there} is a file, not a folder`;
 }
 
-async function why(path: string, code: string | undefined): Promise<string> {
+function why(path: string, code: string | undefined): string {
   const parent = dirname(path);
   switch (code) {
     case "ENOENT":
@@ -80,7 +96,7 @@ async function why(path: string, code: string | undefined): Promise<string> {
     case "EEXIST":
     case "ENOTDIR":
     case "ELOOP":
-      return inTheWay(path);
+      return inTheWay(path) ?? `mkdir ${path} failed`;
     case "EACCES":
     case "EPERM":
       return `this user (uid ${process.getuid?.()}) may not write ${parent}`;

@@ -1,5 +1,6 @@
 import { resolve, sep } from "node:path";
 import { InstallerError } from "../common/errors.ts";
+import { inTheWay } from "./private-dir.ts";
 
 const WHY: Record<string, string> = {
   ENOSPC: "no space left on its file system",
@@ -8,6 +9,8 @@ const WHY: Record<string, string> = {
   EACCES: "permission denied",
   EPERM: "operation not permitted",
   EIO: "an I/O error",
+  EISDIR: "a folder is where a file goes",
+  ENOTDIR: "a file is where a folder goes",
 };
 
 /**
@@ -20,9 +23,28 @@ export function notWrittenBecause(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
+/** What WHY says of a state dir's write error, when it says anything: a folder of its own that could not be made for a file in the way (mkdir's EEXIST) is said as ENOTDIR is. */
+function stateDirWhy(cause: unknown): string | undefined {
+  const { code, syscall } = (cause ?? {}) as NodeJS.ErrnoException;
+  if (code === "EEXIST" && syscall === "mkdir") return WHY.ENOTDIR;
+  return code === undefined ? undefined : WHY[code];
+}
+
+/**
+ * What is in the way of a write that failed with `cause`, as a sentence naming it: a folder where the file goes
+ * (EISDIR: a rename names it as its `dest`), a file where a folder goes (ENOTDIR, or mkdir's EEXIST: the path or the
+ * nearest part of it there is); undefined for another cause, or when nothing is in the way any more.
+ */
+function inTheWayOf(cause: unknown): string | undefined {
+  const { code, syscall, path, dest } = (cause ?? {}) as NodeJS.ErrnoException & { dest?: string };
+  if (code === "EISDIR" && (dest ?? path) !== undefined) return `${dest ?? path} is a folder, not a file`;
+  if ((code === "ENOTDIR" || (code === "EEXIST" && syscall === "mkdir")) && path !== undefined) return inTheWay(path);
+  return undefined;
+}
+
 /**
  * What makes a write that failed with `cause` work again, as it follows its cause: free space for a full disk or quota,
- * a remount for a read-only file system (or `elsewhere`), permissions for a refusal.
+ * a remount for a read-only file system (or `elsewhere`), permissions for a refusal, the disk checked for an I/O error.
  */
 export function writeRemedy(cause: unknown, elsewhere?: string): string {
   switch ((cause as NodeJS.ErrnoException)?.code) {
@@ -34,6 +56,8 @@ export function writeRemedy(cause: unknown, elsewhere?: string): string {
     case "EACCES":
     case "EPERM":
       return `make it writable by the user the installer runs as (uid ${process.getuid?.()}): check its owner and mode`;
+    case "EIO":
+      return "check the disk it is on (the kernel's log: journalctl -k) and its file system (fsck)";
     default:
       return "free space on its file system (or make it writable)";
   }
@@ -41,6 +65,12 @@ export function writeRemedy(cause: unknown, elsewhere?: string): string {
 
 /** For a state dir: its remedy's other way out of a read-only file system. */
 const STATE_DIR_ELSEWHERE = "give the installer another --state-dir";
+
+/** writeRemedy for the state dir, where a folder or a file in the way (an operator's, a restore's) is named and moved. */
+function stateDirRemedy(cause: unknown): string {
+  const inTheWay = inTheWayOf(cause);
+  return inTheWay ? `${inTheWay}: move it out of the way` : writeRemedy(cause, STATE_DIR_ELSEWHERE);
+}
 
 /** A file this machine could not write (a full disk, a folder that takes no file): `path` and why, for its caller to say what to do. */
 export class NotWrittenError extends Error {
@@ -53,7 +83,8 @@ export class NotWrittenError extends Error {
 /** SPEC §4: the state dir cannot be written; nothing was changed. */
 export function storageError(stateDir: string, cause: unknown): InstallerError {
   const code = (cause as NodeJS.ErrnoException)?.code;
-  if (code === "ENOENT" || code === "ENOTDIR") {
+  // ENOTDIR with a file in the way is that file's to move: a restart would not make the folder again.
+  if (code === "ENOENT" || (code === "ENOTDIR" && inTheWayOf(cause) === undefined)) {
     const error = new InstallerError({
       code: "INSUFFICIENT_STORAGE",
       detail: `The state dir ${stateDir}, or a folder in it, is gone (${code}: was it removed while the installer ran?); nothing was changed. Restart the installer, which makes it again; what it held (the draft, the attempts' records) is lost.`,
@@ -61,10 +92,11 @@ export function storageError(stateDir: string, cause: unknown): InstallerError {
     gone.add(error);
     return error;
   }
-  const remedy = writeRemedy(cause, STATE_DIR_ELSEWHERE);
+  const remedy = stateDirRemedy(cause);
+  const why = stateDirWhy(cause);
   const error = new InstallerError({
     code: "INSUFFICIENT_STORAGE",
-    detail: `The state dir ${stateDir} cannot be written (${notWrittenBecause(cause)}); nothing was changed. ${remedy[0]!.toUpperCase()}${remedy.slice(1)}, then retry; the installer recovers by itself.`,
+    detail: `The state dir ${stateDir} cannot be written (${why ? `${code}: ${why}` : notWrittenBecause(cause)}); nothing was changed. ${remedy[0]!.toUpperCase()}${remedy.slice(1)}, then retry; the installer recovers by itself.`,
   });
   remedies.set(error, remedy);
   return error;
@@ -100,12 +132,13 @@ export function startStorageProblem(stateDir: string, err: unknown): string | un
     return gone ? `${why}: start the installer again, which makes it again` : `${why}: ${remedy}, then start the installer again`;
   }
   const { code, path } = (err ?? {}) as NodeJS.ErrnoException;
-  if (!code || !WHY[code]) return undefined;
+  const why = stateDirWhy(err);
+  if (!code || !why) return undefined;
   // Only the state dir's own: an operator's --tls-key or --host-facts it cannot read is said as Node says it, naming
   // that file. A write's ENOSPC, EDQUOT or EROFS names no file; at a start only the state dir is written.
   const inside = path !== undefined && isIn(stateDir, path);
   if (!inside && !(path === undefined && ["ENOSPC", "EDQUOT", "EROFS"].includes(code))) return undefined;
-  return `the state dir ${stateDir} cannot be written (${code}: ${WHY[code]}): ${writeRemedy(err, STATE_DIR_ELSEWHERE)}, then start the installer again`;
+  return `the state dir ${stateDir} cannot be written (${code}: ${why}): ${stateDirRemedy(err)}, then start the installer again`;
 }
 
 function isIn(stateDir: string, path: string): boolean {

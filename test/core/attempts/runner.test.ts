@@ -289,7 +289,7 @@ describe("attempt runner: a state dir that refuses writes mid-attempt", () => {
     const { message, ...rest } = verdict;
     // firstboot exited 0 (its success on record, in memory): a retry would run it again; the readiness wait is what is left.
     assert.deepEqual(rest, { attempt: 1, kind: "install", outcome: "failed", step: "readiness", code: "STATE_WRITE_FAILED", next: "recheckReadiness" });
-    assert.match(message, new RegExp(`^The state dir ${r.stateDir} cannot be written \\(EISDIR: .*\\), so the attempt stopped during readiness\\. Free space on its file system \\(or make it writable\\), then recheck readiness \\(firstboot has run\\)\\.$`));
+    assert.match(message, new RegExp(`^The state dir ${r.stateDir} cannot be written \\(EISDIR: a folder is where a file goes\\), so the attempt stopped during readiness\\. .+ is a folder, not a file: move it out of the way, then recheck readiness \\(firstboot has run\\)\\.$`));
     await waitFor("the retry to be logged", async () => r.entries.find((e) => e.message === "attempt not recorded yet: the state dir refuses writes; retrying") ?? undefined);
     await allow();
     assert.deepEqual(await r.settled(1), r.attempts.get());

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { mkdir, open, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { makeFolder } from "../../../core/fs/private-dir.ts";
 import { startStorageProblem, storageError, storageFault } from "../../../core/fs/storage-error.ts";
+import { tempDir } from "../../helpers/installer.ts";
 
 const FREE = "free space on its file system";
 const REMOUNT = "remount its file system read-write, or give the installer another --state-dir";
@@ -46,4 +50,66 @@ test("the remedy follows the cause: free space for a full disk or quota, a remou
     assert.match(error.detail, new RegExp(`; nothing was changed\\. ${remedy[0]!.toUpperCase()}${remedy.slice(1).replace(/[.()]/g, "\\$&")}, then retry`), code);
     if (code !== "ENOSPC" && code !== "EDQUOT") assert.doesNotMatch(error.detail, /free space/i, code);
   }
+});
+
+describe("a cause other than a full, read-only or refused file system has a remedy of its own, naming the path", () => {
+  const dir = "/var/lib/stratum/installer";
+  const EXAMINE = "check the disk it is on (the kernel's log: journalctl -k) and its file system (fsck)";
+  // Each on a real state dir, with what an operator can leave in it: a folder where a file goes, a file where a folder goes.
+  const cases: { name: string; make: (state: string) => Promise<NodeJS.ErrnoException>; why: string; remedy: (state: string) => string }[] = [
+    {
+      name: "EISDIR: a folder where the store's file goes (the rename onto it)",
+      make: async (state) => {
+        await mkdir(join(state, "installer.json"));
+        await writeFile(join(state, ".installer.json.42.tmp"), "{}");
+        return rename(join(state, ".installer.json.42.tmp"), join(state, "installer.json")).then(() => assert.fail("renamed"), (err: NodeJS.ErrnoException) => err);
+      },
+      why: "EISDIR: a folder is where a file goes",
+      remedy: (state) => `${state}/installer.json is a folder, not a file: move it out of the way`,
+    },
+    {
+      name: "EISDIR: a folder where the service log goes (an open to append)",
+      make: async (state) => {
+        await mkdir(join(state, "service.log"));
+        return open(join(state, "service.log"), "a").then(() => assert.fail("opened"), (err: NodeJS.ErrnoException) => err);
+      },
+      why: "EISDIR: a folder is where a file goes",
+      remedy: (state) => `${state}/service.log is a folder, not a file: move it out of the way`,
+    },
+    {
+      name: "ENOTDIR: a file where the events folder goes (an attempt's log opened in it)",
+      make: async (state) => {
+        await writeFile(join(state, "events"), "");
+        return open(join(state, "events/attempt-1.jsonl"), "a").then(() => assert.fail("opened"), (err: NodeJS.ErrnoException) => err);
+      },
+      why: "ENOTDIR: a file is where a folder goes",
+      remedy: (state) => `${state}/events is a file, not a folder: move it out of the way`,
+    },
+    {
+      name: "EEXIST: a file where the events folder is to be made",
+      make: async (state) => {
+        await writeFile(join(state, "events"), "");
+        return makeFolder(join(state, "events"), "the folder").then(() => assert.fail("made"), (err: NodeJS.ErrnoException) => err);
+      },
+      why: "EEXIST: a file is where a folder goes",
+      remedy: (state) => `${state}/events is a file, not a folder: move it out of the way`,
+    },
+    { name: "EIO: the disk failing", make: async () => errno("EIO", undefined, "write"), why: "EIO: an I/O error", remedy: () => EXAMINE },
+  ];
+  for (const { name, make, why, remedy } of cases) {
+    test(name, async () => {
+      const state = await tempDir();
+      const cause = await make(state);
+      const error = storageError(state, cause);
+      assert.equal(storageFault(error).gone, false, name);
+      assert.equal(storageFault(error).remedy, remedy(state));
+      assert.equal(error.detail, `The state dir ${state} cannot be written (${why}); nothing was changed. ${remedy(state)[0]!.toUpperCase()}${remedy(state).slice(1)}, then retry; the installer recovers by itself.`);
+      assert.equal(startStorageProblem(state, error), `the state dir ${state} cannot be written (${why}): ${remedy(state)}, then start the installer again`);
+      assert.doesNotMatch(error.detail, /free space/i);
+    });
+  }
+
+  test("ENOTDIR with nothing in the way any more (the state dir went, and a file stood there for a moment) is a state dir gone", () => {
+    assert.equal(storageFault(storageError(dir, errno("ENOTDIR", `${dir}/events/attempt-1.jsonl`))).gone, true);
+  });
 });
