@@ -1,4 +1,5 @@
-import { resolve, sep } from "node:path";
+import { accessSync, constants } from "node:fs";
+import { dirname, resolve, sep } from "node:path";
 import { InstallerError } from "../common/errors.ts";
 import { inTheWay } from "./private-dir.ts";
 
@@ -147,10 +148,29 @@ function isIn(stateDir: string, path: string): boolean {
 
 /**
  * For a command that reads the state dir (status, code, support-bundle) run by a user the state dir's permissions
- * keep out: one sentence naming the file and what to do; undefined for any other error.
+ * keep out: one sentence naming the file and what to do; undefined for any other error. A folder above the state dir
+ * that does not let the user through is named, not the state dir.
  */
 export function stateDirNotReadable(stateDir: string, err: unknown): string | undefined {
   const { code, path } = (err ?? {}) as NodeJS.ErrnoException;
   if ((code !== "EACCES" && code !== "EPERM") || path === undefined || !isIn(stateDir, path)) return undefined;
-  return `cannot read ${path} (${code}: ${WHY[code]}): the state dir ${stateDir} is readable by its owner or root alone: run it with sudo (or as that user)`;
+  const closed = closedAbove(stateDir);
+  const why = closed
+    ? `the folder ${closed}, above the state dir ${stateDir}, does not let this user (uid ${process.getuid?.()}) through`
+    : `the state dir ${stateDir} is readable by its owner or root alone`;
+  return `cannot read ${path} (${code}: ${WHY[code]}): ${why}: run it with sudo (or as ${closed ? "a user it lets through" : "that user"})`;
+}
+
+/** The first folder on the way to `stateDir`, from the root, that this user may not pass through (no search permission); undefined when each lets it. */
+function closedAbove(stateDir: string): string | undefined {
+  const above: string[] = [];
+  for (let folder = dirname(resolve(stateDir)); !above.includes(folder); folder = dirname(folder)) above.unshift(folder);
+  return above.find((folder) => {
+    try {
+      accessSync(folder, constants.X_OK);
+      return false;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "EACCES";
+    }
+  });
 }

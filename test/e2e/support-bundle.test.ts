@@ -128,11 +128,15 @@ test("support-bundle as a user who may not read the state dir (0700, root's): sa
   assert.equal(status.stderr, `status: cannot read ${join(stateDir, "install-code")} (EACCES: permission denied): ${needs}\n`);
   assert.equal(made.code, 2, made.stderr);
   assert.match(made.stderr, new RegExp(`^installer: cannot read ${stateDir}/[a-z.-]+ \\(EACCES: permission denied\\): ${needs.replace(/[.()]/g, "\\$&")}\n$`));
-  // Its parent closed to this user too: not "no state dir" (it is there), the same sentence.
+  // Its parent closed to this user too: not "no state dir" (it is there), and the folder that refuses is named, not the state dir.
   await chmod(folder, 0o700);
+  const parentNeeds = `the folder ${folder}, above the state dir ${stateDir}, does not let this user (uid ${nobody}) through: run it with sudo (or as a user it lets through)`;
   const closed = await asNobody(["support-bundle", "--state-dir", stateDir, "-o", "-"]);
   assert.equal(closed.code, 2, closed.stderr);
-  assert.equal(closed.stderr, `installer: cannot read ${stateDir} (EACCES: permission denied): ${needs}\n`);
+  assert.equal(closed.stderr, `installer: cannot read ${stateDir} (EACCES: permission denied): ${parentNeeds}\n`);
+  const closedStatus = await asNobody(["status", "--state-dir", stateDir]);
+  assert.equal(closedStatus.code, 2, closedStatus.stderr);
+  assert.equal(closedStatus.stderr, `status: cannot read ${join(stateDir, "install-code")} (EACCES: permission denied): ${parentNeeds}\n`);
 });
 
 test("support-bundle -o - with stdout a terminal (a pty from util-linux's script): refused, exit 2, saying how to redirect it; none of the .tar.gz reaches the terminal", async () => {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdir, open, rename, writeFile } from "node:fs/promises";
+import { chmod, mkdir, open, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { makeFolder } from "../../../core/fs/private-dir.ts";
-import { startStorageProblem, storageError, storageFault } from "../../../core/fs/storage-error.ts";
+import { startStorageProblem, stateDirNotReadable, storageError, storageFault } from "../../../core/fs/storage-error.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 const FREE = "free space on its file system";
@@ -112,4 +112,23 @@ describe("a cause other than a full, read-only or refused file system has a reme
   test("ENOTDIR with nothing in the way any more (the state dir went, and a file stood there for a moment) is a state dir gone", () => {
     assert.equal(storageFault(storageError(dir, errno("ENOTDIR", `${dir}/events/attempt-1.jsonl`))).gone, true);
   });
+});
+
+test("a state dir whose parent folder is closed to this user (chmod 000): the parent is named, not the state dir", { skip: process.getuid?.() === 0 ? "root passes through any folder's mode" : undefined }, async (t) => {
+  const folder = await tempDir();
+  const parent = join(folder, "closed");
+  const stateDir = join(parent, "state");
+  await mkdir(stateDir, { recursive: true });
+  await chmod(parent, 0o000);
+  t.after(() => chmod(parent, 0o700));
+  const err = await readFile(join(stateDir, "install-code")).then(() => assert.fail("read"), (error: NodeJS.ErrnoException) => error);
+  assert.equal(
+    stateDirNotReadable(stateDir, err),
+    `cannot read ${stateDir}/install-code (EACCES: permission denied): the folder ${parent}, above the state dir ${stateDir}, does not let this user (uid ${process.getuid?.()}) through: run it with sudo (or as a user it lets through)`,
+  );
+  await chmod(parent, 0o700);
+  await chmod(stateDir, 0o000);
+  const own = await readFile(join(stateDir, "install-code")).then(() => assert.fail("read"), (error: NodeJS.ErrnoException) => error);
+  assert.equal(stateDirNotReadable(stateDir, own), `cannot read ${stateDir}/install-code (EACCES: permission denied): the state dir ${stateDir} is readable by its owner or root alone: run it with sudo (or as that user)`);
+  await chmod(stateDir, 0o700);
 });
