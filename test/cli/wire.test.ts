@@ -39,6 +39,7 @@ describe("wireServices: the one wiring serve and the in-process app share", () =
       return (real as (...args: unknown[]) => Promise<unknown>)(path, ...rest);
     }) as typeof real);
     t.after(restore);
+    t.after(stall.release);
     void stall.held.then(() => setImmediate(stall.release));
     const n = await node(t);
     restore();

@@ -15,7 +15,8 @@ export function swapFsPromise<K extends keyof typeof fsp>(name: K, by: (real: (t
 /**
  * Holds every write of a file opened at a path `which` picks (FileHandle.writeFile) until `release`: what is on disk
  * while one is held is what a kill -9 at that moment leaves. `held` resolves once a write is held; `opened` lists every
- * path opened meanwhile. For one test at a time: it swaps node:fs/promises' open until `release`.
+ * path opened meanwhile. For one test at a time: it swaps node:fs/promises' open until `release` (which may be called
+ * again: a test's `after` calls it too, in case it failed before its own call).
  */
 export function stallWrites(which: (path: string) => boolean): { held: Promise<void>; opened: string[]; release: () => void } {
   let hold!: () => void;

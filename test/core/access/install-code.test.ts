@@ -138,9 +138,10 @@ describe("the state dir's install code", () => {
 });
 
 describe("a start killed while it makes the install code", () => {
-  test("leaves no install-code, empty or half, only a temp file; the next start cleans it and makes a code without a notice", async () => {
+  test("leaves no install-code, empty or half, only a temp file; the next start cleans it and makes a code without a notice", async (t) => {
     const stateDir = await tempDir();
     const stall = stallWrites((path) => path.startsWith(stateDir));
+    t.after(stall.release);
     const making = loadOrCreateInstallCode(stateDir);
     await stall.held;
     // What a kill -9 now leaves on disk.

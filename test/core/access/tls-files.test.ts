@@ -67,11 +67,12 @@ test("half a pair in the state dir (one file gone or empty) gets a new pair, sai
   assert.match((await loadTls(stateDir, {}, now)).notice ?? "", /\(.*tls\.crt was missing\): made a new pair/);
 });
 
-test("a start killed while it makes the pair leaves no file of it empty or half, only a temp file: the next start cleans it and makes a pair without a notice", async () => {
+test("a start killed while it makes the pair leaves no file of it empty or half, only a temp file: the next start cleans it and makes a pair without a notice", async (t) => {
   const stateDir = await tempDir();
   const { tlsCert, tlsKey } = stateLayout(stateDir);
   // The key written, the certificate held: a kill -9 now.
   const stall = stallWrites((path) => basename(path).includes("tls.crt"));
+  t.after(stall.release);
   const making = loadTls(stateDir, {}, now);
   await stall.held;
   const killed = await tempDir();
