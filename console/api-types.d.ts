@@ -342,7 +342,7 @@ export interface paths {
         };
         /**
          * An attempt's events, as JSON or a live stream.
-         * @description Events with seq > after, of the latest attempt or ?attempt=N, oldest first, at most 1000 a page. With Accept: text/event-stream (preferred over application/json by its q-value, as RFC 9110 weighs them), a Server-Sent Events stream: the replay, then live events as they happen (id = seq; resume with Last-Event-ID; comment lines as heartbeats); it closes after attempt.finished.
+         * @description Events with seq > after, of the latest attempt or ?attempt=N, oldest first, at most 1000 a page. With Accept: text/event-stream (preferred over application/json by its q-value, as RFC 9110 weighs them), a Server-Sent Events stream: the replay, then live events as they happen (id = seq; resume with Last-Event-ID; comment lines as heartbeats); it closes after attempt.finished, or, when the installer stops first, after the comment `: installer stopping` (follow again once it answers).
          */
         get: operations["getEvents"];
         put?: never;

@@ -23,7 +23,7 @@ const route = createRoute({
   operationId: "getEvents",
   summary: "An attempt's events, as JSON or a live stream.",
   description:
-    "Events with seq > after, of the latest attempt or ?attempt=N, oldest first, at most 1000 a page. With Accept: text/event-stream (preferred over application/json by its q-value, as RFC 9110 weighs them), a Server-Sent Events stream: the replay, then live events as they happen (id = seq; resume with Last-Event-ID; comment lines as heartbeats); it closes after attempt.finished.",
+    "Events with seq > after, of the latest attempt or ?attempt=N, oldest first, at most 1000 a page. With Accept: text/event-stream (preferred over application/json by its q-value, as RFC 9110 weighs them), a Server-Sent Events stream: the replay, then live events as they happen (id = seq; resume with Last-Event-ID; comment lines as heartbeats); it closes after attempt.finished, or, when the installer stops first, after the comment `: installer stopping` (follow again once it answers).",
   security,
   request: {
     query: z.object({
@@ -41,7 +41,7 @@ const route = createRoute({
         "text/event-stream": {
           schema: z.string().meta({
             description:
-              "Server-Sent Events, one per InstallEvent: `id: <seq>`, then `data:` with the event as one line of JSON, an InstallEvent (#/components/schemas/InstallEvent), the object the JSON variant lists in `events`. Lines starting with `:` are heartbeats. The stream ends after the attempt.finished event.",
+              "Server-Sent Events, one per InstallEvent: `id: <seq>`, then `data:` with the event as one line of JSON, an InstallEvent (#/components/schemas/InstallEvent), the object the JSON variant lists in `events`. Lines starting with `:` are comments: heartbeats, and `: installer stopping` as the last line when the installer stops before the attempt finished. The stream ends after the attempt.finished event, or after that comment.",
           }),
         },
       },
@@ -57,16 +57,17 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
     const { attempt, after } = c.req.valid("query");
     const lastEventId = c.req.valid("header")["last-event-id"];
     const from = lastEventId !== undefined ? Number(lastEventId) : (after ?? 0);
-    const attempts = c.get("services").attempts;
+    const { attempts, stopped } = c.get("services");
     // Negotiated by q-value: `text/event-stream;q=0, application/json` is a page, not a stream.
     if (accepts(c, { header: "Accept", supports: ["application/json", "text/event-stream"], default: "application/json" }) !== "text/event-stream") {
       return c.json(await attempts.events(attempt, from), 200);
     }
     const gone = new AbortController();
-    const events = attempts.follow(attempt, from, gone.signal);
+    // A stop ends the stream once the services stopped (what the stop did is in it), saying so: never a reset.
+    const events = attempts.follow(attempt, from, AbortSignal.any([gone.signal, stopped]));
     const stream = streamSSE(c, (sse) => {
       sse.onAbort(() => gone.abort());
-      return writeEvents(sse, events);
+      return writeEvents(sse, events, stopped);
     });
     // The helper says no-cache; like every answer here, no cache keeps it.
     stream.headers.set("Cache-Control", "no-store");

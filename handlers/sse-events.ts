@@ -1,6 +1,7 @@
 import type { SSEStreamingApi } from "hono/streaming";
 import type { InstallEvent } from "../core/attempts/events.ts";
 import { printableJson } from "../core/common/printable.ts";
+import { STOPPING_COMMENT } from "../core/http/sse.ts";
 
 const HEARTBEAT_MS = 15_000;
 
@@ -13,9 +14,10 @@ function within<T>(next: Promise<T>, ms: number): Promise<T | undefined> {
 
 /**
  * Each batch of events as SSE frames (id = seq) in one write: a burst of firstboot output to many
- * subscribers costs one TLS write each, not one per line. A comment line while nothing happens.
+ * subscribers costs one TLS write each, not one per line. A comment line while nothing happens. Once `stopping` is
+ * aborted (the installer stops; the batches end then too) the last line is a comment saying so, and the stream ends.
  */
-export async function writeEvents(stream: SSEStreamingApi, batches: AsyncIterable<InstallEvent[]>): Promise<void> {
+export async function writeEvents(stream: SSEStreamingApi, batches: AsyncIterable<InstallEvent[]>, stopping?: AbortSignal): Promise<void> {
   const iterator = batches[Symbol.asyncIterator]();
   for (;;) {
     const next = iterator.next();
@@ -23,7 +25,10 @@ export async function writeEvents(stream: SSEStreamingApi, batches: AsyncIterabl
     while (!(result = await within(next, HEARTBEAT_MS))) {
       if (!stream.aborted) await stream.write(": heartbeat\n\n");
     }
-    if (result.done) return;
+    if (result.done) {
+      if (stopping?.aborted && !stream.aborted) await stream.write(`: ${STOPPING_COMMENT}\n\n`);
+      return;
+    }
     await stream.write(result.value.map((event) => `id: ${event.seq}\ndata: ${printableJson(event)}\n\n`).join(""));
   }
 }

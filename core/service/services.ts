@@ -44,7 +44,10 @@ export interface Services {
   supportBundle(): Promise<SupportBundle>;
   /** Recovers interrupted attempts, loads the payload, takes a handoff node.yaml; returns notices for the banner. */
   start(): Promise<string[]>;
+  /** Stops them all (a running attempt's firstboot group included); then aborts `stopped`. */
   stop(): Promise<void>;
+  /** Aborted once stop() stopped everything: an open event stream then ends, saying the installer stops. */
+  stopped: AbortSignal;
 }
 
 interface ServicesDeps {
@@ -122,6 +125,7 @@ export function createServices(deps: ServicesDeps): Services {
     unattended.blockersChanged().catch((err: unknown) => log.error("unattended decision failed", { error: String(err) }));
   });
 
+  const stopped = new AbortController();
   const auth = createAuthenticator({ lockout: store.slice("lockout"), installCode: deps.installCode, now, log });
   const status = () =>
     computeStatus({
@@ -160,7 +164,9 @@ export function createServices(deps: ServicesDeps): Services {
     async stop() {
       auth.stop();
       await Promise.all([payload.stop(), attempts.stop()]);
+      stopped.abort();
     },
+    stopped: stopped.signal,
     tls: () => deps.tls?.(),
     status,
     async supportBundle() {

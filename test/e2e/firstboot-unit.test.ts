@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { finished, install, putDraft } from "../helpers/install-rig.ts";
-import { harness, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { alive } from "../helpers/processes.ts";
 
 const lab = harness();
@@ -122,6 +122,23 @@ wait
     assert.equal(await alive(pids[1]!), true);
     assert.equal(await installer.stop(), 0);
     for (const pid of pids) assert.equal(await alive(pid), false, `${pid} of the firstboot group is gone once the installer exited`);
+  });
+
+  test("SIGTERM ends an open event stream cleanly: what the stop did, then a comment saying the installer stops, then the end (no reset)", async () => {
+    const { installer, pids } = await stubbornFirstboot();
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const reading = readSse(`${installer.url}/v1/installer/install/events?attempt=1`, installer.code, { opened, timeoutMs: 60_000 });
+    await open;
+    installer.proc.kill("SIGTERM");
+    const stream = await reading;
+    assert.equal(await installer.exited, 0, installer.output().stderr);
+    assert.equal(stream.broke, undefined, "the stream ended, it did not break off");
+    assert.equal(stream.comments.at(-1), ": installer stopping", "its last line says the installer stops");
+    const events = stream.messages.map((m) => JSON.parse(m.data));
+    assert.ok(!events.some((e) => e.type === "attempt.finished"), "the attempt did not finish: the next start marks it");
+    assert.match(events.at(-1).message, /^stopped 2 processes of firstboot as the installer stops: .*SIGKILL after 3 s\)$/, "what the stop did came before the end");
+    for (const pid of pids) assert.equal(await alive(pid), false);
   });
 
   test("a second Ctrl-C or SIGTERM while the installer stops does not cut the stop short: the firstboot group is still stopped, the lock let go, exit 0", async () => {

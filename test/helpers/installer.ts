@@ -291,6 +291,8 @@ export interface SseReply {
   contentType: string;
   messages: SseMessage[];
   comments: string[];
+  /** Set when the stream broke off (a reset, an abort) instead of ending: the error's message. */
+  broke?: string;
 }
 
 /** Takes an SSE stream's text as it arrives into `reply`'s messages and comment lines; true once it holds `stopAfter` messages. */
@@ -320,7 +322,8 @@ export function sseTaker(reply: SseReply, stopAfter?: number): (chunk: string) =
 }
 
 /** Reads an SSE stream to its end (or until `stopAfter` messages), returning messages and comment lines. */
-export function readSse(url: string, code: string, options: { lastEventId?: string; stopAfter?: number; timeoutMs?: number } = {}): Promise<SseReply> {
+/** `opened`: called once the answer's head came (the stream is open on the installer). */
+export function readSse(url: string, code: string, options: { lastEventId?: string; stopAfter?: number; timeoutMs?: number; opened?: () => void } = {}): Promise<SseReply> {
   const headers: Record<string, string> = { accept: "text/event-stream", authorization: `Bearer ${code}` };
   if (options.lastEventId) headers["last-event-id"] = options.lastEventId;
   return new Promise((resolvePromise, reject) => {
@@ -343,7 +346,11 @@ export function readSse(url: string, code: string, options: { lastEventId?: stri
         }
       });
       res.on("end", finish);
-      res.on("error", () => finish());
+      res.on("error", (err) => {
+        reply.broke = err.message;
+        finish();
+      });
+      options.opened?.();
     });
     req.on("error", reject);
     req.end();
