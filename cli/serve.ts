@@ -212,11 +212,22 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       return log.info("already stopping", { signal });
     }
     stopping = true;
+    const stopAt = performance.now();
     log.info("stopping", { signal });
     server.close();
-    void services
-      .stop()
-      .then(() => lock.release())
+    // The last line says the stop completed (not a kill mid-stop): how long it took, what stopping firstboot took.
+    const stopped = async () => {
+      const { attempt, firstboot } = await services.stop();
+      await lock.release();
+      log.info("stopped", {
+        signal,
+        ms: Math.round(performance.now() - stopAt),
+        ...(attempt === undefined ? {} : { attempt }),
+        ...(firstboot ? { firstbootStopped: firstboot.processes, firstbootKilled: firstboot.killedAfterMs !== undefined } : {}),
+      });
+    };
+    void stopped()
+      .catch((err: unknown) => log.error("the stop failed", { error: err instanceof Error ? err.message : String(err) }))
       .finally(() => process.exit(0));
   };
   // Before the banner can be seen: a stop asked for the moment it shows is a clean stop, never the default kill.

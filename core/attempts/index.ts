@@ -6,7 +6,9 @@ import type { AttemptKind, AttemptRecord, Verdict } from "../state/records.ts";
 import { phaseOf } from "./admission.ts";
 import { createEventLog, type EventsPage } from "./event-log.ts";
 import type { InstallEvent } from "./events.ts";
-import { AttemptRunner, type Admitted, type RunnerDeps } from "./runner.ts";
+import { AttemptRunner, type Admitted, type RunnerDeps, type Stopped } from "./runner.ts";
+
+export type { Stopped } from "./runner.ts";
 
 const EVENTS_PAGE_LIMIT = 1000;
 
@@ -45,7 +47,7 @@ export interface Attempts {
   follow(attempt: number | undefined, after: number, signal: AbortSignal): AsyncIterable<InstallEvent[]>;
   /** What a killed installer left running is stopped and failed; returns notices for the banner. */
   start(): Promise<string[]>;
-  stop(): Promise<void>;
+  stop(): Promise<Stopped>;
 }
 
 interface AttemptsDeps extends Omit<RunnerDeps, "events"> {

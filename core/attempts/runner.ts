@@ -39,10 +39,18 @@ export interface RunnerDeps {
  */
 export type Admitted = (attempt: number) => (() => void) | undefined | void;
 
+/** What a stop did: the attempt it stopped, and what stopping its firstboot group took (none when none ran). */
+export interface Stopped {
+  attempt?: number;
+  firstboot?: { processes: number; killedAfterMs?: number };
+}
+
 /** Attempts as a state machine: admitted, recorded, each step in turn, finished with a verdict, settled on disk. */
 export class AttemptRunner {
   #abort = new AbortController();
   #running: Promise<void> | undefined;
+  /** What the stop under way did, as the running attempt's steps report it. */
+  #stopped: Stopped = {};
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -261,6 +269,9 @@ export class AttemptRunner {
       redactor,
       now,
       signal,
+      groupStopped: (stopped) => {
+        if (shutdown.aborted) this.#stopped.firstboot = { processes: stopped.processes.length, ...(stopped.killedAfterMs ? { killedAfterMs: stopped.killedAfterMs } : {}) };
+      },
       succeeded: async () => {
         succeed();
         succeededEarly = true;
@@ -323,11 +334,14 @@ export class AttemptRunner {
   }
 
   /** Stops a running attempt where it is (firstboot's whole group included); the next start marks it INTERRUPTED. */
-  async shutdown(): Promise<void> {
+  async shutdown(): Promise<Stopped> {
+    this.#stopped = {};
+    const running = this.deps.attempts.get().find((a) => a.state === "running");
     this.#abort.abort(new Error("installer stopping"));
     this.#abort = new AbortController();
     await this.#running;
     await this.deps.events.sync();
+    return { ...(running ? { attempt: running.attempt } : {}), ...this.#stopped };
   }
 }
 

@@ -1,5 +1,5 @@
 import { modeOptions, type ModeOption, type ValidationContext } from "../config/index.ts";
-import { createAttempts, type Attempts } from "../attempts/index.ts";
+import { createAttempts, type Attempts, type Stopped } from "../attempts/index.ts";
 import { unrecordedFirstboot } from "../attempts/event-log.ts";
 import { createAuthenticator, type Authenticator } from "../access/auth.ts";
 import { createCluster, type Cluster } from "../cluster/service.ts";
@@ -44,8 +44,8 @@ export interface Services {
   supportBundle(): Promise<SupportBundle>;
   /** Recovers interrupted attempts, loads the payload, takes a handoff node.yaml; returns notices for the banner. */
   start(): Promise<string[]>;
-  /** Stops them all (a running attempt's firstboot group included); then aborts `stopped`. */
-  stop(): Promise<void>;
+  /** Stops them all (a running attempt's firstboot group included); then aborts `stopped`. What the stop had to do. */
+  stop(): Promise<Stopped>;
   /** Aborted once stop() stopped everything: an open event stream then ends, saying the installer stops. */
   stopped: AbortSignal;
 }
@@ -163,8 +163,9 @@ export function createServices(deps: ServicesDeps): Services {
     },
     async stop() {
       auth.stop();
-      await Promise.all([payload.stop(), attempts.stop()]);
+      const [, stoppedAttempts] = await Promise.all([payload.stop(), attempts.stop()]);
       stopped.abort();
+      return stoppedAttempts;
     },
     stopped: stopped.signal,
     tls: () => deps.tls?.(),

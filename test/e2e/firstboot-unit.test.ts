@@ -117,11 +117,17 @@ wait
     return { installer, pids };
   }
 
-  test("SIGTERM to the installer stops a firstboot group that ignores TERM before the installer exits", async () => {
+  test("SIGTERM to the installer stops a firstboot group that ignores TERM before the installer exits; the log's last line says the stop completed, how long it took and that firstboot had to be killed", async () => {
     const { installer, pids } = await stubbornFirstboot();
     assert.equal(await alive(pids[1]!), true);
     assert.equal(await installer.stop(), 0);
     for (const pid of pids) assert.equal(await alive(pid), false, `${pid} of the firstboot group is gone once the installer exited`);
+    const kept = (await readFile(stateLayout(installer.stateDir).serviceLog, "utf8")).trim().split("\n");
+    for (const lines of [installer.output().stderr.trim().split("\n"), kept]) {
+      const last = JSON.parse(lines.at(-1)!);
+      assert.deepEqual({ ...last, time: undefined, ms: undefined }, { time: undefined, level: "info", message: "stopped", signal: "SIGTERM", ms: undefined, attempt: 1, firstbootStopped: 2, firstbootKilled: true });
+      assert.ok(last.ms >= 3000, `the stop took the grace period at least: ${last.ms} ms`);
+    }
   });
 
   test("SIGTERM ends an open event stream cleanly: what the stop did, then a comment saying the installer stops, then the end (no reset)", async () => {

@@ -128,6 +128,8 @@ describe("the service log (stderr)", () => {
     assert.equal(byMessage.get("listening"), 6, "info is SD_INFO");
     assert.equal(byMessage.get("wrong install code"), 4, "warn is SD_WARNING");
     assert.equal(byMessage.get("stopping"), 6);
+    assert.equal(byMessage.get("stopped"), 6, "the stop completed, said last");
+    assert.equal(JSON.parse(prefixed.at(-1)![2]!).message, "stopped");
     assert.ok(!stdout.includes("<6>"), "the banner is not prefixed");
   });
 });

@@ -1,5 +1,6 @@
 import type { Redactor } from "../../secrets/index.ts";
 import type { NewEvent } from "../events.ts";
+import type { StoppedGroup } from "../../process/group.ts";
 
 export interface StepContext {
   emit(event: Omit<NewEvent, "step">): void;
@@ -15,4 +16,6 @@ export interface StepContext {
    * for what it is, an interruption after the step, never a reason to run it again.
    */
   succeeded(): Promise<void>;
+  /** Hears what stopping firstboot's group took, as the step stops it. */
+  groupStopped?(stopped: StoppedGroup): void;
 }

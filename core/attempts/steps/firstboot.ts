@@ -101,6 +101,7 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     ctx.signal.removeEventListener("abort", stopping);
     if (pid !== undefined) {
       const stopped = await stopGroup(pid, ctx.now, GRACE_MS, mark);
+      ctx.groupStopped?.(stopped);
       delete record.firstbootGroup;
       // A stop that found firstboot already gone (exited, not yet seen): its own exit is what happened.
       if (!exit && !stopped.processes.some((p) => p.pid === pid)) exit = await exited;
