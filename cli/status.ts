@@ -258,6 +258,7 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
   let lastSeq = 0;
   for (;;) {
     let failure: unknown;
+    let stopping = false;
     try {
       const events = readEvents({
         url: new URL(path, hold.target.url),
@@ -268,6 +269,7 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
         lastEventId,
         schema: EventSchema,
         isFinal: (event) => event.type === "attempt.finished",
+        onStopping: () => (stopping = true),
       });
       for await (const { id, event } of events) {
         // An attempt's events come once each, in order: a stream that replays or mixes attempts would be followed forever.
@@ -319,7 +321,7 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
       failure = err;
     }
     // The installer restarted (or the link dropped): it answers again in a moment, and the stream resumes after the last event.
-    await hold.lost(failure, doing, path, "the event stream ended before the attempt finished");
+    await hold.lost(failure, doing, path, stopping ? "it said it stops: a restart, or a stop" : "the event stream ended before the attempt finished");
   }
 }
 

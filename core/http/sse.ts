@@ -26,10 +26,11 @@ export const STOPPING_COMMENT = "installer stopping";
 export const SSE_LIMITS: SseLimits = { maxLine: 1024 * 1024, maxEvent: 1024 * 1024 };
 
 /**
- * A stream's messages as they arrive, each its data lines joined: comment lines (the heartbeats), other fields
- * and a message cut off at the end are skipped. Lines end in LF, CRLF or CR. Over a limit is a too-large error.
+ * A stream's messages as they arrive, each its data lines joined: comment lines (the heartbeats; each given to
+ * `comment`, without its colon), other fields and a message cut off at the end are skipped. Lines end in LF, CRLF or
+ * CR. Over a limit is a too-large error.
  */
-export async function* sseMessages(stream: Readable, limits: SseLimits, where: string): AsyncGenerator<SseMessage> {
+export async function* sseMessages(stream: Readable, limits: SseLimits, where: string, comment?: (text: string) => void): AsyncGenerator<SseMessage> {
   const decoder = new StringDecoder("utf8");
   let buffer = "";
   let message: { id?: string; data: string[]; size: number } = { data: [], size: 0 };
@@ -54,7 +55,8 @@ export async function* sseMessages(stream: Readable, limits: SseLimits, where: s
       const colon = line.indexOf(":");
       const field = colon < 0 ? line : line.slice(0, colon);
       const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-      if (field === "id") message.id = value;
+      if (colon === 0) comment?.(value);
+      else if (field === "id") message.id = value;
       else if (field === "data") {
         message.size += value.length + 1;
         if (message.size > limits.maxEvent) throw new HttpClientError("too-large", where, `an event is over ${limits.maxEvent} characters`);
@@ -75,6 +77,8 @@ interface EventsRequest<T> extends Omit<HttpRequest, "method" | "body" | "maxByt
   /** The stream's last event: reading ends with it, whether or not the server closes the stream. */
   isFinal?: (event: T) => boolean;
   limits?: SseLimits;
+  /** The stream ended (before its final event) with the installer's word that it stops: it is worth following again. */
+  onStopping?: () => void;
 }
 
 /** The most of a refusal's body (a problem+json) read. */
@@ -89,13 +93,16 @@ export async function* readEvents<T>(req: EventsRequest<T>): AsyncGenerator<{ id
   const headers = { ...req.headers, accept: "text/event-stream", ...(req.lastEventId !== undefined ? { "last-event-id": req.lastEventId } : {}) };
   const res = await openStream({ ...req, headers, maxBytes: MAX_REFUSAL });
   let final = false;
+  let stopping = false;
   try {
-    for await (const message of sseMessages(res, req.limits ?? SSE_LIMITS, where)) {
+    for await (const message of sseMessages(res, req.limits ?? SSE_LIMITS, where, (text) => (stopping = text === STOPPING_COMMENT))) {
       const event = parseAnswer({ status: 200, headers: res.headers, body: message.data }, req.schema, where);
       final = req.isFinal?.(event) ?? false;
       yield { ...(message.id !== undefined ? { id: message.id } : {}), event };
       if (final) return;
+      stopping = false;
     }
+    if (stopping) req.onStopping?.();
   } catch (error) {
     req.signal?.throwIfAborted();
     if (error instanceof HttpClientError) throw error;

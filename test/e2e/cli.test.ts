@@ -446,6 +446,21 @@ describe("status", () => {
     );
   });
 
+  test("--follow of an installer stopped (SIGTERM, as systemctl restart sends) and started again: it says the installer said it stops, tries again, then follows the attempt to its INTERRUPTED", async () => {
+    const node = await installer("ready", { gated: true });
+    await install(node);
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
+    assert.equal(await node.stop(), 0);
+    await waitFor("status --follow to say it lost the installer", async () => (following.errors().includes("lost the installer") ? true : undefined));
+    assert.match(following.errors(), /^status: lost the installer at https:\/\/127\.0\.0\.1:\d+ while following attempt 1 \(it said it stops: a restart, or a stop\): trying again for \d+ s \(Ctrl-C to stop\)\n$/);
+    await node.restart();
+    const run = await following.ended;
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.equal(run.stdout.trimEnd().split("\n").at(-1), "attempt 1 failed at firstboot: INTERRUPTED; next: retryInstall");
+    assert.match(run.stderr, /^status: the installer answers again: following attempt 1 on$/m);
+  });
+
   test("--follow of an installer restarted while a newer attempt was started and finished: after the old attempt's INTERRUPTED it says so and follows the newer one, not \"start the install again\"", async () => {
     const node = await installer("ready", { gated: true });
     const following = await followedThenKilled(node);

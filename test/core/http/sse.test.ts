@@ -10,7 +10,7 @@ import { z } from "zod";
 import { generateSelfSignedCert } from "../../../core/access/tls.ts";
 import { HttpClientError } from "../../../core/http/client.ts";
 import { createIdleConnections } from "../../../core/http/connections.ts";
-import { readEvents, SSE_LIMITS, type SseLimits, type SseMessage, sseMessages } from "../../../core/http/sse.ts";
+import { readEvents, SSE_LIMITS, STOPPING_COMMENT, type SseLimits, type SseMessage, sseMessages } from "../../../core/http/sse.ts";
 
 async function messages(chunks: string[], limits: SseLimits = SSE_LIMITS): Promise<SseMessage[]> {
   const found: SseMessage[] = [];
@@ -28,6 +28,12 @@ describe("reading an event stream", () => {
       for await (const message of sseMessages(Readable.from(chunks), SSE_LIMITS, "here")) found.push(message);
       assert.deepEqual(found, [{ id: "1", data: '{"seq":1}' }, { id: "2", data: '{"é":2}' }, { id: "3", data: "3" }], `chunks of ${size} bytes`);
     }
+  });
+
+  it("each comment line is heard, without its colon and one space", async () => {
+    const heard: string[] = [];
+    for await (const _ of sseMessages(Readable.from([Buffer.from(": heartbeat\n\nid: 1\ndata: 1\n\n:installer stopping\r\n\r\n")]), SSE_LIMITS, "here", (text) => heard.push(text)));
+    assert.deepEqual(heard, ["heartbeat", "installer stopping"]);
   });
 
   it("a message of several data lines is one message", async () => {
@@ -121,6 +127,23 @@ describe("following events over HTTPS", () => {
     const third = await server.read(second.at(-1)!.id);
     assert.deepEqual(third.map((s) => s.event.seq), [5]);
     assert.deepEqual(server.asked, [undefined, "2", "4"]);
+  });
+
+  it("a stream that ends with the installer's word that it stops is said to the reader; one that ends otherwise is not", async (t) => {
+    const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+    const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
+    const endings = [`: ${STOPPING_COMMENT}\n\n`, `: ${STOPPING_COMMENT}\n\n: heartbeat\n\n`, `: ${STOPPING_COMMENT}\n\nid: 2\ndata: {"seq":2,"type":"step.log"}\n\n`, ""];
+    const server = createServer({ cert: certPem, key: keyPem }, (req, res) => res.writeHead(200).end(`id: 1\ndata: {"seq":1,"type":"step.log"}\n\n${endings[Number(req.url!.slice(1))]}`)).listen(0, "127.0.0.1");
+    await once(server, "listening");
+    t.after(() => server.close());
+    const said: boolean[] = [];
+    for (const [i] of endings.entries()) {
+      let stopping = false;
+      const events = readEvents({ url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/${i}`, trust: { pin }, timeoutMs: 5_000, idleMs: 5_000, schema: Event, onStopping: () => (stopping = true) });
+      for await (const _ of events);
+      said.push(stopping);
+    }
+    assert.deepEqual(said, [true, false, false, false]);
   });
 
   it("an event not of the schema is a schema error, not an event", async (t) => {
