@@ -224,8 +224,12 @@ export class NodeApi {
     }
   }
 
-  /** The attempt's events after `after` as they come (SSE), until attempt.finished or the installer closes the stream. */
+  /**
+   * The attempt's events after `after` as they come (SSE), until attempt.finished or the installer closes the stream; a
+   * stream it ends saying it stops is out of reach (unreachable) for now, said so: the watcher follows on once it answers.
+   */
   async *events(attempt: number, after: number, signal: AbortSignal): AsyncGenerator<InstallEvent> {
+    let stopping = false;
     const stream = readEvents({
       ...this.#request(`/install/events?attempt=${attempt}`, {}),
       idleMs: IDLE_MS,
@@ -233,6 +237,7 @@ export class NodeApi {
       lastEventId: String(after),
       schema: EventSchema,
       isFinal: (event) => event.type === "attempt.finished",
+      onStopping: () => (stopping = true),
     });
     let heard = false;
     try {
@@ -244,5 +249,6 @@ export class NodeApi {
       // A stream that broke after events came is said as it broke: the watcher resumes it.
       throw heard && !wrongAnswer(error) ? error : inFleetWords(error, this.#access.pin);
     }
+    if (stopping) throw new HttpClientError("unreachable", this.where, `the installer at ${this.where} is stopping (a restart, or a stop)`);
   }
 }

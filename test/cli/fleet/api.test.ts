@@ -74,6 +74,32 @@ describe("fleet: one node's API over the client", () => {
   });
 });
 
+describe("fleet: an attempt's events", () => {
+  it("a stream the installer ends saying it stops is a node going out of reach for a while, said so, worth following again; one ended otherwise is not an error", async (t) => {
+    const event = { seq: 1, attempt: 1, time: "2026-01-01T00:00:00.000Z", type: "step.log", step: "firstboot", level: "info", message: "working" };
+    let ending = ": installer stopping\n\n";
+    const node = await installer(t, (_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: ${JSON.stringify(event)}\n\n${ending}`));
+    const api = new NodeApi({ url: node.url, pin: node.pin, code: "c" });
+    const read = async () => {
+      const seen: number[] = [];
+      try {
+        for await (const e of api.events(1, 0, new AbortController().signal)) seen.push(e.seq);
+      } catch (error) {
+        return { seen, error };
+      }
+      return { seen };
+    };
+    const stopped = await read();
+    assert.deepEqual(stopped.seen, [1]);
+    assert.ok(stopped.error instanceof HttpClientError, String(stopped.error));
+    assert.equal(stopped.error.kind, "unreachable");
+    assert.equal(stopped.error.message, `the installer at ${node.url.host} is stopping (a restart, or a stop)`);
+    assert.equal(worthAskingAgain(stopped.error), true);
+    ending = ": heartbeat\n\n";
+    assert.deepEqual(await read(), { seen: [1] });
+  });
+});
+
 describe("fleet: which failures are worth asking again (a join token, a verdict)", () => {
   it("a node busy or out of reach, yes; one that refused, answered what no installer answers, or presented another certificate, no", () => {
     for (const error of [new ApiProblem(500, {}), new ApiProblem(503, {}), new ApiProblem(429, {}), new HttpClientError("unreachable", "x", "refused"), new HttpClientError("timeout", "x", "slow"), new HttpClientError("broken", "x", "cut")]) {
