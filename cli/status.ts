@@ -284,14 +284,16 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
           const verdict = VerdictSchema.safeParse(event.data?.verdict);
           if (!verdict.success) throw new Refused(`the attempt.finished event of attempt ${attempt} carries no verdict: is it the installer?`);
           out(verdictLine(verdict.data));
+          // Someone may have started the install again (a retry, a recheck) while this follow was away or not reading:
+          // the node installs on, and that attempt is the one to follow. (A succeeded install takes no new attempt.)
+          const now = verdict.data.outcome === "failed" ? await getJsonAsIs(hold.target, STATUS_PATH, StatusSchema).catch(() => undefined) : undefined;
+          const newer = now && now.attempt > attempt ? now.attempt : undefined;
           // Only a start of the installer fails an attempt INTERRUPTED: the installer that ran it stopped (killed, restarted or rebooted).
           if (verdict.data.code === "INTERRUPTED") {
             const restarted = `the installer restarted while attempt ${attempt} ran, which it marked INTERRUPTED`;
-            // Someone may have started the install again while this follow was away: that attempt is the one to follow.
-            const now = await getJsonAsIs(hold.target, STATUS_PATH, StatusSchema).catch(() => undefined);
-            if (now && now.attempt > attempt) {
-              say(`${restarted}; attempt ${now.attempt} was started since: following attempt ${now.attempt}`);
-              return followAttempt(hold, now.attempt);
+            if (newer) {
+              say(`${restarted}; attempt ${newer} was started since: following attempt ${newer}`);
+              return followAttempt(hold, newer);
             }
             // Killed during firstboot, which erases disks: what it did is unknown (it may even have finished), and a new
             // attempt runs it again. The verdict's own words say which, and the node is checked first.
@@ -301,6 +303,9 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
               const how = HOW_TO_GO_ON[verdict.data.next];
               say(`${restarted}.${how ? ` To go on, ${how}.` : ""}`);
             }
+          } else if (newer) {
+            say(`attempt ${newer} was started after attempt ${attempt} ended: following attempt ${newer}`);
+            return followAttempt(hold, newer);
           }
           return verdict.data.outcome === "succeeded" ? 0 : 1;
         }

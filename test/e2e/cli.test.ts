@@ -317,7 +317,7 @@ function follow(args: string[]) {
   proc.stdout.on("data", (d) => (stdout += d));
   proc.stderr.on("data", (d) => (stderr += d));
   const ended = new Promise<Run>((resolve) => proc.on("close", (code) => resolve({ code, stdout, stderr })));
-  return { output: () => stdout, errors: () => stderr, ended };
+  return { proc, output: () => stdout, errors: () => stderr, ended };
 }
 
 /** An install of a gated node, followed by `status --follow` into firstboot, and the installer then killed -9 under it. */
@@ -459,6 +459,26 @@ describe("status", () => {
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.equal(run.stdout.trimEnd().split("\n").at(-1), "attempt 1 failed at firstboot: INTERRUPTED; next: retryInstall");
     assert.match(run.stderr, /^status: the installer answers again: following attempt 1 on$/m);
+  });
+
+  test("--follow that reads an attempt's failure after a newer attempt started (a recheck started while it was not reading): it says so and follows the newer one, not exit 1 on the old verdict while the node installs", async () => {
+    const node = await installer("never", { timeout: 2, gated: true });
+    await install(node);
+    const following = follow(statusOf(node, "--follow"));
+    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
+    // Not reading (a slow terminal, a stalled link): the failure and the recheck happen before it reads on.
+    following.proc.kill("SIGSTOP");
+    lab.defer(() => (following.proc.exitCode === null ? following.proc.kill("SIGCONT") : undefined));
+    await letFirstbootGo(node);
+    await waitFor("attempt 1 to fail", async () => ((await node.request("/v1/installer/status")).json.phase === "failed" ? true : undefined), 60_000);
+    assert.equal((await node.request("/v1/installer/install/recheck-readiness", { method: "POST" })).status, 202);
+    following.proc.kill("SIGCONT");
+    const run = await following.ended;
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    const lines = run.stdout.trimEnd().split("\n");
+    assert.ok(lines.includes("attempt 1 failed at readiness: READINESS_TIMEOUT; next: recheckReadiness"), run.stdout);
+    assert.equal(lines.at(-1), "attempt 2 failed at readiness: READINESS_TIMEOUT; next: recheckReadiness");
+    assert.match(run.stderr, /^status: attempt 2 was started after attempt 1 ended: following attempt 2\n$/);
   });
 
   test("--follow of an installer restarted while a newer attempt was started and finished: after the old attempt's INTERRUPTED it says so and follows the newer one, not \"start the install again\"", async () => {
