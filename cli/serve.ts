@@ -16,6 +16,7 @@ import { printable } from "../core/common/printable.ts";
 import { stderrIsJournal } from "./journal.ts";
 import { CONNECTION_LIMITS, capConnections, connectionCap, openFilesLimit } from "./connections.ts";
 import { lingerOnClose } from "./linger.ts";
+import { answersUnderWay } from "./answers.ts";
 import { warmUpWhenQuiet } from "./warm-up.ts";
 import { whenQuiet } from "./when-quiet.ts";
 import { wireServices } from "./wire.ts";
@@ -190,6 +191,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   capConnections(server, log, maxConnections);
   if (codeCache) saveWhenQuiet(server as HttpsServer, codeCache, log);
   lingerOnClose(server as HttpsServer);
+  const answered = answersUnderWay(server as HttpsServer);
   server.on("clientError", (err: NodeJS.ErrnoException, socket: import("node:stream").Duplex) => {
     // Not HTTP's (a TLS handshake that timed out or failed): nothing can be answered on it. Ended instead of destroyed,
     // a connection that never shook hands stayed open for good.
@@ -219,11 +221,14 @@ export async function runServe(settings: Settings, version: string, codeCache: C
     const stopped = async () => {
       const { attempt, firstboot } = await services.stop();
       await lock.release();
+      // The event streams the stop ended (saying so) and the answers under way go out whole before the exit.
+      const cut = await answered();
       log.info("stopped", {
         signal,
         ms: Math.round(performance.now() - stopAt),
         ...(attempt === undefined ? {} : { attempt }),
         ...(firstboot ? { firstbootStopped: firstboot.processes, firstbootKilled: firstboot.killedAfterMs !== undefined } : {}),
+        ...(cut > 0 ? { answersCut: cut } : {}),
       });
     };
     void stopped()

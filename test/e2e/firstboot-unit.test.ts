@@ -147,6 +147,30 @@ wait
     for (const pid of pids) assert.equal(await alive(pid), false);
   });
 
+  test("a stop lets an event stream its client is slow to read go out whole before the exit: the client still gets the stream's end, after the comment, not a reset", async () => {
+    // More output than the loopback's socket buffers hold: the rest waits in the installer when its client does not read.
+    const { installer, folder } = await rig(`#!/bin/sh
+head -c 24000000 /dev/zero | tr '\\0' x | fold -w 1000
+touch "$(dirname "$0")/printed"
+exec sleep 300
+`);
+    await attempt(installer);
+    await waitFor("firstboot to print", async () => (existsSync(join(folder, "printed")) ? true : undefined), 60_000);
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    let read!: () => void;
+    const reading = readSse(`${installer.url}/v1/installer/install/events?attempt=1`, installer.code, { opened, holdUntil: new Promise<void>((resolve) => (read = resolve)), timeoutMs: 120_000 });
+    await open;
+    installer.proc.kill("SIGTERM");
+    // Its stop done up to the exit (firstboot stopped, the lock let go): only then does the client read on.
+    await waitFor("the installer to let its lock go", async () => (existsSync(stateLayout(installer.stateDir).lock) ? undefined : true), 60_000);
+    read();
+    const stream = await reading;
+    assert.equal(stream.broke, undefined, `the stream ended, it did not break off (after ${stream.messages.length} events)`);
+    assert.equal(stream.comments.at(-1), ": installer stopping");
+    assert.equal(await installer.exited, 0, installer.output().stderr);
+  });
+
   test("a second Ctrl-C or SIGTERM while the installer stops does not cut the stop short: the firstboot group is still stopped, the lock let go, exit 0", async () => {
     const { installer, pids } = await stubbornFirstboot();
     installer.proc.kill("SIGINT");

@@ -322,8 +322,11 @@ export function sseTaker(reply: SseReply, stopAfter?: number): (chunk: string) =
 }
 
 /** Reads an SSE stream to its end (or until `stopAfter` messages), returning messages and comment lines. */
-/** `opened`: called once the answer's head came (the stream is open on the installer). */
-export function readSse(url: string, code: string, options: { lastEventId?: string; stopAfter?: number; timeoutMs?: number; opened?: () => void } = {}): Promise<SseReply> {
+/**
+ * `opened`: called once the answer's head came (the stream is open on the installer). `holdUntil`: nothing more is read
+ * until it resolves, as a slow client's reading.
+ */
+export function readSse(url: string, code: string, options: { lastEventId?: string; stopAfter?: number; timeoutMs?: number; opened?: () => void; holdUntil?: Promise<unknown> } = {}): Promise<SseReply> {
   const headers: Record<string, string> = { accept: "text/event-stream", authorization: `Bearer ${code}` };
   if (options.lastEventId) headers["last-event-id"] = options.lastEventId;
   return new Promise((resolvePromise, reject) => {
@@ -350,6 +353,10 @@ export function readSse(url: string, code: string, options: { lastEventId?: stri
         reply.broke = err.message;
         finish();
       });
+      if (options.holdUntil) {
+        res.pause();
+        void options.holdUntil.then(() => res.resume());
+      }
       options.opened?.();
     });
     req.on("error", reject);
