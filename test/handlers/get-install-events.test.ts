@@ -48,6 +48,20 @@ describe("GET /v1/installer/install/events", () => {
     assert.deepEqual(events, page(await installer.request(`${PATH}?attempt=1`)).events, "the stream carries the JSON page's events");
   });
 
+  test("200 SSE: the services' stop ends an open stream of a running attempt with the comment ': installer stopping', after what the stop did, and no attempt.finished", async (t) => {
+    const installer = await installRig(t, { firstboot: '#!/bin/sh\necho "firstboot: waiting"\nexec sleep 300\n' });
+    await putDraft(installer);
+    await install(installer);
+    await waitFor("firstboot to run", async () => (page(await installer.request(`${PATH}?attempt=1`)).events.some((e: any) => e.message === "firstboot: waiting") ? true : undefined));
+    const reading = readSse(installer, `${PATH}?attempt=1`);
+    await installer.services.stop();
+    const stream = await reading;
+    assert.equal(stream.comments.at(-1), ": installer stopping");
+    const events = stream.messages.map((m) => JSON.parse(m.data));
+    assert.ok(!events.some((e) => e.type === "attempt.finished"));
+    assert.match(events.at(-1).message, /^stopped 1 process of firstboot as the installer stops/);
+  });
+
   test("Accept is negotiated with its q-values (RFC 9110): a stream only where text/event-stream is preferred; q=0 is refused, */* or no Accept is the JSON page", async (t) => {
     const installer = await installRig(t);
     await putDraft(installer);
