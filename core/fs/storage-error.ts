@@ -20,12 +20,13 @@ const WHY: Record<string, string> = {
  */
 export function notWrittenBecause(cause: unknown): string {
   const code = (cause as NodeJS.ErrnoException)?.code;
-  if (code && WHY[code]) return `${code}: ${WHY[code]}`;
+  const why = whyOf(cause);
+  if (code && why) return `${code}: ${why}`;
   return cause instanceof Error ? cause.message : String(cause);
 }
 
-/** What WHY says of a state dir's write error, when it says anything: a folder of its own that could not be made for a file in the way (mkdir's EEXIST) is said as ENOTDIR is. */
-function stateDirWhy(cause: unknown): string | undefined {
+/** What WHY says of a write error, when it says anything: a folder that could not be made for a file in the way (mkdir's EEXIST) is said as ENOTDIR is. */
+function whyOf(cause: unknown): string | undefined {
   const { code, syscall } = (cause ?? {}) as NodeJS.ErrnoException;
   if (code === "EEXIST" && syscall === "mkdir") return WHY.ENOTDIR;
   return code === undefined ? undefined : WHY[code];
@@ -44,10 +45,13 @@ function inTheWayOf(cause: unknown): string | undefined {
 }
 
 /**
- * What makes a write that failed with `cause` work again, as it follows its cause: free space for a full disk or quota,
- * a remount for a read-only file system (or `elsewhere`), permissions for a refusal, the disk checked for an I/O error.
+ * What makes a write that failed with `cause` work again, as it follows its cause: what is in the way (a folder where
+ * the file goes, a file where a folder goes: an operator's, a restore's) named and moved, free space for a full disk or
+ * quota, a remount for a read-only file system (or `elsewhere`), permissions for a refusal, the disk checked for an I/O error.
  */
 export function writeRemedy(cause: unknown, elsewhere?: string): string {
+  const inTheWay = inTheWayOf(cause);
+  if (inTheWay) return `${inTheWay}: move it out of the way`;
   switch ((cause as NodeJS.ErrnoException)?.code) {
     case "ENOSPC":
     case "EDQUOT":
@@ -67,11 +71,8 @@ export function writeRemedy(cause: unknown, elsewhere?: string): string {
 /** For a state dir: its remedy's other way out of a read-only file system. */
 const STATE_DIR_ELSEWHERE = "give the installer another --state-dir";
 
-/** writeRemedy for the state dir, where a folder or a file in the way (an operator's, a restore's) is named and moved. */
-function stateDirRemedy(cause: unknown): string {
-  const inTheWay = inTheWayOf(cause);
-  return inTheWay ? `${inTheWay}: move it out of the way` : writeRemedy(cause, STATE_DIR_ELSEWHERE);
-}
+/** writeRemedy for the state dir. */
+const stateDirRemedy = (cause: unknown) => writeRemedy(cause, STATE_DIR_ELSEWHERE);
 
 /** A file this machine could not write (a full disk, a folder that takes no file): `path` and why, for its caller to say what to do. */
 export class NotWrittenError extends Error {
@@ -94,10 +95,9 @@ export function storageError(stateDir: string, cause: unknown): InstallerError {
     return error;
   }
   const remedy = stateDirRemedy(cause);
-  const why = stateDirWhy(cause);
   const error = new InstallerError({
     code: "INSUFFICIENT_STORAGE",
-    detail: `The state dir ${stateDir} cannot be written (${why ? `${code}: ${why}` : notWrittenBecause(cause)}); nothing was changed. ${remedy[0]!.toUpperCase()}${remedy.slice(1)}, then retry; the installer recovers by itself.`,
+    detail: `The state dir ${stateDir} cannot be written (${notWrittenBecause(cause)}); nothing was changed. ${remedy[0]!.toUpperCase()}${remedy.slice(1)}, then retry; the installer recovers by itself.`,
   });
   remedies.set(error, remedy);
   return error;
@@ -133,7 +133,7 @@ export function startStorageProblem(stateDir: string, err: unknown): string | un
     return gone ? `${why}: start the installer again, which makes it again` : `${why}: ${remedy}, then start the installer again`;
   }
   const { code, path } = (err ?? {}) as NodeJS.ErrnoException;
-  const why = stateDirWhy(err);
+  const why = whyOf(err);
   if (!code || !why) return undefined;
   // Only the state dir's own: an operator's --tls-key or --host-facts it cannot read is said as Node says it, naming
   // that file. A write's ENOSPC, EDQUOT or EROFS names no file; at a start only the state dir is written.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { constants } from "node:fs";
-import { appendFile, open, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, open, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { join } from "node:path";
@@ -204,6 +204,19 @@ describe("fleet: the resume file", () => {
       bound.abort();
       if (waited === undefined) await (await open(pipe, constants.O_WRONLY | constants.O_NONBLOCK)).close();
       assert.equal(waited, `the state file ${pipe} cannot be read (is a named pipe, not a file): move it away, or give another with --state`);
+    }
+  });
+
+  it("a folder where the state file or its journal goes (made while the run went on) is named, and the remedy is to move it, not to free space", async () => {
+    const folder = await tempDir("stratum-state-");
+    const path = join(folder, "state.json");
+    for (const inTheWay of [path, journalPathOf(path)]) {
+      const state = await FleetState.open(path, "plan.yaml", "h");
+      await mkdir(join(inTheWay, "in-the-way"), { recursive: true });
+      await assert.rejects(state.set("node-01", { attempt: 1 }), {
+        message: `the state file ${path} cannot be written (EISDIR: a folder is where a file goes): ${inTheWay} is a folder, not a file: move it out of the way, or give another with --state; run the same command again to go on where this run stopped`,
+      });
+      await rm(inTheWay, { recursive: true });
     }
   });
 

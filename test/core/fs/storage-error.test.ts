@@ -3,7 +3,7 @@ import { chmod, mkdir, open, readFile, rename, writeFile } from "node:fs/promise
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { makeFolder } from "../../../core/fs/private-dir.ts";
-import { startStorageProblem, stateDirNotReadable, storageError, storageFault } from "../../../core/fs/storage-error.ts";
+import { notWrittenBecause, startStorageProblem, stateDirNotReadable, storageError, storageFault, writeRemedy } from "../../../core/fs/storage-error.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 const FREE = "free space on its file system";
@@ -112,6 +112,21 @@ describe("a cause other than a full, read-only or refused file system has a reme
   test("ENOTDIR with nothing in the way any more (the state dir went, and a file stood there for a moment) is a state dir gone", () => {
     assert.equal(storageFault(storageError(dir, errno("ENOTDIR", `${dir}/events/attempt-1.jsonl`))).gone, true);
   });
+});
+
+test("any file's write (not the state dir's alone): a folder or a file in the way is named and moved, and mkdir's EEXIST is said as ENOTDIR", async () => {
+  const folder = await tempDir();
+  await mkdir(join(folder, "fleet-report.json"));
+  await writeFile(join(folder, ".fleet-report.json.42.tmp"), "{}");
+  const folderInTheWay = await rename(join(folder, ".fleet-report.json.42.tmp"), join(folder, "fleet-report.json")).then(() => assert.fail("renamed"), (err: NodeJS.ErrnoException) => err);
+  assert.equal(notWrittenBecause(folderInTheWay), "EISDIR: a folder is where a file goes");
+  assert.equal(writeRemedy(folderInTheWay), `${folder}/fleet-report.json is a folder, not a file: move it out of the way`);
+  await writeFile(join(folder, "bundles"), "");
+  const fileInTheWay = await makeFolder(join(folder, "bundles"), "the folder").then(() => assert.fail("made"), (err: NodeJS.ErrnoException) => err);
+  assert.equal(notWrittenBecause(fileInTheWay), "EEXIST: a file is where a folder goes");
+  assert.equal(writeRemedy(fileInTheWay), `${folder}/bundles is a file, not a folder: move it out of the way`);
+  const under = await open(join(folder, "bundles/node-01.tar.gz"), "w").then(() => assert.fail("opened"), (err: NodeJS.ErrnoException) => err);
+  assert.equal(writeRemedy(under), `${folder}/bundles is a file, not a folder: move it out of the way`);
 });
 
 test("a state dir whose parent folder is closed to this user (chmod 000): the parent is named, not the state dir", { skip: process.getuid?.() === 0 ? "root passes through any folder's mode" : undefined }, async (t) => {
