@@ -1,5 +1,6 @@
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
 import { readlink, realpath } from "node:fs/promises";
+import { removeInterruptedWritesOf } from "../../core/fs/atomic-write.ts";
 import { makeFolder } from "../../core/fs/private-dir.ts";
 import { acquireLock, type Lock } from "../../core/fs/state-lock.ts";
 import { NotWrittenError, notWrittenBecause, writeRemedy } from "../../core/fs/storage-error.ts";
@@ -187,8 +188,10 @@ async function install(loaded: LoadedPlan, given: FleetFlags, out: FleetOutput):
   };
   SIGNALS.forEach((signal) => process.once(signal, early));
   try {
-    // Under the lock no other run writes the state file: a temp file of its writes is one a killed run left.
-    await removeInterruptedWrites(flags.state);
+    // Under the lock no other run writes the state file: a temp file of its writes is one a killed run left. The
+    // report's name is shared by the runs of every --state in this folder, which hold other locks: its temp files go
+    // only when their writer is gone.
+    await Promise.all([removeInterruptedWrites(flags.state), removeInterruptedWritesOf(join(dirname(flags.state), REPORT_NAME), { ofGoneProcesses: true }).catch(() => undefined)]);
     return await installLocked(loaded, flags, out);
   } finally {
     SIGNALS.forEach((signal) => process.removeListener(signal, early));

@@ -1,6 +1,7 @@
 import { link, mkdir, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { isTempFileOf, tempPathOf } from "../state/layout.ts";
+import { tempPathOf, writerOfTempFile } from "../state/layout.ts";
+import { pidAlive } from "./state-lock.ts";
 import { syncFolder, writeTempFile } from "./write-private-file.ts";
 
 /**
@@ -47,10 +48,15 @@ export async function writeFilesAtomic(files: readonly { path: string; data: str
 /**
  * The temp files writeFileAtomic left for `path` when its process was killed mid-write (any pid's): removed. Returns
  * their paths. For a file outside the state dir (node.yaml), whose temp may hold what the file would (its secrets).
+ * `ofGoneProcesses`: only those whose writer's pid runs no process, for a file that processes holding no common lock
+ * write (the fleet's report, beside state files of different runs); a reused pid keeps its file, which is no loss.
  */
-export async function removeInterruptedWritesOf(path: string): Promise<string[]> {
+export async function removeInterruptedWritesOf(path: string, { ofGoneProcesses = false } = {}): Promise<string[]> {
   const folder = dirname(path);
-  const names = (await readdir(folder).catch(() => [] as string[])).filter((name) => isTempFileOf(path, name));
+  const names = (await readdir(folder).catch(() => [] as string[])).filter((name) => {
+    const writer = writerOfTempFile(path, name);
+    return writer !== undefined && !(ofGoneProcesses && pidAlive(writer));
+  });
   await Promise.all(names.map((name) => rm(join(folder, name), { force: true })));
   return names.map((name) => join(folder, name));
 }

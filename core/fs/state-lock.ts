@@ -32,7 +32,8 @@ function parseHolder(text: string): Holder | undefined {
   return match ? { pid: Number(match[1]), start: match[2] } : undefined;
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process has this pid (one of another user's included; a zombie too). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -54,10 +54,11 @@ export function tempPathOf(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
 }
 
-/** Whether `name`, in `path`'s folder, is a temp file of a write to `path` (`tempPathOf`, any process's). */
-export function isTempFileOf(path: string, name: string): boolean {
+/** When `name`, in `path`'s folder, is a temp file of a write to `path` (`tempPathOf`, any process's): the pid of the process that wrote it. */
+export function writerOfTempFile(path: string, name: string): number | undefined {
   const prefix = `.${basename(path)}.`;
-  return name.startsWith(prefix) && /^\d+\.tmp$/.test(name.slice(prefix.length));
+  const pid = name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length))?.[1] : undefined;
+  return pid === undefined ? undefined : Number(pid);
 }
 
 /** Where a file found in the way of a new one is kept aside, beside it, named by when (an event log a store forgot). */

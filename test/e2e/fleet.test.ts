@@ -365,13 +365,14 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     }
   });
 
-  test("temp files a run killed mid-write (kill -9) left beside the state file and its journal are removed by the next run that takes its lock; no one else's, and not by a dry run", async () => {
+  test("temp files a run killed mid-write (kill -9) left beside the state file, its journal and fleet-report.json are removed by the next run that takes its lock; no one else's (a report's of a run still going, under another --state), and not by a dry run", async () => {
     const { folder, plan, env } = await offlinePlan("stratum-fleet-leftovers-");
     // The pid of a process that is gone, as a killed run's is.
     const gone = spawn(process.execPath, ["-e", ""]);
     await new Promise((resolve) => gone.once("exit", resolve));
-    const own = [`.cluster.fleet-state.json.${gone.pid}.tmp`, `.cluster.fleet-state.json.journal.${gone.pid}.tmp`];
-    const others = [".cluster.fleet-state.json.tmp", `.other.fleet-state.json.${gone.pid}.tmp`, `cluster.fleet-state.json.${gone.pid}.tmp`, `.cluster.fleet-state.json.${gone.pid}.tmp.keep`];
+    const own = [`.cluster.fleet-state.json.${gone.pid}.tmp`, `.cluster.fleet-state.json.journal.${gone.pid}.tmp`, `.fleet-report.json.${gone.pid}.tmp`];
+    // A report's temp file of a process that runs (this test's own, as another run's under another --state in this folder) is that run's write.
+    const others = [".cluster.fleet-state.json.tmp", `.other.fleet-state.json.${gone.pid}.tmp`, `cluster.fleet-state.json.${gone.pid}.tmp`, `.cluster.fleet-state.json.${gone.pid}.tmp.keep`, `.fleet-report.json.${process.pid}.tmp`];
     for (const name of [...own, ...others]) await writeFile(join(folder, name), "{\"version\":1,", { mode: 0o600 });
     const present = async () => (await readdir(folder)).filter((name) => [...own, ...others].includes(name)).sort();
     const dry = await runCli(["fleet", plan, "--dry-run"], env);
