@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { redactDraft, type Redactor } from "../secrets/index.ts";
 import type { DraftService } from "../draft/index.ts";
-import type { Blocker } from "../common/errors.ts";
+import type { Blocker, InstallerError } from "../common/errors.ts";
 import type { Logger, Origin } from "../common/log.ts";
 import type { AttemptKind, AttemptRecord, FailureCode, Step, StepRecord, Verdict } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
@@ -207,7 +207,9 @@ export class AttemptRunner {
       if (shutdown.aborted) return;
       // A step whose success is on record is done: what failed after it is the next step's to say.
       const { step } = standing(record, current);
-      const failure = storage.signal.aborted || isStorageError(err) ? this.#stateWriteFailure(record, step, err) : err instanceof StepFailure ? err : new StepFailure(failureCodeOf(step), `${step ?? "attempt"} failed: ${(err as Error).message}`);
+      // A step that failed its own way once the event log was refused (its write went on, and failed too) stopped for the log's cause.
+      const refused = isStorageError(err) ? err : storage.signal.aborted && isStorageError(storage.signal.reason) ? storage.signal.reason : undefined;
+      const failure = refused ? this.#stateWriteFailure(record, step, refused) : err instanceof StepFailure ? err : new StepFailure(failureCodeOf(step), `${step ?? "attempt"} failed: ${(err as Error).message}`);
       this.#finish(record, log, { code: failure.code, step, message: failure.message, next: failure.next, checks: failure.checks });
     } finally {
       stopListening();
@@ -215,8 +217,8 @@ export class AttemptRunner {
     await this.#settle(record, log, shutdown);
   }
 
-  #stateWriteFailure(record: AttemptRecord, step: Step | null, err: unknown): StepFailure {
-    const { why, remedy } = isStorageError(err) ? storageFault(err) : { why: `The state dir ${this.deps.settings.stateDir} cannot be written`, remedy: "free space in the state dir (or make it writable)" };
+  #stateWriteFailure(record: AttemptRecord, step: Step | null, err: InstallerError): StepFailure {
+    const { why, remedy } = storageFault(err);
     // SPEC §6 says retryInstall; but once this attempt's firstboot has exited 0, a retry would run it again (it erases
     // the OSD disks): what is left to do is the readiness wait, as after a kill at that point.
     // A recheck runs only after its install's firstboot ran.

@@ -15,6 +15,7 @@ import type { Step } from "../../../core/state/records.ts";
 import { stopLeftoverFirstboots } from "../../../core/attempts/steps/firstboot.ts";
 import { firstbootMark, startTimeOf } from "../../../core/process/group.ts";
 import { stateLayout } from "../../../core/state/layout.ts";
+import { storageError } from "../../../core/fs/storage-error.ts";
 import type { AttemptRecord } from "../../../core/state/records.ts";
 import { BUILT_IN_RELEASE } from "../../../core/payload/release-model.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
@@ -111,7 +112,7 @@ async function rig(t: TestContext, options: RigOptions = {}) {
       const records = (await reopened(stateDir)).slice("attempts").get();
       return records.find((a) => a.attempt === n)?.verdict ? records : undefined;
     });
-  return { runner, start, finished, settled, attempts, draft, settings, stateDir, folder, entries, undone, openGate, clock };
+  return { runner, start, finished, settled, attempts, draft, events, settings, stateDir, folder, entries, undone, openGate, clock };
 }
 
 async function refusedWith(promise: Promise<unknown>, code: string): Promise<InstallerError> {
@@ -293,6 +294,31 @@ describe("attempt runner: a state dir that refuses writes mid-attempt", () => {
     await waitFor("the retry to be logged", async () => r.entries.find((e) => e.message === "attempt not recorded yet: the state dir refuses writes; retrying") ?? undefined);
     await allow();
     assert.deepEqual(await r.settled(1), r.attempts.get());
+  });
+
+  test("the event log refused while a step fails for its own reason (node.yaml's write too): the verdict says the state dir's cause and its remedy (a remount), not a full disk guessed", async (t) => {
+    const r = await rig(t);
+    // What the event log tells its listeners when a write of it fails (a read-only file system), as the step writes node.yaml.
+    const refused = storageError(r.stateDir, Object.assign(new Error("EROFS: read-only file system, write"), { code: "EROFS", syscall: "write" }));
+    const heard: ((err: Error) => void)[] = [];
+    const writer = r.events.writer.bind(r.events);
+    r.events.writer = async (attempt, fresh) => {
+      const log = await writer(attempt, fresh);
+      const onFailure = log.onFailure.bind(log);
+      log.onFailure = (listener) => (heard.push(listener), onFailure(listener));
+      return log;
+    };
+    const nodeYaml = r.draft.nodeYaml.bind(r.draft);
+    r.draft.nodeYaml = () => {
+      for (const listener of heard) listener(refused);
+      return nodeYaml();
+    };
+    await mkdir(r.settings.nodeYaml, { recursive: true });
+    await r.start();
+    const verdict = await waitFor("the verdict in memory", async () => r.attempts.get()[0]!.verdict);
+    assert.deepEqual([verdict.code, verdict.step, verdict.next], ["STATE_WRITE_FAILED", "write-config", "retryInstall"]);
+    assert.equal(verdict.message, `The state dir ${r.stateDir} cannot be written (EROFS: its file system is read-only), so the attempt stopped during write-config. Remount its file system read-write, or give the installer another --state-dir, then retry the install.`);
+    await r.settled(1);
   });
 });
 
