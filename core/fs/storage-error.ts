@@ -47,7 +47,8 @@ function inTheWayOf(cause: unknown): string | undefined {
 /**
  * What makes a write that failed with `cause` work again, as it follows its cause: what is in the way (a folder where
  * the file goes, a file where a folder goes: an operator's, a restore's) named and moved, free space for a full disk or
- * quota, a remount for a read-only file system (or `elsewhere`), permissions for a refusal, the disk checked for an I/O error.
+ * quota, a remount for a read-only file system (or `elsewhere`), permissions for a refusal, the disk checked for an I/O error;
+ * for another cause, no guess.
  */
 export function writeRemedy(cause: unknown, elsewhere?: string): string {
   const inTheWay = inTheWayOf(cause);
@@ -64,7 +65,8 @@ export function writeRemedy(cause: unknown, elsewhere?: string): string {
     case "EIO":
       return "check the disk it is on (the kernel's log: journalctl -k) and its file system (fsck)";
     default:
-      return "free space on its file system (or make it writable)";
+      // Not known to be a full disk: a pseudo file system's ENOENT (/proc), a name too long, a folder gone.
+      return "check that its folder exists and takes new files from this user";
   }
 }
 

@@ -185,7 +185,7 @@ test("support-bundle: a bundle that cannot be written (stdout on a full disk, a 
   }
   const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", "/proc/", "--host-facts", DEMO_HOST_FACTS]);
   assert.equal(made.code, 1, made.stderr);
-  assert.match(made.stderr, /^installer: cannot write the bundle to \/proc\/[^ ]+\.tar\.gz \(ENOENT: [^\n]*\): free space on its file system \(or make it writable\), or give -o another folder \(- writes it to stdout\)\n$/);
+  assert.match(made.stderr, /^installer: cannot write the bundle to \/proc\/[^ ]+\.tar\.gz \(ENOENT: [^\n]*\): check that its folder exists and takes new files from this user, or give -o another folder \(- writes it to stdout\)\n$/);
   assert.equal(made.stdout, "");
 });
 

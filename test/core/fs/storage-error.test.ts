@@ -129,6 +129,14 @@ test("any file's write (not the state dir's alone): a folder or a file in the wa
   assert.equal(writeRemedy(under), `${folder}/bundles is a file, not a folder: move it out of the way`);
 });
 
+test("a cause writeRemedy has no remedy of its own for (a pseudo file system's ENOENT, ENAMETOOLONG) is not guessed to be a full disk", async () => {
+  const refused = await open("/proc/stratum-no-such-file", "w").then(() => assert.fail("opened"), (err: NodeJS.ErrnoException) => err);
+  for (const cause of [refused, Object.assign(new Error("name too long"), { code: "ENAMETOOLONG" })]) {
+    assert.doesNotMatch(writeRemedy(cause), /free space/);
+    assert.equal(writeRemedy(cause), "check that its folder exists and takes new files from this user");
+  }
+});
+
 test("a state dir whose parent folder is closed to this user (chmod 000): the parent is named, not the state dir", { skip: process.getuid?.() === 0 ? "root passes through any folder's mode" : undefined }, async (t) => {
   const folder = await tempDir();
   const parent = join(folder, "closed");
