@@ -1,5 +1,6 @@
 /** The installer's API over HTTP: a request in, a typed result out. It knows no session and no page: deciding what a refusal means is the store's. */
 import type { components, paths } from "./api-types.d.ts";
+import { STOPPING_COMMENT } from "../core/http/stopping.ts";
 import { noteServerDate } from "./time.ts";
 
 /** The API's schemas, generated from the handlers' own (`npm run console:types`): an API change the console does not follow fails `npm run typecheck`. */
@@ -86,9 +87,15 @@ export async function fetchTls(): Promise<Schemas["Tls"] | null> {
   return res.ok ? res.json() : null;
 }
 
-/** Server-Sent Events over fetch (EventSource cannot send the install code), resumed with Last-Event-ID; a refusal rejects with its Problem. `onOpen` hears of each answer that opens the stream, `onBreak` of each try that broke off or failed. */
-export async function readEvents(code: string, attempt: number, signal: AbortSignal, onEvent: (event: Schemas["InstallEvent"]) => void, onBreak: () => void, onOpen: () => void): Promise<void> {
+/**
+ * Server-Sent Events over fetch (EventSource cannot send the install code, nor show a comment line), resumed with
+ * Last-Event-ID; a refusal rejects with its Problem. `onOpen` hears of each answer that opens the stream, `onBreak` of
+ * each try that broke off or failed: `stopping` when the installer ended it saying it stops (a restart, or a stop).
+ */
+export async function readEvents(code: string, attempt: number, signal: AbortSignal, onEvent: (event: Schemas["InstallEvent"]) => void, onBreak: (stopping: boolean) => void, onOpen: () => void): Promise<void> {
   let lastId = 0;
+  // The installer's last word on the stream, after its last event: it stops. Said of each try until a stream opens again.
+  let stopping = false;
   for (let failures = 0; !signal.aborted; failures += 1) {
     try {
       const headers: Record<string, string> = { Authorization: "Bearer " + code, Accept: "text/event-stream" };
@@ -96,6 +103,7 @@ export async function readEvents(code: string, attempt: number, signal: AbortSig
       const res = await fetch(API + "/install/events?attempt=" + attempt, { headers, signal, cache: "no-store" });
       if (!res.ok) throw problemOf(res, await res.json());
       failures = 0;
+      stopping = false;
       onOpen();
       const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
@@ -106,7 +114,11 @@ export async function readEvents(code: string, attempt: number, signal: AbortSig
         for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
           const message = parseMessage(buffer.slice(0, end));
           buffer = buffer.slice(end + 2);
-          if (!message.data) continue;
+          if (!message.data) {
+            if (message.comment !== undefined) stopping = message.comment === STOPPING_COMMENT;
+            continue;
+          }
+          stopping = false;
           const event: Schemas["InstallEvent"] = JSON.parse(message.data);
           lastId = Number(message.id) || event.seq;
           onEvent(event);
@@ -117,15 +129,17 @@ export async function readEvents(code: string, attempt: number, signal: AbortSig
       if (signal.aborted) return;
       if ((err as Failure).status) throw err;
     }
-    onBreak();
+    onBreak(stopping);
     await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** failures, 8000)));
   }
 }
 
-function parseMessage(block: string): { id: string; data: string } {
-  const message = { id: "", data: "" };
+/** A message's id and data lines; `comment`, its last comment line (a heartbeat, or the installer's word that it stops). */
+function parseMessage(block: string): { id: string; data: string; comment?: string } {
+  const message: { id: string; data: string; comment?: string } = { id: "", data: "" };
   for (const line of block.split("\n")) {
-    if (line.startsWith("id:")) message.id = line.slice(3).trim();
+    if (line.startsWith(":")) message.comment = line.slice(1).replace(/^ /, "");
+    else if (line.startsWith("id:")) message.id = line.slice(3).trim();
     else if (line.startsWith("data:")) message.data += (message.data ? "\n" : "") + line.slice(5).replace(/^ /, "");
   }
   return message;

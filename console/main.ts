@@ -30,7 +30,7 @@ subscribe((change) => {
     case "unfollow":
       return leaveRun();
     case "reconnecting":
-      return announce("The event stream broke off; reconnecting.");
+      return announce(change.stopping ? "The installer is stopping (a restart, or a stop); reconnecting when it answers again." : "The event stream broke off; reconnecting.");
     case "signed-out":
       return showSignIn(change.problem);
     case "failed":

@@ -45,7 +45,7 @@ export type Change =
   | { type: "follow"; focus: boolean }
   | { type: "event"; event: Schemas["InstallEvent"] }
   | { type: "unfollow" }
-  | { type: "reconnecting" }
+  | { type: "reconnecting"; stopping: boolean }
   | { type: "signed-out"; problem?: Failure }
   | { type: "failed"; error: Failure };
 
@@ -189,9 +189,9 @@ export function follow(attempt: number, focus = true): void {
   store.run = run;
   store.view = "install";
   // Until its events come again (the installer restarted, say), nothing says the attempt went on: its clocks wait.
-  const broken = () => {
+  const broken = (stopping: boolean) => {
     run.brokenAt ??= serverNow();
-    tell({ type: "reconnecting" });
+    tell({ type: "reconnecting", stopping });
   };
   readEvents(store.code, attempt, controller.signal, onEvent, broken, () => (run.brokenAt = undefined)).catch((problem: Failure) => {
     checkRefusal(problem);

@@ -2,6 +2,7 @@
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { HttpClientError, type HttpRequest, type Parser, openStream, parseAnswer, releaseStream } from "./client.ts";
+import { STOPPING_COMMENT } from "./stopping.ts";
 
 export interface SseMessage {
   id?: string;
@@ -15,12 +16,7 @@ export interface SseLimits {
   maxEvent: number;
 }
 
-/**
- * The comment line (`: installer stopping`) an installer's event stream ends with when the installer stops (a restart,
- * systemctl stop) before the attempt finished: the attempt goes on being the next start's to settle, and a reader
- * follows on once the installer answers again. A comment, which every SSE reader skips: no new kind of event.
- */
-export const STOPPING_COMMENT = "installer stopping";
+export { STOPPING_COMMENT };
 
 /** An install event is one line of JSON, a firstboot line in it at most 16 KiB before escaping. */
 export const SSE_LIMITS: SseLimits = { maxLine: 1024 * 1024, maxEvent: 1024 * 1024 };
