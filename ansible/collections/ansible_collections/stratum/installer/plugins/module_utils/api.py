@@ -21,6 +21,9 @@ MAX_ITEM_TEXT = 512
 MAX_DEPTH = 64
 # The installer sends a heartbeat every 15 s: three missed ones and the stream is gone.
 IDLE = 45
+# The comment line an event stream ends with when its installer stops (a restart, or a stop) before the attempt
+# finished: follow it again once the installer answers (STOPPING_COMMENT, core/http/sse.ts).
+STOPPING_COMMENT = "installer stopping"
 
 CONNECTION_SPEC = dict(
     installer=dict(type="str", required=True),
@@ -131,7 +134,7 @@ class Failed(Exception):
 
     def passing(self):
         """A failure that may pass: the node out of reach, or its answer cut off (not a refusal, not another certificate)."""
-        return self.kind in ("unreachable", "timeout", "broken")
+        return self.kind in ("unreachable", "timeout", "broken", "stopping")
 
 
 class Problem(Failed):
@@ -334,11 +337,14 @@ class Installer(object):
             raise Failed("cannot write %s: %s" % (dest, err.strerror or err))
 
     def events(self, attempt, after, until):
-        """The attempt's events after seq `after` (SSE), each checked, until attempt.finished or the stream ends."""
+        """The attempt's events after seq `after` (SSE), each checked, until attempt.finished or the stream ends; a
+        stream the installer ends saying it stops (a restart, or a stop) fails as passing (kind stopping), said so."""
         path = "/install/events?attempt=%d" % attempt
-        stream = self.client.events(API + path, self._headers(), last_event_id=after, idle=max(IDLE, self.client.timeout), until=until, is_final=_finishes)
+        said = []  # the comment lines since the last event
+        stream = self.client.events(API + path, self._headers(), last_event_id=after, idle=max(IDLE, self.client.timeout), until=until, is_final=_finishes, comment=said.append)
         try:
             for _, data in stream:
+                del said[:]
                 try:
                     event = parsed(data)
                 except ValueError:
@@ -351,6 +357,8 @@ class Installer(object):
                     return
         except ClientError as err:
             raise self._failed(err, "GET", path)
+        if said and said[-1] == STOPPING_COMMENT:
+            raise Failed("the installer at %s is stopping (a restart, or a stop)" % self.url, "stopping")
 
 
 def _verifying(status):

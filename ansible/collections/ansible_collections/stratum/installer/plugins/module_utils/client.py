@@ -357,8 +357,9 @@ class PinnedClient(object):
             sock.close()
 
     def events(self, path, headers=None, last_event_id=None, idle=45, until=None, is_final=None,
-               max_line=SSE_MAX_LINE, max_event=SSE_MAX_EVENT):
-        """One connection's Server-Sent Events as (id, data) pairs, until is_final(data) or the stream ends.
+               max_line=SSE_MAX_LINE, max_event=SSE_MAX_EVENT, comment=None):
+        """One connection's Server-Sent Events as (id, data) pairs, until is_final(data) or the stream ends; each
+        comment line's text given to `comment` as it comes.
 
         `timeout` covers the connection and the answer's head; after it a connection silent for `idle` seconds
         is broken, and none reads past `until` (a clock() value: the caller's own wait). A status other than
@@ -374,7 +375,7 @@ class PinnedClient(object):
                 text = response.read(MAX_REFUSAL, "the refusal is over %d bytes" % MAX_REFUSAL)
                 raise ClientError("status", self.where, "HTTP %d, expected 200" % response.status, answer=Answer(response.status, response.headers, text, certificate))
             reader.wait = self._stream_wait(idle, until)
-            for message in sse_messages(response.chunks(), max_line, max_event, self.where):
+            for message in sse_messages(response.chunks(), max_line, max_event, self.where, comment):
                 yield message
                 if is_final is not None and is_final(message[1]):
                     return
@@ -396,9 +397,10 @@ class PinnedClient(object):
         return wait
 
 
-def sse_messages(chunks, max_line, max_event, where):
-    """(id, data) for each message in a stream of byte chunks: data lines joined by LF; comments (heartbeats),
-    other fields and a message cut off at the end skipped. Lines end in LF, CRLF or CR. Over a cap: too-large."""
+def sse_messages(chunks, max_line, max_event, where, comment=None):
+    """(id, data) for each message in a stream of byte chunks: data lines joined by LF; comments (heartbeats; each
+    given to `comment`, without its colon), other fields and a message cut off at the end skipped. Lines end in LF,
+    CRLF or CR. Over a cap: too-large."""
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     buffer = ""
     message_id, data, size = None, [], 0
@@ -427,7 +429,10 @@ def sse_messages(chunks, max_line, max_event, where):
             field, colon, value = line.partition(":")
             if colon and value.startswith(" "):
                 value = value[1:]
-            if field == "id":
+            if colon and not field:
+                if comment is not None:
+                    comment(value)
+            elif field == "id":
                 message_id = value
             elif field == "data":
                 size += len(value) + 1

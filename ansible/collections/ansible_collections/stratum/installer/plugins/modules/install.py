@@ -7,7 +7,9 @@ short_description: Install a Stratum node and wait for its verdict
 description:
   - Installs the node's stored draft (set it first with M(stratum.installer.draft)) and waits inside the task
     for the attempt's verdict, following its events stream (C(GET /v1/installer/install/events), resumed with
-    C(Last-Event-ID) when it breaks). No C(until:) loop is needed, so no retry lines are printed.
+    C(Last-Event-ID) when it breaks). No C(until:) loop is needed, so no retry lines are printed. A stream the
+    installer ends saying it stops (its last line the comment C(installer stopping), on a restart or a stop) is a
+    warning that says so, and the attempt is followed on once the installer answers again.
   - A node already installed (phase C(done)) is left as it is (ok, unchanged). An attempt that runs is
     followed. A node whose last attempt failed at readiness (next C(recheckReadiness)) is rechecked
     (C(POST /v1/installer/install/recheck-readiness)), never installed again. A node whose last attempt was
@@ -102,7 +104,7 @@ steps:
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, MAX_ITEM_TEXT, Failed, at_least, Problem, items_text, listed, printable, printable_tree, run
+from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, MAX_ITEM_TEXT, Failed, at_least, Problem, items_text, listed, printable, printable_tree, run, who
 
 
 # An attempt has a dozen steps (SPEC §5); a node that names more is not believed past this many.
@@ -158,6 +160,8 @@ class Run(object):
         """A read that may pass (the node out of reach, its answer cut off) is waited out; since when is kept for the end."""
         if not failed.passing():
             raise failed
+        if failed.kind == "stopping":
+            self.module.warn("%s%s; attempt %d is followed on once it answers again" % (who(self.module), failed, self.attempt))
         since = self.unanswered[0] if self.unanswered else time.strftime("%H:%M:%S UTC", time.gmtime())
         self.unanswered = (since, printable(str(failed), 200))
 

@@ -110,7 +110,8 @@ class CodeTest(unittest.TestCase):
 
 
 class _Answers(object):
-    """A PinnedClient stand-in: every request gets (status, body), every event stream yields `events`."""
+    """A PinnedClient stand-in: every request gets (status, body), every event stream yields `events` (one that
+    starts with a colon is a comment line, given to the stream's `comment`)."""
 
     def __init__(self, status, body, events=()):
         self.answer = Answer(status, {}, body, None)
@@ -123,14 +124,21 @@ class _Answers(object):
 
     def events(self, *args, **kwargs):
         for data in self.stream:
-            yield None, data
+            if data.startswith(":"):
+                kwargs["comment"](data[1:].lstrip(" "))
+            else:
+                yield None, data
+
+
+def _installer(client):
+    installer = Installer("https://127.0.0.1:1", "ab" * 32, "abcd-efgh-ijkl", 30)
+    installer.client = client
+    return installer
 
 
 class HostileAnswerTest(unittest.TestCase):
     def installer(self, client):
-        installer = Installer("https://127.0.0.1:1", "ab" * 32, "abcd-efgh-ijkl", 30)
-        installer.client = client
-        return installer
+        return _installer(client)
 
     def test_json_nested_past_what_python_parses_is_a_named_failure_not_a_traceback(self):
         deep = b"[" * 100000 + b"]" * 100000
@@ -143,6 +151,21 @@ class HostileAnswerTest(unittest.TestCase):
         self.assertEqual(self.installer(_Answers(200, shallow)).status()["blockers"][0]["detail"], [[["deep enough"]]])
         events = self.installer(_Answers(200, b"", [deep.decode()])).events(1, 0, None)
         self.assertRaisesRegex(Failed, "gave an answer to GET /v1/installer/install/events.* that is not its installer's", list, events)
+
+
+class StoppingTest(unittest.TestCase):
+    def test_a_stream_that_ends_with_the_installers_word_that_it_stops_fails_as_passing_saying_so_one_that_ends_otherwise_does_not(self):
+        event = '{"seq": 1, "attempt": 1, "type": "step.log", "message": ""}'
+        endings = [[": installer stopping"], [": installer stopping", ": heartbeat"], [": installer stopping", event], []]
+        said = []
+        for ending in endings:
+            installer = _installer(_Answers(200, b"", [event] + ending))
+            try:
+                list(installer.events(1, 0, None))
+                said.append(None)
+            except Failed as failed:
+                said.append((failed.kind, failed.passing(), str(failed)))
+        self.assertEqual(said, [("stopping", True, "the installer at https://127.0.0.1:1 is stopping (a restart, or a stop)"), None, None, None])
 
 
 if __name__ == "__main__":

@@ -220,6 +220,11 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(self.error(lambda: client.events("/events", idle=0.5)).kind, "broken")
         self.assertEqual(self.error(lambda: client.events("/events", idle=30, until=client.clock() + 0.5)).kind, "timeout")
 
+    def test_sse_comment_lines_are_given_to_comment_without_their_colon(self):
+        said = []
+        got = list(sse_messages([b": heartbeat\n\ndata: a\n\n:installer stopping\r\n\r\n"], 100, 100, "w", comment=said.append))
+        self.assertEqual((got, said), ([(None, "a")], ["heartbeat", "installer stopping"]))
+
     def test_sse_caps_and_line_ends(self):
         self.assertEqual(list(sse_messages([b"data: a\r", b"\ndata: b\r\n", b"\r\n", b"data: c"], 100, 100, "w")), [(None, "a\nb")])
         self.assertEqual(list(sse_messages(["data: é\n\n".encode()[:7], "data: é\n\n".encode()[7:]], 100, 100, "w")), [(None, "é")])

@@ -61,6 +61,12 @@ class _Module(object):
     check_mode = False
     params = {"wait_timeout": 30, "timeout_minutes": 60, "rechecks": 1, "join_check": False}
 
+    def __init__(self):
+        self.warnings = []
+
+    def warn(self, text):
+        self.warnings.append(text)
+
 
 def converge(verdict):
     node = _Node(verdict)
@@ -91,6 +97,51 @@ class InterruptedAtFirstbootTest(unittest.TestCase):
             node, run = converge(verdict)
             self.assertEqual(run.converge()["verdict"]["outcome"], "succeeded")
             self.assertEqual([r for r in node.requests if r.startswith("POST")], ["POST /v1/installer/install"])
+
+
+class _Restarting(object):
+    """A PinnedClient stand-in: attempt 1 runs; its first event stream ends with the installer's word that it stops (a
+    restart), the next one ends at attempt.finished, and only then has the attempt a verdict (it succeeded)."""
+
+    def __init__(self):
+        self.streams = [["attempt.started"], ["attempt.finished"]]
+        self.after = []
+        self.finished = False
+        self.where = "127.0.0.1:1"
+        self.timeout = 30
+
+    def request(self, method, path, headers, payload, limit):
+        path = path.replace("/v1/installer", "")
+        if method == "GET" and path == "/status":
+            return _Node._json(200, {"phase": "installing", "attempt": 1, "blockers": []})
+        if method == "GET" and path.startswith("/install/verdict") and not self.finished:
+            return _Node._json(409, {"code": "INSTALL_RUNNING", "detail": "attempt 1 runs"})
+        if method == "GET" and path.startswith("/install/verdict"):
+            return _Node._json(200, dict(FIRSTBOOT_FAILED, outcome="succeeded", step="readiness", code=None, message="installed", next="none"))
+        return _Node._json(404, {"code": "NOT_FOUND", "detail": path})
+
+    def events(self, path, headers, last_event_id=None, comment=None, **kwargs):
+        self.after.append(last_event_id)
+        first = len(self.after) == 1
+        for kind in self.streams.pop(0):
+            seq = len(self.after)
+            self.finished = kind == "attempt.finished"
+            yield str(seq), json.dumps({"seq": seq, "attempt": 1, "type": kind, "message": ""})
+        if first and comment is not None:
+            comment("heartbeat")
+            comment("installer stopping")
+
+
+class InstallerStoppingTest(unittest.TestCase):
+    def test_a_stream_the_installer_ends_saying_it_stops_is_warned_of_as_that_and_followed_on_after_its_last_event(self):
+        node = _Restarting()
+        installer = Installer("https://127.0.0.1:1", "ab" * 32, "abcd-efgh-ijkl", 30)
+        installer.client = node
+        module = _Module()
+        result = Run(module, installer).converge()
+        self.assertEqual((result["verdict"]["outcome"], result["steps"]), ("succeeded", []))
+        self.assertEqual(node.after, [0, 1], "followed on after its last event")
+        self.assertEqual(module.warnings, ["the installer at https://127.0.0.1:1 is stopping (a restart, or a stop); attempt 1 is followed on once it answers again"])
 
 
 if __name__ == "__main__":
