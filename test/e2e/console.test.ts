@@ -460,6 +460,30 @@ describe("web console", { skip: SKIP }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test("an installer stopped mid-attempt (SIGTERM): the page says the installer is stopping (a restart, or a stop), not that the stream broke off, on each try to reconnect until it answers again", async () => {
+    const { installer } = await rig({ scenario: "never", timeout: 600 });
+    await untilNoBlockers(installer);
+    assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT })).json.valid, true);
+    assert.equal((await installer.request("/v1/installer/install", { method: "POST" })).status, 202);
+    const { page, errors } = await open(installer);
+    await signIn(page, installer.code);
+    await page.locator('#steps li[data-step="readiness"]').getByText(/^Wait until the cloud is READY \(running, \d+ s\)$/).waitFor();
+    const announced: string[] = [];
+    await page.exposeFunction("recordAnnouncement", (text: string) => announced.push(text));
+    await page.evaluate(() => {
+      const live = document.getElementById("announce")!;
+      new MutationObserver(() => (window as unknown as { recordAnnouncement: (t: string) => void }).recordAnnouncement(live.textContent ?? "")).observe(live, { childList: true, characterData: true, subtree: true });
+    });
+
+    assert.equal(await installer.stop(), 0);
+    const stopping = "The installer is stopping (a restart, or a stop); reconnecting when it answers again.";
+    await page.waitForFunction((said) => document.getElementById("announce")!.textContent === said, stopping);
+    // The tries after it find no installer (it stopped): until one answers, the stop is what the page last heard.
+    await waitFor("a try after the stop to fail", async () => (announced.filter((text) => text === stopping).length >= 2 ? true : undefined));
+    assert.deepEqual([...new Set(announced)], [stopping]);
+    assert.deepEqual(errors, []);
+  });
+
   test("an installer killed mid-attempt and started again: its clocks stay where it was last heard of until its events come again, and the step it interrupted ends at its last event, not when the verdict was written after the downtime", async () => {
     const { installer, startAgain } = await rig({ scenario: "never", timeout: 600 });
     await untilNoBlockers(installer);
