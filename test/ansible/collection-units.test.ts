@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { tempDir } from "../helpers/installer.ts";
@@ -35,4 +36,23 @@ test("ansible-doc renders the plan filter's documentation", { skip: noDoc && "an
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /STRATUM\.INSTALLER\.PLAN/);
   assert.match(run.stdout, /RETURN VALUES:[\s\S]*joins/);
+});
+
+test("ansible-doc renders each module's documentation (DOCUMENTATION, EXAMPLES and RETURN parse as YAML; ansible-lint does not read them)", { skip: noDoc && "ansible-doc is not installed" }, async () => {
+  const home = await tempDir("stratum-ansible-doc-");
+  const modules = readdirSync(join(COLLECTIONS, "ansible_collections/stratum/installer/plugins/modules"))
+    .filter((file) => file.endsWith(".py") && !file.startsWith("_"))
+    .map((file) => `stratum.installer.${file.slice(0, -3)}`);
+  assert.ok(modules.includes("stratum.installer.install"), modules.join(", "));
+  for (const module of modules) {
+    const run = spawnSync("ansible-doc", ["-t", "module", module], {
+      cwd: join(ROOT, "ansible"),
+      env: { ...process.env, ANSIBLE_HOME: home, ANSIBLE_COLLECTIONS_PATH: COLLECTIONS, ANSIBLE_NOCOLOR: "1", PYTHONDONTWRITEBYTECODE: "1" },
+      encoding: "utf8",
+    });
+    assert.equal(run.status, 0, `${module}: ${run.stderr}`);
+    assert.doesNotMatch(run.stderr, /ERROR|WARNING/, module);
+    assert.match(run.stdout, new RegExp(module.toUpperCase().replaceAll(".", "\\.")), module);
+    assert.match(run.stdout, /EXAMPLES:/, module);
+  }
 });
