@@ -130,8 +130,21 @@ export async function readEvents(code: string, attempt: number, signal: AbortSig
       if ((err as Failure).status) throw err;
     }
     onBreak(stopping);
-    await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** failures, 8000)));
+    await pause(Math.min(500 * 2 ** failures, 8000), signal);
   }
+}
+
+/** Waits `ms`, or until `signal` aborts (a reader the page stopped ends at once, not after its wait to reconnect). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** A message's id and data lines; `comment`, its last comment line (a heartbeat, or the installer's word that it stops). */

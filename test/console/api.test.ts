@@ -29,3 +29,15 @@ test("console/api.ts's event reader says a stream that ends with the installer's
   );
   assert.deepEqual(said, [[true], [false], [false], [false], [true, true, false]]);
 });
+
+test("console/api.ts's event reader, stopped while it waits to reconnect (the page moved on), ends then, not after its wait", async (t) => {
+  t.mock.method(globalThis, "fetch", async () => new Response(EVENT, { headers: { "content-type": "text/event-stream" } }));
+  const reading = new AbortController();
+  let broke!: () => void;
+  const broken = new Promise<void>((resolve) => (broke = resolve));
+  const done = readEvents("CODE", 1, reading.signal, () => undefined, () => broke(), () => undefined).then(() => "ended");
+  await broken;
+  reading.abort();
+  // The wait to reconnect is 500 ms at least; what is left once it is aborted is promise callbacks, all run before setImmediate's.
+  assert.equal(await Promise.race([done, new Promise((resolve) => setImmediate(() => resolve("still waiting")))]), "ended");
+});
