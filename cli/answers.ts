@@ -9,7 +9,7 @@ export const FINISH_MS = 5_000;
  * Keeps count of the answers under way, for a stop (after `server.close()`) to let them go out whole: an event stream
  * the stop ended, its last line saying so, reaches its client instead of a reset as the process exits. The returned
  * wait resolves once each of those answers went out and every connection closed (its idle ones closed once they are),
- * or at `ms`; it says how many answers were still going out then.
+ * or at `ms`, when every connection left is closed; it says how many answers were still going out then.
  */
 export function answersUnderWay(server: Server): (ms?: number) => Promise<number> {
   const open = new Set<ServerResponse>();
@@ -25,6 +25,9 @@ export function answersUnderWay(server: Server): (ms?: number) => Promise<number
     await Promise.race([Promise.all([...open].map((res) => once(res, "close").catch(() => undefined))), late]);
     server.closeIdleConnections();
     if (!closed && !deadline.aborted) await Promise.race([once(server, "close").catch(() => undefined), late]);
-    return open.size;
+    const cut = open.size;
+    // Past the wait, none is left to take a request: the lock goes next.
+    server.closeAllConnections();
+    return cut;
   };
 }

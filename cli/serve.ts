@@ -217,11 +217,14 @@ export async function runServe(settings: Settings, version: string, codeCache: C
     const stopAt = performance.now();
     log.info("stopping", { signal });
     server.close();
+    // Node 18's close() leaves idle keep-alive connections open (19 on closes them): a request on one would be answered
+    // while the installer stops. One on a connection still answering is (and starts no install: INSTALLER_STOPPING).
+    server.closeIdleConnections();
     // The last line says the stop completed (not a kill mid-stop): how long it took, what stopping firstboot took.
     const stopped = async () => {
       const { attempt, firstboot } = await services.stop();
-      await lock.release();
-      // The event streams the stop ended (saying so) and the answers under way go out whole before the exit.
+      // The event streams the stop ended (saying so) and the answers under way go out whole, the lock still held: after
+      // its release no request of this process is answered and it writes nothing in the state dir.
       const cut = await answered();
       log.info("stopped", {
         signal,
@@ -230,6 +233,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         ...(firstboot ? { firstbootStopped: firstboot.processes, firstbootKilled: firstboot.killedAfterMs !== undefined } : {}),
         ...(cut > 0 ? { answersCut: cut } : {}),
       });
+      await lock.release();
     };
     void stopped()
       .catch((err: unknown) => log.error("the stop failed", { error: err instanceof Error ? err.message : String(err) }))

@@ -74,7 +74,10 @@ export function createServices(deps: ServicesDeps): Services {
   const release = () => payload.release();
   /** Found at start: an install whose record the store lost (core/attempts/event-log.ts). */
   let earlierInstall: Blocker[] = [];
-  const blockers = (): Blocker[] => [...payload.blockers(), ...earlierInstall];
+  // Set as a stop begins: a request still answered on a connection the stop has not closed yet starts no install, which
+  // the exit would cut (its firstboot left running, unsupervised).
+  let stopping: Blocker[] = [];
+  const blockers = (): Blocker[] => [...payload.blockers(), ...earlierInstall, ...stopping];
 
   let context: ValidationContext = { host, release: release() };
   const validationContext = () => {
@@ -162,6 +165,7 @@ export function createServices(deps: ServicesDeps): Services {
       return notices;
     },
     async stop() {
+      stopping = [{ code: "INSTALLER_STOPPING", detail: "The installer is stopping (a restart, or a stop): install once it answers again." }];
       auth.stop();
       const [, stoppedAttempts] = await Promise.all([payload.stop(), attempts.stop()]);
       stopped.abort();

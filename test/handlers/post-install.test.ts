@@ -121,6 +121,18 @@ describe("POST /v1/installer/install", () => {
     assert.deepEqual(body.blockers.map((b: any) => b.code), ["PAYLOAD_NOT_LOADED"]);
   });
 
+  test("409 INSTALL_BLOCKED (INSTALLER_STOPPING) once the installer is stopping: a request still answered on a connection the stop has not closed starts no attempt (it would be cut at the exit, its firstboot left unsupervised); /status says why", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    await installer.services.stop();
+    const body = assertRouteProblem(route, await installer.request("/v1/installer/install", POST), 409, "INSTALL_BLOCKED");
+    assert.deepEqual(body.blockers.map((b: any) => b.code), ["INSTALLER_STOPPING"]);
+    assert.match(body.blockers[0].detail, /^The installer is stopping \(a restart, or a stop\): install once it answers again\.$/);
+    const status = (await installer.request("/v1/installer/status")).json;
+    assert.equal(status.attempt, 0);
+    assert.deepEqual(status.blockers.map((b: any) => b.code), ["INSTALLER_STOPPING"]);
+  });
+
   test("409 INSTALL_RUNNING: of three concurrent POSTs exactly one starts; the running attempt's draft is untouched", async (t) => {
     const installer = await installRig(t, { scenario: "never", timeout: 3600 });
     await putDraft(installer);
