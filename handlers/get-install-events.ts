@@ -62,12 +62,21 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
     if (accepts(c, { header: "Accept", supports: ["application/json", "text/event-stream"], default: "application/json" }) !== "text/event-stream") {
       return c.json(await attempts.events(attempt, from), 200);
     }
+    // The client gone, or the services stopped (what the stop did is in the stream): the stream ends, for a stop saying
+    // so, never a reset. A listener taken off at the end, not AbortSignal.any: Node 18 keeps each signal it derives
+    // from the process-long `stopped` for good (66 B a stream, reconnections included).
     const gone = new AbortController();
-    // A stop ends the stream once the services stopped (what the stop did is in it), saying so: never a reset.
-    const events = attempts.follow(attempt, from, AbortSignal.any([gone.signal, stopped]));
-    const stream = streamSSE(c, (sse) => {
-      sse.onAbort(() => gone.abort());
-      return writeEvents(sse, events, stopped);
+    const stop = () => gone.abort();
+    if (stopped.aborted) stop();
+    else stopped.addEventListener("abort", stop, { once: true });
+    const events = attempts.follow(attempt, from, gone.signal);
+    const stream = streamSSE(c, async (sse) => {
+      sse.onAbort(stop);
+      try {
+        await writeEvents(sse, events, stopped);
+      } finally {
+        stopped.removeEventListener("abort", stop);
+      }
     });
     // The helper says no-cache; like every answer here, no cache keeps it.
     stream.headers.set("Cache-Control", "no-store");

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import getEvents from "../../handlers/get-install-events.ts";
@@ -60,6 +61,20 @@ describe("GET /v1/installer/install/events", () => {
     const events = stream.messages.map((m) => JSON.parse(m.data));
     assert.ok(!events.some((e) => e.type === "attempt.finished"));
     assert.match(events.at(-1).message, /^stopped 1 process of firstboot as the installer stops/);
+  });
+
+  test("200 SSE: a stream opened once the services stopped ends at once saying so; and no stream, ended by its attempt's end or its client, leaves a listener on the services' stop", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    await install(installer);
+    await finished(installer, 1);
+    await readSse(installer, `${PATH}?attempt=1`);
+    await readSse(installer, `${PATH}?attempt=1`, { stopAfter: 1 });
+    await waitFor("each stream's end to take its listener off", async () => (getEventListeners(installer.services.stopped, "abort").length === 0 ? true : undefined));
+    await installer.services.stop();
+    const late = await readSse(installer, `${PATH}?attempt=1&after=1000`);
+    assert.equal(late.comments.at(-1), ": installer stopping");
+    assert.deepEqual(late.messages, []);
   });
 
   test("Accept is negotiated with its q-values (RFC 9110): a stream only where text/event-stream is preferred; q=0 is refused, */* or no Accept is the JSON page", async (t) => {
