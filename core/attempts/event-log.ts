@@ -138,13 +138,16 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
       signal.addEventListener("abort", aborted);
       try {
         await writer?.flush().catch(() => undefined);
+        // The file read to its end: every event since is in `live` (subscribed before the read).
+        let caughtUp = false;
         for (;;) {
           const page = await readEvents(path(attempt), last, REPLAY_PAGE);
           if (page.length > 0) {
             last = page.at(-1)!.seq;
             yield page;
           }
-          if (page.length < REPLAY_PAGE || signal.aborted) break;
+          caughtUp = page.length < REPLAY_PAGE;
+          if (caughtUp || signal.aborted) break;
         }
         while (writer && !signal.aborted && !(writer.finished && last >= writer.lastSeq)) {
           if (live.length === 0) {
@@ -159,6 +162,10 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
             yield batch;
           }
         }
+        // Ended (a stop) while its reader was behind: what was written before the end (the stop's own event) still goes
+        // out. Not after a replay cut short, where it would leave a gap.
+        const rest = caughtUp && signal.aborted ? live.filter((e) => e.seq > last) : [];
+        if (rest.length > 0) yield rest;
       } finally {
         unsubscribe?.();
         signal.removeEventListener("abort", aborted);

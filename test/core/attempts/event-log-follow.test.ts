@@ -107,3 +107,22 @@ test("follow ends when its signal aborts, while it waits for live events", async
   assert.deepEqual(seqs((await followed).flat()), [1, 2]);
   await events.close(1, writer);
 });
+
+// One still in the replay of the file when the stop comes ends there: the rest would leave a gap (it resumes after its
+// last event once the installer answers again, the stop's event included).
+test("a reader behind when the stop comes (its last batch not yet taken) still gets what was written before the stop (the stop's own event), then the end", async () => {
+  const events = await fresh();
+  const writer = await events.writer(1, true);
+  log(writer, 2);
+  const stop = new AbortController();
+  const followed = events.follow(1, 0, stop.signal)[Symbol.asyncIterator]();
+  assert.deepEqual(seqs((await followed.next()).value as InstallEvent[]), [1, 2]);
+  // Written (and on disk, as a stop has them) while the reader has not asked for more; then the stop ends the follow.
+  log(writer, 2);
+  await writer.sync();
+  stop.abort();
+  const rest: InstallEvent[][] = [];
+  for (let next = await followed.next(); !next.done; next = await followed.next()) rest.push(next.value);
+  assert.deepEqual(seqs(rest.flat()), [3, 4]);
+  await events.close(1, writer);
+});
