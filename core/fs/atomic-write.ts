@@ -53,10 +53,14 @@ export async function writeFilesAtomic(files: readonly { path: string; data: str
  */
 export async function removeInterruptedWritesOf(path: string, { ofGoneProcesses = false } = {}): Promise<string[]> {
   const folder = dirname(path);
-  const names = (await readdir(folder).catch(() => [] as string[])).filter((name) => {
-    const writer = writerOfTempFile(path, name);
-    return writer !== undefined && !(ofGoneProcesses && pidAlive(writer));
-  });
+  // Files alone: a folder of that name is no write's (rm would refuse it).
+  const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+  const names = entries
+    .filter((entry) => {
+      const writer = entry.isFile() ? writerOfTempFile(path, entry.name) : undefined;
+      return writer !== undefined && !(ofGoneProcesses && pidAlive(writer));
+    })
+    .map((entry) => entry.name);
   await Promise.all(names.map((name) => rm(join(folder, name), { force: true })));
   return names.map((name) => join(folder, name));
 }

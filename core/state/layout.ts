@@ -66,7 +66,7 @@ export function keptAsidePathOf(path: string, at: Date): string {
   return `${path}.kept-${at.toISOString().replaceAll(":", "-")}`;
 }
 
-/** A temp file (`tempPathOf`) an interrupted write left behind. */
+/** The name of a temp file (`tempPathOf`: `.NAME.PID.tmp`) an interrupted write left behind, any file's. */
 export function isTempFile(name: string): boolean {
-  return name.startsWith(".") && name.endsWith(".tmp");
+  return /^\..+\.\d+\.tmp$/.test(name);
 }

@@ -116,7 +116,8 @@ function withDefaults(data: Partial<StoreData>): StoreData {
  * any write of the start: a temp file of its own, listed while it is written, would be taken for one.
  */
 export async function removeInterruptedWrites(stateDir: string): Promise<string[]> {
-  const names = (await readdir(stateDir)).filter(isTempFile);
+  // Files alone: a folder of that name is no write's (rm would refuse it, and stop the start).
+  const names = (await readdir(stateDir, { withFileTypes: true })).filter((entry) => entry.isFile() && isTempFile(entry.name)).map((entry) => entry.name);
   await Promise.all(names.map((name) => rm(join(stateDir, name), { force: true })));
   return names;
 }

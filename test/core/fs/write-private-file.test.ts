@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { lstat, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
-import { writeFileAtomic, writeFilesAtomic } from "../../../core/fs/atomic-write.ts";
+import { removeInterruptedWritesOf, writeFileAtomic, writeFilesAtomic } from "../../../core/fs/atomic-write.ts";
 import { DurableJsonFile } from "../../../core/fs/durable-json-file.ts";
 import { writePrivateFile } from "../../../core/fs/write-private-file.ts";
 import { writeLastStart } from "../../../core/state/last-start.ts";
@@ -85,4 +85,14 @@ test("files written together (exclusive): a write that fails leaves none of them
     assert.equal(await readFile(path, "utf8"), text);
     assert.equal((await stat(path)).mode & 0o777, 0o600, path);
   }
+});
+
+test("removeInterruptedWritesOf removes a file's temp files (.NAME.PID.tmp) and nothing else: a folder of such a name is left, and stops nothing", async () => {
+  const folder = await tempDir();
+  const path = join(folder, "node.yaml");
+  await writeFile(join(folder, ".node.yaml.4242.tmp"), "secrets");
+  await mkdir(join(folder, ".node.yaml.4243.tmp"));
+  await writeFile(join(folder, ".node.yaml.tmp"), "an operator's");
+  assert.deepEqual(await removeInterruptedWritesOf(path), [join(folder, ".node.yaml.4242.tmp")]);
+  assert.deepEqual((await readdir(folder)).sort(), [".node.yaml.4243.tmp", ".node.yaml.tmp"]);
 });

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { DraftRecord } from "../../../core/state/records.ts";
 import { stateLayout } from "../../../core/state/layout.ts";
-import { openStore } from "../../../core/state/store.ts";
+import { openStore, removeInterruptedWrites } from "../../../core/state/store.ts";
 import { refuseWrites } from "../../helpers/services.ts";
 
 const now = () => new Date("2026-12-02T12:00:00Z");
@@ -185,4 +185,15 @@ test("a store with a few bytes that are not UTF-8 (damaged in place) is read as 
   const opened = await openStore(dir, now);
   assert.equal(opened.keptAside, undefined);
   assert.equal(((opened.store.slice("draft").get() as unknown as { config: { hostname: string } }).config).hostname, "node-0\uFFFD");
+});
+
+test("the start's cleaning removes the temp files of interrupted writes (.NAME.PID.tmp, files) and nothing else: a folder with such a name stops no start, an operator's .notes.tmp stays", async () => {
+  const dir = await stateDir();
+  await writeFile(join(dir, `.installer.json.4242.tmp`), "{}");
+  await writeFile(join(dir, `.install-code.17.tmp`), "");
+  await mkdir(join(dir, `.x.4243.tmp`));
+  await writeFile(join(dir, `.notes.tmp`), "mine");
+  await writeFile(join(dir, `.installer.json.tmp`), "mine too");
+  assert.deepEqual((await removeInterruptedWrites(dir)).sort(), [".install-code.17.tmp", ".installer.json.4242.tmp"]);
+  assert.deepEqual((await readdir(dir)).sort(), [".installer.json.tmp", ".notes.tmp", ".x.4243.tmp"]);
 });
