@@ -12,6 +12,8 @@ const WHY: Record<string, string> = {
   EIO: "an I/O error",
   EISDIR: "a folder is where a file goes",
   ENOTDIR: "a file is where a folder goes",
+  EMFILE: "too many open files",
+  ENFILE: "too many open files",
 };
 
 /**
@@ -62,6 +64,9 @@ export function writeRemedy(cause: unknown, elsewhere?: string): string {
     case "EACCES":
     case "EPERM":
       return `make it writable by the user the installer runs as (uid ${process.getuid?.()}): check its owner and mode`;
+    case "EMFILE":
+    case "ENFILE":
+      return "raise the open-files limit (LimitNOFILE= in the service's unit, ulimit -n in a shell), or wait for connections to close";
     case "EIO":
       return "check the disk it is on (the kernel's log: journalctl -k) and its file system (fsck)";
     default:

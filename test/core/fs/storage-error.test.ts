@@ -129,6 +129,14 @@ test("any file's write (not the state dir's alone): a folder or a file in the wa
   assert.equal(writeRemedy(under), `${folder}/bundles is a file, not a folder: move it out of the way`);
 });
 
+test("too many open files (EMFILE, this process's; ENFILE, the system's) is said as that, with the limit to raise, not a folder or a disk to check", () => {
+  for (const code of ["EMFILE", "ENFILE"]) {
+    const cause = Object.assign(new Error(`${code}: too many open files`), { code });
+    assert.equal(notWrittenBecause(cause), `${code}: too many open files`);
+    assert.equal(writeRemedy(cause), "raise the open-files limit (LimitNOFILE= in the service's unit, ulimit -n in a shell), or wait for connections to close");
+  }
+});
+
 test("a cause writeRemedy has no remedy of its own for (a pseudo file system's ENOENT, ENAMETOOLONG) is not guessed to be a full disk", async () => {
   const refused = await open("/proc/stratum-no-such-file", "w").then(() => assert.fail("opened"), (err: NodeJS.ErrnoException) => err);
   for (const cause of [refused, Object.assign(new Error("name too long"), { code: "ENAMETOOLONG" })]) {
