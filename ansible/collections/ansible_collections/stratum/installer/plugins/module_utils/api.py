@@ -340,11 +340,15 @@ class Installer(object):
         """The attempt's events after seq `after` (SSE), each checked, until attempt.finished or the stream ends; a
         stream the installer ends saying it stops (a restart, or a stop) fails as passing (kind stopping), said so."""
         path = "/install/events?attempt=%d" % attempt
-        said = []  # the comment lines since the last event
-        stream = self.client.events(API + path, self._headers(), last_event_id=after, idle=max(IDLE, self.client.timeout), until=until, is_final=_finishes, comment=said.append)
+        said = [None]  # the last comment line since the last event: one kept, however many a node sends
+
+        def heard(text):
+            said[0] = text
+
+        stream = self.client.events(API + path, self._headers(), last_event_id=after, idle=max(IDLE, self.client.timeout), until=until, is_final=_finishes, comment=heard)
         try:
             for _, data in stream:
-                del said[:]
+                said[0] = None
                 try:
                     event = parsed(data)
                 except ValueError:
@@ -357,7 +361,7 @@ class Installer(object):
                     return
         except ClientError as err:
             raise self._failed(err, "GET", path)
-        if said and said[-1] == STOPPING_COMMENT:
+        if said[0] == STOPPING_COMMENT:
             raise Failed("the installer at %s is stopping (a restart, or a stop)" % self.url, "stopping")
 
 
