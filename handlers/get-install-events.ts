@@ -67,9 +67,10 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
     // from the process-long `stopped` for good (66 B a stream, reconnections included).
     const gone = new AbortController();
     const stop = () => gone.abort();
+    // Before the listener: an unknown attempt is a 404 here, which would leave it behind.
+    const events = attempts.follow(attempt, from, gone.signal);
     if (stopped.aborted) stop();
     else stopped.addEventListener("abort", stop, { once: true });
-    const events = attempts.follow(attempt, from, gone.signal);
     const stream = streamSSE(c, async (sse) => {
       sse.onAbort(stop);
       try {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { modeOptions, type ModeOption, type ValidationContext } from "../config/index.ts";
 import { createAttempts, type Attempts, type Stopped } from "../attempts/index.ts";
 import { unrecordedFirstboot } from "../attempts/event-log.ts";
@@ -129,6 +130,8 @@ export function createServices(deps: ServicesDeps): Services {
   });
 
   const stopped = new AbortController();
+  // One listener an open event stream: eleven streams are no leak to warn of in the journal.
+  setMaxListeners(0, stopped.signal);
   const auth = createAuthenticator({ lockout: store.slice("lockout"), installCode: deps.installCode, now, log });
   const status = () =>
     computeStatus({

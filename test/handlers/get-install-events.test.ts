@@ -1,4 +1,4 @@
-import { getEventListeners } from "node:events";
+import { getEventListeners, getMaxListeners } from "node:events";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import getEvents from "../../handlers/get-install-events.ts";
@@ -75,6 +75,16 @@ describe("GET /v1/installer/install/events", () => {
     const late = await readSse(installer, `${PATH}?attempt=1&after=1000`);
     assert.equal(late.comments.at(-1), ": installer stopping");
     assert.deepEqual(late.messages, []);
+  });
+
+  test("404 to an event stream (an unknown attempt, or none yet) leaves no listener on the services' stop; many open streams raise no listener-leak warning", async (t) => {
+    const installer = await installRig(t);
+    for (const path of [`${PATH}?attempt=7`, PATH]) {
+      const reply = await installer.request(path, { headers: { accept: "text/event-stream" } });
+      assert.equal(reply.status, 404, path);
+    }
+    assert.equal(getEventListeners(installer.services.stopped, "abort").length, 0);
+    assert.equal(getMaxListeners(installer.services.stopped), 0, "one listener an open stream: no warning at 11");
   });
 
   test("Accept is negotiated with its q-values (RFC 9110): a stream only where text/event-stream is preferred; q=0 is refused, */* or no Accept is the JSON page", async (t) => {
