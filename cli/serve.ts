@@ -16,7 +16,7 @@ import { printable } from "../core/common/printable.ts";
 import { stderrIsJournal } from "./journal.ts";
 import { CONNECTION_LIMITS, capConnections, connectionCap, openFilesLimit } from "./connections.ts";
 import { lingerOnClose } from "./linger.ts";
-import { answersUnderWay } from "./answers.ts";
+import { connectionsOf, stopTakingRequests } from "./answers.ts";
 import { warmUpWhenQuiet } from "./warm-up.ts";
 import { whenQuiet } from "./when-quiet.ts";
 import { wireServices } from "./wire.ts";
@@ -191,7 +191,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   capConnections(server, log, maxConnections);
   if (codeCache) saveWhenQuiet(server as HttpsServer, codeCache, log);
   lingerOnClose(server as HttpsServer);
-  const answered = answersUnderWay(server as HttpsServer);
+  const connections = connectionsOf(server as HttpsServer);
   server.on("clientError", (err: NodeJS.ErrnoException, socket: import("node:stream").Duplex) => {
     // Not HTTP's (a TLS handshake that timed out or failed): nothing can be answered on it. Ended instead of destroyed,
     // a connection that never shook hands stayed open for good.
@@ -216,10 +216,9 @@ export async function runServe(settings: Settings, version: string, codeCache: C
     stopping = true;
     const stopAt = performance.now();
     log.info("stopping", { signal });
-    server.close();
-    // Node 18's close() leaves idle keep-alive connections open (19 on closes them): a request on one would be answered
-    // while the installer stops. One on a connection still answering is (and starts no install: INSTALLER_STOPPING).
-    server.closeIdleConnections();
+    // No new connection, the idle ones closed, the busy ones once their answer went out: a request still answered
+    // meanwhile starts no install (INSTALLER_STOPPING).
+    const answered = stopTakingRequests(server as HttpsServer, connections);
     // The last line says the stop completed (not a kill mid-stop): how long it took, what stopping firstboot took.
     const stopped = async () => {
       const { attempt, firstboot } = await services.stop();
