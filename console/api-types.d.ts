@@ -1736,7 +1736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The state dir cannot be written (a full disk or quota, a read-only file system, permissions, the state dir gone): nothing was changed; the detail says why and what to do before a retry. */
+            /** @description The state dir cannot be written (a full disk or quota, a read-only file system, permissions, a file or folder in the way, an I/O error, too many open files, the state dir gone): nothing was changed; the detail says why and what to do before a retry. */
             507: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1871,7 +1871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The state dir cannot be written (a full disk or quota, a read-only file system, permissions, the state dir gone): nothing was changed; the detail says why and what to do before a retry. */
+            /** @description The state dir cannot be written (a full disk or quota, a read-only file system, permissions, a file or folder in the way, an I/O error, too many open files, the state dir gone): nothing was changed; the detail says why and what to do before a retry. */
             507: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2182,7 +2182,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The state dir cannot be written (a full disk or quota, a read-only file system, permissions, the state dir gone): nothing was changed; the detail says why and what to do before a retry. */
+            /** @description The state dir cannot be written (a full disk or quota, a read-only file system, permissions, a file or folder in the way, an I/O error, too many open files, the state dir gone): nothing was changed; the detail says why and what to do before a retry. */
             507: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2444,7 +2444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The state dir cannot be written (a full disk or quota, a read-only file system, permissions, the state dir gone): nothing was changed; the detail says why and what to do before a retry. */
+            /** @description The state dir cannot be written (a full disk or quota, a read-only file system, permissions, a file or folder in the way, an I/O error, too many open files, the state dir gone): nothing was changed; the detail says why and what to do before a retry. */
             507: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2539,7 +2539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The state dir cannot be written (a full disk or quota, a read-only file system, permissions, the state dir gone): nothing was changed; the detail says why and what to do before a retry. */
+            /** @description The state dir cannot be written (a full disk or quota, a read-only file system, permissions, a file or folder in the way, an I/O error, too many open files, the state dir gone): nothing was changed; the detail says why and what to do before a retry. */
             507: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

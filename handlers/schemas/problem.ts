@@ -56,7 +56,7 @@ const PROBLEM_DESCRIPTIONS = {
   429: "Too many wrong install codes; wait for Retry-After.",
   431: "The request headers are over 16 KB; refused before the request is routed.",
   500: "The installer failed to answer.",
-  507: "The state dir cannot be written (a full disk or quota, a read-only file system, permissions, the state dir gone): nothing was changed; the detail says why and what to do before a retry.",
+  507: "The state dir cannot be written (a full disk or quota, a read-only file system, permissions, a file or folder in the way, an I/O error, too many open files, the state dir gone): nothing was changed; the detail says why and what to do before a retry.",
 } as const;
 
 type ProblemStatus = keyof typeof PROBLEM_DESCRIPTIONS;
