@@ -3,7 +3,7 @@ import type { Server } from "node:https";
 import { Server as NetServer, type Socket } from "node:net";
 
 /** Long enough for an answer a stop ended to reach its client; short enough that a client that stopped reading costs little. */
-export const FINISH_MS = 5_000;
+const FINISH_MS = 5_000;
 
 /** The server's connections (a listener a connection, none a request: one on every answer cost `/status` a third of its throughput). */
 export function connectionsOf(server: Server): Set<Socket> {
