@@ -230,6 +230,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
         ms: Math.round(performance.now() - stopAt),
         ...(attempt === undefined ? {} : { attempt }),
         ...(firstboot ? { firstbootStopped: firstboot.processes, firstbootKilled: firstboot.killedAfterMs !== undefined } : {}),
+        ...(firstboot?.survived ? { firstbootSurvived: firstboot.survived } : {}),
         ...(cut > 0 ? { answersCut: cut } : {}),
       });
       await lock.release();

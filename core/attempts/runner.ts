@@ -42,7 +42,8 @@ export type Admitted = (attempt: number) => (() => void) | undefined | void;
 /** What a stop did: the attempt it stopped, and what stopping its firstboot group took (none when none ran). */
 export interface Stopped {
   attempt?: number;
-  firstboot?: { processes: number; killedAfterMs?: number };
+  /** `survived`: the pids SIGKILL had not ended when the stop gave up waiting (stuck in the kernel). */
+  firstboot?: { processes: number; killedAfterMs?: number; survived?: number[] };
 }
 
 /** Attempts as a state machine: admitted, recorded, each step in turn, finished with a verdict, settled on disk. */
@@ -272,7 +273,9 @@ export class AttemptRunner {
       now,
       signal,
       groupStopped: (stopped) => {
-        if (shutdown.aborted) this.#stopped.firstboot = { processes: stopped.processes.length, ...(stopped.killedAfterMs ? { killedAfterMs: stopped.killedAfterMs } : {}) };
+        if (!shutdown.aborted) return;
+        const { processes, killedAfterMs, survived } = stopped;
+        this.#stopped.firstboot = { processes: processes.length, ...(killedAfterMs ? { killedAfterMs } : {}), ...(survived?.length ? { survived: survived.map((p) => p.pid) } : {}) };
       },
       succeeded: async () => {
         succeed();

@@ -10,6 +10,11 @@ export interface StoppedGroup {
   processes: { pid: number; command: string; attempt?: number }[];
   /** Set when some ignored SIGTERM for the whole grace period and got SIGKILL. */
   killedAfterMs?: number;
+  /**
+   * Those still there after SIGKILL and a wait: stuck in the kernel (state D: a hung disk or network mount), each ends
+   * once that wait does, without running another instruction of its own.
+   */
+  survived?: { pid: number; command: string; state: string }[];
 }
 
 export const GRACE_MS = 3000;
@@ -174,7 +179,7 @@ export async function stopGroup(pgid: number | undefined, now: () => Date, grace
     if (graceMs === 0 || !(await gone(graceMs, "SIGTERM"))) {
       signalEach(live, pgid, "SIGKILL");
       if (graceMs > 0) stopped.killedAfterMs = graceMs;
-      await gone(KILL_WAIT_MS, "SIGKILL");
+      if (!(await gone(KILL_WAIT_MS, "SIGKILL"))) stopped.survived = live.map(({ pid, command, state }) => ({ pid, command, state }));
     }
   }
   stopped.processes = [...seen].map(([pid, found]) => ({ pid, ...found }));
@@ -199,10 +204,22 @@ export async function stopRecordedGroup(group: GroupRecord, now: () => Date, gra
   return stopGroup(group.pid, now, graceMs);
 }
 
-/** "stopped 2 processes firstboot left running: 4242 sleep, 4243 bash" */
+/** "stopped 2 processes firstboot left running: 4242 sleep, 4243 bash", and which of them SIGKILL has not ended yet. */
 export function describeStopped(stopped: StoppedGroup, what: string): string {
   const count = stopped.processes.length;
   const list = stopped.processes.map((p) => `${p.pid} ${p.command}`).join(", ");
   const killed = stopped.killedAfterMs === undefined ? "" : ` (SIGTERM was ignored: SIGKILL after ${stopped.killedAfterMs / 1000} s)`;
-  return `stopped ${count} process${count === 1 ? "" : "es"} ${what}: ${list}${killed}`;
+  const survived = stopped.survived?.length ? `; ${stopped.survived.length} still there after SIGKILL: ${describeSurvivors(stopped.survived)}` : "";
+  return `stopped ${count} process${count === 1 ? "" : "es"} ${what}: ${list}${killed}${survived}`;
+}
+
+/** "4242 stat (state D: waiting in the kernel, …)": what the process waits for is its own, so the words say where to look. */
+export function describeSurvivors(survived: NonNullable<StoppedGroup["survived"]>): string {
+  return survived
+    .map(({ pid, command, state }) =>
+      state === "D"
+        ? `${pid} ${command} (state D: waiting in the kernel, often on a hung disk or network mount; it ends once that wait does, and \`cat /proc/${pid}/stack\` as root shows where it waits)`
+        : `${pid} ${command} (state ${state})`,
+    )
+    .join(", ");
 }

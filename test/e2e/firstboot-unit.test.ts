@@ -8,6 +8,7 @@ import { startReadinessServer, type ReadinessServer } from "../../demo/readiness
 import { finished, install, putDraft } from "../helpers/install-rig.ts";
 import { harness, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { alive } from "../helpers/processes.ts";
+import { stuckMount } from "../helpers/stuck-in-kernel.ts";
 
 const lab = harness();
 
@@ -128,6 +129,24 @@ wait
       assert.deepEqual({ ...last, time: undefined, ms: undefined }, { time: undefined, level: "info", message: "stopped", signal: "SIGTERM", ms: undefined, attempt: 1, firstbootStopped: 2, firstbootKilled: true });
       assert.ok(last.ms >= 3000, `the stop took the grace period at least: ${last.ms} ms`);
     }
+  });
+
+  test("a firstboot stuck in the kernel when the installer stops: the stop still ends, and its event and the log's last line name the process SIGKILL has not ended", async (t) => {
+    const mount = await stuckMount();
+    if (!mount) return t.skip("needs root and a FUSE mount");
+    lab.defer(() => mount.release());
+    const { installer, folder } = await rig(`#!/bin/sh\necho $$ > "$(dirname "$0")/firstboot.pid"\nexec stat "${mount.file}"\n`);
+    await attempt(installer);
+    assert.equal(await mount.lookedUp(), true);
+    const pid = (await pidIn(folder, "firstboot.pid"))!;
+    assert.equal(await installer.stop(), 0);
+    assert.equal(await alive(pid), true, "still there: SIGKILL waits for the kernel");
+    const kept = (await readFile(stateLayout(installer.stateDir).serviceLog, "utf8")).trim().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual({ ...kept.at(-1), time: undefined, ms: undefined }, { time: undefined, level: "info", message: "stopped", signal: "SIGTERM", ms: undefined, attempt: 1, firstbootStopped: 1, firstbootKilled: true, firstbootSurvived: [pid] });
+    const event = (await readFile(stateLayout(installer.stateDir).eventsOf(1), "utf8")).trim().split("\n").map((line) => JSON.parse(line)).find((e) => e.data?.survived);
+    assert.match(event.message, new RegExp(`^stopped 1 process of firstboot as the installer stops: ${pid} stat \\(SIGTERM was ignored: SIGKILL after 3 s\\); 1 still there after SIGKILL: ${pid} stat \\(state D: waiting in the kernel`));
+    await mount.release();
+    await waitFor("the process to end once its wait did", async () => !(await alive(pid)));
   });
 
   test("SIGTERM ends an open event stream cleanly: what the stop did, then a comment saying the installer stops, then the end (no reset)", async () => {

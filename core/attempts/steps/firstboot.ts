@@ -5,7 +5,7 @@ import { capText, formatBytes } from "../../common/cut-text.ts";
 import { printableJson } from "../../common/printable.ts";
 import { privateKeyLines, REDACTED } from "../../secrets/index.ts";
 import { isStorageError } from "../../fs/storage-error.ts";
-import { GRACE_MS, describeStopped, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process/group.ts";
+import { GRACE_MS, describeStopped, describeSurvivors, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process/group.ts";
 import type { NewEvent } from "../events.ts";
 import type { AttemptRecord } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
@@ -60,6 +60,15 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
   // Whatever carries the mark now is no attempt's of this installer (each stops its own before it ends): never two at once.
   const stale = await killMarked(mark, ctx.now);
   if (stale.processes.length > 0) ctx.emit(stoppedEvent(stale, "an earlier firstboot left running"));
+  // One SIGKILL has not ended yet runs no instruction of its own any more, but what it waits on (a write, a mount) may
+  // still complete, and a new firstboot would meet it half done: it is not started beside it.
+  if (stale.survived?.length) {
+    const which = stale.survived.length === 1 ? "a process of an earlier firstboot is" : `${stale.survived.length} processes of an earlier firstboot are`;
+    throw new StepFailure(
+      "FIRSTBOOT_FAILED",
+      `firstboot was not started: ${which} still there after SIGKILL: ${describeSurvivors(stale.survived)}; two firstboots would run at once. Retry the install once ${stale.survived.length === 1 ? "it has" : "they have"} ended (\`ps -o pid,stat,wchan -p ${stale.survived.map((p) => p.pid).join(",")}\`), or reboot the node.`,
+    );
+  }
   // A gate: firstboot starts only once its group is on disk, so no crash can leave one unrecorded.
   const child = spawn("/bin/sh", ["-c", GATE, executable, nodeYamlPath], {
     stdio: ["pipe", "pipe", "pipe"],
@@ -163,25 +172,31 @@ export async function stopLeftoverFirstboots(
   persist: () => Promise<void>,
   now: () => Date,
 ): Promise<LeftoverFirstboots> {
-  const byAttempt = new Map<number, StoppedGroup["processes"]>();
-  const add = (attempt: number, processes: StoppedGroup["processes"]) => byAttempt.set(attempt, [...(byAttempt.get(attempt) ?? []), ...processes]);
+  const byAttempt = new Map<number, Required<Pick<StoppedGroup, "processes" | "survived">>>();
+  const add = (attempt: number, processes: StoppedGroup["processes"], survived: StoppedGroup["survived"] = []) => {
+    const found = byAttempt.get(attempt) ?? { processes: [], survived: [] };
+    byAttempt.set(attempt, { processes: [...found.processes, ...processes], survived: [...found.survived, ...survived] });
+  };
   const recorded = attempts.filter((a) => a.firstbootGroup);
-  for (const record of recorded) add(record.attempt, (await stopRecordedGroup(record.firstbootGroup!, now, 0))?.processes ?? []);
+  for (const record of recorded) {
+    const stopped = await stopRecordedGroup(record.firstbootGroup!, now, 0);
+    add(record.attempt, stopped?.processes ?? [], stopped?.survived);
+  }
   // A firstboot runs only once its attempt is recorded running (and its group persisted): with none such and the
   // records whole, none can be left, and the start does not pay for reading every process's environment.
   const mayBeLeft = recordsLost || attempts.some((a) => a.state === "running" || a.firstbootGroup);
-  const marked = mayBeLeft ? await killMarked(mark, now) : { processes: [] };
-  for (const process of marked.processes) add(process.attempt ?? attempts.at(-1)?.attempt ?? 1, [process]);
+  const marked: StoppedGroup = mayBeLeft ? await killMarked(mark, now) : { processes: [] };
+  for (const process of marked.processes) add(process.attempt ?? attempts.at(-1)?.attempt ?? 1, [process], marked.survived?.filter((s) => s.pid === process.pid));
   // The leader found and stopped (by its recorded start time, or by the mark where that is not known) still ran.
-  const gone = new Set(recorded.filter((a) => !byAttempt.get(a.attempt)?.some((p) => p.pid === a.firstbootGroup!.pid)).map((a) => a.attempt));
+  const gone = new Set(recorded.filter((a) => !byAttempt.get(a.attempt)?.processes.some((p) => p.pid === a.firstbootGroup!.pid)).map((a) => a.attempt));
   // A group stopped here is forgotten. One already gone stays on a running attempt's record until its verdict is
   // written with it: a start killed in between must find the same evidence (the runner forgets it then).
   const forgotten = recorded.filter((a) => !(gone.has(a.attempt) && a.state === "running"));
   for (const record of forgotten) delete record.firstbootGroup;
   const notices: string[] = [];
-  for (const [attempt, processes] of [...byAttempt].sort(([a], [b]) => a - b)) {
-    if (processes.length === 0) continue;
-    const event = stoppedEvent({ processes }, `the interrupted firstboot of attempt ${attempt} left running`);
+  for (const [attempt, stopped] of [...byAttempt].sort(([a], [b]) => a - b)) {
+    if (stopped.processes.length === 0) continue;
+    const event = stoppedEvent(stopped, `the interrupted firstboot of attempt ${attempt} left running`);
     if (attempts.some((a) => a.attempt === attempt)) await emit(attempt, { ...event, step: "firstboot" });
     notices.push(event.message);
   }
@@ -191,7 +206,8 @@ export async function stopLeftoverFirstboots(
 
 function stoppedEvent(stopped: StoppedGroup, why: string): Omit<NewEvent, "step"> {
   const processes = stopped.processes.map(({ pid, command }) => ({ pid, command }));
-  return { type: "step.progress", level: "warn", message: describeStopped(stopped, why), data: { stopped: processes, ...(stopped.killedAfterMs ? { killedAfterMs: stopped.killedAfterMs } : {}) } };
+  const data = { stopped: processes, ...(stopped.killedAfterMs ? { killedAfterMs: stopped.killedAfterMs } : {}), ...(stopped.survived?.length ? { survived: stopped.survived } : {}) };
+  return { type: "step.progress", level: "warn", message: describeStopped(stopped, why), data };
 }
 
 /** What an event of one firstboot line adds on disk to its message's JSON string: seq, attempt, time, type, level, step, data. */

@@ -13,6 +13,7 @@ import type { AttemptRecord } from "../../../core/state/records.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
 import { tempDir, waitFor } from "../../helpers/installer.ts";
 import { alive } from "../../helpers/processes.ts";
+import { stuckInKernel } from "../../helpers/stuck-in-kernel.ts";
 
 const SECRET = "jt-SECRET-4711-token";
 
@@ -174,12 +175,51 @@ test("a process still carrying this state dir's mark when firstboot is to start 
   assert.equal(events[0]!.message, `stopped 1 process an earlier firstboot left running: ${stale.pid} sleep`);
 });
 
+test("a process of an earlier firstboot that SIGKILL has not ended (stuck in the kernel): firstboot is not started beside it, and the failure says why and where to look", async (t) => {
+  const mark = firstbootMark(randomUUID());
+  const stuck = await stuckInKernel(markedEnv(mark, 1));
+  if (!stuck) return t.skip("needs root and a FUSE mount");
+  try {
+    const { path, folder } = await script(`touch "$(dirname "$0")/ran"`);
+    const { ctx, events } = context();
+    let fake = 0;
+    ctx.now = () => new Date((fake += 1000));
+    await assert.rejects(run(ctx, path, { attempt: 2, firstbootTail: [] }, async () => {}, mark), (err: Error) => {
+      assert.equal((err as Error & { code?: string }).code, "FIRSTBOOT_FAILED");
+      assert.match(err.message, new RegExp(`^firstboot was not started: a process of an earlier firstboot is still there after SIGKILL: ${stuck.pid} stat \\(state D: waiting in the kernel, .*\\); two firstboots would run at once\\. Retry the install once it has ended \\(\\\`ps -o pid,stat,wchan -p ${stuck.pid}\\\`\\), or reboot the node\\.$`));
+      return true;
+    });
+    assert.equal(await readFile(join(folder, "ran")).catch(() => undefined), undefined, "firstboot never ran");
+    assert.match(events[0]!.message, new RegExp(`^stopped 1 process an earlier firstboot left running: ${stuck.pid} stat; 1 still there after SIGKILL`));
+    assert.deepEqual(events[0]!.data!.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
+  } finally {
+    await stuck.release();
+  }
+});
+
 test("a store kept aside at start holds no record of what ran: every process carrying the state dir's mark is killed all the same", async () => {
   const mark = firstbootMark(randomUUID());
   const stray = spawn("sleep", ["60"], { stdio: "ignore", detached: true, env: { ...process.env, ...markedEnv(mark, 4) } });
   const { notices } = await stopLeftoverFirstboots([], mark, true, async () => {}, async () => {}, () => new Date());
   assert.equal(await alive(stray.pid!), false);
   assert.deepEqual(notices, [`stopped 1 process the interrupted firstboot of attempt 4 left running: ${stray.pid} sleep`]);
+});
+
+test("at start, a leftover firstboot process that SIGKILL has not ended is named as still there, not as stopped", async (t) => {
+  const mark = firstbootMark(randomUUID());
+  const stuck = await stuckInKernel(markedEnv(mark, 3));
+  if (!stuck) return t.skip("needs root and a FUSE mount");
+  try {
+    let fake = 0;
+    const emitted: NewEvent[] = [];
+    const record = { attempt: 3, state: "running", firstbootTail: [] } as unknown as AttemptRecord;
+    const { notices } = await stopLeftoverFirstboots([record], mark, false, async (_, e) => void emitted.push(e), async () => {}, () => new Date((fake += 1000)));
+    assert.equal(notices.length, 1);
+    assert.match(notices[0]!, new RegExp(`^stopped 1 process the interrupted firstboot of attempt 3 left running: ${stuck.pid} stat; 1 still there after SIGKILL: ${stuck.pid} stat \\(state D`));
+    assert.deepEqual(emitted[0]!.data!.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
+  } finally {
+    await stuck.release();
+  }
 });
 
 test("a stop that comes as firstboot exits 0 by itself, before the service has seen the exit: firstboot's success is recorded, not lost (a retry would run it again)", async () => {

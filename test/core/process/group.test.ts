@@ -5,8 +5,9 @@ import { mkdtemp, readdir, readFile, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { test } from "node:test";
-import { GRACE_MS, firstbootMark, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup } from "../../../core/process/group.ts";
+import { GRACE_MS, describeStopped, firstbootMark, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup } from "../../../core/process/group.ts";
 import { alive } from "../../helpers/processes.ts";
+import { stuckInKernel } from "../../helpers/stuck-in-kernel.ts";
 
 const now = () => new Date();
 
@@ -53,6 +54,26 @@ test("the grace period runs on the injected clock: one that jumps a second each 
   assert.equal(stopped.killedAfterMs, GRACE_MS);
   assert.ok(Date.now() - started < GRACE_MS / 2, `took ${Date.now() - started} ms`);
   assert.equal(await alive(pid), false);
+});
+
+test("a process still there after SIGKILL (stuck in the kernel) is named as such, not as stopped", async (t) => {
+  const mark = firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-")));
+  const stuck = await stuckInKernel(markedEnv(mark, 2));
+  if (!stuck) return t.skip("needs root and a FUSE mount");
+  try {
+    let fake = 0;
+    const jumping = () => new Date((fake += 1000));
+    const stopped = await stopGroup(stuck.pid, jumping, GRACE_MS, mark);
+    assert.deepEqual(stopped.processes, [{ pid: stuck.pid, command: "stat", attempt: 2 }]);
+    assert.deepEqual(stopped.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
+    assert.equal(await alive(stuck.pid), true);
+    assert.match(describeStopped(stopped, "firstboot left running"), new RegExp(`1 still there after SIGKILL: ${stuck.pid} stat \\(state D: waiting in the kernel`));
+    const again = await killMarked(mark, jumping);
+    assert.deepEqual(again.survived, [{ pid: stuck.pid, command: "stat", state: "D" }], "a kill of the marked ones names it again");
+  } finally {
+    await stuck.release();
+  }
+  assert.equal(await alive(stuck.pid), false, "released, it dies of its SIGKILL");
 });
 
 test("a group with nothing left: nothing to stop", async () => {

@@ -1,0 +1,110 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+/**
+ * A FUSE file system that answers the kernel's INIT and then reads each request and never answers it: a process that
+ * looks a file up in it waits in the kernel, and once a signal that kills it came, that wait is uninterruptible (state
+ * D), as on a hung disk or NFS server. It ends when this daemon dies: the kernel then aborts the requests.
+ */
+const DAEMON = String.raw`
+const fs = require("fs");
+const fd = fs.openSync("/dev/fuse", "r+");
+require("child_process").execFileSync("mount", ["-t", "fuse.stratum-stuck", "-o", "fd=3,rootmode=40000,user_id=0,group_id=0", "stratum-stuck", process.argv[1]], { stdio: ["ignore", "ignore", "inherit", fd] });
+process.stdout.write("mounted\n");
+const buf = Buffer.alloc((1 << 20) + 8192);
+for (;;) {
+  fs.readSync(fd, buf, 0, buf.length, null);
+  const opcode = buf.readUInt32LE(4);
+  if (opcode === 26) {
+    // FUSE_INIT: answered with protocol 7.31, one background request, 64 KiB writes.
+    const out = Buffer.alloc(16 + 64);
+    out.writeUInt32LE(out.length, 0);
+    out.writeBigUInt64LE(buf.readBigUInt64LE(8), 8);
+    out.writeUInt32LE(7, 16);
+    out.writeUInt32LE(31, 20);
+    out.writeUInt16LE(1, 32);
+    out.writeUInt16LE(1, 34);
+    out.writeUInt32LE(65536, 36);
+    fs.writeSync(fd, out);
+  } else process.stdout.write("request " + opcode + "\n");
+}`;
+
+export interface StuckMount {
+  /** A file whose lookup never ends. */
+  file: string;
+  /** Resolves once a process has begun to look it up: from then on it waits in the kernel. */
+  lookedUp(): Promise<boolean>;
+  /** Aborts every wait on it (a process with a SIGKILL pending then dies) and removes the mount. */
+  release(): Promise<void>;
+}
+
+/** The FUSE mount above, in a folder of its own. Needs root and /dev/fuse (and a kernel that lets this container mount FUSE); undefined where not possible. */
+export async function stuckMount(): Promise<StuckMount | undefined> {
+  if (process.getuid?.() !== 0 || !existsSync("/dev/fuse")) return undefined;
+  const folder = await mkdtemp(join(tmpdir(), "stratum-stuck-"));
+  const mountPoint = join(folder, "mnt");
+  await mkdir(mountPoint);
+  const daemon = spawn(process.execPath, ["-e", DAEMON, mountPoint], { stdio: ["ignore", "pipe", "ignore"] });
+  const daemonExit = once(daemon, "exit");
+  const release = async () => {
+    daemon.kill("SIGKILL");
+    await daemonExit;
+    await promisify(execFile)("umount", ["-l", mountPoint]).catch(() => undefined);
+    await rm(folder, { recursive: true, force: true });
+  };
+  const said = lines(daemon);
+  if (!(await Promise.race([said.next("mounted"), daemonExit.then(() => false)]))) {
+    await release();
+    return undefined;
+  }
+  // 1: FUSE_LOOKUP, read by the daemon and never answered.
+  return { file: join(mountPoint, "file"), lookedUp: () => Promise.race([said.next("request 1"), daemonExit.then(() => false)]), release };
+}
+
+export interface StuckProcess {
+  pid: number;
+  /** Lets it go: it dies of the SIGKILL it got (or goes on, if it got none) and is waited for; the mount is removed. */
+  release(): Promise<void>;
+}
+
+/**
+ * A real process (`stat`, in a group of its own, with `env`) stuck in the kernel so that SIGKILL does not end it until
+ * released; undefined where no stuck mount can be made.
+ */
+export async function stuckInKernel(env: Record<string, string>): Promise<StuckProcess | undefined> {
+  const mount = await stuckMount();
+  if (!mount) return undefined;
+  const victim = spawn("stat", [mount.file], { stdio: "ignore", detached: true, env: { ...process.env, ...env } });
+  const exited = once(victim, "exit");
+  const release = async () => {
+    await mount.release();
+    if (victim.exitCode === null && victim.signalCode === null) await exited;
+  };
+  // A stat that fails at once (no lookup) ends without one.
+  if (!(await Promise.race([mount.lookedUp(), exited.then(() => false)]))) {
+    await release();
+    return undefined;
+  }
+  return { pid: victim.pid!, release };
+}
+
+/** Waits for a line of the daemon's output. */
+function lines(child: ChildProcess): { next(line: string): Promise<boolean> } {
+  let seen = "";
+  const waiters: { line: string; resolve: (found: boolean) => void }[] = [];
+  child.stdout!.on("data", (chunk: Buffer) => {
+    seen += chunk.toString();
+    for (const waiter of waiters.splice(0)) {
+      if (seen.split("\n").includes(waiter.line)) waiter.resolve(true);
+      else waiters.push(waiter);
+    }
+  });
+  return {
+    next: (line) => (seen.split("\n").includes(line) ? Promise.resolve(true) : new Promise((resolve) => waiters.push({ line, resolve }))),
+  };
+}
