@@ -7,32 +7,49 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 
 /**
- * A FUSE file system that answers the kernel's INIT and then reads each request and never answers it: a process that
- * looks a file up in it waits in the kernel, and once a signal that kills it came, that wait is uninterruptible (state
- * D), as on a hung disk or NFS server. It ends when this daemon dies: the kernel then aborts the requests.
+ * A FUSE file system whose one file's lookup the daemon reads and never answers: a process that looks it up waits in
+ * the kernel, and once a signal that kills it came, that wait is uninterruptible (state D), as on a hung disk or NFS
+ * server. It ends when this daemon dies: the kernel then aborts the requests. Anything else asked of it fails at once
+ * (ENOENT, ENOSYS), so that nothing else that comes across the mount hangs (a test run's rm -rf of its temp folder),
+ * and the daemon dies with the test that made it (its stdin closes).
  */
 const DAEMON = String.raw`
 const fs = require("fs");
+// Not process.exit: it would wait for the read the kernel holds. SIGKILL closes the device, which aborts the mount.
+process.stdin.on("end", () => process.kill(process.pid, "SIGKILL")).resume();
 const fd = fs.openSync("/dev/fuse", "r+");
 require("child_process").execFileSync("mount", ["-t", "fuse.stratum-stuck", "-o", "fd=3,rootmode=40000,user_id=0,group_id=0", "stratum-stuck", process.argv[1]], { stdio: ["ignore", "ignore", "inherit", fd] });
 process.stdout.write("mounted\n");
 const buf = Buffer.alloc((1 << 20) + 8192);
-for (;;) {
-  fs.readSync(fd, buf, 0, buf.length, null);
+const reply = (unique, error, body = Buffer.alloc(0)) => {
+  const out = Buffer.alloc(16 + body.length);
+  out.writeUInt32LE(out.length, 0);
+  out.writeInt32LE(error, 4);
+  out.writeBigUInt64LE(unique, 8);
+  body.copy(out, 16);
+  fs.writeSync(fd, out);
+};
+const next = () => fs.read(fd, buf, 0, buf.length, null, (err, length) => {
+  if (err) process.exit(0);
   const opcode = buf.readUInt32LE(4);
+  const unique = buf.readBigUInt64LE(8);
   if (opcode === 26) {
-    // FUSE_INIT: answered with protocol 7.31, one background request, 64 KiB writes.
-    const out = Buffer.alloc(16 + 64);
-    out.writeUInt32LE(out.length, 0);
-    out.writeBigUInt64LE(buf.readBigUInt64LE(8), 8);
-    out.writeUInt32LE(7, 16);
-    out.writeUInt32LE(31, 20);
-    out.writeUInt16LE(1, 32);
-    out.writeUInt16LE(1, 34);
-    out.writeUInt32LE(65536, 36);
-    fs.writeSync(fd, out);
-  } else process.stdout.write("request " + opcode + "\n");
-}`;
+    // FUSE_INIT: protocol 7.31, one background request, 64 KiB writes.
+    const init = Buffer.alloc(64);
+    init.writeUInt32LE(7, 0);
+    init.writeUInt32LE(31, 4);
+    init.writeUInt16LE(1, 16);
+    init.writeUInt16LE(1, 18);
+    init.writeUInt32LE(65536, 20);
+    reply(unique, 0, init);
+  } else if (opcode === 1 && buf.toString("latin1", 40, length).split("\0")[0] === "file") {
+    process.stdout.write("looked up\n");
+  } else if (opcode === 1) reply(unique, -2);
+  // FORGET, INTERRUPT and BATCH_FORGET take no answer.
+  else if (![2, 36, 42].includes(opcode)) reply(unique, -38);
+  next();
+});
+next();`;
 
 export interface StuckMount {
   /** A file whose lookup never ends. */
@@ -49,7 +66,7 @@ export async function stuckMount(): Promise<StuckMount | undefined> {
   const folder = await mkdtemp(join(tmpdir(), "stratum-stuck-"));
   const mountPoint = join(folder, "mnt");
   await mkdir(mountPoint);
-  const daemon = spawn(process.execPath, ["-e", DAEMON, mountPoint], { stdio: ["ignore", "pipe", "ignore"] });
+  const daemon = spawn(process.execPath, ["-e", DAEMON, mountPoint], { stdio: ["pipe", "pipe", "ignore"] });
   const daemonExit = once(daemon, "exit");
   const release = async () => {
     daemon.kill("SIGKILL");
@@ -62,8 +79,7 @@ export async function stuckMount(): Promise<StuckMount | undefined> {
     await release();
     return undefined;
   }
-  // 1: FUSE_LOOKUP, read by the daemon and never answered.
-  return { file: join(mountPoint, "file"), lookedUp: () => Promise.race([said.next("request 1"), daemonExit.then(() => false)]), release };
+  return { file: join(mountPoint, "file"), lookedUp: () => Promise.race([said.next("looked up"), daemonExit.then(() => false)]), release };
 }
 
 export interface StuckProcess {
