@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { InstallerError } from "../common/errors.ts";
 import { headerMatcher } from "./install-code.ts";
 import { LOCKOUT_POLICY, clientAddress, gate, recordFailure, recordSuccess } from "./lockout.ts";
-import { isStorageError, storageFault } from "../fs/storage-error.ts";
+import { isStorageError } from "../fs/storage-error.ts";
+import { retryWhileStorageRefuses, type RetryWait } from "../fs/storage-retry.ts";
 import type { Logger, Origin } from "../common/log.ts";
 import type { LockoutState } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
@@ -23,13 +23,11 @@ interface AuthenticatorDeps {
   installCode: string;
   now: () => Date;
   log: Logger;
-  /** Waits `ms` before a retry of a refused count: true, or false once `signal` aborts (the service stops). */
-  wait?: (ms: number, signal: AbortSignal) => Promise<boolean>;
+  /** Waits before a retry of a refused count (core/fs/storage-retry.ts). */
+  wait?: RetryWait;
 }
 
-const sleepUnlessStopped = (ms: number, signal: AbortSignal) => sleep(ms, true, { ref: false, signal }).catch(() => false);
-
-export function createAuthenticator({ lockout, installCode, now, log, wait = sleepUnlessStopped }: AuthenticatorDeps): Authenticator {
+export function createAuthenticator({ lockout, installCode, now, log, wait }: AuthenticatorDeps): Authenticator {
   const matches = headerMatcher(installCode);
   // On a full disk the counts hold in memory (a guesser is still locked out) and are written once the disk takes
   // them: by the next write of the store, or by this one's retries, so that a restart does not forget them.
@@ -37,19 +35,9 @@ export function createAuthenticator({ lockout, installCode, now, log, wait = sle
   const stopped = new AbortController();
   const retry = async () => {
     retrying = true;
-    for (let delay = 1_000; !stopped.signal.aborted; delay = Math.min(delay * 2, 60_000)) {
-      const slept = await wait(delay, stopped.signal);
-      if (!slept) break;
-      try {
-        await lockout.save();
-        break;
-      } catch (err) {
-        // A state dir gone is made again only by a restart, which starts from the disk's counts.
-        if (isStorageError(err) && !storageFault(err).gone) continue;
-        if (!isStorageError(err)) log.error("saving the lockout counts failed", { error: String(err) });
-        break;
-      }
-    }
+    // A state dir gone is made again only by a restart, which starts from the disk's counts.
+    const failed = await retryWhileStorageRefuses(() => lockout.save(), stopped.signal, wait);
+    if (failed) log.error("saving the lockout counts failed", { error: String(failed) });
     retrying = false;
   };
   const persist = () =>

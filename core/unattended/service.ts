@@ -6,6 +6,9 @@ import type { Blocker } from "../common/errors.ts";
 import type { Logger } from "../common/log.ts";
 import { readTextFile, TextFileProblem } from "../fs/read-text-file.ts";
 import { YAML_LIMITS } from "../config/yaml.ts";
+import { isStorageError, storageFault } from "../fs/storage-error.ts";
+import { retryWhileStorageRefuses, type RetryWait } from "../fs/storage-retry.ts";
+import type { InstallerError } from "../common/errors.ts";
 import type { HandoffRecord, UnattendedRecord } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
 
@@ -20,6 +23,8 @@ interface UnattendedServiceDeps {
   installRecord: string;
   log: Logger;
   now: () => Date;
+  /** Waits before a retry of a start the state dir refused (core/fs/storage-retry.ts). */
+  wait?: RetryWait;
 }
 
 function sha256(text: string): string {
@@ -38,10 +43,16 @@ async function originFrom(installRecord: string): Promise<string> {
 }
 
 /** A wait says what it waits for and that it ends by itself: a bare "blocked" reads as a failure. */
-function takeOverOutcome(record: UnattendedRecord, blockers: Blocker[]): string {
+function takeOverOutcome(record: UnattendedRecord, blockers: Blocker[], refused: InstallerError | undefined): string {
   if (record.state === "started") return `started (attempt ${record.attempt})`;
   if (record.state === "invalid") return "invalid";
   const codes = [...new Set(blockers.map((b) => b.code))];
+  if (codes.length === 0 && refused && isStorageError(refused)) {
+    const { why, remedy, gone } = storageFault(refused);
+    return gone
+      ? `blocked: the install could not start: ${why}; ${remedy}`
+      : `blocked: the install could not start: ${why}; it is tried again by itself until the state dir takes writes: ${remedy}`;
+  }
   if (codes.length === 0) return "blocked: the install could not start (see the log); it is tried again when the payload changes";
   if (codes.every((code) => code === "PAYLOAD_VERIFYING")) {
     return "waiting for the payload check (PAYLOAD_VERIFYING); it starts by itself once the payload is verified";
@@ -65,11 +76,45 @@ interface UnattendedService {
    * good. Memory only, persisted with the person's change; returns the undo for when that fails.
    */
   personActed(): (() => void) | undefined;
+  /** Ends the retries of a start the state dir refused (the service stops). */
+  stop(): void;
 }
 
 export function createUnattendedService(deps: UnattendedServiceDeps): UnattendedService {
   const { unattended, handoff, handoffPath, log } = deps;
   let deciding = false;
+  /** Why the last start was refused, while it waits for a retry. */
+  let refused: InstallerError | undefined;
+  let retrying = false;
+  const stopped = new AbortController();
+
+  /** Still waiting to start by itself, nothing blocking it: what a refused start leaves. */
+  const mayStart = () => {
+    const record = unattended.get();
+    return record?.state === "blocked" && record.autoStart === true && deps.blockers().length === 0;
+  };
+
+  /**
+   * A start the state dir refused (a full disk, a read-only remount) is tried again by itself: nothing else would
+   * (no blocker clears), and no person is there. It ends once it started, a person acted, a blocker came (which
+   * decides again once it clears), or the service stops.
+   */
+  const retryStart = () => {
+    if (retrying) return;
+    retrying = true;
+    void retryWhileStorageRefuses(
+      async () => {
+        if (!mayStart() || deciding) return;
+        await decide();
+        await unattended.save();
+        if (refused && isStorageError(refused)) throw refused;
+      },
+      stopped.signal,
+      deps.wait,
+    )
+      .then((failed) => failed && log.error("unattended decision failed", { error: String(failed) }))
+      .finally(() => (retrying = false));
+  };
 
   const decide = async () => {
     const record = unattended.get()!;
@@ -78,6 +123,7 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
       const analysis = deps.draft.analysis();
       delete record.autoStart;
       delete record.errors;
+      refused = undefined;
       if (!analysis.valid) {
         Object.assign(record, { state: "invalid", errors: analysis.errors });
       } else if (deps.blockers().length > 0) {
@@ -91,6 +137,10 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
           Object.assign(record, { state: "blocked", autoStart: true });
           delete record.attempt;
           log.warn("unattended install could not start", { error: String(err) });
+          if (isStorageError(err)) {
+            refused = err;
+            if (!storageFault(err).gone) retryStart();
+          }
         }
       }
       log.info("unattended node.yaml decided", { state: record.state, attempt: record.attempt });
@@ -127,7 +177,7 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
     const origin = await originFrom(deps.installRecord);
     unattended.set({ state: "blocked", origin, takenAt: deps.now().toISOString() });
     await decide();
-    const outcome = takeOverOutcome(unattended.get()!, deps.blockers());
+    const outcome = takeOverOutcome(unattended.get()!, deps.blockers(), refused);
     await unattended.save();
     await rm(handoffPath, { force: true });
     return `took ${handoffPath} as the draft for an unattended install: ${outcome}`;
@@ -146,6 +196,7 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
       await decide();
       await unattended.save();
     },
+    stop: () => stopped.abort(),
     personActed() {
       const record = unattended.get();
       if (record?.state !== "blocked" || !record.autoStart) return undefined;

@@ -8,8 +8,9 @@ import { InstallerError, type Blocker } from "../../core/common/errors.ts";
 import { loadHostFactsFile } from "../../core/host/read-facts.ts";
 import { BUILT_IN_RELEASE } from "../../core/payload/release-model.ts";
 import { createUnattendedService } from "../../core/unattended/service.ts";
+import { storageError } from "../../core/fs/storage-error.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
-import { tempDir } from "../helpers/installer.ts";
+import { tempDir, waitFor } from "../helpers/installer.ts";
 import { DEMO_HOST_FACTS } from "../helpers/paths.ts";
 import { manualClock, recordingLog, reopened, tempStore } from "../helpers/services.ts";
 
@@ -27,6 +28,8 @@ interface RigOptions {
   blockers?: Blocker[];
   /** The attempts service refuses the start with this. */
   refuseStart?: InstallerError;
+  /** The wait before a retry of a start the state dir refused (default: never returns). */
+  wait?: (ms: number, signal: AbortSignal) => Promise<boolean>;
 }
 
 /**
@@ -74,6 +77,7 @@ async function rig(options: RigOptions = {}) {
     installRecord,
     log,
     now: clock.now,
+    wait: options.wait ?? (() => new Promise<boolean>(() => undefined)),
   });
   const handoffExists = () => access(handoffPath).then(() => true, () => false);
   const persisted = async () => {
@@ -81,7 +85,8 @@ async function rig(options: RigOptions = {}) {
     return { unattended: data.slice("unattended").get(), handoff: data.slice("handoff").get(), draft: data.slice("draft").get() };
   };
   const allowStart = () => void (refuseStart = undefined);
-  return { unattended, draft, blockers, started, allowStart, entries, handoffPath, handoffExists, persisted };
+  const refuse = (err: InstallerError) => void (refuseStart = err);
+  return { stateDir, unattended, draft, blockers, started, allowStart, refuse, entries, handoffPath, handoffExists, persisted };
 }
 
 const TAKEN_AT = "2026-12-04T12:00:00.000Z";
@@ -116,8 +121,8 @@ describe("unattended: what the first start makes of stage 1's node.yaml (SPEC §
       started: [],
     },
     {
-      name: "valid, but the start is refused",
-      options: { handoff: VALID_NODE_YAML, refuseStart: new InstallerError({ code: "INSUFFICIENT_STORAGE", detail: "no space" }) },
+      name: "valid, but the start is refused (not by the state dir, whose refusal is retried: below)",
+      options: { handoff: VALID_NODE_YAML, refuseStart: new InstallerError({ code: "INSTALL_RUNNING", detail: "Attempt 1 is still running." }) },
       record: { state: "blocked", origin: ORIGIN, takenAt: TAKEN_AT, autoStart: true },
       outcome: "blocked: the install could not start (see the log); it is tried again when the payload changes",
       started: [],
@@ -254,5 +259,51 @@ describe("unattended: a blocked node.yaml waits", () => {
     await r.unattended.blockersChanged();
     assert.deepEqual(r.started, [1]);
     assert.deepEqual(r.entries.filter((e) => e.message === "unattended node.yaml decided").map((e) => [e.state, e.attempt]), [["blocked", undefined], ["started", 1]]);
+  });
+
+  test("a start the state dir refused (a full disk) is tried again by itself, waiting longer each time, until the state dir takes it: no person and no payload change needed", async () => {
+    const waits: { ms: number; go: (again: boolean) => void }[] = [];
+    const waited = () => waitFor("the next retry's wait", async () => waits.at(-1));
+    const r = await rig({ handoff: VALID_NODE_YAML, wait: (ms) => new Promise((go) => waits.push({ ms, go })) });
+    const full = storageError(r.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+    r.refuse(full);
+    const notice = (await r.unattended.start())[0];
+    assert.equal(
+      notice,
+      `took ${r.handoffPath} as the draft for an unattended install: blocked: the install could not start: The state dir ${r.stateDir} cannot be written (ENOSPC: no space left on its file system); it is tried again by itself until the state dir takes writes: free space on its file system`,
+    );
+    (await waited()).go(true);
+    await waitFor("the second wait", async () => waits.length === 2 || undefined);
+    assert.deepEqual(r.started, [], "still refused");
+    r.allowStart();
+    waits[1]!.go(true);
+    await waitFor("the start", async () => r.started.length === 1 || undefined);
+    assert.deepEqual(waits.map((w) => w.ms), [1000, 2000]);
+    await waitFor("the record written", async () => (await r.persisted()).unattended?.state === "started" || undefined);
+    assert.deepEqual((await r.persisted()).unattended, { state: "started", origin: "", takenAt: TAKEN_AT, attempt: 1 });
+    assert.equal(waits.length, 2, "no retry after it started");
+  });
+
+  test("the retries end when a person acts, and when the service stops", async () => {
+    const full = () => storageError("/state", Object.assign(new Error("no space"), { code: "ENOSPC" }));
+    for (const end of ["person", "stop"] as const) {
+      const waits: { signal: AbortSignal; go: (again: boolean) => void }[] = [];
+      const r = await rig({ handoff: VALID_NODE_YAML, wait: (_, signal) => new Promise((go) => waits.push({ signal, go })) });
+      r.refuse(full());
+      await r.unattended.start();
+      await waitFor("the first wait", async () => waits[0]);
+      r.allowStart();
+      if (end === "person") {
+        r.unattended.personActed();
+        waits[0]!.go(true);
+      } else {
+        r.unattended.stop();
+        assert.equal(waits[0]!.signal.aborted, true, "the wait is told at once");
+        waits[0]!.go(false);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(r.started, [], end);
+      assert.equal(waits.length, 1, end);
+    }
   });
 });
