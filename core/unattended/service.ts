@@ -104,10 +104,10 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
     retrying = true;
     void retryWhileStorageRefuses(
       async () => {
-        if (!mayStart() || deciding) return;
-        await decide();
+        if (mayStart() && !deciding) await decide();
+        // Written each time (a start the disk took may not have been written with it), until it goes through.
         await unattended.save();
-        if (refused && isStorageError(refused)) throw refused;
+        if (refused && isStorageError(refused) && mayStart()) throw refused;
       },
       stopped.signal,
       deps.wait,
