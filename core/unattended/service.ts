@@ -47,7 +47,7 @@ function takeOverOutcome(record: UnattendedRecord, blockers: Blocker[], refused:
   if (record.state === "started") return `started (attempt ${record.attempt})`;
   if (record.state === "invalid") return "invalid";
   const codes = [...new Set(blockers.map((b) => b.code))];
-  if (codes.length === 0 && refused && isStorageError(refused)) {
+  if (codes.length === 0 && refused) {
     const { why, remedy, gone } = storageFault(refused);
     return gone
       ? `blocked: the install could not start: ${why}; ${remedy}`
@@ -83,7 +83,7 @@ interface UnattendedService {
 export function createUnattendedService(deps: UnattendedServiceDeps): UnattendedService {
   const { unattended, handoff, handoffPath, log } = deps;
   let deciding = false;
-  /** Why the last start was refused, while it waits for a retry. */
+  /** The state dir's refusal of the last start, while it waits for a retry. */
   let refused: InstallerError | undefined;
   let retrying = false;
   const stopped = new AbortController();
@@ -107,7 +107,7 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
         if (mayStart() && !deciding) await decide();
         // Written each time (a start the disk took may not have been written with it), until it goes through.
         await unattended.save();
-        if (refused && isStorageError(refused) && mayStart()) throw refused;
+        if (refused && mayStart()) throw refused;
       },
       stopped.signal,
       deps.wait,

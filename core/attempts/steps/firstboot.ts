@@ -60,7 +60,7 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
   // Whatever carries the mark now is no attempt's of this installer (each stops its own before it ends): never two at once.
   const stale = await killMarked(mark, ctx.now);
   if (stale.processes.length > 0) ctx.emit(stoppedEvent(stale, "an earlier firstboot left running"));
-  // One SIGKILL has not ended yet runs no instruction of its own any more, but what it waits on (a write, a mount) may
+  // A process SIGKILL has not ended yet runs no instruction of its own any more, but what it waits on (a write, a mount) may
   // still complete, and a new firstboot would meet it half done: it is not started beside it.
   if (stale.survived?.length) {
     const which = stale.survived.length === 1 ? "a process of an earlier firstboot is" : `${stale.survived.length} processes of an earlier firstboot are`;
