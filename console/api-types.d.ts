@@ -850,7 +850,7 @@ export interface components {
             /** @enum {string} */
             level: "info" | "warn" | "error";
             message: string;
-            /** @description What the event carries besides its message, by type: attempt.started {kind, startedBy}; step.started of readiness {deadline} (when the wait ends, ISO time); step.log {stream, truncatedBytes?}; step.progress {check} (a join check), {stopped, killedAfterMs?} (what firstboot left running) or {limit: {lines, bytes}} (firstboot's output reached the 500,000 lines or 64 MiB of events an attempt keeps) or {notKept: {lines, bytes}} (what it printed past that, said once its output ended, perhaps after its step.finished); step.finished {outcome, durationMs}; readiness.poll {state, detail?, checks?}; attempt.finished {verdict}. */
+            /** @description What the event carries besides its message, by type: attempt.started {kind, startedBy}; step.started of readiness {deadline} (when the wait ends, ISO time); step.log {stream, truncatedBytes?}; step.progress {check} (a join check), {stopped, killedAfterMs?, survived?} (what firstboot left running; `survived`: those SIGKILL has not ended yet, each with its process state) or {limit: {lines, bytes}} (firstboot's output reached the 500,000 lines or 64 MiB of events an attempt keeps) or {notKept: {lines, bytes}} (what it printed past that, said once its output ended, perhaps after its step.finished); step.finished {outcome, durationMs}; readiness.poll {state, detail?, checks?}; attempt.finished {verdict}. */
             data?: {
                 [key: string]: unknown;
             };
