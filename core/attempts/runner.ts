@@ -28,6 +28,8 @@ export interface RunnerDeps {
   redactor: Redactor;
   log: Logger;
   now: () => Date;
+  /** What waits are measured by (StepContext.monotonic): performance.now() unless a test gives its own. */
+  monotonic?: () => number;
   cluster: StepInputs["cluster"];
   /** The store was kept aside at this start: no record says what ran, so every process of this state dir's firstboot is looked for. */
   recordsLost?: boolean;
@@ -70,7 +72,7 @@ export class AttemptRunner {
         (await events.writer(attempt)).append(event);
       },
       () => attempts.save(),
-      this.deps.now,
+      this.deps.monotonic,
     );
     // A node.yaml being written when the installer was killed: its temp file holds the rendered config, secrets and all.
     const torn = await removeInterruptedWritesOf(this.deps.settings.nodeYaml);
@@ -253,6 +255,9 @@ export class AttemptRunner {
   async #step(record: AttemptRecord, log: AttemptEventLog, step: Step, signal: AbortSignal, shutdown: AbortSignal): Promise<void> {
     const { now, redactor } = this.deps;
     const started = now().getTime();
+    // A duration by the monotonic clock: a time sync that steps the wall clock (firstboot starts one) during the step
+    // would make it years long, or negative.
+    const startedAt = performance.now();
     record.step = step;
     const deadline = stepDeadline(step, this.deps.settings, started);
     const stepRecord: StepRecord = { step, state: "running", startedAt: new Date(started).toISOString(), ...(deadline ? { deadline: new Date(deadline).toISOString() } : {}) };
@@ -264,13 +269,14 @@ export class AttemptRunner {
     let succeededEarly = false;
     const succeed = () => {
       Object.assign(stepRecord, { state: "succeeded", finishedAt: now().toISOString() });
-      this.#append(record, log, { type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: now().getTime() - started } });
+      this.#append(record, log, { type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: Math.round(performance.now() - startedAt) } });
     };
     const ctx: StepContext = {
       emit: (event: Omit<NewEvent, "step">) => this.#append(record, log, event, step),
       backlogged: () => (log.backlog >= BACKLOG_LIMIT ? log.flush().catch(() => undefined) : undefined),
       redactor,
       now,
+      ...(this.deps.monotonic ? { monotonic: this.deps.monotonic } : {}),
       signal,
       groupStopped: (stopped) => {
         if (!shutdown.aborted) return;
@@ -294,7 +300,7 @@ export class AttemptRunner {
       if (shutdown.aborted || succeededEarly) throw err;
       const message = redactor.text(err instanceof Error ? err.message : String(err));
       Object.assign(stepRecord, { state: "failed", finishedAt: now().toISOString(), message });
-      this.#append(record, log, { type: "step.finished", step, level: "error", message: `${step} failed: ${message}`, data: { outcome: "failed", durationMs: now().getTime() - started } });
+      this.#append(record, log, { type: "step.finished", step, level: "error", message: `${step} failed: ${message}`, data: { outcome: "failed", durationMs: Math.round(performance.now() - startedAt) } });
       throw err;
     }
     if (!succeededEarly) succeed();

@@ -27,7 +27,7 @@ function payloadFiles(release: ReleaseFile | undefined): string[] {
 }
 
 export function createPayloadManager(deps: PayloadManagerDeps): PayloadManager {
-  const { folder, log, now } = deps;
+  const { folder, log } = deps;
   let state: PayloadState = { kind: "settling" };
   let cancel: (() => Promise<void>) | undefined;
   const listeners: ((state: PayloadState) => void)[] = [];
@@ -60,7 +60,7 @@ export function createPayloadManager(deps: PayloadManagerDeps): PayloadManager {
     const totalBytes = release.images.reduce((sum, image) => sum + image.size, 0);
     let doneBytes = 0;
     set({ kind: "verifying", release, doneBytes, totalBytes });
-    const started = now().getTime();
+    const started = performance.now();
     const run = checkChecksums(folder, release, (bytes, file) => {
       doneBytes += bytes;
       state = { kind: "verifying", release, doneBytes, totalBytes, file };
@@ -70,7 +70,7 @@ export function createPayloadManager(deps: PayloadManagerDeps): PayloadManager {
       if (cancel !== run.cancel) return;
       cancel = undefined;
       if (mismatch) return set({ kind: "invalid", release, detail: mismatch });
-      log.info("payload verified", { release: release.model.release, bytes: totalBytes, ms: now().getTime() - started });
+      log.info("payload verified", { release: release.model.release, bytes: totalBytes, ms: Math.round(performance.now() - started) });
       set({ kind: "ready", release });
     });
   };

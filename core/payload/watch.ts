@@ -8,8 +8,11 @@ export interface WatchSettings {
   pollMs?: number;
   /** A change is judged only once nothing has changed for this long: a payload copied in slowly is not judged half-way. */
   settleMs?: number;
-  /** The service's clock: the settle time is measured by it. */
-  now: () => Date;
+  /**
+   * What the settle time is measured by: milliseconds from any origin, never stepped (performance.now() unless a test
+   * gives its own). A fresh node's first time sync may step the wall clock back by hours, in the middle of a copy.
+   */
+  monotonic?: () => number;
 }
 
 interface WatchCallbacks {
@@ -31,10 +34,12 @@ export class FolderWatch {
   #checking = false;
   readonly #settings: WatchSettings;
   readonly #on: WatchCallbacks;
+  readonly #clock: () => number;
 
   constructor(settings: WatchSettings, on: WatchCallbacks) {
     this.#settings = settings;
     this.#on = on;
+    this.#clock = settings.monotonic ?? (() => performance.now());
   }
 
   start(): void {
@@ -73,11 +78,11 @@ export class FolderWatch {
       const signature = await this.#signature(this.#on.files());
       if (signature !== this.#seen) {
         this.#seen = signature;
-        this.#seenSince = this.#settings.now().getTime();
+        this.#seenSince = this.#clock();
         if (signature !== this.#judged) await this.#on.changed();
         return;
       }
-      if (signature === this.#judged || this.#settings.now().getTime() - this.#seenSince < (this.#settings.settleMs ?? 1000)) return;
+      if (signature === this.#judged || this.#clock() - this.#seenSince < (this.#settings.settleMs ?? 1000)) return;
       await this.#on.settled();
     } finally {
       this.#checking = false;

@@ -149,12 +149,18 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+/** Milliseconds from any origin, never stepped: what the grace and the wait after SIGKILL are measured by. */
+export type Clock = () => number;
+
+const monotonic: Clock = () => performance.now();
+
 /**
  * Stops every process of a group (and of its session, and every one carrying the mark) like a
- * systemd unit: SIGTERM, then SIGKILL after the grace period (by `now`, the service's clock), again
- * until none is left, so one that forks while it is stopped is taken too; names what it found.
+ * systemd unit: SIGTERM, then SIGKILL after the grace period (by `clock`: a time sync that steps the
+ * wall clock back must not stretch it), again until none is left, so one that forks while it is
+ * stopped is taken too; names what it found.
  */
-export async function stopGroup(pgid: number | undefined, now: () => Date, graceMs = GRACE_MS, mark?: string): Promise<StoppedGroup> {
+export async function stopGroup(pgid: number | undefined, clock: Clock = monotonic, graceMs = GRACE_MS, mark?: string): Promise<StoppedGroup> {
   const seen = new Map<number, { command: string; attempt?: number }>();
   let live: Member[] = [];
   const anyLeft = async () => {
@@ -165,9 +171,9 @@ export async function stopGroup(pgid: number | undefined, now: () => Date, grace
     return live.length > 0;
   };
   const gone = async (ms: number, signal: NodeJS.Signals) => {
-    const end = now().getTime() + ms;
+    const end = clock() + ms;
     while (await anyLeft()) {
-      if (now().getTime() >= end) return false;
+      if (clock() >= end) return false;
       if (signal === "SIGKILL") signalEach(live, pgid, signal);
       await delay(POLL_MS);
     }
@@ -187,8 +193,8 @@ export async function stopGroup(pgid: number | undefined, now: () => Date, grace
 }
 
 /** Kills at once every process carrying the mark: a firstboot whose installer died has no one to finish it. */
-export function killMarked(mark: string, now: () => Date = () => new Date()): Promise<StoppedGroup> {
-  return stopGroup(undefined, now, 0, mark);
+export function killMarked(mark: string, clock: Clock = monotonic): Promise<StoppedGroup> {
+  return stopGroup(undefined, clock, 0, mark);
 }
 
 /**
@@ -197,11 +203,11 @@ export function killMarked(mark: string, now: () => Date = () => new Date()): Pr
  * id may be another program's (after a reboot, or a pid that wrapped round), so it is left alone; the
  * group's own survivors carry the firstboot mark and `killMarked` finds them.
  */
-export async function stopRecordedGroup(group: GroupRecord, now: () => Date, graceMs = GRACE_MS): Promise<StoppedGroup | undefined> {
+export async function stopRecordedGroup(group: GroupRecord, clock: Clock = monotonic, graceMs = GRACE_MS): Promise<StoppedGroup | undefined> {
   if (group.startTime === null) return undefined;
   const leader = await readStat(group.pid);
   if (!leader || leader.startTime !== group.startTime) return undefined;
-  return stopGroup(group.pid, now, graceMs);
+  return stopGroup(group.pid, clock, graceMs);
 }
 
 /** "stopped 2 processes firstboot left running: 4242 sleep, 4243 bash", and which of them SIGKILL has not ended yet. */

@@ -71,7 +71,7 @@ interface ServicesDeps {
 
 export function createServices(deps: ServicesDeps): Services {
   const { store, host, settings, now, log } = deps;
-  const payload = createPayloadManager({ folder: settings.payload, log, now });
+  const payload = createPayloadManager({ folder: settings.payload, log });
   const release = () => payload.release();
   /** Found at start: an install whose record the store lost (core/attempts/event-log.ts). */
   let earlierInstall: Blocker[] = [];

@@ -7,7 +7,13 @@ export interface StepContext {
   /** Resolves once the event log has caught up, for producers that can pause (firstboot's pipes). */
   backlogged(): Promise<void> | undefined;
   redactor: Redactor;
+  /** The wall clock: what events and records say. */
   now: () => Date;
+  /**
+   * Milliseconds from any origin, never stepped (performance.now() unless a test gives its own): what a wait is
+   * measured by. A fresh node's wall clock jumps at its first time sync, often by years (a dead RTC battery).
+   */
+  monotonic?: () => number;
   /** Aborted when the service stops: a step ends at once and the attempt stays interrupted. */
   signal: AbortSignal;
   /**
@@ -19,3 +25,6 @@ export interface StepContext {
   /** Hears what stopping firstboot's group took, as the step stops it. */
   groupStopped?(stopped: StoppedGroup): void;
 }
+
+/** The step's monotonic clock (StepContext.monotonic). */
+export const monotonicOf = (ctx: Pick<StepContext, "monotonic">): (() => number) => ctx.monotonic ?? (() => performance.now());

@@ -5,7 +5,7 @@ import { capText, formatBytes } from "../../common/cut-text.ts";
 import { printableJson } from "../../common/printable.ts";
 import { privateKeyLines, REDACTED } from "../../secrets/index.ts";
 import { isStorageError } from "../../fs/storage-error.ts";
-import { GRACE_MS, describeStopped, describeSurvivors, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup, type StoppedGroup } from "../../process/group.ts";
+import { GRACE_MS, describeStopped, describeSurvivors, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup, type Clock, type StoppedGroup } from "../../process/group.ts";
 import type { NewEvent } from "../events.ts";
 import type { AttemptRecord } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
@@ -58,7 +58,7 @@ interface Exit {
  */
 export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath, mark, record, persist, outputLimit = OUTPUT_LIMIT }: FirstbootRun): Promise<void> {
   // Whatever carries the mark now is no attempt's of this installer (each stops its own before it ends): never two at once.
-  const stale = await killMarked(mark, ctx.now);
+  const stale = await killMarked(mark, ctx.monotonic);
   if (stale.processes.length > 0) ctx.emit(stoppedEvent(stale, "an earlier firstboot left running"));
   // A process SIGKILL has not ended yet runs no instruction of its own any more, but what it waits on (a write, a mount) may
   // still complete, and a new firstboot would meet it half done: it is not started beside it.
@@ -109,7 +109,7 @@ export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath,
     child.stdin.destroy();
     ctx.signal.removeEventListener("abort", stopping);
     if (pid !== undefined) {
-      const stopped = await stopGroup(pid, ctx.now, GRACE_MS, mark);
+      const stopped = await stopGroup(pid, ctx.monotonic, GRACE_MS, mark);
       ctx.groupStopped?.(stopped);
       delete record.firstbootGroup;
       // A stop that found firstboot already gone (exited, not yet seen): its own exit is what happened.
@@ -170,7 +170,7 @@ export async function stopLeftoverFirstboots(
   recordsLost: boolean,
   emit: (attempt: number, event: NewEvent) => Promise<void>,
   persist: () => Promise<void>,
-  now: () => Date,
+  clock?: Clock,
 ): Promise<LeftoverFirstboots> {
   const byAttempt = new Map<number, Required<Pick<StoppedGroup, "processes" | "survived">>>();
   const add = (attempt: number, processes: StoppedGroup["processes"], survived: StoppedGroup["survived"] = []) => {
@@ -179,13 +179,13 @@ export async function stopLeftoverFirstboots(
   };
   const recorded = attempts.filter((a) => a.firstbootGroup);
   for (const record of recorded) {
-    const stopped = await stopRecordedGroup(record.firstbootGroup!, now, 0);
+    const stopped = await stopRecordedGroup(record.firstbootGroup!, clock, 0);
     add(record.attempt, stopped?.processes ?? [], stopped?.survived);
   }
   // A firstboot runs only once its attempt is recorded running (and its group persisted): with none such and the
   // records whole, none can be left, and the start does not pay for reading every process's environment.
   const mayBeLeft = recordsLost || attempts.some((a) => a.state === "running" || a.firstbootGroup);
-  const marked: StoppedGroup = mayBeLeft ? await killMarked(mark, now) : { processes: [] };
+  const marked: StoppedGroup = mayBeLeft ? await killMarked(mark, clock) : { processes: [] };
   for (const process of marked.processes) add(process.attempt ?? attempts.at(-1)?.attempt ?? 1, [process], marked.survived?.filter((s) => s.pid === process.pid));
   // The leader found and stopped (by its recorded start time, or by the mark where that is not known) still ran.
   const gone = new Set(recorded.filter((a) => !byAttempt.get(a.attempt)?.processes.some((p) => p.pid === a.firstbootGroup!.pid)).map((a) => a.attempt));

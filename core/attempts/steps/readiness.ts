@@ -3,13 +3,13 @@ import { capText } from "../../common/cut-text.ts";
 import { type Parser, parseAnswer, request } from "../../http/client.ts";
 import type { ReadinessCheck, ReadinessObservation } from "../../state/records.ts";
 import { StepFailure } from "../verdict.ts";
-import type { StepContext } from "./context.ts";
+import { monotonicOf, type StepContext } from "./context.ts";
 
 interface ReadinessOptions {
   url: string;
   timeoutSeconds: number;
   intervalSeconds: number;
-  /** The wait's end (epoch ms) when the step announced it; otherwise timeoutSeconds from now. */
+  /** The wait's end (epoch ms, the wall clock) when the step announced it; otherwise timeoutSeconds from now. */
   deadline?: number;
 }
 
@@ -107,8 +107,10 @@ export async function waitForReadiness(
   /** The cloud API's certificate as the READY poll met it: the ha-init node's join token pins it. */
   onReadyCertificate?: (sha256: string) => void,
 ): Promise<void> {
-  const clock = () => ctx.now().getTime();
-  const deadline = options.deadline ?? clock() + options.timeoutSeconds * 1000;
+  // The wait's end, announced by the wall clock, is measured by the monotonic one from here: a time sync that steps the
+  // wall clock (firstboot starts one) neither ends the wait early nor stretches it.
+  const clock = monotonicOf(ctx);
+  const deadline = clock() + (options.deadline === undefined ? options.timeoutSeconds * 1000 : options.deadline - ctx.now().getTime());
   const started = deadline - options.timeoutSeconds * 1000;
   const halfway = started + (options.timeoutSeconds * 1000) / 2;
   let warned = false;

@@ -183,7 +183,7 @@ test("a process of an earlier firstboot that SIGKILL has not ended (stuck in the
     const { path, folder } = await script(`touch "$(dirname "$0")/ran"`);
     const { ctx, events } = context();
     let fake = 0;
-    ctx.now = () => new Date((fake += 1000));
+    ctx.monotonic = () => (fake += 1000);
     await assert.rejects(run(ctx, path, { attempt: 2, firstbootTail: [] }, async () => {}, mark), (err: Error) => {
       assert.equal((err as Error & { code?: string }).code, "FIRSTBOOT_FAILED");
       assert.match(err.message, new RegExp(`^firstboot was not started: a process of an earlier firstboot is still there after SIGKILL: ${stuck.pid} stat \\(state D: waiting in the kernel, .*\\); two firstboots would run at once\\. Retry the install once it has ended \\(\\\`ps -o pid,stat,wchan -p ${stuck.pid}\\\`\\), or reboot the node\\.$`));
@@ -200,7 +200,7 @@ test("a process of an earlier firstboot that SIGKILL has not ended (stuck in the
 test("a store kept aside at start holds no record of what ran: every process carrying the state dir's mark is killed all the same", async () => {
   const mark = firstbootMark(randomUUID());
   const stray = spawn("sleep", ["60"], { stdio: "ignore", detached: true, env: { ...process.env, ...markedEnv(mark, 4) } });
-  const { notices } = await stopLeftoverFirstboots([], mark, true, async () => {}, async () => {}, () => new Date());
+  const { notices } = await stopLeftoverFirstboots([], mark, true, async () => {}, async () => {});
   assert.equal(await alive(stray.pid!), false);
   assert.deepEqual(notices, [`stopped 1 process the interrupted firstboot of attempt 4 left running: ${stray.pid} sleep`]);
 });
@@ -213,7 +213,7 @@ test("at start, a leftover firstboot process that SIGKILL has not ended is named
     let fake = 0;
     const emitted: NewEvent[] = [];
     const record = { attempt: 3, state: "running", firstbootTail: [] } as unknown as AttemptRecord;
-    const { notices } = await stopLeftoverFirstboots([record], mark, false, async (_, e) => void emitted.push(e), async () => {}, () => new Date((fake += 1000)));
+    const { notices } = await stopLeftoverFirstboots([record], mark, false, async (_, e) => void emitted.push(e), async () => {}, () => (fake += 1000));
     assert.equal(notices.length, 1);
     assert.match(notices[0]!, new RegExp(`^stopped 1 process the interrupted firstboot of attempt 3 left running: ${stuck.pid} stat; 1 still there after SIGKILL: ${stuck.pid} stat \\(state D`));
     assert.deepEqual(emitted[0]!.data!.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);

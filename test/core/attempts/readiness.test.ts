@@ -123,12 +123,18 @@ test("…and a cloud READY by then is READY", async () => {
   assert.deepEqual(history.map((o) => o.state), ["READY"]);
 });
 
-// A real ten-minute wait would fail at the deadline, which only bounds that.
-test("the readiness wait times out by the injected clock: a ten-minute wait ends after ten one-minute polls, in no time", { timeout: 60_000 }, async () => {
+/**
+ * A ten-minute wait on injected clocks: the step's monotonic clock moves only when the cloud answers, a minute each
+ * time; the wall clock moves with it, and `stepAfter` (ms) is added to it at the second answer, as an NTP client's
+ * first sync steps a fresh node's clock (a dead RTC battery: years).
+ */
+async function tenMinuteWait(stepAfter = 0) {
   const T0 = Date.parse("2026-12-02T12:00:00Z");
-  let fake = T0; // the step's clock: it moves only when the cloud answers, a minute each time
+  let elapsed = 0;
+  let wall = T0;
   serve(() => (req, res) => {
-    fake += 60_000;
+    elapsed += 60_000;
+    wall += 60_000 + (requests === 2 ? stepAfter : 0);
     json(JSON.stringify({ state: "CEPH_BOOTSTRAP", checks: [{ name: "ceph", status: "pending" }] }))(req, res);
   });
   const events: Omit<NewEvent, "step">[] = [];
@@ -136,7 +142,8 @@ test("the readiness wait times out by the injected clock: a ten-minute wait ends
     emit: (event) => events.push(event),
     backlogged: () => undefined,
     redactor: { text: (s) => s },
-    now: () => new Date(fake),
+    now: () => new Date(wall),
+    monotonic: () => elapsed,
     signal: new AbortController().signal,
     succeeded: async () => undefined,
   };
@@ -152,4 +159,12 @@ test("the readiness wait times out by the injected clock: a ten-minute wait ends
     ["The cloud is taking longer than expected to become READY (300 s of 600 s); last: CEPH_BOOTSTRAP — not ready: ceph: pending"],
     "the halfway warning comes at five minutes by the same clock",
   );
+}
+
+// A real ten-minute wait would fail at the deadline, which only bounds that.
+test("the readiness wait times out by the injected clock: a ten-minute wait ends after ten one-minute polls, in no time", { timeout: 60_000 }, () => tenMinuteWait());
+
+test("a wall clock stepped during the wait (NTP's first sync on a node whose RTC was years behind, or hours ahead) neither ends it early nor makes it longer", { timeout: 60_000 }, async () => {
+  await tenMinuteWait(26 * 365 * 24 * 3600 * 1000);
+  await tenMinuteWait(-9 * 3600 * 1000);
 });

@@ -89,6 +89,8 @@ async function rig(t: TestContext, options: RigOptions = {}) {
     redactor: createRedactor(() => [SECRET]),
     log,
     now,
+    // The same clock measures the waits: a readiness poll moves both a minute.
+    monotonic: () => clock.now().getTime(),
     cluster,
   });
   t.after(async () => {
@@ -545,7 +547,7 @@ describe("attempt runner: a firstboot whose end no record holds", () => {
     const stateDir = await killedAtFirstboot(group);
     const first = await rig(t, { stateDir });
     // What the first start's recovery does before it writes the verdict, and then it is killed.
-    await stopLeftoverFirstboots(first.attempts.get(), firstbootMark(stateDir), false, async () => {}, () => first.attempts.save(), () => new Date());
+    await stopLeftoverFirstboots(first.attempts.get(), firstbootMark(stateDir), false, async () => {}, () => first.attempts.save());
     const next = await rig(t, { stateDir });
     assert.deepEqual(await next.runner.recover(), ["attempt 1 was interrupted at firstboot, which may have finished (it was no longer running); its verdict says retryInstall: check the node before retrying"]);
     assert.equal((await reopened(stateDir)).slice("attempts").get()[0]!.firstbootGroup, undefined, "the group is forgotten with the verdict");

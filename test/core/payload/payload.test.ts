@@ -13,7 +13,7 @@ import { BUILT_IN_RELEASE } from "../../../core/payload/release-model.ts";
 function manager(folder: string) {
   const logged: [string, Record<string, unknown> | undefined][] = [];
   const log: Logger = { info: (m, f) => logged.push([m, f]), warn: (m, f) => logged.push([m, f]), error: (m, f) => logged.push([m, f]) };
-  const payload = createPayloadManager({ folder, log, pollMs: 20, settleMs: 100, now: () => new Date() });
+  const payload = createPayloadManager({ folder, log, pollMs: 20, settleMs: 100 });
   const kinds: PayloadState["kind"][] = [];
   payload.onChange((state) => kinds.push(state.kind));
   return { payload, logged, kinds };

@@ -9,12 +9,12 @@ import { FolderWatch } from "../../../core/payload/watch.ts";
 const FILES = ["release.yaml", "images/a.tar"];
 
 /** A watch over a temp folder that, like the payload, takes the folder as judged whenever it settles. */
-async function watched(settleMs: number, now = () => new Date()) {
+async function watched(settleMs: number, monotonic?: () => number) {
   const folder = await mkdtemp(join(tmpdir(), "stratum-watch-"));
   await writeFile(join(folder, "release.yaml"), "release: 1\n");
   const calls: ("changed" | "settled")[] = [];
   const watch: FolderWatch = new FolderWatch(
-    { folder, pollMs: 20, settleMs, now },
+    { folder, pollMs: 20, settleMs, ...(monotonic ? { monotonic } : {}) },
     {
       files: () => FILES,
       changed: async () => {
@@ -72,10 +72,12 @@ test("a file the release does not list is not watched", async () => {
 });
 
 test("a copy in progress is not settled until it stops changing", async () => {
-  // The settle time is the service's clock's, moved 100 ms an append: 2.5 s of changes in all, each 100 ms after the
-  // last, however long the test process stalls between two; moved past the settle time once the copy is over.
-  let clock = Date.now();
-  const { folder, calls, watch } = await watched(500, () => new Date(clock));
+  // The settle time is measured by a monotonic clock (a time sync that steps the wall clock back by hours, as a fresh
+  // node's first one may, must not hold a payload's check for hours), here the test's: moved 100 ms an append, 2.5 s of
+  // changes in all, each 100 ms after the last however long the test process stalls between two; moved past the settle
+  // time once the copy is over.
+  let clock = 0;
+  const { folder, calls, watch } = await watched(500, () => clock);
   for (let i = 0; i < 25; i++) {
     await appendFile(join(folder, "release.yaml"), "# more\n");
     clock += 100;

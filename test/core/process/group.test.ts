@@ -9,7 +9,6 @@ import { GRACE_MS, describeStopped, firstbootMark, killMarked, markedEnv, startT
 import { alive } from "../../helpers/processes.ts";
 import { stuckInKernel } from "../../helpers/stuck-in-kernel.ts";
 
-const now = () => new Date();
 
 function group(script: string): ChildProcess {
   return spawn("sh", ["-c", script], { stdio: "ignore", detached: true });
@@ -21,11 +20,11 @@ test("a recorded pid whose start time differs is a reused pid: it is left alone"
   const startTime = startTimeOf(pid)!;
   assert.equal(typeof startTime, "number");
   try {
-    assert.equal(await stopRecordedGroup({ pid, startTime: startTime + 1 }, now), undefined);
+    assert.equal(await stopRecordedGroup({ pid, startTime: startTime + 1 }), undefined);
     assert.equal(await alive(pid), true);
-    assert.equal(await stopRecordedGroup({ pid, startTime: null }, now), undefined, "no start time, no proof: left alone");
+    assert.equal(await stopRecordedGroup({ pid, startTime: null }), undefined, "no start time, no proof: left alone");
     assert.equal(await alive(pid), true);
-    assert.deepEqual(await stopRecordedGroup({ pid, startTime }, now), { processes: [{ pid, command: "sleep" }] });
+    assert.deepEqual(await stopRecordedGroup({ pid, startTime }), { processes: [{ pid, command: "sleep" }] });
     assert.equal(await alive(pid), false);
   } finally {
     try {
@@ -37,18 +36,18 @@ test("a recorded pid whose start time differs is a reused pid: it is left alone"
 test("a group that ignores SIGTERM gets SIGKILL after the grace period; every member is named", async () => {
   const pid = group("trap '' TERM; sleep 60 & sleep 60 & wait").pid!;
   const members = await waitForMembers(pid, ["sh", "sleep", "sleep"]);
-  const stopped = await stopGroup(pid, now, 300);
+  const stopped = await stopGroup(pid, undefined, 300);
   assert.equal(stopped.killedAfterMs, 300);
   assert.deepEqual(stopped.processes.map((p) => p.pid).sort(), members.sort());
   assert.deepEqual(stopped.processes.map((p) => p.command).sort(), ["sh", "sleep", "sleep"]);
   for (const member of members) assert.equal(await alive(member), false);
 });
 
-test("the grace period runs on the injected clock: one that jumps a second each look ends it without the real wait", async () => {
+test("the grace period runs on the injected monotonic clock: one that jumps a second each look ends it without the real wait", async () => {
   const pid = group("trap '' TERM; exec sleep 60").pid!;
   await waitForMembers(pid, ["sleep"]);
   let fake = 0;
-  const jumping = () => new Date((fake += 1000));
+  const jumping = () => (fake += 1000);
   const started = Date.now();
   const stopped = await stopGroup(pid, jumping);
   assert.equal(stopped.killedAfterMs, GRACE_MS);
@@ -62,7 +61,7 @@ test("a process still there after SIGKILL (stuck in the kernel) is named as such
   if (!stuck) return t.skip("needs root and a FUSE mount");
   try {
     let fake = 0;
-    const jumping = () => new Date((fake += 1000));
+    const jumping = () => (fake += 1000);
     const stopped = await stopGroup(stuck.pid, jumping, GRACE_MS, mark);
     assert.deepEqual(stopped.processes, [{ pid: stuck.pid, command: "stat", attempt: 2 }]);
     assert.deepEqual(stopped.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
@@ -79,7 +78,7 @@ test("a process still there after SIGKILL (stuck in the kernel) is named as such
 test("a group with nothing left: nothing to stop", async () => {
   const child = group("exit 0");
   await once(child, "exit");
-  assert.deepEqual(await stopGroup(child.pid!, now, 300), { processes: [] });
+  assert.deepEqual(await stopGroup(child.pid!, undefined, 300), { processes: [] });
 });
 
 /** The group's members once they are the programs named (a fork not yet exec'd is still named `sh`). */
@@ -167,7 +166,7 @@ test("a dead installer's firstboot: every process carrying its mark is found, wh
 test("a live group's stop takes the processes that left its group or session too", async () => {
   const mark = firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-")));
   const { pids, leader } = await strayFirstboot(mark, 1);
-  const stopped = await stopGroup(leader, now, 200, mark);
+  const stopped = await stopGroup(leader, undefined, 200, mark);
   assertTook(stopped.processes, pids);
   assert.equal(stopped.killedAfterMs, 200);
   for (const pid of pids) assert.equal(await alive(pid), false, `${pid} still runs`);
@@ -183,7 +182,7 @@ test("a recorded group whose leader is gone is left alone: its id may be another
   const member = Number(await waitForFile(join(folder, "member")));
   try {
     assert.equal(await alive(member), true);
-    assert.equal(await stopRecordedGroup({ pid, startTime }, now, 0), undefined);
+    assert.equal(await stopRecordedGroup({ pid, startTime }, undefined, 0), undefined);
     assert.equal(await alive(member), true, "another program's process was killed");
   } finally {
     process.kill(member, "SIGKILL");
