@@ -18,6 +18,8 @@ const MANIFEST_RESERVE = 64 * 1024;
 const MARGIN = 0.05;
 /** A tar header compressed, and the gzip's own header and trailer: less than this. */
 const HEADER_PACKED = 64;
+/** Of each of the service's log files (under 1 MB together as the service keeps them): its last megabyte at most. */
+const LOG_CAP = 1024 * 1024;
 
 interface SupportBundleInput {
   state: StateSnapshot;
@@ -188,9 +190,10 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   else leftOut.push({ path: "notices.json", why: "no start of the service has been recorded in this state dir" });
   for (const record of attempts) small.push(...attemptFiles(record));
   for (const [path, file] of [["log/service.log.1", layout.serviceLogOlder], ["log/service.log", layout.serviceLog]] as const) {
-    const log = await readCapped(file, 1024 * 1024);
+    const log = await readCapped(file, LOG_CAP, { tail: true });
     if (log?.notAFile) leftOut.push({ path, why: `${file} is ${log.notAFile}, not a file` });
     else if (log) small.push([path, log.text.split("\n").map((line) => redactor.text(line)).join("\n")]);
+    if (log?.cut) leftOut.push({ path, why: `${file} is ${log.size} bytes (the service keeps its log under 1 MB): only its last megabyte is here` });
   }
   if (state.storeRaw) {
     small.push(["state/installer.json", state.storeRaw.text]);
@@ -225,7 +228,7 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   const events: EventsFile[] = [];
   for (const attempt of await attemptsWithEvents(attempts, layout.events)) {
     const path = layout.eventsOf(attempt);
-    const kind = await stat(path).then((s) => (s.isFile() ? "file" : "other"), () => "none");
+    const kind = await stat(path).then((s) => (s.isFile() ? "file" : "other"), (err: NodeJS.ErrnoException) => (err.code === "ELOOP" ? "other" : "none"));
     const file = kind === "file" ? await measureEvents(attempt, path, redactor) : undefined;
     if (file) events.push(file);
     else leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why: kind === "other" ? `${path} is not a file` : "the attempt has no event file" });

@@ -36,17 +36,32 @@ const ASIDE_CAP = 1024 * 1024;
 /** An install code is a line, a TLS key a few kilobytes: no more of either file is read. */
 const SECRET_CAP = 1024 * 1024;
 
-/** A path's first `cap` bytes; not waited on, nor read, when it is no file (a named pipe would hang the read). */
-export async function readCapped(path: string, cap: number): Promise<CappedText | undefined> {
-  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
+/** What a path that cannot be opened as a file is, by open's error: each of these is a state dir's damage, not a reason for no bundle. */
+const NOT_OPENED: Record<string, string> = { ELOOP: "a link that loops", ENXIO: "a socket" };
+
+/**
+ * A path's first `cap` bytes (its last, from a line's start, with `tail`: a log's newest lines); not waited on, nor
+ * read, when it is no file (a named pipe would hang the read).
+ */
+export async function readCapped(path: string, cap: number, options: { tail?: boolean } = {}): Promise<CappedText | undefined> {
+  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return undefined;
+    const notAFile = NOT_OPENED[err.code ?? ""];
+    return notAFile ? notAFile : Promise.reject(err);
+  });
   if (!file) return undefined;
+  if (typeof file === "string") return { text: "", size: 0, cut: false, notAFile: file };
   try {
     const stats = await file.stat();
     if (!stats.isFile()) return { text: "", size: 0, cut: false, notAFile: stats.isDirectory() ? "a folder" : stats.isFIFO() ? "a named pipe" : "a device or socket" };
     const { size } = stats;
     const buffer = Buffer.alloc(Math.min(size, cap));
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-    return { text: buffer.subarray(0, bytesRead).toString("utf8"), size, cut: size > cap };
+    const from = options.tail ? size - buffer.length : 0;
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, from);
+    let read = buffer.subarray(0, bytesRead);
+    // Cut at its front: from the first whole line on, so that no half line (half a secret) is kept.
+    if (from > 0) read = read.subarray(read.indexOf(10) + 1);
+    return { text: read.toString("utf8"), size, cut: size > cap };
   } finally {
     await file.close();
   }

@@ -339,3 +339,40 @@ test("a secret pasted into the draft's hostname (the install code, a hash) is in
     assert.equal(`${folder}.tar.gz`, made.name);
   }
 });
+
+test("a link that loops or a socket in place of a file the bundle reads (the store, the code, the key, the notices, the log) is named in leftOut; the bundle is still made", async () => {
+  for (const [make, what] of [
+    [(path: string) => symlinkSync(path, path), "a link that loops"],
+    [(path: string) => void execFileSync(process.execPath, ["-e", `require("node:net").createServer().listen(${JSON.stringify(path)}, () => process.exit(0))`]), "a socket"],
+  ] as const) {
+    const dir = await stateDir(1, 3);
+    const layout = stateLayout(dir);
+    for (const path of [layout.store, layout.installCode, layout.tlsKey, layout.lastStart, layout.serviceLog, layout.eventsOf(2)]) {
+      await rm(path, { force: true });
+      make(path);
+    }
+    const { file, manifest } = await bundle(dir);
+    const { files } = await extractBundle(file);
+    assert.ok(files.has("attempts/1/events.ndjson"), what);
+    assert.equal(manifest.leftOut.find((l) => l.path === "attempts/2/events.ndjson")?.why, `${layout.eventsOf(2)} is not a file`);
+    assert.equal(manifest.leftOut.find((l) => l.path === "notices.json")?.why, `${layout.lastStart} is ${what}, not a file`);
+    assert.equal(manifest.leftOut.find((l) => l.path === "log/service.log")?.why, `${layout.serviceLog} is ${what}, not a file`);
+    assert.equal(manifest.leftOut.find((l) => l.path === "node.yaml")?.why, `the store file is ${what}, not a file`);
+  }
+});
+
+test("a service log bigger than the service ever keeps (a 2 GB sparse file): its last megabyte is in the bundle, and the cut is named in leftOut", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  await writeFile(layout.serviceLog, `${JSON.stringify({ message: "the first line" })}\n`);
+  execFileSync("truncate", ["-s", "2G", layout.serviceLog]);
+  await writeFile(layout.serviceLog, `\n${JSON.stringify({ message: "the last line", error: `token ${SECRETS.joinToken}` })}\n`, { flag: "a" });
+  const { file, manifest } = await bundle(dir);
+  const { files } = await extractBundle(file);
+  const log = files.get("log/service.log")!;
+  assert.ok(log.includes("the last line"), "the log's newest line is there");
+  assert.ok(!log.includes("the first line"), "its oldest is not");
+  assert.ok(log.startsWith('{"message":"the last line"'), "from a line's start: the line the cut fell in (of NULs) is not there");
+  assertNoSecret(files, SECRETS);
+  assert.match(manifest.leftOut.find((l) => l.path === "log/service.log")?.why ?? "", /is 2147483\d+ bytes .*: only its last megabyte is here/);
+});
