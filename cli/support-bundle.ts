@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { createWriteStream } from "node:fs";
-import { link, rename, rm, stat } from "node:fs/promises";
+import { constants, createWriteStream } from "node:fs";
+import { link, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
+import { isatty } from "node:tty";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { offlineFacts, operatorSecrets, readBundle, readState, serviceFact, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
@@ -39,12 +40,52 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
   }
 }
 
+/** The names of stdout, taken as `-` is: a temp file made beside /dev/stdout and renamed over it would replace the link itself. */
+const STDOUT_NAMES = new Set(["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]);
+
+/**
+ * A device, a named pipe or a socket that -o names (/dev/null, a pipe a reader waits on, /dev/stderr): written into as
+ * it is, as tar writes into one. Renamed over, it would be replaced by a file: as root, /dev/null itself.
+ */
+async function notAFile(output: string): Promise<boolean> {
+  if (/^\/(?:dev\/(?:std(?:in|out|err)|fd\/\d+)|proc\/(?:self|thread-self|\d+)\/fd\/\d+)$/.test(output)) return true;
+  return stat(output).then((s) => !s.isFile() && !s.isDirectory(), () => false);
+}
+
 async function supportBundle(options: SupportBundleOptions): Promise<Exit> {
+  const toStdout = options.output !== undefined && STDOUT_NAMES.has(options.output);
   // Binary on a terminal is noise, and bytes a terminal may obey: refused as gzip refuses it, before any work.
-  if (options.output === "-" && process.stdout.isTTY) {
-    process.stderr.write("installer: support-bundle -o - writes the bundle (a .tar.gz) to stdout, which is a terminal: redirect it (-o - > FILE), pipe it, or give -o FILE\n");
+  if (toStdout && process.stdout.isTTY) {
+    process.stderr.write(`installer: support-bundle -o ${printable(options.output!)} writes the bundle (a .tar.gz) to stdout, which is a terminal: redirect it (-o - > FILE), pipe it, or give -o FILE\n`);
     return 2;
   }
+  let into: FileHandle | "terminal" | undefined;
+  try {
+    into = toStdout || options.output === undefined || !(await notAFile(options.output)) ? undefined : await openNotAFile(options.output);
+  } catch (err) {
+    process.stderr.write(`installer: cannot write the bundle to ${printable(options.output!)} (${printable(notWrittenBecause(err))}): ${writeRemedy(err)}, or give -o another file (- writes it to stdout)\n`);
+    return 1;
+  }
+  if (into === "terminal") {
+    process.stderr.write(`installer: support-bundle -o ${printable(options.output!)} names a terminal: the bundle is a .tar.gz; give -o FILE, or -o - and redirect it\n`);
+    return 2;
+  }
+  try {
+    return await made(options, toStdout, into);
+  } finally {
+    await into?.close().catch(() => undefined);
+  }
+}
+
+/** The device or pipe -o names, opened for writing (never made: it is there); a terminal is not written to. */
+async function openNotAFile(path: string): Promise<FileHandle | "terminal"> {
+  const file = await open(path, constants.O_WRONLY | constants.O_NOCTTY);
+  if (!isatty(file.fd)) return file;
+  await file.close();
+  return "terminal";
+}
+
+async function made(options: SupportBundleOptions, toStdout: boolean, into: FileHandle | undefined): Promise<Exit> {
   // A state dir behind a folder this user may not enter is there: said as an unreadable one (runSupportBundle).
   const isStateDir = await stat(options.stateDir).then((s) => s.isDirectory(), (err: NodeJS.ErrnoException) => (err.code === "EACCES" ? Promise.reject(err) : false));
   if (!isStateDir) {
@@ -92,14 +133,21 @@ async function supportBundle(options: SupportBundleOptions): Promise<Exit> {
     service: await serviceFact(options.stateDir, (facts.status as { phase?: unknown }).phase),
     secrets: await operatorSecrets(options.tlsKey ?? recalledKey),
   });
-  if (options.output === "-") {
+  if (toStdout) {
     await pipeline(bundle.stream, process.stdout);
     await bundle.manifest;
     return 0;
   }
-  const into = options.output ?? process.cwd();
-  const named = await stat(into).then((s) => s.isDirectory(), () => false);
-  let file = named ? join(into, bundle.name) : into;
+  if (into) {
+    // Streamed into it as it is made: there is no whole-or-nothing for a device or a pipe, as for stdout.
+    await pipeline(bundle.stream, into.createWriteStream({ autoClose: false }));
+    const manifest = await bundle.manifest;
+    process.stderr.write(`installer: the bundle went into ${printable(options.output!)}: ${manifest.files.length + 1} files, phase ${printable(manifest.phase)}\n`);
+    return 0;
+  }
+  const folder = options.output ?? process.cwd();
+  const named = await stat(folder).then((s) => s.isDirectory(), () => false);
+  let file = named ? join(folder, bundle.name) : folder;
   // Whole or not at all: a bundle cut short by a full disk must not pass for one. Its temp file is made new (O_EXCL) under
   // a name no one can guess: run as root in a folder others write to, a file or a link planted there is never written through.
   const partial = `${file}.${randomBytes(6).toString("hex")}.part`;

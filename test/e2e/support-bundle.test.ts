@@ -150,6 +150,15 @@ test("support-bundle -o - with stdout a terminal (a pty from util-linux's script
   assert.equal(code, 2, output);
   assert.ok(!output.includes("\x1f\x8b"), "no gzip stream on the terminal");
   assert.match(output, /^installer: support-bundle -o - writes the bundle \(a \.tar\.gz\) to stdout, which is a terminal: redirect it \(-o - > FILE\), pipe it, or give -o FILE\r?\n$/);
+  // The terminal by its own name: refused too, never written to.
+  const tty = spawn("script", ["--quiet", "--return", "--command", command.replace(/-o -$/, "-o /dev/tty"), "/dev/null"], { stdio: ["ignore", "pipe", "pipe"] });
+  lab.defer(() => tty.exitCode === null && tty.kill("SIGKILL"));
+  let ttyOutput = "";
+  tty.stdout.setEncoding("latin1").on("data", (d: string) => (ttyOutput += d));
+  const [ttyCode] = (await once(tty, "close")) as [number | null];
+  assert.equal(ttyCode, 2, ttyOutput);
+  assert.ok(!ttyOutput.includes("\x1f\x8b"), "no gzip stream on the terminal");
+  assert.match(ttyOutput, /^installer: support-bundle -o \/dev\/tty names a terminal/);
 });
 
 test("support-bundle (as root) never writes through a file planted where its temp file would be: a link to another file, or a file another user made", async () => {
@@ -311,4 +320,35 @@ test("support-bundle --state-dir alone, of a service started with --tls-key: the
   // The service redacted the key as firstboot printed it (it serves with it): the bundle holds its marker, and no line of the key.
   assert.match(files.get("attempts/1/report.json")!, /\[redacted\]/);
   assertNoSecret(files, { tlsKey: keyPem });
+});
+
+test("support-bundle -o naming no regular file (a link to /dev/null, a named pipe, /proc/self/fd/1 as /dev/stdout is): the bundle is written into it, never a file made in its place", async () => {
+  const stateDir = await tempDir("stratum-sb-device-");
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const out = await tempDir("stratum-sb-device-out-");
+  await mkdir(out, { recursive: true });
+  await symlink("/dev/null", join(out, "null"));
+  execFileSync("mkfifo", [join(out, "fifo")]);
+  const toNull = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, "null"), "--host-facts", DEMO_HOST_FACTS]);
+  assert.equal(toNull.code, 0, toNull.stderr);
+  assert.ok((await stat(join(out, "null"))).isCharacterDevice(), "the link to /dev/null is still that");
+  const reader = spawn("cat", [join(out, "fifo")], { stdio: ["ignore", "pipe", "ignore"] });
+  lab.defer(() => reader.exitCode === null && reader.kill("SIGKILL"));
+  const piped: Buffer[] = [];
+  reader.stdout.on("data", (d: Buffer) => piped.push(d));
+  const read = once(reader, "close");
+  const toFifo = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, "fifo"), "--host-facts", DEMO_HOST_FACTS]);
+  assert.equal(toFifo.code, 0, toFifo.stderr);
+  await read;
+  assert.ok((await stat(join(out, "fifo"))).isFIFO(), "the named pipe is still one");
+  assert.ok((await extractBundle(Buffer.concat(piped))).files.has("manifest.json"), "the bundle came through the pipe");
+  assert.deepEqual((await readdir(out)).sort(), ["fifo", "null"], "no temp file left beside them");
+  const proc = spawn(await bundleNode(), [BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", "/proc/self/fd/1", "--host-facts", DEMO_HOST_FACTS], { stdio: ["ignore", "pipe", "pipe"] });
+  const stdout: Buffer[] = [];
+  let stderr = "";
+  proc.stdout.on("data", (d: Buffer) => stdout.push(d));
+  proc.stderr.on("data", (d) => (stderr += d));
+  const [code] = (await once(proc, "close")) as [number | null];
+  assert.equal(code, 0, stderr);
+  assert.ok((await extractBundle(Buffer.concat(stdout))).files.has("manifest.json"), "the bundle came on stdout");
 });
