@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { constants, createWriteStream } from "node:fs";
-import { link, open, rename, rm, stat, type FileHandle } from "node:fs/promises";
+import { link, open, realpath, rename, rm, stat, type FileHandle } from "node:fs/promises";
 import { isatty } from "node:tty";
-import { join } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { offlineFacts, operatorSecrets, readBundle, readState, serviceFact, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
 import type { Exit } from "./commands.ts";
@@ -78,6 +78,16 @@ async function supportBundle(options: SupportBundleOptions): Promise<Exit> {
 }
 
 /** The device or pipe -o names, opened for writing (never made: it is there); a terminal is not written to. */
+/** The folder -o puts the bundle in (the working directory without -o), when it is the state dir or a folder below it. */
+async function withinStateDir(stateDir: string, output: string | undefined): Promise<string | undefined> {
+  const named = output ?? process.cwd();
+  const folder = named.endsWith("/") || (await stat(named).then((s) => s.isDirectory(), () => false)) ? named : dirname(named);
+  const real = (path: string) => realpath(path).catch(() => resolve(path));
+  const below = relative(await real(stateDir), await real(folder));
+  if (below === ".." || below.startsWith(`..${sep}`) || isAbsolute(below)) return undefined;
+  return output === undefined ? `run from ${process.cwd()} without -o` : `-o ${output}`;
+}
+
 async function openNotAFile(path: string): Promise<FileHandle | "terminal"> {
   const file = await open(path, constants.O_WRONLY | constants.O_NOCTTY);
   if (!isatty(file.fd)) return file;
@@ -90,6 +100,12 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: File
   const isStateDir = await stat(options.stateDir).then((s) => s.isDirectory(), (err: NodeJS.ErrnoException) => (err.code === "EACCES" ? Promise.reject(err) : false));
   if (!isStateDir) {
     process.stderr.write(`installer: no state dir at ${printable(options.stateDir)}: pass the --state-dir the service runs with\n`);
+    return 2;
+  }
+  // Read-only means the bundle too: put in the state dir, it would be a file there that the service did not write.
+  const inStateDir = toStdout || into ? undefined : await withinStateDir(options.stateDir, options.output);
+  if (inStateDir) {
+    process.stderr.write(`installer: support-bundle only reads the state dir: it writes no bundle into it (${printable(inStateDir)}); give -o another folder (- writes it to stdout)\n`);
     return 2;
   }
   // A trailing slash names a folder: made when it is not there yet (as the fleet's --support-bundle DIR is), before

@@ -352,3 +352,17 @@ test("support-bundle -o naming no regular file (a link to /dev/null, a named pip
   assert.equal(code, 0, stderr);
   assert.ok((await extractBundle(Buffer.concat(stdout))).files.has("manifest.json"), "the bundle came on stdout");
 });
+
+test("support-bundle -o into the state dir (itself, a file in it, a folder below it, or run from it without -o): refused, exit 2, the state dir as it was", async () => {
+  const stateDir = await tempDir("stratum-sb-into-state-");
+  await mkdir(join(stateDir, "events"), { recursive: true, mode: 0o700 });
+  const before = (await readdir(stateDir, { recursive: true })).sort();
+  for (const [output, cwd] of [[stateDir, undefined], [join(stateDir, "b.tar.gz"), undefined], [`${join(stateDir, "events")}/`, undefined], [undefined, stateDir]] as const) {
+    const made = await runCli(["support-bundle", "--state-dir", stateDir, ...(output ? ["-o", output] : []), "--host-facts", DEMO_HOST_FACTS], {}, cwd);
+    assert.equal(made.code, 2, `${output ?? cwd}: ${made.stderr}`);
+    assert.match(made.stderr, /^installer: support-bundle only reads the state dir: it writes no bundle into it \([^\n]*\); give -o another folder \(- writes it to stdout\)\n$/);
+  }
+  const toStdout = await runCli(["support-bundle", "--state-dir", ".", "-o", "-", "--host-facts", DEMO_HOST_FACTS], {}, stateDir);
+  assert.equal(toStdout.code, 0, `-o - run from the state dir: ${toStdout.stderr}`);
+  assert.deepEqual((await readdir(stateDir, { recursive: true })).sort(), before, "nothing written into the state dir");
+});
