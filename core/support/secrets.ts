@@ -77,10 +77,11 @@ function quotedLike(spelling: string, replacement: string): string {
 }
 
 /**
- * Between two characters of an install code: a few separators, a terminal's colour codes, or separators URL-encoded
- * (`%20`, `%2D`, and `%2520` encoded twice): the code typed with blanks into a URL or a form.
+ * Between two characters of an install code: a few separators, a terminal's colour codes (raw, or JSON-escaped as an
+ * event line holds them: `\u001b[1m`; a coloured dash between two resets is five), or separators URL-encoded (`%20`,
+ * `%2D`, and `%2520` encoded twice): the code typed with blanks into a URL or a form.
  */
-const CODE_GAP = String.raw`(?:[^A-Za-z0-9\n]|\u001b\[[0-9;]*m|%(?:25)?[0-9A-Fa-f]{2}){0,4}`;
+const CODE_GAP = String.raw`(?:[^A-Za-z0-9\n]|(?:\u001b|\\u001[bB])\[[0-9;]*[A-Za-z]|%(?:25)?[0-9A-Fa-f]{2}){0,6}`;
 
 /** Bytes of a secret this many or more, in a run of base64 decoded, are taken for it. */
 const DECODED_PIECE = 12;
@@ -135,7 +136,15 @@ function codePattern(value: string): RegExp | undefined {
   return new RegExp([...value.replaceAll("-", "")].join(CODE_GAP), "gi");
 }
 
-export function createBundleRedactor(secrets: readonly NamedSecret[]): BundleRedactor {
+/** An install code as the API also takes it (no dashes, lower case): each spelled, in base64 say, as the code is. */
+function codeForms(secret: NamedSecret): NamedSecret[] {
+  if (!codePattern(secret.value)) return [secret];
+  const bare = secret.value.replaceAll("-", "");
+  return [secret.value, bare, secret.value.toLowerCase(), bare.toLowerCase()].map((value) => ({ name: secret.name, value }));
+}
+
+export function createBundleRedactor(given: readonly NamedSecret[]): BundleRedactor {
+  const secrets = given.flatMap(codeForms);
   const byText = new Map<string, string>();
   const codes: Array<[RegExp, string]> = [];
   const pieces = new Map<string, { secret: string; at: number; replacement: string }>();
@@ -306,6 +315,10 @@ export function secretsInBrokenStore(raw: string): NamedSecret[] {
   const names: Record<string, string> = { joinToken: "join token", passwordHash: "password hash", secret: "cluster secret" };
   for (const [, key = "", value = ""] of raw.matchAll(/"(joinToken|passwordHash|secret)"\s*:\s*"((?:[^"\\]|\\.)*)/g)) {
     found.push({ name: names[key]!, value }, { name: names[key]!, value: unescapeJson(value) });
+    // Folded over lines by the damage (none of these holds a blank): the secret itself; and a join token's secret part,
+    // which a firstboot may print alone.
+    const joined = unescapeJson(value).replace(/\s+/g, "");
+    found.push(...(key === "joinToken" ? configSecrets({ cluster: { joinToken: joined } }) : [{ name: names[key]!, value: joined }]));
   }
   for (const [, yaml = ""] of raw.matchAll(/"yaml"\s*:\s*"((?:[^"\\]|\\.)*)/g)) {
     const record: DraftRecord = { source: "yaml", yaml: unescapeJson(yaml), revision: 0, updatedAt: null };

@@ -231,3 +231,41 @@ test("the install code as typed with blanks or dashes and then URL-encoded (%20,
     assert.equal(redactor.text(`GET /x?code=${spelling}&y=1`), "GET /x?code=[redacted: install code]&y=1", spelling);
   }
 });
+
+test("the install code without its dashes or in lower case, in base64 (alone or inside a longer text), is redacted: the API takes each as the code", () => {
+  const redactor = createBundleRedactor([{ name: "install code", value: "KQZT-7MWP-X4RD-9BNC" }]);
+  for (const spelling of ["KQZT7MWPX4RD9BNC", "kqzt-7mwp-x4rd-9bnc", "kqzt7mwpx4rd9bnc"]) {
+    for (const text of [b64(spelling), b64(`the code is ${spelling}\n`)]) {
+      const out = redactor.text(`echo ${text}`);
+      assert.match(out, /\[redacted: install code\]/, `${spelling} in ${text}`);
+      assert.ok(!out.includes(b64(spelling).slice(4, 16)), out);
+    }
+  }
+});
+
+test("the install code with a terminal's colour codes between its characters, raw or JSON-escaped as an event line holds them, dashes coloured too, is redacted", () => {
+  const code = "KQZT-7MWP-X4RD-9BNC";
+  const redactor = createBundleRedactor([{ name: "install code", value: code }]);
+  const each = [...code].map((c) => `\u001b[1m${c}\u001b[0m`).join("");
+  const tinted = [...code.replaceAll("-", "")].map((c) => `\u001b[38;5;196m${c}`).join("");
+  for (const coloured of [each, tinted]) {
+    for (const text of [coloured, JSON.stringify({ type: "firstboot.output", line: coloured })]) {
+      const out = redactor.text(text);
+      assert.match(out, /\[redacted: install code\]/, JSON.stringify(text));
+      assert.ok(![..."QZT7MWPX4RD9BN"].every((c) => out.includes(c)), JSON.stringify(out));
+    }
+  }
+});
+
+test("a store kept aside that is no JSON, its join token split over two lines: the token whole and its secret part alone are redacted wherever else they show", () => {
+  const broken = `{\n  "draft": {"source": "structured", "config": {"cluster": {"joinToken": "${TOKEN.slice(0, 40)}\n    ${TOKEN.slice(40)}"}}}\n`;
+  const redactor = createBundleRedactor(secretsInBrokenStore(broken));
+  assert.equal(redactor.text(broken).includes(TOKEN.slice(48)), false, "the store itself");
+  assert.equal(redactor.text(`join ${TOKEN} now`), "join [redacted: join token] now");
+  assert.equal(redactor.text(`secret=${SECRET.slice(0, 30)}\n${SECRET.slice(30)}`).includes(SECRET.slice(0, 20)), false, "its secret part, split elsewhere");
+});
+
+test("a store that does not parse: its join token's secret part, printed alone elsewhere, is redacted too", () => {
+  const redactor = createBundleRedactor(secretsInBrokenStore(`{"draft": {"config": {"cluster": {"joinToken": "${TOKEN}"}}`));
+  assert.equal(redactor.text(`export JOIN_SECRET=${SECRET}`), "export JOIN_SECRET=[redacted: join token secret]");
+});
