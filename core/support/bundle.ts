@@ -230,8 +230,12 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
     const path = layout.eventsOf(attempt);
     const kind = await stat(path).then((s) => (s.isFile() ? "file" : "other"), (err: NodeJS.ErrnoException) => (err.code === "ELOOP" ? "other" : "none"));
     const file = kind === "file" ? await measureEvents(attempt, path, redactor) : undefined;
-    if (file) events.push(file);
-    else leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why: kind === "other" ? `${path} is not a file` : "the attempt has no event file" });
+    // A file whose every line was damage is left out, not put in empty.
+    if (file && (file.lines > 0 || file.overlong.lines === 0)) events.push(file);
+    if (file && file.overlong.lines > 0) {
+      const { lines, bytes } = file.overlong;
+      leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why: `${lines} line${lines === 1 ? "" : "s"} over 1 MiB (${bytes} bytes), which no event the installer writes is: damage, such as the NULs a crash leaves` });
+    } else if (!file) leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why: kind === "other" ? `${path} is not a file` : "the attempt has no event file" });
   }
   const skips = await cutEvents(events, budget, redactor, leftOut, limitBytes);
 

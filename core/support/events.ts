@@ -16,6 +16,8 @@ export interface EventsFile {
   bytes: number;
   /** What they take compressed: each 256 KB deflated alone, a little more than the bundle's one stream takes. */
   packed: number;
+  /** Lines over MAX_EVENT_LINE, left out, and their bytes. */
+  overlong: { lines: number; bytes: number };
 }
 
 const PACK_BATCH = 256 * 1024;
@@ -25,18 +27,38 @@ export function packedBytes(data: Buffer): number {
   return deflateRawSync(data).length;
 }
 
-/** Each complete line of the file's first `end` bytes, newline included; never more than a chunk and a line in memory. */
-async function* linesOf(path: string, end: number): AsyncGenerator<Buffer> {
+/** Longer than any event line an installer writes (its messages are cut to 16 KiB): a longer one is damage, not an event. */
+export const MAX_EVENT_LINE = 1024 * 1024;
+
+/**
+ * Each complete line of the file's first `end` bytes, newline included; a line over MAX_EVENT_LINE as its length
+ * alone, skipped to its end unread (8 MB of a crash's NULs gathered whole were copied again at every chunk). Never more
+ * than a chunk and a line in memory.
+ */
+async function* linesOf(path: string, end: number): AsyncGenerator<Buffer | number> {
   if (end === 0) return;
   let rest: Buffer | undefined;
+  let skipped = 0;
   for await (const chunk of createReadStream(path, { start: 0, end: end - 1, highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
-    const data: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
+    let data: Buffer = chunk;
+    if (skipped > 0) {
+      const at = data.indexOf(10);
+      if (at < 0) {
+        skipped += data.length;
+        continue;
+      }
+      yield skipped + at + 1;
+      skipped = 0;
+      data = data.subarray(at + 1);
+    } else if (rest) data = Buffer.concat([rest, data]);
+    rest = undefined;
     let from = 0;
     for (let at = data.indexOf(10, from); at >= 0; at = data.indexOf(10, from)) {
-      yield data.subarray(from, at + 1);
+      yield at + 1 - from > MAX_EVENT_LINE ? at + 1 - from : data.subarray(from, at + 1);
       from = at + 1;
     }
-    rest = from < data.length ? data.subarray(from) : undefined;
+    if (data.length - from > MAX_EVENT_LINE) skipped = data.length - from;
+    else if (from < data.length) rest = data.subarray(from);
   }
 }
 
@@ -91,8 +113,15 @@ export async function measureEvents(attempt: number, path: string, redactor: Bun
     batch = [];
     batched = 0;
   };
+  const overlong = { lines: 0, bytes: 0 };
   const redacted = eventLines(redactor);
   for await (const line of linesOf(path, size)) {
+    if (typeof line === "number") {
+      end += line;
+      overlong.lines += 1;
+      overlong.bytes += line;
+      continue;
+    }
     const out = redacted(line);
     end += line.length;
     lines += 1;
@@ -102,7 +131,7 @@ export async function measureEvents(attempt: number, path: string, redactor: Bun
     if (batched >= PACK_BATCH) pack();
   }
   if (batched > 0) pack();
-  return { attempt, path, end, lines, bytes, packed };
+  return { attempt, path, end, lines, bytes, packed, overlong };
 }
 
 /**
@@ -117,6 +146,7 @@ export async function leadingLines(file: EventsFile, atLeast: number, redactor: 
   let batched = 0;
   const redacted = eventLines(redactor);
   for await (const line of linesOf(file.path, file.end)) {
+    if (typeof line === "number") continue;
     const out = redacted(line);
     lines += 1;
     bytes += out.length;
@@ -139,6 +169,7 @@ export async function* redactedEvents(file: EventsFile, skip: number, redactor: 
   let batched = 0;
   const redacted = eventLines(redactor);
   for await (const line of linesOf(file.path, file.end)) {
+    if (typeof line === "number") continue;
     // Every line goes through: a key's BEGIN line among the skipped ones still marks the lines after it.
     const out = redacted(line);
     if (seen++ < skip) continue;

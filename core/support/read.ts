@@ -5,12 +5,11 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { extract } from "tar-stream";
 import { z } from "zod";
+import { MAX_EVENT_LINE } from "./events.ts";
 
 /** The events kept of each attempt's file for the summary: its last ones. */
 const LAST_EVENTS = 12;
 /** A file the summary parses is no bigger than this (events are read line by line). */
-/** Longer than any event line an installer writes (its messages are cut to 16 KiB). */
-const MAX_EVENT_LINE = 1024 * 1024;
 const MAX_JSON = 8 * 1024 * 1024;
 /** A bundle is at most 10 MB (SPEC §11); what unpacks to more than this is none an installer made (a gzip bomb). */
 const MAX_UNPACKED = 512 * 1024 * 1024;

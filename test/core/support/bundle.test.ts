@@ -376,3 +376,17 @@ test("a service log bigger than the service ever keeps (a 2 GB sparse file): its
   assertNoSecret(files, SECRETS);
   assert.match(manifest.leftOut.find((l) => l.path === "log/service.log")?.why ?? "", /is 2147483\d+ bytes .*: only its last megabyte is here/);
 });
+
+test("an events file with a line of megabytes (a crash's NUL-filled tail, then more events): the line is left out and named, the events around it kept; it is read in one pass, never gathered whole", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  const last = JSON.stringify({ seq: 5, type: "step.log", message: `after the crash ${SECRETS.joinToken}` });
+  await writeFile(layout.eventsOf(1), Buffer.concat([await readFile(layout.eventsOf(1)), Buffer.alloc(8 * 1024 * 1024), Buffer.from(`\n${last}\n`)]));
+  const { file, manifest } = await bundle(dir);
+  const { files } = await extractBundle(file);
+  const events = files.get("attempts/1/events.ndjson")!;
+  assert.ok(events.length < 64 * 1024, `${events.length} bytes: the NULs are not there`);
+  assert.deepEqual(events.trimEnd().split("\n").map((line) => (JSON.parse(line) as { seq: number }).seq), [1, 2, 3, 5]);
+  assertNoSecret(files, SECRETS);
+  assert.equal(manifest.leftOut.find((l) => l.path === "attempts/1/events.ndjson")?.why, "1 line over 1 MiB (8388609 bytes), which no event the installer writes is: damage, such as the NULs a crash leaves");
+});
