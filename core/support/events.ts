@@ -1,5 +1,5 @@
-import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
 import { deflateRawSync } from "node:zlib";
 import { visible } from "../common/printable.ts";
 import { privateKeyLines } from "../secrets/index.ts";
@@ -9,6 +9,11 @@ import { marker, type BundleRedactor } from "./secrets.ts";
 export interface EventsFile {
   attempt: number;
   path: string;
+  /**
+   * The file, open from its measure to its last line in the bundle: removed meanwhile (an attempt discarded), it is
+   * still read whole. The bundle closes it.
+   */
+  handle: FileHandle;
   /** The byte after its last complete line when it was measured. */
   end: number;
   lines: number;
@@ -29,33 +34,40 @@ export function packedBytes(data: Buffer): number {
 
 /** Longer than any event line an installer writes (its messages are cut to 16 KiB): a longer one is damage, not an event. */
 export const MAX_EVENT_LINE = 1024 * 1024;
+const READ_CHUNK = 256 * 1024;
 
 /**
  * Each complete line of the file's first `end` bytes, newline included; a line over MAX_EVENT_LINE as its length
  * alone, skipped to its end unread (8 MB of a crash's NULs gathered whole were copied again at every chunk). Never more
  * than a chunk and a line in memory.
  */
-async function* linesOf(path: string, end: number): AsyncGenerator<Buffer | number> {
+async function* linesOf(file: FileHandle, end: number): AsyncGenerator<Buffer | number> {
   if (end === 0) return;
   let rest: Buffer | undefined;
   let skipped = 0;
-  for await (const chunk of createReadStream(path, { start: 0, end: end - 1, highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
-    let data: Buffer = chunk;
+  // Read by position, not as a stream: three passes share the one open file, and a pass may stop early (leadingLines).
+  for (let at = 0; at < end; ) {
+    const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, end - at));
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, at);
+    // Cut shorter since it was measured: its lines end here (redactedEvents makes up the rest).
+    if (bytesRead === 0) return;
+    at += bytesRead;
+    let data: Buffer = buffer.subarray(0, bytesRead);
     if (skipped > 0) {
-      const at = data.indexOf(10);
-      if (at < 0) {
+      const newline = data.indexOf(10);
+      if (newline < 0) {
         skipped += data.length;
         continue;
       }
-      yield skipped + at + 1;
+      yield skipped + newline + 1;
       skipped = 0;
-      data = data.subarray(at + 1);
+      data = data.subarray(newline + 1);
     } else if (rest) data = Buffer.concat([rest, data]);
     rest = undefined;
     let from = 0;
-    for (let at = data.indexOf(10, from); at >= 0; at = data.indexOf(10, from)) {
-      yield at + 1 - from > MAX_EVENT_LINE ? at + 1 - from : data.subarray(from, at + 1);
-      from = at + 1;
+    for (let newline = data.indexOf(10, from); newline >= 0; newline = data.indexOf(10, from)) {
+      yield newline + 1 - from > MAX_EVENT_LINE ? newline + 1 - from : data.subarray(from, newline + 1);
+      from = newline + 1;
     }
     if (data.length - from > MAX_EVENT_LINE) skipped = data.length - from;
     else if (from < data.length) rest = data.subarray(from);
@@ -99,9 +111,22 @@ function eventLines(redactor: BundleRedactor): (line: Buffer) => Buffer {
   };
 }
 
+/** The file at `path` measured, open; undefined when it is not there or no file. */
 export async function measureEvents(attempt: number, path: string, redactor: BundleRedactor): Promise<EventsFile | undefined> {
-  const size = await stat(path).then((s) => s.size, () => undefined);
-  if (size === undefined) return undefined;
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new Error("no file");
+    return await measured(attempt, path, handle, stats.size, redactor);
+  } catch (err) {
+    await handle.close();
+    if ((err as Error).message === "no file") return undefined;
+    throw err;
+  }
+}
+
+async function measured(attempt: number, path: string, handle: FileHandle, size: number, redactor: BundleRedactor): Promise<EventsFile> {
   let end = 0;
   let lines = 0;
   let bytes = 0;
@@ -115,7 +140,7 @@ export async function measureEvents(attempt: number, path: string, redactor: Bun
   };
   const overlong = { lines: 0, bytes: 0 };
   const redacted = eventLines(redactor);
-  for await (const line of linesOf(path, size)) {
+  for await (const line of linesOf(handle, size)) {
     if (typeof line === "number") {
       end += line;
       overlong.lines += 1;
@@ -131,7 +156,7 @@ export async function measureEvents(attempt: number, path: string, redactor: Bun
     if (batched >= PACK_BATCH) pack();
   }
   if (batched > 0) pack();
-  return { attempt, path, end, lines, bytes, packed, overlong };
+  return { attempt, path, handle, end, lines, bytes, packed, overlong };
 }
 
 /**
@@ -145,7 +170,7 @@ export async function leadingLines(file: EventsFile, atLeast: number, redactor: 
   let batch: Buffer[] = [];
   let batched = 0;
   const redacted = eventLines(redactor);
-  for await (const line of linesOf(file.path, file.end)) {
+  for await (const line of linesOf(file.handle, file.end)) {
     if (typeof line === "number") continue;
     const out = redacted(line);
     lines += 1;
@@ -162,24 +187,40 @@ export async function leadingLines(file: EventsFile, atLeast: number, redactor: 
   return { lines: file.lines, bytes: file.bytes, packed: file.packed };
 }
 
-/** The file's redacted lines after the first `skip`, in chunks of about 64 KB. */
-export async function* redactedEvents(file: EventsFile, skip: number, redactor: BundleRedactor): AsyncGenerator<Buffer> {
+/**
+ * The file's redacted lines after the first `skip` ones, in chunks of about 64 KB: exactly `bytes`, as measured. A file
+ * cut shorter meanwhile (an append a full disk undid) ends in blank lines to that length, and one changed under it is
+ * cut at it; either is told to `changed` with the bytes that are not the file's.
+ */
+export async function* redactedEvents(file: EventsFile, skip: { lines: number; bytes: number }, redactor: BundleRedactor, changed: (how: "shorter" | "longer", bytes: number) => void): AsyncGenerator<Buffer> {
   let seen = 0;
   let batch: Buffer[] = [];
   let batched = 0;
+  let left = file.bytes - skip.bytes;
   const redacted = eventLines(redactor);
-  for await (const line of linesOf(file.path, file.end)) {
+  const flush = () => {
+    const out = Buffer.concat(batch).subarray(0, left);
+    left -= out.length;
+    batch = [];
+    batched = 0;
+    return out;
+  };
+  for await (const line of linesOf(file.handle, file.end)) {
     if (typeof line === "number") continue;
     // Every line goes through: a key's BEGIN line among the skipped ones still marks the lines after it.
     const out = redacted(line);
-    if (seen++ < skip) continue;
+    if (seen++ < skip.lines) continue;
     batch.push(out);
     batched += out.length;
     if (batched >= 64 * 1024) {
-      yield Buffer.concat(batch);
-      batch = [];
-      batched = 0;
+      if (batched > left) changed("longer", batched - left);
+      yield flush();
     }
   }
-  if (batch.length > 0) yield Buffer.concat(batch);
+  if (batched > left) changed("longer", batched - left);
+  if (batch.length > 0) yield flush();
+  if (left > 0) {
+    changed("shorter", left);
+    yield Buffer.alloc(left, "\n");
+  }
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, symlinkSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { test } from "node:test";
@@ -389,4 +389,24 @@ test("an events file with a line of megabytes (a crash's NUL-filled tail, then m
   assert.deepEqual(events.trimEnd().split("\n").map((line) => (JSON.parse(line) as { seq: number }).seq), [1, 2, 3, 5]);
   assertNoSecret(files, SECRETS);
   assert.equal(manifest.leftOut.find((l) => l.path === "attempts/1/events.ndjson")?.why, "1 line over 1 MiB (8388609 bytes), which no event the installer writes is: damage, such as the NULs a crash leaves");
+});
+
+test("an events file removed, or cut shorter, while the bundle is being written (a discarded attempt, an append undone on a full disk): the bundle is still whole, the cut named", async () => {
+  for (const change of ["removed", "cut"] as const) {
+    const dir = await stateDir(3, 3000);
+    const layout = stateLayout(dir);
+    const made = writeSupportBundle({ state: await readState(dir), madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-04T14:28:00Z"), hostname: "node-01", status: {}, host: {}, payload: {} });
+    const chunks: Buffer[] = [];
+    // The first bytes come once every file is measured; the reader then holds back while the first attempt's events stream.
+    const first = (await made.stream[Symbol.asyncIterator]().next()).value as Buffer;
+    chunks.push(first);
+    if (change === "removed") await rm(layout.eventsOf(3));
+    else await truncate(layout.eventsOf(3), 1000);
+    for await (const chunk of made.stream) chunks.push(chunk as Buffer);
+    const manifest = await made.manifest;
+    const { files } = await extractBundle(Buffer.concat(chunks));
+    assert.ok(files.has("manifest.json"), change);
+    if (change === "removed") assert.equal(files.get("attempts/3/events.ndjson")!.trimEnd().split("\n").length, 3000, "a removed file is read whole: it was open");
+    else assert.match(manifest.leftOut.find((l) => l.path === "attempts/3/events.ndjson")?.why ?? "", /^it was cut shorter as the bundle read it: its last \d+ bytes are blank lines$/);
+  }
 });
