@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { test, type TestContext } from "node:test";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
+import { stateLayout } from "../../core/state/layout.ts";
 import { StatusSchema } from "../../handlers/get-status.ts";
 import { inProcessApp, type InProcessApp } from "../helpers/app.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
@@ -163,4 +164,24 @@ test("a bundle that fails as it is made (a read error): a warning with the error
   await assert.rejects(response.arrayBuffer());
   const line = await waitFor("the warning", async () => app.log.find((l) => l.includes("support bundle not finished")));
   assert.deepEqual([JSON.parse(line).level, JSON.parse(line).error], ["warn", failure.message]);
+});
+
+test("two bundles at once while an attempt writes events fast: both whole, each file as its manifest says, the attempt going on", async (t) => {
+  const folder = await tempDir("stratum-bundle-busy-");
+  const stop = join(folder, "stop");
+  const firstboot = `#!/bin/sh\ni=0\nwhile [ ! -e '${stop}' ]; do i=$((i+1)); echo "line $i $(head -c 48 /dev/urandom | base64 -w 0)"; done\nexit 3\n`;
+  const app = await inProcessApp(t, { args: ["--firstboot", await writeFirstboot(folder, firstboot)] });
+  t.after(() => writeFile(stop, ""));
+  assert.equal((await app.request("/v1/installer/config/node.yaml", { method: "PUT", body: VALID_NODE_YAML, contentType: "application/yaml" })).status, 200);
+  await app.untilNoBlockers();
+  assert.equal((await app.request("/v1/installer/install", { method: "POST" })).status, 202);
+  const events = stateLayout(app.stateDir).eventsOf(1);
+  await waitFor("firstboot's output in the events", async () => ((await readFile(events, "utf8").catch(() => "")).includes("line 2 ") ? true : undefined));
+  const [a, b] = await Promise.all([fetchBundle(app), fetchBundle(app)]);
+  const [first, second] = await Promise.all([a, b].map(async (response) => extractBundle(Buffer.from(await response.arrayBuffer()))));
+  for (const { files } of [first!, second!]) assertManifest(files);
+  await writeFile(stop, "");
+  await waitFor("the verdict", async () => ((await app.request("/v1/installer/install/verdict")).status === 200 ? true : undefined), 30_000);
+  const { files } = await bundleOf(app);
+  assert.match(files.get("attempts/1/events.ndjson") ?? "", /line \d+ /);
 });
