@@ -1,4 +1,4 @@
-import { readdir, stat } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { printableJsonText, visible } from "../common/printable.ts";
 import { renderNodeYaml, type Draft } from "../config/index.ts";
@@ -7,7 +7,7 @@ import { stateLayout } from "../state/layout.ts";
 import type { AttemptRecord, DraftRecord } from "../state/records.ts";
 import { leadingLines, measureEvents, packedBytes, redactedEvents, type EventsFile } from "./events.ts";
 import { createBundleRedactor, draftNamedSecrets, marker, secretsInBrokenStore, type BundleRedactor, type NamedSecret } from "./secrets.ts";
-import { readCapped, type StateSnapshot } from "./state.ts";
+import { A_LINK, readCapped, type StateSnapshot } from "./state.ts";
 import { createTarGz, type BundledFile } from "./tar.ts";
 
 /** SPEC §11: "at most 10 MB". */
@@ -184,13 +184,13 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   const readiness = lastReadiness(attempts);
   if (readiness) small.push(["readiness.json", json(readiness)]);
   else leftOut.push({ path: "readiness.json", why: "no attempt has asked the cloud for its readiness" });
-  const lastStart = await readCapped(layout.lastStart, 1024 * 1024);
+  const lastStart = await readCapped(layout.lastStart, 1024 * 1024, { noLink: true });
   if (lastStart?.notAFile) leftOut.push({ path: "notices.json", why: `${layout.lastStart} is ${lastStart.notAFile}, not a file` });
   else if (lastStart) small.push(["notices.json", lastStart.text]);
   else leftOut.push({ path: "notices.json", why: "no start of the service has been recorded in this state dir" });
   for (const record of attempts) small.push(...attemptFiles(record));
   for (const [path, file] of [["log/service.log.1", layout.serviceLogOlder], ["log/service.log", layout.serviceLog]] as const) {
-    const log = await readCapped(file, LOG_CAP, { tail: true });
+    const log = await readCapped(file, LOG_CAP, { tail: true, noLink: true });
     if (log?.notAFile) leftOut.push({ path, why: `${file} is ${log.notAFile}, not a file` });
     else if (log) small.push([path, log.text.split("\n").map((line) => redactor.text(line)).join("\n")]);
     if (log?.cut) leftOut.push({ path, why: `${file} is ${log.size} bytes (the service keeps its log under 1 MB): only its last megabyte is here` });
@@ -231,7 +231,7 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   try {
     for (const attempt of await attemptsWithEvents(attempts, layout.events)) {
       const path = layout.eventsOf(attempt);
-      const kind = await stat(path).then((s) => (s.isFile() ? "file" : "other"), (err: NodeJS.ErrnoException) => (err.code === "ELOOP" ? "other" : "none"));
+      const kind = await lstat(path).then((s) => (s.isFile() ? "file" : s.isSymbolicLink() ? "link" : "other"), () => "none");
       const file = kind === "file" ? await measureEvents(attempt, path, redactor) : undefined;
       if (file) opened.push(file);
       // A file whose every line was damage is left out, not put in empty.
@@ -239,7 +239,10 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
       if (file && file.overlong.lines > 0) {
         const { lines, bytes } = file.overlong;
         leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why: `${lines} line${lines === 1 ? "" : "s"} over 1 MiB (${bytes} bytes), which no event the installer writes is: damage, such as the NULs a crash leaves` });
-      } else if (!file) leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why: kind === "other" ? `${path} is not a file` : "the attempt has no event file" });
+      } else if (!file) {
+        const why = kind === "link" ? `${path} is ${A_LINK}, not a file` : kind === "other" ? `${path} is not a file` : "the attempt has no event file";
+        leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why });
+      }
     }
     const skips = await cutEvents(events, budget, redactor, leftOut, limitBytes);
 

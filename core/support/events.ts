@@ -113,7 +113,8 @@ function eventLines(redactor: BundleRedactor): (line: Buffer) => Buffer {
 
 /** The file at `path` measured, open; undefined when it is not there or no file. */
 export async function measureEvents(attempt: number, path: string, redactor: BundleRedactor): Promise<EventsFile | undefined> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+  // Not through a link put in its place between the bundle's look and this open (see A_LINK).
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW).catch(() => undefined);
   if (!handle) return undefined;
   try {
     const stats = await handle.stat();

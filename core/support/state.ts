@@ -40,13 +40,19 @@ const SECRET_CAP = 1024 * 1024;
 const NOT_OPENED: Record<string, string> = { ELOOP: "a link that loops", ENXIO: "a socket" };
 
 /**
+ * A file whose text the bundle holds is read only when it is the state dir's own (`noLink`): a link in its place, to
+ * /etc/shadow say, planted by whoever may write there, is not followed by a bundle made as root.
+ */
+export const A_LINK = "a link (not followed: the service makes none there)";
+
+/**
  * A path's first `cap` bytes (its last, from a line's start, with `tail`: a log's newest lines); not waited on, nor
  * read, when it is no file (a named pipe would hang the read).
  */
-export async function readCapped(path: string, cap: number, options: { tail?: boolean } = {}): Promise<CappedText | undefined> {
-  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+export async function readCapped(path: string, cap: number, options: { tail?: boolean; noLink?: boolean } = {}): Promise<CappedText | undefined> {
+  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | (options.noLink ? constants.O_NOFOLLOW : 0)).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
-    const notAFile = NOT_OPENED[err.code ?? ""];
+    const notAFile = options.noLink && err.code === "ELOOP" ? A_LINK : NOT_OPENED[err.code ?? ""];
     return notAFile ? notAFile : Promise.reject(err);
   });
   if (!file) return undefined;
@@ -71,7 +77,7 @@ export async function readCapped(path: string, cap: number, options: { tail?: bo
 export async function readState(stateDir: string, store?: StoreData): Promise<StateSnapshot> {
   const layout = stateLayout(stateDir);
   const snapshot: StateSnapshot = { stateDir, asides: [], store, writtenNodeYamls: [] };
-  const raw = store ? undefined : await readCapped(layout.store, 64 * 1024 * 1024);
+  const raw = store ? undefined : await readCapped(layout.store, 64 * 1024 * 1024, { noLink: true });
   if (raw?.notAFile) snapshot.storeProblem = `the store file is ${raw.notAFile}, not a file`;
   else if (raw) {
     try {
@@ -91,7 +97,7 @@ export async function readState(stateDir: string, store?: StoreData): Promise<St
   }
   const names = (await readdir(stateDir).catch(() => [] as string[])).filter(layout.isStoreAside).sort().reverse().slice(0, MAX_ASIDES);
   for (const name of names) {
-    const text = await readCapped(join(stateDir, name), ASIDE_CAP);
+    const text = await readCapped(join(stateDir, name), ASIDE_CAP, { noLink: true });
     if (text && !text.notAFile) snapshot.asides.push({ name, ...text });
   }
   // Read as the store is: a named pipe or a link to a device in their place would hang the bundle or read without end.

@@ -272,7 +272,8 @@ test("a damaged store's and a damaged event line's control characters are writte
 test("an install code, TLS key or last start's notices that is no file (a named pipe, a link to /dev/zero) neither hangs the bundle nor reads without end; the notices are named in leftOut", { timeout: 60_000 }, async () => {
   for (const [make, what] of [
     [(path: string) => void execFileSync("mkfifo", [path]), "a named pipe"],
-    [(path: string) => symlinkSync("/dev/zero", path), "a device or socket"],
+    // The notices are text the bundle holds: a link in their place is not followed (the code and the key are, to redact them).
+    [(path: string) => symlinkSync("/dev/zero", path), "a link (not followed: the service makes none there)"],
   ] as const) {
     const dir = await stateDir(1, 3);
     const layout = stateLayout(dir);
@@ -354,10 +355,12 @@ test("a link that loops or a socket in place of a file the bundle reads (the sto
     const { file, manifest } = await bundle(dir);
     const { files } = await extractBundle(file);
     assert.ok(files.has("attempts/1/events.ndjson"), what);
-    assert.equal(manifest.leftOut.find((l) => l.path === "attempts/2/events.ndjson")?.why, `${layout.eventsOf(2)} is not a file`);
-    assert.equal(manifest.leftOut.find((l) => l.path === "notices.json")?.why, `${layout.lastStart} is ${what}, not a file`);
-    assert.equal(manifest.leftOut.find((l) => l.path === "log/service.log")?.why, `${layout.serviceLog} is ${what}, not a file`);
-    assert.equal(manifest.leftOut.find((l) => l.path === "node.yaml")?.why, `the store file is ${what}, not a file`);
+    // The files whose text the bundle holds take no link at all (a loop is one); the code and the key, only redacted, say what it is.
+    const held = what === "a socket" ? what : "a link (not followed: the service makes none there)";
+    assert.equal(manifest.leftOut.find((l) => l.path === "attempts/2/events.ndjson")?.why, what === "a socket" ? `${layout.eventsOf(2)} is not a file` : `${layout.eventsOf(2)} is ${held}, not a file`);
+    assert.equal(manifest.leftOut.find((l) => l.path === "notices.json")?.why, `${layout.lastStart} is ${held}, not a file`);
+    assert.equal(manifest.leftOut.find((l) => l.path === "log/service.log")?.why, `${layout.serviceLog} is ${held}, not a file`);
+    assert.equal(manifest.leftOut.find((l) => l.path === "node.yaml")?.why, `the store file is ${held}, not a file`);
   }
 });
 
@@ -409,4 +412,24 @@ test("an events file removed, or cut shorter, while the bundle is being written 
     if (change === "removed") assert.equal(files.get("attempts/3/events.ndjson")!.trimEnd().split("\n").length, 3000, "a removed file is read whole: it was open");
     else assert.match(manifest.leftOut.find((l) => l.path === "attempts/3/events.ndjson")?.why ?? "", /^it was cut shorter as the bundle read it: its last \d+ bytes are blank lines$/);
   }
+});
+
+test("a link in the state dir in place of a file the bundle holds (the log, the notices, the store, an events file, a store kept aside) is not followed: a file outside it (/etc/shadow) never reaches the bundle", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  const outside = join(await tempDir("stratum-support-outside-"), "shadow");
+  await mkdir(join(outside, ".."), { recursive: true });
+  await writeFile(outside, "root:OUTSIDE-THE-STATE-DIR:20228:0:99999:7:::\n");
+  const aside = layout.storeAside(new Date("2026-12-02T00:00:00Z"));
+  for (const path of [layout.serviceLog, layout.lastStart, layout.store, layout.eventsOf(1), aside]) {
+    await rm(path, { force: true });
+    symlinkSync(outside, path);
+  }
+  const { file, manifest } = await bundle(dir);
+  const { files } = await extractBundle(file);
+  for (const [path, text] of files) assert.ok(!text.includes("OUTSIDE-THE-STATE-DIR"), path);
+  for (const [path, of] of [["log/service.log", layout.serviceLog], ["notices.json", layout.lastStart], ["attempts/1/events.ndjson", layout.eventsOf(1)]]) {
+    assert.equal(manifest.leftOut.find((l) => l.path === path)?.why, `${of} is a link (not followed: the service makes none there), not a file`, path);
+  }
+  assert.equal(manifest.leftOut.find((l) => l.path === "node.yaml")?.why, "the store file is a link (not followed: the service makes none there), not a file");
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,8 +29,10 @@ test("a store file that is not JSON: its problem says where, and quotes none of 
 test("a store path that is no file (a named pipe, a link to a device or a folder) is said to be so: the read neither hangs nor reads without end", async () => {
   for (const [make, what] of [
     [(path: string) => void spawnSync("mkfifo", [path]), "a named pipe"],
-    [(path: string) => symlinkSync("/dev/zero", path), "a device or socket"],
-    [(path: string) => symlinkSync(tmpdir(), path), "a folder"],
+    // A link in its place is not followed, wherever it leads (a device, a folder, /etc/shadow): the service makes none there.
+    [(path: string) => symlinkSync("/dev/zero", path), "a link (not followed: the service makes none there)"],
+    [(path: string) => symlinkSync(tmpdir(), path), "a link (not followed: the service makes none there)"],
+    [(path: string) => void mkdirSync(path), "a folder"],
   ] as const) {
     const stateDir = await mkdtemp(join(tmpdir(), "stratum-support-state-"));
     make(stateLayout(stateDir).store);
