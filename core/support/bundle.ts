@@ -226,57 +226,50 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   included.sort(([a], [b]) => order.get(a)! - order.get(b)!);
 
   const events: EventsFile[] = [];
-  // Each events file is open from its measure to its last line in the tar: closed however the bundle ends.
-  const opened: EventsFile[] = [];
-  try {
-    for (const attempt of await attemptsWithEvents(attempts, layout.events)) {
-      const path = layout.eventsOf(attempt);
-      const kind = await lstat(path).then((s) => (s.isFile() ? "file" : s.isSymbolicLink() ? "link" : "other"), () => "none");
-      const file = kind === "file" ? await measureEvents(attempt, path, redactor) : undefined;
-      if (file) opened.push(file);
-      // A file whose every line was damage is left out, not put in empty.
-      if (file && (file.lines > 0 || file.overlong.lines === 0)) events.push(file);
-      if (file && file.overlong.lines > 0) {
-        const { lines, bytes } = file.overlong;
-        leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why: `${lines} line${lines === 1 ? "" : "s"} over 1 MiB (${bytes} bytes), which no event the installer writes is: damage, such as the NULs a crash leaves` });
-      } else if (!file) {
-        const why = kind === "link" ? `${path} is ${A_LINK}, not a file` : kind === "other" ? `${path} is not a file` : "the attempt has no event file";
-        leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why });
-      }
+  for (const attempt of await attemptsWithEvents(attempts, layout.events)) {
+    const path = layout.eventsOf(attempt);
+    const kind = await lstat(path).then((s) => (s.isFile() ? "file" : s.isSymbolicLink() ? "link" : "other"), () => "none");
+    const file = kind === "file" ? await measureEvents(attempt, path, redactor) : undefined;
+    // A file whose every line was damage is left out, not put in empty.
+    if (file && (file.lines > 0 || file.overlong.lines === 0)) events.push(file);
+    if (file && file.overlong.lines > 0) {
+      const { lines, bytes } = file.overlong;
+      leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why: `${lines} line${lines === 1 ? "" : "s"} over 1 MiB (${bytes} bytes), which no event the installer writes is: damage, such as the NULs a crash leaves` });
+    } else if (!file) {
+      const why = kind === "link" ? `${path} is ${A_LINK}, not a file` : kind === "other" ? `${path} is not a file` : "the attempt has no event file";
+      leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why });
     }
-    const skips = await cutEvents(events, budget, redactor, leftOut, limitBytes);
-
-    const files: BundledFile[] = [];
-    for (const [path, buffer] of included) files.push(await tar.file(path, buffer));
-    for (const file of events) {
-      const skip = skips.get(file.attempt);
-      if (skip === undefined) continue;
-      const path = `attempts/${file.attempt}/events.ndjson`;
-      const changed = { shorter: 0, longer: 0 };
-      files.push(await tar.stream(path, file.bytes - skip.bytes, redactedEvents(file, skip, redactor, (how, bytes) => (changed[how] += bytes))));
-      if (changed.shorter > 0) leftOut.push({ path, why: `it was cut shorter as the bundle read it: its last ${changed.shorter} bytes are blank lines` });
-      if (changed.longer > 0) leftOut.push({ path, why: `it was rewritten as the bundle read it: ${changed.longer} bytes past its measured size are left out` });
-    }
-    const manifest: Manifest = {
-      bundle: "stratum-support",
-      installer: input.version,
-      node: process.version,
-      madeAt: input.now.toISOString(),
-      madeBy: input.madeBy,
-      hostname: nodeName(input),
-      phase: (input.status as { phase?: string } | undefined)?.phase ?? "unknown",
-      ...(input.service ? { service: input.service } : {}),
-      limitBytes,
-      files,
-      leftOut,
-      redaction: { statement: REDACTION_STATEMENT, secrets: [...new Set(secrets.map((secret) => secret.name))] },
-    };
-    await tar.file("manifest.json", redactor.text(json(manifest)));
-    tar.finish();
-    return manifest;
-  } finally {
-    await Promise.all(opened.map((file) => file.handle.close().catch(() => undefined)));
   }
+  const skips = await cutEvents(events, budget, redactor, leftOut, limitBytes);
+
+  const files: BundledFile[] = [];
+  for (const [path, buffer] of included) files.push(await tar.file(path, buffer));
+  for (const file of events) {
+    const skip = skips.get(file.attempt);
+    if (skip === undefined) continue;
+    const path = `attempts/${file.attempt}/events.ndjson`;
+    const changed = { shorter: 0, longer: 0 };
+    files.push(await tar.stream(path, file.bytes - skip.bytes, redactedEvents(file, skip, redactor, (how, bytes) => (changed[how] += bytes))));
+    if (changed.shorter > 0) leftOut.push({ path, why: `it was cut shorter or removed as the bundle read it: its last ${changed.shorter} bytes are blank lines` });
+    if (changed.longer > 0) leftOut.push({ path, why: `it was rewritten as the bundle read it: ${changed.longer} bytes past its measured size are left out` });
+  }
+  const manifest: Manifest = {
+    bundle: "stratum-support",
+    installer: input.version,
+    node: process.version,
+    madeAt: input.now.toISOString(),
+    madeBy: input.madeBy,
+    hostname: nodeName(input),
+    phase: (input.status as { phase?: string } | undefined)?.phase ?? "unknown",
+    ...(input.service ? { service: input.service } : {}),
+    limitBytes,
+    files,
+    leftOut,
+    redaction: { statement: REDACTION_STATEMENT, secrets: [...new Set(secrets.map((secret) => secret.name))] },
+  };
+  await tar.file("manifest.json", redactor.text(json(manifest)));
+  tar.finish();
+  return manifest;
 }
 
 /**

@@ -9,11 +9,6 @@ import { marker, type BundleRedactor } from "./secrets.ts";
 export interface EventsFile {
   attempt: number;
   path: string;
-  /**
-   * The file, open from its measure to its last line in the bundle: removed meanwhile (an attempt discarded), it is
-   * still read whole. The bundle closes it.
-   */
-  handle: FileHandle;
   /** The byte after its last complete line when it was measured. */
   end: number;
   lines: number;
@@ -41,11 +36,23 @@ const READ_CHUNK = 256 * 1024;
  * alone, skipped to its end unread (8 MB of a crash's NULs gathered whole were copied again at every chunk). Never more
  * than a chunk and a line in memory.
  */
-async function* linesOf(file: FileHandle, end: number): AsyncGenerator<Buffer | number> {
+async function* linesOf(path: string, end: number): AsyncGenerator<Buffer | number> {
+  // Opened again for each pass, not held from the measure on: a node may have thousands of attempts. Gone since (an
+  // attempt discarded) or a link put in its place, it has no lines (redactedEvents makes up the rest, and says so).
+  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW).catch(() => undefined);
+  if (!file) return;
+  try {
+    yield* linesOfFile(file, end);
+  } finally {
+    await file.close();
+  }
+}
+
+async function* linesOfFile(file: FileHandle, end: number): AsyncGenerator<Buffer | number> {
   if (end === 0) return;
   let rest: Buffer | undefined;
   let skipped = 0;
-  // Read by position, not as a stream: three passes share the one open file, and a pass may stop early (leadingLines).
+  // Read by position: a pass may stop early (leadingLines), and a stream's early end was an error.
   for (let at = 0; at < end; ) {
     const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, end - at));
     const { bytesRead } = await file.read(buffer, 0, buffer.length, at);
@@ -118,12 +125,9 @@ export async function measureEvents(attempt: number, path: string, redactor: Bun
   if (!handle) return undefined;
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) throw new Error("no file");
-    return await measured(attempt, path, handle, stats.size, redactor);
-  } catch (err) {
+    return stats.isFile() ? await measured(attempt, path, handle, stats.size, redactor) : undefined;
+  } finally {
     await handle.close();
-    if ((err as Error).message === "no file") return undefined;
-    throw err;
   }
 }
 
@@ -141,7 +145,7 @@ async function measured(attempt: number, path: string, handle: FileHandle, size:
   };
   const overlong = { lines: 0, bytes: 0 };
   const redacted = eventLines(redactor);
-  for await (const line of linesOf(handle, size)) {
+  for await (const line of linesOfFile(handle, size)) {
     if (typeof line === "number") {
       end += line;
       overlong.lines += 1;
@@ -157,7 +161,7 @@ async function measured(attempt: number, path: string, handle: FileHandle, size:
     if (batched >= PACK_BATCH) pack();
   }
   if (batched > 0) pack();
-  return { attempt, path, handle, end, lines, bytes, packed, overlong };
+  return { attempt, path, end, lines, bytes, packed, overlong };
 }
 
 /**
@@ -171,7 +175,7 @@ export async function leadingLines(file: EventsFile, atLeast: number, redactor: 
   let batch: Buffer[] = [];
   let batched = 0;
   const redacted = eventLines(redactor);
-  for await (const line of linesOf(file.handle, file.end)) {
+  for await (const line of linesOf(file.path, file.end)) {
     if (typeof line === "number") continue;
     const out = redacted(line);
     lines += 1;
@@ -190,8 +194,8 @@ export async function leadingLines(file: EventsFile, atLeast: number, redactor: 
 
 /**
  * The file's redacted lines after the first `skip` ones, in chunks of about 64 KB: exactly `bytes`, as measured. A file
- * cut shorter meanwhile (an append a full disk undid) ends in blank lines to that length, and one changed under it is
- * cut at it; either is told to `changed` with the bytes that are not the file's.
+ * cut shorter or removed meanwhile (an append a full disk undid, an attempt discarded) ends in blank lines to that
+ * length, and one changed under it is cut at it; either is told to `changed` with the bytes that are not the file's.
  */
 export async function* redactedEvents(file: EventsFile, skip: { lines: number; bytes: number }, redactor: BundleRedactor, changed: (how: "shorter" | "longer", bytes: number) => void): AsyncGenerator<Buffer> {
   let seen = 0;
@@ -206,7 +210,7 @@ export async function* redactedEvents(file: EventsFile, skip: { lines: number; b
     batched = 0;
     return out;
   };
-  for await (const line of linesOf(file.handle, file.end)) {
+  for await (const line of linesOf(file.path, file.end)) {
     if (typeof line === "number") continue;
     // Every line goes through: a key's BEGIN line among the skipped ones still marks the lines after it.
     const out = redacted(line);

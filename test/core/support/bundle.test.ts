@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, symlinkSync } from "node:fs";
+import { createWriteStream, existsSync, symlinkSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -409,8 +409,7 @@ test("an events file removed, or cut shorter, while the bundle is being written 
     const manifest = await made.manifest;
     const { files } = await extractBundle(Buffer.concat(chunks));
     assert.ok(files.has("manifest.json"), change);
-    if (change === "removed") assert.equal(files.get("attempts/3/events.ndjson")!.trimEnd().split("\n").length, 3000, "a removed file is read whole: it was open");
-    else assert.match(manifest.leftOut.find((l) => l.path === "attempts/3/events.ndjson")?.why ?? "", /^it was cut shorter as the bundle read it: its last \d+ bytes are blank lines$/);
+    assert.match(manifest.leftOut.find((l) => l.path === "attempts/3/events.ndjson")?.why ?? "", /^it was cut shorter or removed as the bundle read it: its last \d+ bytes are blank lines$/, change);
   }
 });
 
@@ -432,4 +431,19 @@ test("a link in the state dir in place of a file the bundle holds (the log, the 
     assert.equal(manifest.leftOut.find((l) => l.path === path)?.why, `${of} is a link (not followed: the service makes none there), not a file`, path);
   }
   assert.equal(manifest.leftOut.find((l) => l.path === "node.yaml")?.why, "the store file is a link (not followed: the service makes none there), not a file");
+});
+
+test("a node with more attempts than a process may have open files (300 under a limit of 128): the bundle is made, each events file open only while it is read", { skip: !existsSync("/usr/bin/prlimit") && "no prlimit" }, async () => {
+  const dir = await stateDir(300, 2);
+  const out = join(await tempDir("stratum-support-out-"), "b.tar.gz");
+  const script = `
+    import { createWriteStream } from "node:fs";
+    import { pipeline } from "node:stream/promises";
+    import { readState, writeSupportBundle } from ${JSON.stringify(join(import.meta.dirname, "../../../core/support/index.ts"))};
+    const made = writeSupportBundle({ state: await readState(process.argv[1]), madeBy: "test", version: "0", now: new Date(), hostname: "n", status: {}, host: {}, payload: {} });
+    await pipeline(made.stream, createWriteStream(process.argv[2]));
+    await made.manifest;`;
+  execFileSync("prlimit", ["--nofile=128:128", process.execPath, "--import", "tsx", "--input-type=module", "-e", script, dir, out], { stdio: ["ignore", "ignore", "pipe"] });
+  const { files } = await extractBundle(out);
+  assert.ok(files.has("attempts/300/events.ndjson"));
 });
