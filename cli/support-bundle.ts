@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { constants, createWriteStream } from "node:fs";
-import { link, open, realpath, rename, rm, stat, type FileHandle } from "node:fs/promises";
+import { constants, createWriteStream, fstatSync } from "node:fs";
+import { link, open, realpath, rename, rm, stat } from "node:fs/promises";
 import { isatty } from "node:tty";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -43,13 +43,45 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
 /** The names of stdout, taken as `-` is: a temp file made beside /dev/stdout and renamed over it would replace the link itself. */
 const STDOUT_NAMES = new Set(["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]);
 
+/** The descriptor a name of this process's own open files stands for: /dev/stderr, /dev/fd/3, /proc/self/fd/3. */
+function ownDescriptor(output: string): number | undefined {
+  const std = /^\/dev\/std(in|out|err)$/.exec(output)?.[1];
+  if (std) return ["in", "out", "err"].indexOf(std);
+  const fd = /^\/(?:dev\/fd|proc\/(?:self|thread-self|(\d+))\/fd)\/(\d+)$/.exec(output);
+  return fd && (fd[1] === undefined || Number(fd[1]) === process.pid) ? Number(fd[2]) : undefined;
+}
+
+/** Of this process's descriptors, stdin, stdout and stderr alone are the caller's: above them are Node's own (its event loop's). */
+const CALLERS_DESCRIPTORS = 3;
+
+/** A device, a named pipe or a socket the bundle is written into, open. */
+interface Target {
+  fd: number;
+  close(): Promise<void>;
+}
+
 /**
- * A device, a named pipe or a socket that -o names (/dev/null, a pipe a reader waits on, /dev/stderr): written into as
- * it is, as tar writes into one. Renamed over, it would be replaced by a file: as root, /dev/null itself.
+ * What -o names when it is no regular file or folder: a device, a named pipe or a socket (/dev/null, a pipe a reader
+ * waits on, /dev/stderr), written into as it is, as tar writes into one; renamed over, it would be replaced by a file
+ * (as root, /dev/null itself). One of this process's own descriptors is written to as it is (a socket's cannot be
+ * opened again by its name). A terminal is not written to.
  */
-async function notAFile(output: string): Promise<boolean> {
-  if (/^\/(?:dev\/(?:std(?:in|out|err)|fd\/\d+)|proc\/(?:self|thread-self|\d+)\/fd\/\d+)$/.test(output)) return true;
-  return stat(output).then((s) => !s.isFile() && !s.isDirectory(), () => false);
+async function targetOf(output: string): Promise<Target | "terminal" | "not the caller's" | undefined> {
+  const own = ownDescriptor(output);
+  let target: Target;
+  // A gzip stream written into the event loop's own descriptor crashed the process.
+  if (own !== undefined && own >= CALLERS_DESCRIPTORS) return "not the caller's";
+  if (own !== undefined) {
+    fstatSync(own); // EBADF: not open in this process, said as a file that cannot be written
+    target = { fd: own, close: async () => undefined };
+  } else {
+    if (await stat(output).then((s) => s.isFile() || s.isDirectory(), () => true)) return undefined;
+    const file = await open(output, constants.O_WRONLY | constants.O_NOCTTY);
+    target = { fd: file.fd, close: () => file.close() };
+  }
+  if (!isatty(target.fd)) return target;
+  await target.close();
+  return "terminal";
 }
 
 async function supportBundle(options: SupportBundleOptions): Promise<Exit> {
@@ -59,12 +91,16 @@ async function supportBundle(options: SupportBundleOptions): Promise<Exit> {
     process.stderr.write(`installer: support-bundle -o ${printable(options.output!)} writes the bundle (a .tar.gz) to stdout, which is a terminal: redirect it (-o - > FILE), pipe it, or give -o FILE\n`);
     return 2;
   }
-  let into: FileHandle | "terminal" | undefined;
+  let into: Target | "terminal" | "not the caller's" | undefined;
   try {
-    into = toStdout || options.output === undefined || !(await notAFile(options.output)) ? undefined : await openNotAFile(options.output);
+    into = toStdout || options.output === undefined ? undefined : await targetOf(options.output);
   } catch (err) {
     process.stderr.write(`installer: cannot write the bundle to ${printable(options.output!)} (${printable(notWrittenBecause(err))}): ${writeRemedy(err)}, or give -o another file (- writes it to stdout)\n`);
     return 1;
+  }
+  if (into === "not the caller's") {
+    process.stderr.write(`installer: support-bundle -o ${printable(options.output!)} names a descriptor above stderr, which is the installer's own: give -o FILE, or -o - (stdout) or /dev/stderr\n`);
+    return 2;
   }
   if (into === "terminal") {
     process.stderr.write(`installer: support-bundle -o ${printable(options.output!)} names a terminal: the bundle is a .tar.gz; give -o FILE, or -o - and redirect it\n`);
@@ -77,7 +113,6 @@ async function supportBundle(options: SupportBundleOptions): Promise<Exit> {
   }
 }
 
-/** The device or pipe -o names, opened for writing (never made: it is there); a terminal is not written to. */
 /** The folder -o puts the bundle in (the working directory without -o), when it is the state dir or a folder below it. */
 async function withinStateDir(stateDir: string, output: string | undefined): Promise<string | undefined> {
   const named = output ?? process.cwd();
@@ -88,14 +123,7 @@ async function withinStateDir(stateDir: string, output: string | undefined): Pro
   return output === undefined ? `run from ${process.cwd()} without -o` : `-o ${output}`;
 }
 
-async function openNotAFile(path: string): Promise<FileHandle | "terminal"> {
-  const file = await open(path, constants.O_WRONLY | constants.O_NOCTTY);
-  if (!isatty(file.fd)) return file;
-  await file.close();
-  return "terminal";
-}
-
-async function made(options: SupportBundleOptions, toStdout: boolean, into: FileHandle | undefined): Promise<Exit> {
+async function made(options: SupportBundleOptions, toStdout: boolean, into: Target | undefined): Promise<Exit> {
   // A state dir behind a folder this user may not enter is there: said as an unreadable one (runSupportBundle).
   const isStateDir = await stat(options.stateDir).then((s) => s.isDirectory(), (err: NodeJS.ErrnoException) => (err.code === "EACCES" ? Promise.reject(err) : false));
   if (!isStateDir) {
@@ -156,9 +184,13 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: File
   }
   if (into) {
     // Streamed into it as it is made: there is no whole-or-nothing for a device or a pipe, as for stdout.
-    await pipeline(bundle.stream, into.createWriteStream({ autoClose: false }));
+    await pipeline(bundle.stream, createWriteStream("", { fd: into.fd, autoClose: false }));
     const manifest = await bundle.manifest;
-    process.stderr.write(`installer: the bundle went into ${printable(options.output!)}: ${manifest.files.length + 1} files, phase ${printable(manifest.phase)}\n`);
+    // Not into the bundle's own stream: -o /dev/stderr.
+    const [target, stderr] = [fstatSync(into.fd), fstatSync(2)];
+    if (target.dev !== stderr.dev || target.ino !== stderr.ino) {
+      process.stderr.write(`installer: the bundle went into ${printable(options.output!)}: ${manifest.files.length + 1} files, phase ${printable(manifest.phase)}\n`);
+    }
     return 0;
   }
   const folder = options.output ?? process.cwd();

@@ -351,6 +351,17 @@ test("support-bundle -o naming no regular file (a link to /dev/null, a named pip
   const [code] = (await once(proc, "close")) as [number | null];
   assert.equal(code, 0, stderr);
   assert.ok((await extractBundle(Buffer.concat(stdout))).files.has("manifest.json"), "the bundle came on stdout");
+  // Into stderr: the bundle alone there, no line of the installer's after it.
+  const toStderr = spawn(await bundleNode(), [BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", "/dev/stderr", "--host-facts", DEMO_HOST_FACTS], { stdio: ["ignore", "ignore", "pipe"] });
+  const stderrBytes: Buffer[] = [];
+  toStderr.stderr.on("data", (d: Buffer) => stderrBytes.push(d));
+  const [stderrCode] = (await once(toStderr, "close")) as [number | null];
+  assert.equal(stderrCode, 0);
+  assert.ok((await extractBundle(Buffer.concat(stderrBytes))).files.has("manifest.json"), "the bundle came on stderr, nothing after it");
+  // A descriptor above stderr is Node's own (its event loop's): written into, it crashed the process.
+  const own = await runCli(["support-bundle", "--state-dir", stateDir, "-o", "/dev/fd/7", "--host-facts", DEMO_HOST_FACTS]);
+  assert.equal(own.code, 2, own.stderr);
+  assert.match(own.stderr, /^installer: support-bundle -o \/dev\/fd\/7 names a descriptor above stderr, which is the installer's own: /);
 });
 
 test("support-bundle -o into the state dir (itself, a file in it, a folder below it, or run from it without -o): refused, exit 2, the state dir as it was", async () => {
