@@ -185,3 +185,18 @@ test("two bundles at once while an attempt writes events fast: both whole, each 
   const { files } = await bundleOf(app);
   assert.match(files.get("attempts/1/events.ndjson") ?? "", /line \d+ /);
 });
+
+test("a draft's hostile host name (quotes, CR/LF, a header of its own, non-ASCII, a terminal escape) gives a Content-Disposition of safe characters alone", async (t) => {
+  const app = await inProcessApp(t);
+  const hostile = 'n"1\\r\\nX-Evil: 1; filename=\\"../../etc/passwd\\" \\u00fc\\u202e\\e]0;pwn\\a';
+  const put = await app.request("/v1/installer/config/node.yaml", { method: "PUT", body: VALID_NODE_YAML.replace(/^hostname: .*$/m, `hostname: "${hostile}"`), contentType: "application/yaml" });
+  assert.equal(put.status, 200, put.text);
+  const response = await fetchBundle(app);
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get("x-evil"), null);
+  assert.match(response.headers.get("content-disposition") ?? "", /^attachment; filename="stratum-support-[A-Za-z0-9._-]+-\d{8}T\d{6}Z\.tar\.gz"$/);
+  const { files, folder } = await extractBundle(Buffer.from(await response.arrayBuffer()));
+  assert.match(folder, /^stratum-support-[A-Za-z0-9._-]+-\d{8}T\d{6}Z$/);
+  const bad = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/;
+  for (const [path, text] of files) assert.doesNotMatch(text, bad, `${path}: ${JSON.stringify(bad.exec(text)?.[0])} at ${text.search(bad)}: ${JSON.stringify(text.slice(Math.max(0, text.search(bad) - 80), text.search(bad) + 20))}`);
+});
