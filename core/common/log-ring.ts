@@ -1,4 +1,7 @@
-import { appendFileSync, closeSync, openSync, readSync, renameSync, statSync, truncateSync } from "node:fs";
+import { closeSync, constants, ftruncateSync, openSync, readSync, renameSync, statSync, writeFileSync } from "node:fs";
+
+/** Appended to, never through a link put in its place: a service run as root would write into whatever it leads to. */
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 /** Each file of the ring: the two together hold the last 1 MB of lines. */
 const HALF = 512 * 1024;
@@ -12,7 +15,6 @@ const HALF = 512 * 1024;
 export function createLogRing(path: string, older: string): (line: string) => void {
   let size: number | undefined;
   return (line) => {
-    let whole: number | undefined;
     try {
       // A line a kill -9 cut (a write is cut at a page's end) is left as it is; this one starts a line of its own.
       let torn = false;
@@ -25,26 +27,31 @@ export function createLogRing(path: string, older: string): (line: string) => vo
         size = 0;
         torn = false;
       }
-      whole = size;
+      const whole = size;
       const text = torn ? `\n${line}` : line;
-      appendFileSync(path, text, { mode: 0o600 });
-      size += Buffer.byteLength(text);
-    } catch {
-      // A full disk can take part of a line: cut back to the last whole one, or the next line would be glued to it.
-      if (whole !== undefined) {
+      const fd = openSync(path, APPEND, 0o600);
+      try {
+        writeFileSync(fd, text);
+      } catch (err) {
+        // A full disk can take part of a line: cut back to the last whole one, or the next line would be glued to it.
         try {
-          truncateSync(path, whole);
+          ftruncateSync(fd, whole);
         } catch {
           // Nothing more to do: the line is dropped either way.
         }
+        throw err;
+      } finally {
+        closeSync(fd);
       }
+      size += Buffer.byteLength(text);
+    } catch {
       size = undefined;
     }
   };
 }
 
 function lastByte(path: string, size: number): number | undefined {
-  const fd = openSync(path, "r");
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const byte = Buffer.alloc(1);
     return readSync(fd, byte, 0, 1, size - 1) === 1 ? byte[0] : undefined;

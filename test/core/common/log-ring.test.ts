@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readdir, readFile, readlink, stat, writeFile } from "node:fs/promises";
+import { lstat, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createLogRing } from "../../../core/common/log-ring.ts";
@@ -27,6 +27,18 @@ test("a line the state dir cannot take is dropped, and the log goes on once it c
   await (await import("node:fs/promises")).mkdir(join(dir, "gone"));
   keep("kept\n");
   assert.equal(await readFile(join(dir, "gone/service.log"), "utf8"), "kept\n");
+});
+
+test("a link put where the log goes is not written through (a service run as root would append to whatever it leads to): the line is dropped", async () => {
+  const dir = await tempDir("stratum-log-ring-");
+  const elsewhere = join(dir, "elsewhere");
+  await writeFile(elsewhere, "not the installer's\n");
+  const path = join(dir, "service.log");
+  await symlink(elsewhere, path);
+  const keep = createLogRing(path, join(dir, "service.log.1"));
+  assert.doesNotThrow(() => keep("a line\n"));
+  assert.equal(await readFile(elsewhere, "utf8"), "not the installer's\n");
+  assert.ok((await lstat(path)).isSymbolicLink(), "the link is left as it is, for whoever put it there to see");
 });
 
 test("no line leaves the file open: between lines the state dir holds nothing open, so an operator can remount it read-only", async () => {
