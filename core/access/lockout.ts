@@ -20,7 +20,8 @@ function secondsUntil(until: number, now: number): number {
 
 function pruneGlobal(state: LockoutState, now: number): void {
   const since = now - LOCKOUT_POLICY.globalWindowMs;
-  const recent = state.globalFailures.filter((t) => t > since);
+  // A wrong code "from the future" is of a clock since stepped back: counted as now's, it leaves the window within the hour.
+  const recent = state.globalFailures.filter((t) => t > since).map((t) => Math.min(t, now));
   state.globalFailures = recent.slice(-(LOCKOUT_POLICY.globalBudget + 1));
 }
 
@@ -37,6 +38,12 @@ function globalRetryAfter(state: LockoutState, now: number): number {
 
 function liveRecord(state: LockoutState, address: string, now: number): AddressRecord | undefined {
   const record = state.addresses[address];
+  // The clock stepped back (a node's RTC ahead until its first time sync; the counts outlive a restart): a lock
+  // lasts no longer than its cap from now, and a wrong code "from the future" counts as now's.
+  if (record) {
+    record.lastFailureAt = Math.min(record.lastFailureAt, now);
+    if (record.lockedUntil !== undefined) record.lockedUntil = Math.min(record.lockedUntil, now + LOCKOUT_POLICY.maxLockSeconds * 1000);
+  }
   if (record && now - record.lastFailureAt > LOCKOUT_POLICY.forgetAfterMs && !(record.lockedUntil && record.lockedUntil > now)) {
     delete state.addresses[address];
     return undefined;

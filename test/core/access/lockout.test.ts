@@ -80,3 +80,21 @@ test("an IPv4 client is one address, plain or IPv4-mapped; other addresses stay 
     assert.equal(clientAddress(remote!), client, remote);
   }
 });
+
+test("a clock stepped back (a node's RTC hours ahead until its first time sync) holds no lock past its cap from now: not the address's 15 minutes, not the global hour", () => {
+  const AHEAD = 9 * 60 * 60 * 1000;
+  const state = fresh();
+  for (let i = 0; i < 6; i++) recordFailure(state, "a", T0 + AHEAD + i);
+  for (let i = 0; i < LOCKOUT_POLICY.globalBudget; i++) recordFailure(state, `10.0.${Math.floor(i / 200)}.${i % 200}`, T0 + AHEAD);
+  // The step back: now is T0.
+  const locked = gate(state, "a", T0);
+  assert.equal(locked.allowed, false);
+  assert.ok(!locked.allowed && locked.retryAfterSeconds <= LOCKOUT_POLICY.maxLockSeconds, JSON.stringify(locked));
+  const global = gate(state, "10.0.0.1", T0);
+  assert.ok(!global.allowed && global.retryAfterSeconds <= LOCKOUT_POLICY.globalWindowMs / 1000, JSON.stringify(global));
+  assert.deepEqual(gate(state, "a", T0 + LOCKOUT_POLICY.globalWindowMs + 1), { allowed: true }, "an hour later by the stepped clock, it is over");
+  // An address's record, once seen by the stepped clock, is forgotten a day after that, not nine hours later.
+  gate(state, "10.0.0.2", T0);
+  assert.equal(gate(state, "10.0.0.2", T0 + LOCKOUT_POLICY.forgetAfterMs + 1).allowed, true);
+  assert.equal(state.addresses["10.0.0.2"], undefined);
+});
