@@ -120,7 +120,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
     (settings.hostFacts ? loadHostFactsFile(settings.hostFacts) : readHostFacts()).then((host) =>
       wireServices(settings, { version, url: () => url, tls: () => certificate, tlsKey: () => tlsKey, host, now, journal: stderrIsJournal(process.env), cleanedTempFiles }),
     ),
-    loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }, now),
+    loadTls(settings.stateDir, { cert: settings.tlsCert, key: settings.tlsKey }),
   ]).catch(refused);
   // A promise nobody awaited must not end a service that holds a node's install: log it loudly.
   process.on("unhandledRejection", (reason) => log.error("unhandled rejection", { error: reason instanceof Error ? reason.message : String(reason) }));

@@ -16,7 +16,7 @@ export async function keptCloudCert(file: string): Promise<CloudCert> {
     throw error;
   });
   if (kept !== undefined) return JSON.parse(kept) as CloudCert;
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "stratum-readiness-demo", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"], now: new Date() });
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "stratum-readiness-demo", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"] });
   // Written whole aside, then linked into place: of demos starting at once, the first link wins and all read the same pair.
   const aside = `${file}.${process.pid}`;
   await writeFile(aside, JSON.stringify({ certPem, keyPem }), { mode: 0o600 });

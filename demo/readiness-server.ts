@@ -244,7 +244,6 @@ export async function startReadinessServer(opts: ReadinessServerOptions = {}): P
       commonName: "stratum-readiness-demo",
       dnsNames: ["localhost"],
       ipAddresses: ["127.0.0.1", "::1", ...(isIP(host) ? [host] : [])],
-      now: new Date(),
     });
   const server = https.createServer({ cert: certPem, key: keyPem }, (req, res) => {
     route(req, res).catch((error: Error) => sendJson(res, 500, { error: error.message }));

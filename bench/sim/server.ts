@@ -23,7 +23,7 @@ async function listen(index: number, attemptMs: number): Promise<SimListening> {
   const name = nodeName(index);
   const code = randomBytes(6).toString("hex");
   const node = new SimNode({ name, role: index === 0 ? "init" : "join", code, attemptMs });
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: name, dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: name, dnsNames: [], ipAddresses: ["127.0.0.1"] });
   const server = createServer({ cert: certPem, key: keyPem }, (req, res) => {
     node.handle(req, res).catch((error: Error) => res.destroy(error));
   });

@@ -62,8 +62,8 @@ function pairFault(cert: string, key: string): "no certificate" | "no key" | "no
   return x509.checkPrivateKey(privateKey) ? undefined : "not its key";
 }
 
-/** Operator's cert and key when given; else the state dir's self-signed pair, generated once (valid from `now`) and reused. */
-export async function loadTls(stateDir: string, operator: { cert?: string; key?: string }, now: () => Date): Promise<TlsMaterial> {
+/** Operator's cert and key when given; else the state dir's self-signed pair, generated once and reused. */
+export async function loadTls(stateDir: string, operator: { cert?: string; key?: string }): Promise<TlsMaterial> {
   if (operator.cert && operator.key) {
     const { cert, key } = await operatorPair(operator.cert, operator.key);
     return { cert, key, fingerprint: certificateFingerprint(cert), source: "operator" };
@@ -84,7 +84,6 @@ export async function loadTls(stateDir: string, operator: { cert?: string; key?:
     commonName: name,
     dnsNames: [name, "localhost"],
     ipAddresses: ["127.0.0.1", "::1", ...nodeAddresses()],
-    now: now(),
   });
   // Each made new (exclusive) where there was none, both whole before either is in place. A kill, or a disk that takes
   // only part of the pair, leaves none of what this start made: the next start would say it found half a pair and

@@ -9,10 +9,15 @@ export interface SelfSignedOptions {
   commonName: string;
   dnsNames: string[];
   ipAddresses: string[];
-  /** Validity in days from `now`; default 3650. */
-  days?: number;
-  now: Date;
 }
+
+/**
+ * A self-signed certificate's validity, whatever the clock says when it is made: a fresh node's clock may be years off
+ * until its first time sync (a dead RTC battery: 2000), and a certificate made "valid" from then would be expired, or not
+ * yet valid, to every client whose clock is right. Clients pin it; its key, in the state dir, is what it rests on. Valid
+ * from the Unix epoch to RFC 5280 §4.1.2.5's "no well-defined expiration date" (99991231235959Z).
+ */
+const VALIDITY = { notBefore: new Date("1970-01-01T00:00:00Z"), notAfter: new Date("9999-12-31T23:59:59Z") };
 
 interface CertificatePair {
   certPem: string;
@@ -96,8 +101,7 @@ function pem(label: string, der: Buffer): string {
 
 export function generateSelfSignedCert(opts: SelfSignedOptions): CertificatePair {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
-  const notBefore = new Date(opts.now.getTime() - 60 * 60 * 1000);
-  const notAfter = new Date(opts.now.getTime() + (opts.days ?? 3650) * 24 * 60 * 60 * 1000);
+  const { notBefore, notAfter } = VALIDITY;
 
   const serial = randomBytes(16);
   serial[0] = ((serial[0] ?? 0) & 0x7f) | 0x40; // positive, and no leading zero byte to strip

@@ -7,7 +7,7 @@ import { test, type TestContext } from "node:test";
 import { connectionsOf, stopTakingRequests } from "../../cli/answers.ts";
 import { generateSelfSignedCert } from "../../core/access/tls.ts";
 
-const pair = generateSelfSignedCert({ commonName: "answers.test", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+const pair = generateSelfSignedCert({ commonName: "answers.test", dnsNames: [], ipAddresses: ["127.0.0.1"] });
 
 /** A real HTTPS server on loopback whose handler the test gives; its port. */
 async function serve(t: TestContext, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; port: number; stop: () => Promise<number> }> {

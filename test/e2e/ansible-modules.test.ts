@@ -170,7 +170,7 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
 
   test("a wrong fingerprint fails before a byte is sent: a TLS server of the test's own hears nothing, a real node's draft stays as it was", async () => {
     const n = await startNode("node-f1");
-    const tls = generateSelfSignedCert({ commonName: "impostor", dnsNames: ["impostor"], ipAddresses: ["127.0.0.1"], now: new Date() });
+    const tls = generateSelfSignedCert({ commonName: "impostor", dnsNames: ["impostor"], ipAddresses: ["127.0.0.1"] });
     let connections = 0;
     let bytes = 0;
     const impostor = createTlsServer({ cert: tls.certPem, key: tls.keyPem }, (socket) => {

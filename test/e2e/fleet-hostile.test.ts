@@ -119,7 +119,7 @@ const rewritten = (proxy: Proxy, path: string, rewrite: (body: Json) => Json): L
 };
 
 async function startProxy(node: RigNode): Promise<Proxy> {
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "liar", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "liar", dnsNames: [], ipAddresses: ["127.0.0.1"] });
   const proxy: Proxy = { node, url: "", pin: createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex"), seen: [], verdict: verdict("succeeded", "installed") };
   const server = createServer({ cert: certPem, key: keyPem }, async (req, res) => {
     proxy.seen.push(`${req.method} ${req.url}`);

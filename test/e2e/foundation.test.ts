@@ -98,7 +98,7 @@ describe("state dir", () => {
     await writeFile(join(dir, "..", "op.key"), key);
     return ["--tls-cert", join(dir, "..", "op.crt"), "--tls-key", join(dir, "..", "op.key")];
   };
-  const pair = () => generateSelfSignedCert({ commonName: "node-01", dnsNames: ["node-01"], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const pair = () => generateSelfSignedCert({ commonName: "node-01", dnsNames: ["node-01"], ipAddresses: ["127.0.0.1"] });
 
   // What a restart cannot fix exits 2, which the unit's RestartPreventExitStatus keeps from a restart every 5 s.
   for (const [what, spoil, message] of [

@@ -261,7 +261,7 @@ exit 1
       let tlsArgs: string[] = [];
       let keyPath = join(stateDir, "tls.key");
       if (operator) {
-        const pair = generateSelfSignedCert({ commonName: "node-01", dnsNames: ["node-01"], ipAddresses: ["127.0.0.1"], now: new Date() });
+        const pair = generateSelfSignedCert({ commonName: "node-01", dnsNames: ["node-01"], ipAddresses: ["127.0.0.1"] });
         await writeFile(join(folder, "op.crt"), pair.certPem);
         await writeFile((keyPath = join(folder, "op.key")), pair.keyPem);
         tlsArgs = ["--tls-cert", join(folder, "op.crt"), "--tls-key", keyPath];

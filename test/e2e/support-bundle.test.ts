@@ -300,7 +300,7 @@ test("support-bundle --state-dir alone, of a service started with --tls-key: the
   const stateDir = join(folder, "state");
   const payload = join(folder, "payload");
   await (await import("../../demo/make-payload.ts")).makePayload(payload);
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "node-01", dnsNames: ["node-01"], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "node-01", dnsNames: ["node-01"], ipAddresses: ["127.0.0.1"] });
   await writeFile(join(folder, "op.crt"), certPem);
   await writeFile(join(folder, "op.key"), keyPem);
   // A firstboot that installs the node's certificate for the cloud, and prints the key as it goes.

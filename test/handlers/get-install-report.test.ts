@@ -26,7 +26,7 @@ interface FaultyCloud {
 
 /** A cloud readiness endpoint that misbehaves: 200 and then one byte every 2 s forever, or a valid answer of 2 MiB. */
 async function startFaultyCloud(t: TestContext, behaviour: Behaviour): Promise<FaultyCloud> {
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "faulty-cloud", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "faulty-cloud", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"] });
   const sockets = new Set<Socket>();
   const trickles = new Set<NodeJS.Timeout>();
   const answer = (res: ServerResponse) => {

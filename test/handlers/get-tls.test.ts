@@ -12,7 +12,7 @@ const { route } = getTls;
 
 test("GET /tls: 200 without a code (or with a wrong one), the served certificate's fingerprint and expiry (the certificate serve makes in the state dir)", async (t) => {
   const installer = await inProcessApp(t);
-  const { cert, fingerprint } = await loadTls(installer.stateDir, {}, () => new Date());
+  const { cert, fingerprint } = await loadTls(installer.stateDir, {});
   installer.services.tls = () => certificateFacts(cert);
   const served = { sha256: fingerprint, notAfter: new Date(new X509Certificate(cert).validTo).toISOString() };
   assert.deepEqual(assertAnswers(route, 200, await installer.request("/tls", { code: null })), served);

@@ -9,7 +9,7 @@ import { fleetPlanYaml } from "./fixtures.ts";
 
 /** A node's installer as far as the fleet sees it: an HTTPS server on 127.0.0.1 with a certificate of its own, recording each request. */
 export async function fakeInstaller(t: TestContext, handler: (req: IncomingMessage, res: ServerResponse) => void) {
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "node", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "node", dnsNames: [], ipAddresses: ["127.0.0.1"] });
   const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
   const seen: string[] = [];
   const server = createServer({ cert: certPem, key: keyPem }, (req, res) => {

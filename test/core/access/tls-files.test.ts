@@ -13,8 +13,8 @@ const now = () => new Date();
 
 test("the state dir's own pair, made at the first start, is reused as it is", async () => {
   const stateDir = await tempDir();
-  const first = await loadTls(stateDir, {}, now);
-  const again = await loadTls(stateDir, {}, now);
+  const first = await loadTls(stateDir, {});
+  const again = await loadTls(stateDir, {});
   assert.deepEqual([first.source, again.source], ["generated", "reused"]);
   assert.equal(again.fingerprint, first.fingerprint);
 });
@@ -22,8 +22,8 @@ test("the state dir's own pair, made at the first start, is reused as it is", as
 test("a damaged pair in the state dir stops the start naming the file and what to do, not OpenSSL's words; nothing is overwritten (clients pin its fingerprint)", async () => {
   const stateDir = await tempDir();
   const { tlsCert, tlsKey } = stateLayout(stateDir);
-  await loadTls(stateDir, {}, now);
-  const { keyPem: otherKey } = await loadTls(await tempDir(), {}, now).then((t) => ({ keyPem: t.key }));
+  await loadTls(stateDir, {});
+  const { keyPem: otherKey } = await loadTls(await tempDir(), {}).then((t) => ({ keyPem: t.key }));
   const goodKey = await readFile(tlsKey, "utf8");
   const goodCert = await readFile(tlsCert, "utf8");
   for (const [what, cert, key, said] of [
@@ -33,7 +33,7 @@ test("a damaged pair in the state dir stops the start naming the file and what t
   ] as const) {
     await writeFile(tlsCert, cert);
     await writeFile(tlsKey, key);
-    await assert.rejects(loadTls(stateDir, {}, now), (err: Error) => {
+    await assert.rejects(loadTls(stateDir, {}), (err: Error) => {
       assert.ok(err instanceof NeedsOperator, what);
       assert.ok(err.message.startsWith(`the state dir's TLS pair is damaged: ${said}`), `${what}: ${err.message}`);
       assert.match(err.message, /restore both files from a backup, or remove both so that the installer makes a new pair \(its fingerprint changes: plans and clients that pin it must be told\)$/);
@@ -46,15 +46,15 @@ test("a damaged pair in the state dir stops the start naming the file and what t
 test("half a pair in the state dir (one file gone or empty) gets a new pair, said in a notice: its fingerprint changed", async () => {
   const stateDir = await tempDir();
   const { tlsCert, tlsKey } = stateLayout(stateDir);
-  const first = await loadTls(stateDir, {}, now);
+  const first = await loadTls(stateDir, {});
   assert.equal(first.notice, undefined, "a first start's pair is no news");
   for (const [what, gone] of [
     ["the certificate empty", tlsCert],
     ["the key empty", tlsKey],
   ] as const) {
-    const before = await loadTls(stateDir, {}, now);
+    const before = await loadTls(stateDir, {});
     await writeFile(gone, "");
-    const made = await loadTls(stateDir, {}, now);
+    const made = await loadTls(stateDir, {});
     assert.equal(made.source, "generated", what);
     assert.notEqual(made.fingerprint, before.fingerprint, what);
     assert.equal(
@@ -64,7 +64,7 @@ test("half a pair in the state dir (one file gone or empty) gets a new pair, sai
     );
   }
   await rm(tlsCert);
-  assert.match((await loadTls(stateDir, {}, now)).notice ?? "", /\(.*tls\.crt was missing\): made a new pair/);
+  assert.match((await loadTls(stateDir, {})).notice ?? "", /\(.*tls\.crt was missing\): made a new pair/);
 });
 
 test("a start killed while it makes the pair leaves no file of it empty or half, only a temp file: the next start cleans it and makes a pair without a notice", async (t) => {
@@ -73,7 +73,7 @@ test("a start killed while it makes the pair leaves no file of it empty or half,
   // The key written, the certificate held: a kill -9 now.
   const stall = stallWrites((path) => basename(path).includes("tls.crt"));
   t.after(stall.release);
-  const making = loadTls(stateDir, {}, now);
+  const making = loadTls(stateDir, {});
   await stall.held;
   const killed = await tempDir();
   await cp(stateDir, killed, { recursive: true });
@@ -85,7 +85,7 @@ test("a start killed while it makes the pair leaves no file of it empty or half,
 
   assert.ok(!(await readdir(killed)).includes("tls.crt"), "no certificate where the start was killed");
   await openStore(killed, now);
-  const next = await loadTls(killed, {}, now);
+  const next = await loadTls(killed, {});
   assert.equal(next.source, "generated");
   assert.equal(next.notice, undefined, "a pair nobody was ever shown is no news");
 });

@@ -200,7 +200,7 @@ test("a cloud that has founded no cluster yet: join-info and the proof fail, the
 });
 
 test("a cluster API that stalls or floods is a bounded failure of join-info and of the proof", async (t) => {
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "stalling", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "stalling", dnsNames: [], ipAddresses: ["127.0.0.1"] });
   const fingerprint = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
   const server = https.createServer({ cert: certPem, key: keyPem }, (req, res) => {
     if (req.url === "/v1/cluster/join-info") res.writeHead(200).end("x".repeat(100 * 1024));

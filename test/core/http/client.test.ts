@@ -42,7 +42,7 @@ interface Served {
 
 /** A real HTTPS server on 127.0.0.1 with a certificate of its own, counting what reaches it. */
 const selfSigned = () => {
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "client-test", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "client-test", dnsNames: [], ipAddresses: ["127.0.0.1"] });
   return { certPem, keyPem, sha256: createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex") };
 };
 
@@ -124,7 +124,7 @@ describe("CA-verified", () => {
 
   test("one no CA vouches for (the system's or the given one) is refused before a byte is sent", async (t) => {
     const server = await serveHttps(t, json(200, {}));
-    const other = generateSelfSignedCert({ commonName: "other", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() }).certPem;
+    const other = generateSelfSignedCert({ commonName: "other", dnsNames: [], ipAddresses: ["127.0.0.1"] }).certPem;
     for (const trust of [{}, { ca: other }]) {
       const error = await rejection(request({ ...base, url: server.url, trust }));
       assert.equal(error.kind, "tls-mismatch");

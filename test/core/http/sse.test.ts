@@ -59,7 +59,7 @@ type Event = z.infer<typeof Event>;
 
 /** A real HTTPS event stream of events 1..total, the last attempt.finished: it closes the stream only after `closeAfter` events, or refuses. */
 async function eventServer(t: TestContext, total: number, options: { closeAfter?: number; refuse?: boolean; endAfterFinal?: boolean } = {}) {
-  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+  const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"] });
   const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
   const asked: Array<string | undefined> = [];
   const open = new Set<ServerResponse>();
@@ -130,7 +130,7 @@ describe("following events over HTTPS", () => {
   });
 
   it("a stream that ends with the installer's word that it stops is said to the reader; one that ends otherwise is not", async (t) => {
-    const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+    const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"] });
     const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
     const endings = [`: ${STOPPING_COMMENT}\n\n`, `: ${STOPPING_COMMENT}\n\n: heartbeat\n\n`, `: ${STOPPING_COMMENT}\n\nid: 2\ndata: {"seq":2,"type":"step.log"}\n\n`, ""];
     const server = createServer({ cert: certPem, key: keyPem }, (req, res) => res.writeHead(200).end(`id: 1\ndata: {"seq":1,"type":"step.log"}\n\n${endings[Number(req.url!.slice(1))]}`)).listen(0, "127.0.0.1");
@@ -147,7 +147,7 @@ describe("following events over HTTPS", () => {
   });
 
   it("an event not of the schema is a schema error, not an event", async (t) => {
-    const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"], now: new Date() });
+    const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"] });
     const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
     const server = createServer({ cert: certPem, key: keyPem }, (_req, res) => res.writeHead(200).end('id: 1\ndata: {"seq":"one"}\n\n')).listen(0, "127.0.0.1");
     await once(server, "listening");
