@@ -62,10 +62,10 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
   process.once("SIGTERM", onTerm);
   process.once("SIGINT", onInt);
   try {
-    const deadline = Date.now() + START_MS;
+    const deadline = performance.now() + START_MS;
     let banner = bannerOf(stdout);
     while (!banner) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the installer did not start: ${lastWords()}`);
+      if (child.exitCode !== null || performance.now() > deadline) throw new Error(`the installer did not start: ${lastWords()}`);
       await sleep(20);
       banner = bannerOf(stdout);
     }
@@ -80,7 +80,7 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
     // The service writes its cache once no request has come for a second after that one.
     const made = stateLayout(stateDir).codeCache;
     while (!(await stat(made).then((s) => s.size > 0, () => false))) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the installer wrote no code cache: ${lastWords()}`);
+      if (child.exitCode !== null || performance.now() > deadline) throw new Error(`the installer wrote no code cache: ${lastWords()}`);
       await sleep(20);
     }
     const data = await readFile(made);

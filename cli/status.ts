@@ -222,9 +222,9 @@ class Lifeline {
       why = mapped.message;
     }
     if (this.#lostAt === undefined) {
-      this.#lostAt = Date.now();
+      this.#lostAt = performance.now();
       say(`lost the installer at ${this.target.url.origin} while ${doing} (${why}): trying again for ${LOST_MS / 1000} s (Ctrl-C to stop)`);
-    } else if (Date.now() - this.#lostAt > LOST_MS) {
+    } else if (performance.now() - this.#lostAt > LOST_MS) {
       throw new Unavailable(`lost the installer while ${doing}: ${why}. Once it runs again (systemctl status stratum-installer), \`status --follow\` goes on from where it stands`);
     }
     await sleep(POLL_MS);
