@@ -24,6 +24,7 @@ import { removeInterruptedWrites } from "../core/state/store.ts";
 import { ensurePrivateDir } from "../core/fs/private-dir.ts";
 import type { LastStart } from "../core/state/records.ts";
 import { writeLastStart } from "../core/state/last-start.ts";
+import { stateLayout } from "../core/state/layout.ts";
 import type { CodeCache } from "./fast-start.ts";
 
 function publicUrl(host: string, port: number): string {
@@ -244,6 +245,16 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   const onInt = () => stop("SIGINT");
   process.on("SIGTERM", onTerm);
   process.on("SIGINT", onInt);
+  // The terminal or SSH session it ran in went away (Node's default for SIGHUP: exit at once, leaving a running
+  // firstboot unsupervised and its verdict unwritten). A dropped connection must not cut an install short: it serves
+  // on, as under nohup, and says how to stop it.
+  let hungUp = false;
+  const onHup = () => {
+    if (hungUp) return;
+    hungUp = true;
+    log.warn("the terminal hung up (SIGHUP): serving on without it", { hint: `stop it with \`kill -TERM ${process.pid}\`; its log goes on in ${stateLayout(settings.stateDir).serviceLog}` });
+  };
+  process.on("SIGHUP", onHup);
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -253,6 +264,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   } catch (err) {
     process.off("SIGTERM", onTerm);
     process.off("SIGINT", onInt);
+    process.off("SIGHUP", onHup);
     await services.stop();
     await lock.release();
     throw new Error(listenProblem(err as NodeJS.ErrnoException, settings.listenHost, settings.listenPort));

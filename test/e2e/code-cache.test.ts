@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { describe, test } from "node:test";
 import { MAIN_MARK as MARK } from "../../cli/fast-start.ts";
 import { stateLayout } from "../../core/state/layout.ts";
-import { BUNDLE, ROOT, harness, runCli, tempDir, waitFor, type RunningInstaller, type StartOptions } from "../helpers/installer.ts";
+import { BUNDLE, ROOT, harness, logLines as serviceLogLines, runCli, tempDir, waitFor, type RunningInstaller, type StartOptions } from "../helpers/installer.ts";
 import { ensureNode, NODE_RUNTIMES } from "../setup/node-runtimes.ts";
 import { noTmpfs, tmpfsFor } from "../helpers/full-disk.ts";
 
@@ -21,12 +21,7 @@ interface LogLine {
   startMs?: Record<string, number>;
 }
 
-const logLines = (installer: RunningInstaller): LogLine[] =>
-  installer
-    .output()
-    .stderr.split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as LogLine);
+const logLines = (installer: RunningInstaller): LogLine[] => serviceLogLines(installer) as LogLine[];
 
 /** What the start did with the state dir's cache, from its `listening` log line. */
 async function cacheState(installer: RunningInstaller): Promise<string | undefined> {

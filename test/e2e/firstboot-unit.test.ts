@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
 import { startReadinessServer, type ReadinessServer } from "../../demo/readiness-server.ts";
 import { finished, install, putDraft } from "../helpers/install-rig.ts";
-import { harness, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, logLines, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { alive } from "../helpers/processes.ts";
 import { stuckMount } from "../helpers/stuck-in-kernel.ts";
 
@@ -147,6 +147,20 @@ wait
     assert.match(event.message, new RegExp(`^stopped 1 process of firstboot as the installer stops: ${pid} stat \\(SIGTERM was ignored: SIGKILL after 3 s\\); 1 still there after SIGKILL: ${pid} stat \\(state D: waiting in the kernel`));
     await mount.release();
     await waitFor("the process to end once its wait did", async () => !(await alive(pid)));
+  });
+
+  test("SIGHUP (the terminal or SSH session the installer ran in went away) interrupts nothing: the install goes on to its verdict, the installer serves on and says so in its log; SIGTERM still stops it", async () => {
+    const { installer, folder } = await rig(`#!/bin/sh\nuntil [ -e "$(dirname "$0")/go" ]; do sleep 0.05; done\necho "firstboot: done"\n`);
+    await attempt(installer);
+    await waitFor("firstboot to run", async () => (await events(installer, 1)).some((e) => e.type === "step.started" && e.step === "firstboot") || undefined);
+    installer.proc.kill("SIGHUP");
+    const hungUp = await waitFor("the log's word of it", async () => logLines(installer).find((l) => l.message === "the terminal hung up (SIGHUP): serving on without it"));
+    assert.equal(hungUp.level, "warn");
+    assert.match(hungUp.hint, /^stop it with `kill -TERM \d+`; its log goes on in .*service\.log$/);
+    await writeFile(join(folder, "go"), "");
+    assert.equal((await verdict(installer, 1)).outcome, "succeeded");
+    assert.equal((await installer.request("/v1/installer/status")).status, 200);
+    assert.equal(await installer.stop(), 0);
   });
 
   test("SIGTERM ends an open event stream cleanly: what the stop did, then a comment saying the installer stops, then the end (no reset)", async () => {

@@ -364,6 +364,15 @@ export function readSse(url: string, code: string, options: { lastEventId?: stri
   });
 }
 
+/** The service's JSON log lines the installer printed on stderr so far. */
+export function logLines(installer: Pick<RunningInstaller, "output">): Array<{ message: string; level?: string; [field: string]: any }> {
+  return installer
+    .output()
+    .stderr.split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line));
+}
+
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
