@@ -67,6 +67,8 @@ const LAST_TOKEN = /(?:^|[^A-Za-z0-9+/=])([A-Za-z0-9+/]+={0,2})\s*$/;
 /** A prefixed line is a key's when it ends in base64 this long, or follows a full line of it (a short last line). */
 const PREFIXED_BODY = 16;
 const FULL_LINE = 40;
+/** A terminal's escape (colours, a cursor move), raw as a program prints it or JSON-escaped as an event's line holds it. */
+const TERMINAL_ESCAPE = /(?:\u001b|\\u001[bB])\[[0-9;?]*[A-Za-z]/g;
 
 /**
  * For output read a line at a time (firstboot's, one pipe's; a bundle's events): whether each line is one of a private
@@ -100,7 +102,9 @@ export function privateKeyLines(): KeyLines {
     get open() {
       return open;
     },
-    ownLine(line) {
+    ownLine(given) {
+      // A key a firstboot prints in colour is as much a key: its lines are judged without the escapes.
+      const line = given?.includes("u001") || given?.includes("\u001b") ? given.replace(TERMINAL_ESCAPE, "") : given;
       if (open) {
         if (line !== undefined && own(line)) return true;
         open = false;

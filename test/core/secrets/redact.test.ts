@@ -101,4 +101,15 @@ describe("createRedactor: private keys", () => {
       assert.deepEqual([...lines, "2026-12-07T02:00:01Z [tls] done."].map((line) => key.ownLine(line)), [false, ...own, false, false], pem);
     }
   });
+
+  it("a key whose every line a firstboot colours (terminal escapes around it, raw as it prints them or JSON-escaped as an event holds them): its lines are its own all the same", () => {
+    for (const pem of [pkcs8, sec1, encrypted]) {
+      for (const [open, close] of [["\u001b[32m", "\u001b[0m"], ["\\u001b[1;32m", "\\u001b[0m"]]) {
+        const key = privateKeyLines();
+        const lines = pem.trimEnd().split("\n").map((line) => `${open}${line}${close}`);
+        const own = pem.trimEnd().split("\n").slice(1, -1).map(() => true);
+        assert.deepEqual([...lines, `${open}done.${close}`].map((line) => key.ownLine(line)), [false, ...own, false, false], `${JSON.stringify(open)} ${pem.slice(0, 40)}`);
+      }
+    }
+  });
 });
