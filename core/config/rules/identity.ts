@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { nearest, quoted } from "../messages.ts";
 import { hostnameProblem } from "../net.ts";
 import { itemsOf } from "../paths.ts";
@@ -27,6 +29,33 @@ function isZoneAlias(name: string): boolean {
   }
 }
 
+/** The system's time zone database (glibc's TZDIR, else /usr/share/zoneinfo), read once per folder. */
+let tzdata: { dir: string; zones: Set<string> } | undefined;
+
+/**
+ * The names the system's tz database gives zones and links (tzdata.zi: `Z NAME …`, `L TARGET NAME`); none when it
+ * has no tzdata.zi. Node's ICU can be years behind it: Debian 12's nodejs uses the system's ICU 72 (tz 2022e), which
+ * does not know America/Ciudad_Juarez (2022g), while its tzdata package is kept current.
+ */
+function systemZones(): Set<string> {
+  const dir = process.env.TZDIR || "/usr/share/zoneinfo";
+  if (tzdata?.dir !== dir) {
+    let text = "";
+    try {
+      text = readFileSync(join(dir, "tzdata.zi"), "latin1");
+    } catch {
+      // No tz database on this system: ICU's names alone.
+    }
+    const zones = new Set<string>();
+    for (const [, kind, a, b] of text.matchAll(/^([ZL]) +(\S+)(?: +(\S+))?/gm)) {
+      const zone = kind === "Z" ? a : b;
+      if (zone) zones.add(zone);
+    }
+    tzdata = { dir, zones };
+  }
+  return tzdata.zones;
+}
+
 export const validTimezone: Rule = (draft) => {
   const name = draft.timezone;
   if (name === undefined || ianaZones().has(name)) return [];
@@ -36,7 +65,7 @@ export const validTimezone: Rule = (draft) => {
   if (sameButCase) {
     return [{ path, message: `timezone ${quoted(name)} must be written ${sameButCase}: time zone names are case-sensitive`, hint: `write ${sameButCase}` }];
   }
-  if (isZoneAlias(name)) return [];
+  if (isZoneAlias(name) || systemZones().has(name)) return [];
   const close = nearest(name, known, (zone) => zone);
   const error: PathError = {
     path,

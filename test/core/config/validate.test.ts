@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { analyzeYamlDraft, renderNodeYaml, type ValidationContext, validateDraft } from "../../../core/config/index.ts";
@@ -256,6 +259,27 @@ describe("validateDraft", () => {
     assert.deepEqual(hints(network({ interface: "eno3" })), ["interfaces on this host: eno1 (10.20.0.11/24), eno2"]);
     assert.deepEqual(hints(network({ floatingIpCidrs: ["203.0.113.5/24"] })), ["write 203.0.113.0/24"]);
     assert.deepEqual(hints(single({ timezone: "Europe/Pari" })), ["did you mean Europe/Paris?"]);
+  });
+
+  it("takes a zone the system's tz database names that Node's ICU does not know (Debian 12's nodejs: ICU 72, tz 2022e)", () => {
+    // America/Ciudad_Juarez (tz 2022g) was refused there, valid on every other Node; TZDIR is the folder glibc reads.
+    const dir = mkdtempSync(join(tmpdir(), "tzdir-"));
+    writeFileSync(join(dir, "tzdata.zi"), "# version 2099a\nZ Test/Only_In_Tzdata 1 - X\nL Test/Only_In_Tzdata Test/Its_Old_Name\nR X 1 2 - Ja 1 0 0 -\n");
+    const before = process.env.TZDIR;
+    process.env.TZDIR = dir;
+    try {
+      assert.deepEqual(validateDraft(single({ timezone: "Test/Only_In_Tzdata" }), CTX), []);
+      assert.deepEqual(validateDraft(single({ timezone: "Test/Its_Old_Name" }), CTX), []);
+      assert.match(validateDraft(single({ timezone: "Test/Nowhere" }), CTX)[0]?.message ?? "", /is not an IANA time zone name/);
+      // The rule's lines (R) and the header name no zone.
+      assert.match(validateDraft(single({ timezone: "X" }), CTX)[0]?.message ?? "", /is not an IANA time zone name/);
+      process.env.TZDIR = join(dir, "missing");
+      assert.match(validateDraft(single({ timezone: "Test/Only_In_Tzdata" }), CTX)[0]?.message ?? "", /is not an IANA time zone name/);
+    } finally {
+      if (before === undefined) delete process.env.TZDIR;
+      else process.env.TZDIR = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("lists errors in field order", () => {
