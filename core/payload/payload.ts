@@ -34,6 +34,8 @@ export function createPayloadManager(deps: PayloadManagerDeps): PayloadManager {
 
   const set = (next: PayloadState) => {
     state = next;
+    // Installs are refused until the payload is copied again: the journal says why, as it says a payload verified.
+    if (next.kind === "invalid") log.warn("payload refused", { release: next.release?.model.release, ...payloadBlockers(next, folder)[0] });
     for (const listener of listeners) listener(next);
   };
 

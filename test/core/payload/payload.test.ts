@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -11,8 +11,8 @@ import type { PayloadState } from "../../../core/payload/state.ts";
 import { BUILT_IN_RELEASE } from "../../../core/payload/release-model.ts";
 
 function manager(folder: string) {
-  const logged: [string, Record<string, unknown> | undefined][] = [];
-  const log: Logger = { info: (m, f) => logged.push([m, f]), warn: (m, f) => logged.push([m, f]), error: (m, f) => logged.push([m, f]) };
+  const logged: [string, Record<string, unknown> | undefined, "info" | "warn" | "error"][] = [];
+  const log: Logger = { info: (m, f) => logged.push([m, f, "info"]), warn: (m, f) => logged.push([m, f, "warn"]), error: (m, f) => logged.push([m, f, "error"]) };
   const payload = createPayloadManager({ folder, log, pollMs: 20, settleMs: 100 });
   const kinds: PayloadState["kind"][] = [];
   payload.onChange((state) => kinds.push(state.kind));
@@ -56,4 +56,19 @@ test("no payload, then one copied in: not loaded, settling while it changes, the
   await payload.stop();
   assert.deepEqual(kinds, ["not-loaded", "settling", "verifying", "ready"]);
   assert.equal(payload.release().release, "2026.11.4");
+});
+
+test("a damaged image: invalid, and the log says so as a warning, naming the file (the journal told only of a payload verified)", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "stratum-payload-"));
+  await makePayload(folder, { release: "2026.11.5", images: [{ file: "images/ceph.tar", bytes: 4096 }] });
+  await writeFile(join(folder, "images/ceph.tar"), Buffer.alloc(4096, 7));
+  const { payload, logged } = manager(folder);
+  await payload.start();
+  await until(payload, "invalid");
+  await payload.stop();
+  assert.deepEqual(
+    logged.map(([message, fields, level]) => [level, message, fields?.release, fields?.code]),
+    [["warn", "payload refused", "2026.11.5", "PAYLOAD_INVALID"]],
+  );
+  assert.match(String(logged[0]?.[1]?.detail), /images\/ceph\.tar: sha256 is [0-9a-f]{64}, release\.yaml says/);
 });
