@@ -19,6 +19,9 @@ import type { Exit } from "./commands.ts";
 import { bundleFolderRefusal, codeCacheBeside } from "./fast-start.ts";
 
 const START_MS = 60_000;
+const ITS_USE =
+  ": a start whose state dir has no cache of its own compiles from it.\n" +
+  "Make it again after replacing installer.js or Node, with the flags and NODE_OPTIONS the service runs with.\n";
 /** A serve that has not stopped this long after SIGTERM is killed. */
 const STOP_MS = 10_000;
 
@@ -48,8 +51,25 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
   const child = spawn(process.execPath, [...process.execArgv, bundle, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
+  /** The serve's `listening` log line: what it did with the cache already beside the bundle. */
+  let listening: { codeCache?: string; codeCacheFrom?: string } | undefined;
+  let partLine = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d));
-  child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d).slice(-4000)));
+  child.stderr.on("data", (d: Buffer) => {
+    stderr = (stderr + d).slice(-4000);
+    if (listening) return;
+    const lines = (partLine + d).split("\n");
+    partLine = lines.pop()!.slice(-64 * 1024);
+    // Each line JSON, after an sd-daemon priority (<6>) when the environment names a journal.
+    for (const line of lines) {
+      if (!line.includes('"message":"listening"')) continue;
+      try {
+        listening = JSON.parse(line.slice(line.indexOf("{"))) as typeof listening;
+      } catch {
+        listening = {};
+      }
+    }
+  });
   const lastWords = () => stderr.trim().split("\n").slice(-3).join(" | ") || "no output";
   const exited = once(child, "exit");
   // Stopped itself (an image build's timeout), it stops its serve first.
@@ -64,10 +84,17 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
   try {
     const deadline = performance.now() + START_MS;
     let banner = bannerOf(stdout);
-    while (!banner) {
+    while (!banner || !listening) {
       if (child.exitCode !== null || performance.now() > deadline) throw new Error(`the installer did not start: ${lastWords()}`);
       await sleep(20);
       banner = bannerOf(stdout);
+    }
+    const file = codeCacheBeside(bundle);
+    // It started from the cache already here (this installer.js, Node and flags, accepted by V8): such a start writes
+    // none into its state dir, and the one here is what it would be.
+    if (listening.codeCache === "used" && listening.codeCacheFrom === "bundle") {
+      process.stdout.write(`${file} is current (Node ${process.version})${ITS_USE}`);
+      return 0;
     }
     const answer = await request({
       url: new URL("/v1/installer/status", banner.url),
@@ -84,13 +111,9 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
       await sleep(20);
     }
     const data = await readFile(made);
-    const file = codeCacheBeside(bundle);
     // Read by the service (which may run as another user), written by its owner alone (a cache others could write is not trusted).
     await writeFileAtomic(file, data, { mode: 0o644 });
-    process.stdout.write(
-      `wrote ${file} (${(data.length / 1024 / 1024).toFixed(1)} MiB, Node ${process.version}): a start whose state dir has no cache of its own compiles from it.\n` +
-        "Make it again after replacing installer.js or Node, with the flags and NODE_OPTIONS the service runs with.\n",
-    );
+    process.stdout.write(`wrote ${file} (${(data.length / 1024 / 1024).toFixed(1)} MiB, Node ${process.version})${ITS_USE}`);
     return 0;
   } catch (err) {
     process.stderr.write(`installer: no code cache written: ${(err as Error).message}\n`);

@@ -224,6 +224,19 @@ describe("a code cache beside the bundle, made for an image whose state dir star
     await assert.rejects(stat(stateLayout(stateDir).codeCache), { code: "ENOENT" }, "the state dir needs no copy of the image's cache");
   });
 
+  test("prepare-image run again for the same installer.js, Node and flags (an image build run twice) says the cache is current and exits 0 (its serve used that cache and wrote none: it waited 60 s, then failed)", async () => {
+    const bundle = await bundleCopy();
+    assert.equal((await runCli(["prepare-image"], {}, ROOT, bundle)).code, 0);
+    const file = `${bundle}.code-cache`;
+    const before = await readFile(file);
+    const again = await runCli(["prepare-image"], {}, ROOT, bundle);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is current \\(Node v\\d+\\.\\d+\\.\\d+\\): a start whose state dir has no cache of its own compiles from it\\.\n`));
+    assert.equal(again.stderr, "");
+    assert.ok((await readFile(file)).equals(before), "left as it was");
+    assert.deepEqual((await readdir(join(bundle, ".."))).sort(), ["installer.js", "installer.js.code-cache", "package.json"]);
+  });
+
   test("a bundle in a folder others can write gets no cache: one line says why, before any serve is started; run through a symlink, the cache goes beside the real file", async () => {
     const bundle = await bundleCopy();
     await chmod(join(bundle, ".."), 0o775);
