@@ -37,6 +37,8 @@ export interface CodeCache {
   readonly from?: "state dir" | "bundle";
   /** Why an existing cache could not be read. */
   readonly unreadable?: string;
+  /** The cache beside the bundle, when it is there and was made for another bundle, Node or flags (or V8 refused it). */
+  readonly outdatedImage?: string;
   /** When the commands' code had been compiled and run, in ms since the process began (`performance.now()`). */
   readonly compiledAt: number;
   /** Writes a new cache unless this one was used: called once the first requests are over, so it holds their code too. */
@@ -159,16 +161,24 @@ function compileWithCodeCache(source: string, bytes: Buffer, options: ScriptOpti
   const own = usable(file, stateDir, "the state dir");
   // The state dir has a cache this start cannot use (an older bundle's, another Node's, a damaged one).
   const ownOutdated = !own && seen;
-  const image = own ? undefined : usable(codeCacheBeside(__filename), dirname(__filename), "the bundle's folder", true);
+  const seenOwn = seen;
+  seen = false;
+  const imageFile = codeCacheBeside(__filename);
+  const image = own ? undefined : usable(imageFile, dirname(__filename), "the bundle's folder", true);
+  const seenImage = seen;
+  seen ||= seenOwn;
   const cachedData = own ?? image;
   const script = new Script(source, { ...options, cachedData });
   const state = cachedData && !script.cachedDataRejected ? "used" : seen ? "rejected" : "absent";
+  // Found, trusted, and not this start's (its header another key's, or V8 refused its data): every start pays until it is made again.
+  const outdatedImage = !own && seenImage && state !== "used" && unreadable.length === 0 ? imageFile : undefined;
   return {
     script,
     codeCache: {
       state,
       ...(state === "used" ? { from: own ? "state dir" : "bundle" } : {}),
       unreadable: unreadable.length > 0 ? unreadable.join("; ") : undefined,
+      ...(outdatedImage ? { outdatedImage } : {}),
       async save() {
         if (state === "used") {
           // The image's served this start: the state dir's outdated one would be read and hashed at every start for nothing.

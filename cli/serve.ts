@@ -188,6 +188,10 @@ export async function runServe(settings: Settings, version: string, codeCache: C
     const startMs = { compiled: codeCache && ms(codeCache.compiledAt), modulesLoaded: ms(modulesLoadedAt), stateReady: ms(stateReadyAt), listening: ms(listeningAt) };
     log.info("listening", { url, port: info.port, maxConnections, codeCache: codeCache?.state, codeCacheFrom: codeCache?.from, startMs });
     if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
+    if (codeCache?.outdatedImage) {
+      const bundle = codeCache.outdatedImage.replace(/\.code-cache$/, "");
+      log.warn("the image's code cache is outdated", { hint: `${codeCache.outdatedImage} was made for another installer.js, Node or flags: each start compiles without it; run \`node ${bundle} prepare-image\` again` });
+    }
   });
   capConnections(server, log, maxConnections);
   if (codeCache) saveWhenQuiet(server as HttpsServer, codeCache, log);

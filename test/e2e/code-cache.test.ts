@@ -329,6 +329,10 @@ describe("a code cache beside the bundle, made for an image whose state dir star
     const mismatched = await lab.start({ stateDir: join(await tempDir(), "state"), bundle: other });
     assert.equal(await cacheState(mismatched), "rejected");
     assert.equal((await mismatched.request("/v1/installer/status")).status, 200);
+    // Every start of the image pays for it until the cache is made again: said, with how.
+    const outdated = await waitFor("the word of it", async () => logLines(mismatched).find((l) => l.message === "the image's code cache is outdated"));
+    assert.equal((outdated as { level?: string }).level, "warn");
+    assert.equal((outdated as { hint?: string }).hint, `${other}.code-cache was made for another installer.js, Node or flags: each start compiles without it; run \`node ${other} prepare-image\` again`);
     await mismatched.stop();
   });
 });
