@@ -11,12 +11,17 @@ import { promisify } from "node:util";
  * the kernel, and once a signal that kills it came, that wait is uninterruptible (state D), as on a hung disk or NFS
  * server. It ends when this daemon dies: the kernel then aborts the requests. Anything else asked of it fails at once
  * (ENOENT, ENOSYS), so that nothing else that comes across the mount hangs (a test run's rm -rf of its temp folder),
- * and the daemon dies with the test that made it (its stdin closes).
+ * and the daemon dies with the test that made it (its stdin closes), taking the mount with it.
  */
 const DAEMON = String.raw`
 const fs = require("fs");
-// Not process.exit: it would wait for the read the kernel holds. SIGKILL closes the device, which aborts the mount.
-process.stdin.on("end", () => process.kill(process.pid, "SIGKILL")).resume();
+// Not process.exit: it would wait for the read the kernel holds. SIGKILL closes the device, which aborts the mount's
+// requests; the mount itself stays (each look at it fails) unless it is taken away: a lazy unmount, by a process of its
+// own, since its look at the mount point may come before this death aborts what it asks.
+process.stdin.on("end", () => {
+  require("child_process").spawn("umount", ["-l", process.argv[1]], { stdio: "ignore", detached: true }).unref();
+  process.kill(process.pid, "SIGKILL");
+}).resume();
 const fd = fs.openSync("/dev/fuse", "r+");
 require("child_process").execFileSync("mount", ["-t", "fuse.stratum-stuck", "-o", "fd=3,rootmode=40000,user_id=0,group_id=0", "stratum-stuck", process.argv[1]], { stdio: ["ignore", "ignore", "inherit", fd] });
 process.stdout.write("mounted\n");
