@@ -260,6 +260,9 @@ export class AttemptRunner {
     const startedAt = performance.now();
     record.step = step;
     const deadline = stepDeadline(step, this.deps.settings, started);
+    // The same end by the steps' monotonic clock, read with the wall clock: the wait is measured by it, and a time sync
+    // that steps the wall clock before the step reaches its wait must not move that end.
+    const deadlineAt = deadline === undefined ? undefined : (this.deps.monotonic ?? (() => performance.now()))() + (deadline - started);
     const stepRecord: StepRecord = { step, state: "running", startedAt: new Date(started).toISOString(), ...(deadline ? { deadline: new Date(deadline).toISOString() } : {}) };
     record.steps.push(stepRecord);
     // The store learns of the step before any client does: a kill between the two is recovered at this step.
@@ -292,7 +295,7 @@ export class AttemptRunner {
       },
     };
     try {
-      await runStep(step, ctx, record, { ...this.deps, persist: () => this.deps.attempts.save(), deadline });
+      await runStep(step, ctx, record, { ...this.deps, persist: () => this.deps.attempts.save(), deadline: deadlineAt });
       // A stop after the step's success was recorded stops the attempt between steps; a refused write goes on to the next step, which records it.
       if (signal.aborted && !(succeededEarly && !shutdown.aborted)) throw signal.reason;
     } catch (err) {

@@ -24,7 +24,7 @@ export interface StepInputs {
   /** Writes the store, the attempt's record with it. */
   persist: () => Promise<void>;
   cluster: Pick<Cluster, "foundingSecret" | "preflightCheck">;
-  /** The step's deadline (epoch ms), as stepDeadline gave it when the step started. */
+  /** The step's deadline as stepDeadline gave it when the step started, by the step's monotonic clock (StepContext.monotonic). */
   deadline?: number;
 }
 

@@ -9,7 +9,7 @@ interface ReadinessOptions {
   url: string;
   timeoutSeconds: number;
   intervalSeconds: number;
-  /** The wait's end (epoch ms, the wall clock) when the step announced it; otherwise timeoutSeconds from now. */
+  /** The wait's end the step announced, by the step's monotonic clock (StepContext.monotonic); otherwise timeoutSeconds from now. */
   deadline?: number;
 }
 
@@ -107,10 +107,10 @@ export async function waitForReadiness(
   /** The cloud API's certificate as the READY poll met it: the ha-init node's join token pins it. */
   onReadyCertificate?: (sha256: string) => void,
 ): Promise<void> {
-  // The wait's end, announced by the wall clock, is measured by the monotonic one from here: a time sync that steps the
-  // wall clock (firstboot starts one) neither ends the wait early nor stretches it.
+  // The wait is measured by the monotonic clock, its end too (the step announced it by the wall clock, and took it by this
+  // one at the same moment): a time sync that steps the wall clock (firstboot starts one) neither ends it early nor stretches it.
   const clock = monotonicOf(ctx);
-  const deadline = clock() + (options.deadline === undefined ? options.timeoutSeconds * 1000 : options.deadline - ctx.now().getTime());
+  const deadline = options.deadline ?? clock() + options.timeoutSeconds * 1000;
   const started = deadline - options.timeoutSeconds * 1000;
   const halfway = started + (options.timeoutSeconds * 1000) / 2;
   let warned = false;

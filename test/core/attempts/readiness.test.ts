@@ -109,7 +109,7 @@ test("a wait shorter than one poll's deadline records the poll as UNREACHABLE an
 test("a wait whose end passed before its first poll (the step's own writes were that slow) still looks once: its verdict names what the cloud said", async () => {
   serve(() => json(JSON.stringify({ state: "CEPH_BOOTSTRAP", checks: [{ name: "ceph", status: "pending" }] })));
   const history: ReadinessObservation[] = [];
-  const deadline = Date.now() - 1;
+  const deadline = performance.now() - 1;
   const failure = await waitForReadiness(context(), { url, timeoutSeconds: 1, intervalSeconds: 0.05, deadline }, history).catch((err: unknown) => err);
   assert.ok(failure instanceof StepFailure);
   assert.match(failure.message, /^The cloud was not READY within 1 s; last state CEPH_BOOTSTRAP; not ready: ceph \(pending\)/);
@@ -119,7 +119,7 @@ test("a wait whose end passed before its first poll (the step's own writes were 
 test("…and a cloud READY by then is READY", async () => {
   serve(() => json(JSON.stringify({ state: "READY" })));
   const history: ReadinessObservation[] = [];
-  await waitForReadiness(context(), { url, timeoutSeconds: 1, intervalSeconds: 0.05, deadline: Date.now() - 1 }, history);
+  await waitForReadiness(context(), { url, timeoutSeconds: 1, intervalSeconds: 0.05, deadline: performance.now() - 1 }, history);
   assert.deepEqual(history.map((o) => o.state), ["READY"]);
 });
 

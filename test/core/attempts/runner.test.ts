@@ -42,16 +42,24 @@ interface RigOptions {
   stateDir?: string;
   /** The clock moves on this many ms at every reading, as a real one does between two readings. */
   tickMs?: number;
+  /** The wall clock alone is stepped by this many ms once the attempt's record names the readiness step (a time sync). */
+  wallStepAtReadiness?: number;
 }
 
 /** The runner over a real store and event log on a temp state dir, a real firstboot script, a real cloud on loopback, one manual clock. */
 async function rig(t: TestContext, options: RigOptions = {}) {
   const folder = await tempDir("stratum-runner-");
   const clock = manualClock();
-  const now = options.tickMs === undefined ? clock.now : () => {
+  let wallOffset = 0;
+  let records: (() => { step?: string }[]) | undefined;
+  const ticking = options.tickMs === undefined ? clock.now : () => {
     const at = clock.now();
     clock.advance(options.tickMs!);
     return at;
+  };
+  const now = options.wallStepAtReadiness === undefined ? ticking : () => {
+    if (wallOffset === 0 && records?.().at(-1)?.step === "readiness") wallOffset = options.wallStepAtReadiness!;
+    return new Date(ticking().getTime() + wallOffset);
   };
   const fresh = options.stateDir === undefined ? await tempStore(now) : undefined;
   const stateDir = options.stateDir ?? fresh!.stateDir;
@@ -66,6 +74,7 @@ async function rig(t: TestContext, options: RigOptions = {}) {
   await new Promise<void>((resolve) => cloud.listen(0, "127.0.0.1", resolve));
   const { log, entries } = recordingLog();
   const attempts = store.slice("attempts");
+  records = () => attempts.get();
   const draft = createDraftService({ draft: store.slice("draft"), context: () => ({ host, release: BUILT_IN_RELEASE }), now, attempts: () => attempts.get(), personActed: () => undefined, log });
   if (options.stateDir === undefined) await draft.set(options.draft ?? { source: "structured", config: VALID_DRAFT });
   const settings = {
@@ -200,6 +209,17 @@ describe("attempt runner: an install runs its steps in turn and ends with a verd
       steps: ["preflight:succeeded", "write-config:succeeded", "firstboot:succeeded", "readiness:failed"],
     },
   ];
+  test("a wall clock stepped back as the readiness step starts (a time sync between its announced deadline and its wait) does not stretch the wait: it ends at its 600 s by the monotonic clock", async (t) => {
+    // A year back: with the wait's end taken from the wall clock's reading, it would be a year and ten minutes away,
+    // and the cloud (READY from its 20th poll, 20 minutes in) would be waited for.
+    const r = await rig(t, { cloud: (poll) => (poll >= 20 ? "READY" : "CEPH_BOOTSTRAP"), wallStepAtReadiness: -365 * 24 * 3600 * 1000 });
+    await r.start();
+    await r.finished(1);
+    const record = r.attempts.get()[0]!;
+    assert.equal(record.verdict?.code, "READINESS_TIMEOUT", record.verdict?.message);
+    assert.match(record.verdict!.message, /^The cloud was not READY within 600 s/);
+  });
+
   for (const row of failures) {
     test(`${row.name} → ${row.code} at ${row.step}, next ${row.next}`, async (t) => {
       const r = await rig(t, row.options);
