@@ -1,5 +1,4 @@
 /** test/helpers/stuck-in-kernel.ts: its FUSE mount must not outlive a test file that dies without releasing it. */
-import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFile, rm } from "node:fs/promises";
