@@ -51,7 +51,7 @@ async function rig(t: TestContext, options: RigOptions = {}) {
   const folder = await tempDir("stratum-runner-");
   const clock = manualClock();
   let wallOffset = 0;
-  let records: (() => { step?: string }[]) | undefined;
+  let records: (() => { step?: string | null }[]) | undefined;
   const ticking = options.tickMs === undefined ? clock.now : () => {
     const at = clock.now();
     clock.advance(options.tickMs!);
