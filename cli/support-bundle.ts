@@ -66,7 +66,11 @@ interface Target {
  * (as root, /dev/null itself). One of this process's own descriptors is written to as it is (a socket's cannot be
  * opened again by its name). A terminal is not written to.
  */
-async function targetOf(output: string): Promise<Target | "terminal" | "not the caller's" | undefined> {
+export async function targetOf(
+  output: string,
+  /** The look at the name before it is opened (a test's, to stand for a name swapped in between). */
+  look: (path: string) => Promise<{ isFile(): boolean; isDirectory(): boolean }> = stat,
+): Promise<Target | "terminal" | "not the caller's" | undefined> {
   const own = ownDescriptor(output);
   let target: Target;
   // A gzip stream written into the event loop's own descriptor crashed the process.
@@ -75,8 +79,18 @@ async function targetOf(output: string): Promise<Target | "terminal" | "not the 
     fstatSync(own); // EBADF: not open in this process, said as a file that cannot be written
     target = { fd: own, close: async () => undefined };
   } else {
-    if (await stat(output).then((s) => s.isFile() || s.isDirectory(), () => true)) return undefined;
+    if (await look(output).then((s) => s.isFile() || s.isDirectory(), () => true)) return undefined;
     const file = await open(output, constants.O_WRONLY | constants.O_NOCTTY);
+    // What was opened is judged, not the look before it: a name swapped in between for a file (or a link to one, as
+    // root: /etc/shadow) would be written over in place. Such a one takes the whole-file way (a new file renamed).
+    const opened = await file.stat().catch(async (err: unknown) => {
+      await file.close();
+      throw err;
+    });
+    if (opened.isFile() || opened.isDirectory()) {
+      await file.close();
+      return undefined;
+    }
     target = { fd: file.fd, close: () => file.close() };
   }
   if (!isatty(target.fd)) return target;
