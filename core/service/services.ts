@@ -170,8 +170,7 @@ export function createServices(deps: ServicesDeps): Services {
     async stop() {
       stopping = [{ code: "INSTALLER_STOPPING", detail: "The installer is stopping (a restart, or a stop): install once it answers again." }];
       auth.stop();
-      unattended.stop();
-      const [, stoppedAttempts] = await Promise.all([payload.stop(), attempts.stop()]);
+      const [, stoppedAttempts] = await Promise.all([payload.stop(), attempts.stop(), unattended.stop()]);
       stopped.abort();
       return stoppedAttempts;
     },

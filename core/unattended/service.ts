@@ -76,8 +76,10 @@ interface UnattendedService {
    * good. Memory only, persisted with the person's change; returns the undo for when that fails.
    */
   personActed(): (() => void) | undefined;
-  /** Ends the retries of a start the state dir refused (the service stops). */
-  stop(): void;
+  /** Ends the retries of a start the state dir refused (the service stops); resolves once the one under way ended. */
+  stop(): Promise<void>;
+  /** Resolves once no retry of a refused start is under way (at once when none is): what a stop awaits, and a test. */
+  retryEnded(): Promise<void>;
 }
 
 export function createUnattendedService(deps: UnattendedServiceDeps): UnattendedService {
@@ -85,7 +87,7 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
   let deciding = false;
   /** The state dir's refusal of the last start, while it waits for a retry. */
   let refused: InstallerError | undefined;
-  let retrying = false;
+  let retrying: Promise<void> | undefined;
   const stopped = new AbortController();
 
   /** Still waiting to start by itself, nothing blocking it: what a refused start leaves. */
@@ -101,8 +103,7 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
    */
   const retryStart = () => {
     if (retrying) return;
-    retrying = true;
-    void retryWhileStorageRefuses(
+    retrying = retryWhileStorageRefuses(
       async () => {
         if (mayStart() && !deciding) await decide();
         // Written each time (a start the disk took may not have been written with it), until it goes through.
@@ -112,8 +113,12 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
       stopped.signal,
       deps.wait,
     )
-      .then((failed) => failed && log.error("unattended decision failed", { error: String(failed) }))
-      .finally(() => (retrying = false));
+      .then((failed) => void (failed && log.error("unattended decision failed", { error: String(failed) })))
+      .finally(() => (retrying = undefined));
+  };
+
+  const retryEnded = async () => {
+    while (retrying) await retrying;
   };
 
   const decide = async () => {
@@ -196,7 +201,11 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
       await decide();
       await unattended.save();
     },
-    stop: () => stopped.abort(),
+    async stop() {
+      stopped.abort();
+      await retryEnded();
+    },
+    retryEnded,
     personActed() {
       const record = unattended.get();
       if (record?.state !== "blocked" || !record.autoStart) return undefined;

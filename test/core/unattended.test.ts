@@ -297,11 +297,13 @@ describe("unattended: a blocked node.yaml waits", () => {
         r.unattended.personActed();
         waits[0]!.go(true);
       } else {
-        r.unattended.stop();
+        const stopping = r.unattended.stop();
         assert.equal(waits[0]!.signal.aborted, true, "the wait is told at once");
         waits[0]!.go(false);
+        await stopping;
       }
-      await new Promise((resolve) => setImmediate(resolve));
+      // The retries' own end, not a moment after: one that went on would wait again, a minute at most each time, forever.
+      await r.unattended.retryEnded();
       assert.deepEqual(r.started, [], end);
       assert.equal(waits.length, 1, end);
     }
