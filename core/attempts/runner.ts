@@ -44,7 +44,7 @@ export type Admitted = (attempt: number) => (() => void) | undefined | void;
 /** What a stop did: the attempt it stopped, and what stopping its firstboot group took (none when none ran). */
 export interface Stopped {
   attempt?: number;
-  /** `survived`: the pids SIGKILL had not ended when the stop gave up waiting (stuck in the kernel). */
+  /** `processes`: how many it stopped; `survived`: the pids SIGKILL had not ended when the stop gave up waiting (stuck in the kernel), not among them. */
   firstboot?: { processes: number; killedAfterMs?: number; survived?: number[] };
 }
 
@@ -284,7 +284,8 @@ export class AttemptRunner {
       groupStopped: (stopped) => {
         if (!shutdown.aborted) return;
         const { processes, killedAfterMs, survived } = stopped;
-        this.#stopped.firstboot = { processes: processes.length, ...(killedAfterMs ? { killedAfterMs } : {}), ...(survived?.length ? { survived: survived.map((p) => p.pid) } : {}) };
+        // Those SIGKILL has not ended are not counted as stopped (docs/service.md): named apart.
+        this.#stopped.firstboot = { processes: processes.length - (survived?.length ?? 0), ...(killedAfterMs ? { killedAfterMs } : {}), ...(survived?.length ? { survived: survived.map((p) => p.pid) } : {}) };
       },
       succeeded: async () => {
         succeed();

@@ -210,13 +210,21 @@ export async function stopRecordedGroup(group: GroupRecord, clock: Clock = monot
   return stopGroup(group.pid, clock, graceMs);
 }
 
-/** "stopped 2 processes firstboot left running: 4242 sleep, 4243 bash", and which of them SIGKILL has not ended yet. */
+/**
+ * "stopped 2 processes firstboot left running: 4242 sleep, 4243 bash"; those SIGKILL has not ended yet are not counted
+ * as stopped, but named apart: "…; 1 more is still there after SIGKILL: 4244 stat (state D: …)".
+ */
 export function describeStopped(stopped: StoppedGroup, what: string): string {
-  const count = stopped.processes.length;
-  const list = stopped.processes.map((p) => `${p.pid} ${p.command}`).join(", ");
+  const survived = stopped.survived ?? [];
+  const ended = stopped.processes.filter((p) => !survived.some((s) => s.pid === p.pid));
+  const plural = (count: number) => `${count} process${count === 1 ? "" : "es"}`;
   const killed = stopped.killedAfterMs === undefined ? "" : ` (SIGTERM was ignored: SIGKILL after ${stopped.killedAfterMs / 1000} s)`;
-  const survived = stopped.survived?.length ? `; ${stopped.survived.length} still there after SIGKILL: ${describeSurvivors(stopped.survived)}` : "";
-  return `stopped ${count} process${count === 1 ? "" : "es"} ${what}: ${list}${killed}${survived}`;
+  const there = (count: number) => `${count === 1 ? "is" : "are"} still there after SIGKILL`;
+  if (survived.length === 0 || ended.length > 0) {
+    const stoppedPart = `stopped ${plural(ended.length)} ${what}: ${ended.map((p) => `${p.pid} ${p.command}`).join(", ")}${killed}`;
+    return survived.length === 0 ? stoppedPart : `${stoppedPart}; ${survived.length} more ${there(survived.length)}: ${describeSurvivors(survived)}`;
+  }
+  return `${plural(survived.length)} ${what} ${there(survived.length)}${killed}: ${describeSurvivors(survived)}`;
 }
 
 /** "4242 stat (state D: waiting in the kernel, …)": what the process waits for is its own, so the words say where to look. */

@@ -66,13 +66,25 @@ test("a process still there after SIGKILL (stuck in the kernel) is named as such
     assert.deepEqual(stopped.processes, [{ pid: stuck.pid, command: "stat", attempt: 2 }]);
     assert.deepEqual(stopped.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
     assert.equal(await alive(stuck.pid), true);
-    assert.match(describeStopped(stopped, "firstboot left running"), new RegExp(`1 still there after SIGKILL: ${stuck.pid} stat \\(state D: waiting in the kernel`));
+    assert.match(describeStopped(stopped, "firstboot left running"), new RegExp(`^1 process firstboot left running is still there after SIGKILL \\(SIGTERM was ignored: SIGKILL after 3 s\\): ${stuck.pid} stat \\(state D: waiting in the kernel`));
     const again = await killMarked(mark, jumping);
     assert.deepEqual(again.survived, [{ pid: stuck.pid, command: "stat", state: "D" }], "a kill of the marked ones names it again");
   } finally {
     await stuck.release();
   }
   assert.equal(await alive(stuck.pid), false, "released, it dies of its SIGKILL");
+});
+
+test("what a stop says counts as stopped only those that ended: the ones SIGKILL has not ended are named apart", () => {
+  const processes = [{ pid: 4242, command: "sleep" }, { pid: 4243, command: "stat" }, { pid: 4244, command: "cat" }];
+  const stuck = (pid: number, command: string) => ({ pid, command, state: "D" });
+  assert.equal(
+    describeStopped({ processes, killedAfterMs: 3000, survived: [stuck(4243, "stat")] }, "firstboot left running"),
+    "stopped 2 processes firstboot left running: 4242 sleep, 4244 cat (SIGTERM was ignored: SIGKILL after 3 s); 1 more is still there after SIGKILL: " +
+      "4243 stat (state D: waiting in the kernel, often on a hung disk or network mount; it ends once that wait does, and `cat /proc/4243/stack` as root shows where it waits)",
+  );
+  assert.match(describeStopped({ processes, survived: processes.map((p) => stuck(p.pid, p.command)) }, "firstboot left running"), /^3 processes firstboot left running are still there after SIGKILL: 4242 sleep \(state D/);
+  assert.equal(describeStopped({ processes: processes.slice(0, 1) }, "firstboot left running"), "stopped 1 process firstboot left running: 4242 sleep");
 });
 
 test("a group with nothing left: nothing to stop", async () => {
