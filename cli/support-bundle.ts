@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { constants, createWriteStream, fstatSync } from "node:fs";
 import { link, open, realpath, rename, rm, stat } from "node:fs/promises";
 import { isatty } from "node:tty";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { offlineFacts, operatorSecrets, readBundle, readState, serviceFact, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
 import type { Exit } from "./commands.ts";
@@ -131,7 +131,12 @@ async function supportBundle(options: SupportBundleOptions): Promise<Exit> {
 async function withinStateDir(stateDir: string, output: string | undefined): Promise<string | undefined> {
   const named = output ?? process.cwd();
   const folder = named.endsWith("/") || (await stat(named).then((s) => s.isDirectory(), () => false)) ? named : dirname(named);
-  const real = (path: string) => realpath(path).catch(() => resolve(path));
+  // A folder not there yet is where its nearest existing one really is: a link on the way (to the state dir) is
+  // followed as mkdir and the write will follow it.
+  const real = async (path: string): Promise<string> => {
+    const whole = resolve(path);
+    return realpath(whole).catch(async () => (dirname(whole) === whole ? whole : join(await real(dirname(whole)), basename(whole))));
+  };
   const below = relative(await real(stateDir), await real(folder));
   if (below === ".." || below.startsWith(`..${sep}`) || isAbsolute(below)) return undefined;
   return output === undefined ? `run from ${process.cwd()} without -o` : `-o ${output}`;

@@ -373,6 +373,14 @@ test("support-bundle -o into the state dir (itself, a file in it, a folder below
     assert.equal(made.code, 2, `${output ?? cwd}: ${made.stderr}`);
     assert.match(made.stderr, /^installer: support-bundle only reads the state dir: it writes no bundle into it \([^\n]*\); give -o another folder \(- writes it to stdout\)\n$/);
   }
+  // A folder not there yet, named through a link to the state dir: the link is followed as mkdir will follow it.
+  const elsewhere = await tempDir("stratum-sb-link-to-state-");
+  await symlink(stateDir, join(elsewhere, "state"));
+  for (const output of [`${join(elsewhere, "state", "new")}/`, join(elsewhere, "state", "new", "deeper", "b.tar.gz")]) {
+    const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", output, "--host-facts", DEMO_HOST_FACTS]);
+    assert.equal(made.code, 2, `${output}: ${made.stderr}`);
+    assert.match(made.stderr, /^installer: support-bundle only reads the state dir: it writes no bundle into it /);
+  }
   const toStdout = await runCli(["support-bundle", "--state-dir", ".", "-o", "-", "--host-facts", DEMO_HOST_FACTS], {}, stateDir);
   assert.equal(toStdout.code, 0, `-o - run from the state dir: ${toStdout.stderr}`);
   assert.deepEqual((await readdir(stateDir, { recursive: true })).sort(), before, "nothing written into the state dir");
