@@ -75,12 +75,15 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
     case "status": {
       const { values, booleans, positionals } = parseFlags(rest, STATUS_FLAGS, process.env, { follow: { type: "boolean" } });
       noArguments("status", positionals, true);
-      const ranWith = values.url === undefined ? await (await import("../core/state/last-start.ts")).lastStartRanWith(values["state-dir"]!) : {};
+      const { lastStartRanWith } = await import("../core/state/last-start.ts");
+      const ranWith = values.url === undefined ? await lastStartRanWith(values["state-dir"]!) : {};
       const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
       const typed = new Set(["port", "url"].filter((flag) => rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`))));
       const url = namingTheVariable(rest, STATUS_FLAGS, () => statusUrl(values, ranWith, own, typed));
+      // Neither said where (nor their variables): where the last start listens, read again when the installer is lost.
+      const relocate = values.url === undefined && values.port === undefined ? async () => statusUrl(values, await lastStartRanWith(values["state-dir"]!), own, typed) : undefined;
       const { runStatus } = await import("./status.ts");
-      return runStatus({ stateDir: values["state-dir"]!, url, tlsCert: values["tls-cert"], follow: booleans.follow! });
+      return runStatus({ stateDir: values["state-dir"]!, url, tlsCert: values["tls-cert"], follow: booleans.follow!, ...(relocate ? { relocate } : {}) });
     }
     case "openapi": {
       takesNothing("openapi", rest);

@@ -37,6 +37,11 @@ interface StatusOptions {
   /** The certificate an installer started with --tls-cert serves; default the state dir's. */
   tlsCert: string | undefined;
   follow: boolean;
+  /**
+   * Where the installer is now, by its state dir's last start (when neither --url nor --port said where): one restarted
+   * on another port (its --listen's port 0, a changed STRATUM_LISTEN) is followed there.
+   */
+  relocate?: () => Promise<URL>;
 }
 
 const POLL_MS = 1_000;
@@ -220,6 +225,12 @@ class Lifeline {
       const mapped = inStatusWords(err, this.target, path);
       if (!(mapped instanceof Unavailable)) throw mapped;
       why = mapped.message;
+    }
+    const moved = err instanceof HttpClientError && err.kind === "unreachable" ? await this.options.relocate?.().catch(() => undefined) : undefined;
+    if (moved && moved.origin !== this.target.url.origin) {
+      say(`the installer's last start listens at ${moved.origin}, not ${this.target.url.origin}: following it there`);
+      this.target = { ...this.target, url: moved };
+      return;
     }
     if (this.#lostAt === undefined) {
       this.#lostAt = performance.now();

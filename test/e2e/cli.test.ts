@@ -461,6 +461,20 @@ describe("status", () => {
     assert.match(run.stderr, /^status: the installer answers again: following attempt 1 on$/m);
   });
 
+  test("--follow with no --port (where the last start listened) of an installer restarted on another port: it follows it there, saying so", async () => {
+    const node = await installer("ready", { gated: true });
+    await install(node);
+    const following = follow(["status", "--state-dir", node.stateDir, "--follow"]);
+    await waitFor("status --follow to follow firstboot", async () => (following.output().includes("firstboot: configuring") ? true : undefined));
+    assert.equal(await node.stop(), 0);
+    await waitFor("status --follow to say it lost the installer", async () => (following.errors().includes("lost the installer") ? true : undefined));
+    const moved = await node.restart("127.0.0.1:0");
+    assert.notEqual(moved.port, node.port);
+    const run = await following.ended;
+    assert.equal(run.stdout.trimEnd().split("\n").at(-1), "attempt 1 failed at firstboot: INTERRUPTED; next: retryInstall", run.stderr);
+    assert.match(run.stderr, new RegExp(`^status: the installer's last start listens at https://127\\.0\\.0\\.1:${moved.port}, not https://127\\.0\\.0\\.1:${node.port}: following it there$`, "m"));
+  });
+
   test("--follow that reads an attempt's failure after a newer attempt started (a recheck started while it was not reading): it says so and follows the newer one, not exit 1 on the old verdict while the node installs", async () => {
     const node = await installer("never", { timeout: 2, gated: true });
     await install(node);
