@@ -67,8 +67,17 @@ const LAST_TOKEN = /(?:^|[^A-Za-z0-9+/=])([A-Za-z0-9+/]+={0,2})\s*$/;
 /** A prefixed line is a key's when it ends in base64 this long, or follows a full line of it (a short last line). */
 const PREFIXED_BODY = 16;
 const FULL_LINE = 40;
-/** A terminal's escape (colours, a cursor move), raw as a program prints it or JSON-escaped as an event's line holds it. */
-const TERMINAL_ESCAPE = /(?:\u001b|\\u001[bB])\[[0-9;?]*[A-Za-z]/g;
+/** An escape's introducers and terminators written out (`\u001b`), as an event's line holds them: judged as the characters. */
+const WRITTEN_ESCAPE = /\\u00(1[bB]|07|9[bBcCdD])/g;
+/**
+ * A terminal's escape sequence (ECMA-48): a CSI (ESC [ or 8-bit 0x9b: colours, a cursor move), an OSC (ESC ] or 0x9d,
+ * to BEL or ST: a title, a link), or ESC and its one final (tput sgr0's ESC ( B). Each part's characters are disjoint
+ * from the next's and an OSC's text holds no control character: linear on any line.
+ */
+const TERMINAL_ESCAPE =
+  /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b\]|\u009d)[^\u0000-\u001f\u007f-\u009f]*(?:\u0007|\u001b\\|\u009c)|\u001b[ -/]*[0-~]/g;
+/** Whether a line may hold an escape, raw or written out. */
+const MAY_ESCAPE = /[\u001b\u009b\u009d]|\\u00(?:1[bB]|9[bBdD])/;
 
 /**
  * For output read a line at a time (firstboot's, one pipe's; a bundle's events): whether each line is one of a private
@@ -104,7 +113,7 @@ export function privateKeyLines(): KeyLines {
     },
     ownLine(given) {
       // A key a firstboot prints in colour is as much a key: its lines are judged without the escapes.
-      const line = given?.includes("u001") || given?.includes("\u001b") ? given.replace(TERMINAL_ESCAPE, "") : given;
+      const line = given !== undefined && MAY_ESCAPE.test(given) ? given.replace(WRITTEN_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).replace(TERMINAL_ESCAPE, "") : given;
       if (open) {
         if (line !== undefined && own(line)) return true;
         open = false;

@@ -112,4 +112,31 @@ describe("createRedactor: private keys", () => {
       }
     }
   });
+
+  it("a key coloured with other escapes a terminal takes (tput sgr0's ESC ( B, 8-bit CSI, an OSC title or link, each raw or written out as \\uXXXX): its lines are its own all the same", () => {
+    const forms: [string, string][] = [
+      ["\u001b[32m", "\u001b(B\u001b[m"],
+      ["\\u001b[32m", "\\u001b(B\\u001b[m"],
+      ["\u009b32m", "\u009b0m"],
+      ["\\u009b32m", "\\u009b0m"],
+      ["\u001b]0;tls\u0007\u001b[1m", "\u001b]8;;\u001b\\\u001b[0m"],
+      ["\\u001b]0;tls\\u0007", "\\u001b]8;;\\u001b\\"],
+    ];
+    for (const pem of [pkcs8, sec1, encrypted]) {
+      for (const [open, close] of forms) {
+        const key = privateKeyLines();
+        const lines = pem.trimEnd().split("\n").map((line) => `${open}${line}${close}`);
+        const own = pem.trimEnd().split("\n").slice(1, -1).map(() => true);
+        assert.deepEqual([...lines, `${open}done.${close}`].map((line) => key.ownLine(line)), [false, ...own, false, false], `${JSON.stringify([open, close])} ${pem.slice(0, 40)}`);
+      }
+    }
+  });
+
+  it("judging a hostile line of escapes takes linear time (no backtracking blow-up)", () => {
+    const key = privateKeyLines();
+    key.ownLine("-----BEGIN PRIVATE KEY-----");
+    const started = performance.now();
+    for (const unit of ["\u001b[", "\u001b]", "\u009d", "\\u001b[1;", "\u001b[0;0;0;0", "\u001b( ", "\\u001b]x"]) key.ownLine(unit.repeat(20_000));
+    assert.ok(performance.now() - started < 2_000, `${Math.round(performance.now() - started)} ms`);
+  });
 });
