@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { nearest, quoted } from "../messages.ts";
 import { hostnameProblem } from "../net.ts";
@@ -32,6 +32,27 @@ function isZoneAlias(name: string): boolean {
 /** The system's time zone database (glibc's TZDIR, else /usr/share/zoneinfo), read once per folder. */
 let tzdata: { dir: string; zones: Set<string> } | undefined;
 
+/** A tz database's tzdata.zi is ≈ 110 KB: a larger one is no tz database, and is not read. */
+const TZDATA_MAX_BYTES = 1024 * 1024;
+
+/**
+ * tzdata.zi's text when it is a plain file of a tz database's size, else none. Opened without blocking and judged
+ * before it is read: a FIFO or a device there (TZDIR is the service's environment's) would block the one thread.
+ */
+function readTzdata(file: string): string {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > TZDATA_MAX_BYTES) return "";
+    const bytes = Buffer.alloc(stats.size);
+    let read = 0;
+    for (let n = 1; n > 0 && read < bytes.length; read += n) n = readSync(fd, bytes, read, bytes.length - read, read);
+    return bytes.toString("latin1", 0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * The names the system's tz database gives zones and links (tzdata.zi: `Z NAME …`, `L TARGET NAME`); none when it
  * has no tzdata.zi. Node's ICU can be years behind it: Debian 12's nodejs uses the system's ICU 72 (tz 2022e), which
@@ -42,7 +63,7 @@ function systemZones(): Set<string> {
   if (tzdata?.dir !== dir) {
     let text = "";
     try {
-      text = readFileSync(join(dir, "tzdata.zi"), "latin1");
+      text = readTzdata(join(dir, "tzdata.zi"));
     } catch {
       // No tz database on this system: ICU's names alone.
     }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -278,6 +279,35 @@ describe("validateDraft", () => {
     } finally {
       if (before === undefined) delete process.env.TZDIR;
       else process.env.TZDIR = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads no tzdata.zi that is not a plain file of a tz database's size: a FIFO there does not hang validation, a huge file is not read", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tzdir-"));
+    try {
+      // A FIFO no one writes: reading it would block the service's one thread for good.
+      execFileSync("mkfifo", [join(dir, "tzdata.zi")]);
+      const probe = `import { validateDraft } from ${JSON.stringify(new URL("../../../core/config/index.ts", import.meta.url).href)};
+        import { CTX, SINGLE_NODE } from ${JSON.stringify(new URL("./fixtures.ts", import.meta.url).href)};
+        process.stdout.write(JSON.stringify(validateDraft({ ...SINGLE_NODE, timezone: "Test/Only_In_Tzdata" }, CTX).map((e) => e.message)));`;
+      const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe], { env: { ...process.env, TZDIR: dir }, encoding: "utf8", timeout: 30_000 });
+      assert.equal(run.signal, null, "validation hung reading the FIFO");
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(String(JSON.parse(run.stdout)), /is not an IANA time zone name/);
+      // 16 MiB where a tz database is ≈ 110 KB: not read, its names not taken.
+      const big = join(dir, "big");
+      mkdirSync(big);
+      writeFileSync(join(big, "tzdata.zi"), `${"# padding\n".repeat(1_700_000)}Z Test/Only_In_Tzdata 1 - X\n`);
+      const before = process.env.TZDIR;
+      process.env.TZDIR = big;
+      try {
+        assert.match(validateDraft(single({ timezone: "Test/Only_In_Tzdata" }), CTX)[0]?.message ?? "", /is not an IANA time zone name/);
+      } finally {
+        if (before === undefined) delete process.env.TZDIR;
+        else process.env.TZDIR = before;
+      }
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
