@@ -164,14 +164,17 @@ function compileWithCodeCache(source: string, bytes: Buffer, options: ScriptOpti
   const seenOwn = seen;
   seen = false;
   const imageFile = codeCacheBeside(__filename);
+  const unreadableOwn = unreadable.length;
   const image = own ? undefined : usable(imageFile, dirname(__filename), "the bundle's folder", true);
   const seenImage = seen;
+  // The image's own read failed (its warning says why): the state dir's failing does not hide its being outdated.
+  const imageUnreadable = unreadable.length > unreadableOwn;
   seen ||= seenOwn;
   const cachedData = own ?? image;
   const script = new Script(source, { ...options, cachedData });
   const state = cachedData && !script.cachedDataRejected ? "used" : seen ? "rejected" : "absent";
   // Found, trusted, and not this start's (its header another key's, or V8 refused its data): every start pays until it is made again.
-  const outdatedImage = !own && seenImage && state !== "used" && unreadable.length === 0 ? imageFile : undefined;
+  const outdatedImage = !own && seenImage && state !== "used" && !imageUnreadable ? imageFile : undefined;
   return {
     script,
     codeCache: {

@@ -334,6 +334,19 @@ describe("a code cache beside the bundle, made for an image whose state dir star
     assert.equal((outdated as { level?: string }).level, "warn");
     assert.equal((outdated as { hint?: string }).hint, `${other}.code-cache was made for another installer.js, Node or flags: each start compiles without it; run \`node ${other} prepare-image\` again`);
     await mismatched.stop();
+
+    // The state dir's own cache unreadable (others could write it) says so, and hides not the image's being outdated.
+    const stateDir = join(await tempDir(), "state");
+    await mkdir(stateDir, { mode: 0o700 });
+    await writeFile(stateLayout(stateDir).codeCache, "damaged");
+    await chmod(stateLayout(stateDir).codeCache, 0o666);
+    const both = await lab.start({ stateDir, bundle: other });
+    assert.equal(await cacheState(both), "rejected");
+    const notRead = await waitFor("the state dir's warning", async () => logLines(both).find((l) => l.message === "code cache not read"));
+    assert.match(notRead.error!, /code-cache is writable by others \(mode 666\)/);
+    assert.doesNotMatch(notRead.error!, /installer\.js\.code-cache/, "the image's was read");
+    await waitFor("the word of the image's", async () => logLines(both).find((l) => l.message === "the image's code cache is outdated"));
+    await both.stop();
   });
 });
 
