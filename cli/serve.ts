@@ -190,7 +190,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
     if (codeCache?.unreadable) log.warn("code cache not read", { error: codeCache.unreadable });
     if (codeCache?.outdatedImage) {
       const bundle = codeCache.outdatedImage.replace(/\.code-cache$/, "");
-      log.warn("the image's code cache is outdated", { hint: `${codeCache.outdatedImage} was made for another installer.js, Node or flags: each start compiles without it; run \`node ${bundle} prepare-image\` again` });
+      log.warn("the image's code cache is outdated", { hint: `${codeCache.outdatedImage} is not this start's (made for another installer.js, Node or flags, or damaged): each start compiles without it; run \`${process.execPath} ${bundle} prepare-image\` again, with the flags and NODE_OPTIONS the service runs with` });
     }
   });
   capConnections(server, log, maxConnections);
