@@ -4,7 +4,7 @@ import { isStorageError, storageFault } from "./storage-error.ts";
 /** Waits `ms` before a retry: true, or false once `signal` aborts (the service stops). */
 export type RetryWait = (ms: number, signal: AbortSignal) => Promise<boolean>;
 
-export const sleepUnlessStopped: RetryWait = (ms, signal) => sleep(ms, true, { ref: false, signal }).catch(() => false);
+const sleepUnlessStopped: RetryWait = (ms, signal) => sleep(ms, true, { ref: false, signal }).catch(() => false);
 
 /**
  * Runs `action` again while the state dir refuses its writes (a full disk, a read-only remount): after 1 s, then twice
