@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { describe, test } from "node:test";
 import { MAIN_MARK as MARK } from "../../cli/fast-start.ts";
 import { stateLayout } from "../../core/state/layout.ts";
-import { BUNDLE, ROOT, harness, logLines as serviceLogLines, runCli, tempDir, waitFor, type RunningInstaller, type StartOptions } from "../helpers/installer.ts";
+import { BUNDLE, ROOT, bundleNode, harness, logLines as serviceLogLines, runCli, tempDir, waitFor, type RunningInstaller, type StartOptions } from "../helpers/installer.ts";
 import { ensureNode, NODE_RUNTIMES } from "../setup/node-runtimes.ts";
 import { noTmpfs, tmpfsFor } from "../helpers/full-disk.ts";
 
@@ -332,7 +332,7 @@ describe("a code cache beside the bundle, made for an image whose state dir star
     // Every start of the image pays for it until the cache is made again: said, with how.
     const outdated = await waitFor("the word of it", async () => logLines(mismatched).find((l) => l.message === "the image's code cache is outdated"));
     assert.equal((outdated as { level?: string }).level, "warn");
-    assert.equal((outdated as { hint?: string }).hint, `${other}.code-cache is not this start's (made for another installer.js, Node or flags, or damaged): each start compiles without it; run \`${process.execPath} ${other} prepare-image\` again, with the flags and NODE_OPTIONS the service runs with`);
+    assert.equal((outdated as { hint?: string }).hint, `${other}.code-cache is not this start's (made for another installer.js, Node or flags, or damaged): each start compiles without it; run \`${await bundleNode()} ${other} prepare-image\` again, with the flags and NODE_OPTIONS the service runs with`);
     await mismatched.stop();
 
     // The state dir's own cache unreadable (others could write it) says so, and hides not the image's being outdated.
