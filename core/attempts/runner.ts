@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { monotonic, type Clock } from "../common/clock.ts";
 import { redactDraft, type Redactor } from "../secrets/index.ts";
 import type { DraftService } from "../draft/index.ts";
 import type { Blocker, InstallerError } from "../common/errors.ts";
@@ -29,7 +30,7 @@ export interface RunnerDeps {
   log: Logger;
   now: () => Date;
   /** What waits are measured by (StepContext.monotonic): performance.now() unless a test gives its own. */
-  monotonic?: () => number;
+  monotonic?: Clock;
   cluster: StepInputs["cluster"];
   /** The store was kept aside at this start: no record says what ran, so every process of this state dir's firstboot is looked for. */
   recordsLost?: boolean;
@@ -257,12 +258,13 @@ export class AttemptRunner {
     const started = now().getTime();
     // A duration by the monotonic clock: a time sync that steps the wall clock (firstboot starts one) during the step
     // would make it years long, or negative.
-    const startedAt = performance.now();
+    const clock = this.deps.monotonic ?? monotonic;
+    const startedAt = clock();
     record.step = step;
     const deadline = stepDeadline(step, this.deps.settings, started);
     // The same end by the steps' monotonic clock, read with the wall clock: the wait is measured by it, and a time sync
     // that steps the wall clock before the step reaches its wait must not move that end.
-    const deadlineAt = deadline === undefined ? undefined : (this.deps.monotonic ?? (() => performance.now()))() + (deadline - started);
+    const deadlineAt = deadline === undefined ? undefined : clock() + (deadline - started);
     const stepRecord: StepRecord = { step, state: "running", startedAt: new Date(started).toISOString(), ...(deadline ? { deadline: new Date(deadline).toISOString() } : {}) };
     record.steps.push(stepRecord);
     // The store learns of the step before any client does: a kill between the two is recovered at this step.
@@ -272,7 +274,7 @@ export class AttemptRunner {
     let succeededEarly = false;
     const succeed = () => {
       Object.assign(stepRecord, { state: "succeeded", finishedAt: now().toISOString() });
-      this.#append(record, log, { type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: Math.round(performance.now() - startedAt) } });
+      this.#append(record, log, { type: "step.finished", step, level: "info", message: `${step} succeeded`, data: { outcome: "succeeded", durationMs: Math.round(clock() - startedAt) } });
     };
     const ctx: StepContext = {
       emit: (event: Omit<NewEvent, "step">) => this.#append(record, log, event, step),
@@ -304,7 +306,7 @@ export class AttemptRunner {
       if (shutdown.aborted || succeededEarly) throw err;
       const message = redactor.text(err instanceof Error ? err.message : String(err));
       Object.assign(stepRecord, { state: "failed", finishedAt: now().toISOString(), message });
-      this.#append(record, log, { type: "step.finished", step, level: "error", message: `${step} failed: ${message}`, data: { outcome: "failed", durationMs: Math.round(performance.now() - startedAt) } });
+      this.#append(record, log, { type: "step.finished", step, level: "error", message: `${step} failed: ${message}`, data: { outcome: "failed", durationMs: Math.round(clock() - startedAt) } });
       throw err;
     }
     if (!succeededEarly) succeed();

@@ -1,4 +1,5 @@
 import { watch, type FSWatcher } from "node:fs";
+import { monotonic, type Clock } from "../common/clock.ts";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -12,7 +13,7 @@ export interface WatchSettings {
    * What the settle time is measured by: milliseconds from any origin, never stepped (performance.now() unless a test
    * gives its own). A fresh node's first time sync may step the wall clock back by hours, in the middle of a copy.
    */
-  monotonic?: () => number;
+  monotonic?: Clock;
 }
 
 interface WatchCallbacks {
@@ -39,7 +40,7 @@ export class FolderWatch {
   constructor(settings: WatchSettings, on: WatchCallbacks) {
     this.#settings = settings;
     this.#on = on;
-    this.#clock = settings.monotonic ?? (() => performance.now());
+    this.#clock = settings.monotonic ?? monotonic;
   }
 
   start(): void {

@@ -4,6 +4,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { GroupRecord } from "../state/records.ts";
+import { monotonic, type Clock } from "../common/clock.ts";
 
 export interface StoppedGroup {
   /** `attempt`: the attempt whose mark the process carried. */
@@ -148,11 +149,6 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
     return false;
   }
 }
-
-/** Milliseconds from any origin, never stepped: what the grace and the wait after SIGKILL are measured by. */
-export type Clock = () => number;
-
-const monotonic: Clock = () => performance.now();
 
 /**
  * Stops every process of a group (and of its session, and every one carrying the mark) like a

@@ -1,3 +1,4 @@
+import { monotonic, type Clock } from "../../common/clock.ts";
 import type { Redactor } from "../../secrets/index.ts";
 import type { NewEvent } from "../events.ts";
 import type { StoppedGroup } from "../../process/group.ts";
@@ -13,7 +14,7 @@ export interface StepContext {
    * Milliseconds from any origin, never stepped (performance.now() unless a test gives its own): what a wait is
    * measured by. A fresh node's wall clock jumps at its first time sync, often by years (a dead RTC battery).
    */
-  monotonic?: () => number;
+  monotonic?: Clock;
   /** Aborted when the service stops: a step ends at once and the attempt stays interrupted. */
   signal: AbortSignal;
   /**
@@ -27,4 +28,4 @@ export interface StepContext {
 }
 
 /** The step's monotonic clock (StepContext.monotonic). */
-export const monotonicOf = (ctx: Pick<StepContext, "monotonic">): (() => number) => ctx.monotonic ?? (() => performance.now());
+export const monotonicOf = (ctx: Pick<StepContext, "monotonic">): Clock => ctx.monotonic ?? monotonic;
