@@ -9,6 +9,7 @@ import type { Exit } from "./commands.ts";
 import { printable } from "../core/common/printable.ts";
 import { lastStartRanWith } from "../core/state/last-start.ts";
 import { SERVE_FLAGS } from "./flags.ts";
+import { goOnWithoutStdout } from "./epipe.ts";
 import { makeFolder } from "../core/fs/private-dir.ts";
 import { notWrittenBecause, stateDirNotReadable, writeRemedy } from "../core/fs/storage-error.ts";
 
@@ -37,6 +38,19 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
     if (!unreadable) throw err;
     process.stderr.write(`installer: ${printable(unreadable)}\n`);
     return 2;
+  }
+}
+
+const CUT = "what was read of it is cut, not a whole .tar.gz; give -o FILE (or -o DIR) to keep it whole";
+
+/** Whether the bundle's pipe to a reader ended because the reader went away (EPIPE); any other failure is thrown. */
+async function readerLeft(piped: Promise<void>): Promise<boolean> {
+  try {
+    await piped;
+    return false;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EPIPE") return true;
+    throw err;
   }
 }
 
@@ -197,13 +211,18 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
     secrets: await operatorSecrets(options.tlsKey ?? recalledKey),
   });
   if (toStdout) {
-    await pipeline(bundle.stream, process.stdout);
+    // A reader gone before the end (`| head -c 10`, a pager quit) got a cut archive: not the quiet 0 of `openapi | head`.
+    goOnWithoutStdout(`stdout closed before the whole bundle was written: ${CUT}`);
+    if (await readerLeft(pipeline(bundle.stream, process.stdout))) return 1;
     await bundle.manifest;
     return 0;
   }
   if (into) {
     // Streamed into it as it is made: there is no whole-or-nothing for a device or a pipe, as for stdout.
-    await pipeline(bundle.stream, createWriteStream("", { fd: into.fd, autoClose: false }));
+    if (await readerLeft(pipeline(bundle.stream, createWriteStream("", { fd: into.fd, autoClose: false })))) {
+      process.stderr.write(`installer: the reader of ${printable(options.output!)} went away before the whole bundle was written: ${CUT}\n`);
+      return 1;
+    }
     const manifest = await bundle.manifest;
     // Not into the bundle's own stream: -o /dev/stderr.
     const [target, stderr] = [fstatSync(into.fd), fstatSync(2)];

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { closeSync, existsSync, openSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, createReadStream, existsSync, openSync } from "node:fs";
 import { chmod, copyFile, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -384,4 +385,35 @@ test("support-bundle -o into the state dir (itself, a file in it, a folder below
   const toStdout = await runCli(["support-bundle", "--state-dir", ".", "-o", "-", "--host-facts", DEMO_HOST_FACTS], {}, stateDir);
   assert.equal(toStdout.code, 0, `-o - run from the state dir: ${toStdout.stderr}`);
   assert.deepEqual((await readdir(stateDir, { recursive: true })).sort(), before, "nothing written into the state dir");
+});
+
+test("support-bundle -o - (or -o a named pipe) whose reader leaves before the end (`| head -c 10`): exit 1 saying the bundle it got is cut, not 0 as for a whole one", async () => {
+  const stateDir = await tempDir("stratum-sb-cut-");
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  // A service log that does not compress: the bundle is well past a pipe's 64 KiB, so a reader gone after its first
+  // bytes leaves writes that fail.
+  const noise = randomBytes(600_000).toString("base64").match(/.{1,200}/g)!;
+  await writeFile(stateLayout(stateDir).serviceLog, noise.map((text) => `${JSON.stringify({ time: "2026-12-07T09:00:00.000Z", level: "info", message: text })}\n`).join(""), { mode: 0o600 });
+  const cutShort = async (output: string, reader: () => NodeJS.ReadableStream, stdout: "pipe" | "ignore") => {
+    const proc = spawn(await bundleNode(), [BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", output, "--host-facts", DEMO_HOST_FACTS], { stdio: ["ignore", stdout, "pipe"] });
+    lab.defer(() => proc.exitCode === null && proc.kill("SIGKILL"));
+    let stderr = "";
+    proc.stderr!.on("data", (d) => (stderr += d));
+    const source = stdout === "pipe" ? proc.stdout! : reader();
+    // The reader takes the first bytes and goes away, as `head -c 10` does.
+    await once(source, "data");
+    (source as NodeJS.ReadableStream & { destroy(): void }).destroy();
+    const [code] = (await once(proc, "close")) as [number | null];
+    return { code, stderr };
+  };
+  const piped = await cutShort("-", () => process.stdin, "pipe");
+  assert.equal(piped.code, 1, piped.stderr);
+  assert.match(piped.stderr, /^installer: stdout closed before the whole bundle was written: what was read of it is cut, not a whole \.tar\.gz; give -o FILE \(or -o DIR\) to keep it whole\n$/);
+  const out = await tempDir("stratum-sb-cut-out-");
+  await mkdir(out, { recursive: true });
+  const fifo = join(out, "fifo");
+  execFileSync("mkfifo", [fifo]);
+  const fromFifo = await cutShort(fifo, () => createReadStream(fifo), "ignore");
+  assert.equal(fromFifo.code, 1, fromFifo.stderr);
+  assert.equal(fromFifo.stderr, `installer: the reader of ${fifo} went away before the whole bundle was written: what was read of it is cut, not a whole .tar.gz; give -o FILE (or -o DIR) to keep it whole\n`);
 });
