@@ -57,7 +57,10 @@ export async function wireServices(
   };
   const redactor = createRedactor(() => [installCode, ...tlsKey(), ...draftSecrets(draft.get()), ...clusterSecrets(cluster.get())]);
   const layout = stateLayout(settings.stateDir);
-  const keep = createLogRing(layout.serviceLog, layout.serviceLogOlder);
+  // Lines the state dir's log drops are said, once, on stderr (the journal), and so is their end, in the log too.
+  const keep = createLogRing(layout.serviceLog, layout.serviceLogOlder, (problem) =>
+    problem === undefined ? log.info("the service log keeps lines again", { file: layout.serviceLog, hint: "the lines between its trouble and the line above went to stderr (the journal) alone" }) : log.warn("the service log drops lines", { problem }),
+  );
   const log = createLogger(redactor, now, { write: options.writeLog, journal: options.journal, keep });
   const services = createServices({ version: options.version, url: options.url, tls: options.tls, settings, store: opened.store, installCode, host: options.host, log, redactor, now, recordsLost: opened.keptAside !== undefined });
   return { services, opened, installCode, codeNotice, log, now };

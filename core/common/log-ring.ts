@@ -1,3 +1,4 @@
+import { notWrittenBecause } from "../fs/storage-error.ts";
 import { closeSync, constants, ftruncateSync, openSync, readSync, renameSync, statSync, writeFileSync } from "node:fs";
 
 /** Appended to, never through a link put in its place: a service run as root would write into whatever it leads to. */
@@ -10,10 +11,12 @@ const HALF = 512 * 1024;
  * Appends log lines to `path`, moving it to `older` once it holds half the cap: the service's recent lines stay in
  * the state dir, bounded, for a support bundle made while the service is down. Each line opens and closes the file,
  * so between lines nothing in the state dir is held open (a read-only remount is never refused as busy). A line the
- * disk cannot take is dropped, whole: the log must never stop the service.
+ * disk cannot take is dropped, whole: the log must never stop the service. `troubled` hears, once, that lines are
+ * dropped (why, and what to do), and once that they are kept again (undefined); it may log: its own line is not kept.
  */
-export function createLogRing(path: string, older: string): (line: string) => void {
+export function createLogRing(path: string, older: string, troubled: (problem: string | undefined) => void = () => undefined): (line: string) => void {
   let size: number | undefined;
+  let failing = false;
   return (line) => {
     try {
       // A line a kill -9 cut (a write is cut at a page's end) is left as it is; this one starts a line of its own.
@@ -44,10 +47,25 @@ export function createLogRing(path: string, older: string): (line: string) => vo
         closeSync(fd);
       }
       size += Buffer.byteLength(text);
-    } catch {
+      if (failing) {
+        failing = false;
+        troubled(undefined);
+      }
+    } catch (err) {
       size = undefined;
+      if (failing) return;
+      failing = true;
+      troubled(refusal(path, err as NodeJS.ErrnoException));
     }
   };
+}
+
+function refusal(path: string, err: NodeJS.ErrnoException): string {
+  // O_NOFOLLOW's refusal of a link.
+  if (err.code === "ELOOP") {
+    return `${path} is a link: no line is written through a link (as root it would go into whatever the link leads to); remove it to have the lines kept there again, every line still goes to stderr (the journal)`;
+  }
+  return `${path} takes no line (${notWrittenBecause(err)}): lines go to stderr (the journal) alone until it does`;
 }
 
 function lastByte(path: string, size: number): number | undefined {

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { readdir, readFile } from "node:fs/promises";
-import { basename } from "node:path";
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { describe, test } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
 import { stallWrites, swapFsPromise } from "../helpers/stalled-write.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { wiredNode as node } from "../helpers/services.ts";
+import { tempDir } from "../helpers/installer.ts";
 
 describe("wireServices: the one wiring serve and the in-process app share", () => {
   test("a fresh state dir: its first start, an install code kept in it, the same code at the next start", async (t) => {
@@ -29,6 +30,25 @@ describe("wireServices: the one wiring serve and the in-process app share", () =
     assert.deepEqual(JSON.parse(n.lines[0]!), { time: "2026-12-04T12:00:05.000Z", level: "info", message: "a line", code: "[redacted]" });
     assert.match(n.lines.at(-1)!, /^\{"time":"2026-12-04T12:00:05\.000Z","level":"warn","message":"another","token":.*\[redacted\]/);
     assert.ok(!n.lines.join("").includes("zKq9TnJ4v2X8mQw1Rr7bYc5uE0aLsD3hFgH6iPkV"), n.lines.join(""));
+  });
+
+  test("a link put where the state dir's log goes: said once on stderr (the journal) with what to do, not a line each; its removal said, in the log too", async (t) => {
+    const folder = await tempDir("stratum-services-");
+    await mkdir(join(folder, "state"), { mode: 0o700 });
+    const elsewhere = join(folder, "elsewhere.log");
+    await writeFile(elsewhere, "");
+    const { serviceLog } = stateLayout(join(folder, "state"));
+    await symlink(elsewhere, serviceLog);
+    const n = await node(t, { folder });
+    for (let i = 0; i < 3; i++) n.log.info("a line", { i });
+    const warned = n.lines.map((line) => JSON.parse(line) as { level: string; message: string; problem?: string }).filter((line) => line.level === "warn");
+    assert.deepEqual(warned.map((line) => line.message), ["the service log drops lines"]);
+    assert.match(warned[0]!.problem!, /service\.log is a link: no line is written through a link .*remove it to have the lines kept there again/);
+    assert.equal(await readFile(elsewhere, "utf8"), "", "nothing written through the link");
+    await rm(serviceLog);
+    n.log.info("after");
+    const kept = (await readFile(serviceLog, "utf8")).trimEnd().split("\n").map((line) => (JSON.parse(line) as { message: string }).message);
+    assert.deepEqual(kept, ["after", "the service log keeps lines again"], "the first line kept, then that the ones before it were not");
   });
 
   test("a first start's cleaning of interrupted writes comes before its own writes: it never takes the install code's temp file for one", async (t) => {

@@ -41,6 +41,35 @@ test("a link put where the log goes is not written through (a service run as roo
   assert.ok((await lstat(path)).isSymbolicLink(), "the link is left as it is, for whoever put it there to see");
 });
 
+test("lines the log cannot keep are said once, not silently dropped: a link in its place named with what to do; when it takes lines again, said once too", async () => {
+  const dir = await tempDir("stratum-log-ring-");
+  const elsewhere = join(dir, "elsewhere");
+  await writeFile(elsewhere, "not the installer's\n");
+  const path = join(dir, "service.log");
+  await symlink(elsewhere, path);
+  const said: (string | undefined)[] = [];
+  const keep = createLogRing(path, join(dir, "service.log.1"), (problem) => said.push(problem));
+  for (let i = 0; i < 5; i++) keep(`line ${i}\n`);
+  assert.equal(said.length, 1, "once, not a line each");
+  assert.equal(said[0], `${path} is a link: no line is written through a link (as root it would go into whatever the link leads to); remove it to have the lines kept there again, every line still goes to stderr (the journal)`);
+  await (await import("node:fs/promises")).rm(path);
+  keep("kept\n");
+  keep("kept too\n");
+  assert.deepEqual(said.slice(1), [undefined], "the end of the trouble said once");
+  assert.equal(await readFile(path, "utf8"), "kept\nkept too\n");
+  assert.equal(await readFile(elsewhere, "utf8"), "not the installer's\n");
+});
+
+test("a log whose folder refuses the line says why once (the error), and nothing while it goes on refusing", async () => {
+  const dir = await tempDir("stratum-log-ring-");
+  const said: (string | undefined)[] = [];
+  const keep = createLogRing(join(dir, "gone/service.log"), join(dir, "gone/service.log.1"), (problem) => said.push(problem));
+  keep("lost\n");
+  keep("lost too\n");
+  assert.equal(said.length, 1);
+  assert.match(said[0]!, /^.*gone\/service\.log takes no line \(ENOENT: .*\): lines go to stderr \(the journal\) alone until it does$/);
+});
+
 test("no line leaves the file open: between lines the state dir holds nothing open, so an operator can remount it read-only", async () => {
   const dir = await tempDir("stratum-log-ring-");
   const path = join(dir, "service.log");
