@@ -22,6 +22,8 @@ export const GRACE_MS = 3000;
 /** SIGKILL cannot be ignored; this only bounds a wait on a process stuck in the kernel. */
 const KILL_WAIT_MS = 5000;
 const POLL_MS = 50;
+/** How long a signal is given to take effect once the caller stopped waiting (a process not stuck dies at once). */
+const SETTLE_MS = 250;
 
 interface Stat {
   pid: number;
@@ -150,13 +152,21 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+/** What bounds a stop's waits besides its clock. */
+export interface WaitLimits {
+  /** Pids an earlier stop found still there after SIGKILL (stuck in the kernel): killed again, not waited for again. */
+  givenUp?: readonly number[];
+  /** Once aborted (the service stops), no wait goes on: those left are named as still there. */
+  signal?: AbortSignal;
+}
+
 /**
  * Stops every process of a group (and of its session, and every one carrying the mark) like a
  * systemd unit: SIGTERM, then SIGKILL after the grace period (by `clock`: a time sync that steps the
  * wall clock back must not stretch it), again until none is left, so one that forks while it is
  * stopped is taken too; names what it found.
  */
-export async function stopGroup(pgid: number | undefined, clock: Clock = monotonic, graceMs = GRACE_MS, mark?: string): Promise<StoppedGroup> {
+export async function stopGroup(pgid: number | undefined, clock: Clock = monotonic, graceMs = GRACE_MS, mark?: string, { givenUp = [], signal: until }: WaitLimits = {}): Promise<StoppedGroup> {
   const seen = new Map<number, { command: string; attempt?: number }>();
   let live: Member[] = [];
   const anyLeft = async () => {
@@ -166,10 +176,14 @@ export async function stopGroup(pgid: number | undefined, clock: Clock = monoton
     for (const member of live) seen.set(member.pid, { command: member.command, ...(member.attempt === undefined ? {} : { attempt: member.attempt }) });
     return live.length > 0;
   };
+  let abortedAt: number | undefined;
   const gone = async (ms: number, signal: NodeJS.Signals) => {
-    const end = clock() + ms;
+    let end = clock() + ms;
     while (await anyLeft()) {
-      if (clock() >= end) return false;
+      // A caller that stopped waiting leaves a signal only a moment more to take effect; those given up on are
+      // signalled with the others, not waited for again.
+      if (until?.aborted) end = Math.min(end, (abortedAt ??= clock()) + SETTLE_MS);
+      if (live.every((member) => givenUp.includes(member.pid)) || clock() >= end) return false;
       if (signal === "SIGKILL") signalEach(live, pgid, signal);
       await delay(POLL_MS);
     }
@@ -189,8 +203,8 @@ export async function stopGroup(pgid: number | undefined, clock: Clock = monoton
 }
 
 /** Kills at once every process carrying the mark: a firstboot whose installer died has no one to finish it. */
-export function killMarked(mark: string, clock: Clock = monotonic): Promise<StoppedGroup> {
-  return stopGroup(undefined, clock, 0, mark);
+export function killMarked(mark: string, clock: Clock = monotonic, limits: WaitLimits = {}): Promise<StoppedGroup> {
+  return stopGroup(undefined, clock, 0, mark, limits);
 }
 
 /**

@@ -59,8 +59,10 @@ interface Exit {
  */
 export async function runFirstboot(ctx: StepContext, { executable, nodeYamlPath, mark, record, persist, outputLimit = OUTPUT_LIMIT }: FirstbootRun): Promise<void> {
   // Whatever carries the mark now is no attempt's of this installer (each stops its own before it ends): never two at once.
-  const stale = await killMarked(mark, ctx.monotonic);
+  // A stop that comes meanwhile ends the wait for one stuck in the kernel, and the step: no firstboot starts under a stop.
+  const stale = await killMarked(mark, ctx.monotonic, { signal: ctx.signal });
   if (stale.processes.length > 0) ctx.emit(stoppedEvent(stale, "an earlier firstboot left running"));
+  if (ctx.signal.aborted) throw ctx.signal.reason;
   // A process SIGKILL has not ended yet runs no instruction of its own any more, but what it waits on (a write, a mount) may
   // still complete, and a new firstboot would meet it half done: it is not started beside it.
   if (stale.survived?.length) {
@@ -174,19 +176,26 @@ export async function stopLeftoverFirstboots(
   clock?: Clock,
 ): Promise<LeftoverFirstboots> {
   const byAttempt = new Map<number, Required<Pick<StoppedGroup, "processes" | "survived">>>();
+  // A process found by both looks (its recorded group, then its mark) is one: named once.
+  const named = new Set<number>();
   const add = (attempt: number, processes: StoppedGroup["processes"], survived: StoppedGroup["survived"] = []) => {
     const found = byAttempt.get(attempt) ?? { processes: [], survived: [] };
-    byAttempt.set(attempt, { processes: [...found.processes, ...processes], survived: [...found.survived, ...survived] });
+    const fresh = processes.filter((p) => !named.has(p.pid));
+    for (const p of fresh) named.add(p.pid);
+    byAttempt.set(attempt, { processes: [...found.processes, ...fresh], survived: [...found.survived, ...survived.filter((s) => fresh.some((p) => p.pid === s.pid))] });
   };
   const recorded = attempts.filter((a) => a.firstbootGroup);
+  const givenUp: number[] = [];
   for (const record of recorded) {
     const stopped = await stopRecordedGroup(record.firstbootGroup!, clock, 0);
     add(record.attempt, stopped?.processes ?? [], stopped?.survived);
+    givenUp.push(...(stopped?.survived ?? []).map((p) => p.pid));
   }
   // A firstboot runs only once its attempt is recorded running (and its group persisted): with none such and the
-  // records whole, none can be left, and the start does not pay for reading every process's environment.
+  // records whole, none can be left, and the start does not pay for reading every process's environment. What the
+  // first look found stuck in the kernel is killed again, not waited for a second time.
   const mayBeLeft = recordsLost || attempts.some((a) => a.state === "running" || a.firstbootGroup);
-  const marked: StoppedGroup = mayBeLeft ? await killMarked(mark, clock) : { processes: [] };
+  const marked: StoppedGroup = mayBeLeft ? await killMarked(mark, clock, { givenUp }) : { processes: [] };
   for (const process of marked.processes) add(process.attempt ?? attempts.at(-1)?.attempt ?? 1, [process], marked.survived?.filter((s) => s.pid === process.pid));
   // The leader found and stopped (by its recorded start time, or by the mark where that is not known) still ran.
   const gone = new Set(recorded.filter((a) => !byAttempt.get(a.attempt)?.processes.some((p) => p.pid === a.firstbootGroup!.pid)).map((a) => a.attempt));

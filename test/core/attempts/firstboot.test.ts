@@ -8,7 +8,7 @@ import { test } from "node:test";
 import type { NewEvent } from "../../../core/attempts/events.ts";
 import type { StepContext } from "../../../core/attempts/steps/context.ts";
 import { EVENT_BYTES, MAX_LINE_BYTES, type OutputLimit, runFirstboot, stopLeftoverFirstboots } from "../../../core/attempts/steps/firstboot.ts";
-import { firstbootMark, markedEnv } from "../../../core/process/group.ts";
+import { firstbootMark, markedEnv, startTimeOf } from "../../../core/process/group.ts";
 import type { AttemptRecord } from "../../../core/state/records.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
 import { tempDir, waitFor } from "../../helpers/installer.ts";
@@ -217,6 +217,42 @@ test("at start, a leftover firstboot process that SIGKILL has not ended is named
     assert.equal(notices.length, 1);
     assert.match(notices[0]!, new RegExp(`^1 process the interrupted firstboot of attempt 3 left running is still there after SIGKILL: ${stuck.pid} stat \\(state D`));
     assert.deepEqual(emitted[0]!.data!.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
+  } finally {
+    await stuck.release();
+  }
+});
+
+test("at start, a leftover firstboot whose recorded group is stuck in the kernel is waited for once, not again when the marked ones are killed", async (t) => {
+  const mark = firstbootMark(randomUUID());
+  const stuck = await stuckInKernel(markedEnv(mark, 5));
+  if (!stuck) return t.skip("needs root and a FUSE mount");
+  try {
+    // Each look at the clock moves it a second: one 5 s wait after SIGKILL takes six looks, two take twelve.
+    let looks = 0;
+    const record = { attempt: 5, state: "running", firstbootTail: [], firstbootGroup: { pid: stuck.pid, startTime: await startTimeOf(stuck.pid) } } as unknown as AttemptRecord;
+    const { notices } = await stopLeftoverFirstboots([record], mark, false, async () => {}, async () => {}, () => (looks += 1) * 1000);
+    assert.match(notices[0]!, new RegExp(`^1 process the interrupted firstboot of attempt 5 left running is still there after SIGKILL: ${stuck.pid} stat \\(state D`));
+    assert.equal(notices.length, 1);
+    assert.ok(looks <= 8, `the clock looked at ${looks} times: the stuck process waited for twice`);
+  } finally {
+    await stuck.release();
+  }
+});
+
+test("a stop that comes while firstboot's start kills what an earlier one left stuck in the kernel: the step ends with the stop, without the wait, and never starts firstboot", async (t) => {
+  const mark = firstbootMark(randomUUID());
+  const stuck = await stuckInKernel(markedEnv(mark, 1));
+  if (!stuck) return t.skip("needs root and a FUSE mount");
+  try {
+    const { path, folder } = await script(`touch "$(dirname "$0")/ran"`);
+    const stop = new AbortController();
+    stop.abort(new Error("the service stops"));
+    const { ctx } = context(stop.signal);
+    let looks = 0;
+    ctx.monotonic = () => (looks += 1) * 1000;
+    await assert.rejects(run(ctx, path, { attempt: 2, firstbootTail: [] }, async () => {}, mark), /^Error: the service stops$/);
+    assert.ok(looks <= 3, `the clock looked at ${looks} times: the 5 s wait after SIGKILL ran under a stop`);
+    assert.equal(await readFile(join(folder, "ran")).catch(() => undefined), undefined, "firstboot never ran");
   } finally {
     await stuck.release();
   }

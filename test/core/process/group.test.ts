@@ -75,6 +75,33 @@ test("a process still there after SIGKILL (stuck in the kernel) is named as such
   assert.equal(await alive(stuck.pid), false, "released, it dies of its SIGKILL");
 });
 
+test("a kill of the marked ones waits for none already known to be stuck, nor once the caller stops waiting: named as still there at once", async (t) => {
+  const mark = firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-")));
+  const stuck = await stuckInKernel(markedEnv(mark, 3));
+  if (!stuck) return t.skip("needs root and a FUSE mount");
+  try {
+    let fake = 0;
+    const jumping = () => (fake += 1000);
+    const first = await killMarked(mark, jumping);
+    assert.deepEqual(first.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
+    // Each look at the clock moves it a second: the 5 s wait after SIGKILL takes several; one not waited takes at most one.
+    let looks = 0;
+    const counting = () => (looks += 1) * 1000;
+    const known = await killMarked(mark, counting, { givenUp: first.survived!.map((p) => p.pid) });
+    assert.deepEqual(known.survived, [{ pid: stuck.pid, command: "stat", state: "D" }], "still named");
+    assert.ok(looks <= 1, `the clock looked at ${looks} times: a wait for a process already given up`);
+    looks = 0;
+    const stop = new AbortController();
+    stop.abort();
+    const stopped = await killMarked(mark, counting, { signal: stop.signal });
+    assert.deepEqual(stopped.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
+    // A moment for SIGKILL to take effect (two looks more), not the 5 s wait.
+    assert.ok(looks <= 3, `the clock looked at ${looks} times: a wait after the caller stopped waiting`);
+  } finally {
+    await stuck.release();
+  }
+});
+
 test("what a stop says counts as stopped only those that ended: the ones SIGKILL has not ended are named apart", () => {
   const processes = [{ pid: 4242, command: "sleep" }, { pid: 4243, command: "stat" }, { pid: 4244, command: "cat" }];
   const stuck = (pid: number, command: string) => ({ pid, command, state: "D" });
