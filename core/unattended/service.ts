@@ -212,6 +212,9 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
       record.autoStart = false;
       return () => {
         record.autoStart = true;
+        // The retry of a refused start saw the person's change and ended; their write failed (the same full disk,
+        // likely): the wait is stage 1's again, and so are its retries.
+        if (refused && !storageFault(refused).gone && !stopped.signal.aborted) retryStart();
       };
     },
   };

@@ -308,4 +308,23 @@ describe("unattended: a blocked node.yaml waits", () => {
       assert.equal(waits.length, 1, end);
     }
   });
+
+  test("a person's change that the full state dir refused too is undone, and the retries take up again: the node still starts by itself once the disk takes it", async () => {
+    const waits: { go: (again: boolean) => void }[] = [];
+    const r = await rig({ handoff: VALID_NODE_YAML, wait: () => new Promise((go) => waits.push({ go })) });
+    r.refuse(storageError(r.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" })));
+    await r.unattended.start();
+    await waitFor("the first wait", async () => waits[0]);
+    // The person's change comes while the retry waits; the retry then sees it and ends.
+    const undo = r.unattended.personActed();
+    waits[0]!.go(true);
+    await r.unattended.retryEnded();
+    // Their write failed on the same full disk: their change is undone, the draft is stage 1's again, waiting to start.
+    undo!();
+    await waitFor("a retry taken up again", async () => waits[1]);
+    r.allowStart();
+    waits[1]!.go(true);
+    await waitFor("the start", async () => r.started.length === 1 || undefined);
+    assert.deepEqual(r.started, [1]);
+  });
 });
