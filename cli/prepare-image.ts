@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { realpathSync } from "node:fs";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -93,7 +93,18 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
     // It started from the cache already here (this installer.js, Node and flags, accepted by V8): such a start writes
     // none into its state dir, and the one here is what it would be.
     if (listening.codeCache === "used" && listening.codeCacheFrom === "bundle") {
-      process.stdout.write(`${file} is current (Node ${process.version})${ITS_USE}`);
+      // Used by this user (root reads any file): the service, which may run as another, reads it only if all may.
+      const mode = (await stat(file)).mode & 0o777;
+      if ((mode & 0o044) === 0o044) {
+        process.stdout.write(`${file} is current (Node ${process.version})${ITS_USE}`);
+        return 0;
+      }
+      try {
+        await chmod(file, 0o644);
+      } catch (err) {
+        throw new Error(`${file} is current, but its mode ${mode.toString(8)} keeps a service run as another user from reading it, and it could not be changed (${(err as Error).message}): \`chmod 644\` it as its owner`);
+      }
+      process.stdout.write(`${file} is current (Node ${process.version}); made readable by the service's user again (it was mode ${mode.toString(8)})${ITS_USE}`);
       return 0;
     }
     const answer = await request({

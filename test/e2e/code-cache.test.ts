@@ -237,6 +237,17 @@ describe("a code cache beside the bundle, made for an image whose state dir star
     assert.deepEqual((await readdir(join(bundle, ".."))).sort(), ["installer.js", "installer.js.code-cache", "package.json"]);
   });
 
+  test("prepare-image run again on a current cache the service's user cannot read (mode 0600: a copy, a umask) makes it readable again, saying so", async () => {
+    const bundle = await bundleCopy();
+    assert.equal((await runCli(["prepare-image"], {}, ROOT, bundle)).code, 0);
+    const file = `${bundle}.code-cache`;
+    await chmod(file, 0o600);
+    const again = await runCli(["prepare-image"], {}, ROOT, bundle);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is current \\(Node v\\d+\\.\\d+\\.\\d+\\); made readable by the service's user again \\(it was mode 600\\): a start whose state dir`));
+    assert.equal((await stat(file)).mode & 0o777, 0o644);
+  });
+
   test("a bundle in a folder others can write gets no cache: one line says why, before any serve is started; run through a symlink, the cache goes beside the real file", async () => {
     const bundle = await bundleCopy();
     await chmod(join(bundle, ".."), 0o775);
