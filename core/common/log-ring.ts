@@ -1,5 +1,5 @@
-import { notWrittenBecause } from "../fs/storage-error.ts";
 import { closeSync, constants, ftruncateSync, openSync, readSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { notWrittenBecause } from "../fs/storage-error.ts";
 
 /** Appended to, never through a link put in its place: a service run as root would write into whatever it leads to. */
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;

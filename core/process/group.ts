@@ -156,7 +156,7 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 export interface WaitLimits {
   /** Pids an earlier stop found still there after SIGKILL (stuck in the kernel): killed again, not waited for again. */
   givenUp?: readonly number[];
-  /** Once aborted (the service stops), no wait goes on: those left are named as still there. */
+  /** Once aborted (the service stops), a wait goes on only a moment (SETTLE_MS): those left then are named as still there. */
   signal?: AbortSignal;
 }
 
