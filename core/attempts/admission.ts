@@ -12,8 +12,13 @@ export function phaseOf(attempts: readonly AttemptRecord[]): Phase {
 }
 
 export type AdmissionRequest =
-  | { action: "change-draft" | "recheck-readiness"; attempts: readonly AttemptRecord[] }
+  | { action: "change-draft"; attempts: readonly AttemptRecord[] }
+  /** `blockers`: what refuses any attempt, a recheck too (the installer stopping); the payload's do not refuse a recheck. */
+  | { action: "recheck-readiness"; attempts: readonly AttemptRecord[]; blockers?: Blocker[] }
   | { action: "install"; attempts: readonly AttemptRecord[]; draft: { valid: boolean; errors: FieldError[] }; blockers: Blocker[] };
+
+/** The installer is stopping: an attempt admitted now would be cut at the exit, its firstboot left unsupervised. */
+export const stoppingBlocker = (then: string): Blocker => ({ code: "INSTALLER_STOPPING", detail: `The installer is stopping (a restart, or a stop): ${then} once it answers again.` });
 
 const WHAT: Record<AdmissionRequest["action"], string> = {
   "change-draft": "changing the draft",
@@ -45,7 +50,10 @@ export function refusal(request: AdmissionRequest): InstallerError | undefined {
   }
   if (request.action === "recheck-readiness") {
     const last = attempts.at(-1);
-    if (last?.verdict?.step === "readiness") return undefined;
+    if (last?.verdict?.step === "readiness") {
+      const blockers = request.blockers ?? [];
+      return blockers.length === 0 ? undefined : new InstallerError({ code: "INSTALL_BLOCKED", detail: "Blockers refuse the readiness recheck; each says how to clear it.", blockers });
+    }
     return new InstallerError({
       code: "RECHECK_NOT_APPLICABLE",
       detail: last

@@ -9,6 +9,7 @@ import type { InstallEvent } from "./events.ts";
 import { AttemptRunner, type Admitted, type RunnerDeps, type Stopped } from "./runner.ts";
 
 export type { Stopped } from "./runner.ts";
+export { stoppingBlocker } from "./admission.ts";
 
 const EVENTS_PAGE_LIMIT = 1000;
 

@@ -7,7 +7,7 @@ import type { Logger, Origin } from "../common/log.ts";
 import type { AttemptKind, AttemptRecord, FailureCode, Step, StepRecord, Verdict } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
 import { isStorageError, storageFault } from "../fs/storage-error.ts";
-import { refusal } from "./admission.ts";
+import { refusal, stoppingBlocker } from "./admission.ts";
 import type { EventLog } from "./event-log.ts";
 import { BACKLOG_LIMIT, type AttemptEventLog, type InstallEvent, type NewEvent } from "./events.ts";
 import { endpointsOf } from "./endpoints.ts";
@@ -23,7 +23,10 @@ export interface RunnerDeps {
   attempts: Slice<AttemptRecord[]>;
   events: EventLog;
   draft: Pick<DraftService, "record" | "analysis" | "nodeYaml" | "requireMatch" | "saving" | "settled">;
+  /** What refuses an install (the payload's, the installer stopping). */
   blockers: () => Blocker[];
+  /** The installer is stopping: no attempt of any kind is admitted (a recheck has no other blocker). */
+  stopping?: () => boolean;
   settings: StepSettings;
   payloadVersion: () => string | null;
   redactor: Redactor;
@@ -143,7 +146,11 @@ export class AttemptRunner {
     // An install takes the draft on disk: a change still being written is waited for, one rolled back is never taken.
     while (kind === "install" && draft.saving()) await draft.settled();
     const attempts = this.deps.attempts.get();
-    const refused = refusal(kind === "install" ? { action: kind, attempts, draft: draft.analysis(), blockers: this.deps.blockers() } : { action: kind, attempts });
+    const refused = refusal(
+      kind === "install"
+        ? { action: kind, attempts, draft: draft.analysis(), blockers: this.deps.blockers() }
+        : { action: kind, attempts, blockers: this.deps.stopping?.() ? [stoppingBlocker("recheck readiness")] : [] },
+    );
     if (refused) throw refused;
     // Checked in the same tick as the record is made: the draft installed is the one the person reviewed.
     if (ifMatch !== undefined) draft.requireMatch(ifMatch);

@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import { modeOptions, type ModeOption, type ValidationContext } from "../config/index.ts";
-import { createAttempts, type Attempts, type Stopped } from "../attempts/index.ts";
+import { createAttempts, stoppingBlocker, type Attempts, type Stopped } from "../attempts/index.ts";
 import { unrecordedFirstboot } from "../attempts/event-log.ts";
 import { createAuthenticator, type Authenticator } from "../access/auth.ts";
 import { createCluster, type Cluster } from "../cluster/service.ts";
@@ -104,6 +104,7 @@ export function createServices(deps: ServicesDeps): Services {
     attempts: attemptRecords,
     draft,
     blockers,
+    stopping: () => stopping.length > 0,
     settings,
     host,
     payloadVersion: () => release().release,
@@ -168,7 +169,7 @@ export function createServices(deps: ServicesDeps): Services {
       return notices;
     },
     async stop() {
-      stopping = [{ code: "INSTALLER_STOPPING", detail: "The installer is stopping (a restart, or a stop): install once it answers again." }];
+      stopping = [stoppingBlocker("install")];
       auth.stop();
       const [, stoppedAttempts] = await Promise.all([payload.stop(), attempts.stop(), unattended.stop()]);
       stopped.abort();

@@ -38,6 +38,19 @@ describe("POST /v1/installer/install/recheck-readiness", () => {
     assert.equal((await installer.request("/v1/installer/status")).json.phase, "done");
   });
 
+  test("409 INSTALL_BLOCKED (INSTALLER_STOPPING) once the installer is stopping: a recheck still answered then starts no attempt (it was recorded running and left for the next start to call interrupted, after a 202)", async (t) => {
+    const installer = await installRig(t, { scenario: "never", timeout: 1.5 });
+    await putDraft(installer);
+    await install(installer);
+    assert.equal((await finished(installer, 1)).next, "recheckReadiness");
+    await installer.services.stop();
+    const body = assertRouteProblem(route, await installer.request(PATH, POST), 409, "INSTALL_BLOCKED");
+    assert.deepEqual(body.blockers.map((b: any) => b.code), ["INSTALLER_STOPPING"]);
+    assert.match(body.blockers[0].detail, /^The installer is stopping \(a restart, or a stop\): /);
+    const status = (await installer.request("/v1/installer/status")).json;
+    assert.equal(status.attempt, 1, "no attempt 2 recorded");
+  });
+
   test("the readiness wait's deadline, --readiness-timeout after its step started: in its step.started event and the report's step; the step ends there. The report says where the installed cloud and node answer, a recheck's as its install's", async (t) => {
     const installer = await installRig(t, { scenario: "never", timeout: 1.5 });
     await putDraft(installer);
