@@ -11,7 +11,7 @@ import { connectFleet } from "./connect.ts";
 import { installFleet } from "./install.ts";
 import { type FleetOutput, chooseOutput } from "./output/index.ts";
 import { type LoadedPlan, loadPlan } from "./plan.ts";
-import { exitCode, summaryRows, writeReport } from "./report.ts";
+import { exitCode, summaryRows, writeReport, type Written } from "./report.ts";
 import { FleetState, removeInterruptedWrites, StateFileError } from "./state.ts";
 import { type BundleEntry, gatherBundles, notWrittenRemedy, writeBundleIndex } from "./support-bundle.ts";
 import { EXAMPLE_PLAN, FLEET_USAGE } from "./usage.ts";
@@ -255,8 +255,9 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   const nodesExit = exitCode(outcomes);
   const reportedExit = unsaved ? Math.max(nodesExit, 1) : nodesExit;
   const reportPath = join(dirname(flags.state), REPORT_NAME);
+  let movedAside: Written["movedAside"];
   const unreported = await writeReport(reportPath, loaded, connection, outcomes, reportedExit, joinToken ? [joinToken] : [], answers).then(
-    () => undefined,
+    (written) => void (movedAside = written.movedAside),
     (error: NodeJS.ErrnoException) => {
       if (typeof error?.code !== "string") throw error;
       return `fleet-report.json cannot be written to ${reportPath} (${notWrittenBecause(error)}): ${writeRemedy(error)}, or give --state in another folder (the report goes beside the state file); each node keeps its verdict and report (GET /v1/installer/install/report)`;
@@ -264,6 +265,10 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   );
   const exit = unreported ? Math.max(reportedExit, 1) : reportedExit;
   for (const problem of [unsaved, unreported]) if (problem) out.note(null, "error", problem);
+  if (movedAside) {
+    const whose = movedAside.cluster === undefined ? "a file that is not this cluster's report" : `cluster ${movedAside.cluster}'s report (another plan's, its state file in the same folder)`;
+    out.note(null, "info", `${reportPath} held ${whose}: moved to ${movedAside.to}, not written over`);
+  }
   const installed = [...outcomes.values()].filter((o) => o.kind === "installed").length;
   out.summary(summaryRows(loaded, outcomes), exit, `${installed} of ${plural(loaded.nodes.length, "node")} installed; ${unreported ? "no report written" : `report: ${reportPath}`}`);
   if (exit !== 0) out.note(null, "info", gatherHint(flags));

@@ -1,3 +1,5 @@
+import { lstat, open, rename } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { jsonNotKept } from "../../core/common/cut-text.ts";
 import { printableJsonText } from "../../core/common/printable.ts";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
@@ -144,7 +146,7 @@ export function reportText(document: ReportDocument, fleetSecrets: readonly stri
  * there), and the fleet's own secrets (install codes, the join token) redacted once more. `read` has what was
  * asked of a node as its run ended; the others are asked now.
  */
-export async function writeReport(path: string, loaded: LoadedPlan, connection: Connection, outcomes: ReadonlyMap<string, Outcome>, exit: number, secrets: string[], read: ReadonlyMap<string, Promise<NodeAnswers>> = new Map()): Promise<void> {
+export async function writeReport(path: string, loaded: LoadedPlan, connection: Connection, outcomes: ReadonlyMap<string, Outcome>, exit: number, secrets: string[], read: ReadonlyMap<string, Promise<NodeAnswers>> = new Map()): Promise<Written> {
   const nodes = await pool(connection.connected, ASK_AT_ONCE, async (c) => ({
     name: c.node.name,
     role: c.node.role,
@@ -154,5 +156,59 @@ export async function writeReport(path: string, loaded: LoadedPlan, connection: 
   }));
   const codes = new Map(loaded.nodes.map((n) => [n.name, n.access.code]));
   const document = { plan: loaded.file, planHash: loaded.hash, cluster: loaded.plan.cluster.name, writtenAt: new Date().toISOString(), exit, nodes };
+  const movedAside = await moveAsideOthers(path, document.cluster, document.planHash);
   await writeFileAtomic(path, reportText(document, secrets, (name) => codes.get(name)!));
+  return movedAside ? { movedAside } : {};
+}
+
+/** What writing the report did besides: another cluster's report it found in its place, moved aside (`to`). */
+export interface Written {
+  movedAside?: { cluster: string | undefined; to: string };
+}
+
+/** More than a report is ever written (REPORT_KEEP_BYTES a node is cut within its 1 MiB): not one of the fleet's. */
+const REPORT_READ_BYTES = 2 * 1024 * 1024;
+
+/**
+ * fleet-report.json is named by SPEC, and two plans in one folder (their state files beside them) write it in the same
+ * place: another cluster's report there, or a file that is no report (a link, a named pipe too), is moved aside to
+ * fleet-report.<cluster>.json (or .other.json; -2, -3… when taken), never written over. The same cluster's (a run
+ * again) is the one replaced; a folder stays, and the write then fails naming it.
+ */
+async function moveAsideOthers(path: string, cluster: string, planHash: string): Promise<Written["movedAside"]> {
+  let text: string | undefined;
+  try {
+    // Read only when a plain file: a named pipe would hang the run's end, a link is no report of ours. A folder is
+    // left where it is: the write fails naming it, as any that the disk refuses.
+    const found = await lstat(path);
+    if (found.isDirectory()) return undefined;
+    if (!found.isFile()) throw Object.assign(new Error("not a file"), { code: "ENOTREPORT" });
+    const file = await open(path, "r");
+    try {
+      const { size } = await file.stat();
+      text = size > REPORT_READ_BYTES ? undefined : await file.readFile("utf8");
+    } finally {
+      await file.close();
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if ((err as NodeJS.ErrnoException).code !== "ENOTREPORT") throw err;
+  }
+  let found: { cluster?: unknown; planHash?: unknown } | undefined;
+  try {
+    found = text === undefined ? undefined : (JSON.parse(text) as typeof found);
+  } catch {
+    found = undefined;
+  }
+  const theirs = typeof found?.cluster === "string" ? found.cluster : undefined;
+  if (theirs === cluster || (found?.planHash === planHash && typeof planHash === "string")) return undefined;
+  const named = theirs !== undefined && /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(theirs) ? theirs : "other";
+  const stem = join(dirname(path), basename(path, ".json"));
+  for (let n = 1; ; n++) {
+    const to = `${stem}.${named}${n === 1 ? "" : `-${n}`}.json`;
+    const taken = await lstat(to).then(() => true, (err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? false : Promise.reject(err)));
+    if (taken) continue;
+    await rename(path, to);
+    return { cluster: named === "other" ? undefined : theirs, to };
+  }
 }

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { NodeApi, Report, Verdict } from "../../../cli/fleet/api.ts";
-import { REPORT_KEEP_BYTES, confirmation, nodeAnswers, reportText } from "../../../cli/fleet/report.ts";
+import { execFileSync } from "node:child_process";
+import { lstat, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Connection } from "../../../cli/fleet/connect.ts";
+import type { LoadedPlan } from "../../../cli/fleet/plan.ts";
+import { REPORT_KEEP_BYTES, confirmation, nodeAnswers, reportText, writeReport } from "../../../cli/fleet/report.ts";
+import { tempDir } from "../../helpers/installer.ts";
 
 const TOKEN = "STRATUM1:5a5a:join-secret";
 const codeOf = (node: string) => `code-of-${node}`;
@@ -34,6 +40,39 @@ describe("fleet: the report", () => {
     assert.doesNotMatch(text, /[\u0080-\u009f\u202e]/);
     assert.match(text, /disk \\u009b2J \\u202ebusy/);
     assert.equal(JSON.parse(text).nodes[0].verdict.message, "disk \u009b2J \u202ebusy");
+  });
+});
+
+describe("fleet: the report beside another plan's", () => {
+  /** A plan of `cluster` with no node: what writeReport reads of a loaded plan and its connection. */
+  const planOf = (cluster: string) => ({ file: `${cluster}.yaml`, hash: `hash-of-${cluster}`, plan: { cluster: { name: cluster } }, nodes: [] }) as unknown as LoadedPlan;
+  const none = { connected: [] } as unknown as Connection;
+
+  it("another cluster's fleet-report.json (two plans in one folder) is moved aside, named after its cluster, not written over; the same cluster's is replaced", async () => {
+    const folder = await tempDir("stratum-report-");
+    const path = join(folder, "fleet-report.json");
+    assert.deepEqual(await writeReport(path, planOf("rack-a"), none, new Map(), 0, []), {});
+    const rackA = await readFile(path, "utf8");
+    assert.deepEqual(await writeReport(path, planOf("rack-b"), none, new Map(), 0, []), { movedAside: { cluster: "rack-a", to: join(folder, "fleet-report.rack-a.json") } });
+    assert.equal(await readFile(join(folder, "fleet-report.rack-a.json"), "utf8"), rackA, "rack-a's report kept whole");
+    assert.equal(JSON.parse(await readFile(path, "utf8")).cluster, "rack-b");
+    assert.deepEqual(await writeReport(path, planOf("rack-b"), none, new Map(), 1, []), {}, "a run again of the same cluster replaces its own");
+    assert.equal(JSON.parse(await readFile(path, "utf8")).exit, 1);
+    assert.deepEqual((await readdir(folder)).sort(), ["fleet-report.json", "fleet-report.rack-a.json"]);
+  });
+
+  it("a file there that is no report (damaged, or not the fleet's) is moved aside too, never written over", async () => {
+    const folder = await tempDir("stratum-report-");
+    const path = join(folder, "fleet-report.json");
+    await writeFile(path, "my notes\n");
+    assert.deepEqual(await writeReport(path, planOf("rack-a"), none, new Map(), 0, []), { movedAside: { cluster: undefined, to: join(folder, "fleet-report.other.json") } });
+    assert.equal(await readFile(join(folder, "fleet-report.other.json"), "utf8"), "my notes\n");
+    // A named pipe there is not read (the run's end would wait for a writer): moved aside as it is.
+    await rm(path);
+    execFileSync("mkfifo", [path]);
+    assert.deepEqual(await writeReport(path, planOf("rack-a"), none, new Map(), 0, []), { movedAside: { cluster: undefined, to: join(folder, "fleet-report.other-2.json") } });
+    assert.ok((await lstat(join(folder, "fleet-report.other-2.json"))).isFIFO());
+    assert.equal(JSON.parse(await readFile(path, "utf8")).cluster, "rack-a");
   });
 });
 
