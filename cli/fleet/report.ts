@@ -166,8 +166,13 @@ export interface Written {
   movedAside?: { cluster: string | undefined; to: string };
 }
 
-/** More than a report is ever written (REPORT_KEEP_BYTES a node is cut within its 1 MiB): not one of the fleet's. */
-const REPORT_READ_BYTES = 2 * 1024 * 1024;
+/**
+ * What is read of a file found where the report goes: a report's head (its plan, planHash and cluster) comes first, a
+ * plan's path and all; its nodes after it may be megabytes (a node's report is 10–100 KB, kept up to 1 MiB).
+ */
+const REPORT_HEAD_BYTES = 64 * 1024;
+/** Where a report's head ends, as reportText writes it (two spaces: a key of the document itself, not a node's). */
+const NODES_KEY = ',\n  "nodes": ';
 
 /**
  * fleet-report.json is named by SPEC, and two plans in one folder (their state files beside them) write it in the same
@@ -185,8 +190,9 @@ async function moveAsideOthers(path: string, cluster: string, planHash: string):
     if (!found.isFile()) throw Object.assign(new Error("not a file"), { code: "ENOTREPORT" });
     const file = await open(path, "r");
     try {
-      const { size } = await file.stat();
-      text = size > REPORT_READ_BYTES ? undefined : await file.readFile("utf8");
+      const head = Buffer.alloc(REPORT_HEAD_BYTES);
+      const { bytesRead } = await file.read(head, 0, REPORT_HEAD_BYTES, 0);
+      text = head.subarray(0, bytesRead).toString("utf8");
     } finally {
       await file.close();
     }
@@ -196,7 +202,9 @@ async function moveAsideOthers(path: string, cluster: string, planHash: string):
   }
   let found: { cluster?: unknown; planHash?: unknown } | undefined;
   try {
-    found = text === undefined ? undefined : (JSON.parse(text) as typeof found);
+    // The head alone when the nodes follow it (a report of any size); else the whole text, a file of a few bytes.
+    const nodesAt = text === undefined ? -1 : text.indexOf(NODES_KEY);
+    found = text === undefined ? undefined : (JSON.parse(nodesAt === -1 ? text : `${text.slice(0, nodesAt)}\n}`) as typeof found);
   } catch {
     found = undefined;
   }

@@ -61,6 +61,18 @@ describe("fleet: the report beside another plan's", () => {
     assert.deepEqual((await readdir(folder)).sort(), ["fleet-report.json", "fleet-report.rack-a.json"]);
   });
 
+  it("a report over 2 MiB (a node's own is 10–100 KB: a few dozen nodes) is known by its cluster as a small one is: the same cluster's replaced, another's moved aside under its name", async () => {
+    const folder = await tempDir("stratum-report-");
+    const path = join(folder, "fleet-report.json");
+    const big = (cluster: string) => ({ ...document(1500, cluster), plan: `${cluster}.yaml`, planHash: `hash-of-${cluster}` });
+    await writeFile(path, reportText(big("rack-a"), [], codeOf));
+    assert.ok((await lstat(path)).size > 2 * 1024 * 1024);
+    assert.deepEqual(await writeReport(path, planOf("rack-a"), none, new Map(), 0, []), {}, "a run again of the same cluster replaces its own, however big");
+    await writeFile(path, reportText(big("rack-b"), [], codeOf));
+    assert.deepEqual(await writeReport(path, planOf("rack-a"), none, new Map(), 0, []), { movedAside: { cluster: "rack-b", to: join(folder, "fleet-report.rack-b.json") } });
+    assert.deepEqual((await readdir(folder)).sort(), ["fleet-report.json", "fleet-report.rack-b.json"]);
+  });
+
   it("a file there that is no report (damaged, or not the fleet's) is moved aside too, never written over", async () => {
     const folder = await tempDir("stratum-report-");
     const path = join(folder, "fleet-report.json");
