@@ -157,7 +157,13 @@ export async function writeReport(path: string, loaded: LoadedPlan, connection: 
   const codes = new Map(loaded.nodes.map((n) => [n.name, n.access.code]));
   const document = { plan: loaded.file, planHash: loaded.hash, cluster: loaded.plan.cluster.name, writtenAt: new Date().toISOString(), exit, nodes };
   const movedAside = await moveAsideOthers(path, document.cluster, document.planHash);
-  await writeFileAtomic(path, reportText(document, secrets, (name) => codes.get(name)!));
+  try {
+    await writeFileAtomic(path, reportText(document, secrets, (name) => codes.get(name)!));
+  } catch (err) {
+    // Not written (a full disk): the one found there goes back, as if this run had not come (its failure says no move).
+    if (movedAside) await rename(movedAside.to, path).catch(() => undefined);
+    throw err;
+  }
   return movedAside ? { movedAside } : {};
 }
 

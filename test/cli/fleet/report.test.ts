@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Connection } from "../../../cli/fleet/connect.ts";
 import type { LoadedPlan } from "../../../cli/fleet/plan.ts";
 import { REPORT_KEEP_BYTES, confirmation, nodeAnswers, reportText, writeReport } from "../../../cli/fleet/report.ts";
+import { fill, noTmpfs, tmpfsFor } from "../../helpers/full-disk.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 const TOKEN = "STRATUM1:5a5a:join-secret";
@@ -71,6 +72,19 @@ describe("fleet: the report beside another plan's", () => {
     await writeFile(path, reportText(big("rack-b"), [], codeOf));
     assert.deepEqual(await writeReport(path, planOf("rack-a"), none, new Map(), 0, []), { movedAside: { cluster: "rack-b", to: join(folder, "fleet-report.rack-b.json") } });
     assert.deepEqual((await readdir(folder)).sort(), ["fleet-report.json", "fleet-report.rack-b.json"]);
+  });
+
+  it("a report that cannot be written (a full disk) leaves another cluster's where it was: nothing moved that no line names", async (t) => {
+    if (noTmpfs) return t.skip(noTmpfs);
+    const mount = join(await tempDir("stratum-report-"), "mnt");
+    if (!(await tmpfsFor(t, mount, "64k"))) return;
+    const path = join(mount, "fleet-report.json");
+    await writeReport(path, planOf("rack-a"), none, new Map(), 0, []);
+    const rackA = await readFile(path, "utf8");
+    fill(mount);
+    await assert.rejects(writeReport(path, planOf("rack-b"), none, new Map(), 0, []), { code: "ENOSPC" });
+    assert.equal(await readFile(path, "utf8"), rackA, "rack-a's report where it was");
+    assert.deepEqual((await readdir(mount)).filter((name) => name.startsWith("fleet-report")), ["fleet-report.json"]);
   });
 
   it("a file there that is no report (damaged, or not the fleet's) is moved aside too, never written over", async () => {
