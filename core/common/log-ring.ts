@@ -1,5 +1,5 @@
 import { closeSync, constants, ftruncateSync, openSync, readSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { notWrittenBecause } from "../fs/storage-error.ts";
+import { notWrittenBecause, writeRemedy } from "../fs/storage-error.ts";
 
 /** Appended to, never through a link put in its place: a service run as root would write into whatever it leads to. */
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
@@ -65,7 +65,8 @@ function refusal(path: string, err: NodeJS.ErrnoException): string {
   if (err.code === "ELOOP") {
     return `${path} is a link: no line is written through a link (as root it would go into whatever the link leads to); remove it to have the lines kept there again, every line still goes to stderr (the journal)`;
   }
-  return `${path} takes no line (${notWrittenBecause(err)}): lines go to stderr (the journal) alone until it does`;
+  // What to do follows the cause: space freed, or what is in the way named (the older half's name a folder, its rename's).
+  return `${path} takes no line (${notWrittenBecause(err)}): ${writeRemedy(err)}; lines go to stderr (the journal) alone until it does`;
 }
 
 function lastByte(path: string, size: number): number | undefined {

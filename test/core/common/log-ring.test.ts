@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { lstat, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createLogRing } from "../../../core/common/log-ring.ts";
@@ -67,7 +67,24 @@ test("a log whose folder refuses the line says why once (the error), and nothing
   keep("lost\n");
   keep("lost too\n");
   assert.equal(said.length, 1);
-  assert.match(said[0]!, /^.*gone\/service\.log takes no line \(ENOENT: .*\): lines go to stderr \(the journal\) alone until it does$/);
+  assert.match(said[0]!, /^.*gone\/service\.log takes no line \(ENOENT: .*\): check that its folder exists and takes new files from this user; lines go to stderr \(the journal\) alone until it does$/);
+});
+
+test("what keeps a line from the log is named, with what to do: a folder where the older half goes, a full disk", async (t) => {
+  const dir = await tempDir("stratum-log-ring-");
+  const [path, older] = [join(dir, "service.log"), join(dir, "service.log.1")];
+  await writeFile(path, `${"x".repeat(512 * 1024)}\n`);
+  await mkdir(older);
+  const said: (string | undefined)[] = [];
+  createLogRing(path, older, (problem) => said.push(problem))("lost\n");
+  assert.deepEqual(said, [`${path} takes no line (EISDIR: a folder is where a file goes): ${older} is a folder, not a file: move it out of the way; lines go to stderr (the journal) alone until it does`]);
+  if (noTmpfs) return t.skip(noTmpfs);
+  const mount = join(dir, "mnt");
+  if (!(await tmpfsFor(t, mount, "64k"))) return;
+  fill(mount);
+  const full: (string | undefined)[] = [];
+  createLogRing(join(mount, "service.log"), join(mount, "service.log.1"), (problem) => full.push(problem))("lost\n");
+  assert.deepEqual(full, [`${join(mount, "service.log")} takes no line (ENOSPC: no space left on its file system): free space on its file system; lines go to stderr (the journal) alone until it does`]);
 });
 
 test("no line leaves the file open: between lines the state dir holds nothing open, so an operator can remount it read-only", async () => {
