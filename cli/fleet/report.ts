@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { lstat, open, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { jsonNotKept } from "../../core/common/cut-text.ts";
@@ -194,8 +195,12 @@ async function moveAsideOthers(path: string, cluster: string, planHash: string):
     const found = await lstat(path);
     if (found.isDirectory()) return undefined;
     if (!found.isFile()) throw Object.assign(new Error("not a file"), { code: "ENOTREPORT" });
-    const file = await open(path, "r");
+    // Judged again by what was opened: a pipe or a link put there since the look is neither waited on nor followed.
+    const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
+      throw err.code === "ELOOP" ? Object.assign(err, { code: "ENOTREPORT" }) : err;
+    });
     try {
+      if (!(await file.stat()).isFile()) throw Object.assign(new Error("not a file"), { code: "ENOTREPORT" });
       const head = Buffer.alloc(REPORT_HEAD_BYTES);
       const { bytesRead } = await file.read(head, 0, REPORT_HEAD_BYTES, 0);
       text = head.subarray(0, bytesRead).toString("utf8");
