@@ -219,7 +219,14 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
   }
   if (into) {
     // Streamed into it as it is made: there is no whole-or-nothing for a device or a pipe, as for stdout.
-    if (await readerLeft(pipeline(bundle.stream, createWriteStream("", { fd: into.fd, autoClose: false })))) {
+    const left = await readerLeft(pipeline(bundle.stream, createWriteStream("", { fd: into.fd, autoClose: false }))).catch((err: NodeJS.ErrnoException) => {
+      // A device that refuses the write (/dev/full), an I/O error: named, with why and what to do.
+      if (typeof err?.code !== "string" || err.syscall !== "write") throw err;
+      process.stderr.write(`installer: cannot write the bundle to ${printable(options.output!)} (${printable(notWrittenBecause(err))}): ${writeRemedy(err)}, or give -o another file (- writes it to stdout)\n`);
+      return "refused" as const;
+    });
+    if (left === "refused") return 1;
+    if (left) {
       process.stderr.write(`installer: the reader of ${printable(options.output!)} went away before the whole bundle was written: ${CUT}\n`);
       return 1;
     }

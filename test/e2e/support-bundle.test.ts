@@ -192,6 +192,10 @@ test("support-bundle: a bundle that cannot be written (stdout on a full disk, a 
     const [code] = (await once(proc, "close")) as [number | null];
     assert.equal(code, 1, stderr);
     assert.match(stderr, /^installer: cannot write to stdout: ENOSPC: no space left on device[^\n]*\n$/);
+    // Named with -o, a device that refuses the write: named, with why and what to do, not a bare ENOSPC.
+    const device = await runCli(["support-bundle", "--state-dir", stateDir, "-o", "/dev/full", "--host-facts", DEMO_HOST_FACTS]);
+    assert.equal(device.code, 1, device.stderr);
+    assert.match(device.stderr, /^installer: cannot write the bundle to \/dev\/full \(ENOSPC: no space left on its file system\): free space on its file system, or give -o another file \(- writes it to stdout\)\n$/);
   }
   const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", "/proc/", "--host-facts", DEMO_HOST_FACTS]);
   assert.equal(made.code, 1, made.stderr);
