@@ -104,7 +104,7 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
       } catch (err) {
         throw new Error(`${file} is current, but its mode ${mode.toString(8)} keeps a service run as another user from reading it, and it could not be changed (${(err as Error).message}): \`chmod 644\` it as its owner`);
       }
-      process.stdout.write(`${file} is current (Node ${process.version}); made readable by the service's user again (it was mode ${mode.toString(8)})${ITS_USE}`);
+      process.stdout.write(`${file} is current (Node ${process.version}); made readable by every user (it was mode ${mode.toString(8)}: a service run as another user could not read it)${ITS_USE}`);
       return 0;
     }
     const answer = await request({

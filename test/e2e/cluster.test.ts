@@ -178,7 +178,8 @@ describe("the join check (SPEC §6)", () => {
     await assertNothingWritten(joiner);
   });
 
-  test("a dead address: JOIN_UNREACHABLE within seconds", async () => {
+  // Bounded by the check's own deadline; a broken one fails by this timeout, not by a hang.
+  test("a dead address: JOIN_UNREACHABLE within seconds", { timeout: 120_000 }, async () => {
     const blackhole: Server = createServer(() => undefined); // accepts TCP, never answers TLS
     await new Promise<void>((resolve) => blackhole.listen(0, "127.0.0.1", resolve));
     lab.defer(() => new Promise<void>((resolve) => blackhole.close(() => resolve())));

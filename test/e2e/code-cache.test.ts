@@ -244,7 +244,7 @@ describe("a code cache beside the bundle, made for an image whose state dir star
     await chmod(file, 0o600);
     const again = await runCli(["prepare-image"], {}, ROOT, bundle);
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is current \\(Node v\\d+\\.\\d+\\.\\d+\\); made readable by the service's user again \\(it was mode 600\\): a start whose state dir`));
+    assert.match(again.stdout, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} is current \\(Node v\\d+\\.\\d+\\.\\d+\\); made readable by every user \\(it was mode 600: a service run as another user could not read it\\): a start whose state dir`));
     assert.equal((await stat(file)).mode & 0o777, 0o644);
   });
 

@@ -199,7 +199,7 @@ test("a cloud that has founded no cluster yet: join-info and the proof fail, the
   assert.equal(joinCheckNext(result.checks), "retryInstall");
 });
 
-test("a cluster API that stalls or floods is a bounded failure of join-info and of the proof", async (t) => {
+test("a cluster API that stalls or floods is a bounded failure of join-info and of the proof", { timeout: 60_000 }, async (t) => {
   const { certPem, keyPem } = generateSelfSignedCert({ commonName: "stalling", dnsNames: [], ipAddresses: ["127.0.0.1"] });
   const fingerprint = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
   const server = https.createServer({ cert: certPem, key: keyPem }, (req, res) => {
