@@ -197,7 +197,8 @@ async function moveAsideOthers(path: string, cluster: string, planHash: string):
     if (!found.isFile()) throw Object.assign(new Error("not a file"), { code: "ENOTREPORT" });
     // Judged again by what was opened: a pipe or a link put there since the look is neither waited on nor followed.
     const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
-      throw err.code === "ELOOP" ? Object.assign(err, { code: "ENOTREPORT" }) : err;
+      // A link, or a file this user may not read (another's, made with sudo): not read, moved aside as it is.
+      throw err.code === "ELOOP" || err.code === "EACCES" || err.code === "EPERM" ? Object.assign(err, { code: "ENOTREPORT" }) : err;
     });
     try {
       if (!(await file.stat()).isFile()) throw Object.assign(new Error("not a file"), { code: "ENOTREPORT" });

@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { NodeApi, Report, Verdict } from "../../../cli/fleet/api.ts";
 import { execFileSync } from "node:child_process";
-import { lstat, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, lstat, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Connection } from "../../../cli/fleet/connect.ts";
 import type { LoadedPlan } from "../../../cli/fleet/plan.ts";
 import { REPORT_KEEP_BYTES, confirmation, nodeAnswers, reportText, writeReport } from "../../../cli/fleet/report.ts";
 import { fill, noTmpfs, tmpfsFor } from "../../helpers/full-disk.ts";
-import { tempDir } from "../../helpers/installer.ts";
+import { ROOT, tempDir } from "../../helpers/installer.ts";
 
 const TOKEN = "STRATUM1:5a5a:join-secret";
 const codeOf = (node: string) => `code-of-${node}`;
@@ -99,6 +99,24 @@ describe("fleet: the report beside another plan's", () => {
     assert.deepEqual(await writeReport(path, planOf("rack-a"), none, new Map(), 0, []), { movedAside: { cluster: undefined, to: join(folder, "fleet-report.other-2.json") } });
     assert.ok((await lstat(join(folder, "fleet-report.other-2.json"))).isFIFO());
     assert.equal(JSON.parse(await readFile(path, "utf8")).cluster, "rack-a");
+  });
+});
+
+describe("fleet: the report beside one this user cannot read", () => {
+  it("another plan's report made by root (mode 0600) in a folder this user writes: moved aside unread, this run's written", { skip: process.getuid?.() !== 0 ? "needs root to run as another user" : undefined }, async () => {
+    const folder = await tempDir("stratum-report-");
+    const path = join(folder, "fleet-report.json");
+    await writeFile(path, '{"plan":"rack-a.yaml","planHash":"a","cluster":"rack-a"}\n', { mode: 0o600 });
+    const nobody = Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" }).trim());
+    await chmod(folder, 0o777);
+    const script = `import { writeReport } from ${JSON.stringify(join(ROOT, "cli/fleet/report.ts"))};
+const loaded = { file: "rack-b.yaml", hash: "b", plan: { cluster: { name: "rack-b" } }, nodes: [] };
+process.stdout.write(JSON.stringify(await writeReport(${JSON.stringify(path)}, loaded, { connected: [] }, new Map(), 0, [])));`;
+    const written = JSON.parse(execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { uid: nobody, gid: nobody, cwd: ROOT, encoding: "utf8" }));
+    // As JSON from the child: its cluster, unknown, is undefined and left out.
+    assert.deepEqual(written, { movedAside: { to: join(folder, "fleet-report.other.json") } });
+    assert.equal(JSON.parse(await readFile(path, "utf8")).cluster, "rack-b");
+    assert.equal(JSON.parse(await readFile(join(folder, "fleet-report.other.json"), "utf8")).cluster, "rack-a", "root's report kept whole");
   });
 });
 
