@@ -16,7 +16,11 @@ const HALF = 512 * 1024;
  */
 export function createLogRing(path: string, older: string, troubled: (problem: string | undefined) => void = () => undefined): (line: string) => void {
   let size: number | undefined;
-  let failing = false;
+  /**
+   * While lines are dropped: the shortest one dropped for want of space, in bytes (0 for another cause). A disk full but
+   * for a block's end still takes shorter lines.
+   */
+  let failing: number | undefined;
   return (line) => {
     try {
       // A line a kill -9 cut (a write is cut at a page's end) is left as it is; this one starts a line of its own.
@@ -46,16 +50,20 @@ export function createLogRing(path: string, older: string, troubled: (problem: s
       } finally {
         closeSync(fd);
       }
-      size += Buffer.byteLength(text);
-      if (failing) {
-        failing = false;
+      const bytes = Buffer.byteLength(text);
+      size += bytes;
+      // Over only once a line as long as one dropped is kept: a short one kept between long ones dropped is no end.
+      if (failing !== undefined && bytes >= failing) {
+        failing = undefined;
         troubled(undefined);
       }
     } catch (err) {
       size = undefined;
-      if (failing) return;
-      failing = true;
-      troubled(refusal(path, err as NodeJS.ErrnoException));
+      const first = failing === undefined;
+      // Only a lack of space lets a shorter line through; after any other cause, the next line kept is its end.
+      const full = ["ENOSPC", "EDQUOT"].includes((err as NodeJS.ErrnoException).code ?? "");
+      failing = Math.min(failing ?? Infinity, full ? Buffer.byteLength(line) : 0);
+      if (first) troubled(refusal(path, err as NodeJS.ErrnoException));
     }
   };
 }

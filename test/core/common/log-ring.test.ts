@@ -112,6 +112,23 @@ test("a line the disk takes only part of (full) is cut off again: the next line 
   assert.deepEqual((await readFile(path, "utf8")).trimEnd().split("\n").map((l) => JSON.parse(l).message), ["first", "after"]);
 });
 
+test("a disk full but for a block's end takes the short lines and not the long ones: the trouble is said once, its end only once a line as long as a dropped one is kept", { skip: noTmpfs }, async (t) => {
+  const mount = join(await tempDir("stratum-log-ring-"), "mnt");
+  if (!(await tmpfsFor(t, mount, "64k"))) return;
+  const path = join(mount, "service.log");
+  const said: (string | undefined)[] = [];
+  const keep = createLogRing(path, join(mount, "service.log.1"), (problem) => said.push(problem));
+  const line = (message: string, bytes: number) => `${JSON.stringify({ message, pad: "x".repeat(bytes) })}\n`;
+  keep(line("first", 4000));
+  const free = fill(mount);
+  // The first line's block has ~80 bytes left: a short line fits there, a long one does not.
+  for (const [message, bytes] of [["long", 300], ["short", 0], ["long", 300], ["short", 0]] as const) keep(line(message, bytes));
+  assert.equal(said.length, 1, `said: ${JSON.stringify(said)}`);
+  await free();
+  keep(line("long again", 300));
+  assert.deepEqual(said.slice(1), [undefined]);
+});
+
 test("a log a killed installer left ending in half a line: the next start's first line starts a line of its own", async () => {
   const dir = await tempDir("stratum-log-ring-");
   const path = join(dir, "service.log");
