@@ -43,13 +43,18 @@ export async function runSupportBundle(options: SupportBundleOptions): Promise<E
 
 const CUT = "what was read of it is cut, not a whole .tar.gz; give -o FILE (or -o DIR) to keep it whole";
 
-/** Whether the bundle's pipe to a reader ended because the reader went away (EPIPE); any other failure is thrown. */
-async function readerLeft(piped: Promise<void>): Promise<boolean> {
+/**
+ * How the bundle's pipe to a reader ended: whole, the reader gone (EPIPE), or its write refused (a device that is full,
+ * an I/O error: the error). Any other failure is thrown.
+ */
+async function streamed(piped: Promise<void>): Promise<"whole" | "reader left" | NodeJS.ErrnoException> {
   try {
     await piped;
-    return false;
+    return "whole";
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EPIPE") return true;
+    const { code, syscall } = err as NodeJS.ErrnoException;
+    if (code === "EPIPE") return "reader left";
+    if (typeof code === "string" && syscall === "write") return err as NodeJS.ErrnoException;
     throw err;
   }
 }
@@ -213,21 +218,20 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
   if (toStdout) {
     // A reader gone before the end (`| head -c 10`, a pager quit) got a cut archive: not the quiet 0 of `openapi | head`.
     goOnWithoutStdout(`stdout closed before the whole bundle was written: ${CUT}`);
-    if (await readerLeft(pipeline(bundle.stream, process.stdout))) return 1;
+    // A write stdout refused (a full disk) is said and ends the command as any command's (cli/epipe.ts).
+    if ((await streamed(pipeline(bundle.stream, process.stdout))) !== "whole") return 1;
     await bundle.manifest;
     return 0;
   }
   if (into) {
     // Streamed into it as it is made: there is no whole-or-nothing for a device or a pipe, as for stdout.
-    const left = await readerLeft(pipeline(bundle.stream, createWriteStream("", { fd: into.fd, autoClose: false }))).catch((err: NodeJS.ErrnoException) => {
-      // A device that refuses the write (/dev/full), an I/O error: named, with why and what to do.
-      if (typeof err?.code !== "string" || err.syscall !== "write") throw err;
-      process.stderr.write(`installer: cannot write the bundle to ${printable(options.output!)} (${printable(notWrittenBecause(err))}): ${writeRemedy(err)}, or give -o another file (- writes it to stdout)\n`);
-      return "refused" as const;
-    });
-    if (left === "refused") return 1;
-    if (left) {
+    const ended = await streamed(pipeline(bundle.stream, createWriteStream("", { fd: into.fd, autoClose: false })));
+    if (ended === "reader left") {
       process.stderr.write(`installer: the reader of ${printable(options.output!)} went away before the whole bundle was written: ${CUT}\n`);
+      return 1;
+    }
+    if (ended !== "whole") {
+      process.stderr.write(`installer: cannot write the bundle to ${printable(options.output!)} (${printable(notWrittenBecause(ended))}): ${writeRemedy(ended)}, or give -o another file (- writes it to stdout)\n`);
       return 1;
     }
     const manifest = await bundle.manifest;

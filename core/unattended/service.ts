@@ -2,13 +2,12 @@ import { createHash } from "node:crypto";
 import { rm } from "node:fs/promises";
 import type { Attempts } from "../attempts/index.ts";
 import type { DraftService } from "../draft/index.ts";
-import type { Blocker } from "../common/errors.ts";
+import type { Blocker, InstallerError } from "../common/errors.ts";
 import type { Logger } from "../common/log.ts";
 import { readTextFile, TextFileProblem } from "../fs/read-text-file.ts";
 import { YAML_LIMITS } from "../config/yaml.ts";
 import { isStorageError, storageFault } from "../fs/storage-error.ts";
 import { retryWhileStorageRefuses, type RetryWait } from "../fs/storage-retry.ts";
-import type { InstallerError } from "../common/errors.ts";
 import type { HandoffRecord, UnattendedRecord } from "../state/records.ts";
 import type { Slice } from "../state/store.ts";
 
@@ -102,7 +101,8 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
    * decides again once it clears), or the service stops.
    */
   const retryStart = () => {
-    if (retrying) return;
+    // A state dir that is gone is made again only by a restart: nothing to retry.
+    if (retrying || !refused || storageFault(refused).gone) return;
     retrying = retryWhileStorageRefuses(
       async () => {
         if (mayStart() && !deciding) await decide();
@@ -144,7 +144,7 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
           log.warn("unattended install could not start", { error: String(err) });
           if (isStorageError(err)) {
             refused = err;
-            if (!storageFault(err).gone) retryStart();
+            retryStart();
           }
         }
       }
@@ -214,7 +214,7 @@ export function createUnattendedService(deps: UnattendedServiceDeps): Unattended
         record.autoStart = true;
         // The retry of a refused start saw the person's change and ended; their write failed (the same full disk,
         // likely): the wait is stage 1's again, and so are its retries.
-        if (refused && !storageFault(refused).gone && !stopped.signal.aborted) retryStart();
+        retryStart();
       };
     },
   };
