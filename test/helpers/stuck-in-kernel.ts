@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { TestContext } from "node:test";
 import { promisify } from "node:util";
 
 /**
@@ -89,7 +90,7 @@ export async function stuckMount(): Promise<StuckMount | undefined> {
 
 export interface StuckProcess {
   pid: number;
-  /** Lets it go: it dies of the SIGKILL it got (or goes on, if it got none) and is waited for; the mount is removed. */
+  /** Lets it go: it dies of the SIGKILL it got (or goes on, if it got none) and is waited for; the mount is removed. Once. */
   release(): Promise<void>;
 }
 
@@ -97,15 +98,17 @@ export interface StuckProcess {
  * A real process (`stat`, in a group of its own, with `env`) stuck in the kernel so that SIGKILL does not end it until
  * released; undefined where no stuck mount can be made.
  */
-export async function stuckInKernel(env: Record<string, string>): Promise<StuckProcess | undefined> {
+async function stuckInKernel(env: Record<string, string>): Promise<StuckProcess | undefined> {
   const mount = await stuckMount();
   if (!mount) return undefined;
   const victim = spawn("stat", [mount.file], { stdio: "ignore", detached: true, env: { ...process.env, ...env } });
   const exited = once(victim, "exit");
-  const release = async () => {
-    await mount.release();
-    if (victim.exitCode === null && victim.signalCode === null) await exited;
-  };
+  let released: Promise<void> | undefined;
+  const release = () =>
+    (released ??= (async () => {
+      await mount.release();
+      if (victim.exitCode === null && victim.signalCode === null) await exited;
+    })());
   // A stat that fails at once (no lookup) ends without one.
   if (!(await Promise.race([mount.lookedUp(), exited.then(() => false)]))) {
     await release();
@@ -128,4 +131,15 @@ function lines(child: ChildProcess): { next(line: string): Promise<boolean> } {
   return {
     next: (line) => (seen.split("\n").includes(line) ? Promise.resolve(true) : new Promise((resolve) => waiters.push({ line, resolve }))),
   };
+}
+
+/** `stuckInKernel` for test `t`, let go when it ends; undefined, the test marked skipped, where none can be made. */
+export async function stuckFor(t: TestContext, env: Record<string, string>): Promise<StuckProcess | undefined> {
+  const stuck = await stuckInKernel(env);
+  if (!stuck) {
+    t.skip("needs root and a FUSE mount");
+    return undefined;
+  }
+  t.after(() => stuck.release());
+  return stuck;
 }

@@ -13,7 +13,7 @@ import type { AttemptRecord } from "../../../core/state/records.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
 import { tempDir, waitFor } from "../../helpers/installer.ts";
 import { alive } from "../../helpers/processes.ts";
-import { stuckInKernel } from "../../helpers/stuck-in-kernel.ts";
+import { stuckFor } from "../../helpers/stuck-in-kernel.ts";
 
 const SECRET = "jt-SECRET-4711-token";
 
@@ -177,24 +177,20 @@ test("a process still carrying this state dir's mark when firstboot is to start 
 
 test("a process of an earlier firstboot that SIGKILL has not ended (stuck in the kernel): firstboot is not started beside it, and the failure says why and where to look", async (t) => {
   const mark = firstbootMark(randomUUID());
-  const stuck = await stuckInKernel(markedEnv(mark, 1));
-  if (!stuck) return t.skip("needs root and a FUSE mount");
-  try {
-    const { path, folder } = await script(`touch "$(dirname "$0")/ran"`);
-    const { ctx, events } = context();
-    let fake = 0;
-    ctx.monotonic = () => (fake += 1000);
-    await assert.rejects(run(ctx, path, { attempt: 2, firstbootTail: [] }, async () => {}, mark), (err: Error) => {
-      assert.equal((err as Error & { code?: string }).code, "FIRSTBOOT_FAILED");
-      assert.match(err.message, new RegExp(`^firstboot was not started: a process of an earlier firstboot is still there after SIGKILL: ${stuck.pid} stat \\(state D: waiting in the kernel, .*\\); two firstboots would run at once\\. Retry the install once it has ended \\(\\\`ps -o pid,stat,wchan -p ${stuck.pid}\\\`\\), or reboot the node\\.$`));
-      return true;
-    });
-    assert.equal(await readFile(join(folder, "ran")).catch(() => undefined), undefined, "firstboot never ran");
-    assert.match(events[0]!.message, new RegExp(`^1 process an earlier firstboot left running is still there after SIGKILL: ${stuck.pid} stat \\(state D`));
-    assert.deepEqual(events[0]!.data!.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
-  } finally {
-    await stuck.release();
-  }
+  const stuck = await stuckFor(t, markedEnv(mark, 1));
+  if (!stuck) return;
+  const { path, folder } = await script(`touch "$(dirname "$0")/ran"`);
+  const { ctx, events } = context();
+  let fake = 0;
+  ctx.monotonic = () => (fake += 1000);
+  await assert.rejects(run(ctx, path, { attempt: 2, firstbootTail: [] }, async () => {}, mark), (err: Error) => {
+    assert.equal((err as Error & { code?: string }).code, "FIRSTBOOT_FAILED");
+    assert.match(err.message, new RegExp(`^firstboot was not started: a process of an earlier firstboot is still there after SIGKILL: ${stuck.pid} stat \\(state D: waiting in the kernel, .*\\); two firstboots would run at once\\. Retry the install once it has ended \\(\\\`ps -o pid,stat,wchan -p ${stuck.pid}\\\`\\), or reboot the node\\.$`));
+    return true;
+  });
+  assert.equal(await readFile(join(folder, "ran")).catch(() => undefined), undefined, "firstboot never ran");
+  assert.match(events[0]!.message, new RegExp(`^1 process an earlier firstboot left running is still there after SIGKILL: ${stuck.pid} stat \\(state D`));
+  assert.deepEqual(events[0]!.data!.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
 });
 
 test("a store kept aside at start holds no record of what ran: every process carrying the state dir's mark is killed all the same", async () => {
@@ -207,55 +203,43 @@ test("a store kept aside at start holds no record of what ran: every process car
 
 test("at start, a leftover firstboot process that SIGKILL has not ended is named as still there, not as stopped", async (t) => {
   const mark = firstbootMark(randomUUID());
-  const stuck = await stuckInKernel(markedEnv(mark, 3));
-  if (!stuck) return t.skip("needs root and a FUSE mount");
-  try {
-    let fake = 0;
-    const emitted: NewEvent[] = [];
-    const record = { attempt: 3, state: "running", firstbootTail: [] } as unknown as AttemptRecord;
-    const { notices } = await stopLeftoverFirstboots([record], mark, false, async (_, e) => void emitted.push(e), async () => {}, () => (fake += 1000));
-    assert.equal(notices.length, 1);
-    assert.match(notices[0]!, new RegExp(`^1 process the interrupted firstboot of attempt 3 left running is still there after SIGKILL: ${stuck.pid} stat \\(state D`));
-    assert.deepEqual(emitted[0]!.data!.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
-  } finally {
-    await stuck.release();
-  }
+  const stuck = await stuckFor(t, markedEnv(mark, 3));
+  if (!stuck) return;
+  let fake = 0;
+  const emitted: NewEvent[] = [];
+  const record = { attempt: 3, state: "running", firstbootTail: [] } as unknown as AttemptRecord;
+  const { notices } = await stopLeftoverFirstboots([record], mark, false, async (_, e) => void emitted.push(e), async () => {}, () => (fake += 1000));
+  assert.equal(notices.length, 1);
+  assert.match(notices[0]!, new RegExp(`^1 process the interrupted firstboot of attempt 3 left running is still there after SIGKILL: ${stuck.pid} stat \\(state D`));
+  assert.deepEqual(emitted[0]!.data!.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
 });
 
 test("at start, a leftover firstboot whose recorded group is stuck in the kernel is waited for once, not again when the marked ones are killed", async (t) => {
   const mark = firstbootMark(randomUUID());
-  const stuck = await stuckInKernel(markedEnv(mark, 5));
-  if (!stuck) return t.skip("needs root and a FUSE mount");
-  try {
-    // Each look at the clock moves it a second: one 5 s wait after SIGKILL takes six looks, two take twelve.
-    let looks = 0;
-    const record = { attempt: 5, state: "running", firstbootTail: [], firstbootGroup: { pid: stuck.pid, startTime: await startTimeOf(stuck.pid) } } as unknown as AttemptRecord;
-    const { notices } = await stopLeftoverFirstboots([record], mark, false, async () => {}, async () => {}, () => (looks += 1) * 1000);
-    assert.match(notices[0]!, new RegExp(`^1 process the interrupted firstboot of attempt 5 left running is still there after SIGKILL: ${stuck.pid} stat \\(state D`));
-    assert.equal(notices.length, 1);
-    assert.ok(looks <= 8, `the clock looked at ${looks} times: the stuck process waited for twice`);
-  } finally {
-    await stuck.release();
-  }
+  const stuck = await stuckFor(t, markedEnv(mark, 5));
+  if (!stuck) return;
+  // Each look at the clock moves it a second: one 5 s wait after SIGKILL takes six looks, two take twelve.
+  let looks = 0;
+  const record = { attempt: 5, state: "running", firstbootTail: [], firstbootGroup: { pid: stuck.pid, startTime: await startTimeOf(stuck.pid) } } as unknown as AttemptRecord;
+  const { notices } = await stopLeftoverFirstboots([record], mark, false, async () => {}, async () => {}, () => (looks += 1) * 1000);
+  assert.match(notices[0]!, new RegExp(`^1 process the interrupted firstboot of attempt 5 left running is still there after SIGKILL: ${stuck.pid} stat \\(state D`));
+  assert.equal(notices.length, 1);
+  assert.ok(looks <= 8, `the clock looked at ${looks} times: the stuck process waited for twice`);
 });
 
 test("a stop that comes while firstboot's start kills what an earlier one left stuck in the kernel: the step ends with the stop, without the wait, and never starts firstboot", async (t) => {
   const mark = firstbootMark(randomUUID());
-  const stuck = await stuckInKernel(markedEnv(mark, 1));
-  if (!stuck) return t.skip("needs root and a FUSE mount");
-  try {
-    const { path, folder } = await script(`touch "$(dirname "$0")/ran"`);
-    const stop = new AbortController();
-    stop.abort(new Error("the service stops"));
-    const { ctx } = context(stop.signal);
-    let looks = 0;
-    ctx.monotonic = () => (looks += 1) * 1000;
-    await assert.rejects(run(ctx, path, { attempt: 2, firstbootTail: [] }, async () => {}, mark), /^Error: the service stops$/);
-    assert.ok(looks <= 3, `the clock looked at ${looks} times: the 5 s wait after SIGKILL ran under a stop`);
-    assert.equal(await readFile(join(folder, "ran")).catch(() => undefined), undefined, "firstboot never ran");
-  } finally {
-    await stuck.release();
-  }
+  const stuck = await stuckFor(t, markedEnv(mark, 1));
+  if (!stuck) return;
+  const { path, folder } = await script(`touch "$(dirname "$0")/ran"`);
+  const stop = new AbortController();
+  stop.abort(new Error("the service stops"));
+  const { ctx } = context(stop.signal);
+  let looks = 0;
+  ctx.monotonic = () => (looks += 1) * 1000;
+  await assert.rejects(run(ctx, path, { attempt: 2, firstbootTail: [] }, async () => {}, mark), /^Error: the service stops$/);
+  assert.ok(looks <= 3, `the clock looked at ${looks} times: the 5 s wait after SIGKILL ran under a stop`);
+  assert.equal(await readFile(join(folder, "ran")).catch(() => undefined), undefined, "firstboot never ran");
 });
 
 test("a stop that comes as firstboot exits 0 by itself, before the service has seen the exit: firstboot's success is recorded, not lost (a retry would run it again)", async () => {

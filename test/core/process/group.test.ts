@@ -7,7 +7,7 @@ import { join, relative } from "node:path";
 import { test } from "node:test";
 import { GRACE_MS, describeStopped, firstbootMark, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup } from "../../../core/process/group.ts";
 import { alive } from "../../helpers/processes.ts";
-import { stuckInKernel } from "../../helpers/stuck-in-kernel.ts";
+import { stuckFor } from "../../helpers/stuck-in-kernel.ts";
 
 
 function group(script: string): ChildProcess {
@@ -57,49 +57,42 @@ test("the grace period runs on the injected monotonic clock: one that jumps a se
 
 test("a process still there after SIGKILL (stuck in the kernel) is named as such, not as stopped", async (t) => {
   const mark = firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-")));
-  const stuck = await stuckInKernel(markedEnv(mark, 2));
-  if (!stuck) return t.skip("needs root and a FUSE mount");
-  try {
-    let fake = 0;
-    const jumping = () => (fake += 1000);
-    const stopped = await stopGroup(stuck.pid, jumping, GRACE_MS, mark);
-    assert.deepEqual(stopped.processes, [{ pid: stuck.pid, command: "stat", attempt: 2 }]);
-    assert.deepEqual(stopped.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
-    assert.equal(await alive(stuck.pid), true);
-    assert.match(describeStopped(stopped, "firstboot left running"), new RegExp(`^1 process firstboot left running is still there after SIGKILL \\(SIGTERM was ignored: SIGKILL after 3 s\\): ${stuck.pid} stat \\(state D: waiting in the kernel`));
-    const again = await killMarked(mark, jumping);
-    assert.deepEqual(again.survived, [{ pid: stuck.pid, command: "stat", state: "D" }], "a kill of the marked ones names it again");
-  } finally {
-    await stuck.release();
-  }
+  const stuck = await stuckFor(t, markedEnv(mark, 2));
+  if (!stuck) return;
+  let fake = 0;
+  const jumping = () => (fake += 1000);
+  const stopped = await stopGroup(stuck.pid, jumping, GRACE_MS, mark);
+  assert.deepEqual(stopped.processes, [{ pid: stuck.pid, command: "stat", attempt: 2 }]);
+  assert.deepEqual(stopped.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
+  assert.equal(await alive(stuck.pid), true);
+  assert.match(describeStopped(stopped, "firstboot left running"), new RegExp(`^1 process firstboot left running is still there after SIGKILL \\(SIGTERM was ignored: SIGKILL after 3 s\\): ${stuck.pid} stat \\(state D: waiting in the kernel`));
+  const again = await killMarked(mark, jumping);
+  assert.deepEqual(again.survived, [{ pid: stuck.pid, command: "stat", state: "D" }], "a kill of the marked ones names it again");
+  await stuck.release();
   assert.equal(await alive(stuck.pid), false, "released, it dies of its SIGKILL");
 });
 
 test("a kill of the marked ones waits for none already known to be stuck, nor once the caller stops waiting: named as still there at once", async (t) => {
   const mark = firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-")));
-  const stuck = await stuckInKernel(markedEnv(mark, 3));
-  if (!stuck) return t.skip("needs root and a FUSE mount");
-  try {
-    let fake = 0;
-    const jumping = () => (fake += 1000);
-    const first = await killMarked(mark, jumping);
-    assert.deepEqual(first.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
-    // Each look at the clock moves it a second: the 5 s wait after SIGKILL takes several; one not waited takes at most one.
-    let looks = 0;
-    const counting = () => (looks += 1) * 1000;
-    const known = await killMarked(mark, counting, { givenUp: first.survived!.map((p) => p.pid) });
-    assert.deepEqual(known.survived, [{ pid: stuck.pid, command: "stat", state: "D" }], "still named");
-    assert.ok(looks <= 1, `the clock looked at ${looks} times: a wait for a process already given up`);
-    looks = 0;
-    const stop = new AbortController();
-    stop.abort();
-    const stopped = await killMarked(mark, counting, { signal: stop.signal });
-    assert.deepEqual(stopped.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
-    // A moment for SIGKILL to take effect (two looks more), not the 5 s wait.
-    assert.ok(looks <= 3, `the clock looked at ${looks} times: a wait after the caller stopped waiting`);
-  } finally {
-    await stuck.release();
-  }
+  const stuck = await stuckFor(t, markedEnv(mark, 3));
+  if (!stuck) return;
+  let fake = 0;
+  const jumping = () => (fake += 1000);
+  const first = await killMarked(mark, jumping);
+  assert.deepEqual(first.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
+  // Each look at the clock moves it a second: the 5 s wait after SIGKILL takes several; one not waited takes at most one.
+  let looks = 0;
+  const counting = () => (looks += 1) * 1000;
+  const known = await killMarked(mark, counting, { givenUp: first.survived!.map((p) => p.pid) });
+  assert.deepEqual(known.survived, [{ pid: stuck.pid, command: "stat", state: "D" }], "still named");
+  assert.ok(looks <= 1, `the clock looked at ${looks} times: a wait for a process already given up`);
+  looks = 0;
+  const stop = new AbortController();
+  stop.abort();
+  const stopped = await killMarked(mark, counting, { signal: stop.signal });
+  assert.deepEqual(stopped.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
+  // A moment for SIGKILL to take effect (two looks more), not the 5 s wait.
+  assert.ok(looks <= 3, `the clock looked at ${looks} times: a wait after the caller stopped waiting`);
 });
 
 test("what a stop says counts as stopped only those that ended: the ones SIGKILL has not ended are named apart", () => {
