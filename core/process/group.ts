@@ -176,9 +176,10 @@ export async function stopGroup(pgid: number | undefined, clock: Clock = monoton
     for (const member of live) seen.set(member.pid, { command: member.command, ...(member.attempt === undefined ? {} : { attempt: member.attempt }) });
     return live.length > 0;
   };
-  let abortedAt: number | undefined;
   const gone = async (ms: number, signal: NodeJS.Signals) => {
     let end = clock() + ms;
+    // Each wait's own: SIGKILL sent after a grace period the abort cut short gets its moment too.
+    let abortedAt: number | undefined;
     while (await anyLeft()) {
       // A caller that stopped waiting leaves a signal only a moment more to take effect; those given up on are
       // signalled with the others, not waited for again.

@@ -95,6 +95,27 @@ test("a kill of the marked ones waits for none already known to be stuck, nor on
   assert.ok(looks <= 3, `the clock looked at ${looks} times: a wait after the caller stopped waiting`);
 });
 
+test("a stop whose caller stopped waiting in the grace period still gives SIGKILL its moment before it names what is left", async (t) => {
+  const mark = firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-")));
+  const stuck = await stuckFor(t, markedEnv(mark, 4));
+  if (!stuck) return;
+  // The clock moves only when a wait has begun: the grace period's moment after the abort passes, then SIGKILL's wait
+  // begins at that time, so a wait that shares the grace period's moment ends at its first look.
+  let now = 0;
+  const looks: number[] = [];
+  const clock = () => {
+    looks.push(now);
+    return (now += 100);
+  };
+  const stop = new AbortController();
+  stop.abort();
+  const stopped = await stopGroup(stuck.pid, clock, GRACE_MS, mark, { signal: stop.signal });
+  assert.deepEqual(stopped.survived, [{ pid: stuck.pid, command: "stat", state: "D" }]);
+  assert.equal(stopped.killedAfterMs, GRACE_MS);
+  // The grace period's wait: its end, the abort's moment, then looks until 250 ms past it (3); SIGKILL's the same.
+  assert.ok(looks.length >= 8, `the clock looked at ${looks.length} times: SIGKILL was given no moment of its own`);
+});
+
 test("what a stop says counts as stopped only those that ended: the ones SIGKILL has not ended are named apart", () => {
   const processes = [{ pid: 4242, command: "sleep" }, { pid: 4243, command: "stat" }, { pid: 4244, command: "cat" }];
   const stuck = (pid: number, command: string) => ({ pid, command, state: "D" });
