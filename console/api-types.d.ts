@@ -1063,7 +1063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1116,7 +1116,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1169,7 +1169,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1220,7 +1220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Tls"];
                 };
             };
-            /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1281,7 +1281,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1332,7 +1332,7 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
-            /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1383,7 +1383,7 @@ export interface operations {
                     "text/css": string;
                 };
             };
-            /** @description The request is not valid HTTP (a malformed request line or header); refused before the request is routed. */
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1432,6 +1432,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Status"];
+                };
+            };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description No install code, or the wrong one. */
@@ -1499,6 +1509,16 @@ export interface operations {
                     "application/json": components["schemas"]["Options"];
                 };
             };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No install code, or the wrong one. */
             401: {
                 headers: {
@@ -1564,6 +1584,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DraftView"];
+                };
+            };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description No install code, or the wrong one. */
@@ -1642,7 +1672,7 @@ export interface operations {
                     "application/json": components["schemas"]["DraftView"];
                 };
             };
-            /** @description The body does not parse or is not the expected shape. */
+            /** @description The body does not parse or is not the expected shape; or the request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1777,7 +1807,7 @@ export interface operations {
                     "application/json": components["schemas"]["DraftView"];
                 };
             };
-            /** @description The body does not parse or is not the expected shape. */
+            /** @description The body does not parse or is not the expected shape; or the request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1908,7 +1938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Validation"];
                 };
             };
-            /** @description The body does not parse or is not the expected shape. */
+            /** @description The body does not parse or is not the expected shape; or the request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2003,6 +2033,16 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No install code, or the wrong one. */
             401: {
                 headers: {
@@ -2088,7 +2128,7 @@ export interface operations {
                     "application/json": components["schemas"]["DraftView"];
                 };
             };
-            /** @description The body does not parse or is not the expected shape. */
+            /** @description The body does not parse or is not the expected shape; or the request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2215,6 +2255,16 @@ export interface operations {
                     "application/json": components["schemas"]["InstallReview"];
                 };
             };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No install code, or the wrong one. */
             401: {
                 headers: {
@@ -2292,6 +2342,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No install code, or the wrong one. */
             401: {
                 headers: {
@@ -2358,6 +2418,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AttemptStarted"];
+                };
+            };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description No install code, or the wrong one. */
@@ -2475,6 +2545,16 @@ export interface operations {
                     "application/json": components["schemas"]["AttemptStarted"];
                 };
             };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No install code, or the wrong one. */
             401: {
                 headers: {
@@ -2579,7 +2659,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description The body does not parse or is not the expected shape. */
+            /** @description The query (attempt, after) or Last-Event-ID is not the expected shape; or the request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2667,7 +2747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Verdict"];
                 };
             };
-            /** @description The body does not parse or is not the expected shape. */
+            /** @description The query (attempt) is not the expected shape; or the request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2765,7 +2845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Report"];
                 };
             };
-            /** @description The body does not parse or is not the expected shape. */
+            /** @description The query (attempt) is not the expected shape; or the request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2850,6 +2930,16 @@ export interface operations {
                     "application/json": components["schemas"]["Attempts"];
                 };
             };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No install code, or the wrong one. */
             401: {
                 headers: {
@@ -2913,6 +3003,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JoinCheckResult"];
+                };
+            };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description No install code, or the wrong one. */
@@ -3000,6 +3100,16 @@ export interface operations {
                     "application/json": components["schemas"]["JoinToken"];
                 };
             };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No install code, or the wrong one. */
             401: {
                 headers: {
@@ -3084,6 +3194,16 @@ export interface operations {
                 };
                 content: {
                     "application/gzip": string;
+                };
+            };
+            /** @description The request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description No install code, or the wrong one. */

@@ -4,7 +4,7 @@ import { streamSSE } from "hono/streaming";
 import type { AppEnv } from "./env.ts";
 import { writeEvents } from "./sse-events.ts";
 import { EventSchema } from "./schemas/install.ts";
-import { authProblems, problemResponses } from "./schemas/problem.ts";
+import { authProblems, invalidRequestResponse, problemResponses } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
 
 const EventsPageSchema = z
@@ -46,8 +46,9 @@ const route = createRoute({
         },
       },
     },
-    ...problemResponses(400, 404),
     ...authProblems,
+    400: invalidRequestResponse("The query (attempt, after) or Last-Event-ID is not the expected shape"),
+    ...problemResponses(404),
   },
 });
 

@@ -3,7 +3,7 @@ import { HostFactsSchema } from "../core/host/read-facts.ts";
 import type { AppEnv } from "./env.ts";
 import { JoinCheckSchema } from "./schemas/cluster.ts";
 import { AttemptQuerySchema, AttemptSummarySchema, StepRecordSchema } from "./schemas/install.ts";
-import { authProblems, problemResponses } from "./schemas/problem.ts";
+import { authProblems, invalidRequestResponse, problemResponses } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
 
 const ReadinessCheckSchema = z.object({ name: z.string(), status: z.string(), detail: z.string().optional() });
@@ -44,8 +44,9 @@ const route = createRoute({
   request: { query: AttemptQuerySchema },
   responses: {
     200: { description: "The report.", content: { "application/json": { schema: ReportSchema } } },
-    ...problemResponses(400, 404),
     ...authProblems,
+    400: invalidRequestResponse("The query (attempt) is not the expected shape"),
+    ...problemResponses(404),
   },
 });
 

@@ -1,7 +1,7 @@
 import { createRoute, defineOpenAPIRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
 import { AttemptQuerySchema, VerdictSchema } from "./schemas/install.ts";
-import { authProblems, problemResponses } from "./schemas/problem.ts";
+import { authProblems, invalidRequestResponse, problemResponses } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
 
 const route = createRoute({
@@ -15,8 +15,9 @@ const route = createRoute({
   request: { query: AttemptQuerySchema },
   responses: {
     200: { description: "The verdict.", content: { "application/json": { schema: VerdictSchema } } },
-    ...problemResponses(400, 404, 409),
     ...authProblems,
+    400: invalidRequestResponse("The query (attempt) is not the expected shape"),
+    ...problemResponses(404, 409),
   },
 });
 

@@ -23,8 +23,8 @@ const route = createRoute({
   },
   responses: {
     200: { description: "The patched draft.", headers: z.object(etagHeader), content: { "application/json": { schema: DraftViewSchema } } },
-    ...problemResponses(400, 409, 412, 413, 415, 507),
     ...authProblems,
+    ...problemResponses(400, 409, 412, 413, 415, 507),
   },
 });
 

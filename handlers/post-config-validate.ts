@@ -27,8 +27,8 @@ const route = createRoute({
   request: { body: { content: draftBodyContent, required: true } },
   responses: {
     200: { description: "What the validator says.", content: { "application/json": { schema: ValidationSchema } } },
-    ...problemResponses(400, 413, 415),
     ...authProblems,
+    ...problemResponses(400, 413, 415),
   },
 });
 

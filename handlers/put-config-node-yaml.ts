@@ -17,8 +17,8 @@ const route = createRoute({
   request: { headers: ifMatchHeaders, body: { content: nodeYamlContent, required: true } },
   responses: {
     200: { description: "The stored draft (source yaml).", headers: z.object(etagHeader), content: { "application/json": { schema: DraftViewSchema } } },
-    ...problemResponses(400, 409, 412, 413, 415, 507),
     ...authProblems,
+    ...problemResponses(400, 409, 412, 413, 415, 507),
   },
 });
 

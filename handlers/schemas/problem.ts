@@ -44,8 +44,11 @@ const ProblemSchema = z
   })
   .meta({ id: "Problem", description: "RFC 7807 problem details, the control plane's shape." });
 
+/** The 400 any request can get: one Node's HTTP parser or the server refuses before it is routed (cli/serve.ts). */
+const NOT_HTTP = "the request is not valid HTTP (a malformed request line or header, an HTTP/1.1 request without Host); refused before the request is routed";
+
 const PROBLEM_DESCRIPTIONS = {
-  400: "The body does not parse or is not the expected shape.",
+  400: `The body does not parse or is not the expected shape; or ${NOT_HTTP}.`,
   401: "No install code, or the wrong one.",
   404: "Unknown path or attempt.",
   409: "The request conflicts with the install's state.",
@@ -85,11 +88,19 @@ export function problemResponses<const S extends ProblemStatus>(...statuses: S[]
   return Object.fromEntries(statuses.map((s) => [s, problemResponse(s)])) as Record<S, ReturnType<typeof problemResponse>>;
 }
 
-/** Every /v1/installer route: the code check, its lockout, headers Node refuses before routing (cli/serve.ts), and a failure to answer. */
-export const authProblems = problemResponses(401, 429, 431, 500);
+/** A 400 for `what` a route refuses itself (its query, a header), besides a request that is not valid HTTP. */
+export function invalidRequestResponse(what: string) {
+  return problemResponse(400, `${what}; or ${NOT_HTTP}.`);
+}
 
-/** Every route without the install code: what Node's HTTP parser refuses (cli/serve.ts), and a failure to answer. */
-export const publicProblems = {
-  400: problemResponse(400, "The request is not valid HTTP (a malformed request line or header); refused before the request is routed."),
-  ...problemResponses(431, 500),
+/** What Node's HTTP parser or the server refuses before routing (cli/serve.ts), on every route: a route that refuses more says so after it. */
+const unroutedProblems = {
+  400: problemResponse(400, `${NOT_HTTP[0]!.toUpperCase()}${NOT_HTTP.slice(1)}.`),
+  ...problemResponses(431),
 };
+
+/** Every /v1/installer route: the code check, its lockout, what is refused before routing, and a failure to answer. */
+export const authProblems = { ...unroutedProblems, ...problemResponses(401, 429, 500) };
+
+/** Every route without the install code: what is refused before routing, and a failure to answer. */
+export const publicProblems = { ...unroutedProblems, ...problemResponses(500) };

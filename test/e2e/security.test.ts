@@ -13,6 +13,7 @@ import { generateSelfSignedCert } from "../../core/access/tls.ts";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { bundleNode, harness, httpsRaw, readSse, tempDir, untilNoBlockers, waitFor, writeFirstboot, type Reply, type RunningInstaller } from "../helpers/installer.ts";
+import { assertConforms } from "../helpers/conformance.ts";
 import { assertProblem } from "../helpers/problem.ts";
 
 const lab = harness();
@@ -453,17 +454,20 @@ describe("security: oversized headers", () => {
     assert.equal((await installer.request("/healthz", { code: null })).status, 200);
   });
 
-  test("a request Node parses but that names no URL (target *, HTTP/1.1 without Host, a Host that is no host) → 400 as problem+json, not an empty 400", async () => {
+  test("a request Node parses but that names no URL (target *, HTTP/1.1 without Host, a Host that is no host) → 400 as problem+json, not an empty 400, documented for the operation it names", async () => {
     const installer = await start();
     const heads = [
       "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n",
       "GET /healthz HTTP/1.1\r\n",
       `GET /v1/installer/status HTTP/1.1\r\nHost: no host\r\nAuthorization: Bearer ${installer.code}\r\n`,
+      `GET /v1/installer/status HTTP/1.1\r\nAuthorization: Bearer ${installer.code}\r\n`,
     ];
     for (const head of heads) {
       const reply = await exchange(installer, `${head}Connection: close\r\n\r\n`);
       assertProblem(reply, 400, "INVALID_REQUEST", { what: JSON.stringify(head), detail: /^The request is not valid HTTP/ });
       assert.equal(reply.headers["x-content-type-options"], "nosniff");
+      const [method, target] = head.split(" ");
+      if (target !== "*") await assertConforms({ method: method!, url: `https://127.0.0.1:${installer.port}${target}`, ...reply });
     }
     assert.equal((await exchange(installer, "GET /healthz HTTP/1.0\r\n\r\n")).status, 200, "HTTP/1.0 has no Host to name");
     assert.equal((await installer.request("/healthz", { code: null })).status, 200);

@@ -44,7 +44,7 @@ test("GET /openapi.json: 200 OpenAPI 3.1 without a code, every route of the app 
   const served = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method} ${path}`));
   assert.deepEqual(served.sort(), ROUTES.map(({ route }) => `${route.method} ${route.path}`).sort());
   const status = doc.paths["/v1/installer/status"].get;
-  assert.deepEqual(Object.keys(status.responses).sort(), ["200", "401", "429", "431", "500"]);
+  assert.deepEqual(Object.keys(status.responses).sort(), ["200", "400", "401", "429", "431", "500"]);
   assert.ok(status.responses["429"].headers["Retry-After"]);
   assert.match(JSON.stringify(doc.components.schemas.Unattended), /A PUT of the config or a started install hands the draft to the person/);
 });
@@ -320,4 +320,24 @@ test("GET /openapi.json: a 507's description names no remedy of one cause alone 
     // Each cause the detail can name (core/fs/storage-error.ts), not the full disk alone.
     for (const cause of [/full disk/, /read-only/, /permissions/, /in the way/, /I\/O error/, /open files/, /state dir gone/]) assert.match(description, cause);
   }
+});
+
+test("every operation documents the 400 a request that is not valid HTTP gets before it is routed (cli/serve.ts), and a 400 says what of the request it refuses", async (t) => {
+  const doc = JSON.parse(await servedDocument(t));
+  const wrong: string[] = [];
+  for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { requestBody?: unknown; parameters?: Array<{ in: string }>; responses: Record<string, { description: string }> }>>)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const description = operation.responses["400"]?.description;
+      if (description === undefined) {
+        wrong.push(`${where}: no 400`);
+        continue;
+      }
+      if (!/not valid HTTP/.test(description)) wrong.push(`${where}: its 400 does not say a request that is not valid HTTP gets it: ${description}`);
+      if (!operation.requestBody && /\bbody\b/.test(description)) wrong.push(`${where} takes no body, but its 400 names one: ${description}`);
+      const inQuery = (operation.parameters ?? []).some((p) => p.in === "query");
+      if (inQuery && !/query/.test(description)) wrong.push(`${where}: its 400 does not name the query it refuses: ${description}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
 });
