@@ -1724,7 +1724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content type not accepted. */
+            /** @description Content type not accepted, or the body has a Content-Encoding (it is taken as it is, never compressed). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1859,7 +1859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content type not accepted. */
+            /** @description Content type not accepted, or the body has a Content-Encoding (it is taken as it is, never compressed). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1970,7 +1970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content type not accepted. */
+            /** @description Content type not accepted, or the body has a Content-Encoding (it is taken as it is, never compressed). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -2180,7 +2180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content type not accepted. */
+            /** @description Content type not accepted, or the body has a Content-Encoding (it is taken as it is, never compressed). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

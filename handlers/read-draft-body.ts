@@ -24,10 +24,16 @@ export const MERGE_PATCH_FORM: DraftForms = { content: mergePatchContent, send: 
 /**
  * A draft body: a JSON object or raw node.yaml text, in one of the media types the route
  * takes. JSON is parsed here, so a body that does not parse is refused with its line and
- * column; a node.yaml is kept as text even when it does not parse (SPEC §9).
+ * column; a node.yaml is kept as text even when it does not parse (SPEC §9). A body with a content coding
+ * (Content-Encoding: gzip …) is refused 415, as RFC 9110 §8.4 has it.
  * (The routes name their JSON schema by reference, so @hono/zod-openapi does no gating or parsing.)
  */
 export async function readDraftBody(c: Context<AppEnv>, forms: DraftForms = EITHER_FORM): Promise<DraftBody> {
+  // Nothing is decoded: a compressed body read as the draft's text would be stored as its compressed bytes.
+  const encoding = c.req.header("content-encoding");
+  if (encoding !== undefined && encoding.split(",").some((coding) => !["", "identity"].includes(coding.trim().toLowerCase()))) {
+    throw new InstallerError({ code: "UNSUPPORTED_MEDIA_TYPE", detail: `Content-Encoding ${encoding} is not taken here: send the body as it is, without a Content-Encoding.` });
+  }
   const header = c.req.header("content-type");
   const type = header?.split(";")[0]!.trim().toLowerCase();
   const text = await c.req.text();

@@ -54,7 +54,7 @@ const PROBLEM_DESCRIPTIONS = {
   409: "The request conflicts with the install's state.",
   412: "If-Match does not match the draft's ETag.",
   413: "Body over the limit.",
-  415: "Content type not accepted.",
+  415: "Content type not accepted, or the body has a Content-Encoding (it is taken as it is, never compressed).",
   422: "The draft does not validate.",
   429: "Too many wrong install codes; wait for Retry-After.",
   431: "The request headers are over 16 KB; refused before the request is routed.",

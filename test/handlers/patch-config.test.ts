@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { gzipSync } from "node:zlib";
 import { describe, test, type TestContext } from "node:test";
 import { storageError } from "../../core/fs/storage-error.ts";
 import route from "../../handlers/patch-config.ts";
@@ -98,6 +99,10 @@ describe("PATCH /v1/installer/config", () => {
   test("413 BODY_TOO_LARGE: a 2 MiB body", async (t) => {
     await refused(await given(t), patch(JSON.stringify({ hostname: "x".repeat(2 * 1024 * 1024) })), 413, "BODY_TOO_LARGE");
   });
+  test("415 UNSUPPORTED_MEDIA_TYPE: a gzip-encoded merge patch (Content-Encoding)", async (t) => {
+    await refused(await given(t), patch(gzipSync(JSON.stringify({ hostname: "node-02" })), "application/merge-patch+json", { "content-encoding": "gzip" }), 415, "UNSUPPORTED_MEDIA_TYPE", /^Content-Encoding gzip is not taken here: send the body as it is, without a Content-Encoding\.$/);
+  });
+
   test("415 UNSUPPORTED_MEDIA_TYPE: a node.yaml", async (t) => {
     await refused(await given(t), patch("hostname: x\n", "application/yaml"), 415, "UNSUPPORTED_MEDIA_TYPE");
   });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { gzipSync } from "node:zlib";
 import { makePayload } from "../../demo/make-payload.ts";
 import route from "../../handlers/post-config-validate.ts";
 import { inProcessApp, type AppRequestOptions } from "../helpers/app.ts";
@@ -84,6 +85,10 @@ describe("POST /v1/installer/config/validate", () => {
   });
   test("415 UNSUPPORTED_MEDIA_TYPE: text/plain", async (t) => {
     await assertRefusedUnchanged(await inProcessApp(t), route, path, post("mode: single-node\n", "text/plain"), 415, "UNSUPPORTED_MEDIA_TYPE", /send a structured draft as application\/json, or a node\.yaml/);
+  });
+  test("415 UNSUPPORTED_MEDIA_TYPE: a gzip-encoded node.yaml (Content-Encoding), never judged as its compressed bytes", async (t) => {
+    const request = { ...post(gzipSync(VALID_NODE_YAML), "application/yaml"), headers: { "content-encoding": "gzip" } };
+    await assertRefusedUnchanged(await inProcessApp(t), route, path, request, 415, "UNSUPPORTED_MEDIA_TYPE", /^Content-Encoding gzip is not taken here: send the body as it is, without a Content-Encoding\.$/);
   });
 
   describeAuth(route, {

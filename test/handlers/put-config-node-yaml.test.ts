@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { gzipSync } from "node:zlib";
 import { describe, test, type TestContext } from "node:test";
 import { storageError } from "../../core/fs/storage-error.ts";
 import getConfig from "../../handlers/get-config.ts";
@@ -82,6 +83,10 @@ describe("PUT /v1/installer/config/node.yaml", () => {
   test("413 BODY_TOO_LARGE: a 2 MiB node.yaml", async (t) => {
     await refused(await given(t), put(`hostname: ${"x".repeat(2 * 1024 * 1024)}\n`), 413, "BODY_TOO_LARGE");
   });
+  test("415 UNSUPPORTED_MEDIA_TYPE: a gzip-encoded node.yaml (Content-Encoding), never stored as its compressed bytes", async (t) => {
+    await refused(await given(t), put(gzipSync(VALID_NODE_YAML), "application/yaml", { "content-encoding": "gzip" }), 415, "UNSUPPORTED_MEDIA_TYPE", /^Content-Encoding gzip is not taken here: send the body as it is, without a Content-Encoding\.$/);
+  });
+
   test("415 UNSUPPORTED_MEDIA_TYPE: a JSON draft, told to send a node.yaml", async (t) => {
     await refused(await given(t), put(VALID_DRAFT, "application/json"), 415, "UNSUPPORTED_MEDIA_TYPE", /^Content-Type application\/json is not taken here: send the node\.yaml as application\/yaml or text\/yaml\.$/);
   });

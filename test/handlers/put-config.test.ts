@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { gzipSync } from "node:zlib";
 import { describe, test } from "node:test";
 import { storageError } from "../../core/fs/storage-error.ts";
 import getConfig from "../../handlers/get-config.ts";
@@ -158,6 +159,14 @@ describe("PUT /v1/installer/config", () => {
     ] as const) {
       test(`415 UNSUPPORTED_MEDIA_TYPE: ${name}`, async (t) => {
         await refusedChangesNothing(await given(t), put('{"mode":"single-node"}', contentType), 415, "UNSUPPORTED_MEDIA_TYPE", detail);
+      });
+    }
+    for (const [name, body, contentType] of [
+      ["a gzip-encoded JSON draft", gzipSync(JSON.stringify(VALID_DRAFT)), "application/json"],
+      ["a gzip-encoded node.yaml, never stored as its compressed bytes", gzipSync("mode: single-node\n"), "text/yaml"],
+    ] as const) {
+      test(`415 UNSUPPORTED_MEDIA_TYPE: ${name} (Content-Encoding)`, async (t) => {
+        await refusedChangesNothing(await given(t), put(body, contentType, { "content-encoding": "gzip" }), 415, "UNSUPPORTED_MEDIA_TYPE", /^Content-Encoding gzip is not taken here: send the body as it is, without a Content-Encoding\.$/);
       });
     }
     test("507 INSUFFICIENT_STORAGE: a state dir that refuses the write", async (t) => {
