@@ -3037,7 +3037,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The draft does not validate. */
+            /** @description The draft is not a hyperconverged-join draft, or its cluster fields (name, join address, join token) are missing or malformed (errors); the rest of the draft need not validate for a check. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3122,7 +3122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown path or attempt. */
+            /** @description This node is not a hyperconverged-init node: it has no join token. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

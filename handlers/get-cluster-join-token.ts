@@ -1,7 +1,7 @@
 import { createRoute, defineOpenAPIRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
 import { JoinTokenSchema } from "./schemas/cluster.ts";
-import { authProblems, problemResponse, problemResponses } from "./schemas/problem.ts";
+import { authProblems, problemResponse } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
 
 const route = createRoute({
@@ -15,7 +15,7 @@ const route = createRoute({
   security,
   responses: {
     200: { description: "The join token and where joins point.", content: { "application/json": { schema: JoinTokenSchema } } },
-    ...problemResponses(404),
+    404: problemResponse(404, "This node is not a hyperconverged-init node: it has no join token."),
     409: problemResponse(409, "The init node is not installed yet."),
     ...authProblems,
   },

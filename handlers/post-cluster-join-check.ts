@@ -1,7 +1,7 @@
 import { createRoute, defineOpenAPIRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
 import { JoinCheckResultSchema } from "./schemas/cluster.ts";
-import { authProblems, problemResponses } from "./schemas/problem.ts";
+import { authProblems, problemResponse, problemResponses } from "./schemas/problem.ts";
 import { security } from "./schemas/common.ts";
 
 const route = createRoute({
@@ -15,7 +15,8 @@ const route = createRoute({
   security,
   responses: {
     200: { description: "Every check, in the order they ran; ok when all passed.", content: { "application/json": { schema: JoinCheckResultSchema } } },
-    ...problemResponses(413, 422),
+    ...problemResponses(413),
+    422: problemResponse(422, "The draft is not a hyperconverged-join draft, or its cluster fields (name, join address, join token) are missing or malformed (errors); the rest of the draft need not validate for a check."),
     ...authProblems,
   },
 });

@@ -24,10 +24,13 @@ describe("GET /v1/installer/cluster/join-token", () => {
     assert.deepEqual(assertAnswers(route, 200, await installer.request(PATH)), answer, "the same token each time");
   });
 
-  test("404 NOT_FOUND on a node of another mode", async (t) => {
+  test("404 NOT_FOUND on a node of another mode, as the route documents its 404", async (t) => {
     const installer = await inProcessApp(t);
     await putDraft(installer);
     assertRouteProblem(route, await installer.request(PATH), 404, "NOT_FOUND");
+    const documented = (route.responses[404] as { description: string }).description;
+    assert.doesNotMatch(documented, /attempt/, "this path takes no attempt");
+    assert.match(documented, /hyperconverged-init/);
   });
 
   test("409 NOT_INSTALLED on an init node before an install succeeded", async (t) => {

@@ -65,6 +65,17 @@ describe("POST /v1/installer/cluster/join-check", () => {
     assert.deepEqual(noToken.errors.map((e: { field: string }) => e.field), ["cluster.joinToken"]);
   });
 
+  test("422 is for the mode and the cluster fields alone, as the route documents it: a join draft that does not validate elsewhere (its hostname) is checked, 200", async (t) => {
+    const { installer, joinAddress, token } = await joiner(t);
+    const draft = await installer.request("/v1/installer/config", { method: "PUT", body: { ...joinDraft({ joinAddress, joinToken: token }), hostname: "-not-a-hostname-" } });
+    assert.equal(draft.json.valid, false);
+    assert.equal(assertAnswers(route, 200, await installer.request(PATH, POST)).ok, true);
+    const documented = (route.responses[422] as { description: string }).description;
+    assert.doesNotMatch(documented, /^The draft does not validate/, "a client told so would fix the whole draft first");
+    assert.match(documented, /hyperconverged-join/);
+    assert.match(documented, /cluster/);
+  });
+
   // The join check reaches https://{joinAddress}, whose URL parser reads 0x0a.20.0.12 as 10.20.0.12: the node itself.
   test("422 INVALID_CONFIG on a join address that is this node's own in a form a URL reads as it (0x0a.20.0.12): the draft, validate and the check say so alike", async (t) => {
     const { installer, token } = await joiner(t);
