@@ -32,6 +32,8 @@ export async function readDraftBody(c: Context<AppEnv>, forms: DraftForms = EITH
   // Nothing is decoded: a compressed body read as the draft's text would be stored as its compressed bytes.
   const encoding = c.req.header("content-encoding");
   if (encoding !== undefined && encoding.split(",").some((coding) => !["", "identity"].includes(coding.trim().toLowerCase()))) {
+    // What tells this 415 from one for the media type: the one coding taken (RFC 9110 §12.5.3).
+    c.header("Accept-Encoding", "identity");
     throw new InstallerError({ code: "UNSUPPORTED_MEDIA_TYPE", detail: `Content-Encoding ${encoding} is not taken here: send the body as it is, without a Content-Encoding.` });
   }
   const header = c.req.header("content-type");

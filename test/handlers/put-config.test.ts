@@ -169,6 +169,15 @@ describe("PUT /v1/installer/config", () => {
         await refusedChangesNothing(await given(t), put(body, contentType, { "content-encoding": "gzip" }), 415, "UNSUPPORTED_MEDIA_TYPE", /^Content-Encoding gzip is not taken here: send the body as it is, without a Content-Encoding\.$/);
       });
     }
+    test("415 for a Content-Encoding says which coding is taken (Accept-Encoding: identity, RFC 9110 §12.5.3), where a 415 for the media type does not", async (t) => {
+      const installer = await given(t);
+      const coded = await installer.request(path, put(gzipSync(JSON.stringify(VALID_DRAFT)), "application/json", { "content-encoding": "gzip" }));
+      assert.equal(coded.status, 415);
+      assert.equal(coded.headers["accept-encoding"], "identity");
+      const typed = await installer.request(path, put('{"mode":"single-node"}', "text/plain"));
+      assert.equal(typed.status, 415);
+      assert.equal(typed.headers["accept-encoding"], undefined);
+    });
     test("507 INSUFFICIENT_STORAGE: a state dir that refuses the write", async (t) => {
       const installer = await given(t);
       installer.services.draft.replace = async () => {
