@@ -7,5 +7,14 @@ export function changedFields(a: unknown, b: unknown, path: Path = []): string[]
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     return keys.flatMap((key) => changedFields(a[key], b[key], [...path, key]));
   }
-  return JSON.stringify(a) === JSON.stringify(b) ? [] : [formatPath(path)];
+  return sameJson(a, b) ? [] : [formatPath(path)];
+}
+
+/** Whether two values write the same JSON; a value nested past the stack (a node's draft may be) is written by neither side, and equals nothing. */
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
 }

@@ -141,4 +141,21 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     assert.equal(blocked.length, 50);
     assert.equal(blocked[0], `node-2: B0: ${"d".repeat(512)} … [cut 4.4 KiB]`);
   });
+  /** node-2 installed before as a join, its draft (GET /config) the JSON text `config`: what a node that lies may say. */
+  const installedWithDraft = (t: TestContext, config: string) =>
+    checks(t, 2, 0, (i, req, answer, res) => {
+      if (i !== 1 || !(req.url?.endsWith("/status") || req.url?.endsWith("/config"))) return answer();
+      const status = { phase: "done", mode: "hyperconverged-join", version: "stratum-installer 1", profile: "hyperconverged", hostname: "node-2", url: "https://n:9443", configValid: true, attempt: 1 };
+      const body = req.url.endsWith("/status") ? JSON.stringify(status) : `{"source":"structured","valid":true,"errors":[],"updatedAt":null,"config":${config}}`;
+      res.writeHead(200, { "content-type": "application/json", etag: '"v1"' }).end(body);
+    });
+
+  it("an installed node whose draft nests deeper than the fleet's stack (a node that lies): its checks end, the plan differs at that field", { timeout: 30_000 }, async (t) => {
+    const depth = 200_000;
+    const { plan } = await installedWithDraft(t, `{"zzz":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`);
+    const connection = await connectFleet(plan);
+    assert.deepEqual(connection.failures, []);
+    assert.match(connection.rows[1]!.draft, /^installed; the plan differs at .*\bzzz \(not re-applied\)$/);
+  });
 });
+

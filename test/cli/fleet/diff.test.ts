@@ -10,4 +10,10 @@ describe("fleet: where an installed node's draft and the plan differ", () => {
     ["a key on one side", { a: 1, b: { c: 1 } }, { a: 1 }, ["b"]],
   ];
   for (const [name, a, b, expected] of cases) it(name, () => assert.deepEqual(changedFields(a, b), expected));
+
+  it("a node's value nested deeper than the stack (a node that lies): that field differs, no stack overflow", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 200_000; i++) deep = { a: deep };
+    assert.deepEqual(changedFields({ timezone: "UTC" }, { timezone: "UTC", zzz: deep }), ["zzz"]);
+  });
 });
