@@ -4,7 +4,7 @@ import { joinTokenProblem } from "../../core/cluster/join-token.ts";
 import { ApiProblem, cappedBlockers, type DraftView, type JoinToken, NodeApi, type Options, type Status, wrongAnswer } from "./api.ts";
 import { MODE } from "./compose.ts";
 import { changedFields } from "./diff.ts";
-import type { ConnectRow } from "./output/index.ts";
+import { CELL_ITEMS, type ConnectRow, cell } from "./output/index.ts";
 import type { FleetNode, LoadedPlan } from "./plan.ts";
 import { fieldProblems } from "./plan-checks.ts";
 import { ASK_AT_ONCE, pool } from "./pool.ts";
@@ -93,6 +93,15 @@ export function planChanges(c: Connected): string[] {
   return c.status.phase === "done" ? changedFields(withoutToken(c.node.draft()), withoutToken(c.draft.config)) : [];
 }
 
+/**
+ * The fields where an installed node's draft and the plan differ, as a line names them: the first CELL_ITEMS (their
+ * names are the node's keys, each cut to a cell), then how many more. A node may name thousands.
+ */
+export function changedList(changed: readonly string[]): string {
+  const more = changed.length - CELL_ITEMS;
+  return [...changed.slice(0, CELL_ITEMS).map(cell), ...(more > 0 ? [`and ${more} more`] : [])].join(", ");
+}
+
 const open = (c: Connected) => c.status.phase === "configuring" || c.status.phase === "failed";
 
 /** An open node's verdict on its draft; a node that cannot give one is a problem. */
@@ -152,7 +161,7 @@ function blockerProblems(connected: Connected[]): string[] {
 function draftSummary(c: Connected, errors: number): string {
   if (c.status.phase === "done") {
     const changed = planChanges(c);
-    return changed.length > 0 ? `installed; the plan differs at ${changed.join(", ")} (not re-applied)` : "installed";
+    return changed.length > 0 ? `installed; the plan differs at ${changedList(changed)} (not re-applied)` : "installed";
   }
   if (c.status.phase === "installing") return `installing attempt ${c.status.attempt}`;
   return errors === 0 ? "valid" : `${errors} problem${errors === 1 ? "" : "s"}`;

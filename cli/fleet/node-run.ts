@@ -1,7 +1,7 @@
 import { capText } from "../../core/common/cut-text.ts";
 import { HttpClientError } from "../../core/http/client.ts";
 import { ApiProblem, type Status, type Verdict, wrongAnswer } from "./api.ts";
-import { type Connected, planChanges, refusal } from "./connect.ts";
+import { type Connected, changedList, planChanges, refusal } from "./connect.ts";
 import { type FleetOutput, type Level, MESSAGE_BYTES } from "./output/index.ts";
 import type { FleetState } from "./state.ts";
 import { followAttempt } from "./watch.ts";
@@ -149,7 +149,7 @@ export class NodeRun {
     const record = this.ctx.state.node(node.name);
     if (status.phase === "done") {
       const changed = planChanges({ ...this.c, status });
-      this.note(changed.length > 0 ? "warn" : "info", changed.length > 0 ? `installed already; the plan differs at ${changed.join(", ")}: not re-applied (an installed node keeps its config)` : "installed already");
+      this.note(changed.length > 0 ? "warn" : "info", changed.length > 0 ? `installed already; the plan differs at ${changedList(changed)}: not re-applied (an installed node keeps its config)` : "installed already");
       return true;
     }
     let verdict: Verdict | undefined;

@@ -32,7 +32,7 @@ export const CELL_BYTES = 256;
 /** The blockers a row names; how many more in `moreBlockers` (--json), "and N more" in the table. */
 export const CELL_ITEMS = 10;
 
-const cell = (text: string) => capText(text, CELL_BYTES).text;
+export const cell = (text: string) => capText(text, CELL_BYTES).text;
 
 /**
  * `out`, every message kept to MESSAGE_BYTES: a note (a node's verdict, its failure), an event's message, a summary

@@ -157,5 +157,14 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     assert.deepEqual(connection.failures, []);
     assert.match(connection.rows[1]!.draft, /^installed; the plan differs at .*\bzzz \(not re-applied\)$/);
   });
+
+  it("an installed node whose draft differs from the plan at thousands of fields, each a long name: its row names 10 of them, each cut to a cell's size, and how many more", { timeout: 30_000 }, async (t) => {
+    const fields = Object.fromEntries(Array.from({ length: 5000 }, (_, n) => [`k${String(n).padStart(4, "0")}${"x".repeat(1000)}`, n]));
+    const { plan } = await installedWithDraft(t, JSON.stringify(fields));
+    const { rows } = await connectFleet(plan);
+    const draft = rows[1]!.draft;
+    assert.ok(draft.length < 4096, `${draft.length} characters`);
+    assert.match(draft, /^installed; the plan differs at admin, cluster, hostname, k0000x{251} … \[cut 749 bytes\], (k000\dx+ … \[cut 749 bytes\], ){6}and 4997 more \(not re-applied\)$/);
+  });
 });
 
