@@ -1,12 +1,14 @@
-let goingOn: string | undefined;
+let goingOn: { saying: string; refused?: string } | undefined;
 
 /**
  * For a command whose work goes on past what it prints (the fleet: nodes to install, a state file and a report to
  * write), a closed stdout ends nothing: it is said once on stderr (`saying`), and the command ends as its work does,
- * with its own exit code — `fleet | head` must not exit 0 with half a cluster installed.
+ * with its own exit code — `fleet | head` must not exit 0 with half a cluster installed. With `refused`, a stdout that
+ * refuses a write (a log on a full disk) ends nothing either, said once as its error and `refused`: the fleet stopped
+ * there left a cluster half installed, its state file's last write, its report and its lock not done.
  */
-export function goOnWithoutStdout(saying: string): void {
-  goingOn = saying;
+export function goOnWithoutStdout(saying: string, { refused }: { refused?: string } = {}): void {
+  goingOn = { saying, ...(refused === undefined ? {} : { refused }) };
 }
 
 /**
@@ -24,7 +26,7 @@ export function whenStdoutGone(stdout: NodeJS.WriteStream, serving: () => boolea
     if (said) return;
     if (err.code === "EPIPE") {
       if (goingOn !== undefined) {
-        process.stderr.write(`installer: ${goingOn}\n`);
+        process.stderr.write(`installer: ${goingOn.saying}\n`);
         said = true;
         return;
       }
@@ -32,6 +34,11 @@ export function whenStdoutGone(stdout: NodeJS.WriteStream, serving: () => boolea
       return;
     }
     // stdout a file on a full disk (`… > out`, /dev/full), or an I/O error: what was asked for is not all written.
+    if (goingOn?.refused !== undefined) {
+      process.stderr.write(`installer: cannot write to stdout: ${err.message}: ${goingOn.refused}\n`);
+      said = true;
+      return;
+    }
     process.stderr.write(`installer: cannot write to stdout: ${err.message}\n`);
     if (!serving()) process.exit(1);
   });

@@ -299,11 +299,11 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv): Promise<
     chooseOutput(flags.json, new Map()).problems(flags.plan, result.problems, `${flags.plan}: ${plural(result.problems.length, "problem")}; no node was contacted`);
     return 2;
   }
-  goOnWithoutStdout(
+  const goingOn =
     flags.supportBundle === undefined
-      ? `stdout was closed (its reader went away): the fleet goes on without printing; its exit code and ${join(dirname(flags.state), REPORT_NAME)} tell how it ended`
-      : `stdout was closed (its reader went away): the fleet goes on gathering without printing; its exit code and ${join(flags.supportBundle, "index.json")} tell how it ended`,
-  );
+      ? `the fleet goes on without printing; its exit code and ${join(dirname(flags.state), REPORT_NAME)} tell how it ended`
+      : `the fleet goes on gathering without printing; its exit code and ${join(flags.supportBundle, "index.json")} tell how it ended`;
+  goOnWithoutStdout(`stdout was closed (its reader went away): ${goingOn}`, { refused: goingOn });
   const out = chooseOutput(flags.json, new Map(result.loaded.nodes.map((n) => [n.name, n.role])));
   try {
     const { supportBundle } = flags;

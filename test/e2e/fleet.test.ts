@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { lstat, mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -292,6 +293,24 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
       for (const node of rig.nodes) assert.equal((await statusOf(node)).phase, "done", `${node.name}${json ? " (--json)" : ""}`);
     }
     await assertInstalledOnce(rig);
+  });
+
+  test("stdout that refuses every write (a log on a full disk: `fleet > /dev/full`) ends nothing: every node installed, said once on stderr, the report written, the lock let go, the exit code the run's", { skip: existsSync("/dev/full") ? undefined : "no /dev/full" }, async () => {
+    const rig = await startRig(lab, { joins: 2 });
+    const full = openSync("/dev/full", "w");
+    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const proc = spawn(process.execPath, [BUNDLE, "fleet", rig.planFile], { cwd: ROOT, env: { ...process.env, ...rig.env }, stdio: ["ignore", full, "pipe"] });
+      lab.defer(() => proc.exitCode === null && proc.kill("SIGKILL"));
+      let stderr = "";
+      proc.stderr!.on("data", (d) => (stderr += d));
+      proc.on("close", (code) => resolve({ code, stderr }));
+    });
+    closeSync(full);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr.match(/^installer: cannot write to stdout: ENOSPC: no space left on device[^\n]*: the fleet goes on without printing; its exit code and .*fleet-report\.json tell how it ended$/gm)?.length, 1, run.stderr);
+    await assertInstalledOnce(rig);
+    assert.equal(JSON.parse(await readFile(join(rig.folder, "fleet-report.json"), "utf8")).exit, 0);
+    await assert.rejects(lstat(join(rig.folder, "cluster.fleet-state.json.lock")), { code: "ENOENT" }, "the lock let go");
   });
 
   test("Ctrl-C while the nodes are checked (one slow to answer): says nothing was changed, lets the lock go, exit 130", async (t) => {
