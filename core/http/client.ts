@@ -93,6 +93,11 @@ export interface Parser<T> {
 
 export const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
+const ANSWER_CUT = "the connection closed before the answer was complete";
+
+/** An answer whose connection closed before its end (the server killed, the network gone mid-answer): Node says only "aborted". */
+export const cutOff = (error: unknown): boolean => (error as NodeJS.ErrnoException | undefined)?.code === "ECONNRESET" && (error as Error).message === "aborted";
+
 
 /** SHA-256 of the peer's certificate (DER), lowercase hex; undefined when it presented none. */
 function peerSha256(socket: TLSSocket): string | undefined {
@@ -252,7 +257,7 @@ function readCapped(res: IncomingMessage, maxBytes: number, where: string): Prom
       res.destroy();
       reject(new HttpClientError("too-large", where, `the answer is over ${limitText(maxBytes)}`));
     };
-    const incomplete = () => reject(new Error("the connection closed before the answer was complete"));
+    const incomplete = () => reject(new Error(ANSWER_CUT));
     res.on("data", onData);
     res.once("error", reject);
     res.once("end", () => (res.complete ? resolve(Buffer.concat(chunks).toString("utf8")) : incomplete()));
@@ -290,7 +295,7 @@ async function exchange<T>(req: HttpRequest, run: Run<T>): Promise<T> {
       req.signal?.throwIfAborted();
       if (error instanceof HttpClientError || error instanceof NotWrittenError) throw error;
       if (deadline.aborted) throw new HttpClientError("timeout", url.host, `no complete answer within ${seconds(req.timeoutMs)}`);
-      throw new HttpClientError("broken", url.host, (error as Error).message);
+      throw new HttpClientError("broken", url.host, cutOff(error) ? ANSWER_CUT : (error as Error).message);
     }
   };
   const repeatable = REPEATABLE.has(req.method ?? "GET");
@@ -347,7 +352,7 @@ export function download(req: Omit<HttpRequest, "body">, path: string): Promise<
           hash.update(chunk);
           await local(file.write(chunk));
         }
-        if (!res.complete) throw new Error("the connection closed before the answer was complete");
+        if (!res.complete) throw new Error(ANSWER_CUT);
         done(opened);
         await local(file.chmod(0o600));
         await local(file.sync());

@@ -1,7 +1,7 @@
 /** The one Server-Sent Events reader: the CLI's `status --follow` and the fleet follow an attempt's events with it. */
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { HttpClientError, type HttpRequest, type Parser, openStream, parseAnswer, releaseStream } from "./client.ts";
+import { cutOff, HttpClientError, type HttpRequest, type Parser, openStream, parseAnswer, releaseStream } from "./client.ts";
 import { STOPPING_COMMENT } from "./stopping.ts";
 
 export interface SseMessage {
@@ -102,7 +102,7 @@ export async function* readEvents<T>(req: EventsRequest<T>): AsyncGenerator<{ id
   } catch (error) {
     req.signal?.throwIfAborted();
     if (error instanceof HttpClientError) throw error;
-    throw new HttpClientError("broken", where, (error as Error).message);
+    throw new HttpClientError("broken", where, cutOff(error) ? "the connection closed before the stream ended" : (error as Error).message);
   } finally {
     if (final) releaseStream(res);
     else res.destroy();

@@ -175,6 +175,15 @@ describe("one deadline for the whole exchange", () => {
     assert.deepEqual([error.kind, error.message], ["unreachable", "no TLS handshake within 0.3 s"]);
   });
 
+  test("a connection that drops mid-answer (the server killed as it answered): broken, said in words, not Node's bare 'aborted'", async (t) => {
+    const server = await serveHttps(t, (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+      res.write('{"half":', () => res.socket?.destroy());
+    });
+    const error = await rejection(request({ ...base, url: server.url, trust: "any" }));
+    assert.deepEqual([error.kind, error.message], ["broken", "the connection closed before the answer was complete"]);
+  });
+
   test("a closed port: unreachable with the reason", async () => {
     const server = createTcpServer().listen(0, "127.0.0.1");
     await once(server, "listening");

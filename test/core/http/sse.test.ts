@@ -129,6 +129,28 @@ describe("following events over HTTPS", () => {
     assert.deepEqual(server.asked, [undefined, "2", "4"]);
   });
 
+  it("a stream whose connection drops (the installer killed): broken, said in words, not Node's bare 'aborted'", async (t) => {
+    const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"] });
+    const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
+    const server = createServer({ cert: certPem, key: keyPem }, (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`id: 1\ndata: ${JSON.stringify({ seq: 1, type: "step.log" })}\n\n`, () => res.socket?.destroy());
+    }).listen(0, "127.0.0.1");
+    await once(server, "listening");
+    t.after(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+    const seen: number[] = [];
+    const error = await (async () => {
+      for await (const { event } of readEvents({ url, trust: { pin }, timeoutMs: 5_000, idleMs: 5_000, schema: Event })) seen.push(event.seq);
+    })().then(() => assert.fail("ended"), (err: unknown) => err);
+    assert.deepEqual(seen, [1]);
+    assert.ok(error instanceof HttpClientError, String(error));
+    assert.deepEqual([error.kind, error.message], ["broken", "the connection closed before the stream ended"]);
+  });
+
   it("a stream that ends with the installer's word that it stops is said to the reader; one that ends otherwise is not", async (t) => {
     const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"] });
     const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
