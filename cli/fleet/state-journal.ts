@@ -1,3 +1,5 @@
+import { printableJson } from "../../core/common/printable.ts";
+
 /** What the fleet knows of one node between runs (no secret: the join token is read from the init node again). */
 export interface NodeRecord {
   /** The attempt it started or followed last… */
@@ -19,8 +21,8 @@ export const journalPathOf = (statePath: string): string => `${statePath}.journa
 /** Its first line: the plan the run that began it installs. */
 export const journalHeader = (planHash: string): string => `${JSON.stringify({ journal: 1, planHash })}\n`;
 
-/** One node's whole record: applying a line twice gives the same state as once. */
-export const journalLine = (node: string, record: Readonly<NodeRecord>): string => `${JSON.stringify({ node, record })}\n`;
+/** One node's whole record: applying a line twice gives the same state as once. A node's text in it (its ETag) written as JSON a terminal shows, never obeys. */
+export const journalLine = (node: string, record: Readonly<NodeRecord>): string => `${printableJson({ node, record })}\n`;
 
 interface Journal {
   /** undefined when not even the first line was written whole. */

@@ -1,4 +1,5 @@
 import { open } from "node:fs/promises";
+import { printableJsonText } from "../../core/common/printable.ts";
 import { removeInterruptedWritesOf, writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { readIfPresent } from "../../core/fs/read-if-present.ts";
 import { TextFileProblem } from "../../core/fs/read-text-file.ts";
@@ -158,7 +159,8 @@ export class FleetState {
 
   /** The document first, then the journal emptied: its lines are in the document, so a crash between loses nothing. */
   async #writeWhole(): Promise<void> {
-    await writeFileAtomic(this.path, `${JSON.stringify({ ...this.#doc, updatedAt: new Date().toISOString() }, null, 2)}\n`);
+    // A node's text in it (an ETag) escaped as the report's is: `cat` on it shows a C1 control or a bidi override, never obeys it.
+    await writeFileAtomic(this.path, `${printableJsonText(JSON.stringify({ ...this.#doc, updatedAt: new Date().toISOString() }, null, 2))}\n`);
     await writeFileAtomic(journalPathOf(this.path), journalHeader(this.#doc.planHash));
   }
 

@@ -40,6 +40,22 @@ describe("fleet: the resume file", () => {
     assert.equal(changed.node("node-01").lastSeq, 12);
   });
 
+  it("a node's draft version (its ETag, a node's text) with a C1 control (0x9b, a CSI) and a bidi override is written escaped in the journal and the document, never raw, and read back the same", async () => {
+    const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
+    const etag = '"\x9b6n\u202eevil"';
+    const RAW = /[\x7f-\x9f\u202e]/;
+    const state = await FleetState.open(path, "plan.yaml", "hash-1");
+    await state.set("node-01", { attempt: 1 });
+    await state.set("node-01", { etag });
+    const journal = await readFile(journalPathOf(path), "utf8");
+    assert.doesNotMatch(journal, RAW, journal);
+    assert.equal((await FleetState.open(path, "plan.yaml", "hash-1")).node("node-01").etag, etag);
+    await state.close();
+    const document = await readFile(path, "utf8");
+    assert.doesNotMatch(document, RAW, document);
+    assert.equal(JSON.parse(document).nodes["node-01"].etag, etag);
+  });
+
   it("changes made while an append is in flight join one next append; each set() resolves once its change is on disk", async () => {
     const path = join(await tempDir("stratum-state-"), "plan.fleet-state.json");
     const state = await FleetState.open(path, "plan.yaml", "hash-1");
