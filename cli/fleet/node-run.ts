@@ -1,6 +1,6 @@
 import { capText } from "../../core/common/cut-text.ts";
 import { HttpClientError } from "../../core/http/client.ts";
-import { ApiProblem, type Status, type Verdict, wrongAnswer } from "./api.ts";
+import { ApiProblem, PROBLEM_CAPS, type Status, type Verdict, wrongAnswer } from "./api.ts";
 import { type Connected, changedList, planChanges, refusal } from "./connect.ts";
 import { type FleetOutput, type Level, MESSAGE_BYTES } from "./output/index.ts";
 import type { FleetState } from "./state.ts";
@@ -200,7 +200,11 @@ export class NodeRun {
       }
       this.#failure = `${verdict.code ?? "FAILED"}: ${verdict.message}`;
       this.note("error", `attempt ${verdict.attempt} failed: ${this.#failure} (next: ${verdict.next})`);
-      for (const check of (verdict.checks ?? []).filter((c) => c.code)) this.note("error", `join check ${check.name}: ${check.code}: ${check.detail}`);
+      // An installer gives one check per name; a node that lies may give thousands: said as its field errors are, capped.
+      const failedChecks = (verdict.checks ?? []).filter((c) => c.code);
+      for (const check of failedChecks.slice(0, PROBLEM_CAPS.items)) this.note("error", `join check ${check.name}: ${check.code}: ${check.detail}`);
+      const more = failedChecks.length - PROBLEM_CAPS.items;
+      if (more > 0) this.note("error", `and ${more} more failed join checks (GET /v1/installer/install/verdict on the node lists them all)`);
       return false;
     }
   }

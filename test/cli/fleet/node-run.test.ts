@@ -104,6 +104,34 @@ describe("fleet: one node's run", () => {
   });
 });
 
+describe("fleet: a verdict of a node that lies", () => {
+  it("a failed verdict with thousands of failed join checks (an installer gives one per check, seven): at most 50 are said, then how many more", { timeout: 30_000 }, async (t) => {
+    const checks = Array.from({ length: 10_000 }, (_, n) => ({ name: "reachable", ok: false, code: "JOIN_UNREACHABLE", detail: `check ${n} ${"d".repeat(500)}` }));
+    const FAILED = { ...VERDICT, outcome: "failed", step: "preflight", code: "PREFLIGHT_FAILED", message: "the join check failed", next: "fixConfig", checks };
+    const node = await fakeInstaller(t, (req, res) => {
+      const path = req.url!.replace("/v1/installer", "");
+      if (req.method === "GET" && path === "/status") return json(res, 200, STATUS);
+      if (req.method === "PUT" && path === "/config") return req.resume().on("end", () => json(res, 200, VIEW, { etag: '"e2"' }));
+      if (req.method === "POST" && path === "/install") return json(res, 202, { attempt: 1, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=1" });
+      if (path.startsWith("/install/events")) return res.writeHead(200, { "content-type": "text/event-stream" }).end();
+      if (path.startsWith("/install/verdict")) return json(res, 200, FAILED);
+      json(res, 404, { code: "NOT_FOUND", detail: path });
+    });
+    const access = { url: node.url, pin: node.pin, code: "c0de" };
+    const connected: Connected = { node: { index: 1, name: "n1", role: "join", access, draft: () => ({}) as never }, api: new NodeApi(access), status: STATUS, options: {} as Options, draft: VIEW, etag: '"e1"' };
+    const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    let printed = "";
+    const sink = new Writable({ write: (chunk, _encoding, done) => void ((printed += String(chunk)), done()) });
+    const out = linesOutput(sink as unknown as NodeJS.WriteStream, sink as unknown as NodeJS.WriteStream);
+    const outcome = await runNode(connected, { out, state, rechecks: 0, signal: new AbortController().signal }, "token");
+    out.close();
+    assert.equal(outcome.kind, "failed");
+    const said = printed.split("\n").filter((line) => line.startsWith("[n1] error: join check"));
+    assert.equal(said.length, 50, `${said.length} lines of join checks`);
+    assert.match(printed, /^\[n1\] error: and 9950 more failed join checks \(GET \/v1\/installer\/install\/verdict on the node lists them all\)$/m);
+  });
+});
+
 describe("fleet: a failed attempt no run of this fleet has shown", () => {
   const FAILED = { ...VERDICT, outcome: "failed", step: "firstboot", code: "FIRSTBOOT_FAILED", message: "firstboot exited with code 1", next: "retryInstall" };
   const SUCCEEDED = { ...VERDICT, attempt: 2 };
