@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { HttpClientError } from "../../core/http/client.ts";
 import { joinTokenProblem } from "../../core/cluster/join-token.ts";
+import { nodeYamlToDraft } from "../../core/config/node-yaml.ts";
+import { parseYamlSafely } from "../../core/config/yaml.ts";
 import { ApiProblem, cappedBlockers, type DraftView, type JoinToken, NodeApi, type Options, type Status, wrongAnswer } from "./api.ts";
 import { MODE } from "./compose.ts";
 import { changedFields } from "./diff.ts";
@@ -88,9 +90,19 @@ const withoutToken = (draft: unknown) => {
   return { ...rest, ...(cluster ? { cluster: clusterRest } : {}) };
 };
 
+/**
+ * An installed node's draft as a structured one: its config, or its node.yaml (an unattended install's, a person's raw
+ * YAML) as the installer reads it; undefined when it reads as neither (every field then differs).
+ */
+function installedDraft(view: DraftView): unknown {
+  if (view.source !== "yaml") return view.config;
+  const parsed = view.yaml === undefined ? undefined : parseYamlSafely(view.yaml);
+  return parsed?.ok ? nodeYamlToDraft(parsed.value) : undefined;
+}
+
 /** For an installed node: the fields where the plan now says otherwise than what it was installed with. */
 export function planChanges(c: Connected): string[] {
-  return c.status.phase === "done" ? changedFields(withoutToken(c.node.draft()), withoutToken(c.draft.config)) : [];
+  return c.status.phase === "done" ? changedFields(withoutToken(c.node.draft()), withoutToken(installedDraft(c.draft))) : [];
 }
 
 /**

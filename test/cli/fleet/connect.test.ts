@@ -7,6 +7,8 @@ import { NodeApi } from "../../../cli/fleet/api.ts";
 import { connectFleet } from "../../../cli/fleet/connect.ts";
 import { loadPlan } from "../../../cli/fleet/plan.ts";
 import { ASK_AT_ONCE } from "../../../cli/fleet/pool.ts";
+import type { Draft } from "../../../core/config/index.ts";
+import { renderNodeYaml } from "../../../core/config/node-yaml.ts";
 import { SimNode } from "../../../bench/sim/node.ts";
 import { fakeInstaller, planText } from "../../helpers/fake-node.ts";
 import { tempDir, waitFor } from "../../helpers/installer.ts";
@@ -165,6 +167,23 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     const draft = rows[1]!.draft;
     assert.ok(draft.length < 4096, `${draft.length} characters`);
     assert.match(draft, /^installed; the plan differs at admin, cluster, hostname, k0000x{251} … \[cut 749 bytes\], (k000\dx+ … \[cut 749 bytes\], ){6}and 4997 more \(not re-applied\)$/);
+  });
+  it("an installed node whose draft is a node.yaml (an unattended install) is compared with the plan as the structured draft it reads as: the same draft is no difference, a changed field is named alone", { timeout: 30_000 }, async (t) => {
+    const rows = async (edit: (draft: Record<string, any>) => void) => {
+      let yaml = "";
+      const { plan } = await checks(t, 2, 0, (i, req, answer, res) => {
+        if (i !== 1 || !(req.url?.endsWith("/status") || req.url?.endsWith("/config"))) return answer();
+        const status = { phase: "done", mode: "hyperconverged-join", version: "stratum-installer 1", profile: "hyperconverged", hostname: "node-2", url: "https://n:9443", configValid: true, attempt: 1 };
+        const body = req.url.endsWith("/status") ? status : { source: "yaml", yaml, valid: true, errors: [], updatedAt: null };
+        res.writeHead(200, { "content-type": "application/json", etag: '"v1"' }).end(JSON.stringify(body));
+      });
+      const draft = structuredClone(plan.nodes[1]!.draft()) as Record<string, any>;
+      edit(draft);
+      yaml = renderNodeYaml(draft as Draft);
+      return (await connectFleet(plan)).rows;
+    };
+    assert.equal((await rows(() => undefined))[1]!.draft, "installed");
+    assert.equal((await rows((draft) => (draft.timezone = "Europe/Berlin")))[1]!.draft, "installed; the plan differs at timezone (not re-applied)");
   });
 });
 
