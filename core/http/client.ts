@@ -153,7 +153,7 @@ function open(url: URL, trust: Trust, timeoutMs: number, signal: AbortSignal, ca
     const cancel = () => settle(new HttpClientError("unreachable", where, `no ${tls ? "TLS handshake" : "connection"} within ${seconds(timeoutMs)}`));
     signal.addEventListener("abort", cancel, { once: true });
     if (signal.aborted) return cancel();
-    const failed = (error: Error) => settle(new HttpClientError("unreachable", where, error.message));
+    const failed = (error: Error) => settle(new HttpClientError("unreachable", where, handshakeProblem(error)));
     if (url.protocol !== "https:" && url.protocol !== "http:") return failed(new Error(`${url.protocol}// is not http or https`));
     try {
       const ca = typeof trust === "object" && !("pin" in trust) ? trust.ca : undefined;
@@ -175,6 +175,18 @@ function open(url: URL, trust: Trust, timeoutMs: number, signal: AbortSignal, ca
       settle(undefined, { socket: secure, certificate });
     });
   });
+}
+
+/**
+ * A connection's failure in words: a TLS handshake OpenSSL refused is said by its reason, not by OpenSSL's raw line
+ * (its error queue's address, its source file and line, a newline); one refused at once because what answers speaks no
+ * TLS, as that.
+ */
+function handshakeProblem(error: Error): string {
+  const { code, reason } = error as Error & { code?: string; reason?: string };
+  if (!code?.startsWith("ERR_SSL_")) return error.message;
+  if (code === "ERR_SSL_WRONG_VERSION_NUMBER") return "no TLS handshake: what answers there does not speak TLS (plain HTTP, or another service on that port?)";
+  return `no TLS handshake: ${reason ?? code}`;
 }
 
 function trustProblem(socket: TLSSocket, trust: Trust, certificate: string | undefined): string | undefined {

@@ -194,6 +194,17 @@ describe("one deadline for the whole exchange", () => {
     assert.match(error.message, /ECONNREFUSED/);
   });
 
+  test("https:// to what does not speak TLS (a plain HTTP server, another service on the port): unreachable, said in words, not OpenSSL's raw line", async (t) => {
+    const plain = createHttpServer((_req, res) => res.end("hi")).listen(0, "127.0.0.1");
+    await once(plain, "listening");
+    t.after(() => {
+      plain.closeAllConnections();
+      plain.close();
+    });
+    const error = await rejection(request({ ...base, url: `https://127.0.0.1:${(plain.address() as AddressInfo).port}`, trust: { pin: "a".repeat(64) } }));
+    assert.deepEqual([error.kind, error.message], ["unreachable", "no TLS handshake: what answers there does not speak TLS (plain HTTP, or another service on that port?)"]);
+  });
+
   test("the caller's signal ends the request with its own reason", async (t) => {
     const controller = new AbortController();
     const reason = new Error("stopped");
