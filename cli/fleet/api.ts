@@ -65,6 +65,8 @@ export class ApiProblem extends Error {
 }
 
 const TIMEOUT_MS = 15_000;
+/** A Date header says whole seconds, and comes after the answer's way: a node's clock this close is this machine's. */
+const CLOCK_NOISE_MS = 5_000;
 /** Three missed heartbeats (15 s apart): the connection is gone even if no error says so. */
 const IDLE_MS = 45_000;
 const MAX_ANSWER = 16 * 1024 * 1024;
@@ -129,6 +131,8 @@ function inFleetWords(error: unknown, pin: string): unknown {
 /** One node's installer, through its public API only, over pinned TLS; each answer parsed with the API's own schema. */
 export class NodeApi {
   readonly #access: NodeAccess;
+  /** How far the node's clock is behind this machine's, by its last answer's Date; 0 while within CLOCK_NOISE_MS. */
+  #clockBehindMs = 0;
 
   constructor(access: NodeAccess) {
     this.#access = access;
@@ -136,6 +140,14 @@ export class NodeApi {
 
   get where(): string {
     return this.#access.url.host;
+  }
+
+  /**
+   * Add to a time the node gives (an attempt's startedAt) for this machine's clock: a fresh node's clock may be hours
+   * off (a hardware clock kept in local time), and its elapsed time then showed as -3600s. By its answers' Date header.
+   */
+  get clockBehindMs(): number {
+    return this.#clockBehindMs;
   }
 
   #request(path: string, headers: Record<string, string>): Omit<HttpRequest, "maxBytes"> {
@@ -148,7 +160,10 @@ export class NodeApi {
     if (options.ifMatch !== undefined) headers["if-match"] = options.ifMatch;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     try {
-      return await requestJson({ ...this.#request(path, headers), method, body, maxBytes: MAX_ANSWER }, expect, schema);
+      const answer = await requestJson({ ...this.#request(path, headers), method, body, maxBytes: MAX_ANSWER }, expect, schema);
+      const said = Date.parse(String(answer.headers.date ?? ""));
+      if (Number.isFinite(said)) this.#clockBehindMs = Math.abs(Date.now() - said) < CLOCK_NOISE_MS ? 0 : Date.now() - said;
+      return answer;
     } catch (error) {
       throw inFleetWords(error, this.#access.pin);
     }

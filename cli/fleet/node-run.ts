@@ -153,7 +153,8 @@ export class NodeRun {
       return true;
     }
     let verdict: Verdict | undefined;
-    const since = status.startedAt ? Date.parse(status.startedAt) : undefined;
+    // On this machine's clock: the node's may be hours off.
+    const since = status.startedAt ? Date.parse(status.startedAt) + api.clockBehindMs : undefined;
     if (status.phase === "installing") {
       const from = record.attempt === status.attempt ? (record.lastSeq ?? 0) : 0;
       this.note("info", `attempt ${status.attempt} is running: following it${from > 0 ? ` after event ${from}` : ""}`);

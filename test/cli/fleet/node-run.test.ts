@@ -9,6 +9,7 @@ import { promisify } from "node:util";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
 import type { Connected } from "../../../cli/fleet/connect.ts";
 import { NodeRun, runNode } from "../../../cli/fleet/node-run.ts";
+import type { NodeChange } from "../../../cli/fleet/output/index.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
 import { FleetState, type NodeRecord } from "../../../cli/fleet/state.ts";
 import { tempPathOf } from "../../../core/state/layout.ts";
@@ -130,6 +131,34 @@ describe("fleet: a verdict of a node that lies", () => {
     assert.equal(said.length, 50, `${said.length} lines of join checks`);
     assert.match(printed, /^\[n1\] error: and 9950 more failed join checks \(GET \/v1\/installer\/install\/verdict on the node lists them all\)$/m);
   });
+});
+
+describe("fleet: an attempt the fleet follows, started before it came", () => {
+  for (const [what, aheadMs] of [["an hour ahead of this machine's (a fresh node's hardware clock)", 3_600_000], ["an hour behind", -3_600_000], ["the same", 0]] as const) {
+    it(`its elapsed time counts from when it started by this machine's clock, the node's clock ${what} (read from its answers' Date)`, { timeout: 30_000 }, async (t) => {
+      // On the node's clock, attempt 1 started 30 s ago.
+      const nodeNow = () => new Date(Date.now() + aheadMs);
+      const node = await fakeInstaller(t, (req, res) => {
+        const path = req.url!.replace("/v1/installer", "");
+        res.setHeader("date", nodeNow().toUTCString());
+        if (req.method === "GET" && path === "/status") return json(res, 200, { ...STATUS, phase: "installing", attempt: 1, startedAt: new Date(nodeNow().getTime() - 30_000).toISOString() });
+        if (path.startsWith("/install/events")) return res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: ${JSON.stringify(FINISHED)}\n\n`);
+        if (path.startsWith("/install/verdict")) return json(res, 200, VERDICT);
+        json(res, 404, { code: "NOT_FOUND", detail: path });
+      });
+      const access = { url: node.url, pin: node.pin, code: "c0de" };
+      const api = new NodeApi(access);
+      const connected: Connected = { node: { index: 1, name: "n1", role: "join", access, draft: () => ({}) as never }, api, status: await api.status(), statusAt: performance.now(), options: {} as Options, draft: VIEW, etag: '"e1"' };
+      const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+      const out = linesOutput(new Writable({ write: (_chunk, _encoding, done) => done() }) as unknown as NodeJS.WriteStream, process.stderr);
+      const sinces: number[] = [];
+      const watched = { ...out, change: (name: string, change: NodeChange) => void (change.since === undefined || sinces.push(change.since)) };
+      assert.equal((await runNode(connected, { out: watched, state, rechecks: 0, signal: new AbortController().signal })).kind, "installed");
+      assert.equal(sinces.length, 1);
+      const elapsed = Date.now() - sinces[0]!;
+      assert.ok(elapsed > 25_000 && elapsed < 40_000, `elapsed ${elapsed} ms, the node's 30 s`);
+    });
+  }
 });
 
 describe("fleet: a failed attempt no run of this fleet has shown", () => {
