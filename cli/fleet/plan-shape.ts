@@ -30,7 +30,8 @@ function keyName(path: Path): string {
 
 function unknownKey(parent: Path, key: string): PlanProblem {
   const path = [...parent, key];
-  const owned = FLEET_OWNED[key];
+  // Its own keys only: a key named __proto__ or constructor found Object's, said to be the fleet's with that as its hint.
+  const owned = Object.hasOwn(FLEET_OWNED, key) ? FLEET_OWNED[key] : undefined;
   const inConfig = parent.includes("config") || parent.includes("common");
   if (owned && inConfig && (key !== "vip" || parent.at(-1) === "network")) {
     return { rule: "fleet-owned", path, message: `${key} is set by the fleet, not in a node's config`, hint: owned, atKey: true };

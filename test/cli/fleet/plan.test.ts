@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { loadPlan } from "../../../cli/fleet/plan.ts";
 import { formatProblem } from "../../../cli/fleet/plan-yaml.ts";
+import { formatPath } from "../../../core/config/paths.ts";
 import { EXAMPLE_PLAN } from "../../../cli/fleet/usage.ts";
 import { VALID_DRAFT } from "../../helpers/fixtures.ts";
 import { tempDir } from "../../helpers/installer.ts";
@@ -204,6 +205,19 @@ describe("fleet plan: offline checks (SPEC §10.1)", () => {
     const lines = await problemsOf(plan, ENV);
     for (const expected of [/nodes\[2\]\.role: role "joiner" is not one of init, join/, /nodes\[2\]\.colour: colour is not a known key/, /nodes\[2\]\.name: node-02 is also nodes\[1\] \(node-02\)'s name/, /nodes\[2\]\.fingerprint: .*not a SHA-256/]) {
       assert.ok(lines.some((line) => expected.test(line)), `${expected} in:\n${lines.join("\n")}`);
+    }
+  });
+
+  it("keys named as Object's own members (__proto__, constructor, toString) are unknown keys, said as any other (colour): not 'set by the fleet', and no crash", async () => {
+    for (const key of ["colour", "__proto__", "constructor", "toString", "hasOwnProperty"]) {
+      const { file, result } = await load(edit("    timezone: UTC", `    timezone: UTC\n    ${key}: { x: 1 }`)(edit("    role: init\n    config: { ", `    role: init\n    config: { ${key}: 1, `)(PLAN)));
+      assert.equal(result.ok, false, key);
+      const problems = result.ok ? [] : result.problems;
+      assert.deepEqual(problems.map((p) => [p.rule, formatPath(p.path), typeof p.hint]), [
+        ["draft", `cluster.common.${key}`, "string"],
+        ["draft", `nodes[0].config.${key}`, "string"],
+      ], key);
+      for (const p of problems) assert.match(formatProblem(file, p), new RegExp(`${key} is not a known key \\(known keys in `), key);
     }
   });
 
