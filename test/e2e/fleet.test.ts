@@ -421,6 +421,17 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     assert.match(refused.stderr, /--state cannot be named fleet-report\.json: the run's report is written beside the state file under that name, over it/);
   });
 
+  test("--state or --support-bundle given empty (`--state \"$STATE\"` with STATE unset): refused as a usage error, no node contacted, no lock made in the current folder", async () => {
+    const { folder, plan, env } = await offlinePlan("stratum-fleet-empty-flag-");
+    for (const flag of ["--state", "--support-bundle"]) {
+      const run = await runCli(["fleet", plan, flag, ""], env, folder);
+      assert.equal(run.code, 2, run.stdout + run.stderr);
+      assert.match(run.stderr, new RegExp(`${flag} needs a path, got an empty one`), run.stdout + run.stderr);
+      assert.doesNotMatch(run.stdout, /unreachable/, "no node contacted");
+    }
+    assert.deepEqual((await readdir(folder)).sort(), ["cluster.yaml", "codes"]);
+  });
+
   test("an unusable plan: every problem at once, exit 2, no node contacted", async () => {
     const folder = await tempDir("stratum-fleet-unusable-");
     const plan = join(folder, "cluster.yaml");
