@@ -243,10 +243,18 @@ export class NodeRun {
     let started: { attempt: number };
     this.#verdict = undefined;
     try {
-      if (kind === "install" && !this.#drafted) await this.#putDraft();
+      // On disk before the request (begun beside the draft's write when there is one): a run killed once the node has
+      // it leaves the mark, and the next run shows that attempt's failure instead of retrying it unseen. Only this write
+      // is on the path from one node to the next; one the disk refuses was said (onTrouble), and the run goes on.
+      const marked = kind === "install" ? this.ctx.state.set(this.c.node.name, { starting: true }).catch(() => undefined) : undefined;
+      if (kind === "install" && !this.#drafted) {
+        await this.#putDraft().catch((error: unknown) => {
+          this.#record({ starting: undefined });
+          throw error;
+        });
+      }
+      await marked;
       this.ctx.signal.throwIfAborted();
-      // Before the request, not awaited (no write is on the path from one node to the next): a run killed now leaves it.
-      if (kind === "install") this.#record({ starting: true });
       started = kind === "install" ? await api.install(this.c.etag) : await api.recheck();
     } catch (error) {
       if (!(error instanceof ApiProblem || error instanceof HttpClientError)) throw error;

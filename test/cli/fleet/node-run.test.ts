@@ -1,18 +1,17 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import { readFileSync, unlinkSync } from "node:fs";
 import { constants, open, readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import { Writable } from "node:stream";
-import { promisify } from "node:util";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
 import type { Connected } from "../../../cli/fleet/connect.ts";
 import { NodeRun, runNode } from "../../../cli/fleet/node-run.ts";
 import type { NodeChange } from "../../../cli/fleet/output/index.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
-import { FleetState, type NodeRecord } from "../../../cli/fleet/state.ts";
-import { tempPathOf } from "../../../core/state/layout.ts";
+import { FleetState, journalPathOf, type NodeRecord } from "../../../cli/fleet/state.ts";
 import { fakeInstaller } from "../../helpers/fake-node.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
@@ -40,16 +39,23 @@ function installingNode(onInstall: () => void) {
 }
 
 describe("fleet: one node's run", () => {
-  it("its install starts, and its run ends, without waiting for the state file's writes (they are off the path from one node to the next); the fleet's last flush writes what a failed one did not", { timeout: 30_000 }, async (t) => {
+  it("its install waits for its start's mark alone; its run ends without waiting for the state file's later writes (they are off the path from one node to the next); the fleet's last flush writes what a failed one did not", { timeout: 30_000 }, async (t) => {
     const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
-    // The state file's next write goes through a FIFO: it stays pending until the test reads it, then fails (no fsync on a FIFO).
-    const fifoPath = tempPathOf(state.path);
-    await promisify(execFile)("mkfifo", [fifoPath]);
-    // Whatever happens, a writer still waiting on it is let go: a reader that does not wait opens and closes it.
-    t.after(async () => void (await open(fifoPath, constants.O_RDONLY | constants.O_NONBLOCK).then((f) => f.close(), () => undefined)));
-    let installed!: () => void;
-    const installing = new Promise<void>((resolve) => (installed = resolve));
-    const node = await fakeInstaller(t, installingNode(() => installed()));
+    const journal = journalPathOf(state.path);
+    // Once the node has the install, the state file's next write (an append to its journal) goes through a FIFO: it
+    // stays pending until the test reads it, then fails (no fsync on a FIFO).
+    t.after(async () => void (await open(journal, constants.O_RDONLY | constants.O_NONBLOCK).then((f) => f.close(), () => undefined)));
+    let installed!: (marked: NodeRecord) => void;
+    const installing = new Promise<NodeRecord>((resolve) => (installed = resolve));
+    const node = await fakeInstaller(
+      t,
+      installingNode(() => {
+        const marked = JSON.parse(readFileSync(state.path, "utf8")).nodes.n1 as NodeRecord;
+        unlinkSync(journal);
+        execFileSync("mkfifo", [journal]);
+        installed(marked);
+      }),
+    );
     const connected: Connected = {
       node: { index: 1, name: "n1", role: "join", access: { url: node.url, pin: node.pin, code: "c0de" }, draft: () => ({ mode: "hyperconverged-join" }) as never },
       api: new NodeApi({ url: node.url, pin: node.pin, code: "c0de" }),
@@ -62,9 +68,9 @@ describe("fleet: one node's run", () => {
     t.after(() => out.close());
     const run = runNode(connected, { out, state, rechecks: 0, signal: new AbortController().signal }, "token");
     run.catch(() => undefined);
-    await installing;
+    assert.equal((await installing).starting, true, "the mark was on disk as the node took the install");
     assert.equal((await run).kind, "installed");
-    const fifo = await open(fifoPath, "r");
+    const fifo = await open(journal, "r");
     await fifo.readFile();
     await fifo.close();
     await state.flush();
@@ -170,6 +176,7 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
     let latest = 1;
     /** The fleet's own record of the node as the POST /install came. */
     let atPost: NodeRecord | undefined;
+    let onDiskAtPost: NodeRecord | undefined;
     let current: FleetState | undefined;
     const node = await fakeInstaller(t, (req, res) => {
       const path = req.url!.replace("/v1/installer", "");
@@ -178,7 +185,11 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
       if (req.method === "POST" && path === "/install") {
         latest = 2;
         atPost = { ...current!.node("n1") };
-        return json(res, 202, { attempt: 2, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=2" });
+        // What a run killed -9 at this moment leaves: the state file as the next run reads it (its journal folded in).
+        return void FleetState.open(current!.path, "plan.yaml", "hash").then((read) => {
+          onDiskAtPost = read.node("n1");
+          json(res, 202, { attempt: 2, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=2" });
+        });
       }
       if (path === "/install/events?attempt=2") return res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: ${JSON.stringify({ ...FINISHED, attempt: 2, data: { verdict: SUCCEEDED } })}\n\n`);
       if (path.startsWith("/install/verdict")) return json(res, 200, latest === 1 ? failed : SUCCEEDED);
@@ -200,7 +211,7 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
       await state.close();
       return { outcome, printed, nodes: JSON.parse(await readFile(statePath, "utf8")).nodes };
     };
-    return { node, access, runOnce, atPost: () => atPost, posts: () => node.seen.filter((s) => s.startsWith("POST")).map((s) => s.split(" ").slice(0, 2).join(" ")) };
+    return { node, access, runOnce, atPost: () => atPost, onDiskAtPost: () => onDiskAtPost, posts: () => node.seen.filter((s) => s.startsWith("POST")).map((s) => s.split(" ").slice(0, 2).join(" ")) };
   }
 
   it("one the fleet started (a run killed as it sent POST /install left its mark) is shown and not retried; the next run, once someone has seen it, retries", { timeout: 30_000 }, async (t) => {
@@ -225,6 +236,13 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
     assert.equal(run.outcome.kind, "installed", run.printed);
     assert.deepEqual(posts(), ["POST /v1/installer/install"]);
     assert.equal(atPost()?.starting, true, "the fleet marked the node as it sent POST /install");
+  });
+
+  it("the mark is on disk before POST /install goes out: a run killed -9 as the node takes the install leaves it, so the next run shows that attempt's failure instead of retrying it unseen", { timeout: 30_000 }, async (t) => {
+    const { runOnce, onDiskAtPost } = await failedNode(t);
+    const run = await runOnce();
+    assert.equal(run.outcome.kind, "installed", run.printed);
+    assert.equal(onDiskAtPost()?.starting, true, `on disk as the node took POST /install: ${JSON.stringify(onDiskAtPost())}`);
   });
 
   it("one interrupted at firstboot (it may have finished: a retry runs it again) is never started again by the fleet, whoever started it; it fails with its message and what to do, and an install started on the node by hand is what a later run follows", { timeout: 30_000 }, async (t) => {
