@@ -165,6 +165,19 @@ function installedModeProblems(connected: Connected[], nodes: FleetNode[]): stri
   });
 }
 
+/**
+ * An installed join keeps the cluster it joined: one of another cluster (a node reused from another rack, a plan pointed
+ * at the wrong one) is no member of the plan's, though it says installed. (Another cluster's init: installedToken.)
+ */
+function installedClusterProblems(connected: Connected[], cluster: string): string[] {
+  return connected.flatMap((c) => {
+    if (c.status.phase !== "done" || c.node.role !== "join") return [];
+    const joined = (installedDraft(c.draft) as { cluster?: { name?: unknown } } | undefined)?.cluster?.name;
+    if (typeof joined !== "string" || joined === cluster) return [];
+    return [`${c.node.name} is installed as a member of cluster ${JSON.stringify(joined)}, not of the plan's cluster ${JSON.stringify(cluster)}: an installed node keeps the cluster it joined. Take it out of the plan, or reinstall it before it joins`];
+  });
+}
+
 function blockerProblems(connected: Connected[]): string[] {
   // A node's text on a line of its own: capped as a problem's is.
   return connected.filter(open).flatMap((c) => cappedBlockers(c.status.blockers ?? []).map((b) => `${c.node.name}: ${b.code}: ${b.detail}`));
@@ -206,7 +219,7 @@ export async function connectFleet(loaded: LoadedPlan): Promise<Connection> {
   const results = loaded.nodes.map((n) => byNode.get(n)!.result);
   const connected = results.filter((r): r is Connected => "api" in r);
   const failures = results.filter((r): r is Connection["failures"][number] => !("api" in r));
-  const problems = [...releaseProblems(connected), ...installedModeProblems(connected, loaded.nodes), ...blockerProblems(connected), ...asked];
+  const problems = [...releaseProblems(connected), ...installedModeProblems(connected, loaded.nodes), ...installedClusterProblems(connected, loaded.plan.cluster.name), ...blockerProblems(connected), ...asked];
   const joinToken = await token;
   const errors = new Map(checked.filter((c) => c.errors.length > 0).map((c) => [c.result.node.index, c.errors]));
   const rows = results.map((r): ConnectRow => {

@@ -75,6 +75,18 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     assert.equal(connection.joinToken, undefined);
   });
 
+  it("an installed join node of another cluster than the plan's is a problem before anything changes: an installed node keeps the cluster it joined", { timeout: 30_000 }, async (t) => {
+    const { plan, nodes } = await checks(t, 3, 0, (_i, _req, answer) => answer());
+    // node-2 installed before, as a member of another rack's cluster.
+    const reused = new NodeApi({ url: nodes[1]!.url, pin: nodes[1]!.pin, code: "abcd-efgh-ijkl" });
+    const { view, etag } = await reused.config();
+    await reused.putConfig({ ...(view.config as object), mode: "hyperconverged-join", cluster: { name: "rack-9" } } as never, etag);
+    await reused.install();
+    await waitFor("node-2 installed", async () => ((await reused.status()).phase === "done" ? true : undefined));
+    const connection = await connectFleet(plan);
+    assert.deepEqual(connection.problems, [`node-2 is installed as a member of cluster "rack-9", not of the plan's cluster "lab-1": an installed node keeps the cluster it joined. Take it out of the plan, or reinstall it before it joins`]);
+  });
+
   it("an installed init node whose join token is not one (a lying or broken init) is a problem before anything changes: no join is given it", { timeout: 30_000 }, async (t) => {
     const { plan, nodes } = await checks(t, 3, 0, (i, req, answer, res) => {
       if (i !== 0 || !req.url?.endsWith("/cluster/join-token")) return answer();
