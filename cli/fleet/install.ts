@@ -51,8 +51,14 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
   };
   const init = connection.connected.find((c) => c.node.role === "init")!;
   const joins = connection.connected.filter((c) => c.node.role === "join");
+  /** The joins not installed yet: stopped, saying why; one installed before this run stays counted installed. */
   const stopAll = (detail: string) => {
     for (const join of joins) {
+      if (join.status.phase === "done") {
+        outcomes.set(join.node.name, { kind: "installed", detail: "installed already, before this run", attempt: join.status.attempt });
+        ctx.out.change(join.node.name, { phase: "done" });
+        continue;
+      }
       outcomes.set(join.node.name, { kind: "stopped", detail, attempt: join.status.attempt });
       ctx.out.change(join.node.name, { phase: "stopped" });
     }

@@ -410,6 +410,22 @@ describe("fleet: a node's success against its own report", () => {
     assert.deepEqual(run.outcomes.get("n1"), { kind: "stopped", detail: "not started: the init node n0's answers disagree about its install", attempt: 0 });
     assert.ok(!log.some((l) => l.startsWith("join POST /install")), log.join("\n"));
   });
+
+  it("a join installed before the run stays counted installed when the init node fails: only the joins not installed are stopped", { timeout: 30_000 }, async (t) => {
+    const log: string[] = [];
+    const failed = { ...VERDICT, outcome: "failed", code: "READINESS_TIMEOUT", message: "the cloud was not READY", next: "recheckReadiness" };
+    const rest = node("init", log, "configuring");
+    const init = await connected(t, 0, (req, res) => (req.url === "/v1/installer/install/report?attempt=1" ? json(res, 200, attemptReport(failed)) : rest(req, res)), "configuring");
+    const fresh = await connected(t, 1, node("join", log, "configuring"), "configuring");
+    const before = await connected(t, 2, node("join", log, "done"), "done");
+    const { ctx } = await capturing(t);
+
+    const run = await installFleet({ connected: [init, fresh, before], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1" }, ctx, 1);
+
+    assert.equal(run.outcomes.get("n1")!.kind, "stopped");
+    assert.deepEqual(run.outcomes.get("n2"), { kind: "installed", detail: "installed already, before this run", attempt: 0 });
+    assert.ok(!log.some((l) => l.startsWith("join POST /install")), log.join("\n"));
+  });
 });
 
 describe("fleet: the init node's join token, read once it installed", () => {
