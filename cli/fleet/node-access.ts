@@ -30,6 +30,7 @@ export function installerUrlProblem(text: string): string | undefined {
   }
   if (url.protocol !== "https:") return `${text} is not https:// (installers serve HTTPS only)`;
   if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) return `${text} has more than https://host:port; give the installer's address alone`;
+  if (url.port === "0") return `${text}: port 0 is no installer's: give the port its banner names (9443 unless --listen said otherwise)`;
   return undefined;
 }
 

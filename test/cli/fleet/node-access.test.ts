@@ -36,6 +36,7 @@ describe("fleet: how a node is reached", () => {
     ["10.20.0.11:9443", /not (a URL|https)/],
     ["https://10.20.0.11:9443/v1/installer", /more than https:\/\/host:port/],
     ["https://user:pw@10.20.0.11:9443", /more than/],
+    ["https://10.20.0.11:0", /port 0 is no installer's: give the port its banner names \(9443 unless --listen said otherwise\)/],
   ];
   for (const [url, problem] of urls) {
     it(`installer ${url}`, () => {
