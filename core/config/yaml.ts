@@ -78,6 +78,14 @@ export function yamlBudgetProblem(text: string, budget: YamlBudget = NODE_YAML_B
 
 // What is wrong with a parsed node.yaml document, in words an operator acts on.
 
+/**
+ * A YAML problem of the yaml library's in words: a key given twice named by its path; any other without the text the
+ * library quotes from a tag or a block scalar header (a secret's value may be read as either). node.yaml's and the plan's.
+ */
+export function yamlProblemMessage(doc: Document.Parsed, problem: YAMLError): string {
+  return problem.code === "DUPLICATE_KEY" ? duplicateKeyMessage(doc, problem.pos[0]) : syntaxMessage(problem);
+}
+
 function duplicateKeyMessage(doc: Document.Parsed, offset: number): string {
   let message = "a key appears twice in the same mapping; remove one of them";
   visit(doc, {
@@ -168,8 +176,7 @@ function parseOrFail(text: string, lineCounter: LineCounter, duplicatesToo: bool
   const duplicates = duplicatesToo && problems.every((p) => p.code === "DUPLICATE_KEY") ? problems : [];
   const problem = duplicates.length > 0 ? undefined : problems[0];
   if (problem) {
-    const message = problem.code === "DUPLICATE_KEY" ? duplicateKeyMessage(doc, problem.pos[0]) : syntaxMessage(problem);
-    return failAt(message, lineCounter, problem.pos[0]);
+    return failAt(yamlProblemMessage(doc, problem), lineCounter, problem.pos[0]);
   }
   if (second) {
     return failAt("node.yaml holds more than one YAML document (a second one starts here after ---): keep one", lineCounter, second.range[0]);
