@@ -1,14 +1,14 @@
 import { constants } from "node:fs";
 import { lstat, open, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { jsonNotKept } from "../../core/common/cut-text.ts";
+import { capText, jsonNotKept } from "../../core/common/cut-text.ts";
 import { printableJsonText } from "../../core/common/printable.ts";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { createRedactor } from "../../core/secrets/index.ts";
-import { ApiProblem, type NodeApi, type Report, type Verdict } from "./api.ts";
+import { ApiProblem, type NodeApi, PROBLEM_CAPS, type Report, type Verdict } from "./api.ts";
 import type { Connection } from "./connect.ts";
 import type { Outcome } from "./node-run.ts";
-import type { SummaryRow } from "./output/index.ts";
+import { MESSAGE_BYTES, type SummaryRow } from "./output/index.ts";
 import type { LoadedPlan } from "./plan.ts";
 import { ASK_AT_ONCE, pool } from "./pool.ts";
 
@@ -54,10 +54,11 @@ const unanswered = (error: unknown): Unanswered =>
  * report is of the verdict's attempt; without a verdict, the latest.
  */
 export async function nodeAnswers(api: NodeApi, verdict?: Verdict): Promise<NodeAnswers> {
-  const answers: NodeAnswers = { verdict: verdict ?? null, report: null };
+  const answers: NodeAnswers = { verdict: verdict ? keptVerdict(verdict) : null, report: null };
   if (!verdict) {
     try {
-      answers.verdict = await api.verdict();
+      const asked = await api.verdict();
+      answers.verdict = asked && keptVerdict(asked);
     } catch (error) {
       answers.verdictProblem = unanswered(error);
     }
@@ -82,7 +83,28 @@ function kept(report: Report): Report {
   const why = jsonNotKept(report, REPORT_KEEP_BYTES, "a node");
   if (why === undefined) return report;
   const omitted = `the rest of this report is left on the node: ${why}; read it there (GET /v1/installer/install/report?attempt=${report.attempt})`;
-  return { attempt: report.attempt, state: report.state, verdict: report.verdict, omitted } as unknown as Report;
+  return { attempt: report.attempt, state: report.state, verdict: report.verdict && keptVerdict(report.verdict), omitted } as unknown as Report;
+}
+
+/** The most of a verdict the fleet keeps: an installer's is a few KB (a message, a check a line each). */
+const VERDICT_KEEP_BYTES = 64 * 1024;
+
+/**
+ * A verdict as the fleet keeps it: whole, or, over VERDICT_KEEP_BYTES (a node that lies: megabytes of message,
+ * thousands of checks), its fields with its message and checks cut (as a line shows them), saying so and where the
+ * whole is. Its outcome, attempt and code, which the fleet goes by, are kept as they are.
+ */
+function keptVerdict(verdict: Verdict): Verdict {
+  const why = jsonNotKept(verdict, VERDICT_KEEP_BYTES, "a verdict");
+  if (why === undefined) return verdict;
+  const { checks, ...rest } = verdict;
+  const cut = (text: string, bytes: number) => capText(text, bytes).text;
+  return {
+    ...rest,
+    message: cut(verdict.message, MESSAGE_BYTES),
+    ...(checks ? { checks: checks.slice(0, PROBLEM_CAPS.items).map((check) => ({ ...check, ...(check.detail === undefined ? {} : { detail: cut(check.detail, PROBLEM_CAPS.itemBytes) }) })) } : {}),
+    omitted: `cut: ${why}; read it whole on the node (GET /v1/installer/install/verdict?attempt=${verdict.attempt})`,
+  } as Verdict;
 }
 
 /**

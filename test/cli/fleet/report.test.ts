@@ -143,6 +143,22 @@ describe("fleet: a node's report as the fleet keeps it", () => {
     });
   }
 
+  it("a verdict over the size kept (a lying node's: megabytes of message, thousands of checks), asked or in a report: its fields kept, its message and checks cut, the rest said to be on the node", async () => {
+    const checks = Array.from({ length: 10_000 }, (_, i) => ({ name: "reachable", ok: false, code: "JOIN_UNREACHABLE", detail: `check ${i} ${"x".repeat(1000)}` }));
+    const lying = { ...VERDICT, message: `installed ${"y".repeat(8 * 1024 * 1024)}`, checks } as unknown as Verdict;
+    const answers = await nodeAnswers({ verdict: async () => lying, report: async () => report({ verdict: lying }) } as unknown as NodeApi);
+    for (const [where, kept] of [["asked", answers.verdict], ["in the report", (answers.report as unknown as { verdict: Verdict }).verdict]] as const) {
+      const size = Buffer.byteLength(JSON.stringify(kept));
+      assert.ok(size <= 64 * 1024, `${where}: ${size} bytes kept`);
+      const { message, checks: keptChecks, omitted, ...rest } = kept as Verdict & { omitted?: string };
+      assert.deepEqual(rest, { attempt: 1, kind: "install", outcome: "succeeded", step: "readiness", code: null, next: "none" }, where);
+      assert.ok(message.startsWith("installed yyy"), where);
+      assert.ok(keptChecks!.length > 0 && keptChecks!.length <= 50, `${where}: ${keptChecks!.length} checks`);
+      assert.match(String(omitted), /^cut: it is 1[78]\.\d MiB, over the 64 KiB kept a verdict; read it whole on the node \(GET \/v1\/installer\/install\/verdict\?attempt=1\)$/, where);
+    }
+    assert.equal(confirmation("its verdict said succeeded", answers), undefined, "still confirmed by its fields");
+  });
+
   it("a report of a node's usual size is kept whole", async () => {
     const usual = report({ firstbootTail: Array.from({ length: 50 }, (_, i) => `line ${i}`) });
     assert.equal((await nodeAnswers(answering(usual), VERDICT)).report, usual);
