@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { constants, createWriteStream, fstatSync } from "node:fs";
+import { constants, createWriteStream, fstatSync, unlinkSync } from "node:fs";
 import { link, open, realpath, rename, rm, stat } from "node:fs/promises";
 import { isatty } from "node:tty";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -10,6 +10,7 @@ import { printable } from "../core/common/printable.ts";
 import { lastStartRanWith } from "../core/state/last-start.ts";
 import { SERVE_FLAGS } from "./flags.ts";
 import { goOnWithoutStdout } from "./epipe.ts";
+import { STOPS, onStop } from "./stops.ts";
 import { makeFolder } from "../core/fs/private-dir.ts";
 import { notWrittenBecause, stateDirNotReadable, writeRemedy } from "../core/fs/storage-error.ts";
 
@@ -248,6 +249,16 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
   // Whole or not at all: a bundle cut short by a full disk must not pass for one. Its temp file is made new (O_EXCL) under
   // a name no one can guess: run as root in a folder others write to, a file or a link planted there is never written through.
   const partial = `${file}.${randomBytes(6).toString("hex")}.part`;
+  // Stopped (Ctrl-C, SIGTERM, the terminal gone) while it is written: its temp file goes with it, not left beside.
+  const stopped = onStop((signal) => {
+    try {
+      unlinkSync(partial);
+      process.stderr.write(`installer: stopped (${signal}): no bundle written\n`);
+    } catch {
+      // Renamed into place already: the bundle is whole.
+    }
+    process.exit(STOPS[signal]);
+  });
   try {
     await pipeline(bundle.stream, createWriteStream(partial, { mode: 0o600, flags: "wx" }));
     const manifest = await bundle.manifest;
@@ -265,6 +276,8 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
     if (!(path === partial || (path === undefined && syscall === "write"))) throw err;
     process.stderr.write(`installer: cannot write the bundle to ${printable(file)} (${printable(notWrittenBecause(err))}): ${writeRemedy(err)}, or give -o another folder (- writes it to stdout)\n`);
     return 1;
+  } finally {
+    stopped();
   }
 }
 

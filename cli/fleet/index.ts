@@ -7,6 +7,7 @@ import { NotWrittenError, notWrittenBecause, writeRemedy } from "../../core/fs/s
 import { printable } from "../../core/common/printable.ts";
 import { goOnWithoutStdout } from "../epipe.ts";
 import { UsageError, parseFlags } from "../flags.ts";
+import { STOP_SIGNALS, exitOnSignal, onStop } from "../stops.ts";
 import { connectFleet } from "./connect.ts";
 import { installFleet } from "./install.ts";
 import { type FleetOutput, chooseOutput } from "./output/index.ts";
@@ -74,9 +75,6 @@ const REPORT_NAME = "fleet-report.json";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-/** What each stop exits with: 128 + the signal's number, as a shell reports a command a signal ended. */
-const STOPS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
-
 /**
  * Stops watching on Ctrl-C, SIGTERM (a CI job's time-out, `kill`) or SIGHUP (the ssh session gone): the controller
  * is aborted with the signal's name and the run ends as on Ctrl-C (the state file written, the lock let go); a second
@@ -84,21 +82,11 @@ const STOPS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
  */
 function onInterrupt(controller: AbortController): () => void {
   watching = true;
-  const first = (signal: NodeJS.Signals) => {
-    release();
-    controller.abort(signal);
-    for (const again of SIGNALS) process.once(again, (name: NodeJS.Signals) => process.exit(exitOnSignal(name)));
-  };
-  const release = () => SIGNALS.forEach((signal) => process.removeListener(signal, first));
-  SIGNALS.forEach((signal) => process.once(signal, first));
-  return release;
+  return onStop((signal) => controller.abort(signal));
 }
 
 /** Set once onInterrupt watches (the installs began): from then on a stop is its to handle. */
 let watching = false;
-
-const SIGNALS = Object.keys(STOPS) as Array<keyof typeof STOPS>;
-const exitOnSignal = (signal: unknown): number => STOPS[signal as keyof typeof STOPS] ?? 130;
 
 /**
  * A word as a shell reads it back unchanged: as it is when plain, else in single quotes; one with a character a
@@ -188,7 +176,7 @@ async function install(loaded: LoadedPlan, given: FleetFlags, out: FleetOutput):
     out.note(null, "warn", `stopped (${signal}) while the nodes were checked: nothing was changed on any node`);
     void lock.release().finally(() => process.exit(exitOnSignal(signal)));
   };
-  SIGNALS.forEach((signal) => process.once(signal, early));
+  STOP_SIGNALS.forEach((signal) => process.once(signal, early));
   try {
     // Under the lock no other run writes the state file: a temp file of its writes is one a killed run left. The
     // report's name is shared by the runs of every --state in this folder, which hold other locks: its temp files go
@@ -196,7 +184,7 @@ async function install(loaded: LoadedPlan, given: FleetFlags, out: FleetOutput):
     await Promise.all([removeInterruptedWrites(flags.state), removeInterruptedWritesOf(join(dirname(flags.state), REPORT_NAME), { ofGoneProcesses: true }).catch(() => undefined)]);
     return await installLocked(loaded, flags, out);
   } finally {
-    SIGNALS.forEach((signal) => process.removeListener(signal, early));
+    STOP_SIGNALS.forEach((signal) => process.removeListener(signal, early));
     await lock.release().catch(() => undefined);
   }
 }

@@ -421,3 +421,25 @@ test("support-bundle -o - (or -o a named pipe) whose reader leaves before the en
   assert.equal(fromFifo.code, 1, fromFifo.stderr);
   assert.equal(fromFifo.stderr, `installer: the reader of ${fifo} went away before the whole bundle was written: what was read of it is cut, not a whole .tar.gz; give -o FILE (or -o DIR) to keep it whole\n`);
 });
+
+test("support-bundle stopped while it writes the bundle (Ctrl-C, SIGTERM, the terminal gone): no partial file left beside it, exit 128 + the signal's number, one line saying no bundle was written", async () => {
+  const stateDir = await tempDir("stratum-sb-stopped-");
+  await mkdir(stateLayout(stateDir).events, { recursive: true, mode: 0o700 });
+  // Events that do not compress, 12 MB (the bundle keeps 10 of them): the bundle takes a second or more to write.
+  const line = (seq: number) => `${JSON.stringify({ seq, attempt: 1, time: "2026-12-07T09:00:00.000Z", type: "step.log", step: "firstboot", level: "info", message: randomBytes(60).toString("base64") })}\n`;
+  await writeFile(stateLayout(stateDir).eventsOf(1), Array.from({ length: 60_000 }, (_, i) => line(i + 1)).join(""), { mode: 0o600 });
+  for (const [signal, exit] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    const out = await tempDir("stratum-sb-stopped-out-");
+    const proc = spawn(await bundleNode(), [BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", out, "--host-facts", DEMO_HOST_FACTS], { stdio: ["ignore", "pipe", "pipe"] });
+    lab.defer(() => proc.exitCode === null && proc.kill("SIGKILL"));
+    let stderr = "";
+    proc.stderr!.on("data", (d) => (stderr += d));
+    const closed = once(proc, "close");
+    await waitFor("the bundle's temp file", async () => ((await readdir(out)).some((name) => name.endsWith(".part")) ? true : undefined));
+    proc.kill(signal);
+    const [code] = (await closed) as [number | null];
+    assert.equal(code, exit, `${signal}: ${stderr}`);
+    assert.deepEqual(await readdir(out), [], signal);
+    assert.equal(stderr, `installer: stopped (${signal}): no bundle written\n`);
+  }
+});
