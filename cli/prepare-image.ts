@@ -5,7 +5,7 @@
  * the image is built, with the Node the image runs, by a real first start: a `serve` on a state dir of its own, one
  * request, then its cache taken.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { realpathSync } from "node:fs";
 import { chmod, mkdtemp, readFile, rm, stat } from "node:fs/promises";
@@ -17,6 +17,7 @@ import { request } from "../core/http/client.ts";
 import { stateLayout } from "../core/state/layout.ts";
 import type { Exit } from "./commands.ts";
 import { bundleFolderRefusal, codeCacheBeside } from "./fast-start.ts";
+import { STOPS, onStop, type StopSignal } from "./stops.ts";
 
 const START_MS = 60_000;
 const ITS_USE =
@@ -33,7 +34,7 @@ function bannerOf(stdout: string): { url: string; code: string; pin: string } | 
   return url && code && pin && /State dir:/.test(stdout) ? { url, code, pin: pin.replaceAll(":", "").toLowerCase() } : undefined;
 }
 
-export async function prepareImage(bundlePath: string): Promise<Exit> {
+export async function prepareImage(bundlePath: string): Promise<Exit | number> {
   // Where a start looks: beside the bundle's real file (Node resolves a symlink to it).
   const bundle = realpathSync(bundlePath);
   const refused = bundleFolderRefusal(bundle);
@@ -41,21 +42,33 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
     process.stderr.write(`installer: no code cache written: ${refused}: no start would trust a cache in it\n`);
     return 1;
   }
-  const work = await mkdtemp(join(tmpdir(), "stratum-prepare-image-"));
+  // Stopped (Ctrl-C, which its serve gets too; SIGTERM, an image build's timeout; SIGHUP, the terminal gone): its serve
+  // stopped, its temp folder removed, one line said, exit 128 + the signal's number.
+  let stoppedBy: StopSignal | undefined;
+  let child: ChildProcess | undefined;
+  const stopped = onStop((signal) => {
+    stoppedBy = signal;
+    child?.kill("SIGTERM");
+  });
+  const work = await mkdtemp(join(tmpdir(), "stratum-prepare-image-")).catch((err: unknown) => {
+    stopped();
+    throw err;
+  });
   const stateDir = join(work, "state");
   // The flags and NODE_OPTIONS this command runs with are the cache's: V8 refuses it under others.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("STRATUM_")));
   // Every path of its own: it must never take a node.yaml left for an unattended install, nor touch the node.
   const own = (name: string) => join(work, name);
   const args = ["serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir, "--payload", own("payload"), "--handoff", own("node.yaml"), "--install-record", own("install-record.json"), "--node-yaml", own("etc-node.yaml"), "--firstboot", own("firstboot")];
-  const child = spawn(process.execPath, [...process.execArgv, bundle, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const serve = (child = spawn(process.execPath, [...process.execArgv, bundle, ...args], { env, stdio: ["ignore", "pipe", "pipe"] }));
+  if (stoppedBy) serve.kill("SIGTERM");
   let stdout = "";
   let stderr = "";
   /** The serve's `listening` log line: what it did with the cache already beside the bundle. */
   let listening: { codeCache?: string; codeCacheFrom?: string } | undefined;
   let partLine = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d));
-  child.stderr.on("data", (d: Buffer) => {
+  serve.stdout.on("data", (d: Buffer) => (stdout += d));
+  serve.stderr.on("data", (d: Buffer) => {
     stderr = (stderr + d).slice(-4000);
     if (listening) return;
     const lines = (partLine + d).split("\n");
@@ -71,21 +84,17 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
     }
   });
   const lastWords = () => stderr.trim().split("\n").slice(-3).join(" | ") || "no output";
-  const exited = once(child, "exit");
-  // Stopped itself (an image build's timeout), it stops its serve first.
-  const forward = (signal: NodeJS.Signals) => () => {
-    child.kill("SIGTERM");
-    void exited.finally(() => rm(work, { recursive: true, force: true })).finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+  const exited = once(serve, "exit");
+  /** Its serve ended, or it was stopped: what it waits for will not come. */
+  const over = (why: () => string) => {
+    if (stoppedBy || serve.exitCode !== null) throw new Error(why());
   };
-  const onTerm = forward("SIGTERM");
-  const onInt = forward("SIGINT");
-  process.once("SIGTERM", onTerm);
-  process.once("SIGINT", onInt);
   try {
     const deadline = performance.now() + START_MS;
     let banner = bannerOf(stdout);
     while (!banner || !listening) {
-      if (child.exitCode !== null || performance.now() > deadline) throw new Error(`the installer did not start: ${lastWords()}`);
+      over(() => `the installer did not start: ${lastWords()}`);
+      if (performance.now() > deadline) throw new Error(`the installer did not start: ${lastWords()}`);
       await sleep(20);
       banner = bannerOf(stdout);
     }
@@ -118,7 +127,8 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
     // The service writes its cache once no request has come for a second after that one.
     const made = stateLayout(stateDir).codeCache;
     while (!(await stat(made).then((s) => s.size > 0, () => false))) {
-      if (child.exitCode !== null || performance.now() > deadline) throw new Error(`the installer wrote no code cache: ${lastWords()}`);
+      over(() => `the installer wrote no code cache: ${lastWords()}`);
+      if (performance.now() > deadline) throw new Error(`the installer wrote no code cache: ${lastWords()}`);
       await sleep(20);
     }
     const data = await readFile(made);
@@ -127,17 +137,18 @@ export async function prepareImage(bundlePath: string): Promise<Exit> {
     process.stdout.write(`wrote ${file} (${(data.length / 1024 / 1024).toFixed(1)} MiB, Node ${process.version})${ITS_USE}`);
     return 0;
   } catch (err) {
-    process.stderr.write(`installer: no code cache written: ${(err as Error).message}\n`);
-    return 1;
+    // Its serve, stopped by the same Ctrl-C, is no failure of its own to report.
+    process.stderr.write(stoppedBy ? `installer: stopped (${stoppedBy}): no code cache written\n` : `installer: no code cache written: ${(err as Error).message}\n`);
+    return stoppedBy ? STOPS[stoppedBy] : 1;
   } finally {
-    process.off("SIGTERM", onTerm);
-    process.off("SIGINT", onInt);
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      const killer = setTimeout(() => child.kill("SIGKILL"), STOP_MS);
+    if (serve.exitCode === null && serve.signalCode === null) {
+      // A stop sent it SIGTERM already: a second one would be the one that exits at once.
+      if (!stoppedBy) serve.kill("SIGTERM");
+      const killer = setTimeout(() => serve.kill("SIGKILL"), STOP_MS);
       await exited;
       clearTimeout(killer);
     }
     await rm(work, { recursive: true, force: true });
+    stopped();
   }
 }

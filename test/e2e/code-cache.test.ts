@@ -284,6 +284,31 @@ describe("a code cache beside the bundle, made for an image whose state dir star
     assert.deepEqual(cmdlines.filter((c) => c.includes(stateDir)), [], "its serve still runs");
   });
 
+  test("prepare-image stopped from its terminal (Ctrl-C to it and its serve, or the terminal gone: SIGHUP) stops its serve, leaves no temp dir, and says only that it was stopped", async () => {
+    const bundle = await bundleCopy();
+    for (const [signal, exit] of [["SIGINT", 130], ["SIGHUP", 129]] as const) {
+      const tmp = await tempDir();
+      // Its own process group, as a shell's job: a terminal signals the whole group.
+      const proc = spawn(process.execPath, [bundle, "prepare-image"], { env: { ...process.env, TMPDIR: tmp }, stdio: ["ignore", "ignore", "pipe"], detached: true });
+      lab.defer(() => proc.exitCode === null && proc.kill("SIGKILL"));
+      let stderr = "";
+      proc.stderr!.on("data", (d) => (stderr += d));
+      const closed = new Promise<number | null>((r) => proc.on("close", (code) => r(code)));
+      const stateDir = await waitFor("its serve's state dir", async () => {
+        const [work] = await readdir(tmp);
+        const dir = work && join(tmp, work, "state");
+        return dir && (await stat(join(dir, "install-code")).then(() => dir, () => undefined));
+      });
+      process.kill(-proc.pid!, signal);
+      assert.equal(await closed, exit, `${signal}: ${stderr}`);
+      assert.deepEqual(await readdir(tmp), [], signal);
+      assert.equal(stderr, `installer: stopped (${signal}): no code cache written\n`);
+      const serving = (await readdir("/proc")).filter((pid) => /^\d+$/.test(pid));
+      const cmdlines = await Promise.all(serving.map((pid) => readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")));
+      assert.deepEqual(cmdlines.filter((c) => c.includes(stateDir)), [], `${signal}: its serve still runs`);
+    }
+  });
+
   test("a service running as another user than root uses the image's cache root wrote", { skip: process.getuid?.() !== 0 ? "needs root to run the installer as another user" : undefined }, async () => {
     const bundle = await bundleCopy();
     assert.equal((await runCli(["prepare-image"], {}, ROOT, bundle)).code, 0);
