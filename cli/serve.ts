@@ -99,12 +99,13 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
  */
 /** `warnings`: what the command line's reading found (a STRATUM_ variable no flag reads), among this start's notices. */
 export async function runServe(settings: Settings, version: string, codeCache: CodeCache | undefined, modulesLoadedAt: number, warnings: readonly string[] = []): Promise<void> {
-  const stateDir = await ensurePrivateDir(settings.stateDir, "the state dir", "another --state-dir");
   // A state dir that refuses writes (full, read-only) stops the start with what to do, not a bare ENOSPC.
   const storage = (err: unknown): never => {
     const problem = startStorageProblem(settings.stateDir, err);
     throw problem ? new Error(problem) : err;
   };
+  // Its chmod to 0700 is its first write: on a read-only file system, said as the writes after it are.
+  const stateDir = await ensurePrivateDir(settings.stateDir, "the state dir", "another --state-dir").catch(storage);
   const lock = await acquireStateLock(stateDir).catch(storage);
   let url = publicUrl(settings.listenHost, settings.listenPort);
   let certificate: CertificateFacts | undefined;

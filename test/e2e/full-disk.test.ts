@@ -230,3 +230,15 @@ describe("a first start on a state dir's file system with a few blocks left (ENO
     }
   });
 });
+
+test("a start on a state dir that is on a read-only file system and not yet 0700 (made by an image build's mkdir -p) exits 1 naming the state dir and what to do, not a bare EROFS from chmod", { skip: noTmpfs }, async (t) => {
+  const mount = join(await tempDir(), "mnt");
+  if (!(await tmpfsFor(t, mount, "64k"))) return;
+  const stateDir = join(mount, "state");
+  await mkdir(stateDir, { mode: 0o755 });
+  await run("chmod", ["755", stateDir]);
+  await run("mount", ["-o", "remount,ro", mount]);
+  const started = await runCli(["--listen", "127.0.0.1:0", "--state-dir", stateDir, "--host-facts", DEMO_HOST_FACTS]);
+  assert.equal(started.code, 1, started.stderr);
+  assert.equal(started.stderr, `installer: the state dir ${stateDir} cannot be written (EROFS: its file system is read-only): remount its file system read-write, or give the installer another --state-dir, then start the installer again\n`);
+});
