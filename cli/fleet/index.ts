@@ -286,7 +286,7 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv): Promise<
   }
   const result = await loadPlan(flags.plan, env);
   if (!result.ok) {
-    chooseOutput(flags.json, new Map()).problems(flags.plan, result.problems, `${flags.plan}: ${plural(result.problems.length, "problem")}; no node was contacted`);
+    chooseOutput(flags.json, new Map(), env).problems(flags.plan, result.problems, `${flags.plan}: ${plural(result.problems.length, "problem")}; no node was contacted`);
     return 2;
   }
   const goingOn =
@@ -294,7 +294,7 @@ export async function runFleet(args: string[], env: NodeJS.ProcessEnv): Promise<
       ? `the fleet goes on without printing; its exit code and ${join(dirname(flags.state), REPORT_NAME)} tell how it ended`
       : `the fleet goes on gathering without printing; its exit code and ${join(flags.supportBundle, "index.json")} tell how it ended`;
   goOnWithoutStdout(`stdout was closed (its reader went away): ${goingOn}`, { refused: goingOn });
-  const out = chooseOutput(flags.json, new Map(result.loaded.nodes.map((n) => [n.name, n.role])));
+  const out = chooseOutput(flags.json, new Map(result.loaded.nodes.map((n) => [n.name, n.role])), env);
   try {
     const { supportBundle } = flags;
     return supportBundle === undefined ? await install(result.loaded, flags, out) : await supportBundles(result.loaded, { ...flags, supportBundle }, out);

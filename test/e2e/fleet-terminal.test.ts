@@ -59,4 +59,13 @@ describe("fleet: the live view on a real terminal (issue 25 item 3)", () => {
     assert.match(everything, /^2 nodes: 1 waiting, 1 refused; /m, everything);
     assert.match(everything, /^node-02 +join +refused /m, everything);
   });
+
+  test("a terminal that says it moves no cursor (TERM=dumb: an editor's shell, a serial console): prefixed lines, as piped, never an escape sequence", async () => {
+    const rig = await startRig(lab, { joins: 1 });
+    const run = await fleetOnTerminal(rig.planFile, [], { ...rig.env, TERM: "dumb" });
+    assert.equal(run.code, 0, run.output);
+    assert.doesNotMatch(run.output, /\x1b/, JSON.stringify(run.output));
+    assert.match(run.output, /^\[node-02\] phase: done\r?$/m, run.output);
+    assert.match(run.output, /^2 of 2 nodes installed; report: /m, run.output);
+  });
 });

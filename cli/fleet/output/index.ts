@@ -7,10 +7,14 @@ import type { FleetOutput, SummaryRow } from "./types.ts";
 
 export type { ConnectRow, FleetOutput, Level, NodeChange, SummaryRow } from "./types.ts";
 
-/** JSON Lines with --json; a live table when stdout is a terminal; prefixed lines otherwise. */
-export function chooseOutput(json: boolean, roles: ReadonlyMap<string, string>): FleetOutput {
+/**
+ * JSON Lines with --json; a live table when stdout is a terminal that moves its cursor; prefixed lines otherwise (piped,
+ * or TERM=dumb: an editor's shell, a serial console, which would show the redraws' escape sequences as text).
+ */
+export function chooseOutput(json: boolean, roles: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): FleetOutput {
   if (json) return bounded(jsonOutput(process.stdout));
-  return bounded(process.stdout.isTTY ? liveOutput(process.stdout, process.stderr, roles) : linesOutput(process.stdout, process.stderr));
+  const live = process.stdout.isTTY && env.TERM !== "dumb";
+  return bounded(live ? liveOutput(process.stdout, process.stderr, roles) : linesOutput(process.stdout, process.stderr));
 }
 
 /** The most of one message the fleet shows: as the installer's own readers cut a firstboot's line (SPEC §6). */
