@@ -212,8 +212,11 @@ function flagLines(flags: Record<string, FlagSpec>): string[] {
   });
 }
 
+/** Every command, in the order `--help` shows them. */
+export const COMMANDS = ["serve", "validate", "status", "openapi", "schema", "code", "fleet", "support-bundle", "prepare-image"] as const;
+
 /** Each command's usage lines and the flags it takes (its own section of `--help`, and `COMMAND --help` alone). */
-const commandHelp = (): Record<string, { lines: string[]; flags?: { title: string; lines: string[] } }> => ({
+const commandHelp = (): Record<(typeof COMMANDS)[number], { lines: string[]; flags?: { title: string; lines: string[] } }> => ({
   serve: {
     lines: ["  node installer.js [serve] [flags]        serve the HTTPS installer API"],
     flags: { title: "Serve flags:", lines: flagLines(SERVE_FLAGS) },
@@ -275,12 +278,12 @@ const commandHelp = (): Record<string, { lines: string[]; flags?: { title: strin
 });
 
 /** The commands `help COMMAND` knows. */
-export const helpTopics = (): string[] => Object.keys(commandHelp());
+export const helpTopics = (): string[] => [...COMMANDS];
 
 /** `--help`: every command and its flags; with a command (`validate --help`), that command's part alone. */
 export function usage(version: string, command?: string): string {
   const help = commandHelp();
-  const one = command === undefined ? undefined : help[command];
+  const one = command === undefined ? undefined : help[command as (typeof COMMANDS)[number]];
   const shown = one ? [one] : Object.values(help);
   const more = one ? ["", "(node installer.js --help for every command)"] : ["  node installer.js help | --help | -h     this help (COMMAND --help: that command's part alone)", "  node installer.js --version | -V"];
   const flagSections = shown.flatMap((c) => (c.flags ? ["", c.flags.title, ...c.flags.lines] : []));

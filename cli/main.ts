@@ -3,12 +3,10 @@ import type { CodeCache } from "./fast-start.ts";
 import type { Exit } from "./commands.ts";
 import { printableLines } from "../core/common/printable.ts";
 import { whenStdoutGone } from "./epipe.ts";
-import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, fromEnvironment, noArguments, oneOf, parseFlags, settingsFrom, statusUrl, unknownCommand, unknownEnvironment } from "./flags.ts";
+import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, fromEnvironment, COMMANDS, noArguments, oneOf, parseFlags, settingsFrom, statusUrl, unknownCommand, unknownEnvironment } from "./flags.ts";
 import { settle } from "./outcome.ts";
 import { FORMATS } from "./problem-format.ts";
 import { VERSION } from "./version.ts";
-
-const COMMANDS = ["serve", "validate", "openapi", "schema", "code", "status", "fleet", "support-bundle", "prepare-image"] as const;
 
 let serving = false;
 
@@ -104,7 +102,8 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
         const { runSummary } = await import("./support-bundle.ts");
         return runSummary(file);
       }
-      const { values, positionals } = parseFlags(rest.map((arg) => (arg === "-o" ? "--output" : arg)), SUPPORT_BUNDLE_FLAGS, process.env);
+      // --summary is read above; named here so that a typo of it is refused with it as what was meant.
+      const { values, positionals } = parseFlags(rest.map((arg) => (arg === "-o" ? "--output" : arg)), SUPPORT_BUNDLE_FLAGS, process.env, { summary: { type: "boolean" } });
       noArguments("support-bundle", positionals, true);
       const { runSupportBundle } = await import("./support-bundle.ts");
       return runSupportBundle({

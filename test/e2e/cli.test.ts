@@ -234,6 +234,14 @@ describe("help and -V", () => {
     assert.match(flag.stderr, /^installer: Unknown option '--state-dri'\. Did you mean --state-dir\?\n/);
   });
 
+  test("support-bundle's --summary mistyped is meant as --summary, as any command's flag; `help TYPO` lists the commands as a typo of one does", async () => {
+    const [summary, command, help] = await Promise.all([runCli(["support-bundle", "--sumary", "b.tar.gz"]), runCli(["stauts"]), runCli(["help", "stauts"])]);
+    assert.deepEqual([summary.code, summary.stdout], [2, ""]);
+    assert.match(summary.stderr, /^installer: Unknown option '--sumary'\. Did you mean --summary\?\n/);
+    const listed = (stderr: string) => /commands: (.*)\n/.exec(stderr)?.[1];
+    assert.equal(listed(help.stderr), listed(command.stderr));
+  });
+
   test("a bad value from the environment (STRATUM_PORT, STRATUM_FORMAT in installer.env) names the variable, not a flag nobody typed", async () => {
     const folder = await tempDir();
     const status = await runCli(["status", "--state-dir", folder], { STRATUM_PORT: "94430" });
