@@ -36,8 +36,10 @@ function count(flag: string, value: string, min: number): number {
 }
 
 function parseFleetFlags(args: string[]): FleetFlags | "help" | "example" {
+  // -h is --help, as for every command; after "--" every word is an argument (a plan named -h).
+  const end = args.includes("--") ? args.indexOf("--") : args.length;
   const { values, booleans, positionals } = parseFlags(
-    args,
+    args.map((arg, i) => (arg === "-h" && i < end ? "--help" : arg)),
     { parallel: { default: "1", help: "" }, rechecks: { default: "1", help: "" }, state: { help: "" }, "support-bundle": { help: "" } },
     {},
     { "dry-run": { type: "boolean" }, json: { type: "boolean" }, example: { type: "boolean" }, help: { type: "boolean" } },

@@ -16,7 +16,7 @@ Flags:
                    size and SHA-256, or why it has none; exit 0 every bundle came, 1 some did not
   --json           JSON Lines on stdout, each with a "node" field (null for the fleet itself)
   --example        print a commented plan
-  --help           this text
+  --help, -h       this text
 
 Exit: 0 every node installed; 1 a node failed, or the state file or report could not be written
 (the summary says which file and why); 2 the plan is unusable, a node unreachable

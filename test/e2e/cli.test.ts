@@ -217,6 +217,15 @@ describe("help and -V", () => {
     for (const flag of ["--state-dir", "--output", "--payload", "--host-facts", "--tls-key", "--summary FILE"]) assert.match(bundle.stdout, new RegExp(`^ {2}${flag} `, "m"), flag);
   });
 
+  test("fleet -h is fleet --help, as -h is --help for every other command; after -- it is a plan's name", async () => {
+    const [short, long, planNamed] = await Promise.all([runCli(["fleet", "-h"]), runCli(["fleet", "--help"]), runCli(["fleet", "--", "-h"], {}, await tempDir())]);
+    assert.equal(short.code, 0, short.stderr);
+    assert.equal(short.stdout, long.stdout);
+    assert.match(short.stdout, /^Usage: node installer\.js fleet PLAN\.yaml/);
+    assert.equal(planNamed.code, 2);
+    assert.match(planNamed.stderr, /^-h:1:1 \(plan\): cannot read the plan: ENOENT/);
+  });
+
   test("`help COMMAND` is `COMMAND --help`; `help` of no such command is a usage error", async () => {
     const [help, dashHelp, bogus] = await Promise.all([runCli(["help", "status"]), runCli(["status", "--help"]), runCli(["help", "staus"])]);
     assert.equal(help.code, 0);
