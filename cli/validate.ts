@@ -1,11 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { text } from "node:stream/consumers";
+import { buffer } from "node:stream/consumers";
 import { analyzeYamlDraft } from "../core/config/index.ts";
 import { loadHostFactsFile, readHostFacts } from "../core/host/read-facts.ts";
 import { RELEASE_FILE, readReleaseFile } from "../core/payload/release-file.ts";
 import { BUILT_IN_RELEASE } from "../core/payload/release-model.ts";
 import { printable } from "../core/common/printable.ts";
+import { TextFileProblem, utf8Text } from "../core/fs/read-text-file.ts";
 import type { Exit } from "./commands.ts";
 import { formatProblems, type Format } from "./problem-format.ts";
 
@@ -26,9 +27,11 @@ export async function validateFile(file: string, { hostFacts, payload: payloadFo
   const shown = file === STDIN ? "<stdin>" : file;
   let yaml: string;
   try {
-    yaml = file === STDIN ? await text(process.stdin) : await readFile(file, "utf8");
+    // Its bytes as the unattended install takes a node.yaml (readTextFile): one that is not UTF-8 is refused there.
+    yaml = utf8Text(file === STDIN ? await buffer(process.stdin) : await readFile(file), shown);
   } catch (err) {
-    process.stderr.write(`${printable(`${shown}: cannot read: ${(err as Error).message}`)}\n`);
+    const why = err instanceof TextFileProblem ? `it ${err.reason}` : (err as Error).message;
+    process.stderr.write(`${printable(`${shown}: cannot read: ${why}`)}\n`);
     return 2;
   }
   let host;

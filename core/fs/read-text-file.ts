@@ -28,12 +28,17 @@ export async function readTextFile(path: string, maxBytes: number, { noLink = fa
     const bytes = await handle.readFile();
     if (bytes.length > maxBytes) throw new TextFileProblem(path, `is over the ${maxBytes} bytes a file here may have`);
     // lenient: bytes that are not UTF-8 read as U+FFFD (the installer's own file, damaged: what is readable is kept).
-    try {
-      return new TextDecoder("utf-8", { fatal: !lenient }).decode(bytes);
-    } catch {
-      throw new TextFileProblem(path, "is not UTF-8 text (save it as UTF-8)");
-    }
+    return lenient ? new TextDecoder("utf-8").decode(bytes) : utf8Text(bytes, path);
   } finally {
     await handle.close();
+  }
+}
+
+/** The text of an operator's file (`path` names it, or the stream it came from), refused when a byte is not UTF-8. */
+export function utf8Text(bytes: Uint8Array, path: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new TextFileProblem(path, "is not UTF-8 text (save it as UTF-8)");
   }
 }

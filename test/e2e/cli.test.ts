@@ -21,7 +21,7 @@ interface Run {
 }
 
 /** The bundle with `input` on its stdin. */
-function runWithInput(args: string[], input: string): Promise<Run> {
+function runWithInput(args: string[], input: string | Buffer): Promise<Run> {
   return new Promise((resolve) => {
     const proc = spawn(process.execPath, [BUNDLE, ...args], { cwd: ROOT });
     let stdout = "";
@@ -136,6 +136,23 @@ describe("validate", () => {
     const format = await runCli(["validate", "-", "--format", "xml"]);
     assert.equal(format.code, 2);
     assert.match(format.stderr, /--format must be one of text, json, github, got "xml"/);
+  });
+
+  test("a node.yaml that is not UTF-8 (a Latin-1 comment, an editor's UTF-16) is exit 2 saying so, as the unattended install refuses it; never 'valid'; a UTF-8 BOM is fine", async () => {
+    const { folder, flags } = await fixtures();
+    const latin1 = Buffer.concat([Buffer.from("# n\xe9ud de test\n", "latin1"), Buffer.from(VALID_NODE_YAML)]);
+    const utf16 = Buffer.from(`\ufeff${VALID_NODE_YAML}`, "utf16le");
+    for (const [name, bytes] of [["latin1.yaml", latin1], ["utf16.yaml", utf16]] as const) {
+      const file = join(folder, name);
+      await writeFile(file, bytes);
+      const run = await runCli(["validate", file, ...flags]);
+      assert.deepEqual(run, { code: 2, stdout: "", stderr: `${file}: cannot read: it is not UTF-8 text (save it as UTF-8)\n` }, name);
+    }
+    const piped = await runWithInput(["validate", "-", ...flags], latin1);
+    assert.deepEqual(piped, { code: 2, stdout: "", stderr: "<stdin>: cannot read: it is not UTF-8 text (save it as UTF-8)\n" });
+    const bom = join(folder, "bom.yaml");
+    await writeFile(bom, `\ufeff${VALID_NODE_YAML}`);
+    assert.deepEqual(await runCli(["validate", bom, ...flags]), { code: 0, stdout: `${bom}: valid\n`, stderr: "" });
   });
 
   test("a --host-facts that cannot be read or parsed is exit 2 (cannot check), never 1, which says the node.yaml is invalid", async () => {
