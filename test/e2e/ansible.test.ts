@@ -456,3 +456,14 @@ describe("Ansible: the stratum.installer collection's role installs a cluster (i
     }
   });
 });
+
+test("the README's and docs/ansible.md's walk-through ends with the PLAY RECAP they show: its command, as printed, run at the repository's root against `npm start -- --nodes 3`", { skip: missing && "ansible-playbook is not installed" }, async (t) => {
+  const cluster = await startDemoCluster(await tempDir("stratum-ansible-recap-"), 3);
+  t.after(() => cluster.stop());
+  const [, inventory, playbook] = /^ansible-playbook -i (\S+) (\S+)$/.exec(cluster.command)!;
+  const played = await run("ansible-playbook", ["-i", inventory!, playbook!], { cwd: ROOT, env: {} });
+  assert.equal(played.exit, 0, played.output);
+  for (const guide of ["README.md", "docs/ansible.md"]) {
+    assert.deepEqual(recapOf(await readFile(join(ROOT, guide), "utf8")), played.recap, `${guide}\n${played.output.slice(played.output.lastIndexOf("PLAY RECAP"))}`);
+  }
+});
