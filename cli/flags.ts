@@ -150,6 +150,9 @@ export function parseFlags<const F extends string>(
     const near = unknown === undefined ? undefined : nearest(unknown, Object.keys(options), (name) => name);
     throw new UsageError(near ? `${message} Did you mean --${near}?` : message);
   }
+  // A value typed empty is a variable that was not set (`--state-dir "$DIR"`): "" is no path, port or URL.
+  const empty = Object.keys(flags).find((name) => (parsed.values as Record<string, unknown>)[name] === "");
+  if (empty !== undefined) throw new UsageError(`--${empty} is empty (an unset variable, as in --${empty} "$VAR"?): give it a value, or leave it out`);
   const values: Partial<Record<F, string>> = {};
   for (const name of Object.keys(flags) as F[]) {
     const value = (parsed.values as Record<string, unknown>)[name] ?? env[envName(name)] ?? flags[name].default;

@@ -57,6 +57,16 @@ test("an unknown flag is refused with the flag meant, when one is close; an unkn
   assert.equal(unknownCommand("frobnicate", commands).message, 'unknown command "frobnicate"; commands: serve, validate, status, support-bundle');
 });
 
+test("a flag typed with an empty value (--state-dir \"$DIR\" with DIR unset) is refused naming it, not taken as a path \"\" or a URL \"\"", () => {
+  const rows: Array<[string[], Record<string, { help: string }>]> = [[["--state-dir", ""], STATUS_FLAGS], [["--state-dir="], STATUS_FLAGS], [["--listen", "", "--state-dir", "/x"], SERVE_FLAGS]];
+  for (const [args, flags] of rows) {
+    const name = args[0]!.replace(/=$/, "");
+    assert.throws(() => parseFlags(args, flags, {}), { name: "UsageError", message: `${name} is empty (an unset variable, as in ${name} "$VAR"?): give it a value, or leave it out` }, args.join(" "));
+  }
+  // From the environment, as before: installer.env's STRATUM_TLS_CERT= is no flag typed.
+  assert.equal(parseFlags([], SERVE_FLAGS, { STRATUM_TLS_CERT: "" }).values["tls-cert"], "");
+});
+
 test("noArguments: none is fine; a stray word is a UsageError, asking after --state-dir for a directory alone, whatever stat says of the rest", async () => {
   const folder = await mkdtemp(join(tmpdir(), "stratum-flags-"));
   const file = join(folder, "file");
