@@ -185,10 +185,11 @@ export function settingsFrom(values: Partial<Record<ServeFlag, string>>): Settin
   if (Boolean(v["tls-cert"]) !== Boolean(v["tls-key"])) {
     throw new UsageError("--tls-cert and --tls-key go together: give both, or neither for a self-signed certificate");
   }
-  try {
-    new URL(v["readiness-url"]);
-  } catch {
-    throw new UsageError(`--readiness-url must be a URL, got "${v["readiness-url"]}"`);
+  // A scheme the readiness poll cannot ask (a typo, htps://; 127.0.0.1:8443/… reads as the scheme "127.0.0.1:") would
+  // fail the install only at its readiness step, after firstboot ran. (http: the in-process tests' loopback cloud.)
+  const readiness = URL.canParse(v["readiness-url"]) ? new URL(v["readiness-url"]).protocol : undefined;
+  if (readiness !== "https:" && readiness !== "http:") {
+    throw new UsageError(`--readiness-url must be an https URL (the cloud's readiness endpoint), got "${v["readiness-url"]}"`);
   }
   return {
     listenHost: listen.host,

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { noArguments, parseFlags, SERVE_FLAGS, STATUS_FLAGS, statusUrl, unknownCommand, unknownEnvironment, UsageError } from "../../cli/flags.ts";
+import { noArguments, parseFlags, SERVE_FLAGS, settingsFrom, STATUS_FLAGS, statusUrl, unknownCommand, unknownEnvironment, UsageError } from "../../cli/flags.ts";
 
 test("status's URL: --url, else the port (--port, the last start's, 9443) at the last start's address when it is this machine's, else 127.0.0.1", () => {
   const own = ["127.0.0.1", "::1", "10.0.0.5", "fd00::5"];
@@ -65,6 +65,16 @@ test("a flag typed with an empty value (--state-dir \"$DIR\" with DIR unset) is 
   }
   // From the environment, as before: installer.env's STRATUM_TLS_CERT= is no flag typed.
   assert.equal(parseFlags([], SERVE_FLAGS, { STRATUM_TLS_CERT: "" }).values["tls-cert"], "");
+});
+
+test("serve refuses a --readiness-url no readiness poll can ask (htps://, ftp://) at its start, not after firstboot ran", () => {
+  for (const url of ["htps://127.0.0.1:8443/v1/readiness", "ftp://127.0.0.1/v1/readiness", "127.0.0.1:8443/v1/readiness"]) {
+    const { values } = parseFlags(["--readiness-url", url], SERVE_FLAGS, {});
+    assert.throws(() => settingsFrom(values), { name: "UsageError", message: `--readiness-url must be an https URL (the cloud's readiness endpoint), got "${url}"` }, url);
+  }
+  for (const url of ["https://127.0.0.1:8443/v1/readiness", "http://127.0.0.1:8080/v1/readiness"]) {
+    assert.equal(settingsFrom(parseFlags(["--readiness-url", url], SERVE_FLAGS, {}).values).readinessUrl, url);
+  }
 });
 
 test("noArguments: none is fine; a stray word is a UsageError, asking after --state-dir for a directory alone, whatever stat says of the rest", async () => {
