@@ -243,6 +243,11 @@ describe("help and -V", () => {
     assert.match(planNamed.stderr, /^-h:1:1 \(plan\): cannot read the plan: ENOENT/);
   });
 
+  test("fleet - (stdin, as validate - reads it) is a usage error saying the plan is a file, not a plan file named -", async () => {
+    const run = await runWithInput(["fleet", "-", "--dry-run"], "cluster: {}\n");
+    assert.deepEqual(run, { code: 2, stdout: "", stderr: 'installer: fleet reads its plan from a file, not from stdin (-): the plan\'s file: codes, its state file and its report are beside it; write the plan to a file and give its path\nRun "node installer.js --help" for usage.\n' });
+  });
+
   test("`help COMMAND` is `COMMAND --help`; `help` of no such command is a usage error", async () => {
     const [help, dashHelp, bogus] = await Promise.all([runCli(["help", "status"]), runCli(["status", "--help"]), runCli(["help", "staus"])]);
     assert.equal(help.code, 0);
