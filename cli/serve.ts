@@ -82,9 +82,13 @@ function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): 
   switch (err.code) {
     case "EADDRINUSE":
       return `cannot listen on ${at}: another program uses that port (EADDRINUSE); stop it, or choose another port with --listen ${host.includes(":") ? `[${host}]` : host}:PORT`;
-    case "EADDRNOTAVAIL": {
+    case "EADDRNOTAVAIL":
+    case "ENOTFOUND":
+    case "EAI_AGAIN": {
+      // A name that does not resolve (a typo) is refused as an address that is not this machine's is.
       const own = Object.values(networkInterfaces()).flat().flatMap((i) => (i ? [i.address] : []));
-      return `cannot listen on ${at}: ${host} is not an address of this machine (EADDRNOTAVAIL); --listen on one of ${own.join(", ")}, or 0.0.0.0 for all`;
+      const why = err.code === "EADDRNOTAVAIL" ? "is not an address of this machine" : "does not resolve to an address here";
+      return `cannot listen on ${at}: ${host} ${why} (${err.code}); --listen on one of ${own.join(", ")}, or 0.0.0.0 for all`;
     }
     case "EACCES":
       return `cannot listen on ${at}: port ${port} is below 1024 and needs root (EACCES); run the installer as root, or choose a port of 1024 or above with --listen`;

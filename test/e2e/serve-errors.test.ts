@@ -42,6 +42,14 @@ test("an address that is not this machine's: one line listing the ones it has", 
   );
 });
 
+test("a --listen host name that does not resolve (a typo): one line saying so and listing the addresses it has, not getaddrinfo's words", async () => {
+  // .invalid (RFC 6761) never resolves.
+  assert.match(
+    await refused(["--listen", "node-01.invalid:0"]),
+    /^installer: cannot listen on node-01\.invalid:0: node-01\.invalid does not resolve to an address here \((ENOTFOUND|EAI_AGAIN)\); --listen on one of .*127\.0\.0\.1.*, or 0\.0\.0\.0 for all$/,
+  );
+});
+
 test("a port below 1024 as a user who may not bind it: one line saying it needs root", { skip: process.getuid?.() !== 0 ? "needs root to run the installer as another user" : undefined }, async () => {
   const folder = await tempDir();
   const stateDir = join(folder, "state");
