@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { writeFileAtomic } from "../core/fs/atomic-write.ts";
+import { notWrittenBecause, writeRemedy } from "../core/fs/storage-error.ts";
 import { request } from "../core/http/client.ts";
 import { stateLayout } from "../core/state/layout.ts";
 import type { Exit } from "./commands.ts";
@@ -133,7 +134,10 @@ export async function prepareImage(bundlePath: string): Promise<Exit | number> {
     }
     const data = await readFile(made);
     // Read by the service (which may run as another user), written by its owner alone (a cache others could write is not trusted).
-    await writeFileAtomic(file, data, { mode: 0o644 });
+    await writeFileAtomic(file, data, { mode: 0o644 }).catch((err: unknown) => {
+      // Beside installer.js, on an image sealed already (read-only) or full: said with the file's name and what to do.
+      throw new Error(`${file} cannot be written (${notWrittenBecause(err)}): ${writeRemedy(err)}`);
+    });
     process.stdout.write(`wrote ${file} (${(data.length / 1024 / 1024).toFixed(1)} MiB, Node ${process.version})${ITS_USE}`);
     return 0;
   } catch (err) {

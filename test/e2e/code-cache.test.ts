@@ -309,6 +309,19 @@ describe("a code cache beside the bundle, made for an image whose state dir star
     }
   });
 
+  test("prepare-image beside a bundle on a read-only file system (an image already sealed): one line naming the cache file, why and what to do; no temp dir left", { skip: noTmpfs }, async (t) => {
+    const mount = join(await tempDir(), "opt");
+    if (!(await tmpfsFor(t, mount, "4m"))) return;
+    await copyFile(BUNDLE, join(mount, "installer.js"));
+    await writeFile(join(mount, "package.json"), '{"type":"commonjs"}\n');
+    await run("mount", ["-o", "remount,ro", mount]);
+    const tmp = await tempDir();
+    const made = await runCli(["prepare-image"], { TMPDIR: tmp }, ROOT, join(mount, "installer.js"));
+    assert.equal(made.code, 1, made.stderr);
+    assert.equal(made.stderr, `installer: no code cache written: ${mount}/installer.js.code-cache cannot be written (EROFS: its file system is read-only): remount its file system read-write\n`);
+    assert.deepEqual(await readdir(tmp), []);
+  });
+
   test("a service running as another user than root uses the image's cache root wrote", { skip: process.getuid?.() !== 0 ? "needs root to run the installer as another user" : undefined }, async () => {
     const bundle = await bundleCopy();
     assert.equal((await runCli(["prepare-image"], {}, ROOT, bundle)).code, 0);
