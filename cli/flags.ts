@@ -153,6 +153,12 @@ export function parseFlags<const F extends string>(
   // A value typed empty is a variable that was not set (`--state-dir "$DIR"`): "" is no path, port or URL.
   const empty = Object.keys(flags).find((name) => (parsed.values as Record<string, unknown>)[name] === "");
   if (empty !== undefined) throw new UsageError(`--${empty} is empty (an unset variable, as in --${empty} "$VAR"?): give it a value, or leave it out`);
+  // --state-dir=~/x: no shell expands that ~ (nor a quoted one); taken as it is, it would be a folder named ~ here.
+  const tilde = Object.keys(flags).find((name) => String((parsed.values as Record<string, unknown>)[name] ?? "").startsWith("~"));
+  if (tilde !== undefined) {
+    const value = (parsed.values as Record<string, string>)[tilde];
+    throw new UsageError(`--${tilde} ${value}: the shell left this ~ as it is (it expands ~ only at the start of a word: not after --${tilde}=, nor in quotes); write --${tilde} ${value} with a space and no quotes, or the whole path`);
+  }
   const values: Partial<Record<F, string>> = {};
   for (const name of Object.keys(flags) as F[]) {
     const value = (parsed.values as Record<string, unknown>)[name] ?? env[envName(name)] ?? flags[name].default;

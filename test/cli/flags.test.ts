@@ -77,6 +77,14 @@ test("serve refuses a --readiness-url no readiness poll can ask (htps://, ftp://
   }
 });
 
+test("a flag's value that begins with ~ (--state-dir=~/x: the shell expands no ~ after =, nor in quotes) is refused, not made into a folder named ~ in the working directory", () => {
+  for (const args of [["--state-dir=~/state"], ["--state-dir", "~/state"], ["--state-dir=~root/state"]]) {
+    const value = args.length === 1 ? args[0]!.slice("--state-dir=".length) : args[1]!;
+    assert.throws(() => parseFlags(args, STATUS_FLAGS, {}), { name: "UsageError", message: `--state-dir ${value}: the shell left this ~ as it is (it expands ~ only at the start of a word: not after --state-dir=, nor in quotes); write --state-dir ${value} with a space and no quotes, or the whole path` }, args.join(" "));
+  }
+  assert.equal(parseFlags(["--state-dir", "/srv/~state"], STATUS_FLAGS, {}).values["state-dir"], "/srv/~state");
+});
+
 test("noArguments: none is fine; a stray word is a UsageError, asking after --state-dir for a directory alone, whatever stat says of the rest", async () => {
   const folder = await mkdtemp(join(tmpdir(), "stratum-flags-"));
   const file = join(folder, "file");
