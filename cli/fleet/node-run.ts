@@ -62,6 +62,7 @@ export class NodeRun {
   /** Its draft written by this run: not written again. */
   #drafted = false;
   #verdict?: Verdict;
+  #marking?: Promise<void>;
   /** `run`'s caller's, called once, as soon as this run's install (or recheck) attempt was started. */
   #onStarted?: () => void;
 
@@ -86,7 +87,23 @@ export class NodeRun {
       status = await this.c.api.status().catch(() => undefined);
       this.#ahead = { at, status };
     }
-    if (status?.phase === "configuring" && !this.ctx.signal.aborted) await this.#putDraft().catch(() => undefined);
+    if (status?.phase === "configuring" && !this.ctx.signal.aborted) {
+      // Its start's mark with its draft: on disk long before its turn, so that the turn's POST /install waits for no write.
+      void this.#mark();
+      await this.#putDraft().catch(() => this.#unmark());
+    }
+  }
+
+  /** The mark that this run may start an install on the node (SPEC §10.5's resume), on its way to disk; begun once. */
+  #mark(): Promise<void> {
+    // A write the disk refuses was said (onTrouble), and the run goes on.
+    return (this.#marking ??= this.ctx.state.set(this.c.node.name, { starting: true }).catch(() => undefined));
+  }
+
+  /** The mark taken off (this run started nothing, or recorded the attempt it started), with `change`. */
+  #unmark(change: Parameters<FleetState["set"]>[1] = {}): void {
+    this.#marking = undefined;
+    this.#record({ ...change, starting: undefined });
   }
 
   note(level: Level, message: string): void {
@@ -168,14 +185,14 @@ export class NodeRun {
         if (last?.next === "recheckReadiness") verdict = last;
         else if (last && last.attempt === status.attempt && firstbootMayHaveRun(last)) {
           // Whoever started it: shown as failed below, never retried (the loop starts an install only without a verdict).
-          this.#record({ attempt: last.attempt, outcome: last.outcome, starting: undefined });
+          this.#unmark({ attempt: last.attempt, outcome: last.outcome });
           this.#verdict = last;
           verdict = last;
         } else if (last && last.attempt === status.attempt && record.starting && status.attempt > (record.attempt ?? 0)) {
           // An attempt the fleet started (a run killed as it sent POST /install, before it recorded the attempt)
           // that failed with nobody watching is shown, not retried: a retry runs firstboot again on a node nobody
           // has looked at. (One someone else started is retried, as a failure the fleet showed is.)
-          this.#record({ attempt: last.attempt, outcome: last.outcome, starting: undefined });
+          this.#unmark({ attempt: last.attempt, outcome: last.outcome });
           this.#failure = `${last.code ?? "FAILED"}: ${last.message}`;
           this.note("error", `attempt ${last.attempt}, which a run of this fleet started as it stopped, failed with no run following it: ${this.#failure} (next: ${last.next}); not retried now: look at the node, then run the fleet again to retry it`);
           this.#verdict = last;
@@ -243,13 +260,12 @@ export class NodeRun {
     let started: { attempt: number };
     this.#verdict = undefined;
     try {
-      // On disk before the request (begun beside the draft's write when there is one): a run killed once the node has
-      // it leaves the mark, and the next run shows that attempt's failure instead of retrying it unseen. Only this write
-      // is on the path from one node to the next; one the disk refuses was said (onTrouble), and the run goes on.
-      const marked = kind === "install" ? this.ctx.state.set(this.c.node.name, { starting: true }).catch(() => undefined) : undefined;
+      // On disk before the request (written with the draft, ahead of the turn or beside its write now): a run killed
+      // once the node has it leaves the mark, and the next run shows that attempt's failure instead of retrying it unseen.
+      const marked = kind === "install" ? this.#mark() : undefined;
       if (kind === "install" && !this.#drafted) {
         await this.#putDraft().catch((error: unknown) => {
-          this.#record({ starting: undefined });
+          this.#unmark();
           throw error;
         });
       }
@@ -260,7 +276,7 @@ export class NodeRun {
       if (!(error instanceof ApiProblem || error instanceof HttpClientError)) throw error;
       // Refused (or another's attempt runs, recorded below): this run started nothing. A request whose answer was
       // lost may have started one: its mark stays.
-      if (error instanceof ApiProblem) this.#record({ starting: undefined });
+      if (error instanceof ApiProblem) this.#unmark();
       if (error instanceof ApiProblem && error.code === "INVALID_CONFIG") {
         throw new NodeFailed(`the node refused its draft: ${error.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`);
       }
@@ -277,7 +293,7 @@ export class NodeRun {
       if (status.phase !== "installing") throw error;
       started = status;
     }
-    this.#record({ attempt: started.attempt, lastSeq: 0, outcome: undefined, starting: undefined });
+    this.#unmark({ attempt: started.attempt, lastSeq: 0, outcome: undefined });
     this.note("info", `${kind === "install" ? "install" : "readiness recheck"} attempt ${started.attempt} started`);
     const onStarted = this.#onStarted;
     this.#onStarted = undefined;

@@ -426,7 +426,7 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     for (const flag of ["--state", "--support-bundle"]) {
       const run = await runCli(["fleet", plan, flag, ""], env, folder);
       assert.equal(run.code, 2, run.stdout + run.stderr);
-      assert.match(run.stderr, new RegExp(`${flag} needs a path, got an empty one`), run.stdout + run.stderr);
+      assert.match(run.stderr, new RegExp(`${flag} is empty \\(an unset variable, as in ${flag} "\\$VAR"\\?\\): give it a value, or leave it out`), run.stdout + run.stderr);
       assert.doesNotMatch(run.stdout, /unreachable/, "no node contacted");
     }
     assert.deepEqual((await readdir(folder)).sort(), ["cluster.yaml", "codes"]);

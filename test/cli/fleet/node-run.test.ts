@@ -78,6 +78,24 @@ describe("fleet: one node's run", () => {
     assert.deepEqual(node.seen.map((s) => s.split(" ").slice(0, 2).join(" ")), ["GET /v1/installer/status", "PUT /v1/installer/config", "POST /v1/installer/install", "GET /v1/installer/install/events?attempt=1"]);
   });
 
+  it("a node prepared ahead carries its start's mark with its draft; a run killed before its turn leaves the mark on a node never started, and the next run installs it as any other", { timeout: 30_000 }, async (t) => {
+    const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const node = await fakeInstaller(t, installingNode(() => undefined));
+    const access = { url: node.url, pin: node.pin, code: "c0de" };
+    const connected = (): Connected => ({ node: { index: 1, name: "n1", role: "join", access, draft: () => ({ mode: "hyperconverged-join" }) as never }, api: new NodeApi(access), status: STATUS, options: {} as Options, draft: VIEW, etag: '"e1"' });
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+    const ctx = { out, state, rechecks: 0, signal: new AbortController().signal };
+    await new NodeRun(connected(), ctx, "token").prepare();
+    await state.flush();
+    // As the next run reads it: the document and its journal.
+    const onDisk = async () => (await FleetState.open(state.path, "plan.yaml", "hash")).node("n1");
+    assert.deepEqual(await onDisk(), { etag: '"e2"', starting: true });
+    assert.equal((await runNode(connected(), ctx, "token")).kind, "installed");
+    await state.flush();
+    assert.deepEqual(await onDisk(), { etag: '"e2"', attempt: 1, lastSeq: 1, outcome: "succeeded" });
+  });
+
   it("the verdict a run ends with is the one its last attempt ended with; a run that breaks in a later attempt ends with none (the report asks the node)", { timeout: 30_000 }, async (t) => {
     const FAILED = { ...VERDICT, outcome: "failed", step: "readiness", code: "READINESS_TIMEOUT", message: "not ready", next: "recheckReadiness" };
     const ended = async (rechecks: number) => {
