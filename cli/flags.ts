@@ -168,10 +168,13 @@ export function parseFlags<const F extends string>(
   return { values, booleans, positionals: parsed.positionals };
 }
 
+/** The longest wait a Node timer holds (2^31 − 1 ms): past it, Node fires the timer at once (a poll in a tight loop). */
+const MAX_TIMER_SECONDS = 2_147_483;
+
 function seconds(flag: string, value: string, min: number): number {
   const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(n) || n < min) {
-    throw new UsageError(`--${flag} must be a number of seconds ≥ ${min}, got "${value}"`);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(n) || n < min || n > MAX_TIMER_SECONDS) {
+    throw new UsageError(`--${flag} must be a number of seconds from ${min} to ${MAX_TIMER_SECONDS} (24 days), got "${value}"`);
   }
   return n;
 }

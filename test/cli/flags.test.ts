@@ -127,3 +127,12 @@ test("a STRATUM_ variable no flag reads is warned of, with the variable it is li
   // A variable a flag reads, one not STRATUM_'s, and STRATUM_FIRSTBOOT (which marks firstboot's processes): no warning.
   assert.deepEqual(unknownEnvironment(SERVE_FLAGS, { STRATUM_LISTEN: "0.0.0.0:9443", LISTEN: "x", STRATUM_FIRSTBOOT: "1" }), []);
 });
+
+test("a readiness timeout or interval past what a timer holds (≈ 24.8 days) is refused at the start: Node would fire such a timer at once, polling the cloud in a tight loop", () => {
+  for (const flag of ["--readiness-timeout", "--readiness-interval"]) {
+    for (const value of ["2147484", "99999999999"]) {
+      assert.throws(() => settingsFrom(parseFlags([flag, value], SERVE_FLAGS, {}).values), { name: "UsageError", message: new RegExp(`^${flag} must be a number of seconds from .* to 2147483 \\(24 days\\), got "${value}"$`) }, `${flag} ${value}`);
+    }
+    assert.equal(settingsFrom(parseFlags([flag, "2147483"], SERVE_FLAGS, {}).values)[flag === "--readiness-timeout" ? "readinessTimeoutSeconds" : "readinessIntervalSeconds"], 2147483);
+  }
+});
