@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { parseJsonBody, yamlBody, type DraftBody } from "../core/draft/index.ts";
 import { InstallerError } from "../core/common/errors.ts";
+import { utf8Text } from "../core/fs/read-text-file.ts";
 import type { AppEnv } from "./env.ts";
 import { draftBodyContent, mergePatchContent, nodeYamlContent } from "./schemas/draft.ts";
 
@@ -38,7 +39,8 @@ export async function readDraftBody(c: Context<AppEnv>, forms: DraftForms = EITH
   }
   const header = c.req.header("content-type");
   const type = header?.split(";")[0]!.trim().toLowerCase();
-  const text = await c.req.text();
+  // Bytes that are not UTF-8 are refused, as the handoff's node.yaml is: decoded, each would be stored as U+FFFD.
+  const text = bodyText(new Uint8Array(await c.req.arrayBuffer()));
   if (type === undefined ? text !== "" : !Object.hasOwn(forms.content, type)) {
     throw new InstallerError({
       code: "UNSUPPORTED_MEDIA_TYPE",
@@ -46,4 +48,12 @@ export async function readDraftBody(c: Context<AppEnv>, forms: DraftForms = EITH
     });
   }
   return type !== undefined && YAML_TYPES.has(type) ? yamlBody(text) : parseJsonBody(text);
+}
+
+function bodyText(bytes: Uint8Array): string {
+  try {
+    return utf8Text(bytes, "The body");
+  } catch (error) {
+    throw new InstallerError({ code: "INVALID_REQUEST", detail: `${(error as Error).message}.` });
+  }
 }

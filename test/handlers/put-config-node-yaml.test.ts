@@ -80,6 +80,10 @@ describe("PUT /v1/installer/config/node.yaml", () => {
     const current = String((await installer.request("/v1/installer/config")).headers.etag);
     assertAnswers(route, 200, await installer.request(path, put(VALID_NODE_YAML, "application/yaml", { "if-match": current })));
   });
+  test("400 INVALID_REQUEST: a node.yaml that is not UTF-8 (a Latin-1 comment), refused as the unattended handoff refuses it, never stored with U+FFFD for its bytes", async (t) => {
+    const latin1 = Buffer.concat([Buffer.from(VALID_NODE_YAML), Buffer.from("# r\xe9seau du labo\n", "latin1")]);
+    await refused(await given(t), put(latin1), 400, "INVALID_REQUEST", /^The body is not UTF-8 text \(save it as UTF-8\)\.$/);
+  });
   test("413 BODY_TOO_LARGE: a 2 MiB node.yaml", async (t) => {
     await refused(await given(t), put(`hostname: ${"x".repeat(2 * 1024 * 1024)}\n`), 413, "BODY_TOO_LARGE");
   });
