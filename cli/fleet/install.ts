@@ -141,6 +141,8 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     });
   } finally {
     release();
+    // Stopped: a join prepared ahead whose turn did not come keeps no start's mark (its install was never sent).
+    for (const run of runs) run.leave();
   }
   return settled({ outcomes, answers, joinToken });
 }

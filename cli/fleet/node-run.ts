@@ -63,6 +63,8 @@ export class NodeRun {
   #drafted = false;
   #verdict?: Verdict;
   #marking?: Promise<void>;
+  /** Its POST /install went out: a mark is kept when its answer was lost (the node may have started the attempt). */
+  #sent = false;
   /** `run`'s caller's, called once, as soon as this run's install (or recheck) attempt was started. */
   #onStarted?: () => void;
 
@@ -100,6 +102,15 @@ export class NodeRun {
     return (this.#marking ??= this.ctx.state.set(this.c.node.name, { starting: true }).catch(() => undefined));
   }
 
+  /**
+   * This run is over, or will not start: a mark for an install it never sent is taken off (it was stopped before its
+   * turn, or its turn found the node installing or installed by someone else). Left, it would have a later run take
+   * someone else's failed attempt for one this fleet started, and not retry it.
+   */
+  leave(): void {
+    if (this.#marking !== undefined && !this.#sent) this.#unmark();
+  }
+
   /** The mark taken off (this run started nothing, or recorded the attempt it started), with `change`. */
   #unmark(change: Parameters<FleetState["set"]>[1] = {}): void {
     this.#marking = undefined;
@@ -128,6 +139,8 @@ export class NodeRun {
       const detail = refused ?? (error as Error).message;
       this.note("error", kind === "failed" ? detail : `${kind}: ${detail}`);
       return end(kind, detail);
+    } finally {
+      this.leave();
     }
   }
 
@@ -271,6 +284,7 @@ export class NodeRun {
       }
       await marked;
       this.ctx.signal.throwIfAborted();
+      if (kind === "install") this.#sent = true;
       started = kind === "install" ? await api.install(this.c.etag) : await api.recheck();
     } catch (error) {
       if (!(error instanceof ApiProblem || error instanceof HttpClientError)) throw error;

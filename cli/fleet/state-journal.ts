@@ -10,8 +10,9 @@ export interface NodeRecord {
   etag?: string;
   /** How that attempt ended, once the fleet saw its verdict. */
   outcome?: "succeeded" | "failed";
-  /** Written as the fleet sends POST /install, cleared once the attempt it started is recorded: a run killed between
-   * the two leaves it, and the next knows the node's newer attempt is one the fleet started but never showed. */
+  /** On disk before the fleet sends POST /install (written with the draft when the node is prepared ahead of its turn),
+   * cleared once the attempt it started is recorded, or the run ends without sending it: a run killed between the two
+   * leaves it, and the next knows the node's newer attempt is one the fleet started but never showed. */
   starting?: true;
 }
 

@@ -130,6 +130,31 @@ describe("fleet: the joins' turns", () => {
     assert.deepEqual(log.filter((l) => l.endsWith("GET /status")).sort(), ["first GET /status", "init GET /status", "second GET /status"]);
   });
 
+  it("stopped (Ctrl-C) while a join waits with its draft written ahead, its start's mark is taken off: only a node the install was sent to keeps one (a later failure on the other is not said to be one this fleet started)", { timeout: 30_000 }, async (t) => {
+    const log: string[] = [];
+    const stop = new AbortController();
+    const init = await connected(t, 0, node("init", log, "done"), "done");
+    // The first join's attempt never ends: the run is stopped once the second join's draft was written ahead.
+    const first = await connected(t, 1, node("first", log, "configuring", new Promise<void>(() => undefined)), "configuring");
+    const secondNode = node("second", log, "configuring");
+    const second = await connected(t, 2, (req, res) => {
+      secondNode(req, res);
+      if (req.method === "PUT" && req.url === "/v1/installer/config") res.on("finish", () => stop.abort("SIGINT"));
+    }, "configuring");
+    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: TOKEN, cluster: "lab-1" } as never };
+    const ctx = { ...(await runContext(t)), signal: stop.signal };
+
+    await assert.rejects(installFleet(connection, ctx, 1));
+    await ctx.state.close();
+
+    const read = await FleetState.open(ctx.state.path, "plan.yaml", "hash");
+    assert.equal(log.includes("second POST /install if-match \"e2\""), false, log.join("\n"));
+    assert.ok(log.includes("second PUT /config if-match \"e1\""), log.join("\n"));
+    assert.equal(read.node("n2").starting, undefined, "the join that never sent its install keeps no mark");
+    assert.equal(read.node("n1").attempt, 1);
+    assert.equal(read.node("n1").starting, undefined);
+  });
+
   // --parallel 99999999999999999999 ("all at once") hung the run, a core at 100 %: a turn was counted up to it, one by one.
   it("a --parallel far above the number of joins runs them all at once", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];

@@ -96,6 +96,29 @@ describe("fleet: one node's run", () => {
     assert.deepEqual(await onDisk(), { etag: '"e2"', attempt: 1, lastSeq: 1, outcome: "succeeded" });
   });
 
+  it("a node prepared ahead (its start's mark written with its draft) that someone else began installing before its turn: its run follows that attempt, sends no install, and takes its mark off", { timeout: 30_000 }, async (t) => {
+    const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    let statuses = 0;
+    const installing = installingNode(() => undefined);
+    const node = await fakeInstaller(t, (req, res) => {
+      // Its first status (read ahead) says configuring; the one read at its turn, an attempt someone else started.
+      if (req.method === "GET" && req.url === "/v1/installer/status" && (statuses += 1) > 1) return json(res, 200, { ...STATUS, phase: "installing", attempt: 1 });
+      installing(req, res);
+    });
+    const access = { url: node.url, pin: node.pin, code: "c0de" };
+    const connected: Connected = { node: { index: 1, name: "n1", role: "join", access, draft: () => ({ mode: "hyperconverged-join" }) as never }, api: new NodeApi(access), status: STATUS, options: {} as Options, draft: VIEW, etag: '"e1"' };
+    const out = linesOutput(new Writable({ write: (_chunk, _encoding, done) => done() }) as unknown as NodeJS.WriteStream, process.stderr);
+    t.after(() => out.close());
+    const run = new NodeRun(connected, { out, state, rechecks: 0, signal: new AbortController().signal }, "token", { freshMs: 0 });
+    await run.prepare();
+    assert.equal(state.node("n1").starting, true, "marked with its draft");
+    assert.equal((await run.run()).kind, "installed");
+    await state.flush();
+    assert.equal(node.seen.some((s) => s.startsWith("POST /v1/installer/install")), false, node.seen.join("\n"));
+    const onDisk = (await FleetState.open(state.path, "plan.yaml", "hash")).node("n1");
+    assert.deepEqual(onDisk, { etag: '"e2"', attempt: 1, lastSeq: 1, outcome: "succeeded" });
+  });
+
   it("the verdict a run ends with is the one its last attempt ended with; a run that breaks in a later attempt ends with none (the report asks the node)", { timeout: 30_000 }, async (t) => {
     const FAILED = { ...VERDICT, outcome: "failed", step: "readiness", code: "READINESS_TIMEOUT", message: "not ready", next: "recheckReadiness" };
     const ended = async (rechecks: number) => {
