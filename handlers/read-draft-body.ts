@@ -39,14 +39,16 @@ export async function readDraftBody(c: Context<AppEnv>, forms: DraftForms = EITH
   }
   const header = c.req.header("content-type");
   const type = header?.split(";")[0]!.trim().toLowerCase();
-  // Bytes that are not UTF-8 are refused, as the handoff's node.yaml is: decoded, each would be stored as U+FFFD.
-  const text = bodyText(new Uint8Array(await c.req.arrayBuffer()));
-  if (type === undefined ? text !== "" : !Object.hasOwn(forms.content, type)) {
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  // The media type first: a body of another type (a file sent as it is) is told what to send, not that it is no UTF-8.
+  if (type === undefined ? bytes.length > 0 : !Object.hasOwn(forms.content, type)) {
     throw new InstallerError({
       code: "UNSUPPORTED_MEDIA_TYPE",
       detail: `${header === undefined ? "A body without a Content-Type" : `Content-Type ${header}`} is not taken here: ${forms.send}.`,
     });
   }
+  // Bytes that are not UTF-8 are refused, as the handoff's node.yaml is: decoded, each would be stored as U+FFFD.
+  const text = bodyText(bytes);
   return type !== undefined && YAML_TYPES.has(type) ? yamlBody(text) : parseJsonBody(text);
 }
 

@@ -161,6 +161,16 @@ describe("PUT /v1/installer/config", () => {
         await refusedChangesNothing(await given(t), put('{"mode":"single-node"}', contentType), 415, "UNSUPPORTED_MEDIA_TYPE", detail);
       });
     }
+    // Which media types are taken is said before the body's bytes are read as text: a file sent as it is (a tarball,
+    // a UTF-16 node.yaml from an editor) is told what to send, not that it is no UTF-8.
+    for (const [name, contentType, detail] of [
+      ["binary bytes as application/octet-stream", "application/octet-stream", /^Content-Type application\/octet-stream is not taken here: send a structured draft as application\/json/],
+      ["binary bytes without a Content-Type", null, /^A body without a Content-Type is not taken here/],
+    ] as const) {
+      test(`415 UNSUPPORTED_MEDIA_TYPE: ${name}, not a 400 for its bytes`, async (t) => {
+        await refusedChangesNothing(await given(t), put(Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xff, 0xfe, 0x80]), contentType), 415, "UNSUPPORTED_MEDIA_TYPE", detail);
+      });
+    }
     for (const [name, body, contentType] of [
       ["a gzip-encoded JSON draft", gzipSync(JSON.stringify(VALID_DRAFT)), "application/json"],
       ["a gzip-encoded node.yaml, never stored as its compressed bytes", gzipSync("mode: single-node\n"), "text/yaml"],
