@@ -174,7 +174,8 @@ function installedClusterProblems(connected: Connected[], cluster: string): stri
     if (c.status.phase !== "done" || c.node.role !== "join") return [];
     const joined = (installedDraft(c.draft) as { cluster?: { name?: unknown } } | undefined)?.cluster?.name;
     if (typeof joined !== "string" || joined === cluster) return [];
-    return [`${c.node.name} is installed as a member of cluster ${JSON.stringify(joined)}, not of the plan's cluster ${JSON.stringify(cluster)}: an installed node keeps the cluster it joined. Take it out of the plan, or reinstall it before it joins`];
+    // The node's text, of any length (a node that lies): cut to a cell, as its other fields are.
+    return [`${c.node.name} is installed as a member of cluster ${JSON.stringify(cell(joined))}, not of the plan's cluster ${JSON.stringify(cluster)}: an installed node keeps the cluster it joined. Take it out of the plan, or reinstall it before it joins`];
   });
 }
 

@@ -180,6 +180,13 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     assert.ok(draft.length < 4096, `${draft.length} characters`);
     assert.match(draft, /^installed; the plan differs at admin, cluster, hostname, k0000x{251} … \[cut 749 bytes\], (k000\dx+ … \[cut 749 bytes\], ){6}and 4997 more \(not re-applied\)$/);
   });
+  it("an installed join whose draft names another cluster by a megabyte (a node that lies): the problem quotes the name cut to a cell's size", { timeout: 30_000 }, async (t) => {
+    const { plan } = await installedWithDraft(t, JSON.stringify({ mode: "hyperconverged-join", cluster: { name: "r".repeat(1024 * 1024) } }));
+    const { problems } = await connectFleet(plan);
+    assert.equal(problems.length, 1, problems.map((p) => p.slice(0, 200)).join("\n"));
+    assert.ok(problems[0]!.length < 4096, `${problems[0]!.length} characters`);
+    assert.match(problems[0]!, /^node-2 is installed as a member of cluster "r{256} … \[cut 1023\.8 KiB\]", not of the plan's cluster "lab-1": /);
+  });
   it("an installed node whose draft is a node.yaml (an unattended install) is compared with the plan as the structured draft it reads as: the same draft is no difference, a changed field is named alone", { timeout: 30_000 }, async (t) => {
     const rows = async (edit: (draft: Record<string, any>) => void) => {
       let yaml = "";
