@@ -26,6 +26,7 @@ import type { LastStart } from "../core/state/records.ts";
 import { writeLastStart } from "../core/state/last-start.ts";
 import { stateLayout } from "../core/state/layout.ts";
 import type { CodeCache } from "./fast-start.ts";
+import { STOPS } from "./stops.ts";
 
 function publicUrl(host: string, port: number): string {
   const wildcard = host === "0.0.0.0" || host === "::";
@@ -218,7 +219,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       signals += 1;
       if (signals >= 2) {
         process.stderr.write(`installer: ${signal} again: exiting now; a firstboot still running is left running, unsupervised\n`);
-        process.exit(signal === "SIGINT" ? 130 : 143);
+        process.exit(STOPS[signal]);
       }
       process.stderr.write(`installer: stopping: a running firstboot's group is stopped first (at most ${GRACE_MS / 1000} s, then killed); send ${signal} once more to exit at once, leaving it running\n`);
       return log.info("already stopping", { signal });
