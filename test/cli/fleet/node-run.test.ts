@@ -22,15 +22,14 @@ const FINISHED = { seq: 1, attempt: 1, time: "2026-01-01T00:00:00.000Z", type: "
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 
-/** A node that installs at once: its draft taken, its attempt 1 finished with success in its one event. */
-function installingNode(onInstall: () => void) {
+/** A node that installs at once: its draft taken, its attempt 1 finished with success in its one event (answered once `onInstall` is done). */
+function installingNode(onInstall: () => void | Promise<void>) {
   return (req: IncomingMessage, res: ServerResponse) => {
     const path = req.url!.replace("/v1/installer", "");
     if (req.method === "GET" && path === "/status") return json(res, 200, STATUS);
     if (req.method === "PUT" && path === "/config") return req.resume().on("end", () => json(res, 200, VIEW, { etag: '"e2"' }));
     if (req.method === "POST" && path === "/install") {
-      onInstall();
-      return json(res, 202, { attempt: 1, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=1" });
+      return void Promise.resolve(onInstall()).then(() => json(res, 202, { attempt: 1, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=1" }));
     }
     if (path.startsWith("/install/events")) return res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: ${JSON.stringify(FINISHED)}\n\n`);
     if (path.startsWith("/install/verdict")) return json(res, 200, VERDICT);
@@ -49,8 +48,10 @@ describe("fleet: one node's run", () => {
     const installing = new Promise<NodeRecord>((resolve) => (installed = resolve));
     const node = await fakeInstaller(
       t,
-      installingNode(() => {
+      installingNode(async () => {
         const marked = JSON.parse(readFileSync(state.path, "utf8")).nodes.n1 as NodeRecord;
+        // The writes under way end first (the journal's reset may follow the document's write): the FIFO takes the next.
+        await state.flush();
         unlinkSync(journal);
         execFileSync("mkfifo", [journal]);
         installed(marked);
