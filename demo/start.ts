@@ -4,7 +4,8 @@
  * with the secret of the node.yaml the installer writes); state in .demo/.
  * After the installer's banner, once the installer has checked the payload's checksums (so that an install
  * pasted at once is not refused PAYLOAD_VERIFYING), it prints the lines to paste into a shell (CODE, API, H, CONTROL).
- * Env: STRATUM_LISTEN (default 0.0.0.0:9443); DEMO_SCENARIO (progress | never | ready | error);
+ * Env: STRATUM_LISTEN (default 127.0.0.1:9443, node 2 127.0.0.1:9444: the demo answers this machine only;
+ * 0.0.0.0:9443 to reach it from another); DEMO_SCENARIO (progress | never | ready | error);
  * DEMO_UNATTENDED=1 starts from a fresh state dir with a node.yaml left by "stage 1",
  * which the installer takes and installs by itself; DEMO_CLOUD_PORT (default 8443; 0 = any free
  * port) for the simulated cloud; DEMO_DIR (default .demo) for all the demo's files.
@@ -175,7 +176,7 @@ async function main(): Promise<void> {
       "--readiness-url", readinessUrl,
       "--readiness-timeout", process.env.STRATUM_READINESS_TIMEOUT ?? "60",
     ],
-    { stdio: ["inherit", "pipe", "inherit"], env: { STRATUM_LISTEN: node === 2 ? "0.0.0.0:9444" : "0.0.0.0:9443", ...process.env } },
+    { stdio: ["inherit", "pipe", "inherit"], env: { STRATUM_LISTEN: node === 2 ? "127.0.0.1:9444" : "127.0.0.1:9443", ...process.env } },
   );
   // The banner is the installer's only stdout, written at once (well under a pipe's atomic size).
   let banner = "";
