@@ -28,47 +28,29 @@ interface Readiness {
   checks?: Check[];
 }
 
-const READY: Readiness = {
-  state: "READY",
-  detail: "all services up",
-  checks: [
-    { name: "network", status: "ok", detail: "management network reachable" },
-    { name: "ceph", status: "ok", detail: "HEALTH_OK" },
-    { name: "images", status: "ok", detail: "12/12 pulled" },
-  ],
-};
+/** A check's state: ok, or still pending, with what it says. */
+type CheckState = Omit<Check, "name">;
+const ok = (detail: string): CheckState => ({ status: "ok", detail });
+const pending = (detail: string): CheckState => ({ status: "pending", detail });
+
+/** A readiness answer: the management network is up in each; ceph and the images are where the stage has them. */
+const readiness = (state: string, detail: string, ceph: CheckState, images: CheckState): Readiness => ({
+  state,
+  detail,
+  checks: [{ name: "network", ...ok("management network reachable") }, { name: "ceph", ...ceph }, { name: "images", ...images }],
+});
+
+const CEPH_WAIT = "waiting for ceph to become healthy";
+
+const READY = readiness("READY", "all services up", ok("HEALTH_OK"), ok("12/12 pulled"));
 
 const PROGRESS_STAGES: Readiness[] = [
-  {
-    state: "BOOTSTRAPPING",
-    detail: "bringing up core services",
-    checks: [
-      { name: "network", status: "ok", detail: "management network reachable" },
-      { name: "ceph", status: "pending", detail: "mon quorum forming" },
-      { name: "images", status: "pending", detail: "pulling 2/12" },
-    ],
-  },
-  {
-    state: "CEPH_BOOTSTRAP",
-    detail: "waiting for ceph to become healthy",
-    checks: [
-      { name: "network", status: "ok", detail: "management network reachable" },
-      { name: "ceph", status: "pending", detail: "HEALTH_WARN clock skew" },
-      { name: "images", status: "pending", detail: "pulling 7/12" },
-    ],
-  },
+  readiness("BOOTSTRAPPING", "bringing up core services", pending("mon quorum forming"), pending("pulling 2/12")),
+  readiness("CEPH_BOOTSTRAP", CEPH_WAIT, pending("HEALTH_WARN clock skew"), pending("pulling 7/12")),
   READY,
 ];
 
-const NEVER_READY: Readiness = {
-  state: "CEPH_BOOTSTRAP",
-  detail: "waiting for ceph to become healthy",
-  checks: [
-    { name: "network", status: "ok", detail: "management network reachable" },
-    { name: "ceph", status: "pending", detail: "HEALTH_WARN 3 osds down" },
-    { name: "images", status: "ok", detail: "12/12 pulled" },
-  ],
-};
+const NEVER_READY = readiness("CEPH_BOOTSTRAP", CEPH_WAIT, pending("HEALTH_WARN 3 osds down"), ok("12/12 pulled"));
 
 const UNAVAILABLE: Readiness = { state: "UNAVAILABLE", detail: "control plane API is not answering" };
 
