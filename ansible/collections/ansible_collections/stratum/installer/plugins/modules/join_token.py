@@ -17,13 +17,7 @@ version_added: 0.1.0
 author: Stratum installer team
 extends_documentation_fragment:
   - stratum.installer.connection
-attributes:
-  check_mode:
-    support: full
-    description: Reads only, in check mode as in a normal run.
-  diff_mode:
-    support: none
-    description: Changes nothing, so has nothing to show.
+  - stratum.installer.read_only
 """
 
 EXAMPLES = r"""

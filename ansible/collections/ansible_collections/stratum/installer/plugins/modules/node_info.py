@@ -16,6 +16,7 @@ version_added: 0.1.0
 author: Stratum installer team
 extends_documentation_fragment:
   - stratum.installer.connection
+  - stratum.installer.read_only
 options:
   validate:
     description:
@@ -33,13 +34,6 @@ options:
         status as it is.
     type: int
     default: 600
-attributes:
-  check_mode:
-    support: full
-    description: Reads only, in check mode as in a normal run.
-  diff_mode:
-    support: none
-    description: Changes nothing, so has nothing to show.
 """
 
 EXAMPLES = r"""
