@@ -130,6 +130,15 @@ class _Reader(object):
         piece, self._buffer = self._buffer[:most], self._buffer[most:]
         return piece
 
+    def exactly(self, size):
+        """`size` bytes, piece by piece; the connection closing first is broken."""
+        while size > 0:
+            piece = self.some(min(size, 65536))
+            if not piece:
+                raise _incomplete(self._where)
+            size -= len(piece)
+            yield piece
+
 
 def _incomplete(where):
     return ClientError("broken", where, "the connection closed before the answer was complete")
@@ -181,11 +190,7 @@ class _Response(object):
                     while reader.line(MAX_HEAD):
                         pass
                     return
-                while size > 0:
-                    piece = reader.some(min(size, 65536))
-                    if not piece:
-                        raise _incomplete(where)
-                    size -= len(piece)
+                for piece in reader.exactly(size):
                     yield piece
                 if reader.line(16):
                     raise ClientError("broken", where, "the answer's chunked body is malformed")
@@ -194,11 +199,7 @@ class _Response(object):
                 left = int(self.headers["content-length"])
             except ValueError:
                 raise ClientError("broken", where, "the answer's Content-Length is not a number")
-            while left > 0:
-                piece = reader.some(min(left, 65536))
-                if not piece:
-                    raise _incomplete(where)
-                left -= len(piece)
+            for piece in reader.exactly(left):
                 yield piece
         else:
             while True:
