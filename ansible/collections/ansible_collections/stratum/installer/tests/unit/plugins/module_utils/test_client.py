@@ -105,6 +105,20 @@ class ClientTest(unittest.TestCase):
         self.addCleanup(server.close)
         return server
 
+    def serve_held(self, writes, drip=None):
+        """A server that answers with `writes` (one send each) and holds the connection open until the test ends, sending `drip` every 0.05 s if given."""
+        done = threading.Event()
+        self.addCleanup(done.set)
+
+        def handler(conn, server):
+            server.head(conn)
+            for data in writes:
+                conn.sendall(data)
+            while not done.wait(0.05):
+                if drip:
+                    conn.sendall(drip)
+        return self.serve(handler)
+
     def client(self, server, pin=None, timeout=10):
         return PinnedClient("https://127.0.0.1:%d" % server.port, pin or self.pin, timeout)
 
@@ -157,15 +171,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(self.error(lambda: self.client(server).request("GET", "/")).kind, "broken")
 
     def test_one_deadline_covers_the_whole_answer_even_one_that_trickles(self):
-        done = threading.Event()
-        self.addCleanup(done.set)
-
-        def handler(conn, server):
-            server.head(conn)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
-            while not done.wait(0.05):
-                conn.sendall(b"x")
-        server = self.serve(handler)
+        server = self.serve_held([b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n"], drip=b"x")
         err = self.error(lambda: self.client(server, timeout=1).request("GET", "/"))
         self.assertEqual(err.kind, "timeout")
         self.assertIn("no complete answer within 1 s", str(err))
@@ -192,30 +198,17 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(f.read(), b"bundle-bytes")
 
     def test_events_resume_with_last_event_id_and_end_at_the_final_event_on_an_open_stream(self):
-        done = threading.Event()
-        self.addCleanup(done.set)
-
-        def handler(conn, server):
-            server.head(conn)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
-            for part in [b": heartbeat\n\n", b"id: 8\r\ndata: {\"type\":\"step.log\"}\r\n\r\n", b"id: 9\rdata: {\"type\":\"attempt.finished\"}\r\r"]:
-                conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
-            done.wait(30)  # the stream stays open: reading must end at the final event
-        server = self.serve(handler)
+        parts = [b": heartbeat\n\n", b"id: 8\r\ndata: {\"type\":\"step.log\"}\r\n\r\n", b"id: 9\rdata: {\"type\":\"attempt.finished\"}\r\r"]
+        chunks = [b"%x\r\n%s\r\n" % (len(part), part) for part in parts]
+        # The stream stays open: reading must end at the final event.
+        server = self.serve_held([b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"] + chunks)
         got = list(self.client(server).events("/events", last_event_id=7, is_final=lambda data: "attempt.finished" in data))
         self.assertEqual(got, [("8", '{"type":"step.log"}'), ("9", '{"type":"attempt.finished"}')])
         self.assertIn("Last-Event-ID: 7\r\n", server.requests[0])
         self.assertIn("Accept: text/event-stream\r\n", server.requests[0])
 
     def test_a_silent_stream_is_broken_after_idle_and_none_reads_past_until(self):
-        done = threading.Event()
-        self.addCleanup(done.set)
-
-        def handler(conn, server):
-            server.head(conn)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
-            done.wait(30)
-        server = self.serve(handler)
+        server = self.serve_held([b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n"])
         client = self.client(server)
         self.assertEqual(self.error(lambda: client.events("/events", idle=0.5)).kind, "broken")
         self.assertEqual(self.error(lambda: client.events("/events", idle=30, until=client.clock() + 0.5)).kind, "timeout")
