@@ -8,11 +8,11 @@ import { InstallerError, type Blocker } from "../../core/common/errors.ts";
 import { loadHostFactsFile } from "../../core/host/read-facts.ts";
 import { BUILT_IN_RELEASE } from "../../core/payload/release-model.ts";
 import { createUnattendedService } from "../../core/unattended/service.ts";
-import { storageError } from "../../core/fs/storage-error.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { tempDir, waitFor } from "../helpers/installer.ts";
 import { DEMO_HOST_FACTS } from "../helpers/paths.ts";
 import { manualClock, recordingLog, reopened, tempStore } from "../helpers/services.ts";
+import { noSpace } from "../helpers/full-disk.ts";
 
 const host = await loadHostFactsFile(DEMO_HOST_FACTS);
 const ORIGIN = "node.yaml on the partition labeled STRATUM";
@@ -265,7 +265,7 @@ describe("unattended: a blocked node.yaml waits", () => {
     const waits: { ms: number; go: (again: boolean) => void }[] = [];
     const waited = () => waitFor("the next retry's wait", async () => waits.at(-1));
     const r = await rig({ handoff: VALID_NODE_YAML, wait: (ms) => new Promise((go) => waits.push({ ms, go })) });
-    const full = storageError(r.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+    const full = noSpace(r.stateDir);
     r.refuse(full);
     const notice = (await r.unattended.start())[0];
     assert.equal(
@@ -285,7 +285,7 @@ describe("unattended: a blocked node.yaml waits", () => {
   });
 
   test("the retries end when a person acts, and when the service stops", async () => {
-    const full = () => storageError("/state", Object.assign(new Error("no space"), { code: "ENOSPC" }));
+    const full = () => noSpace("/state");
     for (const end of ["person", "stop"] as const) {
       const waits: { signal: AbortSignal; go: (again: boolean) => void }[] = [];
       const r = await rig({ handoff: VALID_NODE_YAML, wait: (_, signal) => new Promise((go) => waits.push({ signal, go })) });
@@ -312,7 +312,7 @@ describe("unattended: a blocked node.yaml waits", () => {
   test("a person's change that the full state dir refused too is undone, and the retries take up again: the node still starts by itself once the disk takes it", async () => {
     const waits: { go: (again: boolean) => void }[] = [];
     const r = await rig({ handoff: VALID_NODE_YAML, wait: () => new Promise((go) => waits.push({ go })) });
-    r.refuse(storageError(r.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" })));
+    r.refuse(noSpace(r.stateDir));
     await r.unattended.start();
     await waitFor("the first wait", async () => waits[0]);
     // The person's change comes while the retry waits; the retry then sees it and ends.

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { storageError } from "../../core/fs/storage-error.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { inProcessApp, type AppOptions, type AppRequestOptions, type InProcessApp } from "../helpers/app.ts";
 import { assertProblem, type ProblemExpectations } from "../helpers/problem.ts";
 import type { Reply } from "../helpers/installer.ts";
+import { noSpace } from "../helpers/full-disk.ts";
 
 const put = (body: string, contentType?: string): AppRequestOptions => ({ method: "PUT", body, contentType });
 
@@ -189,7 +189,7 @@ describe("createApp: every error path answers problem+json (SPEC §4) and change
   test("a state dir that refuses a write → 507, and one error line naming the request and the client", async (t) => {
     const installer = await inProcessApp(t);
     installer.services.draft.replace = async () => {
-      throw storageError(installer.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+      throw noSpace(installer.stateDir);
     };
     const body = assertProblem(await installer.request("/v1/installer/config", { method: "PUT", body: VALID_DRAFT, from: "::ffff:127.0.0.5" }), 507, "INSUFFICIENT_STORAGE");
     const logged = installer.log.map((line) => JSON.parse(line)).filter((entry) => entry.level === "error");

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { describe, test, type TestContext } from "node:test";
-import { storageError } from "../../core/fs/storage-error.ts";
 import route from "../../handlers/patch-config.ts";
 import putConfig from "../../handlers/put-config.ts";
 import { inProcessApp, type AppRequestOptions, type InProcessApp } from "../helpers/app.ts";
@@ -10,6 +9,7 @@ import { assertRefusedUnchanged } from "../helpers/draft-route.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
+import { noSpace } from "../helpers/full-disk.ts";
 
 const path = "/v1/installer/config";
 const patch = (body: AppRequestOptions["body"], contentType?: string, headers?: Record<string, string>): AppRequestOptions => ({ method: "PATCH", body, contentType, headers });
@@ -115,7 +115,7 @@ describe("PATCH /v1/installer/config", () => {
   test("507 INSUFFICIENT_STORAGE: a state dir that refuses the write", async (t) => {
     const installer = await given(t);
     installer.services.draft.patch = async () => {
-      throw storageError(installer.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+      throw noSpace(installer.stateDir);
     };
     await refused(installer, patch({ hostname: "node-02" }), 507, "INSUFFICIENT_STORAGE");
   });

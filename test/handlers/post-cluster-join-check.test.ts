@@ -4,7 +4,7 @@ import { JOIN_CHECK_NAMES } from "../../core/state/records.ts";
 import { formatJoinToken, generateSecret } from "../../core/cluster/join-token.ts";
 import checkCluster from "../../handlers/post-cluster-join-check.ts";
 import { inProcessApp, type InProcessApp } from "../helpers/app.ts";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { BODY_OVER_1_MIB, VALID_DRAFT } from "../helpers/fixtures.ts";
 import { installRig, putDraft } from "../helpers/install-rig.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertRouteProblem } from "../helpers/route-problem.ts";
@@ -100,7 +100,7 @@ describe("POST /v1/installer/cluster/join-check", () => {
 
   test("413 BODY_TOO_LARGE for a body over the 1 MiB limit (the operation takes none): declared in its responses; nothing starts", async (t) => {
     const installer = await inProcessApp(t);
-    const reply = await installer.request(PATH, { method: "POST", body: JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) }) });
+    const reply = await installer.request(PATH, { method: "POST", body: BODY_OVER_1_MIB });
     assertRouteProblem(route, reply, 413, "BODY_TOO_LARGE");
     assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
   });

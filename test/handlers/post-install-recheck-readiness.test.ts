@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { storageError } from "../../core/fs/storage-error.ts";
 import recheckReadiness from "../../handlers/post-install-recheck-readiness.ts";
 import { inProcessApp } from "../helpers/app.ts";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { BODY_OVER_1_MIB, VALID_DRAFT } from "../helpers/fixtures.ts";
 import { finished, install, installRig, putDraft } from "../helpers/install-rig.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertRouteProblem } from "../helpers/route-problem.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
+import { noSpace } from "../helpers/full-disk.ts";
 
 const { route } = recheckReadiness;
 const PATH = "/v1/installer/install/recheck-readiness";
@@ -104,7 +104,7 @@ describe("POST /v1/installer/install/recheck-readiness", () => {
 
   test("413 BODY_TOO_LARGE for a body over the 1 MiB limit (the operation takes none): declared in its responses; nothing starts", async (t) => {
     const installer = await inProcessApp(t);
-    const reply = await installer.request(PATH, { method: "POST", body: JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) }) });
+    const reply = await installer.request(PATH, { method: "POST", body: BODY_OVER_1_MIB });
     assertRouteProblem(route, reply, 413, "BODY_TOO_LARGE");
     assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
   });
@@ -112,7 +112,7 @@ describe("POST /v1/installer/install/recheck-readiness", () => {
   test("507 INSUFFICIENT_STORAGE when the state dir refuses the attempt's record", async (t) => {
     const installer = await inProcessApp(t);
     installer.services.attempts.begin = async () => {
-      throw storageError(installer.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+      throw noSpace(installer.stateDir);
     };
     assertRouteProblem(route, await installer.request(PATH, POST), 507, "INSUFFICIENT_STORAGE");
   });

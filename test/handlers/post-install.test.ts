@@ -2,15 +2,15 @@ import assert from "node:assert/strict";
 import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { storageError } from "../../core/fs/storage-error.ts";
 import postInstall from "../../handlers/post-install.ts";
 import { inProcessApp } from "../helpers/app.ts";
-import { VALID_DRAFT } from "../helpers/fixtures.ts";
+import { BODY_OVER_1_MIB, VALID_DRAFT } from "../helpers/fixtures.ts";
 import { finished, install, installRig, putDraft, readSse } from "../helpers/install-rig.ts";
 import { waitFor } from "../helpers/installer.ts";
 import { assertProblem } from "../helpers/problem.ts";
 import { assertRouteProblem } from "../helpers/route-problem.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
+import { noSpace } from "../helpers/full-disk.ts";
 
 const { route } = postInstall;
 const POST = { method: "POST" } as const;
@@ -178,7 +178,7 @@ describe("POST /v1/installer/install", () => {
 
   test("413 BODY_TOO_LARGE for a body over the 1 MiB limit (the operation takes none): declared in its responses; nothing starts", async (t) => {
     const installer = await inProcessApp(t);
-    const reply = await installer.request("/v1/installer/install", { method: "POST", body: JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) }) });
+    const reply = await installer.request("/v1/installer/install", { method: "POST", body: BODY_OVER_1_MIB });
     assertRouteProblem(route, reply, 413, "BODY_TOO_LARGE");
     assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
   });
@@ -186,7 +186,7 @@ describe("POST /v1/installer/install", () => {
   test("507 INSUFFICIENT_STORAGE when the state dir refuses the attempt's record", async (t) => {
     const installer = await inProcessApp(t);
     installer.services.attempts.begin = async () => {
-      throw storageError(installer.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+      throw noSpace(installer.stateDir);
     };
     const reply = await installer.request("/v1/installer/install", POST);
     assertRouteProblem(route, reply, 507, "INSUFFICIENT_STORAGE");

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { describe, test, type TestContext } from "node:test";
-import { storageError } from "../../core/fs/storage-error.ts";
 import getConfig from "../../handlers/get-config.ts";
 import getNodeYaml from "../../handlers/get-config-node-yaml.ts";
 import route from "../../handlers/put-config-node-yaml.ts";
@@ -12,6 +11,7 @@ import { assertRefusedUnchanged } from "../helpers/draft-route.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
+import { noSpace } from "../helpers/full-disk.ts";
 
 const path = "/v1/installer/config/node.yaml";
 const put = (body: AppRequestOptions["body"], contentType = "application/yaml", headers?: Record<string, string>): AppRequestOptions => ({ method: "PUT", body, contentType, headers });
@@ -97,7 +97,7 @@ describe("PUT /v1/installer/config/node.yaml", () => {
   test("507 INSUFFICIENT_STORAGE: a state dir that refuses the write", async (t) => {
     const installer = await given(t);
     installer.services.draft.replace = async () => {
-      throw storageError(installer.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+      throw noSpace(installer.stateDir);
     };
     await refused(installer, put(VALID_NODE_YAML), 507, "INSUFFICIENT_STORAGE");
   });

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { describe, test } from "node:test";
-import { storageError } from "../../core/fs/storage-error.ts";
 import getConfig from "../../handlers/get-config.ts";
 import postValidate from "../../handlers/post-config-validate.ts";
 import route from "../../handlers/put-config.ts";
@@ -12,6 +11,7 @@ import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
+import { noSpace } from "../helpers/full-disk.ts";
 
 const path = "/v1/installer/config";
 const put = (body: AppRequestOptions["body"], contentType?: string | null, headers?: Record<string, string>): AppRequestOptions => ({ method: "PUT", body, contentType, headers });
@@ -191,7 +191,7 @@ describe("PUT /v1/installer/config", () => {
     test("507 INSUFFICIENT_STORAGE: a state dir that refuses the write", async (t) => {
       const installer = await given(t);
       installer.services.draft.replace = async () => {
-        throw storageError(installer.stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+        throw noSpace(installer.stateDir);
       };
       await refusedChangesNothing(installer, put({ ...VALID_DRAFT, hostname: "node-02" }), 507, "INSUFFICIENT_STORAGE");
     });

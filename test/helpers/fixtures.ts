@@ -1,5 +1,8 @@
 const SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILiKC8H2HZ+8AWqEaKfWurXlBfJr2GIG7jvaAWYOvYgK ops@example";
 
+/** A JSON body over the API's 1 MiB body limit (handlers/admission.ts), for the routes that take none. */
+export const BODY_OVER_1_MIB = JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) });
+
 /** A structured draft that validates against demo/host-facts.json. */
 export const VALID_DRAFT = {
   mode: "single-node",

@@ -4,8 +4,12 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { promisify } from "node:util";
+import { storageError } from "../../core/fs/storage-error.ts";
 
 const run = promisify(execFile);
+
+/** The error a write to the state dir `stateDir` on a full file system (ENOSPC) is, for a test that makes a service refuse one. */
+export const noSpace = (stateDir: string) => storageError(stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
 
 /** Why a test cannot have a real small file system here (not root, or mount refused); undefined when it can. */
 export const noTmpfs = process.getuid?.() !== 0 ? "needs root to mount a tmpfs" : undefined;

@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { createAuthenticator } from "../../../core/access/auth.ts";
 import { InstallerError } from "../../../core/common/errors.ts";
-import { storageError } from "../../../core/fs/storage-error.ts";
 import { waitFor } from "../../helpers/installer.ts";
 import { createLogger } from "../../../core/common/log.ts";
 import { createRedactor } from "../../../core/secrets/index.ts";
 import { stateLayout } from "../../../core/state/layout.ts";
 import { openStore } from "../../../core/state/store.ts";
+import { noSpace } from "../../helpers/full-disk.ts";
 
 const CODE = "ABCD-EFGH-JKMN";
 
@@ -118,7 +118,7 @@ test("a wrong code counted while the state dir refuses writes reaches the disk o
   const { store } = await openStore(dir, now);
   const lockout = store.slice("lockout");
   let refusing = true;
-  const full = { ...lockout, save: () => (refusing ? Promise.reject(storageError(dir, Object.assign(new Error("no space"), { code: "ENOSPC" }))) : lockout.save()) };
+  const full = { ...lockout, save: () => (refusing ? Promise.reject(noSpace(dir)) : lockout.save()) };
   const log = createLogger(createRedactor(() => [CODE]), now, { write: () => undefined });
   const auth = createAuthenticator({ lockout: full, installCode: CODE, now, log });
   await assert.rejects(async () => auth.authorize(origin("127.0.0.7"), "Bearer ABCD-EFGH-JKMP"), refusedWith("UNAUTHORIZED"));
@@ -132,7 +132,7 @@ test("stop ends those retries: a stopped service writes no more counts (a servic
   const { store } = await openStore(dir, now);
   const lockout = store.slice("lockout");
   let saves = 0;
-  const full = { ...lockout, save: () => ((saves += 1), Promise.reject(storageError(dir, Object.assign(new Error("no space"), { code: "ENOSPC" })))) };
+  const full = { ...lockout, save: () => ((saves += 1), Promise.reject(noSpace(dir))) };
   // The retries' waits, each ended by the test: true (waited) or false (the service stopped).
   const waits: { signal: AbortSignal; end: (waited: boolean) => void }[] = [];
   const wait = (_ms: number, signal: AbortSignal) => new Promise<boolean>((end) => waits.push({ signal, end }));
