@@ -112,9 +112,34 @@ function envName(flag: string): string {
 export function fromEnvironment(err: UsageError, notOnCommandLine: Iterable<string>, env: NodeJS.ProcessEnv): UsageError {
   for (const flag of notOnCommandLine) {
     if (env[envName(flag)] === undefined || !err.message.startsWith(`--${flag} `)) continue;
-    return new UsageError(`${envName(flag)} (from the environment; under systemd /etc/stratum/installer.env) ${err.message.slice(flag.length + 3)}`);
+    return new UsageError(`${variableNamed(flag)} ${err.message.slice(flag.length + 3)}`);
   }
   return err;
+}
+
+/** A flag's variable as a message names it: where it comes from, for the operator who never typed the flag. */
+const variableNamed = (flag: string) => `${envName(flag)} (from the environment; under systemd /etc/stratum/installer.env)`;
+
+/**
+ * A value no flag takes, typed or from the environment (`fromEnvironment`): empty (a variable that was not set:
+ * "" is no path, port or URL) or beginning with ~, which nothing expanded (taken as it is, a folder named ~ here).
+ */
+function unusableValue(flag: string, value: string, fromEnvironment: boolean): UsageError | undefined {
+  if (value !== "" && !value.startsWith("~")) return undefined;
+  if (fromEnvironment) {
+    const named = variableNamed(flag);
+    return new UsageError(
+      value === ""
+        ? `${named} is empty: give it a value, or remove it`
+        : `${named} ${value}: nothing expanded this ~ (systemd's EnvironmentFile never does, nor a shell in quotes); write the whole path`,
+    );
+  }
+  return new UsageError(
+    value === ""
+      ? `--${flag} is empty (an unset variable, as in --${flag} "$VAR"?): give it a value, or leave it out`
+      : // --state-dir=~/x: no shell expands that ~ (nor a quoted one).
+        `--${flag} ${value}: the shell left this ~ as it is (it expands ~ only at the start of a word: not after --${flag}=, nor in quotes); write --${flag} ${value} with a space and no quotes, or the whole path`,
+  );
 }
 
 /** The STRATUM_ variables set that no flag reads (a typo in installer.env goes unseen otherwise), each with the name it is likely to be. */
@@ -150,18 +175,20 @@ export function parseFlags<const F extends string>(
     const near = unknown === undefined ? undefined : nearest(unknown, Object.keys(options), (name) => name);
     throw new UsageError(near ? `${message} Did you mean --${near}?` : message);
   }
-  // A value typed empty is a variable that was not set (`--state-dir "$DIR"`): "" is no path, port or URL.
-  const empty = Object.keys(flags).find((name) => (parsed.values as Record<string, unknown>)[name] === "");
-  if (empty !== undefined) throw new UsageError(`--${empty} is empty (an unset variable, as in --${empty} "$VAR"?): give it a value, or leave it out`);
-  // --state-dir=~/x: no shell expands that ~ (nor a quoted one); taken as it is, it would be a folder named ~ here.
-  const tilde = Object.keys(flags).find((name) => String((parsed.values as Record<string, unknown>)[name] ?? "").startsWith("~"));
-  if (tilde !== undefined) {
-    const value = (parsed.values as Record<string, string>)[tilde];
-    throw new UsageError(`--${tilde} ${value}: the shell left this ~ as it is (it expands ~ only at the start of a word: not after --${tilde}=, nor in quotes); write --${tilde} ${value} with a space and no quotes, or the whole path`);
+  const typed = parsed.values as Record<string, string | boolean | undefined>;
+  // Each flag's value once, as the command line gave it first (a typed value wins over the environment's).
+  const given = (Object.keys(flags) as F[]).flatMap((name) => {
+    const value = typed[name] ?? env[envName(name)];
+    return typeof value === "string" ? [{ name, value, fromEnvironment: typed[name] === undefined }] : [];
+  });
+  // Every typed value first: a typo on the command line is the one to name, not the environment's.
+  for (const { name, value, fromEnvironment } of [...given.filter((g) => !g.fromEnvironment), ...given.filter((g) => g.fromEnvironment)]) {
+    const refused = unusableValue(name, value, fromEnvironment);
+    if (refused) throw refused;
   }
   const values: Partial<Record<F, string>> = {};
   for (const name of Object.keys(flags) as F[]) {
-    const value = (parsed.values as Record<string, unknown>)[name] ?? env[envName(name)] ?? flags[name].default;
+    const value = given.find((g) => g.name === name)?.value ?? flags[name].default;
     if (typeof value === "string") values[name] = value;
   }
   const booleans = Object.fromEntries(Object.keys(extra).map((name) => [name, Boolean((parsed.values as Record<string, unknown>)[name])]));

@@ -63,8 +63,24 @@ test("a flag typed with an empty value (--state-dir \"$DIR\" with DIR unset) is 
     const name = args[0]!.replace(/=$/, "");
     assert.throws(() => parseFlags(args, flags, {}), { name: "UsageError", message: `${name} is empty (an unset variable, as in ${name} "$VAR"?): give it a value, or leave it out` }, args.join(" "));
   }
-  // From the environment, as before: installer.env's STRATUM_TLS_CERT= is no flag typed.
-  assert.equal(parseFlags([], SERVE_FLAGS, { STRATUM_TLS_CERT: "" }).values["tls-cert"], "");
+});
+
+test("a value from the environment (installer.env) that is empty or begins with ~ is refused as a typed one is, naming the variable and the file, not the flag", () => {
+  const from = (variable: string) => `${variable} (from the environment; under systemd /etc/stratum/installer.env)`;
+  const rows: Array<[Record<string, string>, Record<string, { help: string }>, string]> = [
+    [{ STRATUM_STATE_DIR: "" }, STATUS_FLAGS, `${from("STRATUM_STATE_DIR")} is empty: give it a value, or remove it`],
+    [{ STRATUM_TLS_CERT: "" }, SERVE_FLAGS, `${from("STRATUM_TLS_CERT")} is empty: give it a value, or remove it`],
+    [{ STRATUM_STATE_DIR: "~/state" }, SERVE_FLAGS, `${from("STRATUM_STATE_DIR")} ~/state: nothing expanded this ~ (systemd's EnvironmentFile never does, nor a shell in quotes); write the whole path`],
+    [{ STRATUM_PAYLOAD: "~root/payload" }, SERVE_FLAGS, `${from("STRATUM_PAYLOAD")} ~root/payload: nothing expanded this ~ (systemd's EnvironmentFile never does, nor a shell in quotes); write the whole path`],
+  ];
+  for (const [env, flags, message] of rows) assert.throws(() => parseFlags([], flags, env), { name: "UsageError", message }, JSON.stringify(env));
+  // A typed value is the one used, and the one named: the environment's is not read.
+  assert.equal(parseFlags(["--state-dir", "/srv/state"], STATUS_FLAGS, { STRATUM_STATE_DIR: "" }).values["state-dir"], "/srv/state");
+  assert.throws(() => parseFlags(["--state-dir="], STATUS_FLAGS, { STRATUM_STATE_DIR: "~/x" }), { message: /^--state-dir is empty/ });
+  assert.throws(() => parseFlags(["--payload="], SERVE_FLAGS, { STRATUM_STATE_DIR: "~/x" }), { message: /^--payload is empty/ }, "the typed one first");
+  // A variable of a flag this command does not take is not its to refuse; a ~ inside a value is a name, as typed.
+  assert.equal(parseFlags([], STATUS_FLAGS, { STRATUM_PAYLOAD: "" }).values["state-dir"], SERVE_FLAGS["state-dir"].default);
+  assert.equal(parseFlags([], STATUS_FLAGS, { STRATUM_STATE_DIR: "/srv/~state" }).values["state-dir"], "/srv/~state");
 });
 
 test("serve refuses a --readiness-url no readiness poll can ask (htps://, ftp://) at its start, not after firstboot ran", () => {
