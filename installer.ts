@@ -5,7 +5,7 @@
 import "./cli/node-version.ts";
 import { printCode, type Exit } from "./cli/commands.ts";
 import { whenStdoutGone } from "./cli/epipe.ts";
-import { SERVE_FLAGS, helpTopics, noArguments, parseFlags, unknownCommand, usage } from "./cli/flags.ts";
+import { SERVE_FLAGS, helpTopic, noArguments, parseFlags, usage } from "./cli/flags.ts";
 import { settle } from "./cli/outcome.ts";
 import type * as Commands from "./cli/main.ts";
 import { VERSION } from "./cli/version.ts";
@@ -24,14 +24,9 @@ function frontCommand(argv: string[]): FrontCommand | undefined {
 
 async function answer(command: FrontCommand, argv: string[]): Promise<Exit> {
   switch (command) {
-    case "help": {
-      // `validate --help` and `help validate`: that command's part; `help`, `--help`: all of it.
-      const topic = argv[0] === "help" ? argv[1] : argv[0];
-      const named = topic !== undefined && !topic.startsWith("-") ? topic : undefined;
-      if (argv[0] === "help" && named !== undefined && !helpTopics().includes(named)) throw unknownCommand(named, helpTopics());
-      process.stdout.write(usage(VERSION, named));
+    case "help":
+      process.stdout.write(usage(VERSION, helpTopic(argv)));
       return 0;
-    }
     case "version":
       process.stdout.write(`stratum-installer ${VERSION}\n`);
       return 0;

@@ -253,7 +253,7 @@ function flagLines(flags: Record<string, FlagSpec>): string[] {
 }
 
 /** Every command, in the order `--help` shows them. */
-export const COMMANDS = ["serve", "validate", "status", "openapi", "schema", "code", "fleet", "support-bundle", "prepare-image"] as const;
+export const COMMANDS = ["serve", "validate", "status", "openapi", "schema", "code", "fleet", "support-bundle", "prepare-image", "help"] as const;
 
 /** Each command's usage lines and the flags it takes (its own section of `--help`, and `COMMAND --help` alone). */
 const commandHelp = (): Record<(typeof COMMANDS)[number], { lines: string[]; flags?: { title: string; lines: string[] } }> => ({
@@ -315,17 +315,34 @@ const commandHelp = (): Record<(typeof COMMANDS)[number], { lines: string[]; fla
       "                                           the Node and flags the service runs with), so every start uses it",
     ],
   },
+  help: {
+    lines: [
+      "  node installer.js help | --help | -h     this help",
+      "  node installer.js help COMMAND | COMMAND --help",
+      "                                           that command's part alone",
+    ],
+  },
 });
 
-/** The commands `help COMMAND` knows. */
-export const helpTopics = (): string[] => [...COMMANDS];
+/**
+ * The command whose part of `--help` a command line asks for (`validate --help`, `help validate`; `help help` and
+ * `help --help`, help's own), or undefined for all of it (`help`, `--help`); `help` of no command is a usage error.
+ */
+export function helpTopic(argv: readonly string[]): string | undefined {
+  if (argv[0] !== "help") return argv[0] !== undefined && !argv[0].startsWith("-") ? argv[0] : undefined;
+  const topic = argv[1];
+  if (topic === "--help" || topic === "-h") return "help";
+  if (topic === undefined || topic.startsWith("-")) return undefined;
+  if (!(COMMANDS as readonly string[]).includes(topic)) throw unknownCommand(topic, COMMANDS);
+  return topic;
+}
 
 /** `--help`: every command and its flags; with a command (`validate --help`), that command's part alone. */
 export function usage(version: string, command?: string): string {
   const help = commandHelp();
   const one = command === undefined ? undefined : help[command as (typeof COMMANDS)[number]];
   const shown = one ? [one] : Object.values(help);
-  const more = one ? ["", "(node installer.js --help for every command)"] : ["  node installer.js help | --help | -h     this help (COMMAND --help: that command's part alone)", "  node installer.js --version | -V"];
+  const more = one ? ["", "(node installer.js --help for every command)"] : ["  node installer.js --version | -V"];
   const flagSections = shown.flatMap((c) => (c.flags ? ["", c.flags.title, ...c.flags.lines] : []));
   return [`Stratum installer ${version}`, "", "Usage:", ...shown.flatMap((c) => c.lines), ...more, ...flagSections, ""].join("\n");
 }

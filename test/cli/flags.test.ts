@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { noArguments, parseFlags, SERVE_FLAGS, settingsFrom, STATUS_FLAGS, statusUrl, unknownCommand, unknownEnvironment, UsageError } from "../../cli/flags.ts";
+import { helpTopic, noArguments, parseFlags, SERVE_FLAGS, settingsFrom, STATUS_FLAGS, statusUrl, unknownCommand, unknownEnvironment, UsageError } from "../../cli/flags.ts";
 
 test("status's URL: --url, else the port (--port, the last start's, 9443) at the last start's address when it is this machine's, else 127.0.0.1", () => {
   const own = ["127.0.0.1", "::1", "10.0.0.5", "fd00::5"];
@@ -151,4 +151,19 @@ test("a readiness timeout or interval past what a timer holds (≈ 24.8 days) is
     }
     assert.equal(settingsFrom(parseFlags([flag, "2147483"], SERVE_FLAGS, {}).values)[flag === "--readiness-timeout" ? "readinessTimeoutSeconds" : "readinessIntervalSeconds"], 2147483);
   }
+});
+
+test("helpTopic: COMMAND --help and help COMMAND name that command, help itself included (help help, help --help); help and --help name none; help of no command is refused", () => {
+  const rows: Array<[string[], string | undefined]> = [
+    [["status", "--help"], "status"],
+    [["help", "status"], "status"],
+    [["help", "help"], "help"],
+    [["help", "--help"], "help"],
+    [["help", "-h"], "help"],
+    [["help"], undefined],
+    [["--help"], undefined],
+    [["-h"], undefined],
+  ];
+  for (const [argv, topic] of rows) assert.equal(helpTopic(argv), topic, argv.join(" "));
+  assert.throws(() => helpTopic(["help", "staus"]), { name: "UsageError", message: /^unknown command "staus"; did you mean "status"\? commands: serve, .*, help$/ });
 });

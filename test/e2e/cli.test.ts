@@ -248,10 +248,14 @@ describe("help and -V", () => {
     assert.deepEqual(run, { code: 2, stdout: "", stderr: 'installer: fleet reads its plan from a file, not from stdin (-): the plan\'s file: codes, its state file and its report are beside it; write the plan to a file and give its path\nRun "node installer.js --help" for usage.\n' });
   });
 
-  test("`help COMMAND` is `COMMAND --help`; `help` of no such command is a usage error", async () => {
-    const [help, dashHelp, bogus] = await Promise.all([runCli(["help", "status"]), runCli(["status", "--help"]), runCli(["help", "staus"])]);
+  test("`help COMMAND` is `COMMAND --help`, `help help` too; `help` of no such command is a usage error", async () => {
+    const [help, dashHelp, bogus, helpHelp, helpDashHelp] = await Promise.all([runCli(["help", "status"]), runCli(["status", "--help"]), runCli(["help", "staus"]), runCli(["help", "help"]), runCli(["help", "--help"])]);
     assert.equal(help.code, 0);
     assert.equal(help.stdout, dashHelp.stdout);
+    assert.equal(helpHelp.code, 0, helpHelp.stderr);
+    assert.equal(helpHelp.stdout, helpDashHelp.stdout);
+    assert.match(helpHelp.stdout, /^ {2}node installer\.js help COMMAND \| COMMAND --help/m);
+    assert.doesNotMatch(helpHelp.stdout, /installer\.js (status|validate|fleet)/, "help's part alone");
     assert.equal(bogus.code, 2);
     assert.equal(bogus.stdout, "");
     assert.match(bogus.stderr, /unknown command "staus"; did you mean "status"\?/);
