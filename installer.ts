@@ -13,12 +13,11 @@ import { VERSION } from "./cli/version.ts";
 type FrontCommand = "help" | "version" | "code";
 
 function frontCommand(argv: string[]): FrontCommand | undefined {
-  // fleet documents its own plan format under --help.
-  const fleet = argv[0] === "fleet";
   // After "--" every word is an argument: `validate -- -h` checks a file named -h.
   const flags = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
-  if (!fleet && (argv[0] === "help" || flags.includes("--help") || flags.includes("-h"))) return "help";
-  if (!fleet && (flags.includes("--version") || flags.includes("-V"))) return "version";
+  // fleet documents its own plan format under --help (fleet's parser answers it); its --version is every command's.
+  if (argv[0] !== "fleet" && (argv[0] === "help" || flags.includes("--help") || flags.includes("-h"))) return "help";
+  if (flags.includes("--version") || flags.includes("-V")) return "version";
   return argv[0] === "code" ? "code" : undefined;
 }
 

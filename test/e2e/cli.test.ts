@@ -221,6 +221,17 @@ describe("help and -V", () => {
     }
   });
 
+  test("COMMAND --version (or -V) is --version for every command, fleet included (with --help too: fleet's help is its own, not the front's); after -- a plan's name", async () => {
+    const version = (await runCli(["--version"])).stdout;
+    assert.match(version, /^stratum-installer /);
+    const commands = ["serve", "validate", "status", "openapi", "schema", "code", "fleet", "support-bundle", "prepare-image"];
+    const runs = await Promise.all([...commands.map((c) => runCli([c, "--version"])), runCli(["fleet", "plan.yaml", "-V"])]);
+    for (const [i, run] of runs.entries()) assert.deepEqual([run.code, run.stdout, run.stderr], [0, version, ""], commands[i] ?? "fleet plan.yaml -V");
+    const [both, planNamed] = await Promise.all([runCli(["fleet", "--help", "--version"]), runCli(["fleet", "--", "-V"], {}, await tempDir())]);
+    assert.deepEqual([both.code, both.stdout], [0, version], "not refused");
+    assert.match(planNamed.stderr, /^-V:1:1 \(plan\): cannot read the plan: ENOENT/);
+  });
+
   test("COMMAND --help: that command's usage and every flag it takes, with no other command's", async () => {
     const [validate, status, serve] = await Promise.all([runCli(["validate", "--help"]), runCli(["status", "--help"]), runCli(["serve", "--help"])]);
     for (const run of [validate, status, serve]) assert.equal(run.code, 0);
