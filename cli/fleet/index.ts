@@ -7,7 +7,7 @@ import { NotWrittenError, notWrittenBecause, writeRemedy } from "../../core/fs/s
 import { printable } from "../../core/common/printable.ts";
 import { goOnWithoutStdout } from "../epipe.ts";
 import { UsageError, parseFlags } from "../flags.ts";
-import { STOP_SIGNALS, exitOnSignal, onStop } from "../stops.ts";
+import { exitOnSignal, onStop } from "../stops.ts";
 import { connectFleet } from "./connect.ts";
 import { installFleet } from "./install.ts";
 import { type FleetOutput, chooseOutput } from "./output/index.ts";
@@ -77,17 +77,15 @@ const REPORT_NAME = "fleet-report.json";
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /**
- * Stops watching on Ctrl-C, SIGTERM (a CI job's time-out, `kill`) or SIGHUP (the ssh session gone): the controller
- * is aborted with the signal's name and the run ends as on Ctrl-C (the state file written, the lock let go); a second
- * signal exits at once. The installs go on on the nodes.
+ * How a run under its lock takes a stop (Ctrl-C, SIGTERM: a CI job's time-out, `kill`; SIGHUP: the ssh session
+ * gone): before the installs begin, the run ends there; once installLocked set `installing`, `controller` is aborted
+ * with the signal's name and the run ends as on Ctrl-C (the state file written, the lock let go). The installs go on
+ * on the nodes.
  */
-function onInterrupt(controller: AbortController): () => void {
-  watching = true;
-  return onStop((signal) => controller.abort(signal));
+interface Stop {
+  controller: AbortController;
+  installing: boolean;
 }
-
-/** Set once onInterrupt watches (the installs began): from then on a stop is its to handle. */
-let watching = false;
 
 /**
  * A word as a shell reads it back unchanged: as it is when plain, else in single quotes; one with a character a
@@ -120,9 +118,9 @@ const gatherHint = (flags: FleetFlags) =>
 /** `--support-bundle DIR`: every node's bundle and DIR/index.json; 0 when every bundle came, 1 when one did not. */
 async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportBundle: string }, out: FleetOutput): Promise<number> {
   const dir = flags.supportBundle;
-  // Ctrl-C stops the downloads, keeps what came and still writes the index (a second one exits at once).
+  // Ctrl-C (SIGTERM, SIGHUP) stops the downloads, keeps what came and still writes the index (a second one exits at once).
   const controller = new AbortController();
-  const release = onInterrupt(controller);
+  const release = onStop((signal) => controller.abort(signal));
   let entries: BundleEntry[];
   try {
     entries = await gatherBundles(loaded.nodes, dir, flags.parallel, out, controller.signal);
@@ -151,7 +149,9 @@ async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportB
 async function install(loaded: LoadedPlan, given: FleetFlags, out: FleetOutput): Promise<number> {
   // A state file reached through a symbolic link is written where the link points, not over the link.
   const flags = { ...given, state: await throughLinks(given.state) };
-  if (flags.dryRun) return installLocked(loaded, flags, out);
+  const stop: Stop = { controller: new AbortController(), installing: false };
+  // A dry run installs nothing: a stop ends it as it ends any command.
+  if (flags.dryRun) return installLocked(loaded, flags, out, stop);
   const path = `${flags.state}.lock`;
   let lock: Lock;
   try {
@@ -171,28 +171,29 @@ async function install(loaded: LoadedPlan, given: FleetFlags, out: FleetOutput):
     out.note(null, "error", "nothing was changed on any node");
     return 2;
   }
-  // Stopped before the installs begin (a node slow to answer its checks): nothing was started, the lock goes.
-  const early = (signal: NodeJS.Signals) => {
-    if (watching) return;
+  // One stop for the whole run under the lock (a second exits at once). Once the installs ended, one lets the state
+  // file and the report be written (the controller aborted then stops nothing).
+  const released = onStop((signal) => {
+    if (stop.installing) return stop.controller.abort(signal);
+    // Stopped before the installs begin (a node slow to answer its checks): nothing was started, the lock goes.
     out.note(null, "warn", `stopped (${signal}) while the nodes were checked: nothing was changed on any node`);
     void lock.release().finally(() => process.exit(exitOnSignal(signal)));
-  };
-  STOP_SIGNALS.forEach((signal) => process.once(signal, early));
+  });
   try {
     // Under the lock no other run writes the state file: a temp file of its writes is one a killed run left. The
     // report's name is shared by the runs of every --state in this folder, which hold other locks: its temp files go
     // only when their writer is gone.
     await Promise.all([removeInterruptedWrites(flags.state), removeInterruptedWritesOf(join(dirname(flags.state), REPORT_NAME), { ofGoneProcesses: true }).catch(() => undefined)]);
-    return await installLocked(loaded, flags, out);
+    return await installLocked(loaded, flags, out, stop);
   } finally {
-    STOP_SIGNALS.forEach((signal) => process.removeListener(signal, early));
+    released();
     await lock.release().catch(() => undefined);
   }
 }
 
 class FleetLockedError extends Error {}
 
-async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput): Promise<number> {
+async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOutput, stop: Stop): Promise<number> {
   let state: FleetState;
   try {
     state = await FleetState.open(flags.state, loaded.file, loaded.hash);
@@ -223,8 +224,8 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
     return 0;
   }
 
-  const controller = new AbortController();
-  const release = onInterrupt(controller);
+  const { controller } = stop;
+  stop.installing = true;
   let run;
   try {
     run = await installFleet(connection, { out, state, rechecks: flags.rechecks, signal: controller.signal }, flags.parallel);
@@ -236,8 +237,6 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
     out.note(null, "warn", `stopped watching${controller.signal.reason === "SIGINT" ? "" : ` (${String(controller.signal.reason)})`}; the installs that run go on on their nodes. To follow them and go on: ${again}`);
     if (unsaved) out.note(null, "error", unsaved);
     return exitOnSignal(controller.signal.reason);
-  } finally {
-    release();
   }
   // Whatever the disk says, the run's outcome is told: the nodes keep theirs, and a run again goes by them.
   const unsaved = await stateProblem(state);

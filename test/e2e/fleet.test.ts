@@ -313,23 +313,25 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     await assert.rejects(lstat(join(rig.folder, "cluster.fleet-state.json.lock")), { code: "ENOENT" }, "the lock let go");
   });
 
-  test("Ctrl-C while the nodes are checked (one slow to answer): says nothing was changed, lets the lock go, exit 130", async (t) => {
-    const rig = await startRig(lab, { joins: 1 });
-    const second = rig.nodes[1]!;
-    // node-02's installer, as the plan names it, takes the request and never answers: the checks wait on it.
-    let asked = () => {};
-    const askedOnce = new Promise<void>((resolve) => (asked = resolve));
-    const slow = await fakeInstaller(t, () => asked());
-    await rig.writePlan((text) => text.replace(`https://127.0.0.1:${second.installer.port}`, slow.url.origin).replace(second.installer.fingerprint.replaceAll(":", "").toLowerCase(), slow.pin));
-    const fleet = rig.spawnFleet();
-    await askedOnce;
-    fleet.proc.kill("SIGINT");
-    const run = await fleet.done;
-    assert.equal(run.code, 130, run.stdout + run.stderr);
-    assert.match(run.stdout, /stopped \(SIGINT\) while the nodes were checked: nothing was changed on any node/);
-    await assert.rejects(readFile(join(rig.folder, "cluster.fleet-state.json.lock")), { code: "ENOENT" }, "the lock goes with its run");
-    assert.equal((await statusOf(rig.nodes[0]!)).attempt, 0, "nothing was started");
-  });
+  for (const [signal, exit] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    test(`${signal === "SIGINT" ? "Ctrl-C" : signal} while the nodes are checked (one slow to answer): says nothing was changed, lets the lock go, exit ${exit}`, async (t) => {
+      const rig = await startRig(lab, { joins: 1 });
+      const second = rig.nodes[1]!;
+      // node-02's installer, as the plan names it, takes the request and never answers: the checks wait on it.
+      let asked = () => {};
+      const askedOnce = new Promise<void>((resolve) => (asked = resolve));
+      const slow = await fakeInstaller(t, () => asked());
+      await rig.writePlan((text) => text.replace(`https://127.0.0.1:${second.installer.port}`, slow.url.origin).replace(second.installer.fingerprint.replaceAll(":", "").toLowerCase(), slow.pin));
+      const fleet = rig.spawnFleet();
+      await askedOnce;
+      fleet.proc.kill(signal);
+      const run = await fleet.done;
+      assert.equal(run.code, exit, run.stdout + run.stderr);
+      assert.ok(run.stdout.includes(`stopped (${signal}) while the nodes were checked: nothing was changed on any node`), run.stdout);
+      await assert.rejects(readFile(join(rig.folder, "cluster.fleet-state.json.lock")), { code: "ENOENT" }, "the lock goes with its run");
+      assert.equal((await statusOf(rig.nodes[0]!)).attempt, 0, "nothing was started");
+    });
+  }
 
   test("SIGTERM (a CI job's time-out, kill) stops watching as Ctrl-C does: exit 143, the state file kept, the lock let go, and the next run goes on", async () => {
     const rig = await startRig(lab, { joins: 1, scenarios: { "node-01": "never" }, readinessTimeoutSeconds: 600 });
