@@ -202,7 +202,7 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
     out.note(null, "error", error.message);
     return 2;
   }
-  state.onTrouble = (message) => out.note(null, "warn", `${message} (the installs go on; the state file is written again at the end)`);
+  state.onTrouble = (message) => out.note(null, "warn", `${message} (the installs sent go on; no other is sent until its start is recorded in it; the state file is written again at the end)`);
   if (state.previousPlanHash) out.note(null, "warn", `the plan changed since ${flags.state} was written: installed nodes keep what they were installed with; the others get the plan as it is now`);
 
   const connection = await connectFleet(loaded);

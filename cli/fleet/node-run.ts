@@ -29,6 +29,13 @@ export interface RunContext {
 /** The node cannot go on, for a reason its installer gave. */
 class NodeFailed extends Error {}
 
+/** Its install not sent: its start's mark could not be written to the state file (the error's message says why, and what to do). */
+class StartNotRecorded extends Error {
+  constructor(stateFile: Error) {
+    super(`not started: its install was not sent, as its start could not be recorded first: ${stateFile.message}`);
+  }
+}
+
 /** The node was installed by someone else since the status the run went by: its run goes by this one instead. */
 class InstalledMeanwhile extends Error {
   constructor(readonly status: Status) {
@@ -62,7 +69,8 @@ export class NodeRun {
   /** Its draft written by this run: not written again. */
   #drafted = false;
   #verdict?: Verdict;
-  #marking?: Promise<void>;
+  /** Its start's mark on its way to disk: undefined once there, else the state file's error. */
+  #marking?: Promise<Error | undefined>;
   /** Its POST /install went out: a mark is kept when its answer was lost (the node may have started the attempt). */
   #sent = false;
   /** `run`'s caller's, called once, as soon as this run's install (or recheck) attempt was started. */
@@ -97,9 +105,22 @@ export class NodeRun {
   }
 
   /** The mark that this run may start an install on the node (SPEC §10.5's resume), on its way to disk; begun once. */
-  #mark(): Promise<void> {
-    // A write the disk refuses was said (onTrouble), and the run goes on.
-    return (this.#marking ??= this.ctx.state.set(this.c.node.name, { starting: true }).catch(() => undefined));
+  #mark(): Promise<Error | undefined> {
+    // A write the disk refuses was said (onTrouble); the install waits for #marked.
+    return (this.#marking ??= this.ctx.state.set(this.c.node.name, { starting: true }).then(
+      () => undefined,
+      (error: Error) => error,
+    ));
+  }
+
+  /**
+   * At its turn, before its POST /install: the mark on disk, its write done again (and waited for) when the one begun
+   * before (ahead of the turn, or beside its draft's write now) failed. Undefined once on disk, else the state file's error.
+   */
+  async #marked(): Promise<Error | undefined> {
+    if ((await this.#mark()) === undefined) return undefined;
+    this.#marking = undefined;
+    return this.#mark();
   }
 
   /**
@@ -132,6 +153,11 @@ export class NodeRun {
       return (await this.#driveOnce()) ? end("installed", "installed") : end("failed", this.#failure);
     } catch (error) {
       if (this.ctx.signal.aborted) throw error;
+      if (error instanceof StartNotRecorded) {
+        // Not the node's failure: it was never asked to install.
+        this.note("error", error.message);
+        return end("stopped", error.message);
+      }
       const refused = refusal(error);
       // A node that answers what no installer does is reachable: it failed.
       const kind = refused ? "refused" : wrongAnswer(error) || error instanceof NodeFailed || error instanceof ApiProblem ? "failed" : error instanceof HttpClientError ? "unreachable" : undefined;
@@ -273,16 +299,20 @@ export class NodeRun {
     let started: { attempt: number };
     this.#verdict = undefined;
     try {
-      // On disk before the request (written with the draft, ahead of the turn or beside its write now): a run killed
-      // once the node has it leaves the mark, and the next run shows that attempt's failure instead of retrying it unseen.
-      const marked = kind === "install" ? this.#mark() : undefined;
-      if (kind === "install" && !this.#drafted) {
-        await this.#putDraft().catch((error: unknown) => {
-          this.#unmark();
-          throw error;
-        });
+      // On disk before the request (written with the draft, ahead of the turn or beside its write now), or no request:
+      // a run killed once the node has it leaves the mark, and the next run shows that attempt's failure instead of
+      // retrying it unseen. A recheck runs readiness alone (never firstboot): it needs none.
+      if (kind === "install") {
+        void this.#mark();
+        if (!this.#drafted) {
+          await this.#putDraft().catch((error: unknown) => {
+            this.#unmark();
+            throw error;
+          });
+        }
+        const unrecorded = await this.#marked();
+        if (unrecorded) throw new StartNotRecorded(unrecorded);
       }
-      await marked;
       this.ctx.signal.throwIfAborted();
       if (kind === "install") this.#sent = true;
       started = kind === "install" ? await api.install(this.c.etag) : await api.recheck();

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, rm, unlink } from "node:fs/promises";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, it, type TestContext } from "node:test";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
@@ -11,7 +11,7 @@ import { installFleet } from "../../../cli/fleet/install.ts";
 import { NodeRun, type RunContext } from "../../../cli/fleet/node-run.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
 import { exitCode, writeReport } from "../../../cli/fleet/report.ts";
-import { FleetState } from "../../../cli/fleet/state.ts";
+import { FleetState, journalPathOf } from "../../../cli/fleet/state.ts";
 import { attemptReport, fakeInstaller } from "../../helpers/fake-node.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
@@ -153,6 +153,42 @@ describe("fleet: the joins' turns", () => {
     assert.equal(read.node("n2").starting, undefined, "the join that never sent its install keeps no mark");
     assert.equal(read.node("n1").attempt, 1);
     assert.equal(read.node("n1").starting, undefined);
+  });
+
+  it("the state file cannot be written any more (a folder where its journal goes) once a join's install was sent: that join goes on and installs; the next is not sent (its start cannot be recorded), ends not started and the run exits 1; once the file can be written, a run sends it", { timeout: 30_000 }, async (t) => {
+    const log: string[] = [];
+    const ctx = await runContext(t);
+    const journal = journalPathOf(ctx.state.path);
+    let broke!: () => void;
+    const broken = new Promise<void>((resolve) => (broke = resolve));
+    const init = await connected(t, 0, node("init", log, "done"), "done");
+    const firstNode = node("first", log, "configuring", broken);
+    const first = await connected(t, 1, (req, res) => {
+      if (req.method !== "POST" || req.url !== "/v1/installer/install") return firstNode(req, res);
+      // As the first join takes its install (its mark on disk): the state's writes under way end, then its journal is a folder.
+      void ctx.state
+        .flush()
+        .then(() => unlink(journal))
+        .then(() => mkdir(join(journal, "in-the-way"), { recursive: true }))
+        .then(() => (firstNode(req, res), broke()));
+    }, "configuring");
+    const secondNode = node("second", log, "configuring");
+    const second = await connected(t, 2, secondNode, "configuring");
+    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: TOKEN, cluster: "lab-1" } as never };
+
+    const run = await installFleet(connection, ctx, 1);
+    assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "stopped"], log.join("\n"));
+    assert.match(run.outcomes.get("n2")!.detail, /^not started: its install was not sent, as its start could not be recorded first: the state file \S+ cannot be written \(EISDIR: a folder is where a file goes\): \S+ is a folder, not a file: move it out of the way, or give another with --state; run the same command again to go on where this run stopped$/);
+    assert.equal(exitCode(run.outcomes), 1);
+    assert.ok(log.includes('first POST /install if-match "e2"'), log.join("\n"));
+    assert.equal(log.some((l) => l.startsWith("second POST /install")), false, log.join("\n"));
+    await assert.rejects(ctx.state.close());
+
+    await rm(journal, { recursive: true });
+    const doneFirst = await connected(t, 1, node("first", log, "done"), "done");
+    const again = await installFleet({ ...connection, connected: [init, doneFirst, second] }, await runContext(t, dirname(ctx.state.path)), 1);
+    assert.deepEqual([...again.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"], log.join("\n"));
+    assert.deepEqual(log.filter((l) => l.startsWith("second POST /install")), ['second POST /install if-match "e2"']);
   });
 
   // --parallel 99999999999999999999 ("all at once") hung the run, a core at 100 %: a turn was counted up to it, one by one.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync, unlinkSync } from "node:fs";
-import { constants, open, readFile } from "node:fs/promises";
+import { constants, mkdir, open, readFile, rm } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
@@ -118,6 +118,59 @@ describe("fleet: one node's run", () => {
     assert.equal(node.seen.some((s) => s.startsWith("POST /v1/installer/install")), false, node.seen.join("\n"));
     const onDisk = (await FleetState.open(state.path, "plan.yaml", "hash")).node("n1");
     assert.deepEqual(onDisk, { etag: '"e2"', attempt: 1, lastSeq: 1, outcome: "succeeded" });
+  });
+
+  /** A node that installs at once, and what the state file on disk (as a run killed -9 then leaves it) said of it as each POST /install came. */
+  async function markedNode(t: TestContext, statePath: string) {
+    /** Its record, or why the state file could not be read. */
+    const atPosts: Array<NodeRecord | string> = [];
+    const onDisk = () => FleetState.open(statePath, "plan.yaml", "hash").then((read) => read.node("n1"), (error: Error) => error.message);
+    const node = await fakeInstaller(t, installingNode(async () => void atPosts.push(await onDisk())));
+    const access = { url: node.url, pin: node.pin, code: "c0de" };
+    const connected = (): Connected => ({ node: { index: 1, name: "n1", role: "join", access, draft: () => ({ mode: "hyperconverged-join" }) as never }, api: new NodeApi(access), status: STATUS, options: {} as Options, draft: VIEW, etag: '"e1"' });
+    let printed = "";
+    const sink = new Writable({ write: (chunk, _encoding, done) => void ((printed += String(chunk)), done()) }) as unknown as NodeJS.WriteStream;
+    const out = linesOutput(sink, sink);
+    t.after(() => out.close());
+    return { atPosts, connected, out, printed: () => printed, posts: () => node.seen.filter((s) => s.startsWith("POST /v1/installer/install ")).length };
+  }
+
+  // A mark the disk refused was swallowed: the install went out all the same, and a run killed -9 then left no mark,
+  // so the next one could retry that attempt (firstboot again, on disks it erased) unseen.
+  it("a start's mark the state file refuses (a folder where it goes): the install is not sent; the node ends not started, saying why with the state file's reason and remedy; once the file can be written, a run sends it with its mark on disk", { timeout: 30_000 }, async (t) => {
+    const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const { atPosts, connected, out, printed, posts } = await markedNode(t, state.path);
+    const ctx = { out, state, rechecks: 0, signal: new AbortController().signal };
+    await mkdir(join(state.path, "in-the-way"), { recursive: true });
+
+    const refused = await runNode(connected(), ctx, "token");
+    assert.equal(refused.kind, "stopped", printed());
+    const why = `the state file ${state.path} cannot be written (EISDIR: a folder is where a file goes): ${state.path} is a folder, not a file: move it out of the way, or give another with --state; run the same command again to go on where this run stopped`;
+    assert.equal(refused.detail, `not started: its install was not sent, as its start could not be recorded first: ${why}`);
+    assert.ok(printed().includes(`[n1] error: ${refused.detail}\n`), printed());
+    assert.equal(posts(), 0, "no POST /install reached the node");
+
+    await rm(state.path, { recursive: true });
+    const sent = await runNode(connected(), ctx, "token");
+    assert.equal(sent.kind, "installed", printed());
+    assert.equal(posts(), 1);
+    assert.deepEqual(atPosts, [{ etag: '"e2"', starting: true }], "its mark was on disk as the node took the install");
+    await state.close();
+    assert.equal((await FleetState.open(state.path, "plan.yaml", "hash")).node("n1").starting, undefined, "the mark is taken off once the attempt is recorded");
+  });
+
+  it("a start's mark whose write ahead of the turn (with its draft) failed is written again at the turn, and the install waits for it", { timeout: 30_000 }, async (t) => {
+    const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const { atPosts, connected, out, printed, posts } = await markedNode(t, state.path);
+    const run = new NodeRun(connected(), { out, state, rechecks: 0, signal: new AbortController().signal }, "token");
+    await mkdir(join(state.path, "in-the-way"), { recursive: true });
+    await run.prepare();
+    await state.flush().catch(() => undefined);
+    await rm(state.path, { recursive: true });
+
+    assert.equal((await run.run()).kind, "installed", printed());
+    assert.equal(posts(), 1);
+    assert.deepEqual(atPosts, [{ etag: '"e2"', starting: true }], "its mark was on disk as the node took the install");
   });
 
   it("the verdict a run ends with is the one its last attempt ended with; a run that breaks in a later attempt ends with none (the report asks the node)", { timeout: 30_000 }, async (t) => {
