@@ -151,6 +151,8 @@ describe("fleet: one node's run", () => {
     assert.equal(posts(), 0, "no POST /install reached the node");
 
     await rm(state.path, { recursive: true });
+    await state.flush();
+    assert.deepEqual((await FleetState.open(state.path, "plan.yaml", "hash")).node("n1"), { etag: '"e2"' }, "no mark is left for the install never sent");
     const sent = await runNode(connected(), ctx, "token");
     assert.equal(sent.kind, "installed", printed());
     assert.equal(posts(), 1);
