@@ -77,8 +77,10 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
     try {
       token = await joinTokenOf(init, ctx.signal);
     } catch (error) {
+      // A stop here is a stop as at any other moment of the installs: its caller says so and how to go on.
+      ctx.signal.throwIfAborted();
       ended(init, founded, initRun);
-      stopAll(ctx.signal.aborted ? "not started: the run was stopped before the init node's join token was read" : `not started: the init node's join token cannot be read: ${(error as Error).message}`);
+      stopAll(`not started: the init node's join token cannot be read: ${(error as Error).message}`);
       return settled({ outcomes, answers });
     }
     // A token of another cluster (a node that lies, an init reused from another rack) would join the nodes there.
