@@ -19,7 +19,8 @@ Flags:
   --help, -h       this text
 
 Exit: 0 every node installed; 1 a node failed, or the state file or report could not be written
-(the summary says which file and why); 2 the plan is unusable, a node unreachable
+(the summary says which file and why; no install is sent whose start the state file cannot
+record first: that node is not started); 2 the plan is unusable, a node unreachable
 or refused (a wrong fingerprint, a wrong install code), or another run installs from the
 same state file (its lock, FILE.lock, names it); 130 stopped watching (Ctrl-C; 143 on SIGTERM, 129 on SIGHUP):
 the installs go on, and running the same command again follows them. A run that failed after
