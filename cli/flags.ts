@@ -111,7 +111,7 @@ function envName(flag: string): string {
  */
 export function fromEnvironment(err: UsageError, notOnCommandLine: Iterable<string>, env: NodeJS.ProcessEnv): UsageError {
   for (const flag of notOnCommandLine) {
-    if (env[envName(flag)] === undefined || !err.message.startsWith(`--${flag} `)) continue;
+    if (!env[envName(flag)] || !err.message.startsWith(`--${flag} `)) continue;
     return new UsageError(`${variableNamed(flag)} ${err.message.slice(flag.length + 3)}`);
   }
   return err;
@@ -121,19 +121,13 @@ export function fromEnvironment(err: UsageError, notOnCommandLine: Iterable<stri
 const variableNamed = (flag: string) => `${envName(flag)} (from the environment; under systemd /etc/stratum/installer.env)`;
 
 /**
- * A value no flag takes, typed or from the environment (`fromEnvironment`): empty (a variable that was not set:
- * "" is no path, port or URL) or beginning with ~, which nothing expanded (taken as it is, a folder named ~ here).
+ * A value no flag takes, typed or from the environment (`fromEnvironment`): empty when typed (a variable that was not
+ * set: "" is no path, port or URL; the environment's empty one is taken as not set, `environmentNotices` says so) or
+ * beginning with ~, which nothing expanded (taken as it is, a folder named ~ here).
  */
 function unusableValue(flag: string, value: string, fromEnvironment: boolean): UsageError | undefined {
   if (value !== "" && !value.startsWith("~")) return undefined;
-  if (fromEnvironment) {
-    const named = variableNamed(flag);
-    return new UsageError(
-      value === ""
-        ? `${named} is empty: give it a value, or remove it`
-        : `${named} ${value}: nothing expanded this ~ (systemd's EnvironmentFile never does, nor a shell in quotes); write the whole path`,
-    );
-  }
+  if (fromEnvironment) return new UsageError(`${variableNamed(flag)} ${value}: nothing expanded this ~ (systemd's EnvironmentFile never does, nor a shell in quotes); write the whole path`);
   return new UsageError(
     value === ""
       ? `--${flag} is empty (an unset variable, as in --${flag} "$VAR"?): give it a value, or leave it out`
@@ -142,13 +136,17 @@ function unusableValue(flag: string, value: string, fromEnvironment: boolean): U
   );
 }
 
-/** The STRATUM_ variables set that no flag reads (a typo in installer.env goes unseen otherwise), each with the name it is likely to be. */
-export function unknownEnvironment(flags: Record<string, FlagSpec>, env: NodeJS.ProcessEnv): string[] {
+/**
+ * What the start says of the environment: each STRATUM_ variable set that no flag reads (a typo in installer.env goes
+ * unseen otherwise), with the name it is likely to be, and each of a flag that is empty, taken as not set.
+ */
+export function environmentNotices(flags: Record<string, FlagSpec>, env: NodeJS.ProcessEnv): string[] {
   const known = Object.keys(flags).map(envName);
   // STRATUM_FIRSTBOOT marks firstboot's processes (an installer started from one carries it).
   return Object.keys(env)
-    .filter((name) => name.startsWith("STRATUM_") && !known.includes(name) && name !== "STRATUM_FIRSTBOOT")
+    .filter((name) => name.startsWith("STRATUM_") && name !== "STRATUM_FIRSTBOOT" && (!known.includes(name) || env[name] === ""))
     .map((name) => {
+      if (known.includes(name)) return `${name} is empty: taken as not set; give it a value, or remove the line`;
       // The flag's name is compared, not the prefix every variable shares (which would make any short name close).
       const near = nearest(name.slice("STRATUM_".length), Object.keys(flags), (flag) => flag);
       return `${name} is set, but no flag reads it: ${near ? `did you mean ${envName(near)}?` : "serve --help names each flag's variable"}`;
@@ -178,7 +176,8 @@ export function parseFlags<const F extends string>(
   const typed = parsed.values as Record<string, string | boolean | undefined>;
   // Each flag's value once, as the command line gave it first (a typed value wins over the environment's).
   const given = (Object.keys(flags) as F[]).flatMap((name) => {
-    const value = typed[name] ?? env[envName(name)];
+    // installer.env's `STRATUM_TLS_CERT=`: as if the line were not there (`environmentNotices` says it).
+    const value = typed[name] ?? (env[envName(name)] || undefined);
     return typeof value === "string" ? [{ name, value, fromEnvironment: typed[name] === undefined }] : [];
   });
   // Every typed value first: a typo on the command line is the one to name, not the environment's.

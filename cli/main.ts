@@ -3,7 +3,7 @@ import type { CodeCache } from "./fast-start.ts";
 import type { Exit } from "./commands.ts";
 import { printableLines } from "../core/common/printable.ts";
 import { whenStdoutGone } from "./epipe.ts";
-import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, fromEnvironment, COMMANDS, noArguments, oneOf, parseFlags, settingsFrom, statusUrl, unknownCommand, unknownEnvironment } from "./flags.ts";
+import { SERVE_FLAGS, STATUS_FLAGS, SUPPORT_BUNDLE_FLAGS, UsageError, VALIDATE_FLAGS, fromEnvironment, COMMANDS, noArguments, oneOf, parseFlags, settingsFrom, statusUrl, unknownCommand, environmentNotices } from "./flags.ts";
 import { settle } from "./outcome.ts";
 import { FORMATS } from "./problem-format.ts";
 import { VERSION } from "./version.ts";
@@ -40,8 +40,8 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       noArguments("serve", positionals, true);
       // Once started, they are among the start's notices (banner, log); a start refused says them first, as plain lines:
       // a typo in installer.env may have left in place the default that is refused.
-      const unknownVariables = unknownEnvironment(SERVE_FLAGS, process.env);
-      const warnPlainly = () => unknownVariables.forEach((unknown) => process.stderr.write(`installer: warning: ${printableLines(unknown)}\n`));
+      const notices = environmentNotices(SERVE_FLAGS, process.env);
+      const warnPlainly = () => notices.forEach((notice) => process.stderr.write(`installer: warning: ${printableLines(notice)}\n`));
       let settings: ReturnType<typeof settingsFrom>;
       try {
         settings = settingsFrom(values);
@@ -53,7 +53,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       serving = true;
       const [{ runServe }, { NeedsOperator }] = await Promise.all([import("./serve.ts"), import("../core/common/errors.ts")]);
       try {
-        await runServe(settings, VERSION, codeCache, performance.now(), unknownVariables);
+        await runServe(settings, VERSION, codeCache, performance.now(), notices);
       } catch (err) {
         warnPlainly();
         // Another installer holds the state dir, or what is in it needs a person: a restart changes nothing.

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { helpTopic, noArguments, parseFlags, SERVE_FLAGS, settingsFrom, STATUS_FLAGS, statusUrl, unknownCommand, unknownEnvironment, UsageError } from "../../cli/flags.ts";
+import { helpTopic, noArguments, parseFlags, SERVE_FLAGS, settingsFrom, STATUS_FLAGS, statusUrl, unknownCommand, environmentNotices, UsageError } from "../../cli/flags.ts";
 
 test("status's URL: --url, else the port (--port, the last start's, 9443) at the last start's address when it is this machine's, else 127.0.0.1", () => {
   const own = ["127.0.0.1", "::1", "10.0.0.5", "fd00::5"];
@@ -65,21 +65,25 @@ test("a flag typed with an empty value (--state-dir \"$DIR\" with DIR unset) is 
   }
 });
 
-test("a value from the environment (installer.env) that is empty or begins with ~ is refused as a typed one is, naming the variable and the file, not the flag", () => {
+test("a value from the environment (installer.env) that begins with ~ is refused as a typed one is, naming the variable and the file; an empty one is taken as not set (a line `STRATUM_TLS_CERT=` kept the service up before), and said", () => {
   const from = (variable: string) => `${variable} (from the environment; under systemd /etc/stratum/installer.env)`;
   const rows: Array<[Record<string, string>, Record<string, { help: string }>, string]> = [
-    [{ STRATUM_STATE_DIR: "" }, STATUS_FLAGS, `${from("STRATUM_STATE_DIR")} is empty: give it a value, or remove it`],
-    [{ STRATUM_TLS_CERT: "" }, SERVE_FLAGS, `${from("STRATUM_TLS_CERT")} is empty: give it a value, or remove it`],
     [{ STRATUM_STATE_DIR: "~/state" }, SERVE_FLAGS, `${from("STRATUM_STATE_DIR")} ~/state: nothing expanded this ~ (systemd's EnvironmentFile never does, nor a shell in quotes); write the whole path`],
     [{ STRATUM_PAYLOAD: "~root/payload" }, SERVE_FLAGS, `${from("STRATUM_PAYLOAD")} ~root/payload: nothing expanded this ~ (systemd's EnvironmentFile never does, nor a shell in quotes); write the whole path`],
   ];
   for (const [env, flags, message] of rows) assert.throws(() => parseFlags([], flags, env), { name: "UsageError", message }, JSON.stringify(env));
+  // Empty: the flag's default, or none (a self-signed certificate, host facts from /sys), as with no line at all.
+  assert.equal(parseFlags([], STATUS_FLAGS, { STRATUM_STATE_DIR: "" }).values["state-dir"], STATUS_FLAGS["state-dir"].default);
+  assert.equal(parseFlags([], SERVE_FLAGS, { STRATUM_TLS_CERT: "", STRATUM_HOST_FACTS: "" }).values["tls-cert"], undefined);
+  assert.equal(parseFlags([], SERVE_FLAGS, { STRATUM_HOST_FACTS: "" }).values["host-facts"], undefined);
+  // …and said among the start's notices, as a variable no flag reads is.
+  assert.deepEqual(environmentNotices(SERVE_FLAGS, { STRATUM_TLS_CERT: "" }), ["STRATUM_TLS_CERT is empty: taken as not set; give it a value, or remove the line"]);
   // A typed value is the one used, and the one named: the environment's is not read.
-  assert.equal(parseFlags(["--state-dir", "/srv/state"], STATUS_FLAGS, { STRATUM_STATE_DIR: "" }).values["state-dir"], "/srv/state");
+  assert.equal(parseFlags(["--state-dir", "/srv/state"], STATUS_FLAGS, { STRATUM_STATE_DIR: "~/x" }).values["state-dir"], "/srv/state");
   assert.throws(() => parseFlags(["--state-dir="], STATUS_FLAGS, { STRATUM_STATE_DIR: "~/x" }), { message: /^--state-dir is empty/ });
   assert.throws(() => parseFlags(["--payload="], SERVE_FLAGS, { STRATUM_STATE_DIR: "~/x" }), { message: /^--payload is empty/ }, "the typed one first");
   // A variable of a flag this command does not take is not its to refuse; a ~ inside a value is a name, as typed.
-  assert.equal(parseFlags([], STATUS_FLAGS, { STRATUM_PAYLOAD: "" }).values["state-dir"], SERVE_FLAGS["state-dir"].default);
+  assert.equal(parseFlags([], STATUS_FLAGS, { STRATUM_PAYLOAD: "~/x" }).values["state-dir"], SERVE_FLAGS["state-dir"].default);
   assert.equal(parseFlags([], STATUS_FLAGS, { STRATUM_STATE_DIR: "/srv/~state" }).values["state-dir"], "/srv/~state");
 });
 
@@ -123,7 +127,7 @@ test("noArguments: none is fine; a stray word is a UsageError, asking after --st
 });
 
 test("a STRATUM_ variable no flag reads is warned of, with the variable it is likely to be, as nearest() finds flag names (case and separators do not count)", () => {
-  const warned = (name: string) => unknownEnvironment(SERVE_FLAGS, { [name]: "x", PATH: "/usr/bin", HOME: "/root" });
+  const warned = (name: string) => environmentNotices(SERVE_FLAGS, { [name]: "x", PATH: "/usr/bin", HOME: "/root" });
   const rows: Array<[string, string | undefined]> = [
     ["STRATUM_LSITEN", "STRATUM_LISTEN"],
     ["STRATUM_STATEDIR", "STRATUM_STATE_DIR"],
@@ -141,7 +145,7 @@ test("a STRATUM_ variable no flag reads is warned of, with the variable it is li
     assert.deepEqual(warned(name), [`${name} is set, but no flag reads it: ${hint}`], name);
   }
   // A variable a flag reads, one not STRATUM_'s, and STRATUM_FIRSTBOOT (which marks firstboot's processes): no warning.
-  assert.deepEqual(unknownEnvironment(SERVE_FLAGS, { STRATUM_LISTEN: "0.0.0.0:9443", LISTEN: "x", STRATUM_FIRSTBOOT: "1" }), []);
+  assert.deepEqual(environmentNotices(SERVE_FLAGS, { STRATUM_LISTEN: "0.0.0.0:9443", LISTEN: "x", STRATUM_FIRSTBOOT: "1" }), []);
 });
 
 test("a readiness timeout or interval past what a timer holds (≈ 24.8 days) is refused at the start: Node would fire such a timer at once, polling the cloud in a tight loop", () => {

@@ -92,9 +92,11 @@ test("a setting from the environment that is refused names its variable, not a f
   assert.match(typo.stderr, /installer: --listen must be host:port/, "a flag typed is named as a flag");
 
   // Once it starts: a notice of the start, kept in last-start.json for a support bundle made later, and in the banner.
-  const started = await lab.start({ stateDir, env: { STRATUM_LSITEN: "127.0.0.1:0" } });
+  // An empty one (installer.env's `STRATUM_TLS_CERT=`) is as if not there: the start goes on (a self-signed pair), saying so.
+  const started = await lab.start({ stateDir, env: { STRATUM_LSITEN: "127.0.0.1:0", STRATUM_TLS_CERT: "", STRATUM_TLS_KEY: "" } });
   const warning = "STRATUM_LSITEN is set, but no flag reads it: did you mean STRATUM_LISTEN?";
   assert.match(started.banner, new RegExp(`NOTICE: ${warning.replace(/[?]/g, "\\$&")}`));
+  assert.match(started.banner, /NOTICE: STRATUM_TLS_CERT is empty: taken as not set; give it a value, or remove the line/);
   assert.ok((JSON.parse(await readFile(stateLayout(stateDir).lastStart, "utf8")) as { notices: string[] }).notices.includes(warning));
   // Said once on stderr, as the log's warning: not also as a plain line before it.
   const stderr = await waitFor("the listening log line", async () => {
