@@ -174,8 +174,11 @@ async function install(loaded: LoadedPlan, given: FleetFlags, out: FleetOutput):
   // One stop for the whole run under the lock (a second exits at once). Once the installs ended, one lets the state
   // file and the report be written (the controller aborted then stops nothing).
   const released = onStop((signal) => {
-    if (stop.installing) return stop.controller.abort(signal);
-    // Stopped before the installs begin (a node slow to answer its checks): nothing was started, the lock goes.
+    const installing = stop.installing;
+    stop.controller.abort(signal);
+    if (installing) return;
+    // Stopped before the installs begin (a node slow to answer its checks): nothing was started, the lock goes. The
+    // checks ending meanwhile (before the exit) begin no install: installLocked finds the controller aborted.
     out.note(null, "warn", `stopped (${signal}) while the nodes were checked: nothing was changed on any node`);
     void lock.release().finally(() => process.exit(exitOnSignal(signal)));
   });
@@ -225,6 +228,8 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   }
 
   const { controller } = stop;
+  // Stopped while the nodes were checked: that stop said nothing was changed, and exits.
+  if (controller.signal.aborted) return exitOnSignal(controller.signal.reason);
   stop.installing = true;
   let run;
   try {
