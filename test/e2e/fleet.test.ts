@@ -359,6 +359,18 @@ describe("fleet: a whole cluster from one plan (SPEC §10)", () => {
     await assertInstalledOnce(rig);
   });
 
+  test("SIGHUP (the ssh session gone) while the installs run stops watching as Ctrl-C does: exit 129, the lock let go, the attempt in the state file", async () => {
+    const rig = await startRig(lab, { joins: 1, scenarios: { "node-01": "never" }, readinessTimeoutSeconds: 600 });
+    const fleet = rig.spawnFleet(["--rechecks", "0"]);
+    await waitFor("node-01 in readiness", async () => (fleet.output().stdout.includes("[node-01] step: readiness") ? true : undefined), 30_000);
+    fleet.proc.kill("SIGHUP");
+    const run = await fleet.done;
+    assert.equal(run.code, 129, run.stdout + run.stderr);
+    assert.match(run.stdout, /stopped watching \(SIGHUP\); the installs that run go on on their nodes\. To follow them and go on: /);
+    await assert.rejects(readFile(join(rig.folder, "cluster.fleet-state.json.lock")), { code: "ENOENT" }, "the lock goes with its run");
+    assert.equal(JSON.parse(await readFile(join(rig.folder, "cluster.fleet-state.json"), "utf8")).nodes["node-01"].attempt, 1);
+  });
+
   test("a state file on a read-only file system: its lock is refused saying so, exit 2, no node contacted", { skip: process.getuid?.() !== 0 ? "needs root to mount a tmpfs" : undefined }, async (t) => {
     const { folder, plan, env } = await offlinePlan("stratum-fleet-readonly-");
     const mount = join(folder, "readonly");
