@@ -12,7 +12,7 @@ import { connectFleet } from "./connect.ts";
 import { installFleet } from "./install.ts";
 import { type FleetOutput, chooseOutput } from "./output/index.ts";
 import { type LoadedPlan, loadPlan } from "./plan.ts";
-import { exitCode, summaryRows, writeReport, type Written } from "./report.ts";
+import { bundlesCouldTell, exitCode, summaryRows, writeReport, type Written } from "./report.ts";
 import { FleetState, removeInterruptedWrites, StateFileError } from "./state.ts";
 import { type BundleEntry, gatherBundles, notWrittenRemedy, writeBundleIndex } from "./support-bundle.ts";
 import { EXAMPLE_PLAN, FLEET_USAGE } from "./usage.ts";
@@ -111,7 +111,7 @@ function installerCommand(): string {
   return `node ${shellWord(near && !near.startsWith("..") && !isAbsolute(near) ? near : script)}`;
 }
 
-/** The one line a failed run ends with: how to gather what happened on every node. */
+/** The one line a run ends with when the nodes' support bundles could tell what went wrong: how to gather them. */
 const gatherHint = (flags: FleetFlags) =>
   `gather what happened: ${installerCommand()} fleet ${shellWord(flags.plan.startsWith("-") ? `./${flags.plan}` : flags.plan)} --support-bundle support-bundles`;
 
@@ -266,7 +266,7 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   }
   const installed = [...outcomes.values()].filter((o) => o.kind === "installed").length;
   out.summary(summaryRows(loaded, outcomes), exit, `${installed} of ${plural(loaded.nodes.length, "node")} installed; ${unreported ? "no report written" : `report: ${reportPath}`}`);
-  if (exit !== 0) out.note(null, "info", gatherHint(flags));
+  if (bundlesCouldTell(outcomes)) out.note(null, "info", gatherHint(flags));
   return exit;
 }
 

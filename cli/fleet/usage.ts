@@ -23,8 +23,9 @@ Exit: 0 every node installed; 1 a node failed, or the state file or report could
 record first: that node is not started); 2 the plan is unusable, a node unreachable
 or refused (a wrong fingerprint, a wrong install code), or another run installs from the
 same state file (its lock, FILE.lock, names it); 130 stopped watching (Ctrl-C; 143 on SIGTERM, 129 on SIGHUP):
-the installs go on, and running the same command again follows them. A run that failed after
-contacting the nodes ends with the command that gathers what happened (--support-bundle).
+the installs go on, and running the same command again follows them. A run in which a node
+failed or went out of reach, or that stopped at the nodes' checks, ends with the command that
+gathers what happened on them (--support-bundle).
 
 The plan (YAML; \`fleet --example\` prints one):
   cluster:

@@ -6,7 +6,8 @@ import { chmod, lstat, readdir, readFile, rm, writeFile } from "node:fs/promises
 import { join } from "node:path";
 import type { Connection } from "../../../cli/fleet/connect.ts";
 import type { LoadedPlan } from "../../../cli/fleet/plan.ts";
-import { REPORT_KEEP_BYTES, confirmation, nodeAnswers, reportText, writeReport } from "../../../cli/fleet/report.ts";
+import { REPORT_KEEP_BYTES, bundlesCouldTell, confirmation, nodeAnswers, reportText, writeReport } from "../../../cli/fleet/report.ts";
+import type { Outcome } from "../../../cli/fleet/node-run.ts";
 import { fill, noTmpfs, tmpfsFor } from "../../helpers/full-disk.ts";
 import { ROOT, tempDir } from "../../helpers/installer.ts";
 
@@ -162,5 +163,19 @@ describe("fleet: a node's report as the fleet keeps it", () => {
   it("a report of a node's usual size is kept whole", async () => {
     const usual = report({ firstbootTail: Array.from({ length: 50 }, (_, i) => `line ${i}`) });
     assert.equal((await nodeAnswers(answering(usual), VERDICT)).report, usual);
+  });
+});
+
+describe("fleet: whether the nodes' support bundles could tell what went wrong (the run's last line names the command that gathers them)", () => {
+  const outcomes = (...kinds: Array<Outcome["kind"]>) => new Map(kinds.map((kind, i): [string, Outcome] => [`node-0${i + 1}`, { kind, detail: kind, attempt: 0 }]));
+  it("a node failed, or went out of reach: yes, whatever else the run says", () => {
+    for (const run of [outcomes("failed", "stopped"), outcomes("installed", "failed"), outcomes("installed", "unreachable"), outcomes("installed", "refused", "failed")]) {
+      assert.equal(bundlesCouldTell(run), true, [...run.values()].map((o) => o.kind).join(","));
+    }
+  });
+  it("no node failed: not for the fleet's own trouble (nodes not started as their start could not be recorded), nor for a refusal (its bundle is asked with the same certificate and code, and refused the same way), nor for a run all installed", () => {
+    for (const run of [outcomes("stopped", "stopped"), outcomes("installed", "stopped"), outcomes("installed", "refused"), outcomes("refused", "stopped"), outcomes("installed", "installed"), outcomes()]) {
+      assert.equal(bundlesCouldTell(run), false, [...run.values()].map((o) => o.kind).join(","));
+    }
   });
 });
