@@ -49,7 +49,12 @@ function serveStateDir(argv: string[]): string | undefined {
   }
 }
 
-const argv = process.argv.slice(2);
+/**
+ * The command line as it is run: `help fleet` is `fleet --help`, which fleet's parser answers (its plan format and
+ * flags), as `help COMMAND` is `COMMAND --help` for every command; its words after fleet are help's, as for the others.
+ */
+const given = process.argv.slice(2);
+const argv = given[0] === "help" && given[1] === "fleet" ? ["fleet", "--help"] : given;
 const command = frontCommand(argv);
 if (command) {
   whenStdoutGone(process.stdout, () => false);

@@ -10,6 +10,7 @@ import { makePayload } from "../../demo/make-payload.ts";
 import { startReadinessServer, type Scenario } from "../../demo/readiness-server.ts";
 import { BUNDLE, DEMO_HOST_FACTS, ROOT, harness, runCli, tempDir, untilNoBlockers, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
+import { COMMANDS } from "../../cli/flags.ts";
 import { refusingServer } from "../helpers/refusing-server.ts";
 
 const lab = harness();
@@ -270,6 +271,18 @@ describe("help and -V", () => {
     assert.equal(bogus.code, 2);
     assert.equal(bogus.stdout, "");
     assert.match(bogus.stderr, /unknown command "staus"; did you mean "status"\?/);
+  });
+
+  test("`help COMMAND` prints what `COMMAND --help` prints, for every command (fleet's plan format and flags too, not its line of the main help)", async () => {
+    const commands = COMMANDS.filter((command) => command !== "help");
+    const runs = await Promise.all(commands.map((command) => Promise.all([runCli(["help", command]), runCli([command, "--help"])])));
+    for (const [i, [help, dashHelp]] of runs.entries()) {
+      assert.deepEqual([help.code, help.stdout, help.stderr], [0, dashHelp.stdout, ""], commands[i]);
+      assert.equal(dashHelp.code, 0, commands[i]);
+    }
+    const fleet = runs[commands.indexOf("fleet")]![0];
+    assert.match(fleet.stdout, /^Usage: node installer\.js fleet PLAN\.yaml/);
+    assert.match(fleet.stdout, /^ {2}--support-bundle DIR$/m);
   });
 
   test("a typo of a command or a flag is refused as before (exit 2), with what was meant", async () => {
