@@ -399,6 +399,13 @@ describe("fleet: a node's success against its own report", () => {
     return { ctx: { out, state, rechecks: 0, signal: new AbortController().signal }, text: () => chunks.join("") };
   }
 
+  /** An init that installs now, its status saying so, where its report of attempt 1 says that attempt failed. */
+  async function disagreeingInit(t: TestContext, log: string[]): Promise<Connected> {
+    const failed = { ...VERDICT, outcome: "failed", code: "READINESS_TIMEOUT", message: "the cloud was not READY", next: "recheckReadiness" };
+    const rest = node("init", log, "configuring");
+    return connected(t, 0, (req, res) => (req.url === "/v1/installer/install/report?attempt=1" ? json(res, 200, attemptReport(failed)) : rest(req, res)), "configuring");
+  }
+
   /** An init installed before and one join whose attempt.finished says it succeeded, its report of attempt 1 answered by `report`. */
   async function lyingJoin(t: TestContext, report: (res: ServerResponse) => void): Promise<Connection> {
     const log: string[] = [];
@@ -459,9 +466,7 @@ describe("fleet: a node's success against its own report", () => {
 
   it("an init node whose answers disagree stops the joins: none starts, each says why", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];
-    const failed = { ...VERDICT, outcome: "failed", code: "READINESS_TIMEOUT", message: "the cloud was not READY", next: "recheckReadiness" };
-    const rest = node("init", log, "configuring");
-    const init = await connected(t, 0, (req, res) => (req.url === "/v1/installer/install/report?attempt=1" ? json(res, 200, attemptReport(failed)) : rest(req, res)), "configuring");
+    const init = await disagreeingInit(t, log);
     const join = await connected(t, 1, node("join", log, "configuring"), "configuring");
     const { ctx } = await capturing(t);
 
@@ -474,9 +479,7 @@ describe("fleet: a node's success against its own report", () => {
 
   it("a join installed before the run stays counted installed when the init node fails: only the joins not installed are stopped", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];
-    const failed = { ...VERDICT, outcome: "failed", code: "READINESS_TIMEOUT", message: "the cloud was not READY", next: "recheckReadiness" };
-    const rest = node("init", log, "configuring");
-    const init = await connected(t, 0, (req, res) => (req.url === "/v1/installer/install/report?attempt=1" ? json(res, 200, attemptReport(failed)) : rest(req, res)), "configuring");
+    const init = await disagreeingInit(t, log);
     const fresh = await connected(t, 1, node("join", log, "configuring"), "configuring");
     const before = await connected(t, 2, node("join", log, "done"), "done");
     const { ctx } = await capturing(t);
