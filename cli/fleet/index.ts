@@ -218,7 +218,9 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   if (connection.draftProblems.length > 0) out.problems(loaded.file, connection.draftProblems, `${loaded.file}: the nodes found ${plural(connection.draftProblems.length, "problem")} in their drafts`);
   if (connection.failures.length > 0 || connection.problems.length > 0 || connection.draftProblems.length > 0) {
     out.note(null, "error", "nothing was changed on any node");
-    out.note(null, "info", gatherHint(flags));
+    // The nodes' own trouble (one out of reach or failing, a blocker, a node installed otherwise): their bundles could
+    // tell. Not for a refusal alone, nor for the plan's drafts' problems, said above field by field.
+    if (bundlesCouldTell(connection.failures) || connection.problems.length > 0) out.note(null, "info", gatherHint(flags));
     return 2;
   }
   if (flags.dryRun) {
@@ -266,7 +268,7 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   }
   const installed = [...outcomes.values()].filter((o) => o.kind === "installed").length;
   out.summary(summaryRows(loaded, outcomes), exit, `${installed} of ${plural(loaded.nodes.length, "node")} installed; ${unreported ? "no report written" : `report: ${reportPath}`}`);
-  if (bundlesCouldTell(outcomes)) out.note(null, "info", gatherHint(flags));
+  if (bundlesCouldTell(outcomes.values()) || run.joinTokenUnusable) out.note(null, "info", gatherHint(flags));
   return exit;
 }
 

@@ -18,6 +18,8 @@ interface FleetRun {
   answers: Map<string, Promise<NodeAnswers>>;
   /** The join token the joins were given, to redact. */
   joinToken?: string;
+  /** The init installed, but its join token could not be read or used: the joins stopped, and its support bundle may tell why. */
+  joinTokenUnusable?: true;
 }
 
 export async function installFleet(connection: Connection, ctx: RunContext, parallel: number): Promise<FleetRun> {
@@ -81,20 +83,20 @@ export async function installFleet(connection: Connection, ctx: RunContext, para
       ctx.signal.throwIfAborted();
       ended(init, founded, initRun);
       stopAll(`not started: the init node's join token cannot be read: ${(error as Error).message}`);
-      return settled({ outcomes, answers });
+      return settled({ outcomes, answers, joinTokenUnusable: true });
     }
     // A token of another cluster (a node that lies, an init reused from another rack) would join the nodes there.
     if (token.cluster !== connection.cluster) {
       ended(init, founded, initRun);
       stopAll(`not started: the init node ${init.node.name}'s join token names cluster ${JSON.stringify(token.cluster)}, not the plan's cluster ${JSON.stringify(connection.cluster)}: no join was given it`);
-      return settled({ outcomes, answers });
+      return settled({ outcomes, answers, joinTokenUnusable: true });
     }
     // Each join would refuse it as a field error whose hint says to copy the token by hand; never quoted (a secret).
     const malformed = joinTokenProblem(token.token);
     if (malformed) {
       ended(init, founded, initRun);
       stopAll(`not started: the init node ${init.node.name}'s join token is ${malformed.message}; no join was given it`);
-      return settled({ outcomes, answers });
+      return settled({ outcomes, answers, joinTokenUnusable: true });
     }
   }
   ended(init, founded, initRun);

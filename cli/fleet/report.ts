@@ -23,10 +23,11 @@ export function exitCode(outcomes: ReadonlyMap<string, Outcome>): 0 | 1 | 2 {
  * Whether the nodes' support bundles could tell what went wrong (a run that failed ends with the command that gathers
  * them): a node failed, or went out of reach. Not the fleet's own trouble (its state file or report not written, a
  * node not started as its start could not be recorded: "stopped"), nor a node that refused the plan's certificate or
- * install code (its bundle is asked with the same, and refused the same way).
+ * install code (its bundle is asked with the same, and refused the same way). The same for the nodes' outcomes at the
+ * end of a run and for the checks' failures before one.
  */
-export function bundlesCouldTell(outcomes: ReadonlyMap<string, Outcome>): boolean {
-  return [...outcomes.values()].some((o) => o.kind === "failed" || o.kind === "unreachable");
+export function bundlesCouldTell(ended: Iterable<{ kind: string }>): boolean {
+  return [...ended].some((o) => o.kind === "failed" || o.kind === "unreachable");
 }
 
 export function summaryRows(loaded: LoadedPlan, outcomes: ReadonlyMap<string, Outcome>): SummaryRow[] {

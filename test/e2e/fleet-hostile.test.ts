@@ -240,6 +240,21 @@ describe("fleet: a node that lies (issue 23 item 2)", () => {
     for (const p of proxies) assert.deepEqual(changing(p.seen), [], `${p.node.name} was sent nothing that changes it`);
   });
 
+  test("an init whose join token names another cluster: no join is given it, exit 1, and the run names the command that gathers the bundles (the init's may tell why)", async () => {
+    reset();
+    const init = named("node-01");
+    init.lie = (req, res) => {
+      if (req.url !== `${BASE}/cluster/join-token`) return false;
+      send(res, 200, { ...TOKEN, cluster: "someone-elses" });
+      return true;
+    };
+    const run = await fleet();
+    assert.equal(run.code, 1, output(run));
+    assert.match(run.stdout, /join token names cluster "someone-elses", not the plan's cluster "lab-1"/);
+    assert.match(run.stdout.trimEnd().split("\n").at(-1)!, /^\[fleet\] gather what happened: node \S+ fleet \S+ --support-bundle support-bundles$/);
+    for (const p of proxies.slice(1)) assert.deepEqual(changing(p.seen), [], `${p.node.name} was sent nothing that changes it`);
+  });
+
   test("a node that answers well until its install, then events or a verdict of the wrong shape: that node fails, the others go on, exit 1", async () => {
     reset();
     const events = named("node-02");

@@ -509,6 +509,17 @@ describe("fleet: the init node's join token, read once it installed", () => {
     assert.equal(join.kind, "stopped");
     assert.match(join.detail ?? "", /join token names cluster "someone-elses", not the plan's cluster "lab-1"/);
     assert.equal(log.some((line) => line.startsWith("join PUT") || line.startsWith("join POST")), false, log.join("\n"));
+    assert.equal(run.joinTokenUnusable, true, "the init's support bundle could tell why: the run ends naming the command that gathers it");
+  });
+
+  it("one the init refuses to give (a problem that asking again does not change) stops the joins, saying why; none is installed", { timeout: 30_000 }, async (t) => {
+    const { connection, log } = await withInit(t, (_req, res) => json(res, 409, { type: "about:blank", title: "Conflict", status: 409, code: "NOT_INSTALLED", detail: "no cluster was founded here" }));
+    const run = await installFleet(connection, await runContext(t), 1);
+    const join = run.outcomes.get("n1")!;
+    assert.equal(join.kind, "stopped");
+    assert.match(join.detail ?? "", /^not started: the init node's join token cannot be read: .*no cluster was founded here/);
+    assert.equal(log.some((line) => line.startsWith("join PUT") || line.startsWith("join POST")), false, log.join("\n"));
+    assert.equal(run.joinTokenUnusable, true);
   });
 
   it("one that is not a join token (a lying or broken init) stops the joins, saying so, never quoting it; none is installed with it", { timeout: 30_000 }, async (t) => {
@@ -518,6 +529,7 @@ describe("fleet: the init node's join token, read once it installed", () => {
     assert.equal(join.kind, "stopped");
     assert.equal(join.detail, "not started: the init node n0's join token is not a join token (expected STRATUM1:<fingerprint>:<secret>): it has 1 colon where the shape has 2; no join was given it");
     assert.equal(log.some((line) => line.startsWith("join PUT") || line.startsWith("join POST")), false, log.join("\n"));
+    assert.equal(run.joinTokenUnusable, true);
   });
 
   it("Ctrl-C while it is asked again ends the installs by the stop, as at any other moment of them (the caller then says the stop and how to go on), no join is touched", { timeout: 30_000 }, async (t) => {
@@ -541,5 +553,6 @@ describe("fleet: the init node's join token, read once it installed", () => {
     const run = await installFleet(connection, await runContext(t), 1);
     assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed"]);
     assert.equal(asked, 3);
+    assert.equal(run.joinTokenUnusable, undefined);
   });
 });

@@ -170,12 +170,12 @@ describe("fleet: whether the nodes' support bundles could tell what went wrong (
   const outcomes = (...kinds: Array<Outcome["kind"]>) => new Map(kinds.map((kind, i): [string, Outcome] => [`node-0${i + 1}`, { kind, detail: kind, attempt: 0 }]));
   it("a node failed, or went out of reach: yes, whatever else the run says", () => {
     for (const run of [outcomes("failed", "stopped"), outcomes("installed", "failed"), outcomes("installed", "unreachable"), outcomes("installed", "refused", "failed")]) {
-      assert.equal(bundlesCouldTell(run), true, [...run.values()].map((o) => o.kind).join(","));
+      assert.equal(bundlesCouldTell(run.values()), true, [...run.values()].map((o) => o.kind).join(","));
     }
   });
   it("no node failed: not for the fleet's own trouble (nodes not started as their start could not be recorded), nor for a refusal (its bundle is asked with the same certificate and code, and refused the same way), nor for a run all installed", () => {
     for (const run of [outcomes("stopped", "stopped"), outcomes("installed", "stopped"), outcomes("installed", "refused"), outcomes("refused", "stopped"), outcomes("installed", "installed"), outcomes()]) {
-      assert.equal(bundlesCouldTell(run), false, [...run.values()].map((o) => o.kind).join(","));
+      assert.equal(bundlesCouldTell(run.values()), false, [...run.values()].map((o) => o.kind).join(","));
     }
   });
 });
