@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Settings } from "../core/common/settings.ts";
 import { nearest } from "../core/config/messages.ts";
+import { FIRSTBOOT_MARK_VARIABLE } from "../core/process/mark.ts";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -142,9 +143,9 @@ function unusableValue(flag: string, value: string, fromEnvironment: boolean): U
  */
 export function environmentNotices(flags: Record<string, FlagSpec>, env: NodeJS.ProcessEnv): string[] {
   const known = Object.keys(flags).map(envName);
-  // STRATUM_FIRSTBOOT marks firstboot's processes (an installer started from one carries it).
+  // The mark on firstboot's processes (an installer started from one carries it) is no flag's, and no typo.
   return Object.keys(env)
-    .filter((name) => name.startsWith("STRATUM_") && name !== "STRATUM_FIRSTBOOT" && (!known.includes(name) || env[name] === ""))
+    .filter((name) => name.startsWith("STRATUM_") && name !== FIRSTBOOT_MARK_VARIABLE && (!known.includes(name) || env[name] === ""))
     .map((name) => {
       if (known.includes(name)) return `${name} is empty: taken as not set; give it a value, or remove the line`;
       // The flag's name is compared, not the prefix every variable shares (which would make any short name close).

@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { GroupRecord } from "../state/records.ts";
 import { monotonic, type Clock } from "../common/clock.ts";
+import { FIRSTBOOT_MARK_VARIABLE } from "./mark.ts";
 
 export interface StoppedGroup {
   /** `attempt`: the attempt whose mark the process carried. */
@@ -38,7 +39,9 @@ interface Stat {
  * The environment variable every process of a firstboot carries: inherited across fork, setsid and
  * setpgid, so a child that left the group is still found, and after a kill -9 no record is needed.
  */
-const MARK_VARIABLE = "STRATUM_FIRSTBOOT";
+const MARK_VARIABLE = FIRSTBOOT_MARK_VARIABLE;
+/** Its name before it had one of its own: a firstboot such an installer left running is found after an upgrade too. */
+const EARLIER_MARK_VARIABLE = "STRATUM_FIRSTBOOT";
 
 /** This state dir's mark: its firstboots are this installer's, another state dir's are not. */
 export function firstbootMark(stateDir: string): string {
@@ -100,9 +103,12 @@ function statOf(pid: number): Stat | undefined {
 /** The attempt of the mark in a process's environment, if it carries this one. */
 async function markedAttempt(pid: number, mark: string): Promise<number | undefined> {
   const environ = await readFile(`/proc/${pid}/environ`, "latin1").catch(() => "");
-  const prefix = `${MARK_VARIABLE}=${mark}/`;
-  const entry = environ.split("\0").find((e) => e.startsWith(prefix));
-  return entry === undefined ? undefined : Number(entry.slice(prefix.length));
+  for (const name of [MARK_VARIABLE, EARLIER_MARK_VARIABLE]) {
+    const prefix = `${name}=${mark}/`;
+    const entry = environ.split("\0").find((e) => e.startsWith(prefix));
+    if (entry !== undefined) return Number(entry.slice(prefix.length));
+  }
+  return undefined;
 }
 
 interface Member extends Stat {

@@ -144,8 +144,8 @@ test("a STRATUM_ variable no flag reads is warned of, with the variable it is li
     const hint = meant ? `did you mean ${meant}?` : "serve --help names each flag's variable";
     assert.deepEqual(warned(name), [`${name} is set, but no flag reads it: ${hint}`], name);
   }
-  // A variable a flag reads, one not STRATUM_'s, and STRATUM_FIRSTBOOT (which marks firstboot's processes): no warning.
-  assert.deepEqual(environmentNotices(SERVE_FLAGS, { STRATUM_LISTEN: "0.0.0.0:9443", LISTEN: "x", STRATUM_FIRSTBOOT: "1" }), []);
+  // Variables flags read (STRATUM_FIRSTBOOT is --firstboot's), one not STRATUM_'s, and the mark on firstboot's processes: no warning.
+  assert.deepEqual(environmentNotices(SERVE_FLAGS, { STRATUM_LISTEN: "0.0.0.0:9443", STRATUM_FIRSTBOOT: "/opt/fb", LISTEN: "x", STRATUM_FIRSTBOOT_MARK: "0123456789abcdef/1" }), []);
 });
 
 test("a readiness timeout or interval past what a timer holds (≈ 24.8 days) is refused at the start: Node would fire such a timer at once, polling the cloud in a tight loop", () => {

@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { firstbootMark } from "../../core/process/group.ts";
+import { FIRSTBOOT_MARK_VARIABLE } from "../../core/process/mark.ts";
 
 /**
  * Alive and not a zombie: a killed orphan stays a zombie until its new parent reaps it, and where
@@ -12,7 +13,7 @@ export async function alive(pid: number): Promise<boolean> {
 
 /** The live processes carrying a state dir's firstboot mark (core/process/group.ts): its firstboots and whatever they started. */
 export async function markedProcesses(stateDir: string): Promise<number[]> {
-  const mark = `STRATUM_FIRSTBOOT=${firstbootMark(stateDir)}/`;
+  const mark = `${FIRSTBOOT_MARK_VARIABLE}=${firstbootMark(stateDir)}/`;
   const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number);
   const marked = await Promise.all(
     pids.map(async (pid) => ((await readFile(`/proc/${pid}/environ`, "latin1").catch(() => "")).split("\0").some((entry) => entry.startsWith(mark)) && (await alive(pid)) ? pid : undefined)),

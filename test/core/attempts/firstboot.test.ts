@@ -46,6 +46,20 @@ function run(ctx: StepContext, executable: string, record: Record = { attempt: 1
   return runFirstboot(ctx, { executable, nodeYamlPath: "/dev/null", mark, record, persist, outputLimit });
 }
 
+test("firstboot gets the installer's environment as it is: STRATUM_FIRSTBOOT (the --firstboot flag's variable) is not taken for the mark", async () => {
+  const { path } = await script(`printf '%s\\n' "\${STRATUM_FIRSTBOOT-unset}"`);
+  const given = process.env.STRATUM_FIRSTBOOT;
+  process.env.STRATUM_FIRSTBOOT = "/opt/stratum/firstboot";
+  try {
+    const { ctx, events } = context();
+    await run(ctx, path);
+    assert.deepEqual(events.filter((e) => e.type === "step.log").map((e) => e.message), ["/opt/stratum/firstboot"]);
+  } finally {
+    if (given === undefined) delete process.env.STRATUM_FIRSTBOOT;
+    else process.env.STRATUM_FIRSTBOOT = given;
+  }
+});
+
 test("a secret that straddles the cut is redacted whole, never shown in part", async () => {
   const { path } = await script(`printf '%${MAX_LINE_BYTES - 6}s${SECRET}%s\\n' '' 'tail'`);
   const { ctx, events } = context();

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { test } from "node:test";
 import { GRACE_MS, describeStopped, firstbootMark, killMarked, markedEnv, startTimeOf, stopGroup, stopRecordedGroup } from "../../../core/process/group.ts";
+import { FIRSTBOOT_MARK_VARIABLE } from "../../../core/process/mark.ts";
 import { alive } from "../../helpers/processes.ts";
 import { stuckFor } from "../../helpers/stuck-in-kernel.ts";
 
@@ -174,7 +175,7 @@ async function markedShells(mark: string): Promise<number[]> {
     (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(async (name) => {
       const [environ, stat] = await Promise.all([readFile(`/proc/${name}/environ`, "latin1").catch(() => ""), readFile(`/proc/${name}/stat`, "utf8").catch(() => "")]);
       const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-      return environ.split("\0").some((v) => v.startsWith(`STRATUM_FIRSTBOOT=${mark}/`)) && state !== "Z" ? [Number(name)] : [];
+      return environ.split("\0").some((v) => v.startsWith(`${FIRSTBOOT_MARK_VARIABLE}=${mark}/`)) && state !== "Z" ? [Number(name)] : [];
     }),
   );
   return found.flat();
@@ -214,6 +215,23 @@ test("a dead installer's firstboot: every process carrying its mark is found, wh
   } finally {
     await killMarked(other);
   }
+});
+
+test("a firstboot left running by an installer from before the mark had its own variable (it carried STRATUM_FIRSTBOOT, the --firstboot flag's) is found too", async () => {
+  const mark = firstbootMark(await mkdtemp(join(tmpdir(), "stratum-state-")));
+  const old = spawn("sleep", ["1000"], { stdio: "ignore", detached: true, env: { ...process.env, STRATUM_FIRSTBOOT: `${mark}/2` } });
+  try {
+    const stopped = await killMarked(mark);
+    assert.deepEqual(stopped.processes.map((p) => [p.pid, p.attempt]), [[old.pid, 2]]);
+    assert.equal(await alive(old.pid!), false);
+  } finally {
+    old.kill("SIGKILL");
+  }
+});
+
+test("the mark is a variable of its own: the --firstboot flag's STRATUM_FIRSTBOOT, in firstboot's environment as the installer has it, is left as it is", () => {
+  assert.deepEqual(Object.keys(markedEnv(firstbootMark("/var/lib/stratum"), 1)), [FIRSTBOOT_MARK_VARIABLE]);
+  assert.notEqual(FIRSTBOOT_MARK_VARIABLE, "STRATUM_FIRSTBOOT");
 });
 
 test("a live group's stop takes the processes that left its group or session too", async () => {
