@@ -1,6 +1,7 @@
 import { lstat, readdir } from "node:fs/promises";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { printableJsonText, visible } from "../common/printable.ts";
+import { printable, printableJsonText, visible } from "../common/printable.ts";
 import { renderNodeYaml, type Draft } from "../config/index.ts";
 import { withSecretScalarsReplaced } from "../secrets/index.ts";
 import { stateLayout } from "../state/layout.ts";
@@ -200,8 +201,15 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
     if (state.storeRaw.cut) leftOut.push({ path: "state/installer.json", why: `the store file that does not parse is ${state.storeRaw.size} bytes: only its first megabyte is here` });
   }
   for (const aside of state.asides) {
-    small.push([`state/${aside.name}`, aside.text]);
-    if (aside.cut) leftOut.push({ path: `state/${aside.name}`, why: `the store kept aside is ${aside.size} bytes: only its first megabyte is here` });
+    // Its file name as the bundle's path: whoever may write in the state dir names it (a secret, a newline, a
+    // terminal's escape in it), and `tar tv` prints it as it is. Redacted, then every control character written out.
+    const path = `state/${printable(redactor.text(aside.name))}`;
+    if (aside.notAFile) {
+      leftOut.push({ path, why: `${join(state.stateDir, aside.name)} is ${aside.notAFile}, not a file` });
+      continue;
+    }
+    small.push([path, aside.text]);
+    if (aside.cut) leftOut.push({ path, why: `the store kept aside is ${aside.size} bytes: only its first megabyte is here` });
   }
 
   let budget = limitBytes * (1 - MARGIN) - MANIFEST_RESERVE;

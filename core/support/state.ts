@@ -23,7 +23,7 @@ export interface StateSnapshot {
   storeProblem?: string;
   /** The store file as found, when it did not parse. */
   storeRaw?: CappedText;
-  /** Stores kept aside as corrupt, by file name, newest first. */
+  /** Stores kept aside as corrupt, by file name, newest first; one that is no file with `notAFile` (the bundle names it as left out). */
   asides: Array<{ name: string } & CappedText>;
   installCode?: string;
   tlsKey?: string;
@@ -98,7 +98,7 @@ export async function readState(stateDir: string, store?: StoreData): Promise<St
   const names = (await readdir(stateDir).catch(() => [] as string[])).filter(layout.isStoreAside).sort().reverse().slice(0, MAX_ASIDES);
   for (const name of names) {
     const text = await readCapped(join(stateDir, name), ASIDE_CAP, { noLink: true });
-    if (text && !text.notAFile) snapshot.asides.push({ name, ...text });
+    if (text) snapshot.asides.push({ name, ...text });
   }
   // Read as the store is: a named pipe or a link to a device in their place would hang the bundle or read without end.
   const code = await readCapped(layout.installCode, SECRET_CAP);

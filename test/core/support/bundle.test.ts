@@ -447,3 +447,34 @@ test("a node with more attempts than a process may have open files (300 under a 
   const { files } = await extractBundle(out);
   assert.ok(files.has("attempts/300/events.ndjson"));
 });
+
+test("a store kept aside whose file name holds the install code, a newline or a terminal escape: no path in the bundle holds the code or a raw control character", async () => {
+  const dir = await stateDir(1, 3);
+  await writeFile(join(dir, `installer.json.corrupt-${INSTALL_CODE}-\u001b]0;owned\u0007\nX`), "{");
+  const { file, manifest } = await bundle(dir);
+  const names = execFileSync("tar", ["--quoting-style=literal", "-tzf", file], { encoding: "utf8" }).split("\n").filter(Boolean);
+  const aside = names.find((name) => name.includes("corrupt-[redacted"));
+  assert.ok(aside, names.join("\n"));
+  for (const name of names) {
+    assert.ok(!name.includes(INSTALL_CODE) && !name.includes(INSTALL_CODE.replaceAll("-", "")), name);
+    assert.doesNotMatch(name, /[\u0000-\u001f\u007f]/, JSON.stringify(name));
+  }
+  assert.ok(manifest.files.some((f) => aside.endsWith(f.path)), "the manifest lists the file by the name it has in the tar");
+});
+
+test("a store kept aside that is no file (a link to /etc/shadow, a named pipe, a folder) is named in leftOut, not dropped unsaid; the bundle is made", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  const [link, fifo, folder] = [1, 2, 3].map((day) => layout.storeAside(new Date(`2026-12-0${day}T00:00:00Z`)));
+  await rm(layout.storeAside(new Date("2026-12-01T00:00:00Z")), { force: true });
+  symlinkSync("/etc/shadow", link!);
+  execFileSync("mkfifo", [fifo!]);
+  await mkdir(folder!);
+  const { file, manifest } = await bundle(dir);
+  const { files } = await extractBundle(file);
+  assert.ok(files.has("manifest.json"));
+  const why = (path: string) => manifest.leftOut.find((l) => l.path === `state/${path.slice(dir.length + 1)}`)?.why;
+  assert.equal(why(link!), `${link} is a link (not followed: the service makes none there), not a file`);
+  assert.equal(why(fifo!), `${fifo} is a named pipe, not a file`);
+  assert.equal(why(folder!), `${folder} is a folder, not a file`);
+});
