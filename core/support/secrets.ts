@@ -77,11 +77,12 @@ function quotedLike(spelling: string, replacement: string): string {
 }
 
 /**
- * Between two characters of an install code: a few separators, a terminal's colour codes (raw, or JSON-escaped as an
- * event line holds them: `\u001b[1m`; a coloured dash between two resets is five), or separators URL-encoded (`%20`,
- * `%2D`, and `%2520` encoded twice): the code typed with blanks into a URL or a form.
+ * Between two characters of an install code: a few separators, a tab, newline or CR JSON-escaped as an event line holds
+ * them (`\t`: its letter is no separator), a terminal's colour codes (raw, or JSON-escaped: `\u001b[1m`; a coloured
+ * dash between two resets is five), or separators URL-encoded (`%20`, `%2D`, and `%2520` encoded twice): the code typed
+ * with blanks into a URL or a form.
  */
-const CODE_GAP = String.raw`(?:[^A-Za-z0-9\n]|(?:\u001b|\\u001[bB])\[[0-9;]*[A-Za-z]|%(?:25)?[0-9A-Fa-f]{2}){0,6}`;
+const CODE_GAP = String.raw`(?:[^A-Za-z0-9\n]|\\[nrt]|(?:\u001b|\\u001[bB])\[[0-9;]*[A-Za-z]|%(?:25)?[0-9A-Fa-f]{2}){0,6}`;
 
 /** Bytes of a secret this many or more, in a run of base64 decoded, are taken for it. */
 const DECODED_PIECE = 12;

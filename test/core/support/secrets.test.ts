@@ -269,3 +269,12 @@ test("a store that does not parse: its join token's secret part, printed alone e
   const redactor = createBundleRedactor(secretsInBrokenStore(`{"draft": {"config": {"cluster": {"joinToken": "${TOKEN}"}}`));
   assert.equal(redactor.text(`export JOIN_SECRET=${SECRET}`), "export JOIN_SECRET=[redacted: join token secret]");
 });
+
+test("the install code with a tab, a newline or a CR between its groups, JSON-escaped as an event line or a store holds them (`\\t`, `\\n`), is redacted", () => {
+  const redactor = createBundleRedactor([{ name: "install code", value: "Y5CY-T6P4-T9ZD" }]);
+  for (const separator of ["\t", "\n", "\r\n", " \t", "\n\n"]) {
+    const line = JSON.stringify({ type: "firstboot.output", line: `code ${["Y5CY", "T6P4", "T9ZD"].join(separator)};` });
+    const out = redactor.text(line);
+    assert.equal(out, JSON.stringify({ type: "firstboot.output", line: "code [redacted: install code];" }), JSON.stringify(separator));
+  }
+});
