@@ -125,8 +125,14 @@ function replaceBase64Runs(text: string, replacement: (run: string) => string | 
   return copied === 0 ? text : out + text.slice(copied);
 }
 
-/** Pieces of a long secret this long or longer are found wherever they show (a line folded away the rest of it). */
-const PIECE = 16;
+/**
+ * Pieces of a long secret this long or longer are found wherever they show (a line folded away the rest of it): a
+ * secret folded at any width (`fold -w 10`, one event a line) keeps under this many characters on a line. Of a random
+ * secret's alphabet, 8 characters are found by chance once in some 10^14.
+ */
+const PIECE = 8;
+/** A secret this long or longer is looked for in pieces: a join secret, the cluster's, a password hash. */
+const PIECED = 24;
 
 /**
  * An install code's characters in any case, with any dashes and blanks between them ("j3x2 34c6 tyh9", "J3X234C6TYH9",
@@ -154,7 +160,7 @@ export function createBundleRedactor(given: readonly NamedSecret[]): BundleRedac
     const code = codePattern(value);
     if (code) codes.push([code, marker(name)]);
     // Long one-line secrets with no public part (a join token's fingerprint is public: its secret part is named alone).
-    if (value.length >= PIECE + 8 && !/[\n:]/.test(value)) {
+    if (value.length >= PIECED && !/[\n:]/.test(value)) {
       for (let at = 0; at + PIECE <= value.length; at += 1) {
         const piece = value.slice(at, at + PIECE);
         if (!pieces.has(piece)) pieces.set(piece, { secret: value, at, replacement: marker(name) });

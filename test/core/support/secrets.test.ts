@@ -278,3 +278,23 @@ test("the install code with a tab, a newline or a CR between its groups, JSON-es
     assert.equal(out, JSON.stringify({ type: "firstboot.output", line: "code [redacted: install code];" }), JSON.stringify(separator));
   }
 });
+
+test("a secret folded over lines at any width (`fold -w 10`, each line an event): no line keeps 8 or more of its characters", () => {
+  const redactor = createBundleRedactor([
+    { name: "join token", value: TOKEN },
+    { name: "join token secret", value: SECRET },
+    { name: "password hash", value: HASH },
+  ]);
+  for (const secret of [SECRET, HASH]) {
+    for (const width of [10, 14, 20, 30]) {
+      for (const before of ["", "join_token: ", "x"]) {
+        const text = `${before}${secret}`;
+        for (let at = 0; at < text.length; at += width) {
+          const line = JSON.stringify({ type: "firstboot.output", line: text.slice(at, at + width) });
+          const out = JSON.parse(redactor.text(line)) as { line: string };
+          for (let i = 0; i + 8 <= out.line.length; i++) assert.ok(!secret.includes(out.line.slice(i, i + 8)), `${JSON.stringify(out.line)} (width ${width})`);
+        }
+      }
+    }
+  }
+});
