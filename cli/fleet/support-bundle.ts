@@ -1,6 +1,6 @@
 import { makeFolder } from "../../core/fs/private-dir.ts";
 import { join } from "node:path";
-import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
+import { removeInterruptedWritesOf, writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { HttpClientError } from "../../core/http/client.ts";
 import { NotWrittenError, writeRemedy } from "../../core/fs/storage-error.ts";
 import { readBundle } from "../../core/support/read.ts";
@@ -47,6 +47,10 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
  */
 export async function gatherBundles(nodes: readonly FleetNode[], dir: string, parallel: number, out: FleetOutput, signal?: AbortSignal): Promise<BundleEntry[]> {
   await makeFolder(dir, `the bundles' folder ${dir}`);
+  // A gather killed (kill -9) mid-download left its temp files (`.NODE.tar.gz.PID.tmp`, up to a bundle's size each):
+  // those whose process is gone go; a gather running into the same folder keeps its own.
+  const written = [...nodes.map((node) => `${node.name}.tar.gz`), INDEX_FILE];
+  await Promise.all(written.map((name) => removeInterruptedWritesOf(join(dir, name), { ofGoneProcesses: true }).catch(() => undefined)));
   const entries = new Map<string, BundleEntry>();
   const stopped = (node: FleetNode) => ({ node: node.name, installer: node.access.url.origin, error: "stopped" as const, detail: "not gathered: the run was stopped (Ctrl-C)" });
   await pool(nodes, parallel, async (node) => {

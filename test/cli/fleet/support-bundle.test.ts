@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { join } from "node:path";
@@ -122,5 +123,19 @@ describe("fleet --support-bundle: each node's bundle and the index", () => {
     assert.deepEqual(entries.map((e) => ("error" in e ? e.error : "file")), ["file", "stopped", "stopped"]);
     assert.deepEqual((await readdir(dir)).sort(), ["node-01.tar.gz"], "no temp file, no half bundle");
     assert.equal(never.seen.length, 0, "the third was never asked");
+  });
+
+  it("a gather killed (kill -9) mid-download left its temp files in the folder: the next gather removes those whose process is gone, keeps a running one's, and never a bundle", async (t) => {
+    const [one, two] = [await installer(t, served("node-01")), await installer(t, served("node-02"))];
+    const dir = join(await tempDir("stratum-bundles-"), "bundles");
+    await mkdir(dir);
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+    const running = process.ppid;
+    const left = [`.node-01.tar.gz.${gone}.tmp`, `.node-02.tar.gz.${gone}.tmp`, `.index.json.${gone}.tmp`];
+    for (const name of [...left, `.node-01.tar.gz.${running}.tmp`, "node-02.tar.gz"]) await writeFile(join(dir, name), "half a bundle");
+    const entries = await gatherBundles([node("node-01", one.url, one.pin), node("node-02", two.url, two.pin)], dir, 2, recorder());
+    await writeBundleIndex(dir, "plan.yaml", entries, new Date());
+    assert.deepEqual((await readdir(dir)).sort(), [`.node-01.tar.gz.${running}.tmp`, "index.json", "node-01.tar.gz", "node-02.tar.gz"]);
+    assert.deepEqual(await readFile(join(dir, "node-02.tar.gz")), bytesOf("node-02"), "a bundle is replaced whole");
   });
 });
