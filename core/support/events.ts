@@ -38,10 +38,12 @@ const READ_CHUNK = 256 * 1024;
  */
 async function* linesOf(path: string, end: number): AsyncGenerator<Buffer | number> {
   // Opened again for each pass, not held from the measure on: a node may have thousands of attempts. Gone since (an
-  // attempt discarded) or a link put in its place, it has no lines (redactedEvents makes up the rest, and says so).
+  // attempt discarded) or a link, a named pipe or a folder put in its place, it has no lines (redactedEvents makes up
+  // the rest, and says so): a read of a pipe or a folder by position fails (ESPIPE, EISDIR), which failed the bundle.
   const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW).catch(() => undefined);
   if (!file) return;
   try {
+    if (!(await file.stat()).isFile()) return;
     yield* linesOfFile(file, end);
   } finally {
     await file.close();

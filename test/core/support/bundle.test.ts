@@ -478,3 +478,22 @@ test("a store kept aside that is no file (a link to /etc/shadow, a named pipe, a
   assert.equal(why(fifo!), `${fifo} is a named pipe, not a file`);
   assert.equal(why(folder!), `${folder} is a folder, not a file`);
 });
+
+test("an events file replaced while the bundle is being written by a named pipe or a folder: the bundle is still whole (it failed on ESPIPE, EISDIR), the file's place named", async () => {
+  for (const change of ["a named pipe", "a folder"] as const) {
+    const dir = await stateDir(3, 3000);
+    const layout = stateLayout(dir);
+    const made = writeSupportBundle({ state: await readState(dir), madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-04T14:28:00Z"), hostname: "node-01", status: {}, host: {}, payload: {} });
+    const chunks: Buffer[] = [];
+    // The first bytes come once every file is measured; the reader then holds back while the first attempt's events stream.
+    chunks.push((await made.stream[Symbol.asyncIterator]().next()).value as Buffer);
+    await rm(layout.eventsOf(3));
+    if (change === "a named pipe") execFileSync("mkfifo", [layout.eventsOf(3)]);
+    else await mkdir(layout.eventsOf(3));
+    for await (const chunk of made.stream) chunks.push(chunk as Buffer);
+    const manifest = await made.manifest;
+    const { files } = await extractBundle(Buffer.concat(chunks));
+    assert.ok(files.has("manifest.json"), change);
+    assert.match(manifest.leftOut.find((l) => l.path === "attempts/3/events.ndjson")?.why ?? "", /^it was cut shorter or removed as the bundle read it: its last \d+ bytes are blank lines$/, change);
+  }
+});
