@@ -18,7 +18,8 @@ const WHY: Record<string, string> = {
 
 /**
  * Why a file could not be written, for a message that names the file: `ENOSPC: no space left on its file system`,
- * `EROFS: its file system is read-only`, …; Node's own message for the rest.
+ * `EROFS: its file system is read-only`, …; Node's own message for the rest. Its words are any I/O error's: a read's
+ * too (`EACCES: permission denied`, `EIO: an I/O error`).
  */
 export function notWrittenBecause(cause: unknown): string {
   const code = (cause as NodeJS.ErrnoException)?.code;

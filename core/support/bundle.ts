@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { printable, printableJsonText, visible } from "../common/printable.ts";
 import { renderNodeYaml, type Draft } from "../config/index.ts";
+import { notWrittenBecause } from "../fs/storage-error.ts";
 import { withSecretScalarsReplaced } from "../secrets/index.ts";
 import { stateLayout } from "../state/layout.ts";
 import type { AttemptRecord, DraftRecord } from "../state/records.ts";
@@ -87,6 +88,9 @@ function supportBundleName(hostname: string, now: Date): string {
   const stamp = now.toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "");
   return `stratum-support-${hostname.replace(/[^A-Za-z0-9.-]/g, "_").slice(0, NAME_HOST_CHARS) || "node"}-${stamp}`;
 }
+
+/** Why a file of the state dir is not in the bundle when reading it failed: "… cannot be read (EACCES: permission denied)". */
+const cannotRead = (path: string, why: string) => `${path} cannot be read (${why})`;
 
 const json = (value: unknown) => `${printableJsonText(JSON.stringify(value, null, 2))}\n`;
 
@@ -185,14 +189,16 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   const readiness = lastReadiness(attempts);
   if (readiness) small.push(["readiness.json", json(readiness)]);
   else leftOut.push({ path: "readiness.json", why: "no attempt has asked the cloud for its readiness" });
-  const lastStart = await readCapped(layout.lastStart, 1024 * 1024, { noLink: true });
+  const lastStart = await readCapped(layout.lastStart, 1024 * 1024, { noLink: true, orUnreadable: true });
   if (lastStart?.notAFile) leftOut.push({ path: "notices.json", why: `${layout.lastStart} is ${lastStart.notAFile}, not a file` });
+  else if (lastStart?.unreadable) leftOut.push({ path: "notices.json", why: cannotRead(layout.lastStart, lastStart.unreadable) });
   else if (lastStart) small.push(["notices.json", lastStart.text]);
   else leftOut.push({ path: "notices.json", why: "no start of the service has been recorded in this state dir" });
   for (const record of attempts) small.push(...attemptFiles(record));
   for (const [path, file] of [["log/service.log.1", layout.serviceLogOlder], ["log/service.log", layout.serviceLog]] as const) {
-    const log = await readCapped(file, LOG_CAP, { tail: true, noLink: true });
+    const log = await readCapped(file, LOG_CAP, { tail: true, noLink: true, orUnreadable: true });
     if (log?.notAFile) leftOut.push({ path, why: `${file} is ${log.notAFile}, not a file` });
+    else if (log?.unreadable) leftOut.push({ path, why: cannotRead(file, log.unreadable) });
     else if (log) small.push([path, log.text.split("\n").map((line) => redactor.text(line)).join("\n")]);
     if (log?.cut) leftOut.push({ path, why: `${file} is ${log.size} bytes (the service keeps its log under 1 MB): only its last megabyte is here` });
   }
@@ -204,8 +210,9 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
     // Its file name as the bundle's path: whoever may write in the state dir names it (a secret, a newline, a
     // terminal's escape in it), and `tar tv` prints it as it is. Redacted, then every control character written out.
     const path = `state/${printable(redactor.text(aside.name))}`;
-    if (aside.notAFile) {
-      leftOut.push({ path, why: `${join(state.stateDir, aside.name)} is ${aside.notAFile}, not a file` });
+    if (aside.notAFile || aside.unreadable) {
+      const file = join(state.stateDir, aside.name);
+      leftOut.push({ path, why: aside.unreadable ? cannotRead(file, aside.unreadable) : `${file} is ${aside.notAFile}, not a file` });
       continue;
     }
     small.push([path, aside.text]);
@@ -237,14 +244,15 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   for (const attempt of await attemptsWithEvents(attempts, layout.events)) {
     const path = layout.eventsOf(attempt);
     const kind = await lstat(path).then((s) => (s.isFile() ? "file" : s.isSymbolicLink() ? "link" : "other"), () => "none");
-    const file = kind === "file" ? await measureEvents(attempt, path, redactor) : undefined;
+    let unreadable: string | undefined;
+    const file = kind === "file" ? await measureEvents(attempt, path, redactor).catch((err: NodeJS.ErrnoException) => (typeof err?.code === "string" ? void (unreadable = notWrittenBecause(err)) : Promise.reject(err))) : undefined;
     // A file whose every line was damage is left out, not put in empty.
     if (file && (file.lines > 0 || file.overlong.lines === 0)) events.push(file);
     if (file && file.overlong.lines > 0) {
       const { lines, bytes } = file.overlong;
       leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why: `${lines} line${lines === 1 ? "" : "s"} over 1 MiB (${bytes} bytes), which no event the installer writes is: damage, such as the NULs a crash leaves` });
     } else if (!file) {
-      const why = kind === "link" ? `${path} is ${A_LINK}, not a file` : kind === "other" ? `${path} is not a file` : "the attempt has no event file";
+      const why = unreadable ? cannotRead(path, unreadable) : kind === "link" ? `${path} is ${A_LINK}, not a file` : kind === "other" ? `${path} is not a file` : "the attempt has no event file";
       leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why });
     }
   }

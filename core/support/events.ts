@@ -120,10 +120,13 @@ function eventLines(redactor: BundleRedactor): (line: Buffer) => Buffer {
   };
 }
 
-/** The file at `path` measured, open; undefined when it is not there or no file. */
+/** The file at `path` measured, open; undefined when it is not there or no file; an error when it cannot be read. */
 export async function measureEvents(attempt: number, path: string, redactor: BundleRedactor): Promise<EventsFile | undefined> {
-  // Not through a link put in its place between the bundle's look and this open (see A_LINK).
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW).catch(() => undefined);
+  // Not through a link put in its place between the bundle's look and this open (see A_LINK). One this user may not
+  // read is an error: the bundle says so.
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) =>
+    err.code === "ENOENT" || err.code === "ELOOP" || err.code === "ENXIO" ? undefined : Promise.reject(err),
+  );
   if (!handle) return undefined;
   try {
     const stats = await handle.stat();

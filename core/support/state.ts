@@ -1,5 +1,6 @@
 import { constants } from "node:fs";
 import { open, readdir } from "node:fs/promises";
+import { notWrittenBecause } from "../fs/storage-error.ts";
 import { storeShapeProblem } from "../state/store-shape.ts";
 import { join } from "node:path";
 import { jsonProblem } from "../common/json-syntax.ts";
@@ -13,6 +14,8 @@ interface CappedText {
   cut: boolean;
   /** The path is no file (then `text` is empty): what it is, "a named pipe" say. */
   notAFile?: string;
+  /** With `orUnreadable`: why it could not be read (then `text` is empty), "EACCES: permission denied" say. */
+  unreadable?: string;
 }
 
 /** What the bundle reads of the state dir, read only: no lock, no write. */
@@ -47,9 +50,19 @@ export const A_LINK = "a link (not followed: the service makes none there)";
 
 /**
  * A path's first `cap` bytes (its last, from a line's start, with `tail`: a log's newest lines); not waited on, nor
- * read, when it is no file (a named pipe would hang the read).
+ * read, when it is no file (a named pipe would hang the read). `orUnreadable`, for a file the bundle holds but needs
+ * no secret from (a log, the notices, a store kept aside): one this user may not read (0600, root's) or that fails
+ * to read (an I/O error) is said so, left out, where it failed the whole bundle.
  */
-export async function readCapped(path: string, cap: number, options: { tail?: boolean; noLink?: boolean } = {}): Promise<CappedText | undefined> {
+export async function readCapped(path: string, cap: number, options: { tail?: boolean; noLink?: boolean; orUnreadable?: boolean } = {}): Promise<CappedText | undefined> {
+  if (!options.orUnreadable) return readCappedOrFail(path, cap, options);
+  return readCappedOrFail(path, cap, options).catch((err: NodeJS.ErrnoException) => {
+    if (typeof err?.code !== "string") throw err;
+    return { text: "", size: 0, cut: false, unreadable: notWrittenBecause(err) };
+  });
+}
+
+async function readCappedOrFail(path: string, cap: number, options: { tail?: boolean; noLink?: boolean }): Promise<CappedText | undefined> {
   const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | (options.noLink ? constants.O_NOFOLLOW : 0)).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
     const notAFile = options.noLink && err.code === "ELOOP" ? A_LINK : NOT_OPENED[err.code ?? ""];
@@ -97,7 +110,7 @@ export async function readState(stateDir: string, store?: StoreData): Promise<St
   }
   const names = (await readdir(stateDir).catch(() => [] as string[])).filter(layout.isStoreAside).sort().reverse().slice(0, MAX_ASIDES);
   for (const name of names) {
-    const text = await readCapped(join(stateDir, name), ASIDE_CAP, { noLink: true });
+    const text = await readCapped(join(stateDir, name), ASIDE_CAP, { noLink: true, orUnreadable: true });
     if (text) snapshot.asides.push({ name, ...text });
   }
   // Read as the store is: a named pipe or a link to a device in their place would hang the bundle or read without end.

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, symlinkSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { test } from "node:test";
@@ -496,4 +496,30 @@ test("an events file replaced while the bundle is being written by a named pipe 
     assert.ok(files.has("manifest.json"), change);
     assert.match(manifest.leftOut.find((l) => l.path === "attempts/3/events.ndjson")?.why ?? "", /^it was cut shorter or removed as the bundle read it: its last \d+ bytes are blank lines$/, change);
   }
+});
+
+test("a file the bundle holds that this user may not read (the log, the notices, a store kept aside, an events file, 0600 root's): left out, named with why; the bundle is made (it failed whole, or said 'no event file')", { skip: process.getuid?.() !== 0 && "needs root to read the state dir as another user" }, async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  await writeFile(layout.lastStart, "{}\n");
+  const aside = layout.storeAside(new Date("2026-12-01T00:00:00Z"));
+  const closed = [layout.serviceLog, layout.lastStart, aside, layout.eventsOf(1)];
+  await chmod(dir, 0o755);
+  await chmod(layout.events, 0o755);
+  for (const path of [layout.store, layout.installCode, layout.tlsKey]) await chmod(path, 0o644);
+  for (const path of closed) await chmod(path, 0o600);
+  const script = `
+    import { readState, writeSupportBundle } from ${JSON.stringify(join(import.meta.dirname, "../../../core/support/index.ts"))};
+    const made = writeSupportBundle({ state: await readState(process.argv[1]), madeBy: "test", version: "0", now: new Date(), hostname: "n", status: {}, host: {}, payload: {} });
+    made.stream.resume();
+    process.stdout.write(JSON.stringify(await made.manifest));`;
+  const nobody = Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" }));
+  const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, dir], { uid: nobody, gid: nobody, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const manifest = JSON.parse(out) as Manifest;
+  const why = (path: string) => manifest.leftOut.find((l) => l.path === path)?.why;
+  assert.equal(why("log/service.log"), `${layout.serviceLog} cannot be read (EACCES: permission denied)`);
+  assert.equal(why("notices.json"), `${layout.lastStart} cannot be read (EACCES: permission denied)`);
+  assert.equal(why(`state/${aside.slice(dir.length + 1)}`), `${aside} cannot be read (EACCES: permission denied)`);
+  assert.equal(why("attempts/1/events.ndjson"), `${layout.eventsOf(1)} cannot be read (EACCES: permission denied)`);
+  assert.ok(manifest.files.some((f) => f.path === "attempts/1/report.json"));
 });
