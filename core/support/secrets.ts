@@ -37,25 +37,32 @@ function base64Within(bytes: Buffer, encoding: "base64" | "base64url"): string[]
  */
 function bundleSpellings(value: string): string[] {
   if (value.includes("\n")) {
-    // A PEM key: the service's own spellings of it; and the file in base64 on one line (`base64 -w0 tls.key`), its last newline or not.
+    // A PEM key: the service's own spellings of it; the file in base64 on one line (`base64 -w0 tls.key`), its last
+    // newline or not; and each of those URL-encoded (`curl --data-urlencode key@tls.key`): a body line's + and / are
+    // %2B and %2F there.
     const pem = [value, value.trimEnd()].flatMap((text) => base64Within(Buffer.from(text, "utf8"), "base64"));
-    return [...keySpellings(value), ...pem];
+    const own = keySpellings(value);
+    return [...own, ...pem, ...own.flatMap(urlEncoded)];
   }
   const bytes = Buffer.from(value, "utf8");
-  // As UTF-8 has it (a lone surrogate is U+FFFD there): encodeURIComponent throws on one.
-  const url = encodeURIComponent(bytes.toString("utf8"));
   const hex = bytes.toString("hex");
   return [
     ...spellings(value),
     value.replaceAll("'", "''"),
-    url,
-    url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+    ...urlEncoded(value),
     hex,
     hex.toUpperCase(),
     ...base64Within(bytes, "base64"),
     ...base64Within(bytes, "base64url"),
     ...asBytes(value),
   ];
+}
+
+/** A text URL-encoded, its escapes in upper case and in lower. */
+function urlEncoded(text: string): string[] {
+  // As UTF-8 has it (a lone surrogate is U+FFFD there): encodeURIComponent throws on one.
+  const url = encodeURIComponent(Buffer.from(text, "utf8").toString("utf8"));
+  return [url, url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())];
 }
 
 /**

@@ -298,3 +298,15 @@ test("a secret folded over lines at any width (`fold -w 10`, each line an event)
     }
   }
 });
+
+test("the TLS key URL-encoded (curl --data-urlencode key@tls.key, echoed): no line of its body is kept, one with a + or / (%2B, %2F) too", () => {
+  const redactor = createBundleRedactor([{ name: "TLS private key", value: KEY }]);
+  const body = KEY.split("\n").filter((line) => line !== "" && !line.startsWith("-----"));
+  for (const text of [`key=${encodeURIComponent(KEY)}`, JSON.stringify({ line: `POST key=${encodeURIComponent(KEY)}` }), ...body.map((line) => `line ${encodeURIComponent(line)}`)]) {
+    const out = redactor.text(text);
+    for (const line of body) {
+      const encoded = encodeURIComponent(line);
+      for (let i = 0; i + 16 <= encoded.length; i++) assert.ok(!out.includes(encoded.slice(i, i + 16)), `${JSON.stringify(out)} keeps ${encoded.slice(i, i + 16)}`);
+    }
+  }
+});
