@@ -9,7 +9,7 @@ import { stateLayout } from "../state/layout.ts";
 import type { AttemptRecord, DraftRecord } from "../state/records.ts";
 import { leadingLines, measureEvents, packedBytes, redactedEvents, type EventsFile } from "./events.ts";
 import { createBundleRedactor, draftNamedSecrets, marker, secretsInBrokenStore, type BundleRedactor, type NamedSecret } from "./secrets.ts";
-import { A_LINK, readCapped, type StateSnapshot } from "./state.ts";
+import { A_LINK, MAX_ASIDES, readCapped, type StateSnapshot } from "./state.ts";
 import { createTarGz, type BundledFile } from "./tar.ts";
 
 /** SPEC §11: "at most 10 MB". */
@@ -218,6 +218,9 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
     small.push([path, aside.text]);
     if (aside.cut) leftOut.push({ path, why: `the store kept aside is ${aside.size} bytes: only its first megabyte is here` });
   }
+  // One line for them all: a state dir may hold thousands, and the manifest has its room.
+  const older = state.olderAsides ?? 0;
+  if (older > 0) leftOut.push({ path: "state/installer.json.corrupt-*", why: `${older} older store${older === 1 ? "" : "s"} kept aside: only the newest ${MAX_ASIDES} are here` });
 
   let budget = limitBytes * (1 - MARGIN) - MANIFEST_RESERVE;
   const included: Array<[string, Buffer]> = [];

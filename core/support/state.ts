@@ -28,13 +28,15 @@ export interface StateSnapshot {
   storeRaw?: CappedText;
   /** Stores kept aside as corrupt, by file name, newest first; one that is no file with `notAFile` (the bundle names it as left out). */
   asides: Array<{ name: string } & CappedText>;
+  /** How many more stores kept aside there are, older than those (by name), not read. */
+  olderAsides?: number;
   installCode?: string;
   tlsKey?: string;
   /** The node.yaml files the attempts wrote, as they are now: read for their secrets alone, never bundled. */
   writtenNodeYamls: string[];
 }
 
-const MAX_ASIDES = 3;
+export const MAX_ASIDES = 3;
 const ASIDE_CAP = 1024 * 1024;
 /** An install code is a line, a TLS key a few kilobytes: no more of either file is read. */
 const SECRET_CAP = 1024 * 1024;
@@ -108,8 +110,9 @@ export async function readState(stateDir: string, store?: StoreData): Promise<St
       snapshot.storeRaw = { ...raw, text: raw.text.slice(0, ASIDE_CAP), cut: raw.cut || raw.text.length > ASIDE_CAP };
     }
   }
-  const names = (await readdir(stateDir).catch(() => [] as string[])).filter(layout.isStoreAside).sort().reverse().slice(0, MAX_ASIDES);
-  for (const name of names) {
+  const all = (await readdir(stateDir).catch(() => [] as string[])).filter(layout.isStoreAside).sort().reverse();
+  snapshot.olderAsides = all.length - Math.min(all.length, MAX_ASIDES);
+  for (const name of all.slice(0, MAX_ASIDES)) {
     const text = await readCapped(join(stateDir, name), ASIDE_CAP, { noLink: true, orUnreadable: true });
     if (text) snapshot.asides.push({ name, ...text });
   }

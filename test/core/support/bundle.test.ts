@@ -523,3 +523,13 @@ test("a file the bundle holds that this user may not read (the log, the notices,
   assert.equal(why("attempts/1/events.ndjson"), `${layout.eventsOf(1)} cannot be read (EACCES: permission denied)`);
   assert.ok(manifest.files.some((f) => f.path === "attempts/1/report.json"));
 });
+
+test("more stores kept aside than the bundle holds: the newest three are in, and the manifest says how many more were left out (they went unsaid)", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  for (const day of [2, 3, 4, 5]) await writeFile(layout.storeAside(new Date(`2026-12-0${day}T00:00:00Z`)), "{");
+  const { file, manifest } = await bundle(dir);
+  const { files } = await extractBundle(file);
+  assert.deepEqual([...files.keys()].filter((path) => path.startsWith("state/")).sort(), [3, 4, 5].map((day) => `state/${layout.storeAside(new Date(`2026-12-0${day}T00:00:00Z`)).slice(dir.length + 1)}`));
+  assert.deepEqual(manifest.leftOut.filter((l) => l.path.startsWith("state/")), [{ path: "state/installer.json.corrupt-*", why: "2 older stores kept aside: only the newest 3 are here" }]);
+});
