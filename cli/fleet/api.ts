@@ -231,9 +231,9 @@ export class NodeApi {
   }
 
   /** The node's support bundle (SPEC §11), written to `path` (0600) once whole: its size and SHA-256. */
-  async supportBundle(path: string, signal?: AbortSignal): Promise<{ size: number; sha256: string }> {
+  async supportBundle(path: string, signal?: AbortSignal, placeOf?: (temp: string) => Promise<string>): Promise<{ size: number; sha256: string; path: string }> {
     try {
-      return await download({ ...this.#request("/support-bundle", { accept: "application/gzip" }), timeoutMs: BUNDLE_TIMEOUT_MS, maxBytes: MAX_BUNDLE, ...(signal ? { signal } : {}) }, path);
+      return await download({ ...this.#request("/support-bundle", { accept: "application/gzip" }), timeoutMs: BUNDLE_TIMEOUT_MS, maxBytes: MAX_BUNDLE, ...(signal ? { signal } : {}) }, path, placeOf);
     } catch (error) {
       throw inFleetWords(error, this.#access.pin);
     }

@@ -58,11 +58,16 @@ export async function gatherBundles(nodes: readonly FleetNode[], dir: string, pa
     const installer = node.access.url.origin;
     if (signal?.aborted) return void entries.set(node.name, stopped(node));
     try {
-      const { size, sha256 } = await new NodeApi(node.access).supportBundle(join(dir, file), signal);
-      // What came is read as the summary reads it: a 200 whose body is no installer's bundle is not counted one.
-      const unreadable = await readBundle(join(dir, file), undefined, { signal }).then(() => undefined, (error: Error) => (signal?.aborted ? Promise.reject(error) : error.message));
+      // What came is read as the summary reads it before it takes the bundle's name: a 200 whose body is no installer's
+      // bundle (a proxy's page) is not counted one, kept for a look as NODE.not-a-bundle; a bundle gathered before stays.
+      let unreadable: string | undefined;
+      const placeOf = async (temp: string) => {
+        unreadable = await readBundle(temp, undefined, { signal }).then(() => undefined, (error: Error) => (signal?.aborted ? Promise.reject(error) : error.message));
+        return join(dir, unreadable ? `${node.name}.not-a-bundle` : file);
+      };
+      const { size, sha256, path } = await new NodeApi(node.access).supportBundle(join(dir, file), signal, placeOf);
       if (unreadable) {
-        const detail = printable(`${unreadable}; what came is kept as ${join(dir, file)}`);
+        const detail = printable(`${unreadable}; what came is kept as ${path}`);
         entries.set(node.name, { node: node.name, installer, error: "not-a-bundle", detail });
         return out.note(node.name, "error", `no support bundle (not-a-bundle): ${detail}`);
       }

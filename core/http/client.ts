@@ -341,9 +341,10 @@ const REFUSAL_BYTES = 64 * 1024;
 /**
  * A 200 answer's body written to `path` as it arrives, mode 0600, through a temp file renamed over it once whole:
  * `path` holds a whole answer or nothing. Another status is a status error with its body read (to 64 KiB); over
- * `maxBytes` a too-large error. The deadline covers the whole download.
+ * `maxBytes` a too-large error. The deadline covers the whole download. `placeOf`, given the whole temp file, says
+ * where it goes instead of `path` (what it holds judged before it replaces what `path` held).
  */
-export function download(req: Omit<HttpRequest, "body">, path: string): Promise<{ size: number; sha256: string }> {
+export function download(req: Omit<HttpRequest, "body">, path: string, placeOf?: (temp: string) => Promise<string>): Promise<{ size: number; sha256: string; path: string }> {
   return exchange(req, async (opened, url, signal, where, keeping) => {
     const temp = tempPathOf(path);
     // This machine's disk, not the server: a full one is said as such, never as a broken connection (nor tried again).
@@ -371,9 +372,10 @@ export function download(req: Omit<HttpRequest, "body">, path: string): Promise<
       } finally {
         await file.close();
       }
-      await local(rename(temp, path));
-      await local(syncFolder(dirname(path)));
-      return { size, sha256: hash.digest("hex") };
+      const to = placeOf ? await placeOf(temp) : path;
+      await local(rename(temp, to));
+      await local(syncFolder(dirname(to)));
+      return { size, sha256: hash.digest("hex"), path: to };
     } catch (error) {
       await rm(temp, { force: true });
       throw error;

@@ -104,9 +104,21 @@ describe("fleet --support-bundle: each node's bundle and the index", () => {
     const dir = join(await tempDir("stratum-bundles-"), "bundles");
     const entries = await gatherBundles([node("node-01", html.url, html.pin), node("node-02", bare.url, bare.pin)], dir, 2, recorder());
     assert.deepEqual(entries.map((e) => ("error" in e ? e.error : "file")), ["not-a-bundle", "not-a-bundle"]);
-    assert.match((entries[0] as { detail: string }).detail, /incorrect header check; what came is kept as .*node-01\.tar\.gz$/);
+    assert.match((entries[0] as { detail: string }).detail, /incorrect header check; what came is kept as .*node-01\.not-a-bundle$/);
     assert.match((entries[1] as { detail: string }).detail, /holds no manifest\.json/);
-    assert.deepEqual(await readFile(join(dir, "node-02.tar.gz")), noManifest);
+    assert.deepEqual(await readFile(join(dir, "node-02.not-a-bundle")), noManifest);
+    assert.deepEqual((await readdir(dir)).sort(), ["node-01.not-a-bundle", "node-02.not-a-bundle"], "no NODE.tar.gz that is none");
+  });
+
+  it("a bundle gathered earlier stays when the node now answers something that is none (a proxy's page): what came is kept beside it", async (t) => {
+    const dir = await tempDir("stratum-bundles-");
+    const good = await installer(t, served("node-01"));
+    assert.deepEqual((await gatherBundles([node("node-01", good.url, good.pin)], dir, 1, recorder())).map((e) => "file" in e), [true]);
+    const proxy = await installer(t, (_req, res) => res.writeHead(200, { "content-type": "application/gzip" }).end("<html>a proxy's page</html>"));
+    const [entry] = await gatherBundles([node("node-01", proxy.url, proxy.pin)], dir, 1, recorder());
+    assert.equal("error" in entry! && entry.error, "not-a-bundle");
+    assert.deepEqual(await readFile(join(dir, "node-01.tar.gz")), bytesOf("node-01"), "the earlier bundle, as it came");
+    assert.equal(await readFile(join(dir, "node-01.not-a-bundle"), "utf8"), "<html>a proxy's page</html>");
   });
 
   it("stopped (Ctrl-C): the download under way ends with its temp file removed, no other begins, what came is kept; each node says which", { timeout: 20_000 }, async (t) => {
