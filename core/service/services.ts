@@ -193,7 +193,8 @@ export function createServices(deps: ServicesDeps): Services {
         host,
         payload: payloadFacts(payload.state(), settings.payload, "by this service: release.yaml, each image's size and SHA-256"),
         service: `running (pid ${process.pid}): this bundle is its answer`,
-        secrets: await operatorSecrets(settings.tlsKey),
+        // The code it holds, whatever its file says now (removed, or another written over it while it runs).
+        secrets: [...(await operatorSecrets(settings.tlsKey)), { name: "install code", value: deps.installCode }],
       });
     },
     options: () => ({

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { test, type TestContext } from "node:test";
@@ -91,6 +91,17 @@ test("after a firstboot that fails echoing its node.yaml, and after a readiness 
     assert.equal(JSON.parse(files.get("attempts/1/verdict.json")!).code, code);
     assertNoSecret(files, secrets);
   }
+});
+
+test("the install code's file removed while the service runs (its code held in memory): the code pasted into the draft is still redacted", async (t) => {
+  const app = await inProcessApp(t);
+  // An operator's paste at 3 a.m.: the code in a comment of node.yaml (firstboot's output is redacted as it comes).
+  const pasted = `${VALID_NODE_YAML}# installer code: ${app.code}\n`;
+  assert.equal((await app.request("/v1/installer/config/node.yaml", { method: "PUT", body: pasted, contentType: "application/yaml" })).status, 200);
+  await rm(stateLayout(app.stateDir).installCode);
+  const { files } = await bundleOf(app);
+  assert.match(files.get("node.yaml")!, /# installer code: \[redacted: install code\]/);
+  assertNoSecret(files, { installCode: app.code });
 });
 
 test("/status answers while a bundle is being read", async (t) => {
