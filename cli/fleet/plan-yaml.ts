@@ -1,7 +1,7 @@
 import { type Document, isAlias, isCollection, isPair, LineCounter, type Node, parseDocument } from "yaml";
 import { formatPath } from "../../core/config/paths.ts";
 import type { Path } from "../../core/config/schema.ts";
-import { offsetOf, YAML_LIMITS, type YamlBudget, yamlBudgetProblem, yamlProblemMessage } from "../../core/config/yaml.ts";
+import { offsetOf, unresolvedAliasMessage, YAML_LIMITS, type YamlBudget, yamlBudgetProblem, yamlProblemMessage } from "../../core/config/yaml.ts";
 import type { PlanRule } from "./plan-rules.ts";
 
 /** A problem of the plan, at a plan path such as nodes[1].config.network.address. */
@@ -86,7 +86,7 @@ function aliasProblem(doc: Document.Parsed): { offset: number; message: string }
     if (isAlias(node)) {
       const offset = node.range?.[0] ?? 0;
       const anchored = node.resolve(doc);
-      if (anchored === undefined) over = { offset, message: `alias *${node.source} refers to no anchor: &${node.source} must be set before it` };
+      if (anchored === undefined) over = { offset, message: unresolvedAliasMessage(node.source) };
       // An alias inside its own anchor stands for one value here (its value refers to itself, and is refused as no key's).
       const stands = sizes.get(anchored) ?? 1;
       values += stands;

@@ -1,13 +1,17 @@
 import type { HostDisk, HostFacts } from "../host/facts.ts";
+import { printableJson } from "../common/printable.ts";
 import { MODE_TABLE, MODES, NODE_YAML_MODES } from "../common/model.ts";
 import { formatPath, toSnake } from "./paths.ts";
 import type { Names, Path } from "./schema.ts";
 
 const MAX_SHOWN = 64;
 
-/** A value as a message shows it: quoted, and cut short so no input floods a message. */
+/**
+ * A value as a message shows it: quoted, cut short so no input floods a message, and printable (a C1 control or a
+ * bidi override pasted into a value is written out, `\u202e`, in the installer's own sentence, never obeyed).
+ */
 export function quoted(value: string): string {
-  return JSON.stringify(value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value);
+  return printableJson(value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value);
 }
 
 /** A value as a message shows it, unquoted when it is a short plain token (an address, a path). */

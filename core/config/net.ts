@@ -106,7 +106,7 @@ export function parseIp(text: string): Parsed<Ip> {
 
 /** parseIp for the address part of a CIDR of `prefix` (when it is a number), whose suggestions carry the prefix. */
 function readIp(text: string, prefix: number | undefined): Parsed<Ip> {
-  if (text.trim() !== text) return { ok: false, problem: `${JSON.stringify(text)} has spaces around it` };
+  if (text.trim() !== text) return { ok: false, problem: `${quoted(text)} has spaces around it` };
   if (text.includes("/")) return { ok: false, problem: `${shown(text)} has a prefix length: write the address alone (${shown(text.split("/")[0] ?? "")})` };
   if (text.includes("%")) return { ok: false, problem: `${shown(text)} has a zone index (%…), which is not allowed here` };
   const family = ipFamily(text);

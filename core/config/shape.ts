@@ -61,7 +61,7 @@ function isSecret(path: readonly (string | number)[]): boolean {
 
 function typeHint(expected: string, value: unknown, secret: boolean): string | undefined {
   if (expected === "string" && (typeof value === "number" || typeof value === "boolean")) return secret ? "put it in quotes" : `put it in quotes: "${String(value)}"`;
-  if (expected === "array" && typeof value === "string") return `make it a list: [${JSON.stringify(value)}]`;
+  if (expected === "array" && typeof value === "string") return `make it a list: [${quoted(value)}]`;
   return undefined;
 }
 

@@ -1,4 +1,7 @@
 import { CST, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, type Node, parseAllDocuments, visit, type YAMLError } from "yaml";
+import { capText } from "../common/cut-text.ts";
+import { printable } from "../common/printable.ts";
+import { quoted, shown } from "./messages.ts";
 import { formatPath } from "./paths.ts";
 import type { Path } from "./schema.ts";
 import type { FieldError } from "../state/records.ts";
@@ -92,17 +95,30 @@ function duplicateKeyMessage(doc: Document.Parsed, offset: number): string {
     Pair(_, pair, ancestors) {
       if (!isScalar(pair.key) || pair.key.range?.[0] !== offset) return undefined;
       const keys = ancestors.filter(isPair).map((p) => String(isScalar(p.key) ? p.key.value : p.key));
-      message = `key ${formatPath([...keys, String(pair.key.value)])} appears twice in the same mapping; YAML would keep only one, so remove the other`;
+      message = `key ${shown(formatPath([...keys, String(pair.key.value)]))} appears twice in the same mapping; YAML would keep only one, so remove the other`;
       return visit.BREAK;
     },
   });
   return message;
 }
 
-/** The yaml library's message without the text it quotes from a tag or a block scalar header: a secret's value may be read as either. */
+/** How much of the yaml library's message is kept: it may quote the text it stopped at (an escape, a directive). */
+const MAX_SYNTAX_MESSAGE_BYTES = 240;
+
+/**
+ * The yaml library's message without the text it quotes from a tag or a block scalar header (a secret's value may be
+ * read as either); what else it quotes (an escape, a directive) printable and cut short.
+ */
 function syntaxMessage(problem: YAMLError): string {
   if (problem.code === "TAG_RESOLVE_FAILED") return "YAML syntax error: Unresolved tag (a value starting with !); quote the value if the ! belongs to it";
-  return `YAML syntax error: ${problem.message.replace(/^(Block scalar header includes extra characters): .*$/s, "$1 (after | or >); quote the value if it starts with | or >")}`;
+  const message = problem.message.replace(/^(Block scalar header includes extra characters): .*$/s, "$1 (after | or >); quote the value if it starts with | or >");
+  return `YAML syntax error: ${capText(printable(message), MAX_SYNTAX_MESSAGE_BYTES).text}`;
+}
+
+/** An alias (*name) with no anchor (&name) before it: node.yaml's and the plan's. The name as `quoted` shows a value. */
+export function unresolvedAliasMessage(name: string): string {
+  const [alias, anchor] = /^[\w.-]{1,64}$/.test(name) ? [`*${name}`, `&${name}`] : [quoted(`*${name}`), quoted(`&${name}`)];
+  return `alias ${alias} refers to no anchor: ${anchor} must be set before it`;
 }
 
 /** The first collection nested deeper than the limit, if any. */
@@ -133,8 +149,8 @@ function aliasProblem(error: unknown): string {
     return `node.yaml uses aliases (*name) too heavily: more than ${YAML_LIMITS.maxAliasCount} aliased values; write the values out`;
   }
   const unresolved = /^Unresolved alias.*: (.*)$/.exec(message);
-  if (unresolved) return `alias *${unresolved[1]} refers to no anchor: &${unresolved[1]} must be set before it`;
-  return `node.yaml could not be read: ${message}`;
+  if (unresolved) return unresolvedAliasMessage(unresolved[1]!);
+  return `node.yaml could not be read: ${capText(printable(message), MAX_SYNTAX_MESSAGE_BYTES).text}`;
 }
 
 interface ParsedYaml {
@@ -206,7 +222,7 @@ export function parseYamlDocument(text: string, duplicatesToo = false): YamlPars
     return parseOrFail(text, lineCounter, duplicatesToo);
   } catch (error) {
     // The yaml library can still throw on inputs its limits do not foresee (e.g. stack exhaustion).
-    return failBeforeParse(`node.yaml could not be read: ${error instanceof Error ? error.message : String(error)}`, text, 0);
+    return failBeforeParse(`node.yaml could not be read: ${capText(printable(error instanceof Error ? error.message : String(error)), MAX_SYNTAX_MESSAGE_BYTES).text}`, text, 0);
   }
 }
 

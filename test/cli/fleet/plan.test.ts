@@ -85,6 +85,11 @@ const CASES: Case[] = [
     expected: [["9:", /^9:\d+ \(plan\): the plan's aliases \(\*name\) stand for more than 1000000 values: write the values out/]],
   },
   { name: "an alias to no anchor, named where it is", change: edit("storage: { osdDevices: [/dev/sdb] } }\n  - name: node-03", "storage: *disks }\n  - name: node-03"), expected: [["20:78 (plan)", /alias \*disks refers to no anchor: &disks must be set before it/]] },
+  {
+    name: "an alias to no anchor with a 100,000-character name pasted in: said short, not twice whole",
+    change: edit("storage: { osdDevices: [/dev/sdb] } }\n  - name: node-03", `storage: *${"d".repeat(100_000)} }\n  - name: node-03`),
+    expected: [["20:78 (plan)", /^20:78 \(plan\): alias "\*d{63}…" refers to no anchor: "&d{63}…" must be set before it$/]],
+  },
   { name: "not a mapping", change: () => "- a\n- b\n", expected: [["1:1 (plan)", /must be a mapping with cluster: and nodes:, not a list/]] },
   { name: "no nodes", change: (t) => t.slice(0, t.indexOf("nodes:")), expected: [["1:1 nodes", /nodes is required: the list of nodes/]] },
   { name: "an unknown top-level key", change: edit("nodes:", "nodez: []\nnodes:"), expected: [["8:1 nodez", /"?nodez"? is not a known key/]] },

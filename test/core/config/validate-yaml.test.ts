@@ -123,6 +123,36 @@ describe("analyzeYamlDraft", () => {
     );
   });
 
+  it("a pasted control, C1 or bidi character, or a huge key, alias or value, reaches no message or hint raw or whole: each is short and printable", () => {
+    const RAW = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff]/;
+    const long = (c: string) => c.repeat(100_000);
+    const pasted: Record<string, string> = {
+      "a bidi override in a value": 'mode: single-node\nhostname: "a\u202eb"\n',
+      "an 8-bit CSI in a value": 'mode: single-node\nhostname: "a\\x9b2Jb"\n',
+      "a value with spaces and a bidi override": 'mode: single-node\nnetwork:\n  gateway: " 10.0.0.1\u202e "\n',
+      "a bidi override in a time zone": 'mode: single-node\ntimezone: "Europe/Paris\u202e"\n',
+      "a bidi override in a key": "mode: single-node\nnetwork:\n  gate\u202eway: 10.0.0.1\n",
+      "a key with a C1 character twice": 'mode: single-node\n"ho\\x9bst": a\n"ho\\x9bst": b\n',
+      "a key with a bidi override twice": "mode: single-node\nho\u202est: a\nho\u202est: b\n",
+      "a long key twice": `mode: single-node\n${"k".repeat(1000)}: 1\n${"k".repeat(1000)}: 2\n`,
+      "an alias to no anchor, with a bidi override": "mode: single-node\nhostname: *a\u202eb\n",
+      "a 100 000-character alias to no anchor": `mode: single-node\nhostname: *${long("a")}\n`,
+      "a 100 000-character string where a list belongs": `mode: single-node\nnetwork:\n  dns: "${long("1")}"\n`,
+      "a bad escape before a bidi override": 'mode: single-node\nhostname: "a\\\u202e\u009bb"\n',
+      "an unknown directive with a bidi override": "%FOO\u202e bar\n---\nmode: x\n",
+    };
+    for (const [name, text] of Object.entries(pasted)) {
+      const errors = analyzeYamlDraft(text, CTX).errors;
+      assert.ok(errors.length > 0, name);
+      for (const { message, hint } of errors) {
+        for (const said of [message, hint ?? ""]) {
+          assert.doesNotMatch(said, RAW, `${name}: ${JSON.stringify(said)}`);
+          assert.ok(said.length <= 400, `${name}: ${said.length} characters: ${said.slice(0, 120)}…`);
+        }
+      }
+    }
+  });
+
   it("never throws on mangled node.yaml text", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: VALID.length }), fc.integer({ min: 0, max: 40 }), fc.string({ maxLength: 8 }), (at, cut, insert) => {
