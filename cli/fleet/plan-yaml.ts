@@ -1,7 +1,7 @@
 import { type Document, isAlias, isCollection, isPair, LineCounter, type Node, parseDocument } from "yaml";
 import { formatPath } from "../../core/config/paths.ts";
 import type { Path } from "../../core/config/schema.ts";
-import { offsetOf, unresolvedAliasMessage, YAML_LIMITS, type YamlBudget, yamlBudgetProblem, yamlProblemMessage } from "../../core/config/yaml.ts";
+import { offsetOf, secondDocumentMessage, unresolvedAliasMessage, YAML_LIMITS, type YamlBudget, yamlBudgetProblem, yamlProblemMessage } from "../../core/config/yaml.ts";
 import type { PlanRule } from "./plan-rules.ts";
 
 /** A problem of the plan, at a plan path such as nodes[1].config.network.address. */
@@ -56,6 +56,7 @@ export function parsePlanYaml(text: string): { ok: true; plan: PlanText } | { ok
     return deep && at(deep.offset, deep.message);
   };
   const error = [...doc.errors, ...doc.warnings][0];
+  if (error?.code === "MULTIPLE_DOCS") return at(error.pos[0], secondDocumentMessage("the plan"));
   if (error) return (error.code === "RESOURCE_EXHAUSTION" && tooDeep()) || at(error.pos[0], yamlProblemMessage(doc, error));
   const aliased = aliasProblem(doc);
   if (aliased) return at(aliased.offset, aliased.message);

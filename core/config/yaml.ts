@@ -115,6 +115,11 @@ function syntaxMessage(problem: YAMLError): string {
   return `YAML syntax error: ${capText(printable(message), MAX_SYNTAX_MESSAGE_BYTES).text}`;
 }
 
+/** A second YAML document, which node.yaml and the plan may not hold: `what` names the file. */
+export function secondDocumentMessage(what: string): string {
+  return `${what} holds more than one YAML document (a second one starts here after ---): keep one`;
+}
+
 /** An alias (*name) with no anchor (&name) before it: node.yaml's and the plan's. The name as `quoted` shows a value. */
 export function unresolvedAliasMessage(name: string): string {
   const [alias, anchor] = /^[\w.-]{1,64}$/.test(name) ? [`*${name}`, `&${name}`] : [quoted(`*${name}`), quoted(`&${name}`)];
@@ -195,7 +200,7 @@ function parseOrFail(text: string, lineCounter: LineCounter, duplicatesToo: bool
     return failAt(yamlProblemMessage(doc, problem), lineCounter, problem.pos[0]);
   }
   if (second) {
-    return failAt("node.yaml holds more than one YAML document (a second one starts here after ---): keep one", lineCounter, second.range[0]);
+    return failAt(secondDocumentMessage("node.yaml"), lineCounter, second.range[0]);
   }
   const deep = tooDeep(doc.contents, 1);
   if (deep) return failAt(`node.yaml nests deeper than ${YAML_LIMITS.maxDepth} levels`, lineCounter, deep.range?.[0] ?? 0);

@@ -90,6 +90,8 @@ const CASES: Case[] = [
     change: edit("storage: { osdDevices: [/dev/sdb] } }\n  - name: node-03", `storage: *${"d".repeat(100_000)} }\n  - name: node-03`),
     expected: [["20:78 (plan)", /^20:78 \(plan\): alias "\*d{63}…" refers to no anchor: "&d{63}…" must be set before it$/]],
   },
+  // The yaml library's words were "Source contains multiple documents; please use YAML.parseAllDocuments()".
+  { name: "a second document (a plan pasted twice)", change: (t) => `${t}---\n${t}`, expected: [["27:1 (plan)", /^27:1 \(plan\): the plan holds more than one YAML document \(a second one starts here after ---\): keep one$/]] },
   { name: "not a mapping", change: () => "- a\n- b\n", expected: [["1:1 (plan)", /must be a mapping with cluster: and nodes:, not a list/]] },
   { name: "no nodes", change: (t) => t.slice(0, t.indexOf("nodes:")), expected: [["1:1 nodes", /nodes is required: the list of nodes/]] },
   { name: "an unknown top-level key", change: edit("nodes:", "nodez: []\nnodes:"), expected: [["8:1 nodez", /"?nodez"? is not a known key/]] },
