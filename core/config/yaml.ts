@@ -180,6 +180,9 @@ function failBeforeParse(message: string, text: string, offset: number): { ok: f
   return { ok: false, error: { field: "", message, line, column: offset - before.lastIndexOf("\n") } };
 }
 
+/** A --- with nothing after it but comments: an empty scalar, not a value written as null or ~. */
+const nothingWritten = (contents: Node): boolean => isScalar(contents) && contents.value === null && contents.range?.[0] === contents.range?.[1];
+
 function parseOrFail(text: string, lineCounter: LineCounter, duplicatesToo: boolean): YamlParseResult {
   if (Buffer.byteLength(text, "utf8") > YAML_LIMITS.maxBytes) {
     return failBeforeParse(`node.yaml is larger than ${YAML_LIMITS.maxBytes} bytes (1 MiB)`, text, 0);
@@ -190,7 +193,7 @@ function parseOrFail(text: string, lineCounter: LineCounter, duplicatesToo: bool
   // logLevel "error": the yaml library would otherwise print process warnings (e.g. for collection keys) to stderr.
   const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: "error" });
   const [doc, second] = docs;
-  if (!doc || doc.contents === null) {
+  if (!doc || doc.contents === null || nothingWritten(doc.contents)) {
     return failAt("node.yaml is empty: it must be a mapping of keys, starting with mode: and hostname:", lineCounter, 0);
   }
   const problems = [...doc.errors, ...doc.warnings];

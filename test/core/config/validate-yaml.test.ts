@@ -64,6 +64,8 @@ const CASES: Array<{ name: string; text: string; expected: Expected[] }> = [
   { name: "login missing speaks node.yaml keys", text: VALID.replace(/admin:[\s\S]*$/, ""), expected: [["admin", /set admin.ssh_authorized_keys \(at least one key\) or admin.password_hash/, 1, 1]] },
   { name: "mode refused by the release", text: withLine(1, "mode: control-plane"), expected: [["mode", /mode control-plane is not available: the disaggregated profile is a preview/, 1, 7]] },
   { name: "syntax error", text: withLine(11, "  osd_devices: [/dev/sdb"), expected: [["", /YAML syntax error/, 12, 1]] },
+  // It was "node.yaml must be a mapping of keys (key: value lines), not a single value": there is no value.
+  { name: "only a --- line and a comment: empty, as a file of comments is", text: "---\n# to be written\n", expected: [["", /^node\.yaml is empty: /, 1, 1]] },
   { name: "duplicate key", text: withLine(7, "  gateway: 10.20.0.2"), expected: [["", /key network.gateway appears twice/, 7, 3], ["network.vip", /network.vip is required for mode ha-init/, 3, 1]] },
   {
     name: "a duplicate key and other problems: every one at once (SPEC: every problem is reported at once)",
