@@ -1,12 +1,11 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buffer } from "node:stream/consumers";
 import { analyzeYamlDraft } from "../core/config/index.ts";
+import { YAML_LIMITS } from "../core/config/yaml.ts";
 import { loadHostFactsFile, readHostFacts } from "../core/host/read-facts.ts";
 import { RELEASE_FILE, readReleaseFile } from "../core/payload/release-file.ts";
 import { BUILT_IN_RELEASE } from "../core/payload/release-model.ts";
 import { printable } from "../core/common/printable.ts";
-import { TextFileProblem, utf8Text } from "../core/fs/read-text-file.ts";
+import { readTextFile, readTextStream, TextFileProblem } from "../core/fs/read-text-file.ts";
 import type { Exit } from "./commands.ts";
 import { formatProblems, type Format } from "./problem-format.ts";
 
@@ -27,8 +26,8 @@ export async function validateFile(file: string, { hostFacts, payload: payloadFo
   const shown = file === STDIN ? "<stdin>" : file;
   let yaml: string;
   try {
-    // Its bytes as the unattended install takes a node.yaml (readTextFile): one that is not UTF-8 is refused there.
-    yaml = utf8Text(file === STDIN ? await buffer(process.stdin) : await readFile(file), shown);
+    // As the unattended install takes a node.yaml: a folder, a named pipe, a device, over 1 MiB or not UTF-8 is refused.
+    yaml = file === STDIN ? await readTextStream(process.stdin, shown, YAML_LIMITS.maxBytes) : await readTextFile(file, YAML_LIMITS.maxBytes);
   } catch (err) {
     const why = err instanceof TextFileProblem ? `it ${err.reason}` : (err as Error).message;
     process.stderr.write(`${printable(`${shown}: cannot read: ${why}`)}\n`);

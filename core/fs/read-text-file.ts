@@ -34,6 +34,21 @@ export async function readTextFile(path: string, maxBytes: number, { noLink = fa
   }
 }
 
+/**
+ * A stream an operator pipes in (stdin), read as readTextFile reads a file: refused once it passes `maxBytes` (a
+ * `< /dev/zero` is not read to the end of memory), and when a byte is not UTF-8. `name` names it in the message.
+ */
+export async function readTextStream(stream: AsyncIterable<Uint8Array>, name: string, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of stream) {
+    length += chunk.length;
+    if (length > maxBytes) throw new TextFileProblem(name, `is over the ${maxBytes} bytes a file here may have`);
+    chunks.push(chunk);
+  }
+  return utf8Text(Buffer.concat(chunks), name);
+}
+
 /** The text of an operator's file (`path` names it, or the stream it came from), refused when a byte is not UTF-8. */
 export function utf8Text(bytes: Uint8Array, path: string): string {
   try {

@@ -156,6 +156,33 @@ describe("validate", () => {
     assert.deepEqual(await runCli(["validate", bom, ...flags]), { code: 0, stdout: `${bom}: valid\n`, stderr: "" });
   });
 
+  // It read each whole: /dev/zero until memory ran out (V8's heap trace, exit 134), a named pipe forever; a folder was
+  // "EISDIR: illegal operation on a directory, read".
+  test("a folder, a named pipe, a device, a file or stdin over 1 MiB is exit 2 saying what it is, at once, as the plan and the unattended node.yaml are refused", { timeout: 60_000 }, async () => {
+    const { folder, flags } = await fixtures();
+    const big = join(folder, "big.yaml");
+    await writeFile(big, `mode: single-node\nhostname: ${"a".repeat(2 * 1024 * 1024)}\n`);
+    const fifo = join(folder, "pipe.yaml");
+    await new Promise<void>((resolve, reject) => spawn("mkfifo", [fifo]).on("close", (code) => (code === 0 ? resolve() : reject(new Error(`mkfifo: ${code}`)))));
+    for (const [file, said] of [
+      [folder, "is a folder, not a file"],
+      [fifo, "is a named pipe, not a file"],
+      ["/dev/zero", "is a device or socket, not a file"],
+      [big, `is ${2 * 1024 * 1024 + 29} bytes, over the 1048576 a file here may have`],
+    ] as const) {
+      assert.deepEqual(await runCli(["validate", file, ...flags]), { code: 2, stdout: "", stderr: `${file}: cannot read: it ${said}\n` }, file);
+    }
+    const zeros = await new Promise<Run>((resolve) => {
+      const proc = spawn("bash", ["-c", `"${process.execPath}" "${BUNDLE}" validate - ${flags.join(" ")} < /dev/zero`], { cwd: ROOT });
+      let stdout = "";
+      let stderr = "";
+      proc.stdout.on("data", (d) => (stdout += d));
+      proc.stderr.on("data", (d) => (stderr += d));
+      proc.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+    assert.deepEqual(zeros, { code: 2, stdout: "", stderr: "<stdin>: cannot read: it is over the 1048576 bytes a file here may have\n" });
+  });
+
   test("a --host-facts that cannot be read or parsed is exit 2 (cannot check), never 1, which says the node.yaml is invalid", async () => {
     const { folder, flags } = await fixtures();
     const file = join(folder, "node.yaml");

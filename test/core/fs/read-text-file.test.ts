@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { TextFileProblem, readTextFile } from "../../../core/fs/read-text-file.ts";
+import { TextFileProblem, readTextFile, readTextStream } from "../../../core/fs/read-text-file.ts";
 import { readIfPresent } from "../../../core/fs/read-if-present.ts";
 import { loadPlan } from "../../../cli/fleet/plan.ts";
 import { tempDir } from "../../helpers/installer.ts";
@@ -25,6 +25,23 @@ test("a text file an operator names is read only when it is one: no wait on a na
   await writeFile(join(folder, "latin1.yaml"), Buffer.from("name: n\xe6ud-02\n", "latin1"));
   await refused(join(folder, "latin1.yaml"), `${folder}/latin1.yaml is not UTF-8 text (save it as UTF-8)`);
   await assert.rejects(readTextFile(join(folder, "none"), 10), { code: "ENOENT" });
+});
+
+test("a stream piped in (stdin) is read as a file is: refused once past the cap, not read to its end, and when a byte is not UTF-8; a BOM dropped", async () => {
+  let given = 0;
+  const endless = async function* () {
+    for (;;) {
+      given += 1;
+      yield new Uint8Array(64 * 1024);
+    }
+  };
+  await assert.rejects(readTextStream(endless(), "<stdin>", 1024 * 1024), (err: Error) => err instanceof TextFileProblem && err.message === "<stdin> is over the 1048576 bytes a file here may have");
+  assert.equal(given, 17, "read up to the first chunk past the cap");
+  const of = async function* (...chunks: Buffer[]) {
+    yield* chunks;
+  };
+  assert.equal(await readTextStream(of(Buffer.from("\ufeffname: n"), Buffer.from("œud-01\n")), "<stdin>", 1024), "name: nœud-01\n");
+  await assert.rejects(readTextStream(of(Buffer.from("n\xe6ud", "latin1")), "<stdin>", 1024), (err: Error) => err instanceof TextFileProblem && err.message === "<stdin> is not UTF-8 text (save it as UTF-8)");
 });
 
 test("a plan that is not UTF-8, or a pipe, is one problem naming why; nothing else is read", async () => {
