@@ -6,6 +6,9 @@ import type { Names, Path } from "./schema.ts";
 
 const MAX_SHOWN = 64;
 
+/** Past this many errors of one kind (unknown keys, keys written twice), one error sums up the rest: a flood of keys is one mistake. */
+export const MAX_SAME_ERRORS_SHOWN = 50;
+
 /**
  * A value as a message shows it: quoted, cut short so no input floods a message, and printable (a C1 control or a
  * bidi override pasted into a value is written out, `\u202e`, in the installer's own sentence, never obeyed).

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MODES, modeFromNodeYaml } from "../common/model.ts";
-import { nearest, quoted, shown } from "./messages.ts";
+import { MAX_SAME_ERRORS_SHOWN, nearest, quoted, shown } from "./messages.ts";
 import { formatPath, isPlainObject, isPrefixOf, keyPaths, objectSchemaOf, toSnake, valueAt } from "./paths.ts";
 import { SECRET_FIELDS } from "../secrets/redact.ts";
 import type { Names, Path, PathError } from "./schema.ts";
@@ -23,8 +23,6 @@ function describeKind(value: unknown, objectWord: string): string {
   return describeValue(value, objectWord);
 }
 
-// Past this many, one error sums up the rest: a flood of keys is one mistake, and hints cost time.
-const MAX_UNKNOWN_KEYS_SHOWN = 50;
 
 function unknownKeyError(known: string[][], parent: Path, key: string): PathError {
   const path = [...parent, key];
@@ -39,8 +37,8 @@ function unknownKeyError(known: string[][], parent: Path, key: string): PathErro
 
 /** One error per unknown key, hinting at the nearest known key, e.g. "did you mean network.gateway?". */
 function unknownKeyErrors(known: string[][], parent: Path, keys: string[]): PathError[] {
-  const errors = keys.slice(0, MAX_UNKNOWN_KEYS_SHOWN).map((key) => unknownKeyError(known, parent, key));
-  const more = keys.length - MAX_UNKNOWN_KEYS_SHOWN;
+  const errors = keys.slice(0, MAX_SAME_ERRORS_SHOWN).map((key) => unknownKeyError(known, parent, key));
+  const more = keys.length - MAX_SAME_ERRORS_SHOWN;
   if (more > 0) {
     errors.push({ path: parent, message: `${formatPath(parent) || "the config"} has ${more} more unknown keys`, atKey: true });
   }

@@ -1,7 +1,7 @@
 import { CST, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, type Node, parseAllDocuments, visit, type YAMLError } from "yaml";
 import { capText } from "../common/cut-text.ts";
 import { printable } from "../common/printable.ts";
-import { quoted, shown } from "./messages.ts";
+import { MAX_SAME_ERRORS_SHOWN, quoted, shown } from "./messages.ts";
 import { formatPath } from "./paths.ts";
 import type { Path } from "./schema.ts";
 import type { FieldError } from "../state/records.ts";
@@ -213,10 +213,18 @@ function parseOrFail(text: string, lineCounter: LineCounter, duplicatesToo: bool
   }
   try {
     const value = doc.toJS({ maxAliasCount: YAML_LIMITS.maxAliasCount }) as Record<string, unknown>;
-    return { ok: true, parsed: { value, doc, lineCounter, duplicates: duplicates.map((d) => failAt(duplicateKeyMessage(doc, d.pos[0]), lineCounter, d.pos[0]).error) } };
+    return { ok: true, parsed: { value, doc, lineCounter, duplicates: duplicateErrors(doc, duplicates, lineCounter) } };
   } catch (error) {
     return failAt(aliasProblem(error), lineCounter, firstAliasOffset(doc));
   }
+}
+
+/** A key written twice, each at its place: the first MAX_SAME_ERRORS_SHOWN, then one error for the rest, where the next one is. */
+function duplicateErrors(doc: Document.Parsed, duplicates: YAMLError[], lineCounter: LineCounter): FieldError[] {
+  const errors = duplicates.slice(0, MAX_SAME_ERRORS_SHOWN).map((d) => failAt(duplicateKeyMessage(doc, d.pos[0]), lineCounter, d.pos[0]).error);
+  const next = duplicates[MAX_SAME_ERRORS_SHOWN];
+  if (next) errors.push(failAt(`and ${duplicates.length - MAX_SAME_ERRORS_SHOWN} more keys appear twice in their mapping`, lineCounter, next.pos[0]).error);
+  return errors;
 }
 
 /**
