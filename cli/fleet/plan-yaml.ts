@@ -2,6 +2,7 @@ import { type Document, isAlias, isCollection, isPair, LineCounter, type Node, p
 import { formatPath } from "../../core/config/paths.ts";
 import type { Path } from "../../core/config/schema.ts";
 import { offsetOf, secondDocumentMessage, unresolvedAliasMessage, YAML_LIMITS, type YamlBudget, yamlBudgetProblem, yamlProblemMessage } from "../../core/config/yaml.ts";
+import { shownField } from "../problem-format.ts";
 import type { PlanRule } from "./plan-rules.ts";
 
 /** A problem of the plan, at a plan path such as nodes[1].config.network.address. */
@@ -107,6 +108,6 @@ function aliasProblem(doc: Document.Parsed): { offset: number; message: string }
 
 /** `PLAN:LINE:COL path: message (hint)`, the shape of `validate`'s lines. */
 export function formatProblem(file: string, problem: LocatedProblem): string {
-  const where = formatPath(problem.path) || "(plan)";
+  const where = shownField(formatPath(problem.path)) || "(plan)";
   return `${file}:${problem.line}:${problem.column} ${where}: ${problem.message}${problem.hint ? ` (${problem.hint})` : ""}`;
 }

@@ -92,6 +92,15 @@ const CASES: Case[] = [
   },
   // The yaml library's words were "Source contains multiple documents; please use YAML.parseAllDocuments()".
   { name: "a second document (a plan pasted twice)", change: (t) => `${t}---\n${t}`, expected: [["27:1 (plan)", /^27:1 \(plan\): the plan holds more than one YAML document \(a second one starts here after ---\): keep one$/]] },
+  // The path was printed whole: a 100,000-character key made a 100 KB line (a 500 KB plan's key, a 500 KB line).
+  {
+    name: "an unknown key 100,000 characters long: its path cut short in the line, as its message quotes it",
+    change: () => `cluster: { name: lab-1, vip: 10.20.0.10, "${"k".repeat(100_000)}": 1 }\nnodes: []\n`,
+    expected: [
+      ["1:42 cluster.k", /^1:42 cluster\.k{200,256} … \[cut 97\.\d KiB\]: "k{64}…" is not a known key \(known keys in cluster: [\w, ]+\)$/],
+      ["2:8 nodes", /nodes is empty/],
+    ],
+  },
   { name: "not a mapping", change: () => "- a\n- b\n", expected: [["1:1 (plan)", /must be a mapping with cluster: and nodes:, not a list/]] },
   { name: "no nodes", change: (t) => t.slice(0, t.indexOf("nodes:")), expected: [["1:1 nodes", /nodes is required: the list of nodes/]] },
   { name: "an unknown top-level key", change: edit("nodes:", "nodez: []\nnodes:"), expected: [["8:1 nodez", /"?nodez"? is not a known key/]] },
