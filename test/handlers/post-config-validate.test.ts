@@ -38,6 +38,18 @@ describe("POST /v1/installer/config/validate", () => {
     assert.ok(broken.errors[0]!.line! >= 1 && broken.errors[0]!.column! >= 1, JSON.stringify(broken.errors));
   });
 
+  // The validator quoted values with JSON.stringify, which escapes C0 only: an 8-bit CSI or a right-to-left override
+  // pasted into a value was raw in the message a curl in a terminal shows.
+  test("200: a value pasted with an 8-bit CSI or a bidi override is named in its message written out (\\u009b, \\u202e), for node.yaml and JSON alike", async (t) => {
+    const installer = await inProcessApp(t);
+    const yaml = assertAnswers(route, 200, await installer.request(path, post('mode: single-node\nhostname: "a\\x9b2J\u202eb"\n', "application/yaml")));
+    const json = assertAnswers(route, 200, await installer.request(path, post({ ...VALID_DRAFT, hostname: "a\u009b2J\u202eb" })));
+    for (const body of [yaml, json]) {
+      const hostname = body.errors.find((e) => e.field === "hostname");
+      assert.equal(hostname?.message, 'hostname "a\\u009b2J\\u202eb" is not a valid RFC 1123 hostname: it contains "\\u009b"; a hostname has only letters a-z, digits 0-9, "-" and dots between labels');
+    }
+  });
+
   test("200: the release model drives the modes: a mode whose profile the release does not ship is a field error", async (t) => {
     const payload = join(await tempDir("stratum-validate-"), "payload");
     await makePayload(payload, { release: "2026.12.0", profiles: { "single-node": { enabled: true } } });
