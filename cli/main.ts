@@ -66,6 +66,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
     case "validate": {
       const { values, positionals } = parseFlags(rest, VALIDATE_FLAGS, process.env);
       if (positionals.length !== 1) throw new UsageError("validate takes one node.yaml FILE, or - for stdin");
+      if (positionals[0] === "") throw new UsageError("validate's FILE is an empty path (an unset variable?)");
       const format = namingTheVariable(rest, VALIDATE_FLAGS, () => oneOf("format", values.format!, FORMATS));
       const { validateFile } = await import("./validate.ts");
       return validateFile(positionals[0]!, { hostFacts: values["host-facts"], payload: values.payload!, format });

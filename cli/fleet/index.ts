@@ -48,6 +48,7 @@ function parseFleetFlags(args: string[]): FleetFlags | "help" | "example" {
   if (booleans.example) return "example";
   if (positionals.length !== 1) throw new UsageError("fleet takes one PLAN.yaml (fleet --help describes it, fleet --example prints one)");
   const plan = positionals[0]!;
+  if (plan === "") throw new UsageError("fleet's PLAN.yaml is an empty path (an unset variable?)");
   if (plan === "-") throw new UsageError("fleet reads its plan from a file, not from stdin (-): the plan's file: codes, its state file and its report are beside it; write the plan to a file and give its path");
   const state = values.state ?? join(dirname(plan), `${basename(plan, extname(plan))}.fleet-state.json`);
   if (basename(state) === REPORT_NAME) throw new UsageError(`--state cannot be named ${REPORT_NAME}: the run's report is written beside the state file under that name, over it`);

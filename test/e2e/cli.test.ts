@@ -287,6 +287,13 @@ describe("help and -V", () => {
     assert.deepEqual(run, { code: 2, stdout: "", stderr: 'installer: fleet reads its plan from a file, not from stdin (-): the plan\'s file: codes, its state file and its report are beside it; write the plan to a file and give its path\nRun "node installer.js --help" for usage.\n' });
   });
 
+  // `fleet "$PLAN"` with PLAN unset was ":1:1 (plan): cannot read the plan: ENOENT: no such file or directory, open ''".
+  test("an empty path (an unset variable: fleet \"$PLAN\", validate \"$FILE\") is a usage error saying so, not a file named nothing", async () => {
+    const [fleet, validate] = await Promise.all([runCli(["fleet", ""]), runCli(["validate", ""])]);
+    assert.deepEqual(fleet, { code: 2, stdout: "", stderr: 'installer: fleet\'s PLAN.yaml is an empty path (an unset variable?)\nRun "node installer.js --help" for usage.\n' });
+    assert.deepEqual(validate, { code: 2, stdout: "", stderr: 'installer: validate\'s FILE is an empty path (an unset variable?)\nRun "node installer.js --help" for usage.\n' });
+  });
+
   test("`help COMMAND` is `COMMAND --help`, `help help` too; `help` of no such command is a usage error", async () => {
     const [help, dashHelp, bogus, helpHelp, helpDashHelp] = await Promise.all([runCli(["help", "status"]), runCli(["status", "--help"]), runCli(["help", "staus"]), runCli(["help", "help"]), runCli(["help", "--help"])]);
     assert.equal(help.code, 0);
