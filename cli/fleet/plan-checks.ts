@@ -1,5 +1,6 @@
 import { normalizeInstallCode } from "../../core/access/install-code.ts";
 import { type Draft, validateDraft } from "../../core/config/index.ts";
+import { shown } from "../../core/config/messages.ts";
 import { type Cidr, parseCidr, subnetText } from "../../core/config/net.ts";
 import type { Path } from "../../core/config/schema.ts";
 import type { HostFacts } from "../../core/host/facts.ts";
@@ -46,7 +47,7 @@ export function fieldProblems(plan: Plan, errors: ReadonlyMap<number, readonly F
       const path = planPathOf(plan, index, parseFieldPath(error.field));
       const key = JSON.stringify([path, error.message, error.hint]);
       const entry = grouped.get(key) ?? { problem: { rule: fieldRule(error.field), path, message: error.message, ...(error.hint ? { hint: error.hint } : {}) }, nodes: [] };
-      entry.nodes.push(plan.nodes[index]!.name);
+      entry.nodes.push(shown(plan.nodes[index]!.name));
       grouped.set(key, entry);
     }
   }
@@ -61,7 +62,7 @@ interface Seen<T> {
 }
 
 function nodeLabel(plan: Plan, index: number): string {
-  return `nodes[${index}] (${plan.nodes[index]!.name})`;
+  return `nodes[${index}] (${shown(plan.nodes[index]!.name)})`;
 }
 
 /** Each node after the first whose value differs from the first one's. */
@@ -104,7 +105,7 @@ function repeats<T>(items: readonly T[], key: (item: T) => string): Array<{ item
 function uniqueProblems(plan: Plan, indexes: number[], key: "name" | "installer", what: string): PlanProblem[] {
   const rule = key === "name" ? "name-unique" : "installer-unique";
   const value = (i: number) => (key === "installer" ? origin(plan.nodes[i]!.installer) : plan.nodes[i]!.name);
-  return repeats(indexes, value).map(({ item: i, first }) => ({ rule, path: ["nodes", i, key], message: `${plan.nodes[i]![key]} is also ${nodeLabel(plan, first)}'s ${what}` }));
+  return repeats(indexes, value).map(({ item: i, first }) => ({ rule, path: ["nodes", i, key], message: `${shown(plan.nodes[i]![key])} is also ${nodeLabel(plan, first)}'s ${what}` }));
 }
 
 /**
@@ -117,7 +118,7 @@ export function sameInstallerProblems(plan: Plan, accesses: ReadonlyArray<NodeAc
   return repeats(resolved, (r) => r.key).map(({ item, first }) => ({
     rule: "installer-unique",
     path: ["nodes", item.index, "code"],
-    message: `${plan.nodes[item.index]!.name} has ${nodeLabel(plan, first.index)}'s pinned certificate and install code: one installer listed twice (under another address?); each node has its own code`,
+    message: `${shown(plan.nodes[item.index]!.name)} has ${nodeLabel(plan, first.index)}'s pinned certificate and install code: one installer listed twice (under another address?); each node has its own code`,
   }));
 }
 
@@ -137,7 +138,7 @@ function networkProblems(plan: Plan, drafts: ReadonlyMap<number, Draft>): PlanPr
   }
   const gateways = [...drafts].flatMap(([index, d]) => (d.network?.gateway === undefined ? [] : [{ index, value: d.network.gateway }]));
   for (const { first, other } of differing(gateways, (a, b) => a === b)) {
-    problems.push({ rule: "gateway", path: at(other.index, "network.gateway"), message: `${other.value} differs from ${nodeLabel(plan, first.index)}'s gateway ${first.value}: every node has the same gateway` });
+    problems.push({ rule: "gateway", path: at(other.index, "network.gateway"), message: `${shown(other.value)} differs from ${nodeLabel(plan, first.index)}'s gateway ${shown(first.value)}: every node has the same gateway` });
   }
   const ranges = [...drafts].map(([index, d]) => ({ index, value: [...(d.network?.floatingIpCidrs ?? [])].sort() }));
   for (const { first, other } of differing(ranges, (a, b) => a.join() === b.join())) {

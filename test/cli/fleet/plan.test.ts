@@ -248,6 +248,18 @@ describe("fleet plan: offline checks (SPEC §10.1)", () => {
     });
   }
 
+  // Each message naming another node (or a value another node has) gave its name whole: two nodes with one
+  // 100,000-character name made lines of 16 KB, cut only by the output's own bound.
+  it("a node name, installer or gateway pasted 100,000 characters long is named cut short wherever another node's problem names it", async () => {
+    const name = "n".repeat(100_000);
+    const gateway = "g".repeat(100_000);
+    const text = edit("  - name: node-03", `  - name: ${name}`)(edit("  - name: node-02", `  - name: ${name}`)(edit("address: 10.20.0.13/24 }", `address: 10.20.0.13/24, gateway: ${gateway} }`)(PLAN)));
+    const lines = await problemsOf(text);
+    for (const line of lines) assert.ok(line.length < 600, `${line.length} characters: ${line.slice(0, 160)}…`);
+    const cut = `"${"n".repeat(64)}…"`;
+    assert.ok(lines.includes(`21:11 nodes[2].name: ${cut} is also nodes[1] (${cut})'s name`), lines.map((l) => l.slice(0, 200)).join("\n"));
+  });
+
   // The alias bound was 50 uses, as node.yaml's: a rack's plan giving each node the same disks was refused as "a
   // resource exhaustion attack", at 1:1.
   it("a rack of 60 nodes sharing one anchor (config: { storage: *disks }) passes", async () => {
