@@ -1,4 +1,6 @@
-import { readTextFile } from "../../core/fs/read-text-file.ts";
+import { capText } from "../../core/common/cut-text.ts";
+import { quoted, shown } from "../../core/config/messages.ts";
+import { readTextFile, TextFileProblem } from "../../core/fs/read-text-file.ts";
 import { resolve } from "node:path";
 
 /** How the fleet reaches one node's installer: where, which certificate, which install code. */
@@ -26,11 +28,11 @@ export function installerUrlProblem(text: string): string | undefined {
   try {
     url = new URL(text);
   } catch {
-    return `${JSON.stringify(text)} is not a URL (e.g. https://10.20.0.11:9443)`;
+    return `${quoted(text)} is not a URL (e.g. https://10.20.0.11:9443)`;
   }
-  if (url.protocol !== "https:") return `${text} is not https:// (installers serve HTTPS only)`;
-  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) return `${text} has more than https://host:port; give the installer's address alone`;
-  if (url.port === "0") return `${text}: port 0 is no installer's: give the port its banner names (9443 unless --listen said otherwise)`;
+  if (url.protocol !== "https:") return `${shown(text)} is not https:// (installers serve HTTPS only)`;
+  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) return `${shown(text)} has more than https://host:port; give the installer's address alone`;
+  if (url.port === "0") return `${shown(text)}: port 0 is no installer's: give the port its banner names (9443 unless --listen said otherwise)`;
   return undefined;
 }
 
@@ -55,14 +57,15 @@ export async function resolveCode(source: string, planFolder: string, env: NodeJ
   if (source.startsWith("env:")) {
     const name = source.slice(4);
     const value = env[name]?.trim();
-    return value ? checkedCode(value, `the environment variable ${name}`) : { ok: false, problem: `the environment variable ${name} is not set (or empty)` };
+    return value ? checkedCode(value, `the environment variable ${shown(name)}`) : { ok: false, problem: `the environment variable ${shown(name)} is not set (or empty)` };
   }
   if (source.startsWith("file:")) {
     const path = resolve(planFolder, source.slice(5));
     const text = await readTextFile(path, CODE_FILE_BYTES).catch((error: Error) => error);
-    if (text instanceof Error) return { ok: false, problem: `cannot read ${path}: ${text.message}` };
+    // A TextFileProblem's message begins with the path, as Node's (ENOENT …, open 'PATH') ends with it: the path once, cut.
+    if (text instanceof Error) return { ok: false, problem: `cannot read ${shown(path)}: ${text instanceof TextFileProblem ? `it ${text.reason}` : capText(text.message.replace(`, open '${path}'`, ""), 256).text}` };
     const code = text.split("\n")[0]?.trim();
-    return code ? checkedCode(code, `the first line of ${path}`) : { ok: false, problem: `${path} is empty` };
+    return code ? checkedCode(code, `the first line of ${shown(path)}`) : { ok: false, problem: `${shown(path)} is empty` };
   }
   return checkedCode(source.trim(), "the install code");
 }

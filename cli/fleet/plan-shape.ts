@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { nearest, shown } from "../../core/config/messages.ts";
+import { nearest, quoted, shown } from "../../core/config/messages.ts";
 import { formatPath, objectSchemaOf, valueAt } from "../../core/config/paths.ts";
 import type { Path } from "../../core/config/schema.ts";
 import { FLEET_OWNED, PlanSchema, REQUIRED } from "./plan-schema.ts";
@@ -72,7 +72,7 @@ function issueProblems(issue: z.core.$ZodIssue, input: unknown): PlanProblem[] {
       return [{ rule: "type", path, message: `${where} must be ${EXPECTED[issue.expected] ?? `a ${issue.expected}`}, not ${describe(value, SECRET_KEYS.has(String(path.at(-1))))}`, hint }];
     }
     case "invalid_value":
-      return [{ rule: "one-of", path, message: `${where} ${JSON.stringify(value)} is not one of ${issue.values.map(String).join(", ")}` }];
+      return [{ rule: "one-of", path, message: `${where} ${typeof value === "string" ? quoted(value) : JSON.stringify(value)} is not one of ${issue.values.map(String).join(", ")}` }];
     case "too_small":
       return [{ rule: "required", path, message: Array.isArray(value) ? `${where} is empty: list at least one` : `${where} is empty: give it a value` }];
     case "too_big":

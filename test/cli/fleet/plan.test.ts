@@ -260,6 +260,21 @@ describe("fleet plan: offline checks (SPEC §10.1)", () => {
     assert.ok(lines.includes(`21:11 nodes[2].name: ${cut} is also nodes[1] (${cut})'s name`), lines.map((l) => l.slice(0, 200)).join("\n"));
   });
 
+  // Each was said whole: 100 KB problems, 16 KB lines once the output cut them.
+  it("an installer, a code's variable or file, or a role pasted 100,000 characters long is named cut short in its problem", async () => {
+    const x = "x".repeat(100_000);
+    const text = [
+      edit("https://10.20.0.11:9443", `http://10.20.0.11:9443/${x}`),
+      edit("https://10.20.0.13:9443", x),
+      edit("env:NODE01_CODE", `env:${x}`),
+      edit("file:codes/node-02", `file:codes/${x}`),
+      edit("    role: join\n    config: { network: { interface: eno1, address: 10.20.0.13", `    role: ${x}\n    config: { network: { interface: eno1, address: 10.20.0.13`),
+    ].reduce((t, change) => change(t), PLAN);
+    const lines = await problemsOf(text, {});
+    assert.equal(lines.length, 5, lines.map((l) => l.slice(0, 200)).join("\n"));
+    for (const line of lines) assert.ok(line.length < 600, `${line.length} characters: ${line.slice(0, 160)}…`);
+  });
+
   // The alias bound was 50 uses, as node.yaml's: a rack's plan giving each node the same disks was refused as "a
   // resource exhaustion attack", at 1:1.
   it("a rack of 60 nodes sharing one anchor (config: { storage: *disks }) passes", async () => {
