@@ -5,7 +5,7 @@ import { loadHostFactsFile, readHostFacts } from "../core/host/read-facts.ts";
 import { RELEASE_FILE, readReleaseFile } from "../core/payload/release-file.ts";
 import { BUILT_IN_RELEASE } from "../core/payload/release-model.ts";
 import { printable } from "../core/common/printable.ts";
-import { readTextFile, readTextStream, TextFileProblem } from "../core/fs/read-text-file.ts";
+import { readTextFile, readTextStream, whyUnreadable } from "../core/fs/read-text-file.ts";
 import type { Exit } from "./commands.ts";
 import { formatProblems, type Format } from "./problem-format.ts";
 
@@ -29,8 +29,7 @@ export async function validateFile(file: string, { hostFacts, payload: payloadFo
     // As the unattended install takes a node.yaml: a folder, a named pipe, a device, over 1 MiB or not UTF-8 is refused.
     yaml = file === STDIN ? await readTextStream(process.stdin, shown, YAML_LIMITS.maxBytes) : await readTextFile(file, YAML_LIMITS.maxBytes);
   } catch (err) {
-    const why = err instanceof TextFileProblem ? `it ${err.reason}` : (err as Error).message;
-    process.stderr.write(`${printable(`${shown}: cannot read: ${why}`)}\n`);
+    process.stderr.write(`${printable(`${shown}: cannot read: ${whyUnreadable(err as Error, file)}`)}\n`);
     return 2;
   }
   let host;

@@ -1,6 +1,5 @@
-import { capText } from "../../core/common/cut-text.ts";
 import { quoted, shown } from "../../core/config/messages.ts";
-import { readTextFile, TextFileProblem } from "../../core/fs/read-text-file.ts";
+import { readTextFile, whyUnreadable } from "../../core/fs/read-text-file.ts";
 import { resolve } from "node:path";
 
 /** How the fleet reaches one node's installer: where, which certificate, which install code. */
@@ -62,8 +61,7 @@ export async function resolveCode(source: string, planFolder: string, env: NodeJ
   if (source.startsWith("file:")) {
     const path = resolve(planFolder, source.slice(5));
     const text = await readTextFile(path, CODE_FILE_BYTES).catch((error: Error) => error);
-    // A TextFileProblem's message begins with the path, as Node's (ENOENT …, open 'PATH') ends with it: the path once, cut.
-    if (text instanceof Error) return { ok: false, problem: `cannot read ${shown(path)}: ${text instanceof TextFileProblem ? `it ${text.reason}` : capText(text.message.replace(`, open '${path}'`, ""), 256).text}` };
+    if (text instanceof Error) return { ok: false, problem: `cannot read ${shown(path)}: ${whyUnreadable(text, path)}` };
     const code = text.split("\n")[0]?.trim();
     return code ? checkedCode(code, `the first line of ${shown(path)}`) : { ok: false, problem: `${shown(path)} is empty` };
   }

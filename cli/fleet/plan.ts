@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readTextFile } from "../../core/fs/read-text-file.ts";
+import { readTextFile, whyUnreadable } from "../../core/fs/read-text-file.ts";
 import { dirname } from "node:path";
 import type { Draft } from "../../core/config/index.ts";
 import { composeDraft } from "./compose.ts";
@@ -73,7 +73,7 @@ function damagedKeys(problems: PlanProblem[]): Map<number, Set<string>> {
 /** SPEC §10.1 offline: shape, install codes and pins, each node's draft by the service's validator, the rules across nodes. Every problem at once. */
 export async function loadPlan(file: string, env: NodeJS.ProcessEnv): Promise<PlanResult> {
   const text = await readTextFile(file, MAX_PLAN_BYTES).catch((error: Error) => error);
-  if (text instanceof Error) return { ok: false, problems: [{ rule: "plan-file", path: [], message: `cannot read the plan: ${text.message}`, line: 1, column: 1 }] };
+  if (text instanceof Error) return { ok: false, problems: [{ rule: "plan-file", path: [], message: `cannot read the plan: ${whyUnreadable(text, file)}`, line: 1, column: 1 }] };
   const parsed = parsePlanYaml(text);
   if (!parsed.ok) return { ok: false, problems: [parsed.problem] };
   const { value, locate } = parsed.plan;

@@ -1,5 +1,6 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { capText } from "../common/cut-text.ts";
 
 /** Why a text file an operator named cannot be used, in words for a message that names it. */
 export class TextFileProblem extends Error {
@@ -9,6 +10,14 @@ export class TextFileProblem extends Error {
     super(`${path} ${reason}`);
     this.reason = reason;
   }
+}
+
+/**
+ * Why an operator's file could not be read, for a message that has already named it: `it is a folder, not a file`
+ * (a TextFileProblem's reason), or Node's words without the path they end with (`EACCES: permission denied`), cut.
+ */
+export function whyUnreadable(error: Error, path: string): string {
+  return error instanceof TextFileProblem ? `it ${error.reason}` : capText(error.message.replace(`, open '${path}'`, ""), 256).text;
 }
 
 /**

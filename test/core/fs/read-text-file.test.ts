@@ -48,10 +48,21 @@ test("a plan that is not UTF-8, or a pipe, is one problem naming why; nothing el
   const folder = await tempDir("stratum-text-");
   await writeFile(join(folder, "latin1.yaml"), Buffer.from("cluster:\n  name: n\xe6ud\n", "latin1"));
   const result = await loadPlan(join(folder, "latin1.yaml"), {});
-  assert.deepEqual(result.ok ? [] : result.problems.map((p) => p.message), [`cannot read the plan: ${folder}/latin1.yaml is not UTF-8 text (save it as UTF-8)`]);
+  assert.deepEqual(result.ok ? [] : result.problems.map((p) => p.message), ["cannot read the plan: it is not UTF-8 text (save it as UTF-8)"]);
   execFileSync("mkfifo", [join(folder, "pipe.yaml")]);
   const piped = await loadPlan(join(folder, "pipe.yaml"), {});
-  assert.deepEqual(piped.ok ? [] : piped.problems.map((p) => p.message), [`cannot read the plan: ${folder}/pipe.yaml is a named pipe, not a file`]);
+  assert.deepEqual(piped.ok ? [] : piped.problems.map((p) => p.message), ["cannot read the plan: it is a named pipe, not a file"]);
+});
+
+// Each said the path twice: "cannot read the plan: P is a folder, not a file" after "P:1:1 (plan):", and Node's
+// "ENOENT: no such file or directory, open 'P'".
+test("a plan that cannot be read says why once, after its name: not the path again", async () => {
+  const folder = await tempDir("stratum-text-");
+  await mkdir(join(folder, "dir.yaml"));
+  for (const [name, why] of [["dir.yaml", "it is a folder, not a file"], ["none.yaml", "ENOENT: no such file or directory"]] as const) {
+    const result = await loadPlan(join(folder, name), {});
+    assert.deepEqual(result.ok ? [] : result.problems.map((p) => p.message), [`cannot read the plan: ${why}`], name);
+  }
 });
 
 test("readIfPresent: a file's text, undefined for none; a named pipe in its place (a state dir's tls.key, install-code, a fleet's --state) refused, not waited on", { timeout: 30_000 }, async () => {
