@@ -279,7 +279,7 @@ describe("download: a binary answer streamed to a file", () => {
     const server = await serveHttps(t, binary);
     const dir = await tempDir("stratum-download-");
     const path = join(dir, "n.tar.gz");
-    assert.deepEqual(await download({ ...base, url: server.url, trust: { pin: server.sha256 } }, path), { size: BODY.length, sha256: sha256(BODY) });
+    assert.deepEqual(await download({ ...base, url: server.url, trust: { pin: server.sha256 } }, path), { size: BODY.length, sha256: sha256(BODY), path });
     assert.deepEqual(await readFile(path), BODY);
     assert.equal((await stat(path)).mode & 0o777, 0o600);
     assert.deepEqual(await readdir(dir), ["n.tar.gz"]);
