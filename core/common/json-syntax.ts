@@ -2,6 +2,8 @@
 export interface JsonSyntaxError {
   message: string;
   offset: number;
+  /** With `uniqueKeys`: the key an object holds twice (decoded), at `offset`. */
+  duplicateKey?: string;
 }
 
 export const ENDS_EARLY = 'it ends too early (a closing }, ] or " is missing)';
@@ -13,8 +15,10 @@ const LITERALS: Record<string, string> = { t: "true", f: "false", n: "null" };
  * error (it may hold a secret); this scanner finds the place itself. Iterative: a body may nest thousands deep.
  * Undefined for a text that is JSON.
  */
-export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
+export function jsonSyntaxError(text: string, options: { uniqueKeys?: boolean } = {}): JsonSyntaxError | undefined {
   let at = 0;
+  /** With uniqueKeys: the keys of each object open, innermost last (JSON.parse keeps a key's last value, unsaid). */
+  const keys: Set<string>[] | undefined = options.uniqueKeys ? [] : undefined;
   const fail = (message: string): never => {
     throw { message, offset: at } satisfies JsonSyntaxError;
   };
@@ -75,7 +79,13 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
   };
   const key = (message: string) => {
     if (next() !== '"') fail(message);
+    const start = at;
     string();
+    if (keys) {
+      const name = JSON.parse(text.slice(start, at)) as string;
+      if (keys.at(-1)!.has(name)) throw { message: "a key given twice in one object", offset: start, duplicateKey: name } satisfies JsonSyntaxError;
+      keys.at(-1)!.add(name);
+    }
     if (next() !== ":") fail("Expected ':' after property name");
     at++;
   };
@@ -89,7 +99,10 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
         const close = c === "{" ? "}" : "]";
         if (next() !== close) {
           open.push(close);
-          if (close === "}") key("Expected property name or '}'");
+          if (close === "}") {
+            keys?.push(new Set());
+            key("Expected property name or '}'");
+          }
           continue;
         }
         at++;
@@ -108,6 +121,7 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
         if (d === close) {
           at++;
           open.pop();
+          if (close === "}") keys?.pop();
           continue;
         }
         if (d !== ",") fail(`Expected ',' or '${close}' after ${close === "}" ? "property value" : "array element"}`);
@@ -117,7 +131,7 @@ export function jsonSyntaxError(text: string): JsonSyntaxError | undefined {
       }
     }
   } catch (failure) {
-    // Only `fail` throws here: the scanner reads the text and nothing else.
+    // Only `fail` and a key given twice throw here: the scanner reads the text and nothing else.
     return failure as JsonSyntaxError;
   }
 }

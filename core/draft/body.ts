@@ -1,6 +1,7 @@
 import { InstallerError } from "../common/errors.ts";
 import type { DraftBody } from "./analysis.ts";
 import { jsonSyntaxError, type JsonSyntaxError, lineColumnAt } from "../common/json-syntax.ts";
+import { quoted } from "../config/messages.ts";
 
 const EMPTY_BODY = "The body is empty: send the draft as a JSON object (application/json), or a node.yaml as application/yaml.";
 
@@ -13,6 +14,13 @@ export function parseJsonBody(text: string): DraftBody {
   } catch {
     // The scanner takes the grammar JSON.parse takes (test/core/common/json-syntax.test.ts), so it finds the error.
     throw notJson(text, jsonSyntaxError(text)!);
+  }
+  // JSON.parse keeps a key's last value: the one typed first would be lost unseen (a node.yaml's is an error too).
+  const twice = jsonSyntaxError(text, { uniqueKeys: true });
+  if (twice?.duplicateKey !== undefined) {
+    const { line, column } = lineColumnAt(text, twice.offset);
+    const message = `${quoted(twice.duplicateKey)} is given twice in one object; keep one`;
+    throw new InstallerError({ code: "INVALID_REQUEST", detail: `The body holds a key twice (line ${line}, column ${column}): ${message}.`, errors: [{ field: "", message, line, column }] });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     const what = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;

@@ -124,6 +124,9 @@ describe("PUT /v1/installer/config", () => {
     test("400 INVALID_REQUEST: JSON that does not parse, naming line and column", async (t) => {
       await refusedChangesNothing(await given(t), put('{\n  "mode": "single-node",\n  "hostname": "node-01",,\n}'), 400, "INVALID_REQUEST", /^The body is not valid JSON \(line 3, column 25\): /);
     });
+    test("400 INVALID_REQUEST: a key given twice (JSON.parse would keep the last unsaid), naming line and column", async (t) => {
+      await refusedChangesNothing(await given(t), put('{\n  "mode": "single-node",\n  "hostname": "node-01",\n  "hostname": "node-02"\n}'), 400, "INVALID_REQUEST", /^The body holds a key twice \(line 4, column 3\): "hostname" is given twice/);
+    });
     test("400 INVALID_REQUEST: a truncated JSON body", async (t) => {
       await refusedChangesNothing(await given(t), put('{"mode":'), 400, "INVALID_REQUEST");
     });
