@@ -13,13 +13,16 @@ let serving = false;
 /** A command with no flags of its own and no arguments: a stray word is a typo, not something to ignore. */
 const takesNothing = (command: string, rest: string[]): void => noArguments(command, parseFlags(rest, {}, process.env).positionals);
 
+/** Whether the command line (`rest`) gave this flag: one not typed may have come from its STRATUM_ variable. */
+const typedIn = (rest: string[], flag: string): boolean => rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`));
+
 /** `check()`, its usage error naming the STRATUM_ variable when the flag came from the environment, not from `rest`. */
 function namingTheVariable<T>(rest: string[], flags: Record<string, unknown>, check: () => T): T {
   try {
     return check();
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    const notTyped = Object.keys(flags).filter((flag) => !rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)));
+    const notTyped = Object.keys(flags).filter((flag) => !typedIn(rest, flag));
     throw fromEnvironment(err, notTyped, process.env);
   }
 }
@@ -45,9 +48,11 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       let settings: ReturnType<typeof settingsFrom>;
       try {
         settings = settingsFrom(values);
+        // A listen that fails says what to change in the words it was given in (installer.env, `npm start`: no flag).
+        if (!typedIn(rest, "listen") && process.env.STRATUM_LISTEN) settings.listenFrom = "environment";
       } catch (err) {
         warnPlainly();
-        const fromEnv = Object.keys(SERVE_FLAGS).filter((flag) => !rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)));
+        const fromEnv = Object.keys(SERVE_FLAGS).filter((flag) => !typedIn(rest, flag));
         throw err instanceof UsageError ? fromEnvironment(err, fromEnv, process.env) : err;
       }
       serving = true;
@@ -77,7 +82,7 @@ async function main(argv: string[], codeCache: CodeCache | undefined): Promise<E
       const { lastStartRanWith } = await import("../core/state/last-start.ts");
       const ranWith = values.url === undefined ? await lastStartRanWith(values["state-dir"]!) : {};
       const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
-      const typed = new Set(["port", "url"].filter((flag) => rest.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`))));
+      const typed = new Set(["port", "url"].filter((flag) => typedIn(rest, flag)));
       const url = namingTheVariable(rest, STATUS_FLAGS, () => statusUrl(values, ranWith, own, typed));
       // Neither said where (nor their variables): where the last start listens, read again when the installer is lost.
       const relocate = values.url === undefined && values.port === undefined ? async () => statusUrl(values, await lastStartRanWith(values["state-dir"]!), own, typed) : undefined;

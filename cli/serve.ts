@@ -77,22 +77,28 @@ export function banner(b: { version: string; url: string; address: string; port:
   ].join("\n");
 }
 
-/** One sentence for a listen that failed: what is wrong with --listen and what to do. */
-function listenProblem(err: NodeJS.ErrnoException, host: string, port: number): string {
-  const at = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+/**
+ * One sentence for a listen that failed: what is wrong with the listen address and what to do, in the words the
+ * operator gave it in (STRATUM_LISTEN from installer.env or `npm start`'s environment, where no flag can be typed).
+ */
+function listenProblem(err: NodeJS.ErrnoException, host: string, port: number, from: Settings["listenFrom"]): string {
+  const shown = host.includes(":") ? `[${host}]` : host;
+  const at = `${shown}:${port}`;
+  const setting = from === "environment" ? "STRATUM_LISTEN" : "--listen";
+  const set = (value: string) => (from === "environment" ? `STRATUM_LISTEN=${value} (from the environment; under systemd /etc/stratum/installer.env)` : `--listen ${value}`);
   switch (err.code) {
     case "EADDRINUSE":
-      return `cannot listen on ${at}: another program uses that port (EADDRINUSE); stop it, or choose another port with --listen ${host.includes(":") ? `[${host}]` : host}:PORT`;
+      return `cannot listen on ${at}: another program uses that port (EADDRINUSE); stop it, or choose another port with ${set(`${shown}:PORT`)}`;
     case "EADDRNOTAVAIL":
     case "ENOTFOUND":
     case "EAI_AGAIN": {
       // A name that does not resolve (a typo) is refused as an address that is not this machine's is.
       const own = Object.values(networkInterfaces()).flat().flatMap((i) => (i ? [i.address] : []));
       const why = err.code === "EADDRNOTAVAIL" ? "is not an address of this machine" : "does not resolve to an address here";
-      return `cannot listen on ${at}: ${host} ${why} (${err.code}); --listen on one of ${own.join(", ")}, or 0.0.0.0 for all`;
+      return `cannot listen on ${at}: ${host} ${why} (${err.code}); ${setting} on one of ${own.join(", ")}, or 0.0.0.0 for all`;
     }
     case "EACCES":
-      return `cannot listen on ${at}: port ${port} is below 1024 and needs root (EACCES); run the installer as root, or choose a port of 1024 or above with --listen`;
+      return `cannot listen on ${at}: port ${port} is below 1024 and needs root (EACCES); run the installer as root, or choose a port of 1024 or above with ${setting}`;
     default:
       return `cannot listen on ${at}: ${err.message}`;
   }
@@ -277,7 +283,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
     process.off("SIGHUP", onHup);
     await services.stop();
     await lock.release();
-    throw new Error(listenProblem(err as NodeJS.ErrnoException, settings.listenHost, settings.listenPort));
+    throw new Error(listenProblem(err as NodeJS.ErrnoException, settings.listenHost, settings.listenPort, settings.listenFrom));
   }
   server.on("error", (err) => log.error("server error", { error: err.message }));
 }

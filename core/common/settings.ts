@@ -14,4 +14,6 @@ export interface Settings {
   hostFacts?: string;
   tlsCert?: string;
   tlsKey?: string;
+  /** Where the listen address came from, for the words of a listen that fails: STRATUM_LISTEN (installer.env, `npm start`) or the flag (default). */
+  listenFrom?: "flag" | "environment";
 }

@@ -34,6 +34,21 @@ test("a port another program holds: one line naming it and what to do", async ()
   );
 });
 
+test("a port another program holds, given as STRATUM_LISTEN (installer.env, npm start's demo): what to do names the variable, not a --listen that cannot be typed there", async () => {
+  const holder = createServer();
+  holder.listen(0, "127.0.0.1");
+  await once(holder, "listening");
+  lab.defer(() => holder.close());
+  const { port } = holder.address() as { port: number };
+  const stateDir = await tempDir();
+  const { code, stderr } = await runCli(["serve", "--state-dir", stateDir, "--handoff", join(stateDir, "no-handoff/node.yaml")], { STRATUM_LISTEN: `127.0.0.1:${port}` });
+  assert.equal(code, 1, stderr);
+  const said = stderr.split("\n").filter((line) => line && !line.startsWith('{"time":'));
+  assert.deepEqual(said, [
+    `installer: cannot listen on 127.0.0.1:${port}: another program uses that port (EADDRINUSE); stop it, or choose another port with STRATUM_LISTEN=127.0.0.1:PORT (from the environment; under systemd /etc/stratum/installer.env)`,
+  ]);
+});
+
 test("an address that is not this machine's: one line listing the ones it has", async () => {
   // TEST-NET-1 (RFC 5737): never assigned to a machine; bind fails at once, nothing is sent.
   assert.match(
