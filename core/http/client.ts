@@ -229,6 +229,14 @@ function send(opened: Opened, url: URL, req: Pick<HttpRequest, "method" | "heade
     });
     opened.sent = sent;
     sent.on("error", reject);
+    // A 101 is no answer Node's client reads on (it hands the connection to an 'upgrade' listener, and else neither
+    // answers nor fails, past any deadline): one no installer gives, as another status with no body.
+    sent.once("upgrade", (res: IncomingMessage) => {
+      opened.answered = true;
+      opened.socket.destroy();
+      const answer = { status: res.statusCode ?? 101, headers: res.headers, body: "" };
+      reject(new HttpClientError("status", url.host, `HTTP ${answer.status}: it switched to another protocol, which no installer does`, { answer }));
+    });
     sent.end(req.body);
   });
 }
@@ -325,7 +333,7 @@ async function exchange<T>(req: HttpRequest, run: Run<T>): Promise<T> {
   return on(await open(url, req.trust, req.timeoutMs, signal, req.signal));
 }
 
-/** One request, its answer read whole as text, whatever its status. */
+/** One request, its answer read whole as text, whatever its status (but 101: a status error, see send). */
 export function request(req: HttpRequest): Promise<Answer> {
   return exchange(req, async (opened, url, signal, where, keeping) => {
     const res = await send(opened, url, req, signal, keeping);

@@ -184,6 +184,19 @@ describe("one deadline for the whole exchange", () => {
     assert.deepEqual([error.kind, error.message], ["broken", "the connection closed before the answer was complete"]);
   });
 
+  test("an answer that switches protocols (101, which no installer gives) ends the request at once, a status error: never an exchange left waiting past its deadline", { timeout: 20_000 }, async (t) => {
+    const switching = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n";
+    // One that switches and keeps the connection open, one that switches and closes it.
+    for (const close of [false, true]) {
+      const server = await serveHttps(t, (req) => (close ? req.socket.end(switching) : req.socket.write(switching)));
+      for (const asked of [request({ ...base, url: server.url, trust: "any" }), requestJson({ ...base, url: server.url, trust: "any", method: "POST", body: "{}" }, 202, z.unknown()), openStream({ ...base, url: server.url, trust: "any", idleMs: 60_000 })]) {
+        const error = await rejection(asked);
+        assert.deepEqual([error.kind, error.answer?.status], ["status", 101]);
+        assert.match(error.message, /^HTTP 101: it switched to another protocol/);
+      }
+    }
+  });
+
   test("a closed port: unreachable with the reason", async () => {
     const server = createTcpServer().listen(0, "127.0.0.1");
     await once(server, "listening");
