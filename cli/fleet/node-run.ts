@@ -221,7 +221,12 @@ export class NodeRun {
         verdict = await this.#follow(status.attempt, record.lastSeq ?? 0, since);
       } else {
         const last = await api.verdict();
-        if (last?.next === "recheckReadiness") verdict = last;
+        // The node's answers disagree (a node that lies): it is not counted installed on its verdict's word.
+        if (last && last.attempt === status.attempt && last.outcome === "succeeded") {
+          throw new HttpClientError("schema", api.where, `${api.where} gave an answer that is not its installer's: its status says attempt ${status.attempt} failed, its verdict that attempt ${last.attempt} succeeded`);
+        }
+        // A recheck is of the attempt that failed: another's (a verdict of another attempt) is none asked of this one.
+        if (last?.next === "recheckReadiness" && last.attempt === status.attempt) verdict = last;
         else if (last && last.attempt === status.attempt && firstbootMayHaveRun(last)) {
           // Whoever started it: shown as failed below, never retried (the loop starts an install only without a verdict).
           this.#unmark({ attempt: last.attempt, outcome: last.outcome });

@@ -342,6 +342,23 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
     assert.equal(onDiskAtPost()?.starting, true, `on disk as the node took POST /install: ${JSON.stringify(onDiskAtPost())}`);
   });
 
+  it("a node whose status says its attempt failed while its verdict says it succeeded (and asks for a readiness recheck) is not counted installed on that word: it failed, saying so; nothing is started", { timeout: 30_000 }, async (t) => {
+    const LIAR = { ...SUCCEEDED, attempt: 1, next: "recheckReadiness" } as unknown as typeof FAILED;
+    const { runOnce, posts } = await failedNode(t, LIAR);
+    const run = await runOnce();
+    assert.equal(run.outcome.kind, "failed", run.printed);
+    assert.match(run.outcome.detail, /not its installer's: its status says attempt 1 failed, its verdict that attempt 1 succeeded/);
+    assert.deepEqual(posts(), [], "nothing started");
+  });
+
+  it("a readiness recheck asked by the verdict of another attempt than the one the node's status says failed is not run on it: the node's own failure is gone by, as any other", { timeout: 30_000 }, async (t) => {
+    const OTHER = { ...FAILED, attempt: 7, code: "READINESS_TIMEOUT", step: "readiness", next: "recheckReadiness" } as unknown as typeof FAILED;
+    const { runOnce, posts } = await failedNode(t, OTHER);
+    const run = await runOnce();
+    assert.equal(run.outcome.kind, "installed", run.printed);
+    assert.deepEqual(posts(), ["POST /v1/installer/install"], "an install, no recheck of attempt 7");
+  });
+
   it("one interrupted at firstboot (it may have finished: a retry runs it again) is never started again by the fleet, whoever started it; it fails with its message and what to do, and an install started on the node by hand is what a later run follows", { timeout: 30_000 }, async (t) => {
     const message = "The installer stopped during firstboot \x1b[2J: firstboot may have finished; check on the node whether firstboot completed.";
     const INTERRUPTED = { ...FAILED, code: "INTERRUPTED", message } as unknown as typeof FAILED;
