@@ -5,7 +5,7 @@ import { capText, jsonNotKept } from "../../core/common/cut-text.ts";
 import { printableJsonText } from "../../core/common/printable.ts";
 import { writeFileAtomic } from "../../core/fs/atomic-write.ts";
 import { createRedactor } from "../../core/secrets/index.ts";
-import { ApiProblem, type NodeApi, PROBLEM_CAPS, type Report, type Verdict } from "./api.ts";
+import { ApiProblem, type NodeApi, PROBLEM_CAPS, type Report, type Verdict, wrongAnswer } from "./api.ts";
 import type { Connection } from "./connect.ts";
 import type { Outcome } from "./node-run.ts";
 import { MESSAGE_BYTES, type SummaryRow } from "./output/index.ts";
@@ -53,11 +53,15 @@ interface Unanswered {
   detail: string;
 }
 
-/** A 4xx problem is the node's answer (it has no such verdict or report); a 5xx, a 429 or no answer says nothing either way. */
+/**
+ * A refusal is the node's answer (it has no such verdict or report), and so is another status (a redirect, a 204) or
+ * an answer no installer gives (the wrong shape, not JSON, over a cap): a node that lies is not believed. A 5xx, a 429
+ * or no answer says nothing either way.
+ */
 const unanswered = (error: unknown): Unanswered =>
   error instanceof ApiProblem
-    ? { refused: error.status >= 400 && error.status < 500 && error.status !== 429, detail: `${error.status} ${error.code}: ${error.message}` }
-    : { refused: false, detail: (error as Error).message };
+    ? { refused: error.status < 500 && error.status !== 429, detail: `${error.status} ${error.code}: ${error.message}` }
+    : { refused: wrongAnswer(error), detail: (error as Error).message };
 
 /**
  * Asked one after the other, on the connection the node's last request left open; the verdict only when the run did

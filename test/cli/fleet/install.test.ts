@@ -450,6 +450,22 @@ describe("fleet: a node's success against its own report", () => {
     assert.equal(run.outcomes.get("n1")!.detail, "its answers disagree: it said attempt 1 succeeded; asked for attempt 1's report, it answered 404 NOT_FOUND: no finished attempt 1");
   });
 
+  it("a join that said it succeeded but answers for its report what no installer answers (a report of the wrong shape, not JSON, a redirect, a 204) is not counted installed: it answered, and not its installer's answer", { timeout: 30_000 }, async (t) => {
+    const answers: Array<[string, (res: ServerResponse) => void, RegExp]> = [
+      ["the wrong shape", (res) => json(res, 200, { attempt: 1, verdict: "succeeded" }), /it answered .*not its installer's: HTTP 200: the answer is not of its schema/],
+      ["not JSON", (res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>login</html>"), /it answered .*not its installer's: HTTP 200: the answer is not JSON/],
+      ["a redirect", (res) => res.writeHead(302, { location: "https://elsewhere.example/" }).end(), /it answered 302 HTTP_302: HTTP 302$/],
+      ["a 204", (res) => res.writeHead(204).end(), /it answered 204 HTTP_204: HTTP 204$/],
+    ];
+    for (const [what, report, detail] of answers) {
+      const { ctx, text } = await capturing(t);
+      const run = await installFleet(await lyingJoin(t, report), ctx, 1);
+      assert.equal(run.outcomes.get("n1")!.kind, "failed", `${what}: ${text()}`);
+      assert.match(run.outcomes.get("n1")!.detail, /^its answers disagree: it said attempt 1 succeeded; asked for attempt 1's report, /, what);
+      assert.match(run.outcomes.get("n1")!.detail, detail, what);
+    }
+  });
+
   it("a node whose status says it is installed while its verdict says its attempt failed is not counted installed", { timeout: 30_000 }, async (t) => {
     const log: string[] = [];
     const failed = { ...VERDICT, outcome: "failed", code: "READINESS_TIMEOUT", message: "the cloud was not READY", next: "recheckReadiness" };
