@@ -1,5 +1,5 @@
 import { capText } from "../../core/common/cut-text.ts";
-import { HttpClientError } from "../../core/http/client.ts";
+import { HttpClientError, nothingSent } from "../../core/http/client.ts";
 import { ApiProblem, PROBLEM_CAPS, type Status, type Verdict, wrongAnswer } from "./api.ts";
 import { type Connected, changedList, planChanges, refusal } from "./connect.ts";
 import { type FleetOutput, type Level, MESSAGE_BYTES } from "./output/index.ts";
@@ -323,9 +323,9 @@ export class NodeRun {
       started = kind === "install" ? await api.install(this.c.etag) : await api.recheck();
     } catch (error) {
       if (!(error instanceof ApiProblem || error instanceof HttpClientError)) throw error;
-      // Refused (or another's attempt runs, recorded below): this run started nothing. A request whose answer was
-      // lost may have started one: its mark stays.
-      if (error instanceof ApiProblem) this.#unmark();
+      // Refused, or never sent (no connection, another certificate), or another's attempt runs (recorded below): this
+      // run started nothing. A request whose answer was lost may have started one: its mark stays.
+      if (error instanceof ApiProblem || nothingSent(error)) this.#unmark();
       if (error instanceof ApiProblem && error.code === "INVALID_CONFIG") {
         throw new NodeFailed(`the node refused its draft: ${error.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`);
       }

@@ -86,6 +86,9 @@ export class HttpClientError extends Error {
   }
 }
 
+/** The request never left: no connection, or a certificate refused on its handshake (unreachable, tls-mismatch). */
+export const nothingSent = (error: unknown): boolean => error instanceof HttpClientError && (error.kind === "unreachable" || error.kind === "tls-mismatch");
+
 /** What parses an answer: a zod schema, or anything with a parse that throws on a wrong shape. */
 export interface Parser<T> {
   parse(value: unknown): T;

@@ -97,6 +97,24 @@ describe("fleet: one node's run", () => {
     assert.deepEqual(await onDisk(), { etag: '"e2"', attempt: 1, lastSeq: 1, outcome: "succeeded" });
   });
 
+  it("a POST /install that never left (its node gone from its address, another certificate there): the start's mark is taken off, as nothing was sent; the node is named unreachable", { timeout: 30_000 }, async (t) => {
+    const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const node = await fakeInstaller(t, installingNode(() => undefined));
+    // Once its draft is written, the node's installer stops (its port then refuses): the install finds no one there.
+    node.server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+      if (req.method === "PUT") res.on("finish", () => node.server.close(() => undefined).closeAllConnections());
+    });
+    const access = { url: node.url, pin: node.pin, code: "c0de" };
+    const connected: Connected = { node: { index: 1, name: "n1", role: "join", access, draft: () => ({}) as never }, api: new NodeApi(access), status: STATUS, options: {} as Options, draft: VIEW, etag: '"e1"' };
+    const out = linesOutput(process.stdout, process.stderr);
+    t.after(() => out.close());
+    const outcome = await runNode(connected, { out, state, rechecks: 0, signal: new AbortController().signal }, "token");
+    assert.equal(outcome.kind, "unreachable", outcome.detail);
+    assert.ok(!node.seen.some((s) => s.startsWith("POST")), "no install reached it");
+    await state.flush();
+    assert.deepEqual((await FleetState.open(state.path, "plan.yaml", "hash")).node("n1"), { etag: '"e2"' }, "no mark of a start that never left");
+  });
+
   it("a node prepared ahead (its start's mark written with its draft) that someone else began installing before its turn: its run follows that attempt, sends no install, and takes its mark off", { timeout: 30_000 }, async (t) => {
     const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
     let statuses = 0;
