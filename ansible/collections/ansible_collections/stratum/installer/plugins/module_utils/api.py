@@ -254,8 +254,10 @@ class Installer(object):
                 body = parsed(raw) if raw else None
             except ValueError:
                 body = None
-            # An answer that is no problem+json (a proxy's page, a crash's text): its start, to say what came.
-            excerpt = "" if isinstance(body, dict) else " ".join(raw.split())
+            # An answer that is no problem+json (a proxy's page, a crash's text, JSON with neither code nor detail): its
+            # start, to say what came.
+            problem = isinstance(body, dict) and any(isinstance(body.get(k), str) for k in ("code", "detail"))
+            excerpt = "" if problem else " ".join(raw.split())
             return Problem(method, path, err.answer.status if err.answer else 0, body, excerpt)
         if kind in ("too-large", "not-json", "schema"):
             return Failed("the installer at %s gave an answer to %s %s%s that is not its installer's: %s" % (where, method, API, path, printable(err)), kind)

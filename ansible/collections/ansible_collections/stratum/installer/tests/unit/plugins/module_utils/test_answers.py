@@ -58,6 +58,13 @@ class AnswersTest(unittest.TestCase):
             installer.status()
         self.assertRegex(str(caught.exception), r"^GET /v1/installer/status: HTTP 500: Internal \\x1b\[2J Server Error: upstream down x x .*… \(\d+ more characters\)$")
 
+    def test_a_json_answer_at_a_status_not_expected_that_is_no_problem_says_how_it_begins(self):
+        # POST /install answers 202; a 200 holding a status, not a problem (no code, no detail), said nothing after its status.
+        installer = self.node({"POST /install": (200, {"phase": "configuring\x1b[2J", "attempt": 0})})
+        with self.assertRaises(Failed) as caught:
+            installer.start()
+        self.assertEqual(str(caught.exception), 'POST /v1/installer/install: HTTP 200: {"phase": "configuring\\u001b[2J", "attempt": 0}')
+
 
 if __name__ == "__main__":
     unittest.main()
