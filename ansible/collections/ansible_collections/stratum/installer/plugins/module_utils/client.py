@@ -209,13 +209,20 @@ class _Response(object):
                 yield piece
 
     def read(self, max_bytes, too_large):
+        body = self.start(max_bytes + 1)
+        if len(body) > max_bytes:
+            raise ClientError("too-large", self._where, too_large)
+        return body
+
+    def start(self, max_bytes):
+        """The body's first max_bytes; the rest is left unread (the connection is closed after the answer)."""
         pieces, size = [], 0
         for piece in self.chunks():
             pieces.append(piece)
             size += len(piece)
-            if size > max_bytes:
-                raise ClientError("too-large", self._where, too_large)
-        return b"".join(pieces)
+            if size >= max_bytes:
+                break
+        return b"".join(pieces)[:max_bytes]
 
 
 class PinnedClient(object):
@@ -326,7 +333,7 @@ class PinnedClient(object):
         try:
             if response.status != 200:
                 try:
-                    text = response.read(MAX_REFUSAL, "")
+                    text = response.start(MAX_REFUSAL)  # a longer one is shown by its start, as a shorter one is
                 except ClientError:
                     text = b""
                 raise ClientError("status", self.where, "HTTP %d, expected 200" % response.status, answer=Answer(response.status, response.headers, text, certificate))

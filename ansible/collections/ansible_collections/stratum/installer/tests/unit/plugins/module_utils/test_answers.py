@@ -65,6 +65,16 @@ class AnswersTest(unittest.TestCase):
             installer.start()
         self.assertEqual(str(caught.exception), 'POST /v1/installer/install: HTTP 200: {"phase": "configuring\\u001b[2J", "attempt": 0}')
 
+    def test_a_bundle_refused_at_length_says_how_the_refusal_begins(self):
+        # A refusal over 64 KiB (the most the client reads of one) said nothing after its status.
+        import tempfile
+        installer = self.node({"GET /support-bundle": (500, b"Internal \x1b[2J Error " * 10000)})
+        dest = os.path.join(tempfile.mkdtemp(), "bundle.tar.gz")
+        with self.assertRaises(Failed) as caught:
+            installer.support_bundle(dest, 1 << 20)
+        self.assertRegex(str(caught.exception), r"^GET /v1/installer/support-bundle: HTTP 500: Internal \\x1b\[2J Error Internal .*… \(\d+ more characters\)$")
+        self.assertFalse(os.path.exists(dest))
+
 
 if __name__ == "__main__":
     unittest.main()
