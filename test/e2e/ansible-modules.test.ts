@@ -387,6 +387,19 @@ describe("Ansible: the stratum.installer modules against real installers (issue 
     assert.deepEqual(node.seen, []);
   });
 
+  test("support_bundle: max_bytes below 1 fails before a request is sent (the node built a bundle and the task said it was over -5 bytes)", async (t) => {
+    const node = await fakeInstaller(t, (_req, res) => {
+      res.writeHead(200, { "content-type": "application/gzip" }).end("not a bundle");
+    });
+    const dest = join(await tempDir("stratum-ansible-mod-bundle-"), "b.tar.gz");
+    for (const value of [0, -5]) {
+      const run = await module("support_bundle", { installer: node.url.origin, fingerprint: node.pin, code: "K7QX-M2PD-R4T1", node: "odd", dest, max_bytes: value });
+      assert.equal(run.exit, 2, run.output);
+      assert.equal(run.result.msg, `odd: max_bytes is ${value}: give 1 or more (bytes the bundle may hold); nothing was sent`);
+    }
+    assert.deepEqual(node.seen, []);
+  });
+
   test("install: a node that failed at readiness is rechecked, never installed again; rechecks sets how often the task rechecks by itself", async () => {
     const n = await startNode("node-r1", FIRSTBOOT_OK, "2");
     n.cloud.setScenario("never");

@@ -22,7 +22,7 @@ options:
     required: true
   max_bytes:
     description:
-      - The most the bundle may hold; a longer answer fails the task and leaves nothing.
+      - The most bytes the bundle may hold, 1 or more; a longer answer fails the task and leaves nothing.
     type: int
     default: 67108864
 attributes:
@@ -71,7 +71,7 @@ filename:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, Failed, printable, run
+from ansible_collections.stratum.installer.plugins.module_utils.api import CONNECTION_SPEC, Failed, at_least, printable, run
 
 
 def fetch(module, installer):
@@ -93,6 +93,8 @@ def main():
         argument_spec=dict(CONNECTION_SPEC, dest=dict(type="path", required=True), max_bytes=dict(type="int", default=64 * 1024 * 1024)),
         supports_check_mode=True,
     )
+    # A cap below 1 byte fits no bundle: the node would build one for nothing.
+    at_least(module, "max_bytes", 1, "bytes the bundle may hold")
     run(module, lambda installer: fetch(module, installer))
 
 
