@@ -191,8 +191,8 @@ def _checked_code(code, where):
 
 
 def _shape(value, fields, what):
-    """The answer is a dict whose `fields` ({name: type or tuple}) are there with their types; a name ending in ? may be
-    absent or null, but is of its type when there."""
+    """The answer is a dict whose `fields` ({name: type, tuple of types, or tuple of the words it may be}) are there with
+    their types; a name ending in ? may be absent or null, but is of its type when there."""
     if not isinstance(value, dict):
         return "%s is not an object" % what
     for name, kind in fields.items():
@@ -200,14 +200,21 @@ def _shape(value, fields, what):
             name = name[:-1]
             if value.get(name) is None:
                 continue
+        if isinstance(kind, tuple) and kind and all(isinstance(k, str) for k in kind):
+            # One of these words (a phase): a word no installer says is no installer's answer, never read as another.
+            if value.get(name) not in kind:
+                return "%s's %s is %s, none of %s" % (what, name, printable(json.dumps(value.get(name), ensure_ascii=False), 80), ", ".join(kind))
+            continue
         if name not in value or not isinstance(value[name], kind) or (kind is int and isinstance(value[name], bool)):
             return "%s has no %s of its type" % (what, name)
     return None
 
 
 NULLABLE_STR = (str, type(None))
+# An installer's phases (core/common/model.ts PHASES).
+PHASES = ("configuring", "installing", "done", "failed")
 SHAPES = {
-    "status": {"phase": str, "attempt": int, "blockers?": list},
+    "status": {"phase": PHASES, "attempt": int, "blockers?": list},
     "options": {"release": NULLABLE_STR},
     "draft": {"source": str, "valid": bool, "errors": list},
     "validation": {"valid": bool, "errors": list},

@@ -52,6 +52,15 @@ class AnswersTest(unittest.TestCase):
         problem = self.node({"PUT /config": (422, {"code": "INVALID_CONFIG", "detail": "no", "errors": 5, "blockers": "x"})})
         self.assertRaisesRegex(Failed, r"^PUT /v1/installer/config: INVALID_CONFIG: no$", problem.put_config, {}, None)
 
+    def test_a_status_whose_phase_no_installer_has_is_not_its_installers_answer(self):
+        # It was read as configuring: stratum.installer.install sent POST /install to it.
+        for phase in ("updating", "done\x1b[2J"):
+            installer = self.node({"GET /status": (200, {"phase": phase, "attempt": 0, "blockers": []})})
+            with self.assertRaises(Failed) as caught:
+                installer.status()
+            self.assertRegex(str(caught.exception), r"^the installer at https://127\.0\.0\.1:\d+ gave an answer to GET /v1/installer/status that is not its installer's: "
+                             r'HTTP 200: the answer\'s phase is ("updating"|"done\\u001b\[2J"), none of configuring, installing, done, failed$')
+
     def test_a_refusal_that_is_not_json_says_how_it_begins(self):
         installer = self.node({"GET /status": (500, b"Internal \x1b[2J Server\nError: upstream down" + b" x" * 400)})
         with self.assertRaises(Failed) as caught:
