@@ -338,8 +338,17 @@ class Installer(object):
 
     def support_bundle(self, dest, max_bytes):
         path = "/support-bundle"
+
+        def gzip_only(partial):
+            # A 200 that is no gzip (a proxy's page) is no bundle: it does not take the place of one fetched before.
+            with open(partial, "rb") as f:
+                head = f.read(256)
+            if not head.startswith(b"\x1f\x8b"):
+                raise Failed("GET %s%s: HTTP 200, but no support bundle (no gzip; it begins: %s); %s is left as it was"
+                             % (API, path, printable(head.decode("utf-8", "replace"), 120), dest))
+
         try:
-            return self.client.download(API + path, dest, self._headers({"Accept": "application/gzip, application/json"}), max_bytes)
+            return self.client.download(API + path, dest, self._headers({"Accept": "application/gzip, application/json"}), max_bytes, gzip_only)
         except ClientError as err:
             raise self._failed(err, "GET", path)
         except OSError as err:

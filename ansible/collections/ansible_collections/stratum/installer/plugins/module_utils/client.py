@@ -322,11 +322,12 @@ class PinnedClient(object):
         finally:
             sock.close()
 
-    def download(self, path, dest, headers=None, max_bytes=64 * 1024 * 1024):
+    def download(self, path, dest, headers=None, max_bytes=64 * 1024 * 1024, check=None):
         """A 200 answer's body streamed to dest through a 0600 file beside it, renamed over it once whole.
 
-        Another status is a status error with its body (to 64 KiB); over max_bytes a too-large error; dest is
-        then left as it was. Returns dict(size, sha256, filename).
+        Another status is a status error with its body (to 64 KiB); over max_bytes a too-large error; `check`, given
+        the whole file before it replaces dest, may raise to refuse it; dest is then left as it was. Returns
+        dict(size, sha256, filename).
         """
         dest = os.path.abspath(dest)
         sock, certificate, response, _ = self._exchange("GET", path, headers or {}, None, self.clock() + self.timeout)
@@ -350,6 +351,8 @@ class PinnedClient(object):
                         f.write(piece)
                     f.flush()
                     os.fsync(f.fileno())
+                if check:
+                    check(partial)
                 os.replace(partial, dest)
             except BaseException:
                 os.unlink(partial)

@@ -7,7 +7,8 @@ short_description: Fetch a Stratum node's support bundle to the controller
 description:
   - Streams the node's support bundle (C(GET /v1/installer/support-bundle), a C(.tar.gz); SPEC §11) into
     I(dest) on the controller, mode 0600, through a file beside it renamed over I(dest) only once the whole
-    bundle came, so I(dest) holds a whole bundle or what it held before.
+    bundle came, so I(dest) holds a whole bundle or what it held before. An answer that is no gzip (a
+    proxy's page) fails the task, saying how it begins, and leaves I(dest) as it was.
   - Each run fetches a new bundle (it is the node's state now), so the task reports C(changed) whenever it
     wrote one.
 version_added: 0.1.0

@@ -84,6 +84,20 @@ class AnswersTest(unittest.TestCase):
         self.assertRegex(str(caught.exception), r"^GET /v1/installer/support-bundle: HTTP 500: Internal \\x1b\[2J Error Internal .*… \(\d+ more characters\)$")
         self.assertFalse(os.path.exists(dest))
 
+    def test_a_200_that_is_no_bundle_a_proxys_page_leaves_dest_as_it_was(self):
+        # It was written over dest as a .tar.gz, a bundle fetched before lost, and the task said changed.
+        import tempfile
+        dest = os.path.join(tempfile.mkdtemp(), "bundle.tar.gz")
+        with open(dest, "wb") as f:
+            f.write(b"\x1f\x8b a bundle fetched before")
+        installer = self.node({"GET /support-bundle": (200, b"<html>\x1b[2Ja proxy's page</html>")})
+        with self.assertRaises(Failed) as caught:
+            installer.support_bundle(dest, 1 << 20)
+        self.assertRegex(str(caught.exception), r"^GET /v1/installer/support-bundle: HTTP 200, but no support bundle \(no gzip; it begins: <html>\\x1b\[2Ja proxy's page</html>\); .*bundle\.tar\.gz is left as it was$")
+        with open(dest, "rb") as f:
+            self.assertEqual(f.read(), b"\x1f\x8b a bundle fetched before")
+        self.assertEqual(os.listdir(os.path.dirname(dest)), ["bundle.tar.gz"])
+
 
 if __name__ == "__main__":
     unittest.main()
