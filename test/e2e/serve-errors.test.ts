@@ -22,12 +22,17 @@ async function refused(args: string[], options: { stateDir?: string; uid?: numbe
   return said[0]!;
 }
 
-test("a port another program holds: one line naming it and what to do", async () => {
+/** A loopback port another program (a server of the test's own) holds until the test ends. */
+async function heldPort(): Promise<number> {
   const holder = createServer();
   holder.listen(0, "127.0.0.1");
   await once(holder, "listening");
   lab.defer(() => holder.close());
-  const { port } = holder.address() as { port: number };
+  return (holder.address() as { port: number }).port;
+}
+
+test("a port another program holds: one line naming it and what to do", async () => {
+  const port = await heldPort();
   assert.equal(
     await refused(["--listen", `127.0.0.1:${port}`]),
     `installer: cannot listen on 127.0.0.1:${port}: another program uses that port (EADDRINUSE); stop it, or choose another port with --listen 127.0.0.1:PORT`,
@@ -35,11 +40,7 @@ test("a port another program holds: one line naming it and what to do", async ()
 });
 
 test("a port another program holds, given as STRATUM_LISTEN (installer.env, npm start's demo): what to do names the variable, not a --listen that cannot be typed there", async () => {
-  const holder = createServer();
-  holder.listen(0, "127.0.0.1");
-  await once(holder, "listening");
-  lab.defer(() => holder.close());
-  const { port } = holder.address() as { port: number };
+  const port = await heldPort();
   const stateDir = await tempDir();
   const { code, stderr } = await runCli(["serve", "--state-dir", stateDir, "--handoff", join(stateDir, "no-handoff/node.yaml")], { STRATUM_LISTEN: `127.0.0.1:${port}` });
   assert.equal(code, 1, stderr);
