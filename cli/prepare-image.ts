@@ -26,6 +26,8 @@ const ITS_USE =
   "Make it again after replacing installer.js or Node, with the flags and NODE_OPTIONS the service runs with.\n";
 /** A serve that has not stopped this long after SIGTERM is killed. */
 const STOP_MS = 10_000;
+/** How long a failure waits for a stop's signal that came with it (the terminal's Ctrl-C reaches its serve too). */
+const SIGNAL_GRACE_MS = 100;
 
 /** The banner's URL, install code and fingerprint (pinned: the request goes to this serve alone). */
 function bannerOf(stdout: string): { url: string; code: string; pin: string } | undefined {
@@ -141,6 +143,9 @@ export async function prepareImage(bundlePath: string): Promise<Exit | number> {
     process.stdout.write(`wrote ${file} (${(data.length / 1024 / 1024).toFixed(1)} MiB, Node ${process.version})${ITS_USE}`);
     return 0;
   } catch (err) {
+    // Ctrl-C reaches its serve and it at once: the serve's end (a connection refused, no banner) may be read before the
+    // signal is, which is already on its way. A moment for it, so that a stop is said as one, not as a failure.
+    if (!stoppedBy) await sleep(SIGNAL_GRACE_MS);
     // Its serve, stopped by the same Ctrl-C, is no failure of its own to report.
     process.stderr.write(stoppedBy ? `installer: stopped (${stoppedBy}): no code cache written\n` : `installer: no code cache written: ${(err as Error).message}\n`);
     return stoppedBy ? STOPS[stoppedBy] : 1;
