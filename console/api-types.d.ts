@@ -488,8 +488,24 @@ export interface components {
             title: string;
             status: number;
             detail?: string;
-            /** @enum {string} */
-            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "NOT_FOUND" | "INSTALL_RUNNING" | "ALREADY_INSTALLED" | "INSTALL_BLOCKED" | "RECHECK_NOT_APPLICABLE" | "NOT_INSTALLED" | "PRECONDITION_FAILED" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_CONFIG" | "TOO_MANY_ATTEMPTS" | "INTERNAL" | "INSUFFICIENT_STORAGE";
+            /**
+             * @example INVALID_REQUEST
+             * @example UNAUTHORIZED
+             * @example NOT_FOUND
+             * @example INSTALL_RUNNING
+             * @example ALREADY_INSTALLED
+             * @example INSTALL_BLOCKED
+             * @example RECHECK_NOT_APPLICABLE
+             * @example NOT_INSTALLED
+             * @example PRECONDITION_FAILED
+             * @example BODY_TOO_LARGE
+             * @example UNSUPPORTED_MEDIA_TYPE
+             * @example INVALID_CONFIG
+             * @example TOO_MANY_ATTEMPTS
+             * @example INTERNAL
+             * @example INSUFFICIENT_STORAGE
+             */
+            code: string;
             requestId: string;
             /** @description Field errors, for INVALID_CONFIG. */
             errors?: components["schemas"]["FieldError"][];
@@ -551,9 +567,11 @@ export interface components {
             mode?: "single-node" | "hyperconverged-init" | "hyperconverged-join" | "disaggregated-control-plane";
             /**
              * @description The draft's profile: the one its install mode installs (single-node for a draft with no mode, and for a raw node.yaml whose mode cannot be read).
-             * @enum {string}
+             * @example single-node
+             * @example hyperconverged
+             * @example disaggregated
              */
-            profile: "single-node" | "hyperconverged" | "disaggregated";
+            profile: string;
             /** @description The draft's hostname, or the machine's own while the draft has none. */
             hostname: string;
             /** @description Where this API is served. */
@@ -564,9 +582,12 @@ export interface components {
             attempt: number;
             /**
              * @description The step running now, while installing.
-             * @enum {string}
+             * @example preflight
+             * @example write-config
+             * @example firstboot
+             * @example readiness
              */
-            step?: "preflight" | "write-config" | "firstboot" | "readiness";
+            step?: string;
             /**
              * Format: date-time
              * @description When the latest attempt started.

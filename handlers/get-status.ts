@@ -4,7 +4,7 @@ import { STEPS, UNATTENDED_STATES } from "../core/state/records.ts";
 import type { AppEnv } from "./env.ts";
 import { jsonText } from "./json-text.ts";
 import { BlockerSchema, FieldErrorSchema, authProblems } from "./schemas/problem.ts";
-import { MODE_DESCRIPTION, ModeSchema, PhaseSchema, security } from "./schemas/common.ts";
+import { MODE_DESCRIPTION, ModeSchema, PhaseSchema, nameSchema, security } from "./schemas/common.ts";
 
 const UnattendedSchema = z
   .object({
@@ -37,15 +37,15 @@ export const StatusSchema = z
     phase: PhaseSchema,
     version: z.string().meta({ description: "The installer's version line." }),
     mode: ModeSchema.optional().meta({ description: MODE_DESCRIPTION }),
-    profile: z.enum(PROFILES).meta({
-      description:
-        "The draft's profile: the one its install mode installs (single-node for a draft with no mode, and for a raw node.yaml whose mode cannot be read).",
-    }),
+    profile: nameSchema(
+      "The draft's profile: the one its install mode installs (single-node for a draft with no mode, and for a raw node.yaml whose mode cannot be read).",
+      PROFILES,
+    ),
     hostname: z.string().meta({ description: "The draft's hostname, or the machine's own while the draft has none." }),
     url: z.string().meta({ description: "Where this API is served." }),
     configValid: z.boolean().meta({ description: "Whether the current draft validates." }),
     attempt: z.number().int().min(0).meta({ description: "Install attempts started so far (0 before the first)." }),
-    step: z.enum(STEPS).optional().meta({ description: "The step running now, while installing." }),
+    step: nameSchema("The step running now, while installing.", STEPS).optional(),
     startedAt: z.iso.datetime().optional().meta({ description: "When the latest attempt started." }),
     finishedAt: z.iso.datetime().optional().meta({ description: "When the latest attempt finished." }),
     blockers: z.array(BlockerSchema).optional().meta({

@@ -17,4 +17,15 @@ export const MODE_DESCRIPTION =
   "- disaggregated-control-plane: a control-plane-only node that compute and storage nodes join later (profile disaggregated, a preview whose design is open,).\n\n" +
   "GET /v1/installer/options says which are available; the others are refused at mode, with the reason.";
 
+/**
+ * A step's or a profile's name, where the seeds show a plain string: a later installer may add one, so a client takes
+ * a name it does not know (and shows it as it is) rather than refusing the answer. The pattern keeps it a name; the
+ * names this installer has are its examples.
+ */
+export const nameSchema = (description: string, known: readonly string[]) =>
+  z.string().regex(/^[a-z][a-z0-9-]{0,63}$/).meta({ description, examples: [...known] });
+
+/** A problem's or a blocker's code, where the seeds show a plain string ("Stable identifier, e.g. PAYLOAD_NOT_LOADED"). */
+export const CodeSchema = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/);
+
 export const ModeSchema = z.enum(MODES).meta({ id: "InstallMode", description: MODE_DESCRIPTION });

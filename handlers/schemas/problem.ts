@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES, type ErrorCode } from "../../core/common/errors.ts";
+import { ERROR_CODES } from "../../core/common/errors.ts";
+import { CodeSchema } from "./common.ts";
 
 export const FieldErrorSchema = z
   .object({
@@ -16,7 +17,7 @@ export const FieldErrorSchema = z
 
 export const BlockerSchema = z
   .object({
-    code: z.string().meta({ description: "Stable identifier, e.g. PAYLOAD_NOT_LOADED." }),
+    code: CodeSchema.meta({ description: "Stable identifier, e.g. PAYLOAD_NOT_LOADED." }),
     detail: z.string().meta({ description: "What is wrong and how to fix it, for a person." }),
     progress: z
       .object({
@@ -37,7 +38,7 @@ const ProblemSchema = z
     title: z.string(),
     status: z.number().int().min(400).max(599),
     detail: z.string().optional(),
-    code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]),
+    code: CodeSchema.meta({ examples: Object.keys(ERROR_CODES) }),
     requestId: z.string(),
     errors: z.array(FieldErrorSchema).optional().meta({ description: "Field errors, for INVALID_CONFIG." }),
     blockers: z.array(BlockerSchema).optional().meta({ description: "Why the install is refused, for INSTALL_BLOCKED." }),

@@ -160,13 +160,18 @@ const SEED_DESCRIPTIONS: [string, string][] = [
   ["recheck 500", "The installer failed to answer."],
 ];
 
-const SEED_SHAPES: [string, { required: string[]; enums?: Record<string, string[]> }][] = [
-  ["status 200 body", { required: ["phase", "version", "profile", "hostname", "url", "configValid", "attempt"], enums: { phase: ["configuring", "installing", "done", "failed"], mode: ["single-node", "hyperconverged-init", "hyperconverged-join", "disaggregated-control-plane"] } }],
-  ["status 200 body blockers items", { required: ["code", "detail"] }],
-  ["status 200 body unattended", { required: ["state", "origin", "takenAt"], enums: { state: ["started", "invalid", "blocked"] } }],
-  ["status 200 body unattended errors items", { required: ["field", "message"] }],
-  ["status 401 body", { required: ["type", "title", "status", "code", "requestId"] }],
-  ["recheck 202 body", { required: ["attempt", "phase", "eventsUrl"], enums: { phase: ["configuring", "installing", "done", "failed"] } }],
+/**
+ * `strings`: the fields a seed shows as a plain string, with no allowed values. A client generated from the document
+ * must take a value a later installer adds (a step, a profile, a problem's code) as the seeds' own clients do.
+ */
+const SEED_SHAPES: [string, { required: string[]; enums?: Record<string, string[]>; strings?: string[] }][] = [
+  ["status 200 body", { required: ["phase", "version", "profile", "hostname", "url", "configValid", "attempt"], enums: { phase: ["configuring", "installing", "done", "failed"], mode: ["single-node", "hyperconverged-init", "hyperconverged-join", "disaggregated-control-plane"] }, strings: ["version", "profile", "hostname", "url", "step"] }],
+  ["status 200 body blockers items", { required: ["code", "detail"], strings: ["code", "detail"] }],
+  ["status 200 body unattended", { required: ["state", "origin", "takenAt"], enums: { state: ["started", "invalid", "blocked"] }, strings: ["origin"] }],
+  ["status 200 body unattended errors items", { required: ["field", "message"], strings: ["field", "message"] }],
+  ["status 401 body", { required: ["type", "title", "status", "code", "requestId"], strings: ["type", "title", "detail", "code", "requestId"] }],
+  ["recheck 202 body", { required: ["attempt", "phase", "eventsUrl"], enums: { phase: ["configuring", "installing", "done", "failed"] }, strings: ["eventsUrl"] }],
+  ["recheck 409 body", { required: ["type", "title", "status", "code", "requestId"], strings: ["type", "title", "detail", "code", "requestId"] }],
 ];
 
 /** As a page shows a Markdown description: no list markers or code ticks, typographic quotes, one line. */
@@ -206,10 +211,14 @@ test("the served document carries the seeds' descriptions, required fields and a
     ([where, text]) => `${where}:\n  seed:     ${text}\n  document: ${shown(locate(doc, where).description ?? "(none)")}`,
   );
   assert.deepEqual(wrong, []);
-  for (const [where, { required, enums = {} }] of SEED_SHAPES) {
+  for (const [where, { required, enums = {}, strings = [] }] of SEED_SHAPES) {
     const node = locate(doc, where);
     assert.deepEqual([...(node.required ?? [])].sort(), [...required].sort(), where);
     for (const [property, values] of Object.entries(enums)) assert.deepEqual(locate(doc, `${where} ${property}`).enum, values, `${where} ${property}`);
+    for (const property of strings) {
+      const field = locate(doc, `${where} ${property}`);
+      assert.deepEqual([field.type, field.enum], ["string", undefined], `${where} ${property}: a plain string in the seed`);
+    }
   }
 });
 

@@ -59,6 +59,21 @@ describe("fleet: one node's API over the client", () => {
     assert.match(shape.message, new RegExp(`^${node.url.host.replaceAll(".", "\\.")} gave an answer that is not its installer's: HTTP 200: the answer is not of its schema \\(phase: `));
   });
 
+  it("a later installer's step, profile and problem code (plain strings in the seeds) are taken as they are; a step that is not a name is not", async (t) => {
+    let answer = json(200, { ...STATUS, phase: "installing", attempt: 1, profile: "edge", step: "image-pull" });
+    const node = await installer(t, (req, res) => answer(req, res));
+    const api = new NodeApi({ url: node.url, pin: node.pin, code: "c" });
+    assert.deepEqual(await api.status(), { ...STATUS, phase: "installing", attempt: 1, profile: "edge", step: "image-pull" });
+    answer = json(409, { code: "INSTALL_PAUSED", detail: "paused by the operator", title: "Conflict" });
+    const problem = await rejection(api.install());
+    assert.ok(problem instanceof ApiProblem);
+    assert.deepEqual([problem.status, problem.code, problem.message], [409, "INSTALL_PAUSED", "paused by the operator"]);
+    answer = json(200, { ...STATUS, phase: "installing", attempt: 1, step: "\u001b[2Jwiped" });
+    const shape = await rejection(api.status());
+    assert.ok(shape instanceof HttpClientError);
+    assert.equal(shape.kind, "schema");
+  });
+
   it("a refusal whose problem is of the wrong shape is named, not a TypeError later; one that is not JSON keeps its status", async (t) => {
     let answer = json(409, { code: "INSTALL_BLOCKED", detail: "blocked", blockers: "the disks" });
     const node = await installer(t, (req, res) => answer(req, res));
