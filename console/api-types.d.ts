@@ -195,7 +195,7 @@ export interface paths {
         get: operations["getConfig"];
         /**
          * Replace the draft.
-         * @description JSON replaces it with a structured draft. A raw node.yaml has its own operation, PUT /v1/installer/config/node.yaml; this one takes a node.yaml as application/yaml or text/yaml too, as it did before that operation existed. The draft is stored even when it does not validate (see errors). Only an empty body, or JSON that does not parse or is not an object, is refused. Honours If-Match. 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed.
+         * @description JSON replaces it with a structured draft. A raw node.yaml has its own operation, PUT /v1/installer/config/node.yaml; this one takes a node.yaml as application/yaml or text/yaml too, as it did before that operation existed. The draft is stored even when it does not validate (see errors). Only an empty body, or JSON that does not parse or is not an object, is refused. Honours If-Match; a change whose draft is already the one sent is answered 200 whatever If-Match says (a retry whose answer was lost). 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed.
          */
         put: operations["putConfig"];
         post?: never;
@@ -204,7 +204,7 @@ export interface paths {
         head?: never;
         /**
          * Change part of a structured draft.
-         * @description A JSON merge patch (RFC 7396) on a structured draft: a member replaces, null removes, objects merge. application/json is accepted too. Honours If-Match. A raw node.yaml draft is replaced with PUT instead. 409 INSTALL_RUNNING while an attempt runs, 409 ALREADY_INSTALLED once the node is installed.
+         * @description A JSON merge patch (RFC 7396) on a structured draft: a member replaces, null removes, objects merge. application/json is accepted too. Honours If-Match; a change whose draft is already the one sent is answered 200 whatever If-Match says (a retry whose answer was lost). A raw node.yaml draft is replaced with PUT instead. 409 INSTALL_RUNNING while an attempt runs, 409 ALREADY_INSTALLED once the node is installed.
          */
         patch: operations["patchConfig"];
         trace?: never;
@@ -243,7 +243,7 @@ export interface paths {
         get: operations["getNodeYaml"];
         /**
          * Replace the draft with a raw node.yaml.
-         * @description The node.yaml is kept verbatim, comments included, and stored even when it does not validate (see errors) or does not parse: a parse error is a field error with line and column, and /status has no mode. Only an empty body is refused. Honours If-Match. 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed. GET on this path gives the node.yaml the install writes.
+         * @description The node.yaml is kept verbatim, comments included, and stored even when it does not validate (see errors) or does not parse: a parse error is a field error with line and column, and /status has no mode. Only an empty body is refused. Honours If-Match; a change whose draft is already the one sent is answered 200 whatever If-Match says (a retry whose answer was lost). 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed. GET on this path gives the node.yaml the install writes.
          */
         put: operations["putNodeYaml"];
         post?: never;

@@ -12,7 +12,7 @@ const route = createRoute({
   operationId: "putNodeYaml",
   summary: "Replace the draft with a raw node.yaml.",
   description:
-    "The node.yaml is kept verbatim, comments included, and stored even when it does not validate (see errors) or does not parse: a parse error is a field error with line and column, and /status has no mode. Only an empty body is refused. Honours If-Match. 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed. GET on this path gives the node.yaml the install writes.",
+    "The node.yaml is kept verbatim, comments included, and stored even when it does not validate (see errors) or does not parse: a parse error is a field error with line and column, and /status has no mode. Only an empty body is refused. Honours If-Match; a change whose draft is already the one sent is answered 200 whatever If-Match says (a retry whose answer was lost). 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed. GET on this path gives the node.yaml the install writes.",
   security,
   request: { headers: ifMatchHeaders, body: { content: nodeYamlContent, required: true } },
   responses: {

@@ -12,7 +12,7 @@ const route = createRoute({
   operationId: "putConfig",
   summary: "Replace the draft.",
   description:
-    "JSON replaces it with a structured draft. A raw node.yaml has its own operation, PUT /v1/installer/config/node.yaml; this one takes a node.yaml as application/yaml or text/yaml too, as it did before that operation existed. The draft is stored even when it does not validate (see errors). Only an empty body, or JSON that does not parse or is not an object, is refused. Honours If-Match. 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed.",
+    "JSON replaces it with a structured draft. A raw node.yaml has its own operation, PUT /v1/installer/config/node.yaml; this one takes a node.yaml as application/yaml or text/yaml too, as it did before that operation existed. The draft is stored even when it does not validate (see errors). Only an empty body, or JSON that does not parse or is not an object, is refused. Honours If-Match; a change whose draft is already the one sent is answered 200 whatever If-Match says (a retry whose answer was lost). 409 INSTALL_RUNNING while an attempt runs (it installs the draft it validated), 409 ALREADY_INSTALLED once the node is installed.",
   security,
   request: { headers: ifMatchHeaders, body: { content: draftBodyContent, required: true } },
   responses: {

@@ -88,10 +88,24 @@ export function createDraftService({ draft, context, now, attempts, personActed,
     return cache;
   };
 
-  const admitChange = (ifMatch: string | undefined) => {
+  /** The draft on disk already is `body`: writing it changes nothing (its ETag, updatedAt and revision stay). */
+  const alreadyIs = (body: DraftBody) => {
+    const previous = draft.get();
+    return previous.updatedAt !== null && etagOf(previous) === etagOf({ ...body, revision: 0, updatedAt: null } as DraftRecord);
+  };
+
+  /**
+   * A change whose If-Match fails but whose draft already is the one asked for is answered as done (RFC 9110
+   * §13.1.1: the change already happened, its first answer perhaps lost, as a fleet's retry meets it). The ETag it
+   * gets names that content (a hash of it), so it vouches for the draft the client asked for, whoever wrote it.
+   */
+  const admitChange = (ifMatch: string | undefined, body: () => DraftBody): DraftBody => {
     const refused = refusal({ action: "change-draft", attempts: attempts() });
     if (refused) throw refused;
-    if (ifMatch !== undefined) requireMatch(ifMatch, "GET /v1/installer/config again and reapply your change.");
+    const changed = body();
+    if (changed.source === "structured") refuseDeep(changed.config);
+    if (ifMatch !== undefined && !alreadyIs(changed)) requireMatch(ifMatch, "GET /v1/installer/config again and reapply your change.");
+    return changed;
   };
 
   const requireMatch = (ifMatch: string, next = "Review it again (GET /v1/installer/config/review) and install with its ETag.") => {
@@ -118,8 +132,7 @@ export function createDraftService({ draft, context, now, attempts, personActed,
    */
   const write = async (body: DraftBody, undo?: () => void) => {
     const previous = draft.get();
-    const same = previous.updatedAt !== null && etagOf(previous) === etagOf({ ...body, revision: 0, updatedAt: null } as DraftRecord);
-    if (!same) {
+    if (!alreadyIs(body)) {
       const revision = previous.revision + 1;
       const updatedAt = now().toISOString();
       draft.set(body.source === "yaml" ? { source: "yaml", yaml: body.yaml, revision, updatedAt } : { source: "structured", config: body.config, revision, updatedAt });
@@ -146,9 +159,7 @@ export function createDraftService({ draft, context, now, attempts, personActed,
 
   const personChanges = (kind: "replace" | "patch", ifMatch: string | undefined, origin: Origin | undefined, make: () => DraftBody) =>
     inTurn(async () => {
-      admitChange(ifMatch);
-      const body = make();
-      if (body.source === "structured") refuseDeep(body.config);
+      const body = admitChange(ifMatch, make);
       await write(body, personActed());
       logChange(kind, origin);
       return service.view();

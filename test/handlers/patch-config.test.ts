@@ -90,6 +90,16 @@ describe("PATCH /v1/installer/config", () => {
     const etag = String((await installer.request(path)).headers.etag);
     assertAnswers(route, 200, await installer.request(path, patch({ timezone: "UTC" }, undefined, { "if-match": etag })));
   });
+  test("200 for a stale If-Match when the patch is already in the draft (a retry whose first answer was lost, RFC 9110 §13.1.1): nothing changes; another patch is still 412", async (t) => {
+    const installer = await given(t);
+    const first = String((await installer.request(path)).headers.etag);
+    const sent = await installer.request(path, patch({ timezone: "UTC" }, undefined, { "if-match": first }));
+    assertAnswers(route, 200, sent);
+    const again = await installer.request(path, patch({ timezone: "UTC" }, undefined, { "if-match": first }));
+    assert.deepEqual(assertAnswers(route, 200, again), assertAnswers(route, 200, sent));
+    assert.equal(again.headers.etag, sent.headers.etag);
+    await refused(installer, patch({ timezone: "Europe/Paris" }, undefined, { "if-match": first }), 412, "PRECONDITION_FAILED");
+  });
   test("412 PRECONDITION_FAILED: the draft's ETag made weak (W/), since If-Match compares strongly", async (t) => {
     const installer = await given(t);
     const etag = String((await installer.request(path)).headers.etag);

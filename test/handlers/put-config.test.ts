@@ -151,6 +151,18 @@ describe("PUT /v1/installer/config", () => {
       const etag = String((await installer.request(path)).headers.etag);
       assertAnswers(route, 200, await installer.request(path, put({ ...VALID_DRAFT, timezone: "UTC" }, undefined, { "if-match": etag })));
     });
+    test("200 for a stale If-Match when the draft already is the one sent (a retry whose first answer was lost, RFC 9110 §13.1.1): nothing changes; another draft is still 412", async (t) => {
+      const installer = await given(t);
+      const first = await installer.request(path);
+      const changed = { ...VALID_DRAFT, timezone: "UTC" };
+      const sent = await installer.request(path, put(changed, undefined, { "if-match": String(first.headers.etag) }));
+      assertAnswers(route, 200, sent);
+      // The same PUT again, with the ETag it was sent with (its answer never came back).
+      const again = await installer.request(path, put(changed, undefined, { "if-match": String(first.headers.etag) }));
+      assert.deepEqual(assertAnswers(route, 200, again), assertAnswers(route, 200, sent));
+      assert.equal(again.headers.etag, sent.headers.etag);
+      await refusedChangesNothing(installer, put({ ...changed, hostname: "node-09" }, undefined, { "if-match": String(first.headers.etag) }), 412, "PRECONDITION_FAILED");
+    });
     test("413 BODY_TOO_LARGE: a 2 MiB body", async (t) => {
       await refusedChangesNothing(await given(t), put(JSON.stringify({ hostname: "x".repeat(2 * 1024 * 1024) })), 413, "BODY_TOO_LARGE");
     });
