@@ -866,8 +866,13 @@ export interface components {
             time: string;
             /** @enum {string} */
             type: "attempt.started" | "step.started" | "step.log" | "step.progress" | "step.finished" | "readiness.poll" | "attempt.finished";
-            /** @enum {string} */
-            step?: "preflight" | "write-config" | "firstboot" | "readiness";
+            /**
+             * @example preflight
+             * @example write-config
+             * @example firstboot
+             * @example readiness
+             */
+            step?: string;
             /** @enum {string} */
             level: "info" | "warn" | "error";
             message: string;
@@ -884,14 +889,23 @@ export interface components {
             outcome: "succeeded" | "failed";
             /**
              * @description The step it ended at (failed at, or the last one).
-             * @enum {string|null}
+             * @example preflight
+             * @example write-config
+             * @example firstboot
+             * @example readiness
              */
-            step: "preflight" | "write-config" | "firstboot" | "readiness" | null;
+            step: string | null;
             /**
              * @description Why it failed; null when it succeeded.
-             * @enum {string|null}
+             * @example PREFLIGHT_FAILED
+             * @example INSTALL_BLOCKED
+             * @example WRITE_FAILED
+             * @example FIRSTBOOT_FAILED
+             * @example READINESS_TIMEOUT
+             * @example INTERRUPTED
+             * @example STATE_WRITE_FAILED
              */
-            code: "PREFLIGHT_FAILED" | "INSTALL_BLOCKED" | "WRITE_FAILED" | "FIRSTBOOT_FAILED" | "READINESS_TIMEOUT" | "INTERRUPTED" | "STATE_WRITE_FAILED" | null;
+            code: string | null;
             /** @description What happened and what to do, for a person. */
             message: string;
             /**
@@ -925,8 +939,13 @@ export interface components {
             startedBy: "person" | "unattended";
             /** @enum {string} */
             state: "running" | "succeeded" | "failed";
-            /** @enum {string|null} */
-            step: "preflight" | "write-config" | "firstboot" | "readiness" | null;
+            /**
+             * @example preflight
+             * @example write-config
+             * @example firstboot
+             * @example readiness
+             */
+            step: string | null;
             /** Format: date-time */
             startedAt: string;
             /** Format: date-time */
@@ -1004,8 +1023,13 @@ export interface components {
             };
         };
         StepRecord: {
-            /** @enum {string} */
-            step: "preflight" | "write-config" | "firstboot" | "readiness";
+            /**
+             * @example preflight
+             * @example write-config
+             * @example firstboot
+             * @example readiness
+             */
+            step: string;
             /** @enum {string} */
             state: "running" | "succeeded" | "failed";
             /** Format: date-time */
@@ -1030,8 +1054,13 @@ export interface components {
             startedBy: "person" | "unattended";
             /** @enum {string} */
             state: "running" | "succeeded" | "failed";
-            /** @enum {string|null} */
-            step: "preflight" | "write-config" | "firstboot" | "readiness" | null;
+            /**
+             * @example preflight
+             * @example write-config
+             * @example firstboot
+             * @example readiness
+             */
+            step: string | null;
             /** Format: date-time */
             startedAt: string;
             /** Format: date-time */

@@ -38,14 +38,14 @@ export const StatusSchema = z
     version: z.string().meta({ description: "The installer's version line." }),
     mode: ModeSchema.optional().meta({ description: MODE_DESCRIPTION }),
     profile: nameSchema(
-      "The draft's profile: the one its install mode installs (single-node for a draft with no mode, and for a raw node.yaml whose mode cannot be read).",
       PROFILES,
+      "The draft's profile: the one its install mode installs (single-node for a draft with no mode, and for a raw node.yaml whose mode cannot be read).",
     ),
     hostname: z.string().meta({ description: "The draft's hostname, or the machine's own while the draft has none." }),
     url: z.string().meta({ description: "Where this API is served." }),
     configValid: z.boolean().meta({ description: "Whether the current draft validates." }),
     attempt: z.number().int().min(0).meta({ description: "Install attempts started so far (0 before the first)." }),
-    step: nameSchema("The step running now, while installing.", STEPS).optional(),
+    step: nameSchema(STEPS, "The step running now, while installing.").optional(),
     startedAt: z.iso.datetime().optional().meta({ description: "When the latest attempt started." }),
     finishedAt: z.iso.datetime().optional().meta({ description: "When the latest attempt finished." }),
     blockers: z.array(BlockerSchema).optional().meta({

@@ -22,8 +22,8 @@ export const MODE_DESCRIPTION =
  * a name it does not know (and shows it as it is) rather than refusing the answer. The pattern keeps it a name; the
  * names this installer has are its examples.
  */
-export const nameSchema = (description: string, known: readonly string[]) =>
-  z.string().regex(/^[a-z][a-z0-9-]{0,63}$/).meta({ description, examples: [...known] });
+export const nameSchema = (known: readonly string[], description?: string) =>
+  z.string().regex(/^[a-z][a-z0-9-]{0,63}$/).meta({ ...(description === undefined ? {} : { description }), examples: [...known] });
 
 /** A problem's or a blocker's code, where the seeds show a plain string ("Stable identifier, e.g. PAYLOAD_NOT_LOADED"). */
 export const CodeSchema = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/);

@@ -2,7 +2,10 @@ import { JoinCheckSchema } from "./cluster.ts";
 import { z } from "@hono/zod-openapi";
 import { EVENT_LEVELS, EVENT_TYPES } from "../../core/attempts/events.ts";
 import { ATTEMPT_KINDS, ATTEMPT_STATES, FAILURE_CODES, NEXT_ACTIONS, STEPS } from "../../core/state/records.ts";
-import { PhaseSchema } from "./common.ts";
+import { CodeSchema, PhaseSchema, nameSchema } from "./common.ts";
+
+/** A step, as /status names it: a later installer may add steps, and a client follows its attempts all the same. */
+const StepNameSchema = nameSchema(STEPS);
 
 export const AttemptQuerySchema = z.object({
   attempt: z.coerce.number().int().min(1).optional().meta({ description: "The attempt number; default the latest." }),
@@ -21,8 +24,8 @@ export const VerdictSchema = z
     attempt: z.number().int(),
     kind: z.enum(ATTEMPT_KINDS),
     outcome: z.enum(["succeeded", "failed"]),
-    step: z.enum(STEPS).nullable().meta({ description: "The step it ended at (failed at, or the last one)." }),
-    code: z.enum(FAILURE_CODES).nullable().meta({ description: "Why it failed; null when it succeeded." }),
+    step: StepNameSchema.nullable().meta({ description: "The step it ended at (failed at, or the last one)." }),
+    code: CodeSchema.meta({ examples: [...FAILURE_CODES] }).nullable().meta({ description: "Why it failed; null when it succeeded." }),
     message: z.string().meta({ description: "What happened and what to do, for a person." }),
     next: z.enum(NEXT_ACTIONS).meta({
       description:
@@ -34,7 +37,7 @@ export const VerdictSchema = z
 
 export const StepRecordSchema = z
   .object({
-    step: z.enum(STEPS),
+    step: StepNameSchema,
     state: z.enum(ATTEMPT_STATES),
     startedAt: z.iso.datetime(),
     finishedAt: z.iso.datetime().optional(),
@@ -51,7 +54,7 @@ export const EventSchema = z
     attempt: z.number().int(),
     time: z.iso.datetime(),
     type: z.enum(EVENT_TYPES),
-    step: z.enum(STEPS).optional(),
+    step: StepNameSchema.optional(),
     level: z.enum(EVENT_LEVELS),
     message: z.string(),
     data: z.record(z.string(), z.unknown()).optional().meta({
@@ -67,7 +70,7 @@ export const AttemptSummarySchema = z
     kind: z.enum(ATTEMPT_KINDS),
     startedBy: z.enum(["person", "unattended"]),
     state: z.enum(ATTEMPT_STATES),
-    step: z.enum(STEPS).nullable(),
+    step: StepNameSchema.nullable(),
     startedAt: z.iso.datetime(),
     finishedAt: z.iso.datetime().optional(),
     verdict: VerdictSchema.optional(),

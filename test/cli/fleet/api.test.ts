@@ -59,7 +59,7 @@ describe("fleet: one node's API over the client", () => {
     assert.match(shape.message, new RegExp(`^${node.url.host.replaceAll(".", "\\.")} gave an answer that is not its installer's: HTTP 200: the answer is not of its schema \\(phase: `));
   });
 
-  it("a later installer's step, profile and problem code (plain strings in the seeds) are taken as they are; a step that is not a name is not", async (t) => {
+  it("a later installer's step, profile and codes (a problem's, a verdict's: plain strings in the seeds) are taken as they are, in its status, verdicts and events; a step that is not a name is not", async (t) => {
     let answer = json(200, { ...STATUS, phase: "installing", attempt: 1, profile: "edge", step: "image-pull" });
     const node = await installer(t, (req, res) => answer(req, res));
     const api = new NodeApi({ url: node.url, pin: node.pin, code: "c" });
@@ -68,6 +68,14 @@ describe("fleet: one node's API over the client", () => {
     const problem = await rejection(api.install());
     assert.ok(problem instanceof ApiProblem);
     assert.deepEqual([problem.status, problem.code, problem.message], [409, "INSTALL_PAUSED", "paused by the operator"]);
+    const verdict = { attempt: 1, kind: "install", outcome: "failed", step: "image-pull", code: "IMAGE_PULL_FAILED", message: "no registry", next: "retryInstall" };
+    answer = json(200, verdict);
+    assert.deepEqual(await api.verdict(1), verdict);
+    const event = { seq: 1, attempt: 1, time: "2026-01-01T00:00:00.000Z", type: "step.started", step: "image-pull", level: "info", message: "pulling" };
+    answer = (_req, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: ${JSON.stringify(event)}\n\n`);
+    const events = [];
+    for await (const e of api.events(1, 0, new AbortController().signal)) events.push(e);
+    assert.deepEqual(events, [event]);
     answer = json(200, { ...STATUS, phase: "installing", attempt: 1, step: "\u001b[2Jwiped" });
     const shape = await rejection(api.status());
     assert.ok(shape instanceof HttpClientError);
