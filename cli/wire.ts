@@ -5,7 +5,7 @@ import { createLogger, type Logger } from "../core/common/log.ts";
 import { createLogRing } from "../core/common/log-ring.ts";
 import { clusterSecrets, createRedactor, draftSecrets, keySpellings } from "../core/secrets/index.ts";
 import { createServices, type Services } from "../core/service/services.ts";
-import { ensurePrivateDir } from "../core/fs/private-dir.ts";
+import { ensurePrivateDir, ensurePrivateDirInside } from "../core/fs/private-dir.ts";
 import type { Settings } from "../core/common/settings.ts";
 import { stateLayout } from "../core/state/layout.ts";
 import { openStore, removeInterruptedWrites, type OpenedStore, type Store } from "../core/state/store.ts";
@@ -43,6 +43,8 @@ export async function wireServices(
   // The store and the code side by side, in a state dir that exists and holds no temp file of an interrupted write any
   // more (the code's own is not one): on a first start each writes and fsyncs a new file.
   await ensurePrivateDir(settings.stateDir);
+  // Before anything reads them (the start reads the events of an attempt a killed installer left): never through a link.
+  for (const { path, what, holds } of stateLayout(settings.stateDir).folders) await ensurePrivateDirInside(path, what, holds);
   const cleaned = options.cleanedTempFiles ?? (await removeInterruptedWrites(settings.stateDir));
   const [opened, { code: installCode, notice: codeNotice }] = await Promise.all([openStore(settings.stateDir, now, { cleaned }), loadOrCreateInstallCode(settings.stateDir)]);
   if (options.store) opened.store = options.store(opened.store);

@@ -16,21 +16,51 @@ export async function ensurePrivateDir(path: string, what = "the folder", instea
     const message = instead ? `${err.message}; choose ${instead}` : err.message;
     throw err.code !== undefined && NEEDS_OPERATOR.has(err.code) ? new NeedsOperator(message) : new Error(message);
   });
+  const or = `or choose ${instead ?? "another folder"}`;
+  await keptPrivate(path, await lstat(path), what, {
+    link: `give the folder itself, ${or}`,
+    risk: "the install code and the TLS key",
+    owner: (own) => `chown it to uid ${own}, ${or}`,
+  });
+  return path;
+}
+
+/**
+ * A folder the installer makes inside its state dir (the events folder), checked at start as the state dir is
+ * (ensurePrivateDir), when it is there: not made (a start on a full disk makes nothing it does not need). A link in
+ * its place, or a file, is refused with what to do: every read and write of its files would go through the link,
+ * wherever it leads. `holds` says what is kept in it.
+ */
+export async function ensurePrivateDirInside(path: string, what: string, holds: string): Promise<void> {
+  const found = await lstat(path).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
+  if (found === undefined) return;
+  if (!found.isDirectory() && !found.isSymbolicLink()) {
+    throw new NeedsOperator(`${what} ${path} is ${kindOf(found)}, not a folder: the installer keeps ${holds} there; move it away (the installer makes the folder), then start again`);
+  }
+  await keptPrivate(path, found, what, {
+    link: `the installer keeps ${holds} in a folder of its own and reads and writes none through a link; remove the link (to keep what it leads to, move that folder to ${path} in its place), then start again`,
+    risk: holds,
+    owner: (own) => `chown it to uid ${own}, then start again`,
+  });
+}
+
+/** ensurePrivateDir's look at what is at `path` (`found`, not followed), in `what`'s words: refused, or made 0700. */
+async function keptPrivate(path: string, found: Stats, what: string, words: { link: string; risk: string; owner: (own: number) => string }): Promise<void> {
   // Not followed: run as root, the installer would make whatever folder a link points at 0700 and write its key there.
-  const found = await lstat(path);
   const { mode, uid } = found;
   if (found.isSymbolicLink()) {
-    throw new NeedsOperator(`${what} ${path} is a link (to ${await realpath(path).catch(() => "nowhere")}): give the folder itself, or choose ${instead ?? "another folder"}`);
+    throw new NeedsOperator(`${what} ${path} is a link (to ${await realpath(path).catch(() => "nowhere")}): ${words.link}`);
   }
   const own = process.getuid?.();
   if (own !== undefined && uid !== own) {
-    throw new NeedsOperator(
-      `${what} ${path} belongs to uid ${uid}, not to this user (uid ${own}): whoever owns it could read or plant the install code and the TLS key; chown it to uid ${own}, or choose ${instead ?? "another folder"}`,
-    );
+    throw new NeedsOperator(`${what} ${path} belongs to uid ${uid}, not to this user (uid ${own}): whoever owns it could read or plant ${words.risk}; ${words.owner(own)}`);
   }
   if ((mode & 0o777) !== 0o700) await chmod(path, 0o700);
-  return path;
 }
+
+/** What is at a path, in words for a sentence: "a named pipe". */
+export const kindOf = (stats: Stats) =>
+  stats.isFile() ? "a file" : stats.isDirectory() ? "a folder" : stats.isSymbolicLink() ? "a symbolic link" : stats.isFIFO() ? "a named pipe" : stats.isSocket() ? "a socket" : "a device";
 
 /**
  * mkdir -p, one level at a time: Node's `recursive` retries a parent that says ENOENT although it exists,

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { link, lstat, readdir, readFile, rename, rm } from "node:fs/promises";
-import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { NeedsOperator } from "../common/errors.ts";
 import { hasExited, startTimeOf } from "../process/group.ts";
 import { stateLayout } from "../state/layout.ts";
+import { kindOf } from "./private-dir.ts";
 import { readIfPresent } from "./read-if-present.ts";
 import { writePrivateFile } from "./write-private-file.ts";
 
@@ -122,9 +122,6 @@ export async function acquireLock(path: string, locked: (pid: number) => Error):
   }
   throw new Error(`could not take the lock ${path}: it keeps changing hands`);
 }
-
-const kindOf = (stats: Stats) =>
-  stats.isDirectory() ? "a folder" : stats.isSymbolicLink() ? "a symbolic link" : stats.isFIFO() ? "a named pipe" : stats.isSocket() ? "a socket" : "a device";
 
 /** Temp and aside files of attempts at the lock whose process is gone. */
 async function removeLeftovers(path: string): Promise<void> {

@@ -16,6 +16,8 @@ export interface StateLayout {
   /** One JSON-lines file an attempt. */
   events: string;
   eventsOf(attempt: number): string;
+  /** The folders the installer makes in it, each checked at start as the state dir is (ensurePrivateDirInside): what it is, what it holds. */
+  folders: Array<{ path: string; what: string; holds: string }>;
   /** V8's code cache of the bundle: a faster next start. */
   codeCache: string;
   /** The service's own log lines, newest last: a ring of two files (the older one `serviceLogOlder`) under 1 MB together. */
@@ -41,6 +43,7 @@ export function stateLayout(dir: string): StateLayout {
     lock,
     events,
     eventsOf: (attempt) => join(events, `attempt-${attempt}.jsonl`),
+    folders: [{ path: events, what: "the state dir's events folder", holds: "its attempts' events" }],
     codeCache: join(dir, "code-cache"),
     serviceLog: join(dir, "service.log"),
     serviceLogOlder: join(dir, "service.log.1"),

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { chown, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { describe, test } from "node:test";
+import { NeedsOperator } from "../../core/common/errors.ts";
 import { stateLayout } from "../../core/state/layout.ts";
 import { stallWrites, swapFsPromise } from "../helpers/stalled-write.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
@@ -66,5 +67,42 @@ describe("wireServices: the one wiring serve and the in-process app share", () =
     assert.deepEqual(n.opened.cleanedTempFiles, [], "no temp file of this start's own is said to be an interrupted write's");
     assert.equal((await readFile(stateLayout(n.settings.stateDir).installCode, "utf8")).trim(), n.installCode);
     assert.deepEqual((await readdir(n.settings.stateDir)).filter((name) => name.endsWith(".tmp")), []);
+  });
+
+  test("a link, or a file, where the state dir's events folder goes: the start is refused naming it and what to do; nothing is read or written through it", async (t) => {
+    const folder = await tempDir("stratum-services-");
+    const stateDir = join(folder, "state");
+    await mkdir(stateDir, { mode: 0o700 });
+    const { events } = stateLayout(stateDir);
+    // An attempt's events elsewhere, as a start would find the first of an install the store does not name (firstboot ran).
+    const elsewhere = join(folder, "elsewhere");
+    await mkdir(elsewhere, { mode: 0o755 });
+    const line = `${JSON.stringify({ seq: 1, attempt: 1, time: "2026-12-04T12:00:00.000Z", type: "step.started", level: "info", message: "firstboot", step: "firstboot" })}\n`;
+    await writeFile(join(elsewhere, "attempt-1.jsonl"), line);
+    const refused = async (why: RegExp) =>
+      assert.rejects(node(t, { folder }), (err: Error) => {
+        assert.ok(err instanceof NeedsOperator, err.message);
+        assert.match(err.message, why);
+        return true;
+      });
+    await symlink(elsewhere, events);
+    await refused(new RegExp(`^the state dir's events folder ${events} is a link \\(to ${elsewhere}\\): .*; remove the link .*, then start again$`));
+    assert.equal(await readFile(join(elsewhere, "attempt-1.jsonl"), "utf8"), line, "nothing written through it");
+    assert.equal((await stat(elsewhere)).mode & 0o777, 0o755, "what it leads to is left as it is");
+    await rm(events);
+    await symlink(join(folder, "gone"), events);
+    await refused(new RegExp(`^the state dir's events folder ${events} is a link \\(to nowhere\\): `));
+    await rm(events);
+    await writeFile(events, "");
+    await refused(new RegExp(`^the state dir's events folder ${events} is a file, not a folder: .*, then start again$`));
+    await rm(events);
+    if (process.getuid?.() === 0) {
+      await mkdir(events, { mode: 0o700 });
+      await chown(events, 65534, 65534);
+      await refused(new RegExp(`^the state dir's events folder ${events} belongs to uid 65534, not to this user \\(uid 0\\): .*; chown it to uid 0, then start again$`));
+      await rm(events, { recursive: true });
+    }
+    const n = await node(t, { folder });
+    await n.services.stop();
   });
 });
