@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { printable, printableJsonText, visible } from "../common/printable.ts";
 import { renderNodeYaml, type Draft } from "../config/index.ts";
+import { kindOf } from "../fs/private-dir.ts";
 import { notWrittenBecause } from "../fs/storage-error.ts";
 import { withSecretScalarsReplaced } from "../secrets/index.ts";
 import { stateLayout } from "../state/layout.ts";
@@ -244,8 +245,16 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   included.sort(([a], [b]) => order.get(a)! - order.get(b)!);
 
   const events: EventsFile[] = [];
-  for (const attempt of await attemptsWithEvents(attempts, layout.events)) {
+  // The folder as the files are (A_LINK): a link in its place, to a folder of someone else's attempt logs say, is not
+  // followed (O_NOFOLLOW guards a path's last part alone). The service refuses to start on one (ensurePrivateDirInside).
+  const folder = await lstat(layout.events).catch(() => undefined);
+  const notAFolder = folder && !folder.isDirectory() ? `${layout.events} is ${folder.isSymbolicLink() ? A_LINK : kindOf(folder)}, not a folder` : undefined;
+  for (const attempt of notAFolder ? attempts.map((record) => record.attempt) : await attemptsWithEvents(attempts, layout.events)) {
     const path = layout.eventsOf(attempt);
+    if (notAFolder) {
+      leftOut.push({ path: `attempts/${attempt}/events.ndjson`, why: notAFolder });
+      continue;
+    }
     const kind = await lstat(path).then((s) => (s.isFile() ? "file" : s.isSymbolicLink() ? "link" : "other"), () => "none");
     let unreadable: string | undefined;
     const file = kind === "file" ? await measureEvents(attempt, path, redactor).catch((err: NodeJS.ErrnoException) => (typeof err?.code === "string" ? void (unreadable = notWrittenBecause(err)) : Promise.reject(err))) : undefined;

@@ -434,6 +434,25 @@ test("a link in the state dir in place of a file the bundle holds (the log, the 
   assert.equal(manifest.leftOut.find((l) => l.path === "node.yaml")?.why, "the store file is a link (not followed: the service makes none there), not a file");
 });
 
+test("a link in place of the state dir's events folder is not followed: no attempt's events from the folder it leads to (nor one the store does not name) reach the bundle; each attempt's are said left out, naming the link", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  const outside = await tempDir("stratum-support-outside-");
+  const line = `${JSON.stringify({ seq: 1, type: "firstboot.output", line: "OUTSIDE-THE-STATE-DIR" })}\n`;
+  await writeFile(join(outside, "attempt-1.jsonl"), line);
+  await writeFile(join(outside, "attempt-7.jsonl"), line);
+  await rm(layout.events, { recursive: true });
+  symlinkSync(outside, layout.events);
+  const { file, manifest } = await bundle(dir);
+  const { files } = await extractBundle(file);
+  for (const [path, text] of files) assert.ok(!text.includes("OUTSIDE-THE-STATE-DIR"), path);
+  assert.deepEqual([...files.keys()].filter((path) => path.endsWith("events.ndjson")), []);
+  assert.deepEqual(
+    manifest.leftOut.filter((l) => l.path.endsWith("events.ndjson")),
+    [{ path: "attempts/1/events.ndjson", why: `${layout.events} is a link (not followed: the service makes none there), not a folder` }],
+  );
+});
+
 test("a node with more attempts than a process may have open files (300 under a limit of 128): the bundle is made, each events file open only while it is read", { skip: !existsSync("/usr/bin/prlimit") && "no prlimit" }, async () => {
   const dir = await stateDir(300, 2);
   const out = join(await tempDir("stratum-support-out-"), "b.tar.gz");
