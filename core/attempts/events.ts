@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { constants, createReadStream } from "node:fs";
 import { open, rename, type FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { printableJson } from "../common/printable.ts";
@@ -78,9 +78,10 @@ export class AttemptEventLog {
     // Never overwritten: a log under a new attempt's name is an attempt the store no longer knows (a store kept
     // aside at start, or a kill between the log's first line and the store's write): kept aside beside it.
     if (fresh) await rename(path, keptAsidePathOf(path, now())).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
-    const existing = fresh ? [] : await readEvents(path, 0);
-    const file = await open(path, "a+", 0o600);
+    // Not through a link in its place (to a file outside the state dir): opened before it is read, and refused (ELOOP).
+    const file = await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
     try {
+      const existing = fresh ? [] : await readEvents(path, 0);
       const size = await wholeLinesSize(file);
       const log = new AttemptEventLog(attempt, path, file, existing.at(-1)?.seq ?? 0, size, now, failed);
       log.#finished = existing.some((e) => e.type === "attempt.finished");

@@ -12,6 +12,8 @@ const WHY: Record<string, string> = {
   EIO: "an I/O error",
   EISDIR: "a folder is where a file goes",
   ENOTDIR: "a file is where a folder goes",
+  // The installer's writes open their files with O_NOFOLLOW: a link in a file's place is refused so.
+  ELOOP: "a link is where a file goes",
   EMFILE: "too many open files",
   ENFILE: "too many open files",
 };
@@ -43,6 +45,7 @@ function whyOf(cause: unknown): string | undefined {
 function inTheWayOf(cause: unknown): string | undefined {
   const { code, syscall, path, dest } = (cause ?? {}) as NodeJS.ErrnoException & { dest?: string };
   if (code === "EISDIR" && (dest ?? path) !== undefined) return `${dest ?? path} is a folder, not a file`;
+  if (code === "ELOOP" && path !== undefined) return `${path} is a link, not a file`;
   if ((code === "ENOTDIR" || (code === "EEXIST" && syscall === "mkdir")) && path !== undefined) return inTheWay(path);
   return undefined;
 }

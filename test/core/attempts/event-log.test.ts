@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { createEventLog } from "../../../core/attempts/event-log.ts";
 import { AttemptEventLog, type InstallEvent, readEvents } from "../../../core/attempts/events.ts";
+import { InstallerError } from "../../../core/common/errors.ts";
+import { stateLayout } from "../../../core/state/layout.ts";
 
 const now = () => new Date("2026-12-02T12:00:00Z");
 const failed = (cause: unknown) => new Error(`refused: ${String(cause)}`);
@@ -112,4 +114,20 @@ test("while the state dir refuses writes, the events already on disk are still r
   assert.deepEqual((await followed.next()).value?.map((e: InstallEvent) => e.message), ["started"]);
   controller.abort();
   await followed.return(undefined);
+});
+
+test("a link in place of an attempt's event log (a killed attempt's, reopened at start) is not appended through: refused as a storage error naming it and what to do; the file it leads to is left as it is", async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "event-log-"));
+  const { events: folder, eventsOf } = stateLayout(stateDir);
+  await mkdir(folder, { mode: 0o700 });
+  const outside = join(await mkdtemp(join(tmpdir(), "event-log-outside-")), "elsewhere.jsonl");
+  await writeFile(outside, line(1));
+  await symlink(outside, eventsOf(1));
+  const events = createEventLog(stateDir, now);
+  await assert.rejects(events.writer(1), (err: Error) => {
+    assert.ok(err instanceof InstallerError && err.code === "INSUFFICIENT_STORAGE", err.message);
+    assert.match(err.detail, new RegExp(`^The state dir ${stateDir} cannot be written \\(ELOOP: a link is where a file goes\\); nothing was changed\\. ${eventsOf(1)} is a link, not a file: move it out of the way, then retry`));
+    return true;
+  });
+  assert.equal(await readFile(outside, "utf8"), line(1), "nothing appended through the link");
 });
