@@ -1,4 +1,4 @@
-import { constants, createReadStream } from "node:fs";
+import { constants } from "node:fs";
 import { open, rename, type FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { printableJson } from "../common/printable.ts";
@@ -239,30 +239,19 @@ async function eventAfter(file: FileHandle, buffer: Buffer, mid: number, hi: num
  * event before that line is one the read would skip: reading from there gives what reading the whole file gives,
  * while a page deep in a long log (a flooding firstboot's) reads the lines near it, not all those before it.
  */
-async function startOf(path: string, after: number): Promise<number> {
+async function startOf(file: FileHandle, after: number): Promise<number> {
   if (!(after > 0)) return 0;
-  let file: FileHandle;
-  try {
-    file = await open(path, "r");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return 0;
-    throw err;
+  const { size } = await file.stat();
+  const buffer = Buffer.allocUnsafe(PROBE_BYTES);
+  let lo = 0;
+  let hi = size;
+  while (hi - lo > PROBE_BYTES) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    const found = await eventAfter(file, buffer, mid, hi);
+    if (found && found.seq <= after) lo = found.start;
+    else hi = mid;
   }
-  try {
-    const { size } = await file.stat();
-    const buffer = Buffer.allocUnsafe(PROBE_BYTES);
-    let lo = 0;
-    let hi = size;
-    while (hi - lo > PROBE_BYTES) {
-      const mid = lo + Math.floor((hi - lo) / 2);
-      const found = await eventAfter(file, buffer, mid, hi);
-      if (found && found.seq <= after) lo = found.start;
-      else hi = mid;
-    }
-    return lo;
-  } finally {
-    await file.close();
-  }
+  return lo;
 }
 
 /**
@@ -271,7 +260,18 @@ async function startOf(path: string, after: number): Promise<number> {
  */
 export async function readEvents(path: string, after: number, limit = Number.POSITIVE_INFINITY, wanted?: (line: string) => boolean): Promise<InstallEvent[]> {
   const events: InstallEvent[] = [];
-  const stream = createReadStream(path, { encoding: "utf8", start: await startOf(path, after) });
+  // Not through a link in its place: the events of whatever file it leads to are not this attempt's (ELOOP).
+  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
+  if (!file) return events;
+  let start: number;
+  try {
+    start = await startOf(file, after);
+  } catch (err) {
+    await file.close();
+    throw err;
+  }
+  // The stream closes the file when it ends or is destroyed.
+  const stream = file.createReadStream({ encoding: "utf8", start });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const done = new Promise<void>((resolve, reject) => {
     stream.on("error", (err: NodeJS.ErrnoException) => {

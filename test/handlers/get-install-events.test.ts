@@ -1,12 +1,15 @@
 import { getEventListeners } from "node:events";
 import assert from "node:assert/strict";
+import { rm, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, test } from "node:test";
+import { stateLayout } from "../../core/state/layout.ts";
 import getEvents from "../../handlers/get-install-events.ts";
 import { inProcessApp } from "../helpers/app.ts";
 import { finished, install, installRig, putDraft, readSse } from "../helpers/install-rig.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertRouteProblem } from "../helpers/route-problem.ts";
-import { waitFor, type Reply } from "../helpers/installer.ts";
+import { tempDir, waitFor, type Reply } from "../helpers/installer.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
 
 const { route } = getEvents;
@@ -151,6 +154,25 @@ describe("GET /v1/installer/install/events", () => {
     const installer = await inProcessApp(t);
     assertRouteProblem(route, await installer.request(`${PATH}?attempt=7`), 404, "NOT_FOUND");
     assertRouteProblem(route, await installer.request(PATH), 404, "NOT_FOUND");
+  });
+
+  test("an ended attempt's log replaced by a link (to another attempt log, outside the state dir): neither the page nor the stream answers the events of the file it leads to", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    await install(installer);
+    await finished(installer, 1);
+    const log = stateLayout(installer.stateDir).eventsOf(1);
+    const outside = join(await tempDir("stratum-outside-"), "elsewhere.jsonl");
+    const planted = { seq: 1, attempt: 1, time: "2026-12-04T12:00:00.000Z", type: "step.log", level: "info", message: "OUTSIDE-THE-STATE-DIR" };
+    await writeFile(outside, `${JSON.stringify(planted)}\n`);
+    await rm(log);
+    await symlink(outside, log);
+    const json = await installer.request(`${PATH}?attempt=1`);
+    // Refused as a folder in its place is (a 500 whose request id the log has, the log saying ELOOP), never answered.
+    assert.notEqual(json.status, 200);
+    assert.doesNotMatch(json.text, /OUTSIDE-THE-STATE-DIR/);
+    const sse = await readSse(installer, `${PATH}?attempt=1`);
+    assert.ok(!sse.messages.some((m) => m.data.includes("OUTSIDE-THE-STATE-DIR")), JSON.stringify(sse.messages));
   });
 
   describeAuth(route, {
