@@ -34,12 +34,20 @@ function setHeader(c: C, name: string, value: string): void {
   else c.header(name, value);
 }
 
-/** The answers that carry a firstboot's, a cloud's or another node's text: an attempt's events, verdict and report, a join check. */
-const carriesOutsideText = (path: string) => path.startsWith("/v1/installer/install/") || path.startsWith("/v1/installer/cluster/");
+/**
+ * The answers that carry a firstboot's, a cloud's or another node's text (an attempt's events, verdict and report, a
+ * join check), or an operator's or a node.yaml's (the draft, its validation, its review). Not /status: its text is
+ * made printable once a change (json-text.ts); not the node.yaml schema, which is the installer's own.
+ */
+const carriesOutsideText = (path: string) =>
+  path.startsWith("/v1/installer/install/") ||
+  path.startsWith("/v1/installer/cluster/") ||
+  path === "/v1/installer/config" ||
+  (path.startsWith("/v1/installer/config/") && path !== "/v1/installer/config/schema");
 
 /**
  * `handler` whose JSON answers are printable JSON (core/common/printable.ts): a C1 control or a bidi override a
- * firstboot printed reaches a terminal that curls the API escaped, never obeyed, and parses back the same. A stream
+ * firstboot printed or a draft holds reaches a terminal that curls the API escaped, never obeyed, and parses back the same. A stream
  * (SSE, whose events are written printable) is left as it is.
  */
 function printableAnswers<H extends (c: C, ...rest: never[]) => unknown>(handler: H): H {

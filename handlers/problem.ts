@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { ERROR_CODES, InstallerError, codeToStatus, type ErrorCode } from "../core/common/errors.ts";
 import { presentedCode } from "../core/access/install-code.ts";
+import { printableJson } from "../core/common/printable.ts";
 import type { AppEnv } from "./env.ts";
 
 const HTTP_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
@@ -35,6 +36,10 @@ function bearerChallenge(c: Context<AppEnv>): string {
   return sent ? `Bearer realm="${REALM}", error="invalid_token", error_description="The install code is wrong"` : `Bearer realm="${REALM}"`;
 }
 
+/**
+ * The problem+json answer of `error`, as printable JSON (core/common/printable.ts): a path, a key or a value it names
+ * holding a bidi override, a C1 control or U+2028 is written out (\u202e), never obeyed or reordered by a terminal.
+ */
 export function problem(c: Context<AppEnv>, error: InstallerError): Response {
   const status = codeToStatus(error.code);
   const headers: Record<string, string> = { "Content-Type": "application/problem+json" };
@@ -52,7 +57,7 @@ export function problem(c: Context<AppEnv>, error: InstallerError): Response {
     ...(error.errors ? { errors: error.errors } : {}),
     ...(error.blockers ? { blockers: error.blockers } : {}),
   };
-  return c.json(body, status as 400, headers);
+  return c.body(printableJson(body), status as 400, headers);
 }
 
 /** Anything thrown: domain errors keep their code, Hono's HTTP errors map by status, the rest is a 500 without internals. */
@@ -77,7 +82,7 @@ export function invalidRequestFromZod(error: ZodError, target: string): Installe
 function unrouted(status: 400 | 431 | 500, detail: string): { body: string; headers: Record<string, string> } {
   const requestId = randomUUID();
   const code = status === 500 ? "INTERNAL" : "INVALID_REQUEST";
-  const body = JSON.stringify({ type: problemType(code), title: ERROR_CODES[code].title, status, detail, code, requestId });
+  const body = printableJson({ type: problemType(code), title: ERROR_CODES[code].title, status, detail, code, requestId });
   const headers = {
     "Content-Type": "application/problem+json",
     "Content-Length": String(Buffer.byteLength(body)),

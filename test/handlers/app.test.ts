@@ -5,6 +5,7 @@ import { inProcessApp, type AppOptions, type AppRequestOptions, type InProcessAp
 import { assertProblem, type ProblemExpectations } from "../helpers/problem.ts";
 import type { Reply } from "../helpers/installer.ts";
 import { noSpace } from "../helpers/full-disk.ts";
+import { UNPRINTABLE, assertPrintableJson } from "../helpers/printable-json.ts";
 
 const put = (body: string, contentType?: string): AppRequestOptions => ({ method: "PUT", body, contentType });
 
@@ -172,6 +173,14 @@ describe("createApp: every error path answers problem+json (SPEC §4) and change
     assertProblem(locked, 429, "TOO_MANY_ATTEMPTS");
     const retryAfter = Number(locked.headers["retry-after"]);
     assert.ok(retryAfter > 25 && retryAfter <= 30, `Retry-After ${retryAfter}`);
+  });
+
+  // Hono decodes the path: a problem that names it was JSON.stringify'd, which escapes C0 only.
+  test("a path holding bidi controls, C1 or line separators → 404 naming it written out (\\u202e), the same path once parsed", async (t) => {
+    const installer = await inProcessApp(t);
+    const reply = await installer.request(`/v1/installer/${encodeURIComponent(UNPRINTABLE)}`);
+    assertProblem(reply, 404, "NOT_FOUND");
+    assert.equal(assertPrintableJson(reply.text).detail, `No endpoint GET /v1/installer/${UNPRINTABLE}. /openapi.json lists every route.`);
   });
 
   test("a failure inside a service → 500 INTERNAL naming the request id, no internals; the log has the error", async (t) => {

@@ -7,6 +7,7 @@ import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
+import { UNPRINTABLE, assertPrintableJson } from "../helpers/printable-json.ts";
 
 const path = "/v1/installer/config/node.yaml";
 const SDB = "/dev/disk/by-id/wwn-0x5002538f4312abcd";
@@ -65,6 +66,16 @@ describe("GET /v1/installer/config/node.yaml", () => {
     const reply = await installer.request(path);
     assertAnswers(route, 422, reply);
     assertProblem(reply, 422, "INVALID_CONFIG", { errors: (await installer.request("/v1/installer/config")).json.errors });
+  });
+
+  // The problem writer used JSON.stringify, which escapes C0 only: a key pasted with a right-to-left override was raw in errors[].field.
+  test("422 INVALID_CONFIG: an error's field holding bidi controls, C1 or line separators is written out (\\u202e), the same errors once parsed", async (t) => {
+    const installer = await inProcessApp(t);
+    await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, [UNPRINTABLE]: 1 } });
+    const reply = await installer.request(path);
+    assertAnswers(route, 422, reply);
+    assertProblem(reply, 422, "INVALID_CONFIG", { errors: (await installer.request("/v1/installer/config")).json.errors });
+    assert.deepEqual(assertPrintableJson(reply.text).errors.map((e: { field: string }) => e.field), [UNPRINTABLE]);
   });
 
   describeAuth(route, {

@@ -6,6 +6,7 @@ import { inProcessApp } from "../helpers/app.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
+import { UNPRINTABLE, assertPrintableJson } from "../helpers/printable-json.ts";
 
 const path = "/v1/installer/config";
 
@@ -28,6 +29,15 @@ describe("GET /v1/installer/config", () => {
     assert.deepEqual(assertAnswers(route, 200, reply), stored);
     assert.deepEqual(stored.config, draft);
     assert.equal(reply.headers.etag, put.headers.etag);
+  });
+
+  test("200: a draft's bidi controls, C1 and line separators come back written out (\\u202e, \\u0085), the same draft once parsed", async (t) => {
+    const installer = await inProcessApp(t);
+    const draft = { ...VALID_DRAFT, hostname: UNPRINTABLE, network: { ...VALID_DRAFT.network, [UNPRINTABLE]: [UNPRINTABLE] } };
+    assertAnswers(putConfig, 200, await installer.request(path, { method: "PUT", body: draft }));
+    const reply = await installer.request(path);
+    assertAnswers(route, 200, reply);
+    assert.deepEqual(assertPrintableJson(reply.text).config, draft);
   });
 
   describeAuth(route, {

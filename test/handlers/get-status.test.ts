@@ -8,6 +8,7 @@ import { waitFor } from "../helpers/installer.ts";
 import { finished, install, installRig, putDraft } from "../helpers/install-rig.ts";
 import { assertRouteProblem } from "../helpers/route-problem.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
+import { UNPRINTABLE, assertPrintableJson, yamlQuoted } from "../helpers/printable-json.ts";
 
 const { route } = getStatus;
 const PATH = "/v1/installer/status";
@@ -55,6 +56,18 @@ describe("GET /v1/installer/status", () => {
     const { startedAt, finishedAt, ...status } = assertAnswers(route, 200, await installer.request(PATH));
     assert.ok(startedAt && finishedAt && startedAt <= finishedAt);
     assert.deepEqual(status, { phase: "done", version: "0.0.0-test", mode: "single-node", profile: "single-node", hostname: "node-01", url: "https://127.0.0.1:9443", configValid: true, attempt: 1 });
+  });
+
+  // Its text is made once per change with JSON.stringify, which escapes C0 only: the draft's hostname came back raw.
+  test("200: a node.yaml's hostname and keys holding bidi controls, C1 or line separators are written out (\\u202e), the same once parsed", async (t) => {
+    const yaml = VALID_NODE_YAML.replace("hostname: node-01", `hostname: ${yamlQuoted(UNPRINTABLE)}`) + `${yamlQuoted(UNPRINTABLE)}: 1\n`;
+    const installer = await inProcessApp(t, { handoff: yaml });
+    const reply = await installer.request(PATH);
+    assertAnswers(route, 200, reply);
+    const status = assertPrintableJson(reply.text);
+    assert.equal(status.hostname, UNPRINTABLE);
+    assert.equal(status.unattended?.state, "invalid");
+    assert.ok(status.unattended.errors.some((e: { field: string }) => e.field === UNPRINTABLE), reply.text);
   });
 
   test("the right code as Bearer, bare, or lower case without dashes → 200", async (t) => {

@@ -22,6 +22,15 @@ describe("jsonText: the last text again while the value is the same", () => {
     assert.equal(text(status), '{"attempt":0,"unattended":{"state":"started","attempt":1},"blockers":[]}');
   });
 
+  test("printable JSON: the bidi controls, C1 and U+2028/9 written out as \\uXXXX, once a change; the same value parsed", () => {
+    const text = jsonText();
+    const status = { hostname: "a\u202eb\u2066c\u200fd\u0085e\u009bf\u2028g", blockers: [{ code: "X", detail: "\u2029" }] };
+    const first = text(status);
+    assert.equal(first, '{"hostname":"a\\u202eb\\u2066c\\u200fd\\u0085e\\u009bf\\u2028g","blockers":[{"code":"X","detail":"\\u2029"}]}');
+    assert.deepEqual(JSON.parse(first), status);
+    assert.equal(text(structuredClone(status)), first, "the same value: the same text, not made again");
+  });
+
   test("sameJson: keys, values, lengths and types all count", () => {
     for (const [a, b] of [
       [{ a: 1 }, { a: 1, b: 2 }],

@@ -4,9 +4,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { finished, install, installRig, putDraft, readSse } from "../helpers/install-rig.ts";
 import { extractBundle } from "../helpers/support-bundle.ts";
+import { RAW } from "../helpers/printable-json.ts";
 
-/** What a terminal may obey or reorder, raw: C1 (0x9b is a CSI to some terminals), the bidi overrides, U+2028. */
-const RAW = /[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 // A firstboot that says an 8-bit CSI, a right-to-left override and a line separator, then fails.
 const FIRSTBOOT = `#!/bin/sh\nprintf 'disk \\302\\2332J \\342\\200\\256busy\\342\\200\\250\\n'\nexit 3\n`;
 const SAID = "disk \u009b2J \u202ebusy\u2028";

@@ -10,6 +10,7 @@ import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
 import { noSpace } from "../helpers/full-disk.ts";
+import { UNPRINTABLE, assertPrintableJson } from "../helpers/printable-json.ts";
 
 const path = "/v1/installer/config";
 const patch = (body: AppRequestOptions["body"], contentType?: string, headers?: Record<string, string>): AppRequestOptions => ({ method: "PATCH", body, contentType, headers });
@@ -57,6 +58,13 @@ describe("PATCH /v1/installer/config", () => {
     const installer = await given(t);
     const body = assertAnswers(route, 200, await installer.request(path, patch({ timezone: "UTC" }, "application/json")));
     assert.deepEqual(body.config, { ...VALID_DRAFT, timezone: "UTC" });
+  });
+
+  test("200: a patch's bidi controls, C1 and line separators come back written out (\\u202e, \\u2028), the same draft once parsed", async (t) => {
+    const installer = await given(t);
+    const reply = await installer.request(path, patch({ timezone: UNPRINTABLE, [UNPRINTABLE]: { [UNPRINTABLE]: 1 } }, "application/merge-patch+json"));
+    assertAnswers(route, 200, reply);
+    assert.deepEqual(assertPrintableJson(reply.text).config, { ...VALID_DRAFT, timezone: UNPRINTABLE, [UNPRINTABLE]: { [UNPRINTABLE]: 1 } });
   });
 
   test("400 INVALID_REQUEST: a PATCH on a raw node.yaml draft, with a way forward (PUT)", async (t) => {

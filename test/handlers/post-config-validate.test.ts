@@ -12,6 +12,7 @@ import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
 import { assertProblem } from "../helpers/problem.ts";
 import { MAX_CONFIG_DEPTH } from "../../core/config/index.ts";
+import { UNPRINTABLE, assertPrintableJson, yamlQuoted } from "../helpers/printable-json.ts";
 
 const path = "/v1/installer/config/validate";
 const post = (body: AppRequestOptions["body"], contentType?: string | null): AppRequestOptions => ({ method: "POST", body, contentType });
@@ -47,6 +48,18 @@ describe("POST /v1/installer/config/validate", () => {
     for (const body of [yaml, json]) {
       const hostname = body.errors.find((e) => e.field === "hostname");
       assert.equal(hostname?.message, 'hostname "a\\u009b2J\\u202eb" is not a valid RFC 1123 hostname: it contains "\\u009b"; a hostname has only letters a-z, digits 0-9, "-" and dots between labels');
+    }
+  });
+
+  // The message quotes a value written out already; the field named a key as it was pasted, raw in the answer.
+  test("200: a key pasted with bidi controls, C1 or line separators is its error's field written out (\\u202e), the same once parsed, for node.yaml and JSON alike", async (t) => {
+    const installer = await inProcessApp(t);
+    const yaml = await installer.request(path, post(`${VALID_NODE_YAML}${yamlQuoted(UNPRINTABLE)}: 1\n`, "application/yaml"));
+    const json = await installer.request(path, post({ ...VALID_DRAFT, [UNPRINTABLE]: 1 }));
+    for (const reply of [yaml, json]) {
+      assertAnswers(route, 200, reply);
+      const body = assertPrintableJson(reply.text);
+      assert.ok(body.errors.some((e: { field: string }) => e.field === UNPRINTABLE), reply.text);
     }
   });
 

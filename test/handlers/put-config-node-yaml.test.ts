@@ -12,6 +12,7 @@ import { VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
 import { noSpace } from "../helpers/full-disk.ts";
+import { UNPRINTABLE, assertPrintableJson } from "../helpers/printable-json.ts";
 
 const path = "/v1/installer/config/node.yaml";
 const put = (body: AppRequestOptions["body"], contentType = "application/yaml", headers?: Record<string, string>): AppRequestOptions => ({ method: "PUT", body, contentType, headers });
@@ -58,6 +59,14 @@ describe("PUT /v1/installer/config/node.yaml", () => {
       changes.map(({ requestId, client, change }) => ({ requestId, client, change })),
       [{ requestId: reply.headers["x-request-id"], client: "127.0.0.7", change: "replace" }],
     );
+  });
+
+  test("200: a node.yaml's bidi controls, C1 and line separators come back written out (\\u202e, \\u0085), the same text once parsed", async (t) => {
+    const installer = await given(t);
+    const yaml = `# rack 4 ${UNPRINTABLE}\n${VALID_NODE_YAML}`;
+    const reply = await installer.request(path, put(yaml));
+    assertAnswers(route, 200, reply);
+    assert.equal(assertPrintableJson(reply.text).yaml, yaml);
   });
 
   test("400 INVALID_REQUEST: an empty node.yaml", async (t) => {

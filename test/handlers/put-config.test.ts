@@ -12,6 +12,7 @@ import { assertProblem } from "../helpers/problem.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
 import { noSpace } from "../helpers/full-disk.ts";
+import { UNPRINTABLE, assertPrintableJson } from "../helpers/printable-json.ts";
 
 const path = "/v1/installer/config";
 const put = (body: AppRequestOptions["body"], contentType?: string | null, headers?: Record<string, string>): AppRequestOptions => ({ method: "PUT", body, contentType, headers });
@@ -46,6 +47,18 @@ describe("PUT /v1/installer/config", () => {
     assert.match(String(body.errors.find((e) => e.field === "storge")?.hint), /storage/);
     const now = await status(installer);
     assert.deepEqual([now.configValid, now.mode, now.profile, now.hostname], [false, "hyperconverged-init", "hyperconverged", "-bad-"]);
+  });
+
+  // JSON.stringify escapes C0 only: a right-to-left override, an isolate, NEL or U+2028 in the draft came back raw, and
+  // a curl to a terminal showed the rest of the line reordered or obeyed.
+  test("200: a draft's bidi controls, C1 and line separators, in a value and in a key, come back written out (\\u202e), the same draft once parsed", async (t) => {
+    const installer = await inProcessApp(t);
+    const draft = { ...VALID_DRAFT, hostname: UNPRINTABLE, [`x${UNPRINTABLE}`]: UNPRINTABLE };
+    const reply = await installer.request(path, put(draft));
+    assertAnswers(route, 200, reply);
+    const body = assertPrintableJson(reply.text);
+    assert.deepEqual(body.config, draft);
+    assert.ok(body.errors.some((e: { field: string }) => e.field === `x${UNPRINTABLE}`), reply.text);
   });
 
   test("200: a raw node.yaml is kept verbatim, with line:column errors by node.yaml key", async (t) => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { RAW } from "./printable-json.ts";
 
 /** A reply as the e2e helpers read it, or as the in-process app helper reads a Response. */
 interface ProblemReply {
@@ -40,6 +41,7 @@ export function assertProblem(reply: ProblemReply, status: number, code: string,
   if (status === 401) assert.match(String(reply.headers["www-authenticate"]), /^Bearer realm="stratum-installer"/, say("a 401 names its scheme (RFC 6750)"));
   if (code === "INSTALL_BLOCKED") assert.ok(Array.isArray(body.blockers) && body.blockers.length > 0, say("INSTALL_BLOCKED lists its blockers"));
   assert.doesNotMatch(reply.text, /at .*\.(js|ts):\d+/, say("no stack trace in a problem body"));
+  assert.doesNotMatch(reply.text, RAW, say("a problem is printable JSON: what a terminal may obey or reorder is written out"));
   if (typeof expected.detail === "string") assert.equal(body.detail, expected.detail, say("detail"));
   else if (expected.detail) assert.match(body.detail, expected.detail, say("detail"));
   if ("errors" in expected) assert.deepEqual(body.errors, expected.errors, say("errors"));
