@@ -1,5 +1,5 @@
-import { capText } from "../core/common/cut-text.ts";
 import { printable, printableJsonText } from "../core/common/printable.ts";
+import { shownField } from "../core/config/messages.ts";
 import type { FieldError } from "../core/state/records.ts";
 
 export const FORMATS = ["text", "json", "github"] as const;
@@ -12,14 +12,6 @@ function messageWithoutField({ field, message }: Pick<FieldError, "field" | "mes
   if (rest.startsWith(": ")) return rest.slice(2);
   if (rest.startsWith(" ")) return rest.slice(1);
   return message;
-}
-
-/** How much of a field's path a line shows: a key pasted in may be as long as the file (the message quotes it cut, too). */
-const MAX_FIELD_SHOWN_BYTES = 256;
-
-/** A field's path (network.gateway, nodes[1].config.x) as a problem's line shows it: cut short when a key in it is huge. */
-export function shownField(field: string): string {
-  return capText(field, MAX_FIELD_SHOWN_BYTES).text;
 }
 
 /** One line a terminal shows, never obeys: a key or a file name from the file checked may hold escape sequences. */

@@ -2,7 +2,7 @@ import { type Document, isAlias, isCollection, isPair, LineCounter, type Node, p
 import { formatPath } from "../../core/config/paths.ts";
 import type { Path } from "../../core/config/schema.ts";
 import { offsetOf, secondDocumentMessage, unresolvedAliasMessage, YAML_LIMITS, type YamlBudget, yamlBudgetProblem, yamlProblemMessage } from "../../core/config/yaml.ts";
-import { shownField } from "../problem-format.ts";
+import { shownField } from "../../core/config/messages.ts";
 import type { PlanRule } from "./plan-rules.ts";
 
 /** A problem of the plan, at a plan path such as nodes[1].config.network.address. */

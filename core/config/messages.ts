@@ -1,4 +1,5 @@
 import type { HostDisk, HostFacts } from "../host/facts.ts";
+import { capText } from "../common/cut-text.ts";
 import { printableJson } from "../common/printable.ts";
 import { MODE_TABLE, MODES, NODE_YAML_MODES } from "../common/model.ts";
 import { formatPath, toSnake } from "./paths.ts";
@@ -15,6 +16,14 @@ export const MAX_SAME_ERRORS_SHOWN = 50;
  */
 export function quoted(value: string): string {
   return printableJson(value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value);
+}
+
+/** How much of a field's path is shown: a key pasted in may be as long as the file (the message quotes it cut, too). */
+const MAX_FIELD_SHOWN_BYTES = 256;
+
+/** A field's path (network.gateway, nodes[1].config.x) as a problem shows it: cut short, saying how much, when a key in it is huge. */
+export function shownField(field: string): string {
+  return capText(field, MAX_FIELD_SHOWN_BYTES).text;
 }
 
 /** A value as a message shows it, unquoted when it is a short plain token (an address, a path). */

@@ -1,4 +1,5 @@
 import { analyzeYamlDraft, draftMode, validateDraft, type Draft, type ValidationContext } from "../config/index.ts";
+import { shownField } from "../config/messages.ts";
 import { DEFAULT_MODE, MODE_TABLE, type Mode, type Profile } from "../common/model.ts";
 import type { DraftRecord, FieldError } from "../state/records.ts";
 
@@ -16,7 +17,16 @@ export interface DraftAnalysis {
   draft?: Draft;
 }
 
+/**
+ * What the service says of a draft (its view, a validation, an INVALID_CONFIG, the unattended record): each error's
+ * field cut short when a key in it is huge (the key stays in the draft; `validate`'s --format json keeps it whole).
+ */
 export function analyzeBody(body: DraftBody, ctx: ValidationContext): DraftAnalysis {
+  const analysis = analyzed(body, ctx);
+  return { ...analysis, errors: analysis.errors.map((e) => ({ ...e, field: shownField(e.field) })) };
+}
+
+function analyzed(body: DraftBody, ctx: ValidationContext): DraftAnalysis {
   if (body.source === "yaml") {
     const result = analyzeYamlDraft(body.yaml, ctx);
     return {

@@ -78,6 +78,15 @@ describe("GET /v1/installer/config/node.yaml", () => {
     assert.deepEqual(assertPrintableJson(reply.text).errors.map((e: { field: string }) => e.field), [UNPRINTABLE]);
   });
 
+  test("422 INVALID_CONFIG: a key of 100 KB is named in errors[].field cut short, saying how much", async (t) => {
+    const installer = await inProcessApp(t);
+    await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, ["k".repeat(100_000)]: 1 } });
+    const reply = await installer.request(path);
+    assertAnswers(route, 422, reply);
+    const body = assertProblem(reply, 422, "INVALID_CONFIG");
+    assert.deepEqual(body.errors.map((e: { field: string }) => e.field), [`${"k".repeat(256)} … [cut 97.4 KiB]`]);
+  });
+
   describeAuth(route, {
     path,
     breaks: (services) => {

@@ -70,6 +70,13 @@ describe("GET /v1/installer/status", () => {
     assert.ok(status.unattended.errors.some((e: { field: string }) => e.field === UNPRINTABLE), reply.text);
   });
 
+  test("200: an unattended node.yaml's key of 100 KB is named in unattended.errors cut short, saying how much", async (t) => {
+    // A plain YAML key is at most 1,024 characters; one in flow style (JSON is YAML) has no limit.
+    const installer = await inProcessApp(t, { handoff: JSON.stringify({ mode: "single-node", ["k".repeat(100_000)]: 1 }) });
+    const status = assertAnswers(route, 200, await installer.request(PATH));
+    assert.ok(status.unattended?.errors?.some((e) => e.field === `${"k".repeat(256)} … [cut 97.4 KiB]`), JSON.stringify(status.unattended).slice(0, 500));
+  });
+
   test("the right code as Bearer, bare, or lower case without dashes → 200", async (t) => {
     const installer = await inProcessApp(t);
     assert.match(installer.code, /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);

@@ -63,6 +63,19 @@ describe("POST /v1/installer/config/validate", () => {
     }
   });
 
+  test("200: a key of 100 KB is named in its error's field cut short, saying how much, for node.yaml and JSON alike", async (t) => {
+    const installer = await inProcessApp(t);
+    const key = "k".repeat(100_000);
+    // A plain YAML key is at most 1,024 characters; one in flow style (JSON is YAML) has no limit.
+    const yaml = assertAnswers(route, 200, await installer.request(path, post(JSON.stringify({ mode: "single-node", [key]: 1 }), "application/yaml")));
+    const json = assertAnswers(route, 200, await installer.request(path, post({ ...VALID_DRAFT, [key]: 1 })));
+    for (const body of [yaml, json]) {
+      const error = body.errors.find((e) => e.field.startsWith("kkk"));
+      assert.equal(error?.field, `${"k".repeat(256)} … [cut 97.4 KiB]`, JSON.stringify(body.errors).slice(0, 500));
+      assert.ok(String(error?.message).length < 200, error?.message);
+    }
+  });
+
   test("200: the release model drives the modes: a mode whose profile the release does not ship is a field error", async (t) => {
     const payload = join(await tempDir("stratum-validate-"), "payload");
     await makePayload(payload, { release: "2026.12.0", profiles: { "single-node": { enabled: true } } });

@@ -61,6 +61,16 @@ describe("PUT /v1/installer/config", () => {
     assert.ok(body.errors.some((e: { field: string }) => e.field === `x${UNPRINTABLE}`), reply.text);
   });
 
+  // A node.yaml in JSON's flow style (or a JSON draft) may have a key as long as the body; the message quotes it cut.
+  test("200: a key of 100 KB is named in its error's field cut short, saying how much (as `validate` prints it)", async (t) => {
+    const installer = await inProcessApp(t);
+    const key = "k".repeat(100_000);
+    const body = assertAnswers(route, 200, await installer.request(path, put({ ...VALID_DRAFT, [key]: 1 })));
+    const error = body.errors.find((e) => e.field.startsWith("kkk"));
+    assert.match(String(error?.field), /^k{256} … \[cut 97\.4 KiB\]$/);
+    assert.ok(Object.hasOwn(body.config ?? {}, key), "the draft keeps its key");
+  });
+
   test("200: a raw node.yaml is kept verbatim, with line:column errors by node.yaml key", async (t) => {
     const installer = await inProcessApp(t);
     const yaml = "# rack 4, slot 2\nmode: single-node\nhostname: node-01\nnetwork:\n  interface: eno1\n  address: 10.20.0.11/24\n  gateway: 10.20.0.1\n  floating_ip_cidrs:\n    - 203.0.113.0/24\n    - 10.20.0.0/16\n";
