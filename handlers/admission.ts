@@ -36,10 +36,12 @@ function setHeader(c: C, name: string, value: string): void {
 
 /**
  * The answers that carry a firstboot's, a cloud's or another node's text (an attempt's events, verdict and report, a
- * join check), or an operator's or a node.yaml's (the draft, its validation, its review). Not /status: its text is
- * made printable once a change (json-text.ts); not the node.yaml schema, which is the installer's own.
+ * join check), or an operator's or a node.yaml's (the draft, its validation, its review), or the machine's and the
+ * payload's (the options: disk models, the hostname, the release). Not /status: its text is made printable once a
+ * change (json-text.ts); not the node.yaml schema, which is the installer's own.
  */
 const carriesOutsideText = (path: string) =>
+  path === "/v1/installer/options" ||
   path.startsWith("/v1/installer/install/") ||
   path.startsWith("/v1/installer/cluster/") ||
   path === "/v1/installer/config" ||

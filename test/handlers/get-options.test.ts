@@ -9,6 +9,8 @@ import { tempDir } from "../helpers/installer.ts";
 import { DEMO_HOST_FACTS } from "../helpers/paths.ts";
 import { describeAuth } from "../helpers/route-auth.ts";
 import { assertAnswers } from "../helpers/route-schema.ts";
+import { UNPRINTABLE, assertPrintableJson } from "../helpers/printable-json.ts";
+import { writeFile } from "node:fs/promises";
 
 const path = "/v1/installer/options";
 
@@ -42,6 +44,19 @@ describe("GET /v1/installer/options", () => {
       rotational: false,
       inUse: false,
     });
+  });
+
+  test("200 as printable JSON: a disk's model or the machine's hostname (the machine's own text) with a bidi override or a C1 control is written out, the same value once parsed", async (t) => {
+    const facts = JSON.parse(await readFile(DEMO_HOST_FACTS, "utf8"));
+    facts.hostname = `node${UNPRINTABLE}`;
+    facts.disks[1].model = `SAMSUNG${UNPRINTABLE}`;
+    const file = join(await tempDir("stratum-options-"), "host.json");
+    await writeFile(file, JSON.stringify(facts));
+    const installer = await inProcessApp(t, { args: ["--host-facts", file] });
+    const reply = await installer.request(path);
+    assertAnswers(route, 200, reply);
+    const body = assertPrintableJson(reply.text);
+    assert.deepEqual([body.host.hostname, body.host.disks[1].model], [facts.hostname, facts.disks[1].model]);
   });
 
   test("200 while no payload is loaded: release null", async (t) => {
