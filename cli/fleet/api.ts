@@ -97,8 +97,8 @@ function problemOf(answer: Answer, where: string): ApiProblem | HttpClientError 
 const wrongAnswerError = ({ kind, where, message, answer }: HttpClientError) =>
   new HttpClientError(kind, where, `${where} gave an answer that is not its installer's: ${message}`, answer ? { answer } : {});
 
-/** The node's answers that no installer gives: of the wrong shape, or over a cap. */
-const WRONG_ANSWERS: ReadonlySet<string> = new Set(["not-json", "schema", "too-large"]);
+/** The node's answers that no installer gives: of the wrong shape, over a cap, or not well-formed HTTP. */
+const WRONG_ANSWERS: ReadonlySet<string> = new Set(["not-json", "schema", "too-large", "malformed"]);
 
 export const wrongAnswer = (error: unknown): error is HttpClientError => error instanceof HttpClientError && WRONG_ANSWERS.has(error.kind);
 

@@ -14,7 +14,7 @@ import { pool } from "./pool.ts";
 /** One node's line of the index: its bundle's file, size and SHA-256, or why there is none. */
 export type BundleEntry = { node: string; installer: string } & (
   | { file: string; size: number; sha256: string }
-  | { error: "wrong-certificate" | "refused" | "failed" | "unreachable" | "timeout" | "broken" | "too-large" | "not-written" | "not-a-bundle" | "stopped"; detail: string }
+  | { error: "wrong-certificate" | "refused" | "failed" | "unreachable" | "timeout" | "broken" | "malformed" | "too-large" | "not-written" | "not-a-bundle" | "stopped"; detail: string }
 );
 
 export const INDEX_FILE = "index.json";
@@ -33,7 +33,7 @@ function whyMissing(error: unknown): Pick<Missing, "error" | "detail"> {
   const refused = refusal(error);
   if (refused) return said("refused", refused);
   if (error instanceof ApiProblem) return said("failed", `the node answered ${error.status} ${error.code}: ${error.message}`);
-  if (error instanceof HttpClientError) return said(error.kind === "timeout" || error.kind === "broken" || error.kind === "too-large" ? error.kind : "unreachable", error.message);
+  if (error instanceof HttpClientError) return said(error.kind === "timeout" || error.kind === "broken" || error.kind === "malformed" || error.kind === "too-large" ? error.kind : "unreachable", error.message);
   if (error instanceof NotWrittenError) return said("not-written", `${error.message}: ${notWrittenRemedy(error)}`);
   return said("not-written", (error as Error).message);
 }

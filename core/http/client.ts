@@ -9,12 +9,13 @@
  */
 import { createHash } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
-import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, maxHeaderSize } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { dirname } from "node:path";
 import { connect as tcpConnect, type Socket } from "node:net";
 import { connect as tlsConnect, createSecureContext, type SecureContext, type TLSSocket } from "node:tls";
-import { limitText } from "../common/cut-text.ts";
+import { capText, limitText } from "../common/cut-text.ts";
+import { printable } from "../common/printable.ts";
 import { ipFamily } from "../config/net.ts";
 import { NotWrittenError } from "../fs/storage-error.ts";
 import { openTempFile, syncFolder } from "../fs/write-private-file.ts";
@@ -63,10 +64,12 @@ export interface Answer<T = string> {
  * unreachable: no connection (refused, DNS, TLS handshake failed or not done in time); nothing was sent.
  * tls-mismatch: connected, but not the pinned certificate or not one the CA vouches for; nothing was sent.
  * timeout / broken: connected and sent, but no complete answer in time / the connection failed.
+ * malformed: connected and sent, and the answer is not HTTP as Node's parser reads it (its HPE_* code said): a
+ * header section over its limit, two Content-Lengths, a broken chunked body… No installer answers so.
  * too-large: the answer is over the cap. status: another status than the caller expects (the answer is kept).
  * not-json / schema: the answer's body is not JSON / not of the schema the caller gave.
  */
-type HttpErrorKind = "unreachable" | "tls-mismatch" | "timeout" | "broken" | "too-large" | "status" | "not-json" | "schema";
+type HttpErrorKind = "unreachable" | "tls-mismatch" | "timeout" | "broken" | "malformed" | "too-large" | "status" | "not-json" | "schema";
 
 export class HttpClientError extends Error {
   readonly kind: HttpErrorKind;
@@ -97,6 +100,21 @@ export interface Parser<T> {
 export const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 const ANSWER_CUT = "the connection closed before the answer was complete";
+
+/** The most of the parser's words kept: its code and reason are Node's own, but they are said as a node's text is. */
+const MALFORMED_BYTES = 256;
+
+/**
+ * An answer Node's HTTP parser refused (llhttp's HPE_* codes), in words: its code and reason, never the bytes it
+ * read (a node's). Undefined for any other error.
+ */
+function malformed(error: unknown, where: string): HttpClientError | undefined {
+  const { code, reason } = (error ?? {}) as { code?: unknown; reason?: unknown };
+  if (typeof code !== "string" || !code.startsWith("HPE_")) return undefined;
+  const limit = code === "HPE_HEADER_OVERFLOW" ? `, a header section over ${limitText(maxHeaderSize)}` : "";
+  const said = capText(`${code}: ${typeof reason === "string" ? reason : "no reason given"}`, MALFORMED_BYTES).text;
+  return new HttpClientError("malformed", where, `malformed HTTP (${printable(said)}${limit})`);
+}
 
 /** An answer whose connection closed before its end (the server killed, the network gone mid-answer): Node says only "aborted". */
 export const cutOff = (error: unknown): boolean => (error as NodeJS.ErrnoException | undefined)?.code === "ECONNRESET" && (error as Error).message === "aborted";
@@ -221,7 +239,9 @@ function send(opened: Opened, url: URL, req: Pick<HttpRequest, "method" | "heade
   const headers = { ...req.headers, ...(req.body === undefined ? {} : { "content-length": String(Buffer.byteLength(req.body)) }), connection: keeping ? "keep-alive" : "close" };
   const options = { host: hostOf(url), port: portOf(url), method: req.method ?? "GET", path: `${url.pathname}${url.search}`, headers, createConnection: () => opened.socket, signal };
   return new Promise((resolve, reject) => {
+    let answer: IncomingMessage | undefined;
     const sent = (url.protocol === "https:" ? httpsRequest : httpRequest)(options, (res) => {
+      answer = res;
       opened.answered = true;
       opened.socket.once("free", () => {
         if (!keeping) return;
@@ -231,7 +251,13 @@ function send(opened: Opened, url: URL, req: Pick<HttpRequest, "method" | "heade
       resolve(res);
     });
     opened.sent = sent;
-    sent.on("error", reject);
+    sent.on("error", (error) => {
+      const refused = malformed(error, url.host);
+      // A body the parser refused (a broken chunk) is said on the request alone: whoever reads the answer hears why,
+      // not Node's bare "aborted" that follows. Bytes past a whole answer are not: it stands, its connection closed.
+      if (refused && answer && !answer.complete) answer.destroy(refused);
+      reject(refused ?? error);
+    });
     // A 101 is no answer Node's client reads on (it hands the connection to an 'upgrade' listener, and else neither
     // answers nor fails, past any deadline): one no installer gives, as another status with no body.
     sent.once("upgrade", (res: IncomingMessage) => {
@@ -281,6 +307,8 @@ function readCapped(res: IncomingMessage, maxBytes: number, where: string): Prom
       reject(new HttpClientError("too-large", where, `the answer is over ${limitText(maxBytes)}`));
     };
     const incomplete = () => reject(new Error(ANSWER_CUT));
+    // Ended before its reader came (its body refused by the parser as it arrived, with its headers): its error is all there is.
+    if (res.destroyed) return reject(res.errored ?? new Error(ANSWER_CUT));
     res.on("data", onData);
     res.once("error", reject);
     res.once("end", () => (res.complete ? resolve(Buffer.concat(chunks).toString("utf8")) : incomplete()));

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { type IncomingMessage, maxHeaderSize, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { describe, it } from "node:test";
-import { ApiProblem, NodeApi, worthAskingAgain } from "../../../cli/fleet/api.ts";
+import { ApiProblem, NodeApi, worthAskingAgain, wrongAnswer } from "../../../cli/fleet/api.ts";
 import { refusal } from "../../../cli/fleet/connect.ts";
 import { formatFingerprint } from "../../../cli/fleet/node-access.ts";
 import { HttpClientError } from "../../../core/http/client.ts";
@@ -42,6 +42,14 @@ describe("fleet: one node's API over the client", () => {
     const error = await rejection(new NodeApi({ url: new URL(`https://127.0.0.1:${port}`), pin: "ab".repeat(32), code: "c" }).status());
     assert.ok(error instanceof HttpClientError);
     assert.match(error.message, new RegExp(`^127\\.0\\.0\\.1:${port} is unreachable: connect ECONNREFUSED`));
+  });
+
+  it("a node that answers with malformed HTTP (a header section over Node's limit) gave an answer no installer gives: named with the parser's code, not unreachable, not asked again", async (t) => {
+    const node = await installer(t, (req) => req.socket.end(`HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(maxHeaderSize)}\r\nContent-Length: 2\r\n\r\n{}`));
+    const error = await rejection(new NodeApi({ url: node.url, pin: node.pin, code: "c" }).status());
+    assert.ok(error instanceof HttpClientError);
+    assert.equal(error.message, `${node.url.host} gave an answer that is not its installer's: malformed HTTP (HPE_HEADER_OVERFLOW: Header overflow, a header section over ${maxHeaderSize / 1024} KiB)`);
+    assert.deepEqual([wrongAnswer(error), worthAskingAgain(error)], [true, false]);
   });
 
   it("another status is the node's problem; a wrong shape is named, not a TypeError later", async (t) => {

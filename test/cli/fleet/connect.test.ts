@@ -143,6 +143,18 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     assert.match(failure!.detail, /^its installer answered 500 INTERNAL: boom x+ … \[cut 193\.3 KiB\]$/);
   });
 
+  it("a node that answers its status with malformed HTTP (two Content-Lengths) is reachable and lies: it failed, naming the parser's code, not unreachable", { timeout: 30_000 }, async (t) => {
+    const { plan, nodes } = await checks(t, 2, 0, (i, req, answer) => {
+      if (i !== 1 || !req.url?.endsWith("/status")) return answer();
+      req.socket.end("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}");
+    });
+    const connection = await connectFleet(plan);
+    assert.deepEqual(
+      connection.failures.map((f) => [f.node.name, f.kind, f.detail]),
+      [["node-2", "failed", `${nodes[1]!.url.host} gave an answer that is not its installer's: malformed HTTP (HPE_UNEXPECTED_CONTENT_LENGTH: Duplicate Content-Length)`]],
+    );
+  });
+
   it("a node's blockers are problems on lines of their own, each cut to a size: at most 50, a detail at most 512 bytes", { timeout: 30_000 }, async (t) => {
     const blockers = Array.from({ length: 60 }, (_, n) => ({ code: `B${n}`, detail: "d".repeat(5000) }));
     const { plan } = await checks(t, 2, 0, (i, req, answer, res) => {

@@ -115,6 +115,25 @@ describe("fleet: one node's run", () => {
     assert.deepEqual((await FleetState.open(state.path, "plan.yaml", "hash")).node("n1"), { etag: '"e2"' }, "no mark of a start that never left");
   });
 
+  it("a POST /install answered with malformed HTTP (two Content-Lengths): the node lies, so it failed, naming the parser's code, not unreachable; the start's mark stays, as the install was sent", { timeout: 30_000 }, async (t) => {
+    const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    const answer = installingNode(() => undefined);
+    const node = await fakeInstaller(t, (req, res) => (req.method === "POST" ? req.socket.end("HTTP/1.1 202 Accepted\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}") : answer(req, res)));
+    const access = { url: node.url, pin: node.pin, code: "c0de" };
+    const connected: Connected = { node: { index: 1, name: "n1", role: "join", access, draft: () => ({}) as never }, api: new NodeApi(access), status: STATUS, options: {} as Options, draft: VIEW, etag: '"e1"' };
+    let printed = "";
+    const sink = new Writable({ write: (chunk, _encoding, done) => void ((printed += String(chunk)), done()) });
+    const out = linesOutput(sink as unknown as NodeJS.WriteStream, sink as unknown as NodeJS.WriteStream);
+    t.after(() => out.close());
+    const outcome = await runNode(connected, { out, state, rechecks: 0, signal: new AbortController().signal }, "token");
+    const said = `${node.url.host} gave an answer that is not its installer's: malformed HTTP (HPE_UNEXPECTED_CONTENT_LENGTH: Duplicate Content-Length)`;
+    assert.deepEqual([outcome.kind, outcome.detail], ["failed", said]);
+    assert.match(printed, new RegExp(`^\\[n1\\] error: ${said.replace(/[.()]/g, "\\$&")}$`, "m"));
+    assert.equal(node.seen.filter((s) => s.startsWith("POST")).length, 1, "sent once, not again");
+    await state.flush();
+    assert.deepEqual((await FleetState.open(state.path, "plan.yaml", "hash")).node("n1"), { etag: '"e2"', starting: true }, "the mark of a start that was sent stays");
+  });
+
   it("a node prepared ahead (its start's mark written with its draft) that someone else began installing before its turn: its run follows that attempt, sends no install, and takes its mark off", { timeout: 30_000 }, async (t) => {
     const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
     let statuses = 0;

@@ -84,6 +84,14 @@ describe("fleet --support-bundle: each node's bundle and the index", () => {
     assert.ok(out.notes.some(([, , message]) => message.startsWith(`support bundle: ${join(dir, "node-01.tar.gz")} (`)));
   });
 
+  it("a node that answers with malformed HTTP (a broken chunked body): malformed in the index, naming the parser's code; not unreachable", async (t) => {
+    const liar = await installer(t, (req) => req.socket.end("HTTP/1.1 200 OK\r\nContent-Type: application/gzip\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\nzz\r\n"));
+    const dir = join(await tempDir("stratum-bundles-"), "bundles");
+    const [entry] = await gatherBundles([node("node-01", liar.url, liar.pin)], dir, 1, recorder());
+    assert.deepEqual(entry, { node: "node-01", installer: liar.url.origin, error: "malformed", detail: `${liar.url.host} gave an answer that is not its installer's: malformed HTTP (HPE_INVALID_CHUNK_SIZE: Invalid character in chunk size)` });
+    assert.deepEqual(await readdir(dir), [], "no file, no temp");
+  });
+
   it("--parallel N: N nodes asked at once", { timeout: 20_000 }, async (t) => {
     const waiting: Array<() => void> = [];
     const together: Handler = (req, res) => {

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { NodeApi } from "../../../cli/fleet/api.ts";
+import { fakeInstaller } from "../../helpers/fake-node.ts";
 import { ApiProblem, type InstallEvent, type Verdict } from "../../../cli/fleet/api.ts";
 import { HttpClientError } from "../../../core/http/client.ts";
 import { followAttempt } from "../../../cli/fleet/watch.ts";
@@ -67,6 +69,23 @@ describe("fleet: following an attempt", () => {
       await assert.rejects(followAttempt(installer, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: () => undefined }), wrong);
       assert.equal(asked, 1, `${kind} in ${where}: asked once`);
     }
+  });
+
+  it("an event stream in malformed HTTP (its chunked body broken after an event), from a node whose every answer is malformed: not followed on as a node out of reach, it ends at once naming the parser's code", async (t) => {
+    let streams = 0;
+    const node = await fakeInstaller(t, (req) => {
+      if (!req.url!.includes("/install/events")) return req.socket.end("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}");
+      streams += 1;
+      const data = `id: 1\ndata: ${JSON.stringify(event(1))}\n\n`;
+      req.socket.end(`HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n${Buffer.byteLength(data).toString(16)}\r\n${data}\r\nzz\r\n`);
+    });
+    const api = new NodeApi({ url: node.url, pin: node.pin, code: "c" });
+    const breaks: string[] = [];
+    await assert.rejects(followAttempt(api, 1, 0, { signal: new AbortController().signal, onEvent: () => undefined, onBreak: (reason) => breaks.push(reason), giveUpMs: 0, pauseMs: 1 }), (error: HttpClientError) => {
+      assert.deepEqual([error.kind, error.message], ["malformed", `${node.url.host} gave an answer that is not its installer's: malformed HTTP (HPE_INVALID_CHUNK_SIZE: Invalid character in chunk size)`]);
+      return true;
+    });
+    assert.deepEqual([breaks, streams], [[], 1], "no break said, the stream not asked again");
   });
 
   it("a success the attempt.finished event carries ends the following without asking for the verdict (one request less between one node and the next); a failure is asked for", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash, X509Certificate } from "node:crypto";
 import { once } from "node:events";
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpServer, type IncomingMessage, maxHeaderSize, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
 import { describe, test, type TestContext } from "node:test";
@@ -9,7 +9,7 @@ import { z } from "zod";
 import { generateSelfSignedCert } from "../../../core/access/tls.ts";
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { certificateSha256, download, HttpClientError, openStream, request, requestJson } from "../../../core/http/client.ts";
+import { certificateSha256, download, HttpClientError, nothingSent, openStream, request, requestJson } from "../../../core/http/client.ts";
 import { createIdleConnections } from "../../../core/http/connections.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
@@ -471,5 +471,74 @@ describe("a checked connection carries the next requests to its origin", () => {
     assert.equal(connections.size, 0);
     await request({ ...base, url: server.url, trust: "any", connections });
     assert.equal(server.handshakes(), 2);
+  });
+});
+
+describe("an answer Node's HTTP parser refuses (a node that lies, or another service on its port): malformed, named by the parser's code, at once", () => {
+  const MALFORMED: Array<[string, string, string]> = [
+    ["a header section over Node's limit", `HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(maxHeaderSize)}\r\nContent-Length: 2\r\n\r\n{}`, "HPE_HEADER_OVERFLOW"],
+    ["two different Content-Length headers", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", "HPE_UNEXPECTED_CONTENT_LENGTH"],
+    ["a Content-Length and a chunked body at once", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", "HPE_INVALID_TRANSFER_ENCODING"],
+    ["an invalid status line", "HTTP/1.1 2x0 OK\r\n\r\n", "HPE_INVALID_STATUS"],
+    ["no HTTP at all (another service's banner)", "SSH-2.0-OpenSSH_9.2\r\n", "HPE_INVALID_CONSTANT"],
+    ["a control character in a header", "HTTP/1.1 200 OK\r\nX-A: a\x01b\r\nContent-Length: 2\r\n\r\n{}", "HPE_INVALID_HEADER_TOKEN"],
+    ["a chunked body broken after its headers (a 200 already read)", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n", "HPE_INVALID_CHUNK_SIZE"],
+  ];
+
+  test("each by every way of asking (a GET, a POST, a download, an event stream read): malformed, its code said, and not nothingSent (the request went out)", { timeout: 60_000 }, async (t) => {
+    for (const [what, bytes, code] of MALFORMED) {
+      const server = await serveHttps(t, (req) => req.socket.end(bytes));
+      const dir = await tempDir("stratum-download-");
+      const read = async () => {
+        const res = await openStream({ ...base, url: server.url, trust: "any", idleMs: 60_000 });
+        for await (const _ of res);
+      };
+      const ways = [() => request({ ...base, url: server.url, trust: "any" }), () => requestJson({ ...base, url: server.url, trust: "any", method: "POST", body: "{}" }, 202, z.unknown()), () => download({ ...base, url: server.url, trust: "any" }, join(dir, "n.tar.gz")), read];
+      for (const [i, ask] of ways.entries()) {
+        const error = await rejection(ask());
+        assert.equal(error.kind, "malformed", `${what}, way ${i}: ${error.message}`);
+        assert.match(error.message, new RegExp(`^malformed HTTP \\(${code}: `), what);
+        assert.equal(nothingSent(error), false, what);
+      }
+      assert.equal(server.requests(), ways.length, `${what}: each asked once, none sent again`);
+      assert.deepEqual(await readdir(dir), [], `${what}: no file, no temp`);
+    }
+  });
+
+  test("an event stream whose chunked body breaks after events were read: its reader hears malformed, not a connection cut", async (t) => {
+    let breakIt = () => {};
+    const server = await serveHttps(t, (req) => {
+      req.socket.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n9\r\ndata: 1\n\n\r\n");
+      breakIt = () => req.socket.end("zz\r\n");
+    });
+    const res = await openStream({ ...base, url: server.url, trust: "any", idleMs: 60_000 });
+    assert.equal(String((await once(res, "data"))[0]), "data: 1\n\n");
+    breakIt();
+    const [error] = (await once(res, "error")) as [HttpClientError];
+    assert.deepEqual([error.kind, error.message], ["malformed", "malformed HTTP (HPE_INVALID_CHUNK_SIZE: Invalid character in chunk size)"]);
+  });
+
+  test("the words: the parser's code and reason, and for a header section over the limit, the limit", async (t) => {
+    const server = await serveHttps(t, (req) => req.socket.end(MALFORMED[0]![1]));
+    const error = await rejection(request({ ...base, url: server.url, trust: "any" }));
+    assert.equal(error.message, `malformed HTTP (HPE_HEADER_OVERFLOW: Header overflow, a header section over ${maxHeaderSize / 1024} KiB)`);
+  });
+
+  test("a GET on a kept connection answered so is not sent again (as one the server closed would be): the answer is the server's", async (t) => {
+    const server = await serveHttps(t, (req, res) => (server.requests() === 1 ? res.end("ok") : req.socket.end(MALFORMED[1]![1])));
+    const connections = createIdleConnections({ idleMs: 60_000, max: 8 });
+    assert.equal((await request({ ...base, url: server.url, trust: "any", connections })).body, "ok");
+    const error = await rejection(request({ ...base, url: server.url, trust: "any", connections }));
+    assert.equal(error.kind, "malformed");
+    assert.deepEqual([server.requests(), server.handshakes()], [2, 1]);
+  });
+
+  test("bytes past a whole answer (more than its Content-Length): the answer as its Content-Length frames it; the rest goes with its connection, never read as the next request's answer", async (t) => {
+    const smuggled = 'HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{"x":666}';
+    const server = await serveHttps(t, (req, res) => (server.requests() === 1 ? req.socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 2\r\nKeep-Alive: timeout=5\r\n\r\n{}${smuggled}`) : res.end('{"x":1}')));
+    const connections = createIdleConnections({ idleMs: 60_000, max: 8 });
+    assert.equal((await request({ ...base, url: server.url, trust: "any", connections })).body, "{}");
+    assert.equal((await request({ ...base, url: server.url, trust: "any", connections })).body, '{"x":1}');
+    assert.equal(server.handshakes(), 2, "the first connection was not kept");
   });
 });
