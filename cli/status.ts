@@ -105,6 +105,8 @@ function inStatusWords(error: unknown, target: Pinned, path: string): unknown {
       return new Unavailable(`${origin}${path} answered HTTP ${status} without JSON: is it the installer?`);
     case "schema":
       return new Unavailable(`${origin}${path} answered ${error.message}: is it the installer?`);
+    case "malformed":
+      return new Unavailable(`${origin}${path} answered with ${error.message}: is it the installer?`);
     case "status": {
       const detail = problemDetail(error.answer!.body);
       if (status === 401) {
@@ -175,7 +177,7 @@ async function follow(target: Pinned, options: StatusOptions): Promise<Exit> {
       } catch (err) {
         if (err instanceof HttpClientError && err.kind === "status" && err.answer!.status === 401) await hold.renewedCode(err, STATUS_PATH);
         // Another refusal or an odd answer: asking again changes nothing.
-        else if (!(err instanceof HttpClientError) || err.kind === "status" || err.kind === "not-json" || err.kind === "schema") throw inStatusWords(err, hold.target, STATUS_PATH);
+        else if (!(err instanceof HttpClientError) || err.kind === "status" || err.kind === "not-json" || err.kind === "schema" || err.kind === "malformed") throw inStatusWords(err, hold.target, STATUS_PATH);
         else await hold.lost(err, doing, STATUS_PATH);
       }
     }
@@ -323,6 +325,8 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
       }
     } catch (err) {
       if (err instanceof Refused) throw err;
+      // No installer answers so, restarting or not: asking again would only hear it again.
+      if (err instanceof HttpClientError && err.kind === "malformed") throw inStatusWords(err, hold.target, path);
       if (err instanceof HttpClientError && err.kind === "status") {
         if (err.answer!.status === 404) {
           // The attempt it ran is gone from its store: the state dir was replaced (or cleared) under a restart.

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { maxHeaderSize } from "node:http";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { generateSelfSignedCert } from "../../core/access/tls.ts";
+import { generateInstallCode } from "../../core/access/install-code.ts";
 import { stateLayout } from "../../core/state/layout.ts";
 import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
@@ -763,6 +766,57 @@ describe("status", () => {
       assert.match(run.stdout, /^phase +installing: attempt 1, step firstboot, started \(no time given\)$/m, "a status without its start time says so");
       assert.ok(streams <= 2, `${what}: ${streams} streams`);
     }
+  });
+});
+
+describe("status of a server that answers in malformed HTTP", () => {
+  const INSTALLING = { phase: "installing", version: "stratum-installer 1", profile: "single-node", hostname: "n1", url: "https://n1:9443", configValid: true, attempt: 1, step: "firstboot" };
+
+  /** A state dir of the server's certificate and a code, and that server: its nth status a status (JSON) or raw bytes; its event stream raw bytes. */
+  async function liar(statusOf: (asked: number) => object | string, eventBytes: string) {
+    const stateDir = await tempDir();
+    const { certPem, keyPem } = generateSelfSignedCert({ commonName: "liar", dnsNames: [], ipAddresses: ["127.0.0.1"] });
+    const layout = stateLayout(stateDir);
+    await Promise.all([writeFile(layout.installCode, `${generateInstallCode()}\n`, { mode: 0o600 }), writeFile(layout.tlsCert, certPem)]);
+    let streams = 0;
+    let statuses = 0;
+    const server = createServer({ cert: certPem, key: keyPem }, (req, res) => {
+      if (!req.url!.startsWith("/v1/installer/install/events")) {
+        const status = statusOf((statuses += 1));
+        return typeof status === "string" ? req.socket.end(status) : res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(status));
+      }
+      streams += 1;
+      req.socket.end(eventBytes);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    lab.defer(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    return { stateDir, port: String((server.address() as AddressInfo).port), streams: () => streams, statuses: () => statuses };
+  }
+
+  test("status: exit 2 naming what was asked, the parser's code, and asking whether it is the installer; not that it did not answer", async () => {
+    const { stateDir, port } = await liar(() => `HTTP/1.1 200 OK\r\nX-Big: ${"a".repeat(maxHeaderSize)}\r\nContent-Length: 2\r\n\r\n{}`, "");
+    const run = await runCli(["status", "--state-dir", stateDir, "--port", port]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.equal(run.stderr, `status: https://127.0.0.1:${port}/v1/installer/status answered with malformed HTTP (HPE_HEADER_OVERFLOW: Header overflow, a header section over ${maxHeaderSize / 1024} KiB): is it the installer?\n`);
+  });
+
+  test("--follow whose event stream is so answered (a broken chunked body): exit 2 at once saying so, not tried again for 30 s as an installer lost", async () => {
+    const { stateDir, port, streams } = await liar(() => INSTALLING, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+    const run = await runCli(["status", "--follow", "--state-dir", stateDir, "--port", port]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.equal(run.stderr, `status: https://127.0.0.1:${port}/v1/installer/install/events?attempt=1 answered with malformed HTTP (HPE_INVALID_CHUNK_SIZE: Invalid character in chunk size): is it the installer?\n`);
+    assert.equal(streams(), 1);
+  });
+
+  test("--follow waiting for an attempt, its status then so answered (two Content-Lengths): exit 2 at once saying so, not tried again for 30 s", async () => {
+    const { stateDir, port, statuses } = await liar((asked) => (asked === 1 ? { ...INSTALLING, phase: "configuring", attempt: 0, step: undefined } : "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"), "");
+    const run = await runCli(["status", "--follow", "--state-dir", stateDir, "--port", port]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.equal(run.stderr, `status: https://127.0.0.1:${port}/v1/installer/status answered with malformed HTTP (HPE_UNEXPECTED_CONTENT_LENGTH: Duplicate Content-Length): is it the installer?\n`);
+    assert.equal(statuses(), 2);
   });
 });
 
