@@ -30,13 +30,13 @@ function summary(file: string, errors: readonly FieldError[]): string {
 /**
  * text: `FILE:LINE:COL: error: field: message` a problem, as compilers print them (editors and
  * CI jump to the place); github: workflow commands that annotate the file; json: the field
- * errors as the API returns them.
+ * errors as the API returns them (a field's path cut as the draft service cuts it).
  */
 export function formatProblems(path: string, errors: readonly FieldError[], format: Format): string {
   const file = printable(path);
   switch (format) {
     case "json":
-      return `${printableJsonText(JSON.stringify({ file: path, valid: errors.length === 0, errors }, null, 2))}\n`;
+      return `${printableJsonText(JSON.stringify({ file: path, valid: errors.length === 0, errors: errors.map((e) => ({ ...e, field: shownField(e.field) })) }, null, 2))}\n`;
     case "github":
       return (
         errors.map((e) => `::error file=${escapeProperty(file)},line=${e.line ?? 1},col=${e.column ?? 1}::${escapeData(described(e))}\n`).join("") + summary(file, errors)

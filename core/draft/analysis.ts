@@ -19,7 +19,7 @@ export interface DraftAnalysis {
 
 /**
  * What the service says of a draft (its view, a validation, an INVALID_CONFIG, the unattended record): each error's
- * field cut short when a key in it is huge (the key stays in the draft; `validate`'s --format json keeps it whole).
+ * field cut short when a key in it is huge (the key stays in the draft; `validate --format json` cuts it the same).
  */
 export function analyzeBody(body: DraftBody, ctx: ValidationContext): DraftAnalysis {
   const analysis = analyzed(body, ctx);
