@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { constants, createWriteStream, fstatSync, unlinkSync } from "node:fs";
 import { link, open, realpath, rename, rm, stat } from "node:fs/promises";
 import { isatty } from "node:tty";
@@ -12,6 +11,8 @@ import { SERVE_FLAGS } from "./flags.ts";
 import { goOnWithoutStdout } from "./epipe.ts";
 import { STOPS, onStop } from "./stops.ts";
 import { makeFolder } from "../core/fs/private-dir.ts";
+import { removeInterruptedWritesOf } from "../core/fs/atomic-write.ts";
+import { tempPathOf } from "../core/state/layout.ts";
 import { notWrittenBecause, stateDirNotReadable, writeRemedy } from "../core/fs/storage-error.ts";
 
 interface SupportBundleOptions {
@@ -248,7 +249,10 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
   let file = named ? join(folder, bundle.name) : folder;
   // Whole or not at all: a bundle cut short by a full disk must not pass for one. Its temp file is made new (O_EXCL) under
   // a name no one can guess: run as root in a folder others write to, a file or a link planted there is never written through.
-  const partial = `${file}.${randomBytes(6).toString("hex")}.part`;
+  const partial = tempPathOf(file, { unguessable: true });
+  // A run killed (kill -9) while it wrote this file left its temp file beside it, up to a bundle's size: those whose
+  // process is gone go, as the fleet's gather's do; one another run is still writing stays.
+  await removeInterruptedWritesOf(file, { ofGoneProcesses: true }).catch(() => undefined);
   // Stopped (Ctrl-C, SIGTERM, the terminal gone) while it is written: its temp file goes with it, not left beside.
   const stopped = onStop((signal) => {
     try {

@@ -49,7 +49,8 @@ export async function writeFilesAtomic(files: readonly { path: string; data: str
  * The temp files writeFileAtomic left for `path` when its process was killed mid-write (any pid's): removed. Returns
  * their paths. For a file outside the state dir (node.yaml), whose temp may hold what the file would (its secrets).
  * `ofGoneProcesses`: only those whose writer's pid runs no process, for a file that processes holding no common lock
- * write (the fleet's report, beside state files of different runs); a reused pid keeps its file, which is no loss.
+ * write (the fleet's report, beside state files of different runs; a support bundle's -o FILE, its temp file
+ * unguessable); a reused pid keeps its file, which is no loss.
  */
 export async function removeInterruptedWritesOf(path: string, { ofGoneProcesses = false } = {}): Promise<string[]> {
   const folder = dirname(path);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 
 /** Every file the installer keeps in its state dir (--state-dir), named here once: the rest asks for paths. */
@@ -52,15 +53,25 @@ export function stateLayout(dir: string): StateLayout {
   };
 }
 
-/** The temp file a write to `path` goes through before it is renamed into place: hidden, beside it, this process's. */
-export function tempPathOf(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+/**
+ * The temp file a write to `path` goes through before it is renamed into place: hidden, beside it, this process's.
+ * `unguessable`: with a random tag after the pid (`.NAME.PID.TAG.tmp`), for one made new (O_EXCL) in a folder others
+ * may write to (a support bundle's -o): no one can plant a file in its place beforehand to refuse the write.
+ */
+export function tempPathOf(path: string, { unguessable = false } = {}): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}${unguessable ? `.${randomBytes(TAG_BYTES).toString("hex")}` : ""}.tmp`);
 }
+
+const TAG_BYTES = 6;
+const TAG = `[0-9a-f]{${TAG_BYTES * 2}}`;
+/** After `.NAME.`: the writer's pid, and an unguessable temp file's tag. */
+const TEMP_TAIL = new RegExp(`^(\\d+)(?:\\.${TAG})?\\.tmp$`);
+const TEMP_NAME = new RegExp(`^\\..+\\.\\d+(?:\\.${TAG})?\\.tmp$`);
 
 /** When `name`, in `path`'s folder, is a temp file of a write to `path` (`tempPathOf`, any process's): the pid of the process that wrote it. */
 export function writerOfTempFile(path: string, name: string): number | undefined {
   const prefix = `.${basename(path)}.`;
-  const pid = name.startsWith(prefix) ? /^(\d+)\.tmp$/.exec(name.slice(prefix.length))?.[1] : undefined;
+  const pid = name.startsWith(prefix) ? TEMP_TAIL.exec(name.slice(prefix.length))?.[1] : undefined;
   return pid === undefined ? undefined : Number(pid);
 }
 
@@ -69,7 +80,7 @@ export function keptAsidePathOf(path: string, at: Date): string {
   return `${path}.kept-${at.toISOString().replaceAll(":", "-")}`;
 }
 
-/** The name of a temp file (`tempPathOf`: `.NAME.PID.tmp`) an interrupted write left behind, any file's. */
+/** The name of a temp file (`tempPathOf`: `.NAME.PID.tmp`, `.NAME.PID.TAG.tmp`) an interrupted write left behind, any file's. */
 export function isTempFile(name: string): boolean {
-  return /^\..+\.\d+\.tmp$/.test(name);
+  return TEMP_NAME.test(name);
 }

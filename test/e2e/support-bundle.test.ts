@@ -5,10 +5,10 @@ import { randomBytes } from "node:crypto";
 import { closeSync, createReadStream, existsSync, openSync } from "node:fs";
 import { chmod, copyFile, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { test } from "node:test";
 import { generateSelfSignedCert } from "../../core/access/tls.ts";
-import { stateLayout } from "../../core/state/layout.ts";
+import { isTempFile, stateLayout, tempPathOf } from "../../core/state/layout.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { BUNDLE, DEMO_HOST_FACTS, bundleNode, harness, runCli, tempDir, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { assertNoSecret, extractBundle, SECRETS } from "../helpers/support-bundle.ts";
@@ -297,7 +297,7 @@ test("support-bundle -o DIR never replaces a bundle there: two made within one s
   assert.ok((await extractBundle(/^(.*): \d+ files/.exec(first.stdout)![1]!)).files.has("manifest.json"), "the first bundle kept whole");
   for (const file of taken) assert.equal(await readFile(join(out, file), "utf8"), "someone's bundle\n", `${file} kept`);
   assert.ok((await extractBundle(written!)).files.has("manifest.json"));
-  assert.deepEqual((await readdir(out)).filter((f) => f.endsWith(".part")), []);
+  assert.deepEqual((await readdir(out)).filter(isTempFile), []);
 });
 
 test("support-bundle --state-dir alone, of a service started with --tls-key: the operator's key its firstboot printed is redacted, as the service's own bundle redacts it", async () => {
@@ -422,12 +422,17 @@ test("support-bundle -o - (or -o a named pipe) whose reader leaves before the en
   assert.equal(fromFifo.stderr, `installer: the reader of ${fifo} went away before the whole bundle was written: what was read of it is cut, not a whole .tar.gz; give -o FILE (or -o DIR) to keep it whole\n`);
 });
 
-test("support-bundle stopped while it writes the bundle (Ctrl-C, SIGTERM, the terminal gone): no partial file left beside it, exit 128 + the signal's number, one line saying no bundle was written", async () => {
-  const stateDir = await tempDir("stratum-sb-stopped-");
+/** A state dir whose bundle takes a second or more to write: 12 MB of events that do not compress (the bundle keeps 10 of them). */
+async function slowToBundle(prefix: string): Promise<string> {
+  const stateDir = await tempDir(prefix);
   await mkdir(stateLayout(stateDir).events, { recursive: true, mode: 0o700 });
-  // Events that do not compress, 12 MB (the bundle keeps 10 of them): the bundle takes a second or more to write.
   const line = (seq: number) => `${JSON.stringify({ seq, attempt: 1, time: "2026-12-07T09:00:00.000Z", type: "step.log", step: "firstboot", level: "info", message: randomBytes(60).toString("base64") })}\n`;
   await writeFile(stateLayout(stateDir).eventsOf(1), Array.from({ length: 60_000 }, (_, i) => line(i + 1)).join(""), { mode: 0o600 });
+  return stateDir;
+}
+
+test("support-bundle stopped while it writes the bundle (Ctrl-C, SIGTERM, the terminal gone): no partial file left beside it, exit 128 + the signal's number, one line saying no bundle was written", async () => {
+  const stateDir = await slowToBundle("stratum-sb-stopped-");
   /** A run stopped by `signal` once its temp file is there; undefined when it wrote its whole bundle before the signal came. */
   const stopped = async (signal: NodeJS.Signals) => {
     const out = await tempDir("stratum-sb-stopped-out-");
@@ -436,7 +441,7 @@ test("support-bundle stopped while it writes the bundle (Ctrl-C, SIGTERM, the te
     let stderr = "";
     proc.stderr!.on("data", (d) => (stderr += d));
     const closed = once(proc, "close");
-    await waitFor("the bundle's temp file", async () => ((await readdir(out)).some((name) => name.endsWith(".part")) || proc.exitCode !== null ? true : undefined));
+    await waitFor("the bundle's temp file", async () => ((await readdir(out)).some(isTempFile) || proc.exitCode !== null ? true : undefined));
     proc.kill(signal);
     const [code] = (await closed) as [number | null];
     return code === 0 ? undefined : { code, stderr, left: await readdir(out) };
@@ -450,4 +455,34 @@ test("support-bundle stopped while it writes the bundle (Ctrl-C, SIGTERM, the te
     assert.deepEqual(run.left, [], signal);
     assert.equal(run.stderr, `installer: stopped (${signal}): no bundle written\n`);
   }
+});
+
+test("support-bundle -o FILE killed -9 while it writes: its temp file, left beside FILE, is removed by the next support-bundle -o FILE; a live process's is kept", async () => {
+  const stateDir = await slowToBundle("stratum-sb-killed-");
+  const out = await tempDir("stratum-sb-killed-out-");
+  const file = join(out, "b.tar.gz");
+  /** A run killed -9 once its temp file is there; undefined when it wrote its whole bundle before. */
+  const killed = async () => {
+    const proc = spawn(await bundleNode(), [BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", file, "--host-facts", DEMO_HOST_FACTS], { stdio: "ignore" });
+    lab.defer(() => proc.exitCode === null && proc.kill("SIGKILL"));
+    const closed = once(proc, "close");
+    await waitFor("the bundle's temp file", async () => ((await readdir(out)).length > 0 || proc.exitCode !== null ? true : undefined));
+    proc.kill("SIGKILL");
+    await closed;
+    // Killed after the rename (the bundle whole, its temp file gone): again.
+    const left = (await readdir(out)).filter((name) => name !== "b.tar.gz");
+    await rm(file, { force: true });
+    return left.length > 0 ? left : undefined;
+  };
+  let left: string[] | undefined;
+  for (let tries = 0; left === undefined && tries < 5; tries++) left = await killed();
+  assert.ok(left, "the bundle was written whole before the kill, five times");
+  assert.equal(left.length, 1, `kill -9 leaves the temp file: ${left.join(", ")}`);
+  // Another support-bundle -o FILE still writing: its temp file is its own.
+  const live = tempPathOf(file, { unguessable: true });
+  await writeFile(live, "a live writer's\n");
+  const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", file, "--host-facts", DEMO_HOST_FACTS]);
+  assert.equal(made.code, 0, made.stderr);
+  assert.deepEqual((await readdir(out)).sort(), ["b.tar.gz", basename(live)].sort());
+  assert.equal(await readFile(live, "utf8"), "a live writer's\n");
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { removeInterruptedWritesOf, writeFileAtomic, writeFilesAtomic } from "../../../core/fs/atomic-write.ts";
 import { DurableJsonFile } from "../../../core/fs/durable-json-file.ts";
@@ -95,4 +95,16 @@ test("removeInterruptedWritesOf removes a file's temp files (.NAME.PID.tmp) and 
   await writeFile(join(folder, ".node.yaml.tmp"), "an operator's");
   assert.deepEqual(await removeInterruptedWritesOf(path), [join(folder, ".node.yaml.4242.tmp")]);
   assert.deepEqual((await readdir(folder)).sort(), [".node.yaml.4243.tmp", ".node.yaml.tmp"]);
+});
+
+test("removeInterruptedWritesOf with ofGoneProcesses: an unguessable temp file (.NAME.PID.TAG.tmp) of a gone process goes, a live one's stays, a name of another shape stays", async () => {
+  const folder = await tempDir();
+  const path = join(folder, "b.tar.gz");
+  const live = tempPathOf(path, { unguessable: true });
+  assert.notEqual(live, tempPathOf(path, { unguessable: true }), "a tag of its own each time");
+  // A pid over the kernel's maximum (4194304) runs no process.
+  const gone = join(folder, ".b.tar.gz.99999999.0123456789ab.tmp");
+  await Promise.all([live, gone, join(folder, ".b.tar.gz.99999999.0123.tmp"), join(folder, "b.tar.gz.0123456789ab.part")].map((file) => writeFile(file, "")));
+  assert.deepEqual(await removeInterruptedWritesOf(path, { ofGoneProcesses: true }), [gone]);
+  assert.deepEqual((await readdir(folder)).sort(), [".b.tar.gz.99999999.0123.tmp", basename(live), "b.tar.gz.0123456789ab.part"].sort());
 });
