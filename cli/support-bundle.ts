@@ -6,6 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { offlineFacts, operatorSecrets, readBundle, readState, serviceFact, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
 import type { Exit } from "./commands.ts";
 import { printable } from "../core/common/printable.ts";
+import { capText } from "../core/common/cut-text.ts";
 import { lastStartRanWith } from "../core/state/last-start.ts";
 import { SERVE_FLAGS } from "./flags.ts";
 import { goOnWithoutStdout } from "./epipe.ts";
@@ -143,9 +144,30 @@ async function supportBundle(options: SupportBundleOptions): Promise<Exit> {
   }
   try {
     return await made(options, toStdout, into);
+  } catch (err) {
+    const unread = notRead(options.stateDir, err);
+    if (unread === undefined) throw err;
+    const what = toStdout ? "the bundle on stdout is incomplete, not a whole .tar.gz" : into ? `what went into ${printable(options.output!)} is incomplete, not a whole .tar.gz` : "no bundle written";
+    process.stderr.write(`installer: cannot read ${unread}: ${what}\n`);
+    return 1;
   } finally {
     await into?.close().catch(() => undefined);
   }
+}
+
+/** Of a path, and of an error's words, in a message: the most, in bytes (a path is up to 4096). */
+const NOT_READ_BYTES = 512;
+
+/**
+ * The file the bundle failed to read and why, "PATH (EIO: an I/O error)" as a terminal may show it, when `err` is such
+ * a failure: a file it holds or must know (a secret it redacts) that is there but fails to read (a disk's EIO), which
+ * it cannot leave out as it leaves out one it may not read; the state dir's own permissions are said as status says them.
+ */
+function notRead(stateDir: string, err: unknown): string | undefined {
+  const { code, path, syscall } = (err ?? {}) as NodeJS.ErrnoException;
+  if (typeof code !== "string" || typeof path !== "string" || syscall === "write" || stateDirNotReadable(stateDir, err)) return undefined;
+  const capped = (text: string) => capText(printable(text), NOT_READ_BYTES).text;
+  return `${capped(path)} (${capped(notWrittenBecause(err))})`;
 }
 
 /** The folder -o puts the bundle in (the working directory without -o), when it is the state dir or a folder below it. */

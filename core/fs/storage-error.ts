@@ -30,6 +30,16 @@ export function notWrittenBecause(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
+/**
+ * `err` naming `path` when it is an I/O error that names no file: Node names the file an open failed on, never the
+ * one a read or a stat of an open file failed on (EIO, a sysfs file's EINVAL), which was then said without it.
+ */
+export function namingFile(path: string, err: unknown): unknown {
+  const error = err as NodeJS.ErrnoException | undefined;
+  if (typeof error?.code === "string" && error.path === undefined) error.path = path;
+  return err;
+}
+
 /** What WHY says of a write error, when it says anything: a folder that could not be made for a file in the way (mkdir's EEXIST) is said as ENOTDIR is. */
 function whyOf(cause: unknown): string | undefined {
   const { code, syscall } = (cause ?? {}) as NodeJS.ErrnoException;

@@ -4,6 +4,7 @@ import { deflateRawSync } from "node:zlib";
 import { visible } from "../common/printable.ts";
 import { privateKeyLines } from "../secrets/index.ts";
 import { marker, type BundleRedactor } from "./secrets.ts";
+import { namingFile } from "../fs/storage-error.ts";
 
 /** An attempt's event file as the bundle takes it: its complete lines up to `end`, so a running attempt's later lines do not change its size. */
 export interface EventsFile {
@@ -45,6 +46,9 @@ async function* linesOf(path: string, end: number): AsyncGenerator<Buffer | numb
   try {
     if (!(await file.stat()).isFile()) return;
     yield* linesOfFile(file, end);
+  } catch (err) {
+    // Read whole when it was measured, it fails now (a disk's EIO): said with its name, which a read's error lacks.
+    throw namingFile(path, err);
   } finally {
     await file.close();
   }

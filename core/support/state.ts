@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { open, readdir } from "node:fs/promises";
-import { notWrittenBecause } from "../fs/storage-error.ts";
+import { namingFile, notWrittenBecause } from "../fs/storage-error.ts";
 import { storeShapeProblem } from "../state/store-shape.ts";
 import { join } from "node:path";
 import { jsonProblem } from "../common/json-syntax.ts";
@@ -83,6 +83,8 @@ async function readCappedOrFail(path: string, cap: number, options: { tail?: boo
     // Cut at its front: from the first whole line on, so that no half line (half a secret) is kept.
     if (from > 0) read = read.subarray(read.indexOf(10) + 1);
     return { text: read.toString("utf8"), size, cut: size > cap };
+  } catch (err) {
+    throw namingFile(path, err);
   } finally {
     await file.close();
   }

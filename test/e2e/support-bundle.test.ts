@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { randomBytes } from "node:crypto";
-import { closeSync, createReadStream, existsSync, openSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, openSync, readFileSync } from "node:fs";
 import { chmod, copyFile, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, join } from "node:path";
@@ -485,4 +485,35 @@ test("support-bundle -o FILE killed -9 while it writes: its temp file, left besi
   assert.equal(made.code, 0, made.stderr);
   assert.deepEqual((await readdir(out)).sort(), ["b.tar.gz", basename(live)].sort());
   assert.equal(await readFile(live, "utf8"), "a live writer's\n");
+});
+
+/** A file that is there, a regular file of 4096 bytes to stat, whose read fails (EINVAL: lo has no link speed), as a disk's EIO does: the message of its error. */
+const REFUSES_READ = "/sys/class/net/lo/speed";
+const refusal = (() => {
+  try {
+    readFileSync(REFUSES_READ);
+    return undefined;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT" ? undefined : (err as Error).message;
+  }
+})();
+
+test("support-bundle meeting a file it cannot read (not missing, not refused by permissions: an I/O error): exit 1 naming the file and its error; -o FILE leaves no FILE, -o - and -o DEVICE say that what they got is no whole bundle", { skip: refusal ? undefined : `${REFUSES_READ} reads or is not there` }, async () => {
+  const stateDir = await tempDir("stratum-sb-eio-");
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  // The install code: a secret the bundle must know to redact it everywhere, not a file it may leave out.
+  const installCode = stateLayout(stateDir).installCode;
+  await symlink(REFUSES_READ, installCode);
+  const out = await tempDir("stratum-sb-eio-out-");
+  const said = `installer: cannot read ${installCode} (${refusal})`;
+  const toFile = await runCli(["support-bundle", "--state-dir", stateDir, "-o", join(out, "b.tar.gz"), "--host-facts", DEMO_HOST_FACTS]);
+  assert.equal(toFile.code, 1);
+  assert.equal(toFile.stderr, `${said}: no bundle written\n`);
+  assert.deepEqual(await readdir(out), []);
+  const toStdout = await runCli(["support-bundle", "--state-dir", stateDir, "-o", "-", "--host-facts", DEMO_HOST_FACTS]);
+  assert.equal(toStdout.code, 1);
+  assert.equal(toStdout.stderr, `${said}: the bundle on stdout is incomplete, not a whole .tar.gz\n`);
+  const toDevice = await runCli(["support-bundle", "--state-dir", stateDir, "-o", "/dev/null", "--host-facts", DEMO_HOST_FACTS]);
+  assert.equal(toDevice.code, 1);
+  assert.equal(toDevice.stderr, `${said}: what went into /dev/null is incomplete, not a whole .tar.gz\n`);
 });
