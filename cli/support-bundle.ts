@@ -2,6 +2,7 @@ import { constants, createWriteStream, fstatSync, unlinkSync } from "node:fs";
 import { link, open, realpath, rename, rm, stat } from "node:fs/promises";
 import { isatty } from "node:tty";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { offlineFacts, operatorSecrets, readBundle, readState, serviceFact, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
 import type { Exit } from "./commands.ts";
@@ -60,6 +61,25 @@ async function streamed(piped: Promise<void>): Promise<"whole" | "reader left" |
     if (typeof code === "string" && syscall === "write") return err as NodeJS.ErrnoException;
     throw err;
   }
+}
+
+/**
+ * The bundle piped into stdout; its own failure (a file it reads failing: EIO) thrown as it is, and stdout ended with
+ * what came before it: handed to stdout (pipeline destroys each stream with it), it was said by stdout's error handler
+ * as "cannot write to stdout: EIO …", naming no file, and the process exited there (cli/epipe.ts). stdout's own
+ * errors (EPIPE, a full disk) reject as before.
+ */
+export async function pipedInto(bundle: Readable, out: NodeJS.WritableStream): Promise<void> {
+  let failed: { err: unknown } | undefined;
+  const own = async function* () {
+    try {
+      yield* bundle;
+    } catch (err) {
+      failed = { err };
+    }
+  };
+  await pipeline(own, out);
+  if (failed) throw failed.err;
 }
 
 /** The names of stdout, taken as `-` is: a temp file made beside /dev/stdout and renamed over it would replace the link itself. */
@@ -243,7 +263,7 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
     // A reader gone before the end (`| head -c 10`, a pager quit) got a cut archive: not the quiet 0 of `openapi | head`.
     goOnWithoutStdout(`stdout closed before the whole bundle was written: ${CUT}`);
     // A write stdout refused (a full disk) is said and ends the command as any command's (cli/epipe.ts).
-    if ((await streamed(pipeline(bundle.stream, process.stdout))) !== "whole") return 1;
+    if ((await streamed(pipedInto(bundle.stream, process.stdout))) !== "whole") return 1;
     await bundle.manifest;
     return 0;
   }
