@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { randomBytes } from "node:crypto";
-import { closeSync, createReadStream, existsSync, openSync, readFileSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, openSync } from "node:fs";
 import { chmod, copyFile, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, join } from "node:path";
@@ -12,7 +12,7 @@ import { isTempFile, stateLayout, tempPathOf } from "../../core/state/layout.ts"
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { BUNDLE, DEMO_HOST_FACTS, bundleNode, harness, runCli, tempDir, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { assertNoSecret, extractBundle, SECRETS } from "../helpers/support-bundle.ts";
-import { fill, noTmpfs, tmpfsFor } from "../helpers/full-disk.ts";
+import { fill, noTmpfs, refusal, REFUSES_READ, tmpfsFor } from "../helpers/full-disk.ts";
 
 const lab = harness();
 
@@ -486,17 +486,6 @@ test("support-bundle -o FILE killed -9 while it writes: its temp file, left besi
   assert.deepEqual((await readdir(out)).sort(), ["b.tar.gz", basename(live)].sort());
   assert.equal(await readFile(live, "utf8"), "a live writer's\n");
 });
-
-/** A file that is there, a regular file of 4096 bytes to stat, whose read fails (EINVAL: lo has no link speed), as a disk's EIO does: the message of its error. */
-const REFUSES_READ = "/sys/class/net/lo/speed";
-const refusal = (() => {
-  try {
-    readFileSync(REFUSES_READ);
-    return undefined;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ENOENT" ? undefined : (err as Error).message;
-  }
-})();
 
 test("support-bundle meeting a file it cannot read (not missing, not refused by permissions: an I/O error): exit 1 naming the file and its error; -o FILE leaves no FILE, -o - and -o DEVICE say that what they got is no whole bundle", { skip: refusal ? undefined : `${REFUSES_READ} reads or is not there` }, async () => {
   const stateDir = await tempDir("stratum-sb-eio-");

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { closeSync, openSync, statfsSync, ftruncateSync, fstatSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statfsSync, ftruncateSync, fstatSync, writeSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
@@ -10,6 +10,20 @@ const run = promisify(execFile);
 
 /** The error a write to the state dir `stateDir` on a full file system (ENOSPC) is, for a test that makes a service refuse one. */
 export const noSpace = (stateDir: string) => storageError(stateDir, Object.assign(new Error("no space"), { code: "ENOSPC" }));
+
+/**
+ * A file that is there, a regular file of 4096 bytes to stat, whose every read fails (EINVAL: lo has no link speed), as
+ * a disk's EIO does; `refusal`: its error's message, undefined where it reads or is not there (a test then skips).
+ */
+export const REFUSES_READ = "/sys/class/net/lo/speed";
+export const refusal = (() => {
+  try {
+    readFileSync(REFUSES_READ);
+    return undefined;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT" ? undefined : (err as Error).message;
+  }
+})();
 
 /** Why a test cannot have a real small file system here (not root, or mount refused); undefined when it can. */
 export const noTmpfs = process.getuid?.() !== 0 ? "needs root to mount a tmpfs" : undefined;

@@ -9,6 +9,9 @@ import { test } from "node:test";
 import { stateLayout } from "../../../core/state/layout.ts";
 import type { AttemptRecord, StoreData } from "../../../core/state/records.ts";
 import { readState, writeSupportBundle, type Manifest } from "../../../core/support/index.ts";
+import { redactedEvents } from "../../../core/support/events.ts";
+import { createBundleRedactor } from "../../../core/support/secrets.ts";
+import { refusal, REFUSES_READ } from "../../helpers/full-disk.ts";
 import { tempDir } from "../../helpers/installer.ts";
 import { assertNoSecret, extractBundle, SECRETS, tlsKey } from "../../helpers/support-bundle.ts";
 
@@ -533,4 +536,12 @@ test("more stores kept aside than the bundle holds: the newest three are in, and
   const { files } = await extractBundle(file);
   assert.deepEqual([...files.keys()].filter((path) => path.startsWith("state/")).sort(), [3, 4, 5].map((day) => `state/${layout.storeAside(new Date(`2026-12-0${day}T00:00:00Z`)).slice(dir.length + 1)}`));
   assert.deepEqual(manifest.leftOut.filter((l) => l.path.startsWith("state/")), [{ path: "state/installer.json.corrupt-*", why: "2 older stores kept aside: only the newest 3 are here" }]);
+});
+
+test("an events file measured whole that fails to read as the bundle streams it (a disk's EIO): its error names the file, which a read's error does not", { skip: refusal ? undefined : `${REFUSES_READ} reads or is not there` }, async () => {
+  const file = { attempt: 1, path: REFUSES_READ, end: 4096, lines: 1, bytes: 4096, packed: 64, overlong: { lines: 0, bytes: 0 } };
+  const streamed = async () => {
+    for await (const _chunk of redactedEvents(file, { lines: 0, bytes: 0 }, createBundleRedactor([]), () => undefined));
+  };
+  await assert.rejects(streamed, { syscall: "read", path: REFUSES_READ, message: refusal });
 });
