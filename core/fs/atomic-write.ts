@@ -1,4 +1,4 @@
-import { link, mkdir, readdir, rename, rm } from "node:fs/promises";
+import { link, lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { tempPathOf, writerOfTempFile } from "../state/layout.ts";
 import { pidAlive } from "./state-lock.ts";
@@ -50,18 +50,22 @@ export async function writeFilesAtomic(files: readonly { path: string; data: str
  * their paths. For a file outside the state dir (node.yaml), whose temp may hold what the file would (its secrets).
  * `ofGoneProcesses`: only those whose writer's pid runs no process, for a file that processes holding no common lock
  * write (the fleet's report, beside state files of different runs; a support bundle's -o FILE, its temp file
- * unguessable); a reused pid keeps its file, which is no loss.
+ * unguessable); a reused pid keeps its file, which is no loss. A file another user owns is never one of this user's
+ * writes: in a folder others may write to (root's `-o /tmp/x`), a name planted there is not removed.
  */
 export async function removeInterruptedWritesOf(path: string, { ofGoneProcesses = false } = {}): Promise<string[]> {
   const folder = dirname(path);
   // Files alone: a folder of that name is no write's (rm would refuse it).
   const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
-  const names = entries
+  const candidates = entries
     .filter((entry) => {
       const writer = entry.isFile() ? writerOfTempFile(path, entry.name) : undefined;
       return writer !== undefined && !(ofGoneProcesses && pidAlive(writer));
     })
     .map((entry) => entry.name);
+  const uid = process.getuid?.();
+  const owned = await Promise.all(candidates.map((name) => (uid === undefined ? true : lstat(join(folder, name)).then((s) => s.uid === uid, () => false))));
+  const names = candidates.filter((_, i) => owned[i]);
   await Promise.all(names.map((name) => rm(join(folder, name), { force: true })));
   return names.map((name) => join(folder, name));
 }

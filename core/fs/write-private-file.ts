@@ -29,8 +29,12 @@ export async function writeTempFile(path: string, data: string | Uint8Array, { m
 const TRUNCATE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
 const FRESH = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
-/** The temp file of writeTempFile, open for writing, for a caller that writes it piece by piece (a download). */
-export function openTempFile(path: string, mode = 0o600): Promise<FileHandle> {
+/**
+ * The temp file of writeTempFile, open for writing, for a caller that writes it piece by piece (a download).
+ * `fresh`: made new (O_EXCL), for an unguessable name in a folder others may write to: nothing there is written into.
+ */
+export function openTempFile(path: string, mode = 0o600, { fresh = false } = {}): Promise<FileHandle> {
+  if (fresh) return open(path, FRESH, mode);
   return open(path, TRUNCATE, mode).catch(async (err: NodeJS.ErrnoException) => {
     if (err.code !== "ELOOP") throw err;
     await unlink(path);

@@ -385,7 +385,8 @@ const REFUSAL_BYTES = 64 * 1024;
  */
 export function download(req: Omit<HttpRequest, "body">, path: string, placeOf?: (temp: string) => Promise<string>): Promise<{ size: number; sha256: string; path: string }> {
   return exchange(req, async (opened, url, signal, where, keeping) => {
-    const temp = tempPathOf(path);
+    // Beside the operator's own files (a gather's folder, perhaps one others may write to): a name no one can plant.
+    const temp = tempPathOf(path, { unguessable: true });
     // This machine's disk, not the server: a full one is said as such, never as a broken connection (nor tried again).
     const local = <T>(write: Promise<T>) => write.catch((error: unknown) => Promise.reject(new NotWrittenError(path, error)));
     try {
@@ -394,7 +395,7 @@ export function download(req: Omit<HttpRequest, "body">, path: string, placeOf?:
         const answer = { status: res.statusCode ?? 0, headers: res.headers, body: await readCapped(res, REFUSAL_BYTES, where).catch(() => "") };
         throw new HttpClientError("status", where, `HTTP ${answer.status}, expected 200`, { answer });
       }
-      const file = await local(openTempFile(temp));
+      const file = await local(openTempFile(temp, 0o600, { fresh: true }));
       const hash = createHash("sha256");
       let size = 0;
       try {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chown, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { removeInterruptedWritesOf, writeFileAtomic, writeFilesAtomic } from "../../../core/fs/atomic-write.ts";
@@ -108,3 +108,15 @@ test("removeInterruptedWritesOf with ofGoneProcesses: an unguessable temp file (
   assert.deepEqual(await removeInterruptedWritesOf(path, { ofGoneProcesses: true }), [gone]);
   assert.deepEqual((await readdir(folder)).sort(), [".b.tar.gz.99999999.0123.tmp", basename(live), "b.tar.gz.0123456789ab.part"].sort());
 });
+
+test("removeInterruptedWritesOf leaves a temp file another user owns, even of a gone process: in a folder others may write to, a file of that name is not ours to remove", { skip: process.getuid?.() !== 0 && "needs root to give a file to another user" }, async () => {
+  const folder = await tempDir();
+  const path = join(folder, "b.tar.gz");
+  const planted = join(folder, ".b.tar.gz.99999999.0123456789ab.tmp");
+  const ours = join(folder, ".b.tar.gz.99999998.0123456789ab.tmp");
+  await Promise.all([planted, ours].map((file) => writeFile(file, "")));
+  await chown(planted, 65534, 65534);
+  assert.deepEqual(await removeInterruptedWritesOf(path, { ofGoneProcesses: true }), [ours]);
+  assert.deepEqual(await readdir(folder), [basename(planted)]);
+});
+

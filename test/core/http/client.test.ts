@@ -288,6 +288,19 @@ describe("download: a binary answer streamed to a file", () => {
   const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
   const binary: Handler = (_req, res) => res.writeHead(200, { "content-type": "application/gzip" }).end(BODY);
 
+  test("its temp file has a name no one can guess, made new: a file planted at the name it had (.NAME.PID.tmp) is not written into", async (t) => {
+    const server = await serveHttps(t, binary);
+    const dir = await tempDir("stratum-download-");
+    const path = join(dir, "n.tar.gz");
+    const planted = join(dir, `.n.tar.gz.${process.pid}.tmp`);
+    await writeFile(planted, "someone else's");
+    let temp = "";
+    await download({ ...base, url: server.url, trust: { pin: server.sha256 } }, path, async (t) => ((temp = t), path));
+    assert.match(temp, new RegExp(`/\\.n\\.tar\\.gz\\.${process.pid}\\.[0-9a-f]{12}\\.tmp$`));
+    assert.equal(await readFile(planted, "utf8"), "someone else's");
+    assert.deepEqual(await readFile(path), BODY);
+  });
+
   test("the whole answer in the file, mode 0600, with its size and SHA-256; no temp file left", async (t) => {
     const server = await serveHttps(t, binary);
     const dir = await tempDir("stratum-download-");
