@@ -101,6 +101,25 @@ function joinAddressProblem(text: string, draft: Draft, facts: HostFacts, names:
   return undefined;
 }
 
+/** What a terminal obeys or reorders, or a reader cannot see: C0 and C1 controls, format characters (bidi, zero-width), line and paragraph separators. */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/** The cluster's name is free text, but shown everywhere (terminals, logs, every join's check) and compared exactly. */
+export const validClusterName: Rule = (draft, { names }) => {
+  const name = draft.cluster?.name;
+  if (name === undefined) return [];
+  const path = ["cluster", "name"];
+  const at = name.search(UNSHOWABLE);
+  if (at >= 0) {
+    const code = name.codePointAt(at)!.toString(16).toUpperCase().padStart(4, "0");
+    const character = [...name.slice(0, at)].length + 1;
+    const message = `${names.field(path)} holds U+${code} (a control or format character) at character ${character}: a cluster's name is shown on terminals, in logs and by every node that joins; use printable characters`;
+    return [{ path, message }];
+  }
+  if (name.trim() !== name) return [{ path, message: `${names.field(path)} begins or ends with a blank: a join compares names exactly; write it without` }];
+  return [];
+};
+
 export const validJoinAddress: Rule = (draft, { host, names }) => {
   const text = draft.cluster?.joinAddress;
   if (text === undefined) return [];

@@ -1,5 +1,5 @@
 import type { Rule } from "../schema.ts";
-import { osdDevicesUsable, validJoinAddress, validJoinToken } from "./cluster.ts";
+import { osdDevicesUsable, validClusterName, validJoinAddress, validJoinToken } from "./cluster.ts";
 import { validHostname, validPasswordHash, validSshKeys, validTimezone } from "./identity.ts";
 import { interfaceExists, validFloatingRanges, validGatewayAndVip, validNetworkAddress, validServers } from "./network.ts";
 import { modeAvailable, requiredFields } from "./required.ts";
@@ -16,6 +16,7 @@ export const RULES: readonly Rule[] = [
   validServers,
   validFloatingRanges,
   osdDevicesUsable,
+  validClusterName,
   validJoinAddress,
   validJoinToken,
   validSshKeys,
