@@ -26,7 +26,7 @@ const route = createRoute({
     "Events with seq > after, of the latest attempt or ?attempt=N, oldest first, at most 1000 a page. With Accept: text/event-stream (preferred over application/json by its q-value, as RFC 9110 weighs them), a Server-Sent Events stream: the replay, then live events as they happen (id = seq; resume with Last-Event-ID; comment lines as heartbeats); it closes after attempt.finished, or, when the installer stops first, after the comment `: installer stopping` (follow again once it answers).",
   security,
   request: {
-    query: z.object({
+    query: z.strictObject({
       attempt: z.coerce.number().int().min(1).optional().meta({ description: "The attempt number; default the latest." }),
       // type stated: a coerced 0 from null passes min(0), and the generator then calls the parameter nullable.
       after: z.coerce.number().int().min(0).optional().meta({ description: "Only events with a greater seq.", type: "integer", minimum: 0 }),

@@ -7,7 +7,8 @@ import { CodeSchema, PhaseSchema, nameSchema } from "./common.ts";
 /** A step, as /status names it: a later installer may add steps, and a client follows its attempts all the same. */
 const StepNameSchema = nameSchema(STEPS);
 
-export const AttemptQuerySchema = z.object({
+/** Query parameters are strict: a misspelt one (`?attemp=2`) is refused, not answered for the latest attempt. */
+export const AttemptQuerySchema = z.strictObject({
   attempt: z.coerce.number().int().min(1).optional().meta({ description: "The attempt number; default the latest." }),
 });
 

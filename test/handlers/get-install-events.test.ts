@@ -147,6 +147,8 @@ describe("GET /v1/installer/install/events", () => {
     assertRouteProblem(route, await installer.request(`${PATH}?attempt=x`), 400, "INVALID_REQUEST");
     assertRouteProblem(route, await installer.request(`${PATH}?attempt=0`), 400, "INVALID_REQUEST");
     assertRouteProblem(route, await installer.request(`${PATH}?after=-1`), 400, "INVALID_REQUEST");
+    // A parameter misspelt would answer for the latest attempt, or from the start, as if it were not there.
+    assertRouteProblem(route, await installer.request(`${PATH}?attemp=2`), 400, "INVALID_REQUEST", { detail: /attemp/ });
     assertRouteProblem(route, await installer.request(PATH, { headers: { "last-event-id": "soon" } }), 400, "INVALID_REQUEST");
   });
 

@@ -39,6 +39,8 @@ describe("GET /v1/installer/install/verdict", () => {
   test("400 INVALID_REQUEST for an attempt that is not a number from 1", async (t) => {
     const installer = await inProcessApp(t);
     for (const attempt of ["x", "0", "1.5"]) assertRouteProblem(route, await installer.request(`${PATH}?attempt=${attempt}`), 400, "INVALID_REQUEST", { what: attempt });
+    // A parameter misspelt would answer for the latest attempt, or from the start, as if it were not there.
+    assertRouteProblem(route, await installer.request(`${PATH}?attemp=2`), 400, "INVALID_REQUEST", { detail: /attemp/ });
   });
 
   test("404 NOT_FOUND for an unknown attempt, and for the latest before any attempt", async (t) => {
