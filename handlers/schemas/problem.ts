@@ -17,7 +17,7 @@ export const FieldErrorSchema = z
 
 export const BlockerSchema = z
   .object({
-    code: CodeSchema.meta({ description: "Stable identifier, e.g. PAYLOAD_NOT_LOADED." }),
+    code: z.string().meta({ description: "Stable identifier, e.g. PAYLOAD_NOT_LOADED." }),
     detail: z.string().meta({ description: "What is wrong and how to fix it, for a person." }),
     progress: z
       .object({
