@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { noInstallCode, readInstallCode } from "../core/access/install-code-file.ts";
 import { stateLayout } from "../core/state/layout.ts";
 import { certificateFingerprint } from "../core/access/tls.ts";
-import { HttpClientError, type Parser, requestJson } from "../core/http/client.ts";
+import { HttpClientError, type Parser, requestJson, wrongAnswer } from "../core/http/client.ts";
 import { readEvents } from "../core/http/sse.ts";
 import { StatusSchema } from "../handlers/get-status.ts";
 import { EventSchema, VerdictSchema } from "../handlers/schemas/install.ts";
@@ -107,6 +107,9 @@ function inStatusWords(error: unknown, target: Pinned, path: string): unknown {
       return new Unavailable(`${origin}${path} answered ${error.message}: is it the installer?`);
     case "malformed":
       return new Unavailable(`${origin}${path} answered with ${error.message}: is it the installer?`);
+    case "too-large":
+      // It answered, too much: "did not answer" would send the operator looking for a stopped service.
+      return new Unavailable(`${origin}${path} answered more than an installer does (${error.message}): is it the installer?`);
     case "status": {
       const detail = problemDetail(error.answer!.body);
       if (status === 401) {
@@ -177,7 +180,7 @@ async function follow(target: Pinned, options: StatusOptions): Promise<Exit> {
       } catch (err) {
         if (err instanceof HttpClientError && err.kind === "status" && err.answer!.status === 401) await hold.renewedCode(err, STATUS_PATH);
         // Another refusal or an odd answer: asking again changes nothing.
-        else if (!(err instanceof HttpClientError) || err.kind === "status" || err.kind === "not-json" || err.kind === "schema" || err.kind === "malformed") throw inStatusWords(err, hold.target, STATUS_PATH);
+        else if (!(err instanceof HttpClientError) || err.kind === "status" || wrongAnswer(err)) throw inStatusWords(err, hold.target, STATUS_PATH);
         else await hold.lost(err, doing, STATUS_PATH);
       }
     }
@@ -325,8 +328,8 @@ async function followAttempt(hold: Lifeline, attempt: number): Promise<Exit> {
       }
     } catch (err) {
       if (err instanceof Refused) throw err;
-      // No installer answers so, restarting or not: asking again would only hear it again.
-      if (err instanceof HttpClientError && err.kind === "malformed") throw inStatusWords(err, hold.target, path);
+      // No installer answers so (malformed HTTP, over a cap, an event of another shape), restarting or not: asking again would only hear it again.
+      if (wrongAnswer(err)) throw inStatusWords(err, hold.target, path);
       if (err instanceof HttpClientError && err.kind === "status") {
         if (err.answer!.status === 404) {
           // The attempt it ran is gone from its store: the state dir was replaced (or cleared) under a restart.

@@ -4,7 +4,7 @@ import { capText } from "../../core/common/cut-text.ts";
 import type { Draft } from "../../core/config/index.ts";
 import type { Blocker } from "../../core/common/errors.ts";
 import type { FieldError } from "../../core/state/records.ts";
-import { type Answer, HttpClientError, type HttpRequest, type Parser, download, parseAnswer, requestJson } from "../../core/http/client.ts";
+import { type Answer, HttpClientError, type HttpRequest, type Parser, download, parseAnswer, requestJson, wrongAnswer } from "../../core/http/client.ts";
 import { readEvents } from "../../core/http/sse.ts";
 import { StatusSchema } from "../../handlers/get-status.ts";
 import { ReportSchema } from "../../handlers/get-install-report.ts";
@@ -97,10 +97,7 @@ function problemOf(answer: Answer, where: string): ApiProblem | HttpClientError 
 const wrongAnswerError = ({ kind, where, message, answer }: HttpClientError) =>
   new HttpClientError(kind, where, `${where} gave an answer that is not its installer's: ${message}`, answer ? { answer } : {});
 
-/** The node's answers that no installer gives: of the wrong shape, over a cap, or not well-formed HTTP. */
-const WRONG_ANSWERS: ReadonlySet<string> = new Set(["not-json", "schema", "too-large", "malformed"]);
-
-export const wrongAnswer = (error: unknown): error is HttpClientError => error instanceof HttpClientError && WRONG_ANSWERS.has(error.kind);
+export { wrongAnswer };
 
 /**
  * A node that may answer when asked again: busy or restarting (5xx, 429), or out of reach for now; not one that
@@ -117,15 +114,15 @@ export function worthAskingAgain(error: unknown): boolean {
  */
 function inFleetWords(error: unknown, pin: string): unknown {
   if (!(error instanceof HttpClientError)) return error;
-  const { kind, where, presented, answer } = error;
+  const { kind, where, presented, answer, message: said } = error;
   if (kind === "status") return problemOf(answer!, where);
   if (kind === "tls-mismatch") {
     const seen = presented ? formatFingerprint(presented) : "unknown (none presented)";
     const message = `${where} presented a certificate whose SHA-256 is ${seen}, not the plan's ${formatFingerprint(pin)}: refused, nothing was sent (compare with the TLS SHA-256 line of its installer's banner)`;
     return new HttpClientError(kind, where, message, { presented });
   }
-  if (WRONG_ANSWERS.has(kind)) return wrongAnswerError(error);
-  return new HttpClientError(kind, where, `${where} is unreachable: ${error.message}`);
+  if (wrongAnswer(error)) return wrongAnswerError(error);
+  return new HttpClientError(kind, where, `${where} is unreachable: ${said}`);
 }
 
 /** One node's installer, through its public API only, over pinned TLS; each answer parsed with the API's own schema. */

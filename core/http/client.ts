@@ -92,6 +92,11 @@ export class HttpClientError extends Error {
 /** The request never left: no connection, or a certificate refused on its handshake (unreachable, tls-mismatch). */
 export const nothingSent = (error: unknown): boolean => error instanceof HttpClientError && (error.kind === "unreachable" || error.kind === "tls-mismatch");
 
+/** The answers no installer gives: of the wrong shape, over a cap, or not well-formed HTTP. Asking again hears them again. */
+const WRONG_ANSWERS: ReadonlySet<HttpErrorKind> = new Set(["not-json", "schema", "too-large", "malformed"]);
+
+export const wrongAnswer = (error: unknown): error is HttpClientError => error instanceof HttpClientError && WRONG_ANSWERS.has(error.kind);
+
 /** What parses an answer: a zod schema, or anything with a parse that throws on a wrong shape. */
 export interface Parser<T> {
   parse(value: unknown): T;

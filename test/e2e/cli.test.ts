@@ -769,7 +769,7 @@ describe("status", () => {
   });
 });
 
-describe("status of a server that answers in malformed HTTP", () => {
+describe("status of a server whose answers no installer gives: malformed HTTP, over a cap, events of another shape", () => {
   const INSTALLING = { phase: "installing", version: "stratum-installer 1", profile: "single-node", hostname: "n1", url: "https://n1:9443", configValid: true, attempt: 1, step: "firstboot" };
 
   /** A state dir of the server's certificate and a code, and that server: its nth status a status (JSON) or raw bytes; its event stream raw bytes. */
@@ -818,6 +818,43 @@ describe("status of a server that answers in malformed HTTP", () => {
     assert.equal(run.stderr, `status: https://127.0.0.1:${port}/v1/installer/status answered with malformed HTTP (HPE_UNEXPECTED_CONTENT_LENGTH: Duplicate Content-Length): is it the installer?\n`);
     assert.equal(statuses(), 2);
   });
+
+  const MIB = 1024 * 1024;
+  /** A whole answer (its body read to the connection's close): `head` lines, then `body`. */
+  const raw = (body: string, head = "Content-Type: application/json") => `HTTP/1.1 200 OK\r\n${head}\r\nConnection: close\r\n\r\n${body}`;
+  const stream = (body: string) => raw(body, "Content-Type: text/event-stream");
+
+  test("status of an answer over its cap (1 MiB): exit 2 saying it answered more than an installer does, not that it did not answer", async () => {
+    const { stateDir, port } = await liar(() => raw(`{"phase":"${"x".repeat(MIB)}"}`), "");
+    const run = await runCli(["status", "--state-dir", stateDir, "--port", port]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.equal(run.stderr, `status: https://127.0.0.1:${port}/v1/installer/status answered more than an installer does (the answer is over 1 MiB): is it the installer?\n`);
+  });
+
+  test("--follow waiting for an attempt, its status then over its cap: exit 2 at once saying so, not tried again for 30 s", async () => {
+    const { stateDir, port, statuses } = await liar((asked) => (asked === 1 ? { ...INSTALLING, phase: "configuring", attempt: 0, step: undefined } : raw("x".repeat(MIB + 1))), "");
+    const run = await runCli(["status", "--follow", "--state-dir", stateDir, "--port", port]);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.equal(run.stderr, `status: https://127.0.0.1:${port}/v1/installer/status answered more than an installer does (the answer is over 1 MiB): is it the installer?\n`);
+    assert.equal(statuses(), 2);
+  });
+
+  const EVENTS = "/v1/installer/install/events?attempt=1";
+  for (const [what, body, said] of [
+    ["an event of another shape", 'id: 1\ndata: {"seq":1,"attempt":1}\n\n', /^answered HTTP 200: the answer is not of its schema \([a-z]+: [^)]+\): is it the installer\?$/],
+    ["an event that is not JSON", "id: 1\ndata: <html>\n\n", /^answered HTTP 200 without JSON: is it the installer\?$/],
+    ["a line over 1 MiB", `data: ${"x".repeat(MIB)}\n\n`, /^answered more than an installer does \(an event stream line is over 1048576 characters\): is it the installer\?$/],
+  ] as const) {
+    test(`--follow whose event stream sends ${what}: exit 2 at once saying so, as the wait for an attempt does, not tried again for 30 s as an installer lost`, async () => {
+      const { stateDir, port, streams } = await liar(() => INSTALLING, stream(body));
+      const run = await runCli(["status", "--follow", "--state-dir", stateDir, "--port", port]);
+      assert.equal(run.code, 2, run.stdout + run.stderr);
+      const prefix = `status: https://127.0.0.1:${port}${EVENTS} `;
+      assert.ok(run.stderr.startsWith(prefix) && run.stderr.endsWith("\n") && run.stderr.split("\n").length === 2, run.stderr);
+      assert.match(run.stderr.slice(prefix.length, -1), said);
+      assert.equal(streams(), 1);
+    });
+  }
 });
 
 describe("support-bundle --summary", () => {
