@@ -266,6 +266,9 @@ class Installer(object):
             problem = isinstance(body, dict) and any(isinstance(body.get(k), str) for k in ("code", "detail"))
             excerpt = "" if problem else " ".join(raw.split())
             return Problem(method, path, err.answer.status if err.answer else 0, body, excerpt)
+        if kind == "malformed":
+            # Not out of reach: something answers there, and asking again would only hear it again.
+            return Failed("the installer at %s answered %s %s%s with %s: is it the installer?" % (where, method, API, path, printable(err, 300)), kind)
         if kind in ("too-large", "not-json", "schema"):
             return Failed("the installer at %s gave an answer to %s %s%s that is not its installer's: %s" % (where, method, API, path, printable(err)), kind)
         return Failed("the installer at %s did not answer %s %s%s: %s" % (where, method, API, path, printable(err)), kind)

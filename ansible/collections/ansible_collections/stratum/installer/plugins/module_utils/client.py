@@ -21,11 +21,17 @@ import time
 from urllib.parse import urlsplit
 
 # unreachable: no connection or handshake (nothing was sent). tls-mismatch: not the pinned certificate (nothing
-# was sent). timeout / broken: sent, but no complete answer in time / the connection failed. too-large: over a
-# cap. status: another status than expected (the answer is kept). not-json / schema: not the answer asked for.
-KINDS = ("unreachable", "tls-mismatch", "timeout", "broken", "too-large", "status", "not-json", "schema")
+# was sent). timeout / broken: sent, but no complete answer in time / the connection failed. malformed: the answer
+# is not HTTP/1.x as core/http/client.ts's parser reads it (no status line, a header section over MAX_HEAD, a header
+# line that is no header, a Content-Length that is not one number, a broken chunked body): no installer answers so.
+# too-large: over a cap. status: another status than expected (the answer is kept). not-json / schema: not the
+# answer asked for.
+KINDS = ("unreachable", "tls-mismatch", "timeout", "broken", "malformed", "too-large", "status", "not-json", "schema")
 
 MAX_HEAD = 64 * 1024
+# The most of a status line that is no HTTP said (its start names what answers: another service, a proxy).
+STATUS_LINE_SHOWN = 120
+_TOKEN = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 MAX_REFUSAL = 64 * 1024
 SSE_MAX_LINE = 1024 * 1024
 SSE_MAX_EVENT = 1024 * 1024
@@ -107,17 +113,18 @@ class _Reader(object):
             self._eof = True
         return data
 
-    def line(self, cap):
-        """One line without its CRLF; the connection closing first is broken, a longer one too-large."""
+    def line(self, cap, too_long):
+        """One line of an answer's framing without its CRLF; the connection closing first is broken, one over `cap`
+        bytes malformed, `too_long` saying what it is."""
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
                 line, self._buffer = self._buffer[:end], self._buffer[end + 1:]
                 if len(line) > cap:
-                    raise ClientError("too-large", self._where, "a header line is over %d bytes" % cap)
+                    raise _malformed(self._where, too_long)
                 return line[:-1] if line.endswith(b"\r") else line
             if len(self._buffer) > cap:
-                raise ClientError("too-large", self._where, "a header line is over %d bytes" % cap)
+                raise _malformed(self._where, too_long)
             data = self._recv()
             if not data:
                 raise ClientError("broken", self._where, "the connection closed before the answer was complete")
@@ -144,33 +151,48 @@ def _incomplete(where):
     return ClientError("broken", where, "the connection closed before the answer was complete")
 
 
+def _malformed(where, what):
+    """An answer that is not HTTP/1.x; `what` says how (the caller makes it printable)."""
+    return ClientError("malformed", where, "malformed HTTP (%s)" % what)
+
+
+def _no_status_line(where, line):
+    shown = line.decode("utf-8", "replace")
+    more = len(shown) - STATUS_LINE_SHOWN
+    return _malformed(where, "the status line is not HTTP/1.x: it begins %s%s" % (shown[:STATUS_LINE_SHOWN], "… (%d more characters)" % more if more > 0 else ""))
+
+
 class _Response(object):
     """An answer's status and headers, read; its body as chunks on demand (Content-Length, chunked, or to the close)."""
 
     def __init__(self, reader, where):
         self._reader = reader
         self._where = where
+        over = "a header section over %d KiB" % (MAX_HEAD // 1024)
         total = 0
         while True:
-            line = reader.line(MAX_HEAD)
+            line = reader.line(MAX_HEAD, over)
             total += len(line) + 2
             if total > MAX_HEAD:
-                raise ClientError("too-large", where, "the answer's headers are over %d bytes" % MAX_HEAD)
-            parts = line.split(None, 2)
-            if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit():
-                raise ClientError("broken", where, "the answer is not HTTP/1.1")
+                # Its start is not said: a status line this long is no HTTP, and says little read so far.
+                raise _malformed(where, over)
+            parts = line.split(b" ", 2)
+            if len(parts) < 2 or not re.fullmatch(rb"HTTP/1\.[01]", parts[0]) or not re.fullmatch(rb"[1-9][0-9]{2}", parts[1]):
+                raise _no_status_line(where, line)
             status = int(parts[1])
             headers = {}
             while True:
-                line = reader.line(MAX_HEAD)
+                line = reader.line(MAX_HEAD, over)
                 total += len(line) + 2
                 if total > MAX_HEAD:
-                    raise ClientError("too-large", where, "the answer's headers are over %d bytes" % MAX_HEAD)
+                    raise _malformed(where, over)
                 if not line:
                     break
-                name, _, value = line.decode("latin-1").partition(":")
-                key = name.strip().lower()
-                headers[key] = headers[key] + ", " + value.strip() if key in headers else value.strip()
+                name, colon, value = line.partition(b":")
+                if not colon or not _TOKEN.fullmatch(name):
+                    raise _malformed(where, "a header line that is no header")
+                key, value = name.decode("latin-1").lower(), value.decode("latin-1").strip()
+                headers[key] = headers[key] + ", " + value if key in headers else value
             if status >= 200:
                 break
         self.status = status
@@ -182,23 +204,23 @@ class _Response(object):
             return
         if "chunked" in self.headers.get("transfer-encoding", "").lower():
             while True:
-                try:
-                    size = int(reader.line(4096).split(b";")[0].strip(), 16)
-                except ValueError:
-                    raise ClientError("broken", where, "the answer's chunked body is malformed")
+                size = reader.line(4096, "a chunk size line over 4 KiB").split(b";")[0].strip()
+                if not re.fullmatch(rb"[0-9A-Fa-f]{1,16}", size):
+                    raise _malformed(where, "a chunk size that is not hex")
+                size = int(size, 16)
                 if size == 0:
-                    while reader.line(MAX_HEAD):
+                    while reader.line(MAX_HEAD, "a trailer over %d KiB" % (MAX_HEAD // 1024)):
                         pass
                     return
                 for piece in reader.exactly(size):
                     yield piece
-                if reader.line(16):
-                    raise ClientError("broken", where, "the answer's chunked body is malformed")
+                if reader.line(16, "a chunk not followed by its line end"):
+                    raise _malformed(where, "a chunk not followed by its line end")
         elif "content-length" in self.headers:
-            try:
-                left = int(self.headers["content-length"])
-            except ValueError:
-                raise ClientError("broken", where, "the answer's Content-Length is not a number")
+            # Two of them differing come joined ("2, 3"): not one number, as Node's parser refuses them.
+            if not re.fullmatch(r"[0-9]{1,18}", self.headers["content-length"]):
+                raise _malformed(where, "a Content-Length that is not one number")
+            left = int(self.headers["content-length"])
             for piece in reader.exactly(left):
                 yield piece
         else:

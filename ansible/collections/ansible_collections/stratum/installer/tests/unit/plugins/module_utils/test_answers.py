@@ -6,6 +6,7 @@ Run: python3 -m unittest test_answers (from this folder; test/ansible/collection
 
 import json
 import os
+import socket
 import sys
 import unittest
 
@@ -97,6 +98,92 @@ class AnswersTest(unittest.TestCase):
         with open(dest, "rb") as f:
             self.assertEqual(f.read(), b"\x1f\x8b a bundle fetched before")
         self.assertEqual(os.listdir(os.path.dirname(dest)), ["bundle.tar.gz"])
+
+
+def raw(data):
+    """A node answering every request with these bytes, then closing."""
+    def handler(conn, server):
+        server.head(conn)
+        conn.sendall(data)
+    return handler
+
+
+class MalformedTest(unittest.TestCase):
+    """A node answering in malformed HTTP (no installer does): the task fails at once saying so, naming the node;
+    never taken for a node out of reach for now (which the install module waits out) nor for a refused connection."""
+
+    @classmethod
+    def setUpClass(cls):
+        ClientTest.setUpClass.__func__(cls)  # its certificate and pin
+
+    @classmethod
+    def tearDownClass(cls):
+        ClientTest.tearDownClass.__func__(cls)
+
+    def node(self, handler):
+        server = Server(self.cert, self.key, handler)
+        self.addCleanup(server.close)
+        return server, Installer("https://127.0.0.1:%d" % server.port, self.pin, "K7QX-M2PD", 10)
+
+    def failure(self, call):
+        with self.assertRaises(Failed) as caught:
+            result = call()
+            if hasattr(result, "__next__"):
+                list(result)
+        return caught.exception
+
+    def test_an_answer_in_malformed_http_fails_saying_so_naming_the_node_not_passing(self):
+        head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        cases = [
+            ("no HTTP at all (another service on the port)", b"SSH-2.0-OpenSSH_9.6 \x1b[2J\r\n",
+             r"the status line is not HTTP/1\.x: it begins SSH-2\.0-OpenSSH_9\.6 \\x1b\[2J"),
+            ("a status line past what is shown of it", b"x" * 5000 + b"\r\n", r"the status line is not HTTP/1\.x: it begins x{120}… \(4880 more characters\)"),
+            ("a status of no three digits", b"HTTP/1.1 2000 OK\r\n\r\n", r"the status line is not HTTP/1\.x: it begins HTTP/1\.1 2000 OK"),
+            ("a header line over the limit", (head + "X-Big: %s\r\n\r\n" % ("a" * 70000)).encode(), r"a header section over 64 KiB"),
+            ("a header section over the limit", (head + "X-A: %s\r\n" % ("a" * 1000) * 70 + "\r\n").encode(), r"a header section over 64 KiB"),
+            ("a header line with no name", (head + "no colon here\r\nContent-Length: 2\r\n\r\n{}").encode(), r"a header line that is no header"),
+            ("two Content-Lengths", (head + "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}").encode(), r"a Content-Length that is not one number"),
+            ("a broken chunked body", (head + "Transfer-Encoding: chunked\r\n\r\nzz\r\n").encode(), r"a chunk size that is not hex"),
+            ("a chunk longer than it said", (head + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}}\r\n0\r\n\r\n").encode(), r"a chunk not followed by its line end"),
+        ]
+        for what, data, said in cases:
+            server, installer = self.node(raw(data))
+            failed = self.failure(installer.status)
+            self.assertEqual((failed.kind, failed.passing()), ("malformed", False), what)
+            self.assertRegex(str(failed), r"^the installer at https://127\.0\.0\.1:%d answered GET /v1/installer/status with malformed HTTP \(%s\): is it the installer\?$" % (server.port, said), what)
+            self.assertNotIn("\x1b", str(failed), what)
+            self.assertEqual(server.connections, 1, what)
+
+    def test_an_event_stream_in_malformed_http_fails_at_once_not_waited_out_as_a_node_out_of_reach(self):
+        stream = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"
+        server, installer = self.node(raw(stream))
+        failed = self.failure(lambda: installer.events(1, 0, None))
+        self.assertEqual((failed.kind, failed.passing()), ("malformed", False))
+        self.assertRegex(str(failed), r"^the installer at https://127\.0\.0\.1:\d+ answered GET /v1/installer/install/events\?attempt=1 with malformed HTTP \(a chunk size that is not hex\): is it the installer\?$")
+
+    def test_a_support_bundle_in_malformed_http_fails_saying_so(self):
+        import tempfile
+        dest = os.path.join(tempfile.mkdtemp(), "bundle.tar.gz")
+        server, installer = self.node(raw(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n\x1f\x8b"))
+        failed = self.failure(lambda: installer.support_bundle(dest, 1 << 20))
+        self.assertEqual(failed.kind, "malformed")
+        self.assertIn("answered GET /v1/installer/support-bundle with malformed HTTP (a Content-Length that is not one number", str(failed))
+        self.assertFalse(os.path.exists(dest))
+
+    def test_a_refused_connection_is_out_of_reach_not_malformed(self):
+        listener = socket.create_server(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        listener.close()
+        failed = self.failure(Installer("https://127.0.0.1:%d" % port, self.pin, "K7QX-M2PD", 10).status)
+        self.assertEqual((failed.kind, failed.passing()), ("unreachable", True))
+        self.assertRegex(str(failed), r"^cannot reach the installer at https://127\.0\.0\.1:%d: " % port)
+        self.assertNotIn("malformed", str(failed))
+
+    def test_an_answer_cut_off_before_a_byte_is_still_a_node_out_of_reach_for_now(self):
+        # A restarting installer closes its connections: waited out, not taken for malformed HTTP.
+        server, installer = self.node(raw(b""))
+        failed = self.failure(installer.status)
+        self.assertEqual((failed.kind, failed.passing()), ("broken", True))
 
 
 if __name__ == "__main__":
