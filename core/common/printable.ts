@@ -11,6 +11,15 @@ export function printable(text: string): string {
   });
 }
 
+/**
+ * Where `text` holds the first character `printable` writes out (a control, a bidi override, an invisible one), as a
+ * string index; -1 when it holds none: for a rule that refuses such text (a cluster's name), the same list.
+ */
+export function unprintableAt(text: string): number {
+  for (const match of text.matchAll(UNSAFE)) if (!SHAPING.test(match[0])) return match.index;
+  return -1;
+}
+
 /** A message of several lines as a terminal may show it: each line printable, the lines kept. */
 export function printableLines(text: string): string {
   return text.split("\n").map(printable).join("\n");

@@ -1,6 +1,7 @@
 import { isBareSecret, joinTokenProblem, secretProblem, TOKEN_HINT } from "../../cluster/join-token.ts";
 import { diskNamed, diskOfPartition, disksNamed, sharedKind, stablePath } from "../../host/disk-names.ts";
 import type { HostDisk, HostFacts } from "../../host/facts.ts";
+import { unprintableAt } from "../../common/printable.ts";
 import { described, diskList, quoted, shown, unusedDiskList } from "../messages.ts";
 import { type Ip, parseCidr, parseHostOrIp, splitHostPort } from "../net.ts";
 import { itemsOf } from "../paths.ts";
@@ -101,19 +102,17 @@ function joinAddressProblem(text: string, draft: Draft, facts: HostFacts, names:
   return undefined;
 }
 
-/** What a terminal obeys or reorders, or a reader cannot see: C0 and C1 controls, format characters (bidi, zero-width), line and paragraph separators. */
-const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
-
 /** The cluster's name is free text, but shown everywhere (terminals, logs, every join's check) and compared exactly. */
 export const validClusterName: Rule = (draft, { names }) => {
   const name = draft.cluster?.name;
   if (name === undefined) return [];
   const path = ["cluster", "name"];
-  const at = name.search(UNSHOWABLE);
+  // What a terminal obeys, reorders or hides: what printable() writes out wherever the name is shown (one list).
+  const at = unprintableAt(name);
   if (at >= 0) {
     const code = name.codePointAt(at)!.toString(16).toUpperCase().padStart(4, "0");
     const character = [...name.slice(0, at)].length + 1;
-    const message = `${names.field(path)} holds U+${code} (a control or format character) at character ${character}: a cluster's name is shown on terminals, in logs and by every node that joins; use printable characters`;
+    const message = `${names.field(path)} holds U+${code} (a control, format or invisible character) at character ${character}: a cluster's name is shown on terminals, in logs and by every node that joins; use printable characters`;
     return [{ path, message }];
   }
   if (name.trim() !== name) return [{ path, message: `${names.field(path)} begins or ends with a blank: a join compares names exactly; write it without` }];

@@ -144,11 +144,14 @@ const CASES: Case[] = [
   { name: "osd device that is a partition", draft: haInit({ storage: { osdDevices: ["/dev/sdb1"] } }), expected: [["storage.osdDevices[0]", /\/dev\/sdb1 is a partition; Ceph takes whole disks/]] },
 
   // Cluster
-  { name: "cluster name with an escape sequence", draft: haInit({ cluster: { name: "rack\u001b[2Ja" } }), expected: [["cluster.name", /^cluster.name holds U\+001B \(a control or format character\) at character 5: a cluster's name is shown on terminals, in logs and by every node that joins; use printable characters$/]] },
-  { name: "cluster name with a bidi override", draft: haInit({ cluster: { name: "rack-\u202ea" } }), expected: [["cluster.name", /holds U\+202E \(a control or format character\) at character 6/]] },
+  { name: "cluster name with an escape sequence", draft: haInit({ cluster: { name: "rack\u001b[2Ja" } }), expected: [["cluster.name", /^cluster.name holds U\+001B \(a control, format or invisible character\) at character 5: a cluster's name is shown on terminals, in logs and by every node that joins; use printable characters$/]] },
+  { name: "cluster name with a bidi override", draft: haInit({ cluster: { name: "rack-\u202ea" } }), expected: [["cluster.name", /holds U\+202E \(a control, format or invisible character\) at character 6/]] },
   { name: "cluster name with a line break", draft: haInit({ cluster: { name: "rack\na" } }), expected: [["cluster.name", /holds U\+000A/]] },
   { name: "cluster name with blanks around it", draft: haInit({ cluster: { name: " rack-a " } }), expected: [["cluster.name", /^cluster.name begins or ends with a blank: a join compares names exactly; write it without$/]] },
   { name: "cluster name of words and capitals", draft: haInit({ cluster: { name: "Rack A (Paris) · 2é" } }), expected: [] },
+  // What printable() writes out is what is refused (one list): an invisible Hangul filler too, and an emoji's joiner is kept.
+  { name: "cluster name with an invisible filler", draft: haInit({ cluster: { name: "rack\u3164a" } }), expected: [["cluster.name", /holds U\+3164 \(a control, format or invisible character\) at character 5/]] },
+  { name: "cluster name with an emoji joined", draft: haInit({ cluster: { name: "rack \u{1f469}\u200d\u{1f692}" } }), expected: [] },
   { name: "join address with a bad port", draft: haJoin({ cluster: { joinAddress: "10.20.0.10:99999" } }), expected: [["cluster.joinAddress", /port "99999" is not a port number/]] },
   { name: "join address as a hostname", draft: haJoin({ cluster: { joinAddress: "ctl-1.example.net" } }), expected: [] },
   { name: "join address as bracketed IPv6 with port", draft: haJoin({ cluster: { joinAddress: "[2001:db8::10]:9443" } }), expected: [] },
