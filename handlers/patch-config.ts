@@ -12,7 +12,7 @@ const route = createRoute({
   operationId: "patchConfig",
   summary: "Change part of a structured draft.",
   description:
-    "A JSON merge patch (RFC 7396) on a structured draft: a member replaces, null removes, objects merge. application/json is accepted too. Honours If-Match; a change whose draft is already the one sent is answered 200 whatever If-Match says (a retry whose answer was lost). A raw node.yaml draft is replaced with PUT instead. 409 INSTALL_RUNNING while an attempt runs, 409 ALREADY_INSTALLED once the node is installed.",
+    "A JSON merge patch (RFC 7396) on a structured draft: a member replaces, null removes, objects merge. application/json is accepted too. Honours If-Match, always: a patch with a stale one would apply to a draft its client has not seen. A raw node.yaml draft is replaced with PUT instead. 409 INSTALL_RUNNING while an attempt runs, 409 ALREADY_INSTALLED once the node is installed.",
   security,
   request: {
     headers: ifMatchHeaders,

@@ -95,16 +95,19 @@ export function createDraftService({ draft, context, now, attempts, personActed,
   };
 
   /**
-   * A change whose If-Match fails but whose draft already is the one asked for is answered as done (RFC 9110
+   * A whole draft (PUT) whose If-Match fails but which already is the draft on the node is answered as done (RFC 9110
    * §13.1.1: the change already happened, its first answer perhaps lost, as a fleet's retry meets it). The ETag it
-   * gets names that content (a hash of it), so it vouches for the draft the client asked for, whoever wrote it.
+   * gets names that content (a hash of it), so it vouches for the very draft the client sent, whoever wrote it. Not a
+   * patch: it applies to whatever draft is there, one its client may never have seen, so its If-Match is judged first.
    */
-  const admitChange = (ifMatch: string | undefined, body: () => DraftBody): DraftBody => {
+  const admitChange = (ifMatch: string | undefined, kind: "replace" | "patch", make: () => DraftBody): DraftBody => {
     const refused = refusal({ action: "change-draft", attempts: attempts() });
     if (refused) throw refused;
-    const changed = body();
+    const stale = "GET /v1/installer/config again and reapply your change.";
+    if (ifMatch !== undefined && kind === "patch") requireMatch(ifMatch, stale);
+    const changed = make();
+    if (ifMatch !== undefined && kind === "replace" && !alreadyIs(changed)) requireMatch(ifMatch, stale);
     if (changed.source === "structured") refuseDeep(changed.config);
-    if (ifMatch !== undefined && !alreadyIs(changed)) requireMatch(ifMatch, "GET /v1/installer/config again and reapply your change.");
     return changed;
   };
 
@@ -159,7 +162,7 @@ export function createDraftService({ draft, context, now, attempts, personActed,
 
   const personChanges = (kind: "replace" | "patch", ifMatch: string | undefined, origin: Origin | undefined, make: () => DraftBody) =>
     inTurn(async () => {
-      const body = admitChange(ifMatch, make);
+      const body = admitChange(ifMatch, kind, make);
       await write(body, personActed());
       logChange(kind, origin);
       return service.view();
