@@ -289,12 +289,15 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
   const folder = options.output ?? process.cwd();
   const named = await stat(folder).then((s) => s.isDirectory(), () => false);
   let file = named ? join(folder, bundle.name) : folder;
+  // In a folder, the bundle's name holds its time, which a later run's does not: its temp file is named after one
+  // name for all runs (.stratum-support.tar.gz.PID.TAG.tmp), so that a later run finds what a killed one left.
+  const written = named ? join(folder, "stratum-support.tar.gz") : file;
   // Whole or not at all: a bundle cut short by a full disk must not pass for one. Its temp file is made new (O_EXCL) under
   // a name no one can guess: run as root in a folder others write to, a file or a link planted there is never written through.
-  const partial = tempPathOf(file, { unguessable: true });
-  // A run killed (kill -9) while it wrote this file left its temp file beside it, up to a bundle's size: those whose
+  const partial = tempPathOf(written, { unguessable: true });
+  // A run killed (kill -9) while it wrote left its temp file in the folder, up to a bundle's size: those whose
   // process is gone go, as the fleet's gather's do; one another run is still writing stays.
-  await removeInterruptedWritesOf(file, { ofGoneProcesses: true }).catch(() => undefined);
+  await removeInterruptedWritesOf(written, { ofGoneProcesses: true }).catch(() => undefined);
   // Stopped (Ctrl-C, SIGTERM, the terminal gone) while it is written: its temp file goes with it, not left beside.
   const stopped = onStop((signal) => {
     try {

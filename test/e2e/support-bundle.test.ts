@@ -8,7 +8,7 @@ import { hostname } from "node:os";
 import { basename, join } from "node:path";
 import { test } from "node:test";
 import { generateSelfSignedCert } from "../../core/access/tls.ts";
-import { isTempFile, stateLayout, tempPathOf } from "../../core/state/layout.ts";
+import { isTempFile, stateLayout } from "../../core/state/layout.ts";
 import { VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { BUNDLE, DEMO_HOST_FACTS, bundleNode, harness, runCli, tempDir, waitFor, writeFirstboot, type RunningInstaller } from "../helpers/installer.ts";
 import { assertNoSecret, extractBundle, SECRETS } from "../helpers/support-bundle.ts";
@@ -457,35 +457,43 @@ test("support-bundle stopped while it writes the bundle (Ctrl-C, SIGTERM, the te
   }
 });
 
-test("support-bundle -o FILE killed -9 while it writes: its temp file, left beside FILE, is removed by the next support-bundle -o FILE; a live process's is kept", async () => {
-  const stateDir = await slowToBundle("stratum-sb-killed-");
-  const out = await tempDir("stratum-sb-killed-out-");
-  const file = join(out, "b.tar.gz");
-  /** A run killed -9 once its temp file is there; undefined when it wrote its whole bundle before. */
-  const killed = async () => {
-    const proc = spawn(await bundleNode(), [BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", file, "--host-facts", DEMO_HOST_FACTS], { stdio: "ignore" });
-    lab.defer(() => proc.exitCode === null && proc.kill("SIGKILL"));
-    const closed = once(proc, "close");
-    await waitFor("the bundle's temp file", async () => ((await readdir(out)).length > 0 || proc.exitCode !== null ? true : undefined));
-    proc.kill("SIGKILL");
-    await closed;
-    // Killed after the rename (the bundle whole, its temp file gone): again.
-    const left = (await readdir(out)).filter((name) => name !== "b.tar.gz");
-    await rm(file, { force: true });
-    return left.length > 0 ? left : undefined;
-  };
-  let left: string[] | undefined;
-  for (let tries = 0; left === undefined && tries < 5; tries++) left = await killed();
-  assert.ok(left, "the bundle was written whole before the kill, five times");
-  assert.equal(left.length, 1, `kill -9 leaves the temp file: ${left.join(", ")}`);
-  // Another support-bundle -o FILE still writing: its temp file is its own.
-  const live = tempPathOf(file, { unguessable: true });
-  await writeFile(live, "a live writer's\n");
-  const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", file, "--host-facts", DEMO_HOST_FACTS]);
-  assert.equal(made.code, 0, made.stderr);
-  assert.deepEqual((await readdir(out)).sort(), ["b.tar.gz", basename(live)].sort());
-  assert.equal(await readFile(live, "utf8"), "a live writer's\n");
-});
+for (const into of ["FILE", "DIR"] as const) {
+  test(`support-bundle -o ${into} killed -9 while it writes: its temp file, left in the folder, is removed by the next support-bundle -o ${into} (a bundle named by its time included); a live process's is kept`, async () => {
+    const stateDir = await slowToBundle("stratum-sb-killed-");
+    const out = await tempDir("stratum-sb-killed-out-");
+    const file = join(out, "b.tar.gz");
+    const target = into === "FILE" ? file : `${out}/`;
+    const bundles = async () => (await readdir(out)).filter((name) => !isTempFile(name));
+    /** A run killed -9 once its temp file is there; undefined when it wrote its whole bundle before. */
+    const killed = async () => {
+      const proc = spawn(await bundleNode(), [BUNDLE, "support-bundle", "--state-dir", stateDir, "-o", target, "--host-facts", DEMO_HOST_FACTS], { stdio: "ignore" });
+      lab.defer(() => proc.exitCode === null && proc.kill("SIGKILL"));
+      const closed = once(proc, "close");
+      await waitFor("the bundle's temp file", async () => ((await readdir(out)).length > 0 || proc.exitCode !== null ? true : undefined));
+      proc.kill("SIGKILL");
+      await closed;
+      // Killed after the rename (the bundle whole, its temp file gone): again.
+      await Promise.all((await bundles()).map((name) => rm(join(out, name), { force: true })));
+      const left = await readdir(out);
+      return left.length > 0 ? left : undefined;
+    };
+    let left: string[] | undefined;
+    for (let tries = 0; left === undefined && tries < 5; tries++) left = await killed();
+    assert.ok(left, "the bundle was written whole before the kill, five times");
+    assert.equal(left.length, 1, `kill -9 leaves the temp file: ${left.join(", ")}`);
+    // Another support-bundle -o ${into} still writing: its temp file is its own.
+    const live = join(out, left[0]!.replace(/\.\d+\.[0-9a-f]{12}\.tmp$/, `.${process.pid}.0123456789ab.tmp`));
+    await writeFile(live, "a live writer's\n");
+    // A later run's bundle has another name in a folder: another time, here another host name (not the clock's second).
+    const facts = join(await tempDir("stratum-sb-killed-facts-"), "host.json");
+    await writeFile(facts, JSON.stringify({ ...JSON.parse(await readFile(DEMO_HOST_FACTS, "utf8")), hostname: "node-77" }));
+    const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", target, "--host-facts", facts]);
+    assert.equal(made.code, 0, made.stderr);
+    assert.deepEqual((await readdir(out)).filter(isTempFile), [basename(live)]);
+    assert.equal((await bundles()).length, 1);
+    assert.equal(await readFile(live, "utf8"), "a live writer's\n");
+  });
+}
 
 test("support-bundle meeting a file it cannot read (not missing, not refused by permissions: an I/O error): exit 1 naming the file and its error; -o FILE leaves no FILE, -o - and -o DEVICE say that what they got is no whole bundle", { skip: refusal ? undefined : `${REFUSES_READ} reads or is not there` }, async () => {
   const stateDir = await tempDir("stratum-sb-eio-");
