@@ -105,7 +105,9 @@ function joinAddressProblem(text: string, draft: Draft, facts: HostFacts, names:
 /** The cluster's name is free text, but shown everywhere (terminals, logs, every join's check) and compared exactly. */
 export const validClusterName: Rule = (draft, { names }) => {
   const name = draft.cluster?.name;
-  if (name === undefined) return [];
+  // The name a founding node gives: a join's names a cluster that exists, compared with its name as it is (one an
+  // older installer founded with a blank or a control character in it is still joined).
+  if (name === undefined || draft.mode !== "hyperconverged-init") return [];
   const path = ["cluster", "name"];
   // What a terminal obeys, reorders or hides: what printable() writes out wherever the name is shown (one list).
   const at = unprintableAt(name);

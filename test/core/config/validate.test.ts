@@ -148,6 +148,7 @@ const CASES: Case[] = [
   { name: "cluster name with a bidi override", draft: haInit({ cluster: { name: "rack-\u202ea" } }), expected: [["cluster.name", /holds U\+202E \(a control, format or invisible character\) at character 6/]] },
   { name: "cluster name with a line break", draft: haInit({ cluster: { name: "rack\na" } }), expected: [["cluster.name", /holds U\+000A/]] },
   { name: "cluster name with blanks around it", draft: haInit({ cluster: { name: " rack-a " } }), expected: [["cluster.name", /^cluster.name begins or ends with a blank: a join compares names exactly; write it without$/]] },
+  { name: "a join's cluster name as the cluster has it, blanks and controls included (the founding node's name is judged)", draft: haJoin({ cluster: { name: " rack\u001ba " } }), expected: [] },
   { name: "cluster name of words and capitals", draft: haInit({ cluster: { name: "Rack A (Paris) · 2é" } }), expected: [] },
   // What printable() writes out is what is refused (one list): an invisible Hangul filler too, and an emoji's joiner is kept.
   { name: "cluster name with an invisible filler", draft: haInit({ cluster: { name: "rack\u3164a" } }), expected: [["cluster.name", /holds U\+3164 \(a control, format or invisible character\) at character 5/]] },
