@@ -30,7 +30,9 @@ def routes(table):
     return handler
 
 
-class AnswersTest(unittest.TestCase):
+class NodeTest(unittest.TestCase):
+    """A node on 127.0.0.1 with ClientTest's certificate, pinned, served by a handler; closed when the test ends."""
+
     @classmethod
     def setUpClass(cls):
         ClientTest.setUpClass.__func__(cls)  # its certificate and pin
@@ -39,10 +41,15 @@ class AnswersTest(unittest.TestCase):
     def tearDownClass(cls):
         ClientTest.tearDownClass.__func__(cls)
 
-    def node(self, table):
-        server = Server(self.cert, self.key, routes(table))
+    def served(self, handler):
+        server = Server(self.cert, self.key, handler)
         self.addCleanup(server.close)
-        return Installer("https://127.0.0.1:%d" % server.port, self.pin, "K7QX-M2PD", 10)
+        return server, Installer("https://127.0.0.1:%d" % server.port, self.pin, "K7QX-M2PD", 10)
+
+
+class AnswersTest(NodeTest):
+    def node(self, table):
+        return self.served(routes(table))[1]
 
     def test_lists_that_are_no_lists_are_an_answer_no_installer_gives_not_a_crash(self):
         status = self.node({"GET /status": (200, {"phase": "configuring", "attempt": 0, "blockers": 5})})
@@ -108,22 +115,12 @@ def raw(data):
     return handler
 
 
-class MalformedTest(unittest.TestCase):
+class MalformedTest(NodeTest):
     """A node answering in malformed HTTP (no installer does): the task fails at once saying so, naming the node;
     never taken for a node out of reach for now (which the install module waits out) nor for a refused connection."""
 
-    @classmethod
-    def setUpClass(cls):
-        ClientTest.setUpClass.__func__(cls)  # its certificate and pin
-
-    @classmethod
-    def tearDownClass(cls):
-        ClientTest.tearDownClass.__func__(cls)
-
     def node(self, handler):
-        server = Server(self.cert, self.key, handler)
-        self.addCleanup(server.close)
-        return server, Installer("https://127.0.0.1:%d" % server.port, self.pin, "K7QX-M2PD", 10)
+        return self.served(handler)
 
     def failure(self, call):
         with self.assertRaises(Failed) as caught:
