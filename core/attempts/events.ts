@@ -277,8 +277,7 @@ export async function readEvents(path: string, after: number, limit = Number.POS
     stream.on("error", (err: NodeJS.ErrnoException) => {
       // readline does not end its lines on its input's error: the loop below would wait for good (a folder in the file's place).
       lines.close();
-      if (err.code === "ENOENT") resolve();
-      else reject(err);
+      reject(err);
     });
     stream.on("close", resolve);
   });
@@ -292,8 +291,6 @@ export async function readEvents(path: string, after: number, limit = Number.POS
       events.push(event);
       if (events.length >= limit) break;
     }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   } finally {
     lines.close();
     stream.destroy();
