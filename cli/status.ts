@@ -95,6 +95,8 @@ function inStatusWords(error: unknown, target: Pinned, path: string): unknown {
   if (!(error instanceof HttpClientError)) return error;
   const origin = target.url.origin;
   const status = error.answer?.status;
+  // An event of a stream: in its own words (the stream's status is not what is wrong with it).
+  if ((error.kind === "not-json" || error.kind === "schema") && !error.answer) return new Unavailable(`${origin}${path}: ${error.message}: is it the installer?`);
   switch (error.kind) {
     case "unreachable":
       // Refused: the address is this machine's or answers, but nothing listens on the port: the service is down.

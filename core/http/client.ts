@@ -430,24 +430,30 @@ export function download(req: Omit<HttpRequest, "body">, path: string, placeOf?:
 
 /** An answer's body as JSON of `schema`'s shape; a not-json or schema error otherwise. */
 export function parseAnswer<T>(answer: Answer, schema: Parser<T>, where: string): T {
+  return parseJson(answer.body, schema, where, { what: "the answer", context: `HTTP ${answer.status}: `, answer });
+}
+
+/**
+ * Text from `where` as JSON of `schema`'s shape; otherwise a not-json or schema error saying "`context``what` is not
+ * …", or, from a parser of the caller's own, its words after `context` (or `what`).
+ */
+export function parseJson<T>(text: string, schema: Parser<T>, where: string, said: { what: string; context?: string; answer?: Answer }): T {
+  const { what, context = "", answer } = said;
   let value: unknown;
   try {
-    value = JSON.parse(answer.body);
+    value = JSON.parse(text);
   } catch {
-    throw new HttpClientError("not-json", where, `HTTP ${answer.status}: the answer is not JSON`, { answer });
+    throw new HttpClientError("not-json", where, `${context}${what} is not JSON`, answer ? { answer } : {});
   }
   try {
     return schema.parse(value);
   } catch (error) {
-    throw new HttpClientError("schema", where, `HTTP ${answer.status}: ${shapeProblem(error)}`, { answer });
+    const issue = (error as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues?.[0];
+    const problem = issue
+      ? `${context}${what} is not of its schema (${issue.path.length ? `${issue.path.map(String).join(".")}: ` : ""}${issue.message})`
+      : `${context || `${what}: `}${(error as Error).message}`;
+    throw new HttpClientError("schema", where, problem, answer ? { answer } : {});
   }
-}
-
-/** A zod error's first issue, with where it is; a hand-written parser's own words. */
-function shapeProblem(error: unknown): string {
-  const issue = (error as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues?.[0];
-  if (!issue) return (error as Error).message;
-  return `the answer is not of its schema (${issue.path.length ? `${issue.path.map(String).join(".")}: ` : ""}${issue.message})`;
 }
 
 /**

@@ -1,7 +1,7 @@
 /** The one Server-Sent Events reader: the CLI's `status --follow` and the fleet follow an attempt's events with it. */
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { cutOff, HttpClientError, type HttpRequest, type Parser, openStream, parseAnswer, releaseStream } from "./client.ts";
+import { cutOff, HttpClientError, type HttpRequest, type Parser, openStream, parseJson, releaseStream } from "./client.ts";
 import { STOPPING_COMMENT } from "./stopping.ts";
 
 export interface SseMessage {
@@ -92,7 +92,9 @@ export async function* readEvents<T>(req: EventsRequest<T>): AsyncGenerator<{ id
   let stopping = false;
   try {
     for await (const message of sseMessages(res, req.limits ?? SSE_LIMITS, where, (text) => (stopping = text === STOPPING_COMMENT))) {
-      const event = parseAnswer({ status: 200, headers: res.headers, body: message.data }, req.schema, where);
+      // In the event's own words, not its stream's "HTTP 200"; its id only as the installer's ids are (it is the node's text).
+      const named = message.id !== undefined && /^\d{1,12}$/.test(message.id) ? `event ${message.id}` : "an event";
+      const event = parseJson(message.data, req.schema, where, { what: `${named} of the stream` });
       final = req.isFinal?.(event) ?? false;
       yield { ...(message.id !== undefined ? { id: message.id } : {}), event };
       if (final) return;

@@ -841,15 +841,15 @@ describe("status of a server whose answers no installer gives: malformed HTTP, o
 
   const EVENTS = "/v1/installer/install/events?attempt=1";
   for (const [what, body, said] of [
-    ["an event of another shape", 'id: 1\ndata: {"seq":1,"attempt":1}\n\n', /^answered HTTP 200: the answer is not of its schema \([a-z]+: [^)]+\): is it the installer\?$/],
-    ["an event that is not JSON", "id: 1\ndata: <html>\n\n", /^answered HTTP 200 without JSON: is it the installer\?$/],
-    ["a line over 1 MiB", `data: ${"x".repeat(MIB)}\n\n`, /^answered more than an installer does \(an event stream line is over 1048576 characters\): is it the installer\?$/],
+    ["an event of another shape", 'id: 1\ndata: {"seq":1,"attempt":1}\n\n', /^: event 1 of the stream is not of its schema \([a-z]+: [^)]+\): is it the installer\?$/],
+    ["an event that is not JSON", "id: 1\ndata: <html>\n\n", /^: event 1 of the stream is not JSON: is it the installer\?$/],
+    ["a line over 1 MiB", `data: ${"x".repeat(MIB)}\n\n`, /^ answered more than an installer does \(an event stream line is over 1048576 characters\): is it the installer\?$/],
   ] as const) {
     test(`--follow whose event stream sends ${what}: exit 2 at once saying so, as the wait for an attempt does, not tried again for 30 s as an installer lost`, async () => {
       const { stateDir, port, streams } = await liar(() => INSTALLING, stream(body));
       const run = await runCli(["status", "--follow", "--state-dir", stateDir, "--port", port]);
       assert.equal(run.code, 2, run.stdout + run.stderr);
-      const prefix = `status: https://127.0.0.1:${port}${EVENTS} `;
+      const prefix = `status: https://127.0.0.1:${port}${EVENTS}`;
       assert.ok(run.stderr.startsWith(prefix) && run.stderr.endsWith("\n") && run.stderr.split("\n").length === 2, run.stderr);
       assert.match(run.stderr.slice(prefix.length, -1), said);
       assert.equal(streams(), 1);

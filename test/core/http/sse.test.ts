@@ -168,20 +168,27 @@ describe("following events over HTTPS", () => {
     assert.deepEqual(said, [true, false, false, false]);
   });
 
-  it("an event not of the schema is a schema error, not an event", async (t) => {
-    const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"] });
-    const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
-    const server = createServer({ cert: certPem, key: keyPem }, (_req, res) => res.writeHead(200).end('id: 1\ndata: {"seq":"one"}\n\n')).listen(0, "127.0.0.1");
-    await once(server, "listening");
-    t.after(() => server.close());
-    const events = readEvents({ url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/`, trust: { pin }, timeoutMs: 5_000, idleMs: 5_000, schema: Event });
-    await assert.rejects(
-      (async () => {
+  for (const [what, id, data, kind, said] of [
+    ["not of the schema", "1", '{"seq":"one"}', "schema", /^event 1 of the stream is not of its schema \(seq: .+\)$/],
+    ["not JSON", "1", "<html>", "not-json", /^event 1 of the stream is not JSON$/],
+    ["not JSON, its id no installer's (the node's text is not repeated)", "\u001b]0;x\u0007", "<html>", "not-json", /^an event of the stream is not JSON$/],
+  ] as const) {
+    it(`an event ${what} is a ${kind} error naming the event, not an event, nor "HTTP 200: the answer" (the stream's status, not the event)`, async (t) => {
+      const { certPem, keyPem } = generateSelfSignedCert({ commonName: "sse-test", dnsNames: [], ipAddresses: ["127.0.0.1"] });
+      const pin = createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex");
+      const server = createServer({ cert: certPem, key: keyPem }, (_req, res) => res.writeHead(200).end(`id: ${id}\ndata: ${data}\n\n`)).listen(0, "127.0.0.1");
+      await once(server, "listening");
+      t.after(() => server.close());
+      const events = readEvents({ url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/`, trust: { pin }, timeoutMs: 5_000, idleMs: 5_000, schema: Event });
+      const error = await (async () => {
         for await (const _ of events) assert.fail("an event came through");
-      })(),
-      (error: unknown) => error instanceof HttpClientError && error.kind === "schema" && /seq/.test(error.message),
-    );
-  });
+      })().then(() => assert.fail("no error"), (err: unknown) => err);
+      assert.ok(error instanceof HttpClientError, String(error));
+      assert.equal(error.kind, kind);
+      assert.match(error.message, said);
+      assert.equal(error.answer, undefined, "an event is not an answer: a status read off it would be the stream's");
+    });
+  }
 
   it("another status than 200 is a status error with the answer read", async (t) => {
     const server = await eventServer(t, 1, { refuse: true });
