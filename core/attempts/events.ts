@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { open, rename, type FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
+import { InstallerError } from "../common/errors.ts";
 import { printableJson } from "../common/printable.ts";
 import { keptAsidePathOf } from "../state/layout.ts";
 import type { Step } from "../state/records.ts";
@@ -259,6 +260,20 @@ async function startOf(file: FileHandle, after: number): Promise<number> {
  * is skipped. The read begins near the first of them (`startOf`), not at the file's start.
  */
 export async function readEvents(path: string, after: number, limit = Number.POSITIVE_INFINITY, wanted?: (line: string) => boolean): Promise<InstallEvent[]> {
+  return readEventsOf(path, after, limit, wanted).catch((err: NodeJS.ErrnoException) => Promise.reject(notAnEventLog(path, err) ?? err));
+}
+
+/** What stands where an event log must be, in words with what to do; undefined for another error (the log has it). */
+function notAnEventLog(path: string, err: NodeJS.ErrnoException): InstallerError | undefined {
+  const what = err.code === "ELOOP" ? "is a symbolic link: the installer reads no file of its state dir through a link" : err.code === "EISDIR" ? "is a folder, where the attempt's log file must be" : undefined;
+  if (!what) return undefined;
+  return new InstallerError({
+    code: "INTERNAL",
+    detail: `the event log ${path} ${what}. Put the attempt's log file back in its place (\`installer.js support-bundle\` first, to keep what is there)`,
+  });
+}
+
+async function readEventsOf(path: string, after: number, limit: number, wanted?: (line: string) => boolean): Promise<InstallEvent[]> {
   const events: InstallEvent[] = [];
   // Not through a link in its place: the events of whatever file it leads to are not this attempt's (ELOOP).
   const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));

@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import assert from "node:assert/strict";
-import { rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
@@ -170,11 +170,22 @@ describe("GET /v1/installer/install/events", () => {
     await rm(log);
     await symlink(outside, log);
     const json = await installer.request(`${PATH}?attempt=1`);
-    // Refused as a folder in its place is (a 500 whose request id the log has, the log saying ELOOP), never answered.
-    assert.notEqual(json.status, 200);
+    // Refused, never answered; the problem names the file and what to do, not a bare "failed to answer".
+    assertRouteProblem(route, json, 500, "INTERNAL", { detail: new RegExp(`^the event log ${log.replaceAll("/", "\\/")} is a symbolic link: the installer reads no file of its state dir through a link\\. Put the attempt's log file back in its place`) });
     assert.doesNotMatch(json.text, /OUTSIDE-THE-STATE-DIR/);
     const sse = await readSse(installer, `${PATH}?attempt=1`);
     assert.ok(!sse.messages.some((m) => m.data.includes("OUTSIDE-THE-STATE-DIR")), JSON.stringify(sse.messages));
+  });
+
+  test("an ended attempt's log replaced by a folder: 500 naming the file and that it is a folder, not a bare \"failed to answer\"", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    await install(installer);
+    await finished(installer, 1);
+    const log = stateLayout(installer.stateDir).eventsOf(1);
+    await rm(log);
+    await mkdir(log);
+    assertRouteProblem(route, await installer.request(`${PATH}?attempt=1`), 500, "INTERNAL", { detail: new RegExp(`^the event log ${log.replaceAll("/", "\\/")} is a folder, where the attempt's log file must be\\. `) });
   });
 
   describeAuth(route, {
