@@ -4,7 +4,7 @@ import { isatty } from "node:tty";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { offlineFacts, operatorSecrets, readBundle, readState, serviceFact, writeSupportBundle, type BundleContents } from "../core/support/index.ts";
+import { offlineFacts, operatorSecrets, readBundle, readState, serviceFact, writeSupportBundle, type BundleContents, type Manifest } from "../core/support/index.ts";
 import type { Exit } from "./commands.ts";
 import { printable } from "../core/common/printable.ts";
 import { capText } from "../core/common/cut-text.ts";
@@ -34,6 +34,13 @@ interface SupportBundleOptions {
  * The bundle from the state dir alone: no lock, no write there, whether the service runs, stopped or crashed. A state
  * dir this user may not read is said as status says it, with its exit.
  */
+/** A file of secrets that could not be read (the manifest's redaction.unread): its secrets are redacted by their shape alone. */
+function warnUnread(manifest: Manifest): void {
+  for (const file of manifest.redaction.unread ?? []) {
+    process.stderr.write(`installer: warning: ${printable(file)}: a secret only it holds is redacted by its shape alone, not by name; read the bundle before sending it\n`);
+  }
+}
+
 export async function runSupportBundle(options: SupportBundleOptions): Promise<Exit> {
   try {
     return await supportBundle(options);
@@ -257,14 +264,14 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
     hostname: facts.host.hostname,
     ...facts,
     service: await serviceFact(options.stateDir, (facts.status as { phase?: unknown }).phase),
-    secrets: await operatorSecrets(options.tlsKey ?? recalledKey),
+    ...(await operatorSecrets(options.tlsKey ?? recalledKey).then(({ secrets, unread }) => ({ secrets, unreadSecrets: unread }))),
   });
   if (toStdout) {
     // A reader gone before the end (`| head -c 10`, a pager quit) got a cut archive: not the quiet 0 of `openapi | head`.
     goOnWithoutStdout(`stdout closed before the whole bundle was written: ${CUT}`);
     // A write stdout refused (a full disk) is said and ends the command as any command's (cli/epipe.ts).
     if ((await streamed(pipedInto(bundle.stream, process.stdout))) !== "whole") return 1;
-    await bundle.manifest;
+    warnUnread(await bundle.manifest);
     return 0;
   }
   if (into) {
@@ -279,6 +286,7 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
       return 1;
     }
     const manifest = await bundle.manifest;
+    warnUnread(manifest);
     // Not into the bundle's own stream: -o /dev/stderr.
     const [target, stderr] = [fstatSync(into.fd), fstatSync(2)];
     if (target.dev !== stderr.dev || target.ino !== stderr.ino) {
@@ -317,6 +325,7 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
     else await rename(partial, file);
     const cut = manifest.leftOut.length > 0 ? `; left out: ${manifest.leftOut.map((l) => l.path).join(", ")} (manifest.json says why)` : "";
     process.stdout.write(`${printable(file)}: ${manifest.files.length + 1} files, phase ${printable(manifest.phase)}${cut}\n`);
+    warnUnread(manifest);
     return 0;
   } catch (err) {
     await rm(partial, { force: true });
@@ -381,6 +390,8 @@ export function summaryText(file: string, bundle: BundleContents): string {
     if (tail.length > 0) lines.push("  its last lines:", ...tail.map((line) => `    | ${line}`));
   }
   if (manifest && manifest.leftOut.length > 0) lines.push(`  left out:  ${manifest.leftOut.map((l) => l.path).join(", ")} (manifest.json says why)`);
+  const unread = manifest?.redaction?.unread ?? [];
+  if (unread.length > 0) lines.push("  unread secret files (their secrets redacted by shape alone: read the bundle before sending it):", ...unread.map((file) => `    ${file}`));
   return `${lines.map(printable).join("\n")}\n`;
 }
 

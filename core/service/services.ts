@@ -183,6 +183,7 @@ export function createServices(deps: ServicesDeps): Services {
       const { operatorSecrets, payloadFacts, readState, writeSupportBundle } = await import("../support/index.ts");
       const records = Object.fromEntries(STORE_KEYS.map((key) => [key, store.slice(key).get()]));
       const state = await readState(settings.stateDir, { schemaVersion: 1, ...records } as StoreData);
+      const operator = await operatorSecrets(settings.tlsKey);
       return writeSupportBundle({
         state,
         madeBy: "GET /v1/installer/support-bundle",
@@ -194,7 +195,8 @@ export function createServices(deps: ServicesDeps): Services {
         payload: payloadFacts(payload.state(), settings.payload, "by this service: release.yaml, each image's size and SHA-256"),
         service: `running (pid ${process.pid}): this bundle is its answer`,
         // The code it holds, whatever its file says now (removed, or another written over it while it runs).
-        secrets: [...(await operatorSecrets(settings.tlsKey)), { name: "install code", value: deps.installCode }],
+        secrets: [...operator.secrets, { name: "install code", value: deps.installCode }],
+        unreadSecrets: operator.unread,
       });
     },
     options: () => ({

@@ -40,6 +40,8 @@ interface SupportBundleInput {
   service?: string;
   /** Secrets the state dir does not hold, e.g. an operator's TLS key. */
   secrets?: NamedSecret[];
+  /** Files of such secrets that could not be read (`operatorSecrets`' unread). */
+  unreadSecrets?: string[];
   limitBytes?: number;
 }
 
@@ -64,13 +66,17 @@ export interface Manifest {
   files: BundledFile[];
   leftOut: LeftOut[];
   /** The secrets left out of every file: how, and the kinds this bundle knew and redacted, by name. */
-  redaction: { statement: string; secrets: string[] };
+  /** `unread`: files holding secrets that could not be read, each with why (absent when every one was read). */
+  redaction: { statement: string; secrets: string[]; unread?: string[] };
 }
 
 const REDACTION_STATEMENT =
   "No file holds a secret: each one (install code, join token and its secret, cluster secret, password hash, TLS private key) " +
   "is replaced, in every spelling found, by a marker naming it, such as [redacted: join token]; any PEM private key, join token " +
   "or crypt hash is also replaced by its shape. A [redacted] without a name was redacted by the service as it wrote the line.";
+const UNREAD_STATEMENT =
+  " Files named in unread could not be read: a secret only they held is replaced only where its shape shows it (a PEM private key, " +
+  "a join token, a crypt hash), not by name; read the bundle before sending it.";
 
 /**
  * The node a bundle is of: the hostname its status gives (the draft's, or the machine's while the draft has none),
@@ -174,6 +180,7 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
   const layout = stateLayout(state.stateDir);
   const limitBytes = input.limitBytes ?? DEFAULT_LIMIT_BYTES;
   const leftOut: LeftOut[] = [];
+  const unread = [...state.unreadSecretFiles, ...(input.unreadSecrets ?? [])];
   const attempts = state.store?.attempts ?? [];
   // What takes the cap first: the node's frame, then each attempt's files (the newest first), the service's log, a
   // store kept aside; the older boot's log last. Events come after all of these, cut from the oldest (cutEvents).
@@ -293,7 +300,11 @@ async function build(input: SupportBundleInput, tar: ReturnType<typeof createTar
     limitBytes,
     files,
     leftOut,
-    redaction: { statement: REDACTION_STATEMENT, secrets: [...new Set(secrets.map((secret) => secret.name))] },
+    redaction: {
+      statement: unread.length > 0 ? REDACTION_STATEMENT + UNREAD_STATEMENT : REDACTION_STATEMENT,
+      secrets: [...new Set(secrets.map((secret) => secret.name))],
+      ...(unread.length > 0 ? { unread } : {}),
+    },
   };
   await tar.file("manifest.json", redactor.text(json(manifest)));
   tar.finish();

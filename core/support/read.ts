@@ -30,6 +30,7 @@ const ManifestRead = z.object({
   leftOut: z
     .array(z.object({ path: z.string(), events: z.object({ leftOut: z.number(), of: z.number() }).optional().catch(undefined) }).catch({ path: "?" }))
     .catch([]),
+  redaction: z.object({ unread: z.array(z.string()).optional().catch(undefined) }).optional().catch(undefined),
 });
 const StatusRead = z.object({ phase: text, hostname: text, mode: text, version: text });
 const VerdictRead = z.object({ outcome: text, code: text, step: text, message: text });

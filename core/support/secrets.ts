@@ -1,8 +1,9 @@
-import { readFile } from "node:fs/promises";
 import { parseJoinToken } from "../cluster/join-token.ts";
 import { nodeYamlToDraft, parseYamlDocument } from "../config/index.ts";
 import { draftSecrets, keySpellings, PEM_PRIVATE_KEY, spellings } from "../secrets/index.ts";
 import type { DraftRecord } from "../state/records.ts";
+import { notWrittenBecause } from "../fs/storage-error.ts";
+import { readCapped, SECRET_CAP } from "./state.ts";
 
 /** A secret's value and what the marker that replaces it calls it. */
 export interface NamedSecret {
@@ -353,8 +354,16 @@ function unescapeJson(body: string): string {
   return body;
 }
 
-/** The private key of a certificate the operator gave (--tls-key): not in the state dir, yet never in a bundle. */
-export async function operatorSecrets(tlsKey: string | undefined): Promise<NamedSecret[]> {
-  const key = tlsKey ? await readFile(tlsKey, "utf8").catch(() => undefined) : undefined;
-  return key ? [{ name: "TLS private key", value: key }] : [];
+/**
+ * The private key of a certificate the operator gave (--tls-key): not in the state dir, yet never in a bundle. A key
+ * file that cannot be read is `unread` (for the manifest: its key is then redacted by its shape alone).
+ */
+export async function operatorSecrets(tlsKey: string | undefined): Promise<{ secrets: NamedSecret[]; unread: string[] }> {
+  if (!tlsKey) return { secrets: [], unread: [] };
+  const key = await readCapped(tlsKey, SECRET_CAP).catch((err: NodeJS.ErrnoException) => ({ failed: notWrittenBecause(err) }));
+  const whose = `${tlsKey} (the operator's TLS private key, --tls-key)`;
+  if (key === undefined) return { secrets: [], unread: [`${whose} is gone`] };
+  if ("failed" in key) return { secrets: [], unread: [`${whose} cannot be read (${key.failed})`] };
+  if (key.notAFile) return { secrets: [], unread: [`${whose} is ${key.notAFile}, not a file`] };
+  return { secrets: [{ name: "TLS private key", value: key.text }], unread: [] };
 }

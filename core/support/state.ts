@@ -34,12 +34,14 @@ export interface StateSnapshot {
   tlsKey?: string;
   /** The node.yaml files the attempts wrote, as they are now: read for their secrets alone, never bundled. */
   writtenNodeYamls: string[];
+  /** Files outside the state dir whose secrets the bundle redacts that could not be read: each file and why. */
+  unreadSecretFiles: string[];
 }
 
 export const MAX_ASIDES = 3;
 const ASIDE_CAP = 1024 * 1024;
 /** An install code is a line, a TLS key a few kilobytes: no more of either file is read. */
-const SECRET_CAP = 1024 * 1024;
+export const SECRET_CAP = 1024 * 1024;
 
 /** What a path that cannot be opened as a file is, by open's error: each of these is a state dir's damage, not a reason for no bundle. */
 const NOT_OPENED: Record<string, string> = { ELOOP: "a link that loops", ENXIO: "a socket" };
@@ -93,7 +95,7 @@ async function readCappedOrFail(path: string, cap: number, options: { tail?: boo
 /** `store`: a running service's own records, which may be ahead of the file; the CLI reads the file. */
 export async function readState(stateDir: string, store?: StoreData): Promise<StateSnapshot> {
   const layout = stateLayout(stateDir);
-  const snapshot: StateSnapshot = { stateDir, asides: [], store, writtenNodeYamls: [] };
+  const snapshot: StateSnapshot = { stateDir, asides: [], store, writtenNodeYamls: [], unreadSecretFiles: [] };
   const raw = store ? undefined : await readCapped(layout.store, 64 * 1024 * 1024, { noLink: true });
   if (raw?.notAFile) snapshot.storeProblem = `the store file is ${raw.notAFile}, not a file`;
   else if (raw) {
@@ -125,10 +127,16 @@ export async function readState(stateDir: string, store?: StoreData): Promise<St
   snapshot.tlsKey = key && !key.notAFile ? key.text : undefined;
   // Firstboot printed the secrets of the node.yaml its attempt wrote, which the draft may no longer hold (a hash
   // changed after a failed attempt): the bundle redacts those too.
-  const written = new Set((snapshot.store?.attempts ?? []).map((attempt) => attempt.nodeYamlPath).filter((path): path is string => typeof path === "string"));
-  for (const path of written) {
-    const file = await readCapped(path, SECRET_CAP).catch(() => undefined);
-    if (file && !file.notAFile) snapshot.writtenNodeYamls.push(file.text);
+  // One that cannot be read is said (a later attempt's writing over it, or its removal, is not: that is the file's life).
+  const written = new Map<string, number>();
+  for (const { attempt, nodeYamlPath } of snapshot.store?.attempts ?? []) if (typeof nodeYamlPath === "string") written.set(nodeYamlPath, attempt);
+  for (const [path, attempt] of written) {
+    const file = await readCapped(path, SECRET_CAP).catch((err: NodeJS.ErrnoException) => ({ failed: notWrittenBecause(err) }));
+    const whose = `${path} (the node.yaml attempt ${attempt} wrote)`;
+    if (file === undefined) continue;
+    if ("failed" in file) snapshot.unreadSecretFiles.push(`${whose} cannot be read (${file.failed})`);
+    else if (file.notAFile) snapshot.unreadSecretFiles.push(`${whose} is ${file.notAFile}, not a file`);
+    else snapshot.writtenNodeYamls.push(file.text);
   }
   return snapshot;
 }

@@ -180,6 +180,22 @@ test("support-bundle (as root) never writes through a file planted where its tem
   assert.equal((await stat(join(out, "planted.tar.gz.part"))).size, 0, "the planted file is not written into");
 });
 
+test("support-bundle --tls-key naming a key it cannot read: the bundle is made, and stderr and the manifest say that key is redacted by its shape alone", async () => {
+  const stateDir = await tempDir("stratum-sb-unread-key-");
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const out = await tempDir("stratum-sb-unread-out-");
+  const key = join(out, "gone.key");
+  const file = join(out, "b.tar.gz");
+  const made = await runCli(["support-bundle", "--state-dir", stateDir, "-o", file, "--tls-key", key, "--host-facts", DEMO_HOST_FACTS]);
+  assert.equal(made.code, 0, made.stderr);
+  const unread = `${key} (the operator's TLS private key, --tls-key) is gone`;
+  assert.equal(made.stderr, `installer: warning: ${unread}: a secret only it holds is redacted by its shape alone, not by name; read the bundle before sending it\n`);
+  const { files } = await extractBundle(file);
+  assert.deepEqual(JSON.parse(files.get("manifest.json")!).redaction.unread, [unread]);
+  const summary = await runCli(["support-bundle", "--summary", file]);
+  assert.match(summary.stdout, new RegExp(`\\n  unread secret files \\(their secrets redacted by shape alone: read the bundle before sending it\\):\\n    ${unread.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n`));
+});
+
 test("support-bundle: a bundle that cannot be written (stdout on a full disk, a folder that takes no file) fails saying where and why, exit 1, no stack trace, no partial file left", async (t) => {
   const stateDir = await tempDir("stratum-sb-full-");
   await mkdir(stateDir, { recursive: true, mode: 0o700 });

@@ -10,7 +10,7 @@ import { stateLayout } from "../../../core/state/layout.ts";
 import type { AttemptRecord, StoreData } from "../../../core/state/records.ts";
 import { readState, writeSupportBundle, type Manifest } from "../../../core/support/index.ts";
 import { redactedEvents } from "../../../core/support/events.ts";
-import { createBundleRedactor } from "../../../core/support/secrets.ts";
+import { createBundleRedactor, operatorSecrets } from "../../../core/support/secrets.ts";
 import { refusal, REFUSES_READ } from "../../helpers/full-disk.ts";
 import { tempDir } from "../../helpers/installer.ts";
 import { assertNoSecret, extractBundle, SECRETS, tlsKey } from "../../helpers/support-bundle.ts";
@@ -147,7 +147,7 @@ test("a reader that goes away ends the bundle: its manifest rejects, nothing wai
 
 test("a bundle is named for the node being installed (the status's hostname: the draft's), not the rescue image's host name every node shares", async () => {
   const dir = await stateDir(1, 10);
-  const made = (status: unknown) => writeSupportBundle({ state: { stateDir: dir, asides: [], writtenNodeYamls: [] }, madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-06T15:00:00Z"), hostname: "rescue", status, host: {}, payload: {} });
+  const made = (status: unknown) => writeSupportBundle({ state: { stateDir: dir, asides: [], writtenNodeYamls: [], unreadSecretFiles: [] }, madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-06T15:00:00Z"), hostname: "rescue", status, host: {}, payload: {} });
   const drafted = writeSupportBundle({ state: await readState(dir), madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-06T15:00:00Z"), hostname: "rescue", status: { phase: "done", hostname: "node-07" }, host: {}, payload: {} });
   assert.equal(drafted.name, "stratum-support-node-07-20261206T150000Z.tar.gz");
   await pipeline(drafted.stream, createWriteStream("/dev/null"));
@@ -330,6 +330,34 @@ test("the secrets of the node.yaml an attempt wrote are redacted though the draf
   for (const echo of echoes) assert.ok(!events.includes(echo), echo);
   assert.match(events, /echo \[redacted: join token secret\]/);
   assertNoSecret(files, { written, writtenSecret, writtenHash });
+});
+
+test("a node.yaml an attempt wrote, or the operator's TLS key, that cannot be read: the manifest and its reader are told that the secrets only it held are redacted by their shape alone, not that every secret was known", async () => {
+  const dir = await stateDir(1, 3);
+  const layout = stateLayout(dir);
+  // A folder where each file is (what a failing disk or a wrong mount gives as well): neither can be read.
+  const nodeYaml = join(dir, "..", `node-${randomBytes(4).toString("hex")}.yaml`);
+  await mkdir(nodeYaml);
+  const store = JSON.parse(await readFile(layout.store, "utf8")) as StoreData;
+  store.attempts[0]!.nodeYamlPath = nodeYaml;
+  await writeFile(layout.store, JSON.stringify(store));
+  const operatorKey = join(dir, "..", `op-${randomBytes(4).toString("hex")}.key`);
+  await mkdir(operatorKey);
+  const { secrets, unread } = await operatorSecrets(operatorKey);
+  assert.deepEqual(secrets, []);
+  const made = writeSupportBundle({ state: await readState(dir), madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-04T14:28:00Z"), hostname: "node-01", status: { phase: "failed" }, host: {}, payload: {}, secrets, unreadSecrets: unread });
+  const file = join(await tempDir("stratum-support-out-"), made.name);
+  await pipeline(made.stream, createWriteStream(file));
+  const manifest = await made.manifest;
+  assert.deepEqual(manifest.redaction.unread, [
+    `${nodeYaml} (the node.yaml attempt 1 wrote) is a folder, not a file`,
+    `${operatorKey} (the operator's TLS private key, --tls-key) is a folder, not a file`,
+  ]);
+  assert.match(manifest.redaction.statement, /Files named in unread could not be read: a secret only they held is replaced only where its shape shows it/);
+  const { files } = await extractBundle(file);
+  assert.deepEqual(JSON.parse(files.get("manifest.json")!).redaction.unread, manifest.redaction.unread);
+  // A bundle that knew every secret says nothing of the kind.
+  assert.equal((await bundle(await stateDir(1, 3))).manifest.redaction.unread, undefined);
 });
 
 test("a secret pasted into the draft's hostname (the install code, a hash) is in neither the bundle's name nor any path in it", async () => {
