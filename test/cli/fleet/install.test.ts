@@ -12,7 +12,10 @@ import { NodeRun, type RunContext } from "../../../cli/fleet/node-run.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
 import { exitCode, writeReport } from "../../../cli/fleet/report.ts";
 import { FleetState, journalPathOf } from "../../../cli/fleet/state.ts";
+import { getRequestListener } from "@hono/node-server";
 import { attemptReport, fakeInstaller } from "../../helpers/fake-node.ts";
+import { VALID_DRAFT } from "../../helpers/fixtures.ts";
+import { installRig } from "../../helpers/install-rig.ts";
 import { tempDir } from "../../helpers/installer.ts";
 
 const STATUS = { phase: "configuring", version: "stratum-installer 1", profile: "single-node", hostname: "n", url: "https://n:9443", configValid: true, attempt: 0 } as const;
@@ -128,6 +131,45 @@ describe("fleet: the joins' turns", () => {
     assert.ok(at("second PUT /config if-match \"e1\"") < at("first attempt finished"), log.join("\n"));
     assert.ok(at("second POST /install if-match \"e2\"") > at("first attempt finished"), log.join("\n"));
     assert.deepEqual(log.filter((l) => l.endsWith("GET /status")).sort(), ["first GET /status", "init GET /status", "second GET /status"]);
+  });
+
+  it("a join's draft written ahead whose answer was lost (the node saved it; the connection cut before its answer): at its turn the same draft, sent with the ETag first read, is taken by a real installer and the join installs, its firstboot run once", { timeout: 60_000 }, async (t) => {
+    const log: string[] = [];
+    let draftOfSecond!: () => void;
+    const secondDrafted = new Promise<void>((resolve) => (draftOfSecond = resolve));
+    const init = await connected(t, 0, node("init", log, "done"), "done");
+    // The first join's attempt ends only once the second join's early PUT was handled: its draft is written ahead.
+    const first = await connected(t, 1, node("first", log, "configuring", secondDrafted), "configuring");
+    const rig = await installRig(t);
+    const listener = getRequestListener(rig.app.fetch);
+    const puts: number[] = [];
+    const real = await fakeInstaller(t, (req, res) => {
+      if (req.method === "PUT" && req.url === "/v1/installer/config") {
+        const put = puts.push(0);
+        if (put === 1) {
+          // The node handles the PUT whole; as its answer would leave, the connection is cut.
+          res.writeHead = (() => {
+            puts[0] = 1;
+            req.socket.destroy();
+            draftOfSecond();
+            return res;
+          }) as never;
+        }
+      }
+      void listener(req, res);
+    });
+    const access = { url: real.url, pin: real.pin, code: rig.code };
+    const api = new NodeApi(access);
+    const { view, etag } = await api.config();
+    const second: Connected = { node: { index: 2, name: "n2", role: "join", access, draft: () => VALID_DRAFT as never }, api, status: await api.status(), options: {} as Options, draft: view, etag };
+    const connection: Connection = { connected: [init, first, second], failures: [], problems: [], draftProblems: [], rows: [], cluster: "lab-1", joinToken: { token: TOKEN, cluster: "lab-1" } as never };
+
+    const run = await installFleet(connection, await runContext(t), 1);
+
+    assert.deepEqual([...run.outcomes.values()].map((o) => o.kind), ["installed", "installed", "installed"], JSON.stringify([...run.outcomes.values()]));
+    assert.deepEqual(puts, [1, 0], "two PUTs: the first's answer cut, the second answered");
+    assert.equal(await rig.firstbootRuns(), 1);
+    assert.equal(real.seen.filter((r) => r.startsWith("POST /v1/installer/install ")).length, 1);
   });
 
   it("stopped (Ctrl-C) while a join waits with its draft written ahead, its start's mark is taken off: only a node the install was sent to keeps one (a later failure on the other is not said to be one this fleet started)", { timeout: 30_000 }, async (t) => {
