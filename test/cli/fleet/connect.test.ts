@@ -118,6 +118,22 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     ]);
   });
 
+  it("nodes that carry different payload releases (one another release, one none loaded) are a problem before anything changes, naming each node's (SPEC §10.2)", { timeout: 30_000 }, async (t) => {
+    const releases: (string | null)[] = [null, "2026.01.0", null];
+    const { plan } = await checks(t, 3, 0, (i, req, answer, res) => {
+      if (i === 0 || !req.url?.endsWith("/options")) return answer();
+      // The simulation's own answer, its release replaced: node-2 another release, node-3 none loaded.
+      const end = res.end.bind(res);
+      const writeHead = res.writeHead.bind(res);
+      res.writeHead = ((status: number, headers: Record<string, unknown>) => writeHead(status, Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "content-length")))) as never;
+      res.end = ((text: string) => end(JSON.stringify({ ...JSON.parse(text), release: releases[i] }))) as never;
+      answer();
+    });
+    const connection = await connectFleet(plan);
+    assert.deepEqual(connection.problems, ["the nodes carry different payload releases (node-1 2026.12.0-sim, node-2 2026.01.0, node-3 none loaded): every node of a cluster installs the same release"]);
+    assert.deepEqual(connection.rows.map((r) => r.release), ["2026.12.0-sim", "2026.01.0", null]);
+  });
+
   it("a node busy for a moment (a 503 on one of its reads) is asked again: one busy answer does not end the run with nothing changed", { timeout: 30_000 }, async (t) => {
     let busy = 0;
     const { plan } = await checks(t, 2, 0, (i, req, answer, res) => {
