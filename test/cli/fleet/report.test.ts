@@ -6,7 +6,7 @@ import { chmod, lstat, readdir, readFile, rm, writeFile } from "node:fs/promises
 import { join } from "node:path";
 import type { Connection } from "../../../cli/fleet/connect.ts";
 import type { LoadedPlan } from "../../../cli/fleet/plan.ts";
-import { REPORT_KEEP_BYTES, bundlesCouldTell, confirmation, nodeAnswers, reportText, writeReport } from "../../../cli/fleet/report.ts";
+import { REPORT_KEEP_BYTES, bundlesCouldTell, confirmation, exitCode, nodeAnswers, reportText, writeReport } from "../../../cli/fleet/report.ts";
 import type { Outcome } from "../../../cli/fleet/node-run.ts";
 import { fill, noTmpfs, tmpfsFor } from "../../helpers/full-disk.ts";
 import { ROOT, tempDir } from "../../helpers/installer.ts";
@@ -163,6 +163,23 @@ describe("fleet: a node's report as the fleet keeps it", () => {
   it("a report of a node's usual size is kept whole", async () => {
     const usual = report({ firstbootTail: Array.from({ length: 50 }, (_, i) => `line ${i}`) });
     assert.equal((await nodeAnswers(answering(usual), VERDICT)).report, usual);
+  });
+});
+
+describe("fleet: the run's exit code (SPEC §10.6)", () => {
+  const outcomes = (...kinds: Outcome["kind"][]) => new Map(kinds.map((kind, i) => [`node-${i + 1}`, { kind, detail: "", attempt: 1 } satisfies Outcome]));
+  it("0 when every node installed; 1 when one failed or was not started; 2 when one is unreachable or refused, whatever the others did", () => {
+    const cases: [Outcome["kind"][], number][] = [
+      [["installed", "installed", "installed"], 0],
+      [["installed", "failed", "installed"], 1],
+      [["installed", "stopped", "installed"], 1],
+      [["failed", "stopped"], 1],
+      [["installed", "unreachable", "installed"], 2],
+      [["installed", "refused"], 2],
+      [["failed", "unreachable"], 2],
+      [["refused", "failed", "stopped"], 2],
+    ];
+    for (const [kinds, exit] of cases) assert.equal(exitCode(outcomes(...kinds)), exit, kinds.join(", "));
   });
 });
 
