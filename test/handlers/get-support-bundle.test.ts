@@ -116,6 +116,27 @@ test("/status answers while a bundle is being read", async (t) => {
   assert.ok(size > 0);
 });
 
+test("the manifest says the installer's and Node's versions, when (the file name's UTC time) and how it was made, the host name and phase; status.json is GET /status's answer", async (t) => {
+  const app = await inProcessApp(t);
+  await app.untilNoBlockers();
+  const status = await app.request("/v1/installer/status");
+  const before = Date.now();
+  const response = await fetchBundle(app);
+  assert.equal(response.status, 200);
+  const name = /filename="stratum-support-node-01-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z\.tar\.gz"$/.exec(response.headers.get("content-disposition") ?? "");
+  assert.ok(name, response.headers.get("content-disposition") ?? "no Content-Disposition");
+  const { files } = await extractBundle(Buffer.from(await response.arrayBuffer()));
+  const manifest = assertManifest(files) as unknown as { installer: string; node: string; madeAt: string; madeBy: string; hostname: string; phase: string };
+  assert.deepEqual(
+    { installer: manifest.installer, node: manifest.node, madeBy: manifest.madeBy, phase: manifest.phase },
+    { installer: status.json.version, node: process.version, madeBy: "GET /v1/installer/support-bundle", phase: status.json.phase },
+  );
+  const madeAt = Date.parse(manifest.madeAt);
+  assert.ok(madeAt >= before - 1000 && madeAt <= Date.now(), manifest.madeAt);
+  assert.equal(`${name[1]}-${name[2]}-${name[3]}T${name[4]}:${name[5]}:${name[6]}Z`, manifest.madeAt.replace(/\.\d+Z$/, "Z"), "the file name's time is the manifest's, in UTC");
+  assert.deepEqual(JSON.parse(files.get("status.json")!), status.json);
+});
+
 test("needs the install code", async (t) => {
   const app = await inProcessApp(t);
   assert.equal((await fetchBundle(app, null)).status, 401);
