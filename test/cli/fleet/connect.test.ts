@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import { NodeApi } from "../../../cli/fleet/api.ts";
@@ -125,7 +125,7 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
       // The simulation's own answer, its release replaced: node-2 another release, node-3 none loaded.
       const end = res.end.bind(res);
       const writeHead = res.writeHead.bind(res);
-      res.writeHead = ((status: number, headers: Record<string, unknown>) => writeHead(status, Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "content-length")))) as never;
+      res.writeHead = ((status: number, headers: OutgoingHttpHeaders) => writeHead(status, Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "content-length")))) as never;
       res.end = ((text: string) => end(JSON.stringify({ ...JSON.parse(text), release: releases[i] }))) as never;
       answer();
     });

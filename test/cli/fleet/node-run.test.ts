@@ -245,6 +245,44 @@ describe("fleet: one node's run", () => {
   });
 });
 
+describe("fleet: readiness rechecks (SPEC §10.3: --rechecks N)", () => {
+  it("a cloud never READY: at most N rechecks, never a second install; the node then fails with its last attempt, which the state file records", { timeout: 30_000 }, async (t) => {
+    const ended = async (rechecks: number) => {
+      const asked = { installs: 0, rechecks: 0 };
+      let attempt = 0;
+      const failed = () => ({ ...VERDICT, attempt, kind: attempt === 1 ? "install" : "recheck-readiness", outcome: "failed", step: "readiness", code: "READINESS_TIMEOUT", message: "not ready", next: "recheckReadiness" });
+      const node = await fakeInstaller(t, (req, res) => {
+        const path = req.url!.replace("/v1/installer", "");
+        if (req.method === "GET" && path === "/status") return json(res, 200, STATUS);
+        if (req.method === "PUT" && path === "/config") return req.resume().on("end", () => json(res, 200, VIEW, { etag: '"e2"' }));
+        const started = () => json(res, 202, { attempt: ++attempt, phase: "installing", eventsUrl: `/v1/installer/install/events?attempt=${attempt}` });
+        if (req.method === "POST" && path === "/install") return void (asked.installs++, started());
+        if (req.method === "POST" && path === "/install/recheck-readiness") return void (asked.rechecks++, started());
+        // Each attempt's stream ends without its attempt.finished: its verdict is asked.
+        if (path.startsWith("/install/events")) return res.writeHead(200, { "content-type": "text/event-stream" }).end();
+        if (path.startsWith("/install/verdict")) return json(res, 200, failed());
+        json(res, 404, { code: "NOT_FOUND", detail: path });
+      });
+      const access = { url: node.url, pin: node.pin, code: "c0de" };
+      const connected: Connected = { node: { index: 1, name: "n1", role: "join", access, draft: () => ({}) as never }, api: new NodeApi(access), status: STATUS, options: {} as Options, draft: VIEW, etag: '"e1"' };
+      const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+      const out = linesOutput(new Writable({ write: (_c, _e, done) => done() }), new Writable({ write: (_c, _e, done) => done() }));
+      t.after(() => out.close());
+      const outcome = await runNode(connected, { out, state, rechecks, signal: new AbortController().signal }, "token");
+      await state.close();
+      return { outcome, asked, recorded: JSON.parse(await readFile(state.path, "utf8")).nodes.n1 as NodeRecord };
+    };
+    for (const n of [0, 1, 3]) {
+      const { outcome, asked, recorded } = await ended(n);
+      assert.deepEqual(asked, { installs: 1, rechecks: n }, `--rechecks ${n}`);
+      assert.equal(outcome.kind, "failed");
+      assert.equal(outcome.attempt, 1 + n);
+      assert.equal(recorded.attempt, 1 + n, "the state file has the last attempt: a later run follows it, not a new install");
+      assert.match(outcome.detail, /READINESS_TIMEOUT: not ready/);
+    }
+  });
+});
+
 describe("fleet: a verdict of a node that lies", () => {
   it("a failed verdict with thousands of failed join checks (an installer gives one per check, seven): at most 50 are said, then how many more", { timeout: 30_000 }, async (t) => {
     const checks = Array.from({ length: 10_000 }, (_, n) => ({ name: "reachable", ok: false, code: "JOIN_UNREACHABLE", detail: `check ${n} ${"d".repeat(500)}` }));
