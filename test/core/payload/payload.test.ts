@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -71,4 +71,28 @@ test("a damaged image: invalid, and the log says so as a warning, naming the fil
     [["warn", "payload refused", "2026.11.5", "PAYLOAD_INVALID"]],
   );
   assert.match(String(logged[0]?.[1]?.detail), /images\/ceph\.tar: sha256 is [0-9a-f]{64}, release\.yaml says/);
+});
+
+test("a verified payload whose image is overwritten, then whose release.yaml is removed, is judged again each time without a restart: PAYLOAD_INVALID naming the file, ready once copied back, PAYLOAD_NOT_LOADED", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "stratum-payload-"));
+  await makePayload(folder, { release: "2026.11.6", images: [{ file: "images/ceph.tar", bytes: 4096 }] });
+  const image = join(folder, "images/ceph.tar");
+  const good = await readFile(image);
+  const { payload, kinds } = manager(folder);
+  await payload.start();
+  await until(payload, "ready");
+  // Damaged in place, at its size (a copy over it from another release's image of the same size).
+  await writeFile(image, Buffer.alloc(4096, 7));
+  await until(payload, "invalid");
+  assert.deepEqual(payload.blockers().map((b) => b.code), ["PAYLOAD_INVALID"]);
+  assert.match(payload.blockers()[0]!.detail, /^images\/ceph\.tar: sha256 is [0-9a-f]{64}, release\.yaml says [0-9a-f]{64}\. .*copy it again\.$/);
+  await writeFile(image, good);
+  await until(payload, "ready");
+  assert.deepEqual(payload.blockers(), []);
+  await rm(join(folder, "release.yaml"));
+  await until(payload, "not-loaded");
+  await payload.stop();
+  assert.deepEqual(payload.blockers().map((b) => b.code), ["PAYLOAD_NOT_LOADED"]);
+  assert.match(payload.blockers()[0]!.detail, /^No release\.yaml in .*: copy the offline payload/);
+  assert.deepEqual(kinds.filter((kind) => kind !== "settling" && kind !== "verifying"), ["ready", "invalid", "ready", "not-loaded"]);
 });
