@@ -521,6 +521,7 @@ describe("web console", { skip: SKIP }, () => {
     await stopHolding();
     await page.getByRole("heading", { name: "Attempt 1 failed at readiness" }).waitFor();
     assert.match(await text(page, "#verdict"), /INTERRUPTED/);
+    assert.equal(await page.locator("#verdict").getByRole("button", { name: "Download support bundle" }).count(), 1, "an interrupted attempt offers the support bundle beside its verdict (SPEC §11)");
     const events = (await again.request("/v1/installer/install/events?attempt=1")).json.events as { type: string; step?: string; time: string }[];
     assert.equal(events.at(-1)!.type, "attempt.finished");
     const started = Date.parse(events.find((e) => e.type === "step.started" && e.step === "readiness")!.time);
