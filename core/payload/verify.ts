@@ -6,6 +6,20 @@ import { RELEASE_FILE, readReleaseFile, type ReleaseFile } from "./release-file.
 
 type LoadedRelease = { kind: "ready"; release: ReleaseFile } | { kind: "not-loaded"; detail: string };
 
+/** What makes release.yaml readable again, by its read's error code: permissions only for a refusal. */
+function readRemedy(code: string): string {
+  switch (code) {
+    case "EACCES":
+    case "EPERM":
+      return "check its permissions";
+    case "EISDIR":
+      return "a folder is in its place; move it out of the way and copy the payload's release.yaml there";
+    default:
+      // EIO and the like: the medium the payload is on (a USB stick, a failing disk) does not give its bytes.
+      return "the disk it is on failed to read it (the kernel's log says why: journalctl -k); copy the payload to a disk that reads";
+  }
+}
+
 /** The folder's release.yaml, or why there is none to install from, said so a person can fix it. */
 export async function loadRelease(folder: string): Promise<LoadedRelease> {
   const read = await readReleaseFile(folder);
@@ -19,7 +33,7 @@ export async function loadRelease(folder: string): Promise<LoadedRelease> {
         detail: `No ${RELEASE_FILE} in ${folder}: copy the offline payload (release.yaml and the images it lists) there, or start the installer with --payload pointing at it. It is picked up without a restart.`,
       };
     case "unreadable":
-      return { kind: "not-loaded", detail: `${path} cannot be read (${read.problem}): check its permissions.` };
+      return { kind: "not-loaded", detail: `${path} cannot be read (${read.problem}): ${readRemedy(read.problem)}.` };
     case "invalid":
       return { kind: "not-loaded", detail: `${path} is not a valid release file: ${read.problem}. Copy the payload's release.yaml again.` };
   }

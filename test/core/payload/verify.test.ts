@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { makePayload } from "../../../demo/make-payload.ts";
 import type { ReleaseFile } from "../../../core/payload/release-file.ts";
 import { checkChecksums, loadRelease, sizeProblem } from "../../../core/payload/verify.ts";
+import { refusal, REFUSES_READ } from "../../helpers/full-disk.ts";
 
 async function payload(): Promise<{ folder: string; release: ReleaseFile }> {
   const folder = await mkdtemp(join(tmpdir(), "stratum-payload-"));
@@ -39,10 +40,22 @@ describe("loadRelease", () => {
     });
   });
 
-  test("a release.yaml that cannot be read: not loaded, naming the error", async () => {
+  // SPEC §7: the detail always says how to fix it; "check its permissions" fixes neither a folder in the file's place nor a failing disk.
+  test("a release.yaml that cannot be read: not loaded, naming the error and the fix for that error (a folder in its place)", async () => {
     const folder = await mkdtemp(join(tmpdir(), "stratum-payload-"));
     await mkdir(join(folder, "release.yaml"));
-    assert.deepEqual(await loadRelease(folder), { kind: "not-loaded", detail: `${join(folder, "release.yaml")} cannot be read (EISDIR): check its permissions.` });
+    assert.deepEqual(await loadRelease(folder), {
+      kind: "not-loaded",
+      detail: `${join(folder, "release.yaml")} cannot be read (EISDIR): a folder is in its place; move it out of the way and copy the payload's release.yaml there.`,
+    });
+  });
+
+  test("a release.yaml whose reads fail (a disk's EIO, a medium going bad): not loaded, the fix the disk's, not permissions", { skip: refusal ? undefined : `${REFUSES_READ} reads or is not there` }, async () => {
+    const folder = await mkdtemp(join(tmpdir(), "stratum-payload-"));
+    await symlink(REFUSES_READ, join(folder, "release.yaml"));
+    const loaded = await loadRelease(folder);
+    assert.equal(loaded.kind, "not-loaded");
+    assert.match(loaded.detail, /^.*release\.yaml cannot be read \(EINVAL\): the disk it is on failed to read it \(the kernel's log says why: journalctl -k\); copy the payload to a disk that reads\.$/);
   });
 
   test("an invalid release.yaml: not loaded, naming the problem", async () => {
