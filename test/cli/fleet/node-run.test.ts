@@ -283,6 +283,37 @@ describe("fleet: readiness rechecks (SPEC §10.3: --rechecks N)", () => {
   });
 });
 
+describe("fleet: a node found failed at its readiness wait (a run again, after --rechecks ran out)", () => {
+  it("is rechecked, never installed again: firstboot does not run twice; the recheck's attempt is what the state file then holds", { timeout: 30_000 }, async (t) => {
+    let latest = 1;
+    const TIMED_OUT = { ...VERDICT, outcome: "failed", step: "readiness", code: "READINESS_TIMEOUT", message: "not ready", next: "recheckReadiness" };
+    const SUCCEEDED = { ...VERDICT, attempt: 2, kind: "recheck-readiness" };
+    const node = await fakeInstaller(t, (req, res) => {
+      const path = req.url!.replace("/v1/installer", "");
+      if (req.method === "GET" && path === "/status") return json(res, 200, { ...STATUS, phase: latest === 1 ? "failed" : "done", attempt: latest });
+      if (req.method === "PUT" && path === "/config") return req.resume().on("end", () => json(res, 200, VIEW, { etag: '"e2"' }));
+      if (req.method === "POST" && path === "/install") return json(res, 409, { type: "about:blank", title: "Conflict", status: 409, code: "INSTALL_RUNNING", detail: "not expected" });
+      if (req.method === "POST" && path === "/install/recheck-readiness") return void ((latest = 2), json(res, 202, { attempt: 2, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=2" }));
+      if (path === "/install/events?attempt=2") return res.writeHead(200, { "content-type": "text/event-stream" }).end(`id: 1\ndata: ${JSON.stringify({ ...FINISHED, attempt: 2, data: { verdict: SUCCEEDED } })}\n\n`);
+      if (path.startsWith("/install/verdict")) return json(res, 200, latest === 1 ? TIMED_OUT : SUCCEEDED);
+      json(res, 404, { code: "NOT_FOUND", detail: path });
+    });
+    const access = { url: node.url, pin: node.pin, code: "c0de" };
+    const api = new NodeApi(access);
+    const connected: Connected = { node: { index: 1, name: "n1", role: "join", access, draft: () => ({}) as never }, api, status: await api.status(), options: {} as Options, draft: VIEW, etag: '"e1"' };
+    const state = await FleetState.open(join(await tempDir("stratum-node-run-"), "plan.fleet-state.json"), "plan.yaml", "hash");
+    // What the run before left: attempt 1, failed, shown.
+    await state.set("n1", { attempt: 1, outcome: "failed" });
+    const out = linesOutput(new Writable({ write: (_c, _e, done) => done() }), new Writable({ write: (_c, _e, done) => done() }));
+    t.after(() => out.close());
+    const outcome = await runNode(connected, { out, state, rechecks: 1, signal: new AbortController().signal }, "token");
+    await state.close();
+    assert.equal(outcome.kind, "installed", outcome.detail);
+    assert.deepEqual(node.seen.filter((s) => s.startsWith("POST")).map((s) => s.split(" ").slice(0, 2).join(" ")), ["POST /v1/installer/install/recheck-readiness"]);
+    assert.equal((JSON.parse(await readFile(state.path, "utf8")).nodes.n1 as NodeRecord).attempt, 2);
+  });
+});
+
 describe("fleet: a verdict of a node that lies", () => {
   it("a failed verdict with thousands of failed join checks (an installer gives one per check, seven): at most 50 are said, then how many more", { timeout: 30_000 }, async (t) => {
     const checks = Array.from({ length: 10_000 }, (_, n) => ({ name: "reachable", ok: false, code: "JOIN_UNREACHABLE", detail: `check ${n} ${"d".repeat(500)}` }));
