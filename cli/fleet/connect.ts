@@ -146,6 +146,8 @@ async function installedToken(result: Connected | Connection["failures"][number]
 function releaseProblems(connected: Connected[]): string[] {
   const releases = new Set(connected.map((c) => c.options.release));
   if (releases.size <= 1 && !releases.has(null)) return [];
+  // None loaded anywhere is no difference between them: each node's PAYLOAD_NOT_LOADED says where its payload goes.
+  if (releases.size === 1) return [`no node has a payload loaded (${connected.map((c) => c.node.name).join(", ")}): copy the same release's payload to every node`];
   const each = connected.map((c) => `${c.node.name} ${c.options.release ?? "none loaded"}`).join(", ");
   return [`the nodes carry different payload releases (${each}): every node of a cluster installs the same release`];
 }

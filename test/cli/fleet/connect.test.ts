@@ -134,6 +134,19 @@ describe("fleet: the checks before anything changes (SPEC §10.2)", () => {
     assert.deepEqual(connection.rows.map((r) => r.release), ["2026.12.0-sim", "2026.01.0", null]);
   });
 
+  it("nodes none of which has a payload loaded are not said to carry different releases: the problem says none has one", { timeout: 30_000 }, async (t) => {
+    const { plan } = await checks(t, 2, 0, (_i, req, answer, res) => {
+      if (!req.url?.endsWith("/options")) return answer();
+      const end = res.end.bind(res);
+      const writeHead = res.writeHead.bind(res);
+      res.writeHead = ((status: number, headers: OutgoingHttpHeaders) => writeHead(status, Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "content-length")))) as never;
+      res.end = ((text: string) => end(JSON.stringify({ ...JSON.parse(text), release: null }))) as never;
+      answer();
+    });
+    const connection = await connectFleet(plan);
+    assert.deepEqual(connection.problems, ["no node has a payload loaded (node-1, node-2): copy the same release's payload to every node"]);
+  });
+
   it("a node busy for a moment (a 503 on one of its reads) is asked again: one busy answer does not end the run with nothing changed", { timeout: 30_000 }, async (t) => {
     let busy = 0;
     const { plan } = await checks(t, 2, 0, (i, req, answer, res) => {
