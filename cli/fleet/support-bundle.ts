@@ -52,7 +52,9 @@ export async function gatherBundles(nodes: readonly FleetNode[], dir: string, pa
   const written = [...nodes.map((node) => `${node.name}.tar.gz`), INDEX_FILE];
   await Promise.all(written.map((name) => removeInterruptedWritesOf(join(dir, name), { ofGoneProcesses: true }).catch(() => undefined)));
   const entries = new Map<string, BundleEntry>();
-  const stopped = (node: FleetNode) => ({ node: node.name, installer: node.access.url.origin, error: "stopped" as const, detail: "not gathered: the run was stopped (Ctrl-C)" });
+  // By the signal that stopped it (onStop's reason: SIGTERM, SIGHUP), Ctrl-C for SIGINT.
+  const by = () => (typeof signal?.reason === "string" && signal.reason !== "SIGINT" ? signal.reason : "Ctrl-C");
+  const stopped = (node: FleetNode) => ({ node: node.name, installer: node.access.url.origin, error: "stopped" as const, detail: `not gathered: the run was stopped (${by()})` });
   await pool(nodes, parallel, async (node) => {
     const file = `${node.name}.tar.gz`;
     const installer = node.access.url.origin;

@@ -129,6 +129,18 @@ describe("fleet --support-bundle: each node's bundle and the index", () => {
     assert.equal(await readFile(join(dir, "node-01.not-a-bundle"), "utf8"), "<html>a proxy's page</html>");
   });
 
+  it("stopped (SIGTERM: a CI job's time-out): each node not gathered says by which signal, as the run's own line does, not Ctrl-C", { timeout: 20_000 }, async (t) => {
+    const controller = new AbortController();
+    const stuck = await installer(t, (_req, res) => {
+      res.writeHead(200, { "content-type": "application/gzip" }).write(bytesOf("node-01").subarray(0, 100));
+      setImmediate(() => controller.abort("SIGTERM"));
+    });
+    const never = await installer(t, served("node-02"));
+    const dir = join(await tempDir("stratum-bundles-"), "bundles");
+    const entries = await gatherBundles([node("node-01", stuck.url, stuck.pin), node("node-02", never.url, never.pin)], dir, 1, recorder(), controller.signal);
+    assert.deepEqual(entries.map((e) => ("detail" in e ? e.detail : e.file)), ["not gathered: the run was stopped (SIGTERM)", "not gathered: the run was stopped (SIGTERM)"]);
+  });
+
   it("stopped (Ctrl-C): the download under way ends with its temp file removed, no other begins, what came is kept; each node says which", { timeout: 20_000 }, async (t) => {
     const controller = new AbortController();
     const good = await installer(t, served("node-01"));
