@@ -112,6 +112,9 @@ function installerCommand(): string {
   return `node ${shellWord(near && !near.startsWith("..") && !isAbsolute(near) ? near : script)}`;
 }
 
+/** The run's own command, every flag kept (--json, --parallel, --rechecks, --state): what it did then it does again. */
+const runAgain = (flags: FleetFlags) => `${installerCommand()} fleet ${flags.given.map(shellWord).join(" ")}`;
+
 /** The one line a run ends with when the nodes' support bundles could tell what went wrong: how to gather them. */
 const gatherHint = (flags: FleetFlags) =>
   `gather what happened: ${installerCommand()} fleet ${shellWord(flags.plan.startsWith("-") ? `./${flags.plan}` : flags.plan)} --support-bundle support-bundles`;
@@ -240,9 +243,7 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   } catch (error) {
     if (!controller.signal.aborted) throw error;
     const unsaved = await stateProblem(state);
-    // As it was run, every flag kept (--json, --parallel, --rechecks, --state): what it did then it does again.
-    const again = `${installerCommand()} fleet ${flags.given.map(shellWord).join(" ")}`;
-    out.note(null, "warn", `stopped watching${controller.signal.reason === "SIGINT" ? "" : ` (${String(controller.signal.reason)})`}; the installs that run go on on their nodes. To follow them and go on: ${again}`);
+    out.note(null, "warn", `stopped watching${controller.signal.reason === "SIGINT" ? "" : ` (${String(controller.signal.reason)})`}; the installs that run go on on their nodes. To follow them and go on: ${runAgain(flags)}`);
     if (unsaved) out.note(null, "error", unsaved);
     return exitOnSignal(controller.signal.reason);
   }
@@ -270,6 +271,8 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   const installed = [...outcomes.values()].filter((o) => o.kind === "installed").length;
   out.summary(summaryRows(loaded, outcomes), exit, `${installed} of ${plural(loaded.nodes.length, "node")} installed; ${unreported ? "no report written" : `report: ${reportPath}`}`);
   if (bundlesCouldTell(outcomes.values()) || run.joinTokenUnusable) out.note(null, "info", gatherHint(flags));
+  // The way on, last: a run again resumes (SPEC §10), which a first-time operator cannot guess from an exit 1.
+  if (exit !== 0) out.note(null, "info", `once what the errors above name is fixed, run it again: nodes installed are left alone, the others go on from where they are: ${runAgain(flags)}`);
   return exit;
 }
 

@@ -251,7 +251,10 @@ describe("fleet: a node that lies (issue 23 item 2)", () => {
     const run = await fleet();
     assert.equal(run.code, 1, output(run));
     assert.match(run.stdout, /join token names cluster "someone-elses", not the plan's cluster "lab-1"/);
-    assert.match(run.stdout.trimEnd().split("\n").at(-1)!, /^\[fleet\] gather what happened: node \S+ fleet \S+ --support-bundle support-bundles$/);
+    const [gather, again] = run.stdout.trimEnd().split("\n").slice(-2);
+    assert.match(gather!, /^\[fleet\] gather what happened: node \S+ fleet \S+ --support-bundle support-bundles$/);
+    // Then the way on: the same command again (a run resumes), as it was given.
+    assert.match(again!, /^\[fleet\] once what the errors above name is fixed, run it again: nodes installed are left alone, the others go on from where they are: node \S+ fleet \S+ --state \S+$/);
     for (const p of proxies.slice(1)) assert.deepEqual(changing(p.seen), [], `${p.node.name} was sent nothing that changes it`);
   });
 

@@ -33,7 +33,10 @@ describe("fleet --support-bundle: what happened on every node", () => {
     const rig = await startRig(lab, { joins: 2, failing: ["node-02"] });
     const run = await rig.fleet();
     assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.equal(lastLine(run.stdout), hint(rig));
+    // The command that gathers, then the way on (the run again, as it was given).
+    const [gatherLine, againLine] = run.stdout.trimEnd().split("\n").slice(-2);
+    assert.equal(gatherLine, hint(rig));
+    assert.ok(againLine!.startsWith(`[fleet] once what the errors above name is fixed, run it again: nodes installed are left alone, the others go on from where they are: node dist/installer.js fleet ${rig.planFile}`), againLine);
 
     const dir = join(await tempDir("stratum-fleet-bundles-"), "what-happened");
     const gather = await rig.fleet(["--support-bundle", dir, "--parallel", "3"]);
