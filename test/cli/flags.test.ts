@@ -171,3 +171,54 @@ test("helpTopic: COMMAND --help and help COMMAND name that command, help itself 
   for (const [argv, topic] of rows) assert.equal(helpTopic(argv), topic, argv.join(" "));
   assert.throws(() => helpTopic(["help", "staus"]), { name: "UsageError", message: /^unknown command "staus"; did you mean "status"\? commands: serve, .*, help$/ });
 });
+
+test("serve's defaults are SPEC §2's table, and each flag is also its STRATUM_ variable (the command line winning)", () => {
+  assert.deepEqual(settingsFrom(parseFlags([], SERVE_FLAGS, {}).values), {
+    listenHost: "0.0.0.0",
+    listenPort: 9443,
+    stateDir: "/var/lib/stratum/installer",
+    payload: "/var/lib/stratum/payload",
+    handoff: "/var/lib/stratum/handoff/node.yaml",
+    installRecord: "/var/lib/stratum/install-record.json",
+    nodeYaml: "/etc/stratum/node.yaml",
+    firstboot: "/usr/lib/stratum/firstboot",
+    readinessUrl: "https://127.0.0.1:8443/v1/readiness",
+    readinessTimeoutSeconds: 1800,
+    readinessIntervalSeconds: 3,
+    hostFacts: undefined,
+    tlsCert: undefined,
+    tlsKey: undefined,
+  });
+  const env = {
+    STRATUM_LISTEN: "127.0.0.2:9444",
+    STRATUM_STATE_DIR: "/srv/state",
+    STRATUM_PAYLOAD: "/srv/payload",
+    STRATUM_HANDOFF: "/srv/handoff.yaml",
+    STRATUM_INSTALL_RECORD: "/srv/record.json",
+    STRATUM_NODE_YAML: "/srv/node.yaml",
+    STRATUM_FIRSTBOOT: "/srv/firstboot",
+    STRATUM_READINESS_URL: "https://10.0.0.1:8443/v1/readiness",
+    STRATUM_READINESS_TIMEOUT: "60",
+    STRATUM_READINESS_INTERVAL: "1",
+    STRATUM_HOST_FACTS: "/srv/facts.json",
+    STRATUM_TLS_CERT: "/srv/tls.crt",
+    STRATUM_TLS_KEY: "/srv/tls.key",
+  };
+  assert.deepEqual(settingsFrom(parseFlags([], SERVE_FLAGS, env).values), {
+    listenHost: "127.0.0.2",
+    listenPort: 9444,
+    stateDir: "/srv/state",
+    payload: "/srv/payload",
+    handoff: "/srv/handoff.yaml",
+    installRecord: "/srv/record.json",
+    nodeYaml: "/srv/node.yaml",
+    firstboot: "/srv/firstboot",
+    readinessUrl: "https://10.0.0.1:8443/v1/readiness",
+    readinessTimeoutSeconds: 60,
+    readinessIntervalSeconds: 1,
+    hostFacts: "/srv/facts.json",
+    tlsCert: "/srv/tls.crt",
+    tlsKey: "/srv/tls.key",
+  });
+  assert.equal(parseFlags(["--readiness-timeout", "90"], SERVE_FLAGS, env).values["readiness-timeout"], "90");
+});
