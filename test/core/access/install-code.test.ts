@@ -35,6 +35,17 @@ describe("codeMatcher", () => {
   });
 });
 
+describe("generateInstallCode (SPEC §3: ≥ 40 bits from an unambiguous alphabet, K7QX-M2PD-…)", () => {
+  test("three groups of four from one alphabet that holds no letter or digit read as another (0/O, 1/I/L), at least 40 bits; every letter of it is used", () => {
+    const codes = Array.from({ length: 2000 }, generateInstallCode);
+    const used = new Set(codes.join("").replace(/-/g, ""));
+    for (const code of codes) assert.match(code, /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    for (const ambiguous of "0O1IL") assert.equal(used.has(ambiguous), false, ambiguous);
+    assert.ok(12 * Math.log2(used.size) >= 40, `${used.size} letters: ${12 * Math.log2(used.size)} bits`);
+    assert.ok(new Set(codes).size > 1990, "codes repeat");
+  });
+});
+
 describe("presentedCode", () => {
   const cases: [string | undefined, string | undefined][] = [
     ["Bearer ABCD-EFGH-JKMN", "ABCD-EFGH-JKMN"],
