@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { X509Certificate } from "node:crypto";
+import { hostname, networkInterfaces } from "node:os";
 import { cp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { test } from "node:test";
@@ -88,4 +90,22 @@ test("a start killed while it makes the pair leaves no file of it empty or half,
   const next = await loadTls(killed, {});
   assert.equal(next.source, "generated");
   assert.equal(next.notice, undefined, "a pair nobody was ever shown is no news");
+});
+
+test("the pair made in the state dir names, as SPEC §3 says, the hostname, 127.0.0.1 and every address of the node (none link-local)", async () => {
+  const made = await loadTls(await tempDir(), {});
+  const names = new Set((new X509Certificate(made.cert).subjectAltName ?? "").split(", "));
+  const addresses = Object.values(networkInterfaces()).flat().flatMap((info) => (info && !info.address.startsWith("fe80") ? [info.address] : []));
+  // As X509Certificate writes an IPv6 address: eight groups, upper case, no leading zeros.
+  const written = (a: string) => {
+    if (!a.includes(":")) return a;
+    const [head, tail = ""] = a.split("::");
+    const left = head ? head.split(":") : [];
+    const right = a.includes("::") && tail ? tail.split(":") : [];
+    const groups = a.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
+    return groups.map((g) => parseInt(g, 16).toString(16).toUpperCase()).join(":");
+  };
+  for (const name of [`DNS:${hostname()}`, "IP Address:127.0.0.1", ...addresses.map((a) => `IP Address:${written(a)}`)]) {
+    assert.ok(names.has(name), `${name} in ${[...names].join(", ")}`);
+  }
 });
