@@ -15,8 +15,8 @@ import { noSpace } from "../../helpers/full-disk.ts";
 const CODE = "ABCD-EFGH-JKMN";
 
 /** An authenticator over a real store in a temp state dir; its clock counts how often it is read. */
-async function setUp() {
-  const dir = await mkdtemp(join(tmpdir(), "auth-"));
+async function setUp(dir?: string) {
+  dir ??= await mkdtemp(join(tmpdir(), "auth-"));
   const clock = { reads: 0, at: Date.parse("2026-12-05T12:00:00Z") };
   const now = () => {
     clock.reads += 1;
@@ -29,7 +29,7 @@ async function setUp() {
   const auth = createAuthenticator({ lockout, installCode: CODE, now, log });
   const file = stateLayout(dir).store;
   const onDisk = async () => ({ text: await readFile(file, "utf8"), mtimeMs: (await stat(file)).mtimeMs, ino: (await stat(file)).ino });
-  return { auth, clock, lines, lockout, onDisk };
+  return { auth, clock, lines, lockout, onDisk, dir };
 }
 
 const origin = (client: string) => ({ requestId: "r-1", client });
@@ -102,6 +102,16 @@ test("the global budget: once 100 wrong codes came within the hour, an address w
   const reads = clock.reads;
   assert.equal(auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`), undefined);
   assert.equal(clock.reads, reads);
+});
+
+test("the global budget survives a restart (SPEC §3: the counters survive a restart): a service started again on the state dir still refuses an address with a wrong code on record", async () => {
+  const first = await setUp();
+  await assert.rejects(async () => first.auth.authorize(origin("127.0.0.9"), "Bearer ABCD-EFGH-JKMP"), refusedWith("UNAUTHORIZED"));
+  for (let i = 1; i < 100; i += 1) await assert.rejects(async () => first.auth.authorize(origin(`10.0.${i >> 8}.${i & 255}`), "Bearer ABCD-EFGH-JKMP"));
+  const again = await setUp(first.dir);
+  assert.equal(again.lockout.get().globalFailures.length, 100);
+  assert.throws(() => again.auth.authorize(origin("127.0.0.9"), `Bearer ${CODE}`), refusedWith("TOO_MANY_ATTEMPTS"));
+  assert.equal(again.auth.authorize(origin("127.0.0.1"), `Bearer ${CODE}`), undefined, "a clean address still gets in");
 });
 
 test("a wrong code on record for more than a day (and no lock) is forgotten: the right code gets in and the record goes", async () => {
