@@ -116,6 +116,23 @@ test("a wait whose end passed before its first poll (the step's own writes were 
   assert.equal(requests, 1, "one look, no more");
 });
 
+test("every change of state or of a check is a readiness.poll event, and a poll that says what the last one said is none (SPEC §6)", async () => {
+  const answers = [
+    { state: "CEPH_BOOTSTRAP", checks: [{ name: "ceph", status: "pending" }, { name: "images", status: "pending", detail: "pulling 7/12" }] },
+    { state: "CEPH_BOOTSTRAP", checks: [{ name: "ceph", status: "pending" }, { name: "images", status: "pending", detail: "pulling 7/12" }] },
+    { state: "CEPH_BOOTSTRAP", checks: [{ name: "ceph", status: "pending" }, { name: "images", status: "pending", detail: "pulling 9/12" }] },
+    { state: "CEPH_BOOTSTRAP", checks: [{ name: "ceph", status: "ok" }, { name: "images", status: "pending", detail: "pulling 9/12" }] },
+    { state: "READY" },
+  ];
+  serve((n) => json(JSON.stringify(answers[Math.min(n, answers.length - 1)])));
+  const events: Omit<NewEvent, "step">[] = [];
+  const history: ReadinessObservation[] = [];
+  await waitForReadiness({ ...context(), emit: (event) => events.push(event) }, { url, timeoutSeconds: 60, intervalSeconds: 0.01 }, history);
+  const polls = events.filter((e) => e.type === "readiness.poll");
+  assert.deepEqual(polls.map((e) => e.data), [answers[0], answers[2], answers[3], answers[4]]);
+  assert.deepEqual(history.map(({ time: _, ...o }) => o), [answers[0], answers[2], answers[3], answers[4]]);
+});
+
 test("…and a cloud READY by then is READY", async () => {
   serve(() => json(JSON.stringify({ state: "READY" })));
   const history: ReadinessObservation[] = [];
