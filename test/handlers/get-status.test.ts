@@ -169,6 +169,26 @@ describe("GET /v1/installer/status is of this moment: its reply's text is made a
     assert.deepEqual(pick(assertAnswers(route, 200, await installer.request(PATH))), { configValid: false, hostname: "node-01", mode: undefined });
   });
 
+  test("mode and profile follow SPEC §5's table, for a structured draft (its mode) and a raw node.yaml (the mode its node.yaml name resolves to)", async (t) => {
+    const installer = await inProcessApp(t);
+    const TABLE = [
+      ["single-node", "single-node", "single-node"],
+      ["hyperconverged-init", "ha-init", "hyperconverged"],
+      ["hyperconverged-join", "join", "hyperconverged"],
+      ["disaggregated-control-plane", "control-plane", "disaggregated"],
+    ];
+    for (const [mode, nodeYamlMode, profile] of TABLE) {
+      assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: { ...VALID_DRAFT, mode } })).status, 200);
+      const structured = assertAnswers(route, 200, await installer.request(PATH));
+      assert.deepEqual([structured.mode, structured.profile], [mode, profile], `structured ${mode}`);
+      const yaml = VALID_NODE_YAML.replace(/^mode: .*$/m, `mode: ${nodeYamlMode}`);
+      assert.ok(yaml.startsWith(`mode: ${nodeYamlMode}\n`), yaml);
+      assert.equal((await installer.request("/v1/installer/config", { method: "PUT", body: yaml, contentType: "application/yaml" })).status, 200);
+      const raw = assertAnswers(route, 200, await installer.request(PATH));
+      assert.deepEqual([raw.mode, raw.profile], [mode, profile], `node.yaml mode: ${nodeYamlMode}`);
+    }
+  });
+
   test("mode of a structured draft: null is none (single-node, as its profile says); a mode no installer knows is absent", async (t) => {
     const installer = await inProcessApp(t);
     await installer.untilNoBlockers();
