@@ -121,6 +121,15 @@ describe("POST /v1/installer/config/validate", () => {
   test("413 BODY_TOO_LARGE: a 2 MiB body", async (t) => {
     await assertRefusedUnchanged(await inProcessApp(t), route, path, post(JSON.stringify({ hostname: "x".repeat(2 * 1024 * 1024) })), 413, "BODY_TOO_LARGE");
   });
+  test("the limit is 1 MiB (SPEC §3: bodies over 1 MiB → 413): a node.yaml of exactly 1 MiB is judged, one byte more is 413", async (t) => {
+    const installer = await inProcessApp(t);
+    const MIB = 1024 * 1024;
+    const padded = (size: number) => `${VALID_NODE_YAML}# ${"x".repeat(size - Buffer.byteLength(VALID_NODE_YAML) - 3)}\n`;
+    assert.equal(Buffer.byteLength(padded(MIB)), MIB);
+    const judged = assertAnswers(route, 200, await installer.request(path, post(padded(MIB), "application/yaml")));
+    assert.deepEqual([judged.valid, judged.errors], [true, []]);
+    assertProblem(await installer.request(path, post(padded(MIB + 1), "application/yaml")), 413, "BODY_TOO_LARGE");
+  });
   test("415 UNSUPPORTED_MEDIA_TYPE: text/plain", async (t) => {
     await assertRefusedUnchanged(await inProcessApp(t), route, path, post("mode: single-node\n", "text/plain"), 415, "UNSUPPORTED_MEDIA_TYPE", /send a structured draft as application\/json, or a node\.yaml/);
   });
