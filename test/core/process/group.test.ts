@@ -44,6 +44,18 @@ test("a group that ignores SIGTERM gets SIGKILL after the grace period; every me
   for (const member of members) assert.equal(await alive(member), false);
 });
 
+test("SIGTERM comes first (SPEC §6: SIGTERM, then SIGKILL after a grace period): a group that ends on it is not killed, and had its cleanup", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "stratum-term-"));
+  const said = join(folder, "said");
+  const pid = group(`trap 'echo cleaned up on TERM > "${said}"; exit 0' TERM; sleep 60 & wait`).pid!;
+  const members = await waitForMembers(pid, ["sh", "sleep"]);
+  const stopped = await stopGroup(pid, undefined, 60_000);
+  assert.equal(stopped.killedAfterMs, undefined, "no SIGKILL was needed");
+  assert.equal(await readFile(said, "utf8"), "cleaned up on TERM\n");
+  assert.deepEqual(stopped.processes.map((p) => p.pid).sort(), members.sort());
+  for (const member of members) assert.equal(await alive(member), false);
+});
+
 test("the grace period runs on the injected monotonic clock: one that jumps a second each look ends it without the real wait", async () => {
   const pid = group("trap '' TERM; exec sleep 60").pid!;
   await waitForMembers(pid, ["sleep"]);
