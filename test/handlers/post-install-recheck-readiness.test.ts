@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFile, stat } from "node:fs/promises";
 import { describe, test } from "node:test";
 import recheckReadiness from "../../handlers/post-install-recheck-readiness.ts";
 import { inProcessApp } from "../helpers/app.ts";
@@ -28,6 +29,9 @@ describe("POST /v1/installer/install/recheck-readiness", () => {
     assert.ok(events.some((e: any) => e.level === "warn" && /taking longer than expected/.test(e.message)));
 
     installer.readiness.setScenario("ready");
+    // Seed 001: "firstboot is not run, node.yaml is not written, and the draft is not touched".
+    const nodeYamlBefore = { text: await readFile(installer.nodeYaml, "utf8"), mtimeMs: (await stat(installer.nodeYaml)).mtimeMs, ino: (await stat(installer.nodeYaml)).ino };
+    const draftBefore = await installer.request("/v1/installer/config");
     const recheck = assertAnswers(route, 202, await installer.request(PATH, POST));
     assert.deepEqual(recheck, { attempt: 2, phase: "installing", eventsUrl: "/v1/installer/install/events?attempt=2" });
     const second = await finished(installer, 2);
@@ -35,6 +39,9 @@ describe("POST /v1/installer/install/recheck-readiness", () => {
     const report = (await installer.request("/v1/installer/install/report?attempt=2")).json;
     assert.deepEqual(report.steps.map((s: any) => s.step), ["readiness"]);
     assert.equal(await installer.firstbootRuns(), 1, "a recheck never re-runs firstboot");
+    assert.deepEqual({ text: await readFile(installer.nodeYaml, "utf8"), mtimeMs: (await stat(installer.nodeYaml)).mtimeMs, ino: (await stat(installer.nodeYaml)).ino }, nodeYamlBefore, "node.yaml is not written");
+    const draftAfter = await installer.request("/v1/installer/config");
+    assert.deepEqual([draftAfter.headers.etag, draftAfter.json], [draftBefore.headers.etag, draftBefore.json], "the draft is not touched");
     assert.equal((await installer.request("/v1/installer/status")).json.phase, "done");
   });
 
