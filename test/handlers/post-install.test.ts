@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import postInstall from "../../handlers/post-install.ts";
 import { inProcessApp } from "../helpers/app.ts";
-import { BODY_OVER_1_MIB, VALID_DRAFT } from "../helpers/fixtures.ts";
+import { BODY_OVER_1_MIB, VALID_DRAFT, VALID_NODE_YAML } from "../helpers/fixtures.ts";
 import { finished, install, installRig, putDraft, readSse } from "../helpers/install-rig.ts";
 import { waitFor } from "../helpers/installer.ts";
 import { assertProblem } from "../helpers/problem.ts";
@@ -110,6 +110,22 @@ describe("POST /v1/installer/install", () => {
     await installer.request("/v1/installer/config", { method: "PUT", body: { mode: "single-node" } });
     const body = assertRouteProblem(route, await installer.request("/v1/installer/install", POST), 422, "INVALID_CONFIG");
     assert.ok(body.errors.some((e: any) => e.field === "hostname"));
+    assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
+  });
+
+  test("422 INVALID_CONFIG for a raw node.yaml draft: its errors by node.yaml key with line and column (SPEC §4), and for one that does not parse, its parse error; no attempt starts", async (t) => {
+    const installer = await inProcessApp(t);
+    await installer.untilNoBlockers();
+    const yaml = VALID_NODE_YAML.replace("hostname: node-01", "hostname: UPPER_case").replace("  gateway: 10.20.0.1\n", "  gateway: 10.20.0.1\n  floating_ip_cidrs:\n    - 203.0.113.0/33\n");
+    const asNodeYaml = { method: "PUT", body: yaml, contentType: "application/yaml" } as const;
+    assert.equal((await installer.request("/v1/installer/config", asNodeYaml)).status, 200);
+    const body = assertRouteProblem(route, await installer.request("/v1/installer/install", POST), 422, "INVALID_CONFIG");
+    const at = (field: string) => body.errors.find((e: any) => e.field === field);
+    assert.deepEqual([at("hostname")?.line, at("hostname")?.column], [2, 11], JSON.stringify(body.errors));
+    assert.deepEqual([at("network.floating_ip_cidrs[0]")?.line, at("network.floating_ip_cidrs[0]")?.column], [8, 7], JSON.stringify(body.errors));
+    assert.equal((await installer.request("/v1/installer/config", { ...asNodeYaml, body: "mode: [single-node\n" })).status, 200);
+    const broken = assertRouteProblem(route, await installer.request("/v1/installer/install", POST), 422, "INVALID_CONFIG");
+    assert.ok(broken.errors.length > 0 && broken.errors.every((e: any) => Number.isInteger(e.line) && Number.isInteger(e.column)), JSON.stringify(broken.errors));
     assert.equal((await installer.request("/v1/installer/status")).json.attempt, 0);
   });
 
