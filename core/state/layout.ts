@@ -6,8 +6,8 @@ export interface StateLayout {
   dir: string;
   /** The store document (lowdb JSON): draft, attempts, lockout, unattended, cluster. */
   store: string;
-  /** Where an unreadable store file is kept aside when it is found, at `at`. */
-  storeAside(at: Date): string;
+  /** Where an unreadable store file is kept aside when it is found, at `at`; `nth` (from 1) when that name is taken. */
+  storeAside(at: Date, nth?: number): string;
   installCode: string;
   /** The self-signed pair generated at the first start when the operator gives none. */
   tlsCert: string;
@@ -37,7 +37,7 @@ export function stateLayout(dir: string): StateLayout {
   return {
     dir,
     store,
-    storeAside: (at) => `${store}.corrupt-${at.toISOString().replace(/[:.]/g, "-")}`,
+    storeAside: (at, nth = 0) => `${store}.corrupt-${at.toISOString().replace(/[:.]/g, "-")}${nth ? `-${nth}` : ""}`,
     installCode: join(dir, "install-code"),
     tlsCert: join(dir, "tls.crt"),
     tlsKey: join(dir, "tls.key"),

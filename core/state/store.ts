@@ -1,4 +1,4 @@
-import { readdir, rename, rm } from "node:fs/promises";
+import { lstat, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Low } from "lowdb";
 import { CorruptStoreError, DurableJsonFile } from "../fs/durable-json-file.ts";
@@ -68,8 +68,14 @@ export async function openStore(stateDir: string, now: () => Date, { cleaned }: 
     else throw new CorruptStoreError(path, new Error(`it is not an installer store document: ${problem}`));
   } catch (err) {
     if (!(err instanceof CorruptStoreError)) throw err;
-    keptAside = layout.storeAside(now());
     keptAsideWhy = err.why;
+    // Never over an earlier one (SPEC §2: never deleted): a clock that starts at the same time each boot names it alike.
+    // The state dir's lock is held: nobody else names one meanwhile.
+    const at = now();
+    keptAside = layout.storeAside(at);
+    for (let nth = 1; await lstat(keptAside).then(() => true, (e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? false : Promise.reject(e))); nth += 1) {
+      keptAside = layout.storeAside(at, nth);
+    }
     await rename(path, keptAside);
   }
   if (firstStart || keptAside) await low.write();

@@ -197,3 +197,17 @@ test("the start's cleaning removes the temp files of interrupted writes (.NAME.P
   assert.deepEqual((await removeInterruptedWrites(dir)).sort(), [".install-code.17.tmp", ".installer.json.4242.tmp"]);
   assert.deepEqual((await readdir(dir)).sort(), [".installer.json.tmp", ".notes.tmp", ".x.4243.tmp"]);
 });
+
+test("a store kept aside is never deleted (SPEC §2): a second unreadable store at the same clock reading (a node whose clock starts at the same time each boot, before its time sync) is kept beside the first, not renamed over it", async () => {
+  const dir = await stateDir();
+  const { store: storePath } = stateLayout(dir);
+  await writeFile(storePath, "{first");
+  const first = await openStore(dir, now);
+  await writeFile(storePath, "{second");
+  const second = await openStore(dir, now);
+  assert.ok(first.keptAside && second.keptAside);
+  assert.notEqual(second.keptAside, first.keptAside);
+  assert.deepEqual([await readFile(first.keptAside, "utf8"), await readFile(second.keptAside, "utf8")], ["{first", "{second"]);
+  const aside = (await readdir(dir)).filter((name) => stateLayout(dir).isStoreAside(name));
+  assert.equal(aside.length, 2, aside.join(", "));
+});
