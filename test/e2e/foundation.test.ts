@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
+import { once } from "node:events";
+import { connect } from "node:net";
 import { chown, copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -59,6 +61,22 @@ describe("TLS", () => {
     const certificate = new X509Certificate(await readFile(join(stateDir, "tls.crt")));
     assert.deepEqual(reply.json, { sha256: installer.fingerprint, notAfter: new Date(certificate.validTo).toISOString() });
     assert.equal(reply.json.sha256, reply.peerFingerprint, "the certificate this very connection met");
+  });
+});
+
+describe("HTTPS only", () => {
+  test("a plain-HTTP request, with the right code, is answered nothing of the API: no status line, no JSON, no code echoed; the installer carries on", async () => {
+    const installer = await start();
+    const socket = connect({ host: "127.0.0.1", port: installer.port });
+    await once(socket, "connect");
+    socket.end(`GET /v1/installer/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${installer.code}\r\nConnection: close\r\n\r\n`);
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    await once(socket, "close");
+    const answered = Buffer.concat(chunks).toString("latin1");
+    assert.doesNotMatch(answered, /^HTTP\/1\.[01] 2/, answered.slice(0, 200));
+    assert.ok(!answered.includes('"phase"') && !answered.includes(installer.code), answered.slice(0, 200));
+    assert.equal((await installer.request("/v1/installer/status")).status, 200);
   });
 });
 
