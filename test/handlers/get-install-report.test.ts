@@ -127,6 +127,12 @@ describe("GET /v1/installer/install/report", () => {
     assert.equal(report.nodeYamlPath, installer.nodeYaml);
     assert.ok(report.firstbootTail.includes("firstboot: done"));
     assert.deepEqual(report.readinessHistory.map((r: any) => r.state), ["BOOTSTRAPPING", "CEPH_BOOTSTRAP", "READY"]);
+    // SPEC §6: every step with its times, and the payload's version.
+    for (const step of report.steps) assert.ok(step.finishedAt && step.startedAt <= step.finishedAt, JSON.stringify(step));
+    assert.deepEqual(report.steps.map((s: any) => s.startedAt), [...report.steps.map((s: any) => s.startedAt)].sort(), "in the order they ran");
+    const { release } = (await installer.request("/v1/installer/options")).json;
+    assert.ok(typeof release === "string" && release.length > 0, String(release));
+    assert.equal(report.payloadVersion, release);
     assert.deepEqual(assertAnswers(route, 200, await installer.request(`${PATH}?attempt=1`)), report);
   });
 
