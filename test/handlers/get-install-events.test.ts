@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import assert from "node:assert/strict";
-import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
@@ -36,6 +36,20 @@ describe("GET /v1/installer/install/events", () => {
     assert.equal(all.events.at(-1)?.type, "attempt.finished");
     assert.deepEqual(page(await installer.request(PATH)), all);
     assert.deepEqual(page(await installer.request(`${PATH}?attempt=1&after=3`)), { ...all, events: all.events.slice(3) });
+  });
+
+  test("the events are JSON Lines in the state dir, one file an attempt, not in the store document (SPEC §6): the file holds the page's events, line for line", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    await install(installer);
+    await finished(installer, 1);
+    const { events } = page(await installer.request(`${PATH}?attempt=1`));
+    const layout = stateLayout(installer.stateDir);
+    const lines = (await readFile(layout.eventsOf(1), "utf8")).split("\n");
+    assert.equal(lines.pop(), "", "each line ends with a newline");
+    assert.deepEqual(lines.map((line) => JSON.parse(line)), events);
+    const store = await readFile(layout.store, "utf8");
+    for (const type of ["attempt.started", "step.started", "step.finished", "readiness.poll", "attempt.finished"]) assert.ok(!store.includes(type), `${type} in the store document`);
   });
 
   test("200 SSE: resume with Last-Event-ID loses and duplicates nothing, and the stream ends at attempt.finished", async (t) => {
