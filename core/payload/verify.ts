@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { HASH_WORKER_JS } from "../../build/worker-assets.ts";
+import { kindOf } from "../fs/private-dir.ts";
 import { RELEASE_FILE, readReleaseFile, type ReleaseFile } from "./release-file.ts";
 
 type LoadedRelease = { kind: "ready"; release: ReleaseFile } | { kind: "not-loaded"; detail: string };
@@ -43,7 +44,9 @@ export async function loadRelease(folder: string): Promise<LoadedRelease> {
 export async function sizeProblem(folder: string, release: ReleaseFile): Promise<string | undefined> {
   for (const image of release.images) {
     const found = await stat(join(folder, image.file)).catch(() => undefined);
-    if (!found?.isFile()) return `${image.file} is missing from ${folder} (release.yaml lists it): copy the whole payload again.`;
+    if (!found) return `${image.file} is missing from ${folder} (release.yaml lists it): copy the whole payload again.`;
+    // A copy again would leave a folder (or a pipe, a device) where it is: it must go first.
+    if (!found.isFile()) return `${image.file} in ${folder} is ${kindOf(found)}, where release.yaml lists an image file: move it away, then copy that file from the payload again.`;
     if (found.size !== image.size) {
       return `${image.file} is ${found.size} bytes, release.yaml says ${image.size}: the copy is incomplete or from another release; copy it again.`;
     }

@@ -80,6 +80,14 @@ describe("sizeProblem", () => {
     assert.equal(await sizeProblem(folder, release), `${first!.file} is missing from ${folder} (release.yaml lists it): copy the whole payload again.`);
   });
 
+  test("an image with a folder in its place is said to be a folder, with a fix that works (a copy again would not replace the folder): not 'missing'", async () => {
+    const { folder, release } = await payload();
+    const [first] = release.images;
+    await rm(join(folder, first!.file));
+    await mkdir(join(folder, first!.file));
+    assert.equal(await sizeProblem(folder, release), `${first!.file} in ${folder} is a folder, where release.yaml lists an image file: move it away, then copy that file from the payload again.`);
+  });
+
   test("a short image is named with both sizes", async () => {
     const { folder, release } = await payload();
     const second = release.images[1]!;
