@@ -129,9 +129,17 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
       const writer = await writers.get(attempt);
       let last = after;
       let live: InstallEvent[] = [];
+      // A reader that stopped taking batches (a client that does not read its stream) keeps at most a page of them: past
+      // it the live ones are dropped and read again from the file, a page at a time, once it takes them.
+      let behind = false;
       let wake: (() => void) | undefined;
       const unsubscribe = writer?.subscribe((batch) => {
+        if (behind) return wake?.();
         live.push(...batch);
+        if (live.length > REPLAY_PAGE) {
+          behind = true;
+          live = [];
+        }
         wake?.();
       });
       const aborted = () => wake?.();
@@ -150,6 +158,21 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
           if (caughtUp || signal.aborted) break;
         }
         while (writer && !signal.aborted && !(writer.finished && last >= writer.lastSeq)) {
+          if (behind) {
+            // Live ones from here on are kept again; the file, flushed after, has every one before: none is missed.
+            behind = false;
+            await writer.flush().catch(() => undefined);
+            const page = await readEvents(path(attempt), last, REPLAY_PAGE);
+            if (page.length === REPLAY_PAGE) {
+              behind = true;
+              live = [];
+            }
+            if (page.length > 0) {
+              last = page.at(-1)!.seq;
+              yield page;
+            }
+            continue;
+          }
           if (live.length === 0) {
             await new Promise<void>((resolve) => (wake = resolve));
             wake = undefined;
@@ -164,7 +187,7 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
         }
         // Ended (a stop) while its reader was behind: what was written before the end (the stop's own event) still goes
         // out. Not after a replay cut short, where it would leave a gap.
-        const rest = caughtUp && signal.aborted ? live.filter((e) => e.seq > last) : [];
+        const rest = caughtUp && !behind && signal.aborted ? live.filter((e) => e.seq > last) : [];
         if (rest.length > 0) yield rest;
       } finally {
         unsubscribe?.();

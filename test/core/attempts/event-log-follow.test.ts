@@ -126,3 +126,21 @@ test("a reader behind when the stop comes (its last batch not yet taken) still g
   assert.deepEqual(seqs(rest.flat()), [3, 4]);
   await events.close(1, writer);
 });
+
+// A client that stops reading its event stream (the socket's backpressure holds the follow at its yield) while firstboot
+// floods: the follow kept every event written meanwhile in memory, for each such client, to hand them over as one batch.
+test("a reader that stops taking batches while firstboot floods holds at most a page in memory: it reads the rest from the file a page at a time, each event once and in order", async () => {
+  const events = await fresh();
+  const writer = await events.writer(1, true);
+  log(writer, 1);
+  const followed = events.follow(1, 0, new AbortController().signal)[Symbol.asyncIterator]();
+  assert.deepEqual(seqs((await followed.next()).value as InstallEvent[]), [1]);
+  log(writer, 5000);
+  finish(writer);
+  await writer.sync();
+  const rest: InstallEvent[][] = [];
+  for (let next = await followed.next(); !next.done; next = await followed.next()) rest.push(next.value);
+  assert.ok(rest.every((batch) => batch.length <= 1000), `batches of ${rest.map((b) => b.length).join(", ")}`);
+  assert.deepEqual(seqs(rest.flat()), Array.from({ length: 5001 }, (_, i) => i + 2));
+  await events.close(1, writer);
+});
