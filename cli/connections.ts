@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import type { Server } from "node:net";
 import type { Logger } from "../core/common/log.ts";
 
@@ -9,9 +9,14 @@ import type { Logger } from "../core/common/log.ts";
  * hands in `handshakeTimeoutMs` is closed (Node's default keeps it two minutes).
  */
 export const CONNECTION_LIMITS = {
-  /** Open files kept for the service's own: the store and its temp files, events, firstboot's pipes, Node's. */
-  reserved: 256,
-  /** At least this many connections, however low the limit: a console and a fleet's driver still get in. */
+  /**
+   * Files kept for an install beyond those open at start: firstboot's pipes, the event log, the store's writes and
+   * their folder, readiness, the service log, the code cache.
+   */
+  installFiles: 24,
+  /** Files a connection may hold: its socket, and the events file its stream replays (or its page reads). */
+  filesPerConnection: 2,
+  /** Fewer than this (a console, a fleet's driver, a few more) and the start says to raise the limit. */
   least: 32,
   /** At most, however high the limit: each connection holds memory too. */
   most: 10_000,
@@ -33,9 +38,31 @@ export function openFilesLimit(): number | undefined {
   }
 }
 
-/** The most connections served at once under an open-files limit (1,024 when it is not known: most systems' soft limit). */
-export function connectionCap(openFiles: number | undefined): number {
-  return Math.min(CONNECTION_LIMITS.most, Math.max(CONNECTION_LIMITS.least, (openFiles ?? 1024) - CONNECTION_LIMITS.reserved));
+/** How many files this process has open (Linux); 0 elsewhere. */
+export function openFilesNow(): number {
+  try {
+    // Less the one reading the folder.
+    return readdirSync("/proc/self/fd").length - 1;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The most connections served at once under an open-files limit (1,024 when it is not known: most systems' soft limit),
+ * `openNow` files already open: the install's own stay free, and each connection may hold two, so that neither accept()
+ * (libuv drops a connection it has no file for, unsaid) nor an attempt's writes nor a stream's replay runs out. One at least.
+ */
+export function connectionCap(openFiles: number | undefined, openNow: number): number {
+  const { installFiles, filesPerConnection, most } = CONNECTION_LIMITS;
+  const room = Math.floor(((openFiles ?? 1024) - openNow - installFiles) / filesPerConnection);
+  return Math.max(1, Math.min(most, room));
+}
+
+/** The start's notice when the limit leaves fewer than `least` connections: which limit, and what to raise. */
+export function lowLimitNotice(openFiles: number | undefined, cap: number): string | undefined {
+  if (openFiles === undefined || cap >= CONNECTION_LIMITS.least) return undefined;
+  return `the open-files limit (${openFiles}) leaves room for ${cap} connection${cap === 1 ? "" : "s"} at once (${CONNECTION_LIMITS.least} wanted): raise it (LimitNOFILE= in the service's unit, ulimit -n in a shell)`;
 }
 
 const REPORT_EVERY_MS = 60_000;

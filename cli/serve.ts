@@ -14,7 +14,7 @@ import { loadTls } from "../core/access/tls-files.ts";
 import { rawProblem, unroutedProblem } from "../handlers/problem.ts";
 import { printable } from "../core/common/printable.ts";
 import { stderrIsJournal } from "./journal.ts";
-import { CONNECTION_LIMITS, capConnections, connectionCap, openFilesLimit } from "./connections.ts";
+import { CONNECTION_LIMITS, capConnections, connectionCap, lowLimitNotice, openFilesLimit, openFilesNow } from "./connections.ts";
 import { lingerOnClose } from "./linger.ts";
 import { connectionsOf, stopTakingRequests } from "./answers.ts";
 import { warmUpWhenQuiet } from "./warm-up.ts";
@@ -165,7 +165,8 @@ export async function runServe(settings: Settings, version: string, codeCache: C
   let stopping = false;
   const fetch: App["fetch"] = (request, env) => (app ? app.fetch(request, env) : build().then((built) => built.fetch(request, env)));
 
-  const maxConnections = connectionCap(openFilesLimit());
+  const openFiles = openFilesLimit();
+  const maxConnections = connectionCap(openFiles, openFilesNow());
   // Not serve(): it takes no errorHandler, and without one @hono/node-server answers a request it makes no URL of
   // (target *, a broken Host) with an empty 400, and an API that could not be built with an empty 500.
   const answerUnrouted = (err: unknown) =>
@@ -186,6 +187,7 @@ export async function runServe(settings: Settings, version: string, codeCache: C
       lock.tookOverFrom ? `took over the lock of a stopped installer (pid ${lock.tookOverFrom})` : undefined,
       opened.keptAside ? `the store file did not parse (${opened.keptAsideWhy}): kept aside as ${opened.keptAside}; started with a fresh store` : undefined,
       codeNotice,
+      lowLimitNotice(openFiles, maxConnections),
       tls.notice,
       ...started,
       opened.cleanedTempFiles.length > 0 ? `removed ${opened.cleanedTempFiles.length} temp file(s) of an interrupted write` : undefined,
