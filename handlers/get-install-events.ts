@@ -58,7 +58,7 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
     const { attempt, after } = c.req.valid("query");
     const lastEventId = c.req.valid("header")["last-event-id"];
     const from = lastEventId !== undefined ? Number(lastEventId) : (after ?? 0);
-    const { attempts, stopped } = c.get("services");
+    const { attempts, stopped, log } = c.get("services");
     // Negotiated by q-value: `text/event-stream;q=0, application/json` is a page, not a stream.
     if (accepts(c, { header: "Accept", supports: ["application/json", "text/event-stream"], default: "application/json" }) !== "text/event-stream") {
       return c.json(await attempts.events(attempt, from), 200);
@@ -76,6 +76,10 @@ export default defineOpenAPIRoute<typeof route, AppEnv>({
       sse.onAbort(stop);
       try {
         await writeEvents(sse, events, stopped);
+      } catch (err) {
+        // Not Hono's default (a stack trace on stderr, outside the log): the stream ends, its client following again from
+        // its last event (Last-Event-ID) once the cause is gone.
+        log.error("event stream failed", { ...c.get("origin"), attempt: attempt ?? "latest", error: String(err) });
       } finally {
         stopped.removeEventListener("abort", stop);
       }

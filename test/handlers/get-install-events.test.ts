@@ -202,6 +202,27 @@ describe("GET /v1/installer/install/events", () => {
     assertRouteProblem(route, await installer.request(`${PATH}?attempt=1`), 500, "INTERNAL", { detail: new RegExp(`^the event log ${log.replaceAll("/", "\\/")} is a folder, where the attempt's log file must be\\. `) });
   });
 
+  // Hono's default for a stream whose writer threw (a link in the log's place here; EMFILE under a low open-files
+  // limit): a stack trace on stderr, outside the log and unredacted, one a stream.
+  test("a stream whose events cannot be read ends, said once in the log as that stream's failure (its client, the attempt, the cause), never as a stack trace on stderr", async (t) => {
+    const installer = await installRig(t);
+    await putDraft(installer);
+    await install(installer);
+    await finished(installer, 1);
+    const log = stateLayout(installer.stateDir).eventsOf(1);
+    await rm(log);
+    await symlink(join(installer.stateDir, "elsewhere.jsonl"), log);
+    const printed = t.mock.method(console, "error", () => undefined);
+    const sse = await readSse(installer, `${PATH}?attempt=1`);
+    assert.deepEqual(sse.messages, []);
+    assert.equal(printed.mock.callCount(), 0, "nothing printed past the log");
+    const lines = installer.log.map((line) => JSON.parse(line)).filter((line) => line.message === "event stream failed");
+    assert.equal(lines.length, 1, installer.log.join("\n"));
+    assert.equal(lines[0].attempt, 1);
+    assert.equal(lines[0].client, "127.0.0.1");
+    assert.match(lines[0].error, /is a symbolic link/);
+  });
+
   describeAuth(route, {
     path: PATH,
     breaks: (services) => {
