@@ -8,7 +8,9 @@ import { printable } from "../../core/common/printable.ts";
 import { goOnWithoutStdout } from "../epipe.ts";
 import { UsageError, parseFlags } from "../flags.ts";
 import { exitOnSignal, onStop } from "../stops.ts";
-import { connectFleet } from "./connect.ts";
+import { OutOfFilesError } from "../../core/http/client.ts";
+import { openFilesLimit } from "../connections.ts";
+import { type Connection, connectFleet } from "./connect.ts";
 import { installFleet } from "./install.ts";
 import { type FleetOutput, chooseOutput } from "./output/index.ts";
 import { type LoadedPlan, loadPlan } from "./plan.ts";
@@ -212,7 +214,19 @@ async function installLocked(loaded: LoadedPlan, flags: FleetFlags, out: FleetOu
   state.onTrouble = (message) => out.note(null, "warn", `${message} (the installs sent go on; no other is sent until its start is recorded in it; the state file is written again at the end)`);
   if (state.previousPlanHash) out.note(null, "warn", `the plan changed since ${flags.state} was written: installed nodes keep what they were installed with; the others get the plan as it is now`);
 
-  const connection = await connectFleet(loaded);
+  // Read before: out of files, /proc/self/limits cannot be read either.
+  const limit = openFilesLimit();
+  let connection: Connection;
+  try {
+    connection = await connectFleet(loaded);
+  } catch (error) {
+    if (!(error instanceof OutOfFilesError)) throw error;
+    // This machine's limit, not the nodes: one line, not each node out of reach.
+    const which = error.code === "ENFILE" ? "the system's open-files limit (fs.file-max)" : `the open-files limit${limit === undefined ? "" : ` is ${limit}`}`;
+    out.note(null, "error", `this machine ran out of open files (${which}; the fleet keeps a connection to each of the plan's ${loaded.nodes.length} nodes) while it connected to them: raise it (${error.code === "ENFILE" ? "sysctl fs.file-max" : "ulimit -n in this shell"}), then run this again`);
+    out.note(null, "error", "nothing was changed on any node");
+    return 2;
+  }
   out.nodes(connection.rows);
   for (const failure of connection.failures) {
     out.change(failure.node.name, { phase: failure.kind });

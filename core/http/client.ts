@@ -89,6 +89,19 @@ export class HttpClientError extends Error {
   }
 }
 
+/**
+ * No connection for want of a file on this machine (EMFILE: its open-files limit; ENFILE: the system's): not the
+ * server's fault, and nothing was sent. Not an HttpClientError: no node is unreachable for it.
+ */
+export class OutOfFilesError extends Error {
+  readonly code: "EMFILE" | "ENFILE";
+  constructor(where: string, code: "EMFILE" | "ENFILE") {
+    super(`no connection to ${where}: this machine has too many open files (${code})`);
+    this.name = "OutOfFilesError";
+    this.code = code;
+  }
+}
+
 /** The request never left: no connection, or a certificate refused on its handshake (unreachable, tls-mismatch). */
 export const nothingSent = (error: unknown): boolean => error instanceof HttpClientError && (error.kind === "unreachable" || error.kind === "tls-mismatch");
 
@@ -179,7 +192,10 @@ function open(url: URL, trust: Trust, timeoutMs: number, signal: AbortSignal, ca
     const cancel = () => settle(new HttpClientError("unreachable", where, `no ${tls ? "TLS handshake" : "connection"} within ${seconds(timeoutMs)}`));
     signal.addEventListener("abort", cancel, { once: true });
     if (signal.aborted) return cancel();
-    const failed = (error: Error) => settle(new HttpClientError("unreachable", where, handshakeProblem(error)));
+    const failed = (error: Error) => {
+      const { code } = error as NodeJS.ErrnoException;
+      settle(code === "EMFILE" || code === "ENFILE" ? new OutOfFilesError(where, code) : new HttpClientError("unreachable", where, handshakeProblem(error)));
+    };
     if (url.protocol !== "https:" && url.protocol !== "http:") return failed(new Error(`${url.protocol}// is not http or https`));
     try {
       const ca = typeof trust === "object" && !("pin" in trust) ? trust.ca : undefined;

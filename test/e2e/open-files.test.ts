@@ -3,9 +3,11 @@ import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { connect, type TLSSocket } from "node:tls";
+import { spawn } from "node:child_process";
 import { startReadinessServer } from "../../demo/readiness-server.ts";
+import { startRig } from "../helpers/fleet.ts";
 import { finished, install, putDraft } from "../helpers/install-rig.ts";
-import { bundleNode, harness, logLines, persistedStore, tempDir, untilNoBlockers, waitFor, writeFirstboot } from "../helpers/installer.ts";
+import { BUNDLE, ROOT, bundleNode, harness, logLines, persistedStore, tempDir, untilNoBlockers, waitFor, writeFirstboot } from "../helpers/installer.ts";
 
 const lab = harness();
 
@@ -72,4 +74,32 @@ test("ulimit -n 64 and 100 event streams opened while firstboot floods: the star
   // The store file whole (it parses) at each read, its record settled once its write is done.
   await waitFor("the store's verdict", async () => (await persistedStore(stateDir)).attempts.at(-1).verdict?.outcome);
   assert.equal((await persistedStore(stateDir)).attempts.at(-1).verdict.outcome, "succeeded");
+});
+
+/** `fleet ARGS` run by a node under `ulimit -n` at `limit`. */
+async function limitedFleet(folder: string, limit: number, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const proc = spawn(await limitedNode(folder, limit), [BUNDLE, "fleet", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  lab.defer(() => proc.exitCode === null && proc.kill("SIGKILL"));
+  let stdout = "";
+  let stderr = "";
+  proc.stdout.on("data", (d) => (stdout += d));
+  proc.stderr.on("data", (d) => (stderr += d));
+  return new Promise((resolve) => proc.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+// Each node past the files the fleet had was said "unreachable: connect EMFILE", as if its installer were down.
+test("fleet --parallel 10 under ulimit -n 24: one error naming the open-files limit and what to do, no node called unreachable, nothing changed; run again with room, it installs every node", async () => {
+  const rig = await startRig(lab, { joins: 9 });
+  const folder = await tempDir();
+  const starved = await limitedFleet(folder, 24, [rig.planFile, "--parallel", "10"], rig.env);
+  assert.equal(starved.code, 2, starved.stdout + starved.stderr);
+  assert.doesNotMatch(starved.stdout, /unreachable|EMFILE/, starved.stdout);
+  const errors = starved.stdout.split("\n").filter((line) => line.startsWith("[fleet] error: "));
+  assert.deepEqual(errors, [
+    "[fleet] error: this machine ran out of open files (the open-files limit is 24; the fleet keeps a connection to each of the plan's 10 nodes) while it connected to them: raise it (ulimit -n in this shell), then run this again",
+    "[fleet] error: nothing was changed on any node",
+  ]);
+  const again = await rig.fleet(["--parallel", "10"], { timeoutMs: 120_000 });
+  assert.equal(again.code, 0, again.stdout + again.stderr);
+  assert.match(again.stdout, /10 of 10 nodes installed/);
 });
