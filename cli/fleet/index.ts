@@ -127,6 +127,8 @@ async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportB
   // Ctrl-C (SIGTERM, SIGHUP) stops the downloads, keeps what came and still writes the index (a second one exits at once).
   const controller = new AbortController();
   const release = onStop((signal) => controller.abort(signal));
+  // Read before: out of files, /proc/self/limits cannot be read either.
+  const limit = openFilesLimit();
   let entries: BundleEntry[];
   try {
     entries = await gatherBundles(loaded.nodes, dir, flags.parallel, out, controller.signal);
@@ -145,6 +147,10 @@ async function supportBundles(loaded: LoadedPlan, flags: FleetFlags & { supportB
   const whole = gathered === entries.length && index.startsWith("index: ");
   const exit = controller.signal.aborted ? exitOnSignal(controller.signal.reason) : whole ? 0 : 1;
   out.note(null, whole ? "info" : "error", `${gathered} of ${plural(entries.length, "support bundle")} gathered in ${dir}${controller.signal.aborted ? " (stopped)" : ""}; ${index}`);
+  // This machine's limit, not the nodes': said once, with what to do, beside each node's line.
+  if (entries.some((e) => "error" in e && /\bE[MN]FILE\b/.test(e.detail))) {
+    out.note(null, "error", `this machine ran out of open files for some of them (the open-files limit${limit === undefined ? "" : ` is ${limit}`}): run this again with a lower --parallel, or raise it (ulimit -n in this shell)`);
+  }
   return exit;
 }
 

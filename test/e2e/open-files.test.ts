@@ -103,3 +103,17 @@ test("fleet --parallel 10 under ulimit -n 24: one error naming the open-files li
   assert.equal(again.code, 0, again.stdout + again.stderr);
   assert.match(again.stdout, /10 of 10 nodes installed/);
 });
+
+test("fleet --support-bundle under ulimit -n 24: the bundles that did not come for want of files are said so, and the run ends naming the open-files limit and what to do; run again with room, every bundle comes", async () => {
+  const rig = await startRig(lab, { joins: 9 });
+  const folder = await tempDir();
+  const starved = await limitedFleet(folder, 24, [rig.planFile, "--parallel", "10", "--support-bundle", join(folder, "bundles")], rig.env);
+  assert.equal(starved.code, 1, starved.stdout + starved.stderr);
+  assert.doesNotMatch(starved.stdout, /unreachable/, starved.stdout);
+  const lines = starved.stdout.trimEnd().split("\n");
+  assert.match(lines.at(-2)!, /^\[fleet\] error: \d+ of 10 support bundles gathered in /, starved.stdout);
+  assert.equal(lines.at(-1), "[fleet] error: this machine ran out of open files for some of them (the open-files limit is 24): run this again with a lower --parallel, or raise it (ulimit -n in this shell)");
+  const again = await rig.fleet(["--parallel", "10", "--support-bundle", join(folder, "bundles")]);
+  assert.equal(again.code, 0, again.stdout + again.stderr);
+  assert.match(again.stdout, /10 of 10 support bundles gathered/);
+});
