@@ -14,8 +14,11 @@ export const CONNECTION_LIMITS = {
    * their folder, readiness, the service log, the code cache.
    */
   installFiles: 24,
-  /** Files a connection may hold: its socket, and the events file its stream replays (or its page reads). */
-  filesPerConnection: 2,
+  /**
+   * Files a connection may hold: its socket, the events file its stream replays (or its page reads), and one more at
+   * its start. With two, a burst of streams under ulimit -n 64 still ran out now and then (not pinned down which).
+   */
+  filesPerConnection: 3,
   /** Fewer than this (a console, a fleet's driver, a few more) and the start says to raise the limit. */
   least: 32,
   /** At most, however high the limit: each connection holds memory too. */
@@ -50,7 +53,7 @@ export function openFilesNow(): number {
 
 /**
  * The most connections served at once under an open-files limit (1,024 when it is not known: most systems' soft limit),
- * `openNow` files already open: the install's own stay free, and each connection may hold two, so that neither accept()
+ * `openNow` files already open: the install's own stay free, and each connection may hold three, so that neither accept()
  * (libuv drops a connection it has no file for, unsaid) nor an attempt's writes nor a stream's replay runs out. One at least.
  */
 export function connectionCap(openFiles: number | undefined, openNow: number): number {

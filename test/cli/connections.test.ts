@@ -19,23 +19,24 @@ test("the open-files limit is the soft one of /proc/PID/limits; unlimited is no 
 });
 
 test("the connections served at once: half of what the limit leaves once the files open at start and an install's have theirs, within bounds", () => {
-  const { installFiles, most } = CONNECTION_LIMITS;
-  assert.equal(connectionCap(2048, 30), Math.floor((2048 - 30 - installFiles) / 2));
+  const { installFiles, filesPerConnection, most } = CONNECTION_LIMITS;
+  assert.equal(connectionCap(2048, 30), Math.floor((2048 - 30 - installFiles) / filesPerConnection));
   assert.equal(connectionCap(65_536, 30), most, "memory bounds it too");
   assert.equal(connectionCap(Number.POSITIVE_INFINITY, 30), most);
-  assert.equal(connectionCap(undefined, 0), Math.floor((1024 - installFiles) / 2), "not known: most systems' soft limit");
+  assert.equal(connectionCap(undefined, 0), Math.floor((1024 - installFiles) / filesPerConnection), "not known: most systems' soft limit");
 });
 
 // Under a low limit (ulimit -n 64, LimitNOFILE=64) 32 connections at least took the files the install needed: accept()
 // then failed with EMFILE, which libuv drops in silence (no `connections refused`), and the attempt's event log, the
 // store's writes and each stream's replay of the events failed with it (the verdict STATE_WRITE_FAILED under 40).
 test("under a low open-files limit the connections served fit in what the files open at start and the install's own leave, a socket and an events file each; under 'least' the start says to raise the limit", () => {
-  const { installFiles } = CONNECTION_LIMITS;
-  assert.equal(connectionCap(64, 22), Math.floor((64 - 22 - installFiles) / 2));
-  assert.equal(connectionCap(1024, 22), Math.floor((1024 - 22 - installFiles) / 2), "an event stream's replay holds a file beside its socket");
+  const { installFiles, filesPerConnection } = CONNECTION_LIMITS;
+  assert.ok(filesPerConnection >= 2, "an event stream's replay holds a file beside its socket");
+  assert.equal(connectionCap(64, 22), Math.floor((64 - 22 - installFiles) / filesPerConnection));
+  assert.equal(connectionCap(1024, 22), Math.floor((1024 - 22 - installFiles) / filesPerConnection));
   assert.equal(connectionCap(40, 22), 1, "one at least: the console, the CLI");
   assert.equal(connectionCap(100_000, 22), CONNECTION_LIMITS.most);
-  assert.equal(lowLimitNotice(64, connectionCap(64, 22)), "the open-files limit (64) leaves room for 9 connections at once (32 wanted): raise it (LimitNOFILE= in the service's unit, ulimit -n in a shell)");
+  assert.equal(lowLimitNotice(64, connectionCap(64, 22)), `the open-files limit (64) leaves room for ${connectionCap(64, 22)} connections at once (32 wanted): raise it (LimitNOFILE= in the service's unit, ulimit -n in a shell)`);
   assert.equal(lowLimitNotice(1024, connectionCap(1024, 22)), undefined);
   assert.equal(lowLimitNotice(undefined, connectionCap(undefined, 22)), undefined);
 });
