@@ -187,8 +187,20 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
         }
         // Ended (a stop) while its reader was behind: what was written before the end (the stop's own event) still goes
         // out. Not after a replay cut short, where it would leave a gap.
-        const rest = caughtUp && !behind && signal.aborted ? live.filter((e) => e.seq > last) : [];
-        if (rest.length > 0) yield rest;
+        if (caughtUp && signal.aborted && behind) {
+          // Behind by more than a page: what was written before the end is read from the file, a page at a time.
+          await writer?.flush().catch(() => undefined);
+          for (;;) {
+            const page = await readEvents(path(attempt), last, REPLAY_PAGE);
+            if (page.length > 0) {
+              last = page.at(-1)!.seq;
+              yield page;
+            }
+            if (page.length < REPLAY_PAGE) break;
+          }
+        }
+        const rest = caughtUp && signal.aborted ? live.filter((e) => e.seq > last) : [];
+        if (rest.length > 0 && rest[0]!.seq === last + 1) yield rest;
       } finally {
         unsubscribe?.();
         signal.removeEventListener("abort", aborted);

@@ -144,3 +144,20 @@ test("a reader that stops taking batches while firstboot floods holds at most a 
   assert.deepEqual(seqs(rest.flat()), Array.from({ length: 5001 }, (_, i) => i + 2));
   await events.close(1, writer);
 });
+
+test("a reader behind by more than a page when the stop comes still gets everything written before the stop, from the file, then the end", async () => {
+  const events = await fresh();
+  const writer = await events.writer(1, true);
+  log(writer, 1);
+  const stop = new AbortController();
+  const followed = events.follow(1, 0, stop.signal)[Symbol.asyncIterator]();
+  assert.deepEqual(seqs((await followed.next()).value as InstallEvent[]), [1]);
+  log(writer, 2500);
+  await writer.sync();
+  stop.abort();
+  const rest: InstallEvent[][] = [];
+  for (let next = await followed.next(); !next.done; next = await followed.next()) rest.push(next.value);
+  assert.ok(rest.every((batch) => batch.length <= 1000), `batches of ${rest.map((b) => b.length).join(", ")}`);
+  assert.deepEqual(seqs(rest.flat()), Array.from({ length: 2500 }, (_, i) => i + 2));
+  await events.close(1, writer);
+});
