@@ -21,6 +21,11 @@ export interface StateLayout {
   folders: Array<{ path: string; what: string; holds: string }>;
   /** V8's code cache of the bundle: a faster next start. */
   codeCache: string;
+  /**
+   * The temp file installers of 2026-12-03/04 wrote their code cache through (not `tempPathOf`'s name): one a stop or a
+   * kill interrupted stays beside the cache (≈ 1 MB), so a start removes it with the other interrupted writes.
+   */
+  olderCodeCacheTemp: string;
   /** The service's own log lines, newest last: a ring of two files (the older one `serviceLogOlder`) under 1 MB together. */
   serviceLog: string;
   serviceLogOlder: string;
@@ -46,6 +51,7 @@ export function stateLayout(dir: string): StateLayout {
     eventsOf: (attempt) => join(events, `attempt-${attempt}.jsonl`),
     folders: [{ path: events, what: "the state dir's events folder", holds: "its attempts' events" }],
     codeCache: join(dir, "code-cache"),
+    olderCodeCacheTemp: join(dir, "code-cache.tmp"),
     serviceLog: join(dir, "service.log"),
     serviceLogOlder: join(dir, "service.log.1"),
     lastStart: join(dir, "last-start.json"),

@@ -1,5 +1,5 @@
 import { lstat, readdir, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { Low } from "lowdb";
 import { CorruptStoreError, DurableJsonFile } from "../fs/durable-json-file.ts";
 import { ensurePrivateDir } from "../fs/private-dir.ts";
@@ -122,8 +122,11 @@ function withDefaults(data: Partial<StoreData>): StoreData {
  * any write of the start: a temp file of its own, listed while it is written, would be taken for one.
  */
 export async function removeInterruptedWrites(stateDir: string): Promise<string[]> {
+  const olderCodeCacheTemp = basename(stateLayout(stateDir).olderCodeCacheTemp);
   // Files alone: a folder of that name is no write's (rm would refuse it, and stop the start).
-  const names = (await readdir(stateDir, { withFileTypes: true })).filter((entry) => entry.isFile() && isTempFile(entry.name)).map((entry) => entry.name);
+  const names = (await readdir(stateDir, { withFileTypes: true }))
+    .filter((entry) => entry.isFile() && (isTempFile(entry.name) || entry.name === olderCodeCacheTemp))
+    .map((entry) => entry.name);
   await Promise.all(names.map((name) => rm(join(stateDir, name), { force: true })));
   return names;
 }

@@ -211,3 +211,14 @@ test("a store kept aside is never deleted (SPEC §2): a second unreadable store 
   const aside = (await readdir(dir)).filter((name) => stateLayout(dir).isStoreAside(name));
   assert.equal(aside.length, 2, aside.join(", "));
 });
+
+test("the start's cleaning removes the code cache's temp file an older installer left (code-cache.tmp, ≈ 1 MB: installers of 2026-12-03/04 wrote it so and never removed it, killed or stopped mid-write), and only that name", async () => {
+  const dir = await stateDir();
+  await writeFile(join(dir, "code-cache.tmp"), Buffer.alloc(1024));
+  await writeFile(join(dir, "code-cache"), "kept");
+  await mkdir(join(dir, "events"));
+  await writeFile(join(dir, "events", "code-cache.tmp"), "not the state dir's");
+  await writeFile(join(dir, "install-code.tmp"), "an operator's");
+  assert.deepEqual(await removeInterruptedWrites(dir), ["code-cache.tmp"]);
+  assert.deepEqual((await readdir(dir)).sort(), ["code-cache", "events", "install-code.tmp"]);
+});
