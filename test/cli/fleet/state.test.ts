@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { constants } from "node:fs";
-import { appendFile, mkdir, open, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, open, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { FleetState, StateFileError, journalPathOf } from "../../../cli/fleet/state.ts";
 import { journalHeader, journalLine } from "../../../cli/fleet/state-journal.ts";
-import { tempDir } from "../../helpers/installer.ts";
+import { ROOT, tempDir } from "../../helpers/installer.ts";
 import { noTmpfs, tmpfsFor } from "../../helpers/full-disk.ts";
 
 const run = promisify(execFile);
@@ -266,5 +266,24 @@ describe("fleet: the resume file", () => {
     await assert.rejects(readOnly.set("node-01", { attempt: 1 }), {
       message: `the state file ${mount}/ro.json cannot be written (EROFS: its file system is read-only): remount its file system read-write, or give another with --state; run the same command again to go on where this run stopped`,
     });
+  });
+  it("a state file (and journal) an older fleet left, killed -9 mid-run (test/fixtures/older-fleet-state: 2026-12-04's a document alone, 2026-12-06's a document and its journal), is resumed with its records as they were, the plan the same", async () => {
+    const fixtures = join(ROOT, "test/fixtures/older-fleet-state");
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ["2026-12-04-48603ae", { etag: '"Svh7gMS6cYenFLjcuy58Gj"', attempt: 1, lastSeq: 1 }],
+      ["2026-12-06-684a982", { etag: '"Svh7gMS6cYenFLjcuy58Gj"', attempt: 1, lastSeq: 0 }],
+    ];
+    for (const [fixture, node01] of cases) {
+      const folder = await tempDir("stratum-state-");
+      await cp(join(fixtures, fixture), folder, { recursive: true });
+      const path = join(folder, "cluster.fleet-state.json");
+      const written = JSON.parse(await readFile(path, "utf8"));
+      const state = await FleetState.open(path, written.plan, written.planHash);
+      assert.equal(state.previousPlanHash, undefined, fixture);
+      assert.deepEqual(state.node("node-01"), node01, fixture);
+      await state.set("node-02", { attempt: 1, lastSeq: 0 });
+      await state.close();
+      assert.deepEqual(JSON.parse(await readFile(path, "utf8")).nodes, { "node-01": node01, "node-02": { attempt: 1, lastSeq: 0 } }, fixture);
+    }
   });
 });
