@@ -2,7 +2,7 @@ import { getEventListeners } from "node:events";
 import assert from "node:assert/strict";
 import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, test } from "node:test";
+import { describe, test, type TestContext } from "node:test";
 import { stateLayout } from "../../core/state/layout.ts";
 import getEvents from "../../handlers/get-install-events.ts";
 import { inProcessApp } from "../helpers/app.ts";
@@ -20,6 +20,15 @@ function page(reply: Reply) {
   const body = assertAnswers(route, 200, reply);
   assert.ok(typeof body === "object", "application/json, not a stream");
   return body;
+}
+
+/** An installer whose attempt 1 has ended, and that attempt's event log's path. */
+async function endedAttempt(t: TestContext) {
+  const installer = await installRig(t);
+  await putDraft(installer);
+  await install(installer);
+  await finished(installer, 1);
+  return { installer, log: stateLayout(installer.stateDir).eventsOf(1) };
 }
 
 describe("GET /v1/installer/install/events", () => {
@@ -173,11 +182,7 @@ describe("GET /v1/installer/install/events", () => {
   });
 
   test("an ended attempt's log replaced by a link (to another attempt log, outside the state dir): neither the page nor the stream answers the events of the file it leads to", async (t) => {
-    const installer = await installRig(t);
-    await putDraft(installer);
-    await install(installer);
-    await finished(installer, 1);
-    const log = stateLayout(installer.stateDir).eventsOf(1);
+    const { installer, log } = await endedAttempt(t);
     const outside = join(await tempDir("stratum-outside-"), "elsewhere.jsonl");
     const planted = { seq: 1, attempt: 1, time: "2026-12-04T12:00:00.000Z", type: "step.log", level: "info", message: "OUTSIDE-THE-STATE-DIR" };
     await writeFile(outside, `${JSON.stringify(planted)}\n`);
@@ -192,11 +197,7 @@ describe("GET /v1/installer/install/events", () => {
   });
 
   test("an ended attempt's log replaced by a folder: 500 naming the file and that it is a folder, not a bare \"failed to answer\"", async (t) => {
-    const installer = await installRig(t);
-    await putDraft(installer);
-    await install(installer);
-    await finished(installer, 1);
-    const log = stateLayout(installer.stateDir).eventsOf(1);
+    const { installer, log } = await endedAttempt(t);
     await rm(log);
     await mkdir(log);
     assertRouteProblem(route, await installer.request(`${PATH}?attempt=1`), 500, "INTERNAL", { detail: new RegExp(`^the event log ${log.replaceAll("/", "\\/")} is a folder, where the attempt's log file must be\\. `) });
@@ -205,11 +206,7 @@ describe("GET /v1/installer/install/events", () => {
   // Hono's default for a stream whose writer threw (a link in the log's place here; EMFILE under a low open-files
   // limit): a stack trace on stderr, outside the log and unredacted, one a stream.
   test("a stream whose events cannot be read ends, said once in the log as that stream's failure (its client, the attempt, the cause), never as a stack trace on stderr", async (t) => {
-    const installer = await installRig(t);
-    await putDraft(installer);
-    await install(installer);
-    await finished(installer, 1);
-    const log = stateLayout(installer.stateDir).eventsOf(1);
+    const { installer, log } = await endedAttempt(t);
     await rm(log);
     await symlink(join(installer.stateDir, "elsewhere.jsonl"), log);
     const printed = t.mock.method(console, "error", () => undefined);
