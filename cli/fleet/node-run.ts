@@ -1,5 +1,5 @@
 import { capText } from "../../core/common/cut-text.ts";
-import { HttpClientError, nothingSent } from "../../core/http/client.ts";
+import { HttpClientError, nothingSent, OutOfFilesError } from "../../core/http/client.ts";
 import { ApiProblem, PROBLEM_CAPS, type Status, type Verdict, wrongAnswer } from "./api.ts";
 import { type Connected, changedList, planChanges, refusal } from "./connect.ts";
 import { type FleetOutput, type Level, MESSAGE_BYTES } from "./output/index.ts";
@@ -24,6 +24,26 @@ export interface RunContext {
   rechecks: number;
   /** Ctrl-C: stop watching; nothing new is started after it. */
   signal: AbortSignal;
+}
+
+/**
+ * How a node's run ends for the error its turn met: its outcome's kind and words; undefined for an error of the fleet's
+ * own (a bug), thrown on.
+ */
+export function outcomeOf(error: unknown): { kind: Exclude<OutcomeKind, "installed">; detail: string } | undefined {
+  // Not the node's doing: it was never asked to install (its start not recorded), or no connection could be opened for
+  // want of a file on this machine (nothing was sent); a run again goes on from where the node is.
+  if (error instanceof StartNotRecorded) return { kind: "stopped", detail: error.message };
+  if (error instanceof OutOfFilesError) {
+    const raise = error.code === "EMFILE" ? "ulimit -n" : "sysctl fs.file-max";
+    return { kind: "stopped", detail: `${error.message}: raise its limit (${raise}), then run the fleet again: it goes on from where this node is` };
+  }
+  const refused = refusal(error);
+  if (refused) return { kind: "refused", detail: refused };
+  // A node that answers what no installer does is reachable: it failed.
+  if (wrongAnswer(error) || error instanceof NodeFailed || error instanceof ApiProblem) return { kind: "failed", detail: (error as Error).message };
+  if (error instanceof HttpClientError) return { kind: "unreachable", detail: error.message };
+  return undefined;
 }
 
 /** The node cannot go on, for a reason its installer gave. */
@@ -153,18 +173,10 @@ export class NodeRun {
       return (await this.#driveOnce()) ? end("installed", "installed") : end("failed", this.#failure);
     } catch (error) {
       if (this.ctx.signal.aborted) throw error;
-      if (error instanceof StartNotRecorded) {
-        // Not the node's failure: it was never asked to install.
-        this.note("error", error.message);
-        return end("stopped", error.message);
-      }
-      const refused = refusal(error);
-      // A node that answers what no installer does is reachable: it failed.
-      const kind = refused ? "refused" : wrongAnswer(error) || error instanceof NodeFailed || error instanceof ApiProblem ? "failed" : error instanceof HttpClientError ? "unreachable" : undefined;
-      if (!kind) throw error;
-      const detail = refused ?? (error as Error).message;
-      this.note("error", kind === "failed" ? detail : `${kind}: ${detail}`);
-      return end(kind, detail);
+      const ended = outcomeOf(error);
+      if (!ended) throw error;
+      this.note("error", ended.kind === "failed" || ended.kind === "stopped" ? ended.detail : `${ended.kind}: ${ended.detail}`);
+      return end(ended.kind, ended.detail);
     } finally {
       this.leave();
     }

@@ -8,7 +8,8 @@ import { describe, it, type TestContext } from "node:test";
 import { Writable } from "node:stream";
 import { type DraftView, NodeApi, type Options } from "../../../cli/fleet/api.ts";
 import type { Connected } from "../../../cli/fleet/connect.ts";
-import { NodeRun, runNode } from "../../../cli/fleet/node-run.ts";
+import { NodeRun, outcomeOf, runNode } from "../../../cli/fleet/node-run.ts";
+import { HttpClientError, OutOfFilesError } from "../../../core/http/client.ts";
 import type { NodeChange } from "../../../cli/fleet/output/index.ts";
 import { linesOutput } from "../../../cli/fleet/output/lines.ts";
 import { FleetState, journalPathOf, type NodeRecord } from "../../../cli/fleet/state.ts";
@@ -485,5 +486,21 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
     const after = await runOnce();
     assert.equal(after.outcome.kind, "installed", after.printed);
     assert.deepEqual(posts(), ["POST /v1/installer/install"], "only the operator's");
+  });
+});
+
+describe("fleet: how a node's run ends for the error its turn met (outcomeOf)", () => {
+  it("this machine out of open files as the turn opened a connection: the node's run ends stopped, saying whose limit and what to do, not thrown on (which ended the whole fleet with a stack trace) nor said unreachable", () => {
+    for (const code of ["EMFILE", "ENFILE"] as const) {
+      const ended = outcomeOf(new OutOfFilesError("127.0.0.1:9443", code));
+      assert.equal(ended?.kind, "stopped");
+      assert.equal(ended?.detail, `no connection to 127.0.0.1:9443: this machine has too many open files (${code}): raise its limit (${code === "EMFILE" ? "ulimit -n" : "sysctl fs.file-max"}), then run the fleet again: it goes on from where this node is`);
+    }
+  });
+
+  it("the node's own trouble keeps its kind: out of reach unreachable, a wrong answer failed; an error of the fleet's own is thrown on", () => {
+    assert.deepEqual(outcomeOf(new HttpClientError("unreachable", "127.0.0.1:9443", "connect ECONNREFUSED")), { kind: "unreachable", detail: "connect ECONNREFUSED" });
+    assert.equal(outcomeOf(new HttpClientError("schema", "127.0.0.1:9443", "HTTP 200: the answer is not of its schema (phase: x)"))?.kind, "failed");
+    assert.equal(outcomeOf(new TypeError("x is not a function")), undefined);
   });
 });
