@@ -264,7 +264,7 @@ async function made(options: SupportBundleOptions, toStdout: boolean, into: Targ
     hostname: facts.host.hostname,
     ...facts,
     service: await serviceFact(options.stateDir, (facts.status as { phase?: unknown }).phase),
-    ...(await operatorSecrets(options.tlsKey ?? recalledKey).then(({ secrets, unread }) => ({ secrets, unreadSecrets: unread }))),
+    ...(await operatorSecrets(options.tlsKey ?? recalledKey)),
   });
   if (toStdout) {
     // A reader gone before the end (`| head -c 10`, a pager quit) got a cut archive: not the quiet 0 of `openapi | head`.

@@ -144,16 +144,19 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
       });
       const aborted = () => wake?.();
       signal.addEventListener("abort", aborted);
+      /** The file's next page after `last`, `last` moved to its end. */
+      const nextPage = async () => {
+        const page = await readEvents(path(attempt), last, REPLAY_PAGE);
+        if (page.length > 0) last = page.at(-1)!.seq;
+        return page;
+      };
       try {
         await writer?.flush().catch(() => undefined);
         // The file read to its end: every event since is in `live` (subscribed before the read).
         let caughtUp = false;
         for (;;) {
-          const page = await readEvents(path(attempt), last, REPLAY_PAGE);
-          if (page.length > 0) {
-            last = page.at(-1)!.seq;
-            yield page;
-          }
+          const page = await nextPage();
+          if (page.length > 0) yield page;
           caughtUp = page.length < REPLAY_PAGE;
           if (caughtUp || signal.aborted) break;
         }
@@ -162,15 +165,12 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
             // Live ones from here on are kept again; the file, flushed after, has every one before: none is missed.
             behind = false;
             await writer.flush().catch(() => undefined);
-            const page = await readEvents(path(attempt), last, REPLAY_PAGE);
+            const page = await nextPage();
             if (page.length === REPLAY_PAGE) {
               behind = true;
               live = [];
             }
-            if (page.length > 0) {
-              last = page.at(-1)!.seq;
-              yield page;
-            }
+            if (page.length > 0) yield page;
             continue;
           }
           if (live.length === 0) {
@@ -191,11 +191,8 @@ export function createEventLog(stateDir: string, now: () => Date): EventLog {
           // Behind by more than a page: what was written before the end is read from the file, a page at a time.
           await writer?.flush().catch(() => undefined);
           for (;;) {
-            const page = await readEvents(path(attempt), last, REPLAY_PAGE);
-            if (page.length > 0) {
-              last = page.at(-1)!.seq;
-              yield page;
-            }
+            const page = await nextPage();
+            if (page.length > 0) yield page;
             if (page.length < REPLAY_PAGE) break;
           }
         }

@@ -196,7 +196,7 @@ export function createServices(deps: ServicesDeps): Services {
         service: `running (pid ${process.pid}): this bundle is its answer`,
         // The code it holds, whatever its file says now (removed, or another written over it while it runs).
         secrets: [...operator.secrets, { name: "install code", value: deps.installCode }],
-        unreadSecrets: operator.unread,
+        unreadSecrets: operator.unreadSecrets,
       });
     },
     options: () => ({

@@ -356,14 +356,15 @@ function unescapeJson(body: string): string {
 
 /**
  * The private key of a certificate the operator gave (--tls-key): not in the state dir, yet never in a bundle. A key
- * file that cannot be read is `unread` (for the manifest: its key is then redacted by its shape alone).
+ * file that cannot be read is in `unreadSecrets` (for the manifest: its key is then redacted by its shape alone); both
+ * as the bundle's input takes them.
  */
-export async function operatorSecrets(tlsKey: string | undefined): Promise<{ secrets: NamedSecret[]; unread: string[] }> {
-  if (!tlsKey) return { secrets: [], unread: [] };
+export async function operatorSecrets(tlsKey: string | undefined): Promise<{ secrets: NamedSecret[]; unreadSecrets: string[] }> {
+  if (!tlsKey) return { secrets: [], unreadSecrets: [] };
   const key = await readCapped(tlsKey, SECRET_CAP).catch((err: NodeJS.ErrnoException) => ({ failed: notWrittenBecause(err) }));
   const whose = `${tlsKey} (the operator's TLS private key, --tls-key)`;
-  if (key === undefined) return { secrets: [], unread: [`${whose} is gone`] };
-  if ("failed" in key) return { secrets: [], unread: [`${whose} cannot be read (${key.failed})`] };
-  if (key.notAFile) return { secrets: [], unread: [`${whose} is ${key.notAFile}, not a file`] };
-  return { secrets: [{ name: "TLS private key", value: key.text }], unread: [] };
+  if (key === undefined) return { secrets: [], unreadSecrets: [`${whose} is gone`] };
+  if ("failed" in key) return { secrets: [], unreadSecrets: [`${whose} cannot be read (${key.failed})`] };
+  if (key.notAFile) return { secrets: [], unreadSecrets: [`${whose} is ${key.notAFile}, not a file`] };
+  return { secrets: [{ name: "TLS private key", value: key.text }], unreadSecrets: [] };
 }

@@ -343,9 +343,9 @@ test("a node.yaml an attempt wrote, or the operator's TLS key, that cannot be re
   await writeFile(layout.store, JSON.stringify(store));
   const operatorKey = join(dir, "..", `op-${randomBytes(4).toString("hex")}.key`);
   await mkdir(operatorKey);
-  const { secrets, unread } = await operatorSecrets(operatorKey);
+  const { secrets, unreadSecrets } = await operatorSecrets(operatorKey);
   assert.deepEqual(secrets, []);
-  const made = writeSupportBundle({ state: await readState(dir), madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-04T14:28:00Z"), hostname: "node-01", status: { phase: "failed" }, host: {}, payload: {}, secrets, unreadSecrets: unread });
+  const made = writeSupportBundle({ state: await readState(dir), madeBy: "test", version: "0.0.0-test", now: new Date("2026-12-04T14:28:00Z"), hostname: "node-01", status: { phase: "failed" }, host: {}, payload: {}, secrets, unreadSecrets });
   const file = join(await tempDir("stratum-support-out-"), made.name);
   await pipeline(made.stream, createWriteStream(file));
   const manifest = await made.manifest;
