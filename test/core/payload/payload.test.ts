@@ -94,5 +94,8 @@ test("a verified payload whose image is overwritten, then whose release.yaml is 
   await payload.stop();
   assert.deepEqual(payload.blockers().map((b) => b.code), ["PAYLOAD_NOT_LOADED"]);
   assert.match(payload.blockers()[0]!.detail, /^No release\.yaml in .*: copy the offline payload/);
-  assert.deepEqual(kinds.filter((kind) => kind !== "settling" && kind !== "verifying"), ["ready", "invalid", "ready", "not-loaded"]);
+  // One folder change may be seen twice by the watcher (a removal's events), judged alike each time: the judgements as
+  // they changed, in order.
+  const judged = kinds.filter((kind) => kind !== "settling" && kind !== "verifying").filter((kind, i, all) => kind !== all[i - 1]);
+  assert.deepEqual(judged, ["ready", "invalid", "ready", "not-loaded"]);
 });
