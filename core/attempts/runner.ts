@@ -104,7 +104,7 @@ export class AttemptRunner {
       // firstboot past its gate (its group recorded) and no longer running at this start: it exited, maybe 0, before
       // its exit could be recorded. No one knows which: a retry runs it again (it erases the OSD disks), so the operator checks first.
       const mayHaveFinished = step === "firstboot" && !after && gone.has(record.attempt);
-      this.#finish(record, log, {
+      const verdict = this.#finish(record, log, {
         code: "INTERRUPTED",
         step,
         message: after
@@ -115,8 +115,8 @@ export class AttemptRunner {
       });
       said.push(
         mayHaveFinished
-          ? `attempt ${record.attempt} was interrupted at firstboot, which may have finished (it was no longer running); its verdict says ${record.verdict?.next}: check the node before retrying`
-          : `attempt ${record.attempt} was interrupted ${after ? `after ${after} succeeded` : `at ${step ?? "its start"}`}; its verdict says ${record.verdict?.next}`,
+          ? `attempt ${record.attempt} was interrupted at firstboot, which may have finished (it was no longer running); its verdict says ${verdict.next}: check the node before retrying`
+          : `attempt ${record.attempt} was interrupted ${after ? `after ${after} succeeded` : `at ${step ?? "its start"}`}; its verdict says ${verdict.next}`,
       );
       recovered.push([record, log]);
     }
@@ -319,11 +319,17 @@ export class AttemptRunner {
     if (!succeededEarly) succeed();
   }
 
+  /**
+   * The verdict, into the attempt's events; the record takes it (what /status and GET /install/verdict read) once that
+   * event is written, in the same tick its followers hear it: a kill -9 right after a client was told the attempt
+   * ended finds the verdict on disk, and the next start keeps that word, not INTERRUPTED. While the state dir refuses
+   * the write the record takes it at once (the phase says the attempt ended) and #settle writes it once it can.
+   */
   #finish(
     record: AttemptRecord,
     log: AttemptEventLog,
     outcome: { code: FailureCode | null; step: Step | null; message: string; next?: Verdict["next"]; checks?: Verdict["checks"] },
-  ): void {
+  ): Verdict {
     const message = this.deps.redactor.text(outcome.message);
     const verdict: Verdict = {
       attempt: record.attempt,
@@ -335,26 +341,39 @@ export class AttemptRunner {
       next: outcome.code === null ? "none" : (outcome.next ?? nextAction(outcome.code, outcome.step)),
       ...(outcome.checks ? { checks: outcome.checks } : {}),
     };
-    record.state = outcome.code === null ? "succeeded" : "failed";
-    record.finishedAt = this.deps.now().toISOString();
-    for (const step of record.steps) {
-      if (step.state === "running") Object.assign(step, { state: "failed", finishedAt: record.finishedAt, message });
-    }
-    record.verdict = verdict;
-    this.#append(record, log, {
+    const finishedAt = this.deps.now().toISOString();
+    const ended = () => {
+      stopWatching();
+      if (record.verdict === verdict) return;
+      record.finishedAt = finishedAt;
+      for (const step of record.steps) {
+        if (step.state === "running") Object.assign(step, { state: "failed", finishedAt, message });
+      }
+      record.verdict = verdict;
+      record.state = verdict.outcome;
+    };
+    const unwritten = log.onFailure(ended);
+    const unsubscribe = log.subscribe((batch) => (batch.includes(event) ? ended() : undefined));
+    const stopWatching = () => {
+      unsubscribe();
+      unwritten();
+    };
+    const event = this.#append(record, log, {
       type: "attempt.finished",
-      time: record.finishedAt,
+      time: finishedAt,
       ...(outcome.step ? { step: outcome.step } : {}),
       level: outcome.code === null ? "info" : "error",
       message,
       data: { verdict },
     });
+    return verdict;
   }
 
   /** Into the attempt's events, and its milestones into the service log. */
-  #append(record: AttemptRecord, log: AttemptEventLog, event: NewEvent, step = event.step): void {
-    log.append(event, step);
+  #append(record: AttemptRecord, log: AttemptEventLog, event: NewEvent, step = event.step): InstallEvent {
+    const full = log.append(event, step);
     journal(this.deps.log, record.attempt, event, undefined, step);
+    return full;
   }
 
   /** Stops a running attempt where it is (firstboot's whole group included); the next start marks it INTERRUPTED. */

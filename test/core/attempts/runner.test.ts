@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { appendFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { basename, dirname, join } from "node:path";
@@ -177,6 +178,31 @@ describe("attempt runner: an install runs its steps in turn and ends with a verd
     const order = ["seq", "attempt", "time", "type", "step", "level", "message", "data"];
     for (const line of lines) assert.deepEqual(Object.keys(line), order.filter((key) => key in line), JSON.stringify(line));
     assert.deepEqual(lines.filter((l) => l.type === "step.log").map((l) => l.step), ["firstboot", "firstboot"], "a firstboot line carries its step");
+  });
+
+  test("an attempt is ended for its clients (the record /status and the verdict read) only once its attempt.finished is written: a kill -9 right after /status said done or failed keeps that word", async (t) => {
+    for (const firstboot of [undefined, "exit 3"]) {
+      const r = await rig(t, firstboot ? { firstboot } : {});
+      const record = await r.start();
+      // Whether the disk holds attempt.finished at each moment the record's state or verdict changes.
+      const seen: string[] = [];
+      for (const field of ["state", "verdict"] as const) {
+        let value: unknown = record[field];
+        Object.defineProperty(record, field, {
+          enumerable: true,
+          configurable: true,
+          get: () => value,
+          set(next: unknown) {
+            value = next;
+            const onDisk = readFileSync(stateLayout(r.stateDir).eventsOf(1), "utf8").includes('"type":"attempt.finished"');
+            seen.push(`${field}${field === "state" ? ` ${String(next)}` : ""}: ${onDisk ? "on disk" : "not on disk"}`);
+          },
+        });
+      }
+      await r.finished(1);
+      assert.deepEqual(seen.sort(), [`state ${firstboot ? "failed" : "succeeded"}: on disk`, "verdict: on disk"]);
+      assert.equal(record.verdict?.outcome, firstboot ? "failed" : "succeeded");
+    }
   });
 
   const failures: { name: string; options: RigOptions; firstboot?: "missing"; step: Step; code: string; next: string; message: RegExp; steps: string[] }[] = [
