@@ -67,6 +67,12 @@ class InstalledMeanwhile extends Error {
  * An attempt interrupted at firstboot (the installer killed as it ran): firstboot may have run to its end, and a retry
  * runs it again (it erases disks). Its verdict says retryInstall (SPEC §6), but the fleet never starts that by itself.
  */
+/**
+ * A failed verdict as the run's note and the summary's detail say it: its code, its message, and what its next says to
+ * do, the message cut to half of what is shown (a node's text may be megabytes) so that the next is never cut off.
+ */
+const failureOf = (v: Verdict) => `${v.code ?? "FAILED"}: ${capText(v.message, MESSAGE_BYTES / 2).text} (next: ${v.next})`;
+
 const firstbootMayHaveRun = (v: Verdict) => v.outcome === "failed" && v.code === "INTERRUPTED" && v.step === "firstboot";
 
 /** After such a verdict's message (cut so that this stays within what the fleet shows of a message): what to do. */
@@ -249,8 +255,8 @@ export class NodeRun {
           // that failed with nobody watching is shown, not retried: a retry runs firstboot again on a node nobody
           // has looked at. (One someone else started is retried, as a failure the fleet showed is.)
           this.#unmark({ attempt: last.attempt, outcome: last.outcome });
-          this.#failure = `${last.code ?? "FAILED"}: ${last.message}`;
-          this.note("error", `attempt ${last.attempt}, which a run of this fleet started as it stopped, failed with no run following it: ${this.#failure} (next: ${last.next}); not retried now: look at the node, then run the fleet again to retry it`);
+          this.#failure = failureOf(last);
+          this.note("error", `attempt ${last.attempt}, which a run of this fleet started as it stopped, failed with no run following it: ${this.#failure}; not retried now: look at the node, then run the fleet again to retry it`);
           this.#verdict = last;
           return false;
         }
@@ -267,13 +273,12 @@ export class NodeRun {
         continue;
       }
       if (firstbootMayHaveRun(verdict)) {
-        const said = `${verdict.code}: ${capText(verdict.message, MESSAGE_BYTES / 2).text}`;
-        this.#failure = `${said}; ${FIRSTBOOT_RETRY_BY_HAND}`;
-        this.note("error", `attempt ${verdict.attempt} failed: ${said} (next: ${verdict.next}); ${FIRSTBOOT_RETRY_BY_HAND}`);
+        this.#failure = `${failureOf(verdict)}; ${FIRSTBOOT_RETRY_BY_HAND}`;
+        this.note("error", `attempt ${verdict.attempt} failed: ${this.#failure}`);
         return false;
       }
-      this.#failure = `${verdict.code ?? "FAILED"}: ${verdict.message}`;
-      this.note("error", `attempt ${verdict.attempt} failed: ${this.#failure} (next: ${verdict.next})`);
+      this.#failure = failureOf(verdict);
+      this.note("error", `attempt ${verdict.attempt} failed: ${this.#failure}`);
       // An installer gives one check per name; a node that lies may give thousands: said as its field errors are, capped.
       const failedChecks = (verdict.checks ?? []).filter((c) => c.code);
       for (const check of failedChecks.slice(0, PROBLEM_CAPS.items)) this.note("error", `join check ${check.name}: ${check.code}: ${check.detail}`);

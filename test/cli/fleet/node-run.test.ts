@@ -279,7 +279,7 @@ describe("fleet: readiness rechecks (SPEC §10.3: --rechecks N)", () => {
       assert.equal(outcome.kind, "failed");
       assert.equal(outcome.attempt, 1 + n);
       assert.equal(recorded.attempt, 1 + n, "the state file has the last attempt: a later run follows it, not a new install");
-      assert.match(outcome.detail, /READINESS_TIMEOUT: not ready/);
+      assert.match(outcome.detail, /^READINESS_TIMEOUT: not ready.* \(next: recheckReadiness\)$/, "the summary's detail says what to do next, as the note did");
     }
   });
 });
@@ -418,12 +418,21 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
     return { node, access, runOnce, atPost: () => atPost, onDiskAtPost: () => onDiskAtPost, posts: () => node.seen.filter((s) => s.startsWith("POST")).map((s) => s.split(" ").slice(0, 2).join(" ")) };
   }
 
+  it("a verdict whose message is longer than the fleet shows (a node's text): the detail is cut inside the message, and still ends with what to do next", { timeout: 30_000 }, async (t) => {
+    const long = { ...FAILED, message: `firstboot exited with code 1: ${"x".repeat(40 * 1024)}` };
+    const { runOnce } = await failedNode(t, long);
+    const run = await runOnce({ starting: true });
+    assert.equal(run.outcome.kind, "failed");
+    assert.ok(Buffer.byteLength(run.outcome.detail) < 16 * 1024, `${Buffer.byteLength(run.outcome.detail)} bytes`);
+    assert.match(run.outcome.detail, /^FIRSTBOOT_FAILED: firstboot exited with code 1: x+.* \(next: retryInstall\)$/);
+  });
+
   it("one the fleet started (a run killed as it sent POST /install left its mark) is shown and not retried; the next run, once someone has seen it, retries", { timeout: 30_000 }, async (t) => {
     const { runOnce, posts } = await failedNode(t);
     const first = await runOnce({ starting: true });
     assert.equal(first.outcome.kind, "failed");
     assert.equal(first.outcome.attempt, 1);
-    assert.match(first.outcome.detail, /^FIRSTBOOT_FAILED: firstboot exited with code 1$/);
+    assert.match(first.outcome.detail, /^FIRSTBOOT_FAILED: firstboot exited with code 1 \(next: retryInstall\)$/);
     assert.match(first.printed, /\[n1\] error: attempt 1, which a run of this fleet started as it stopped, failed with no run following it: FIRSTBOOT_FAILED: firstboot exited with code 1 \(next: retryInstall\); not retried now: look at the node, then run the fleet again to retry it/);
     assert.deepEqual(posts(), [], "nothing started");
     assert.deepEqual(first.nodes.n1, { attempt: 1, outcome: "failed" });
@@ -474,7 +483,7 @@ describe("fleet: a failed attempt no run of this fleet has shown", () => {
       const run = await runOnce(before);
       assert.equal(run.outcome.kind, "failed", run.printed);
       assert.equal(run.outcome.attempt, 1);
-      assert.ok(run.outcome.detail.startsWith(`INTERRUPTED: ${message}`), run.outcome.detail);
+      assert.ok(run.outcome.detail.startsWith(`INTERRUPTED: ${message} (next: retryInstall); not started again by the fleet`), run.outcome.detail);
       assert.match(run.outcome.detail, /not started again by the fleet: .*if it must be installed again, start that install on the node \(its console, or POST \/v1\/installer\/install with curl\), then run the fleet again: it follows that attempt/);
       assert.match(run.printed, /\[n1\] error: attempt 1 failed: INTERRUPTED: The installer stopped during firstboot \\x1b\[2J: .*\(next: retryInstall\); not started again by the fleet/);
       assert.doesNotMatch(run.printed, /\x1b/);
