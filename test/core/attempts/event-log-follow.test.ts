@@ -74,11 +74,14 @@ test("follow: the replay, then live events as they are written, each once, until
   await writer.sync();
   // Appended but not yet written when the follower starts: both the replay and the live feed see them.
   log(writer, 2);
-  const followed = collect(events.follow(1, 1, new AbortController().signal));
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  const follower = events.follow(1, 1, new AbortController().signal);
+  const replay = await follower.next();
+  // The replay is taken, and the follower, resumed at once by next(), waits for live events when they are logged.
+  const rest = follower.next();
   log(writer, 2);
   finish(writer);
-  const batches = await followed;
+  const live = await rest;
+  const batches = [replay.value as InstallEvent[], ...(live.done ? [] : [live.value as InstallEvent[]]), ...(await collect(follower))];
   assert.deepEqual(seqs(batches.flat()), [2, 3, 4, 5, 6, 7, 8]);
   assert.ok(batches.every((b) => b.length > 0), "no empty batch");
   await events.close(1, writer);
@@ -101,10 +104,13 @@ test("follow ends when its signal aborts, while it waits for live events", async
   const writer = await events.writer(1, true);
   log(writer, 2);
   const gone = new AbortController();
-  const followed = collect(events.follow(1, 0, gone.signal));
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  const follower = events.follow(1, 0, gone.signal);
+  const replay = await follower.next();
+  // Resumed at once by next(), the follower waits for live events when the abort comes.
+  const rest = follower.next();
   gone.abort();
-  assert.deepEqual(seqs((await followed).flat()), [1, 2]);
+  assert.deepEqual(seqs(replay.value as InstallEvent[]), [1, 2]);
+  assert.deepEqual(await rest, { done: true, value: undefined });
   await events.close(1, writer);
 });
 
