@@ -5,6 +5,7 @@ import { access, chmod, mkdir, readdir, readFile, stat, writeFile } from "node:f
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { connect as connectTcp, createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
+import { finished } from "node:stream/promises";
 import { connect } from "node:tls";
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
@@ -103,22 +104,29 @@ async function installAndFinish(installer: RunningInstaller, draft: object | str
   assert.equal(verdict.outcome, "succeeded", JSON.stringify(verdict));
 }
 
-/** Everything a person or a log reader sees of an attempt, besides the draft itself. */
+/**
+ * Everything the installer ever wrote on stdout and stderr: it is stopped, and both pipes read to their end. A line
+ * written late (by anything still under way when the test asks, its stop's lines too) is in it.
+ */
+async function wholeOutput(installer: RunningInstaller): Promise<{ stdout: string; stderr: string }> {
+  await Promise.all([installer.stop(), finished(installer.proc.stdout!), finished(installer.proc.stderr!)]);
+  return installer.output();
+}
+
+/** Everything a person or a log reader sees of an attempt, besides the draft itself; the installer is stopped after. */
 async function attemptOutputs(installer: RunningInstaller): Promise<Record<string, string>> {
   const get = async (path: string) => (await installer.request(path)).text;
   const sse = await readSse(`https://127.0.0.1:${installer.port}/v1/installer/install/events?attempt=1`, installer.code);
-  await new Promise((r) => setTimeout(r, 100));
-  const { stdout, stderr } = installer.output();
-  return {
+  const replies = {
     events: await get("/v1/installer/install/events?attempt=1"),
     sse: JSON.stringify(sse.messages),
     verdict: await get("/v1/installer/install/verdict"),
     report: await get("/v1/installer/install/report"),
     attempts: await get("/v1/installer/install/attempts"),
     status: await get("/v1/installer/status"),
-    "stdout after the banner": stdout.slice(installer.banner.length),
-    "stderr log": stderr,
   };
+  const { stdout, stderr } = await wholeOutput(installer);
+  return { ...replies, "stdout after the banner": stdout.slice(installer.banner.length), "stderr log": stderr };
 }
 
 /** What an attempt leaves in the state dir: its event files, and its record in the store (the draft beside it keeps its secrets, for GET /config). */
@@ -162,7 +170,7 @@ describe("security: secrets stay secret", () => {
   test("the install code is in no output after the banner: events, SSE, report, verdict, logs, error replies — with a firstboot that echoes its environment and node.yaml", async () => {
     const { installer } = await installRig();
     await installAndFinish(installer);
-    const outputs = { ...(await attemptOutputs(installer)), ...(await errorReplies(installer)) };
+    const outputs = { ...(await errorReplies(installer)), ...(await attemptOutputs(installer)) };
     assert.match(outputs.events!, /firstboot: done/, "the firstboot's output is in the events");
     assertAbsent(outputs, [installer.code, installer.code.replaceAll("-", "")]);
   });
@@ -175,7 +183,7 @@ describe("security: secrets stay secret", () => {
     assert.equal(draft.config.admin.passwordHash, PASSWORD_HASH);
     assert.equal((await stat(nodeYaml)).mode & 0o777, 0o600);
     assert.match(await readFile(nodeYaml, "utf8"), /jt-SECRET-4711-token/, "the node gets its secrets");
-    const outputs = { ...(await attemptOutputs(installer)), ...(await errorReplies(installer)) };
+    const outputs = { ...(await errorReplies(installer)), ...(await attemptOutputs(installer)) };
     assert.match(outputs.events!, /join_token/, "the firstboot printed node.yaml");
     assertAbsent(outputs, [JOIN_TOKEN, PASSWORD_HASH, PASSWORD_HASH.slice(20, 60)]);
   });
@@ -223,14 +231,14 @@ describe("security: secrets stay secret", () => {
       const put = await api("/config", "PUT");
       const install = await httpsRaw(`https://127.0.0.1:${installer.port}/v1/installer/install`, { code: installer.code, method: "POST" });
       assert.ok(validate.status < 500 && put.status < 500 && install.status < 500);
-      await new Promise((r) => setTimeout(r, 100));
+      const status = (await installer.request("/v1/installer/status")).text;
       assertAbsent(
         {
           "POST /config/validate": validate.text,
           "PUT /config errors": put.status === 200 ? JSON.stringify(put.json.errors) : put.text,
           "POST /install": install.text,
-          "GET /status": (await installer.request("/v1/installer/status")).text,
-          "stderr log": installer.output().stderr,
+          "GET /status": status,
+          "stderr log": (await wholeOutput(installer)).stderr,
         },
         [secret],
       );
@@ -325,7 +333,7 @@ describe("security: a node.yaml draft that does not parse", () => {
         report: report.text,
         events: (await installer.request("/v1/installer/install/events?attempt=2")).text,
         status: (await installer.request("/v1/installer/status")).text,
-        "stderr log": installer.output().stderr,
+        "stderr log": (await wholeOutput(installer)).stderr,
       },
       [JOIN_TOKEN, PASSWORD_HASH],
     );
