@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { makePayload } from "../../demo/make-payload.ts";
 import { VALID_DRAFT } from "../helpers/fixtures.ts";
 import { assertProblem } from "../helpers/problem.ts";
-import { harness, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
+import { harness, logLines, tempDir, untilNoBlockers, waitFor, type RunningInstaller } from "../helpers/installer.ts";
 
 const lab = harness();
 const start = (payload: string) => lab.start({ payload });
@@ -93,23 +93,50 @@ describe("offline payload", () => {
     }
   });
 
+  // The installer judges a folder once it has been still this long (core/payload/watch.ts's settleMs).
+  const SETTLE_MS = 1000;
+
   test("a payload copied in slowly is not judged half-way: PAYLOAD_VERIFYING while it changes, then it clears", async () => {
     const folder = join(await tempDir(), "payload");
     const source = join(await tempDir(), "source");
     const { images, releaseYaml } = await makePayload(source, { images: [{ file: "images/big.tar", bytes: 256 * 1024 }] });
+    const content = await readFile(join(source, images[0]!.file));
+    const image = join(folder, images[0]!.file);
     const installer = await start(folder);
     await until(installer, "PAYLOAD_NOT_LOADED");
     await mkdir(join(folder, "images"), { recursive: true });
-    await writeFile(join(folder, "release.yaml"), releaseYaml);
-    const content = await readFile(join(source, images[0]!.file));
-    const seen = new Set<string>();
-    for (let offset = 0; offset < content.length; offset += 32 * 1024) {
-      await appendFile(join(folder, images[0]!.file), content.subarray(offset, offset + 32 * 1024));
-      for (const b of (await blockers(installer)) ?? []) seen.add(b.code);
-      await new Promise((r) => setTimeout(r, 250));
+    // A copy proves something only if the folder was never still for SETTLE_MS before it was whole (a test held up by a
+    // busy machine may pause longer, and the installer is then right to judge): such a copy is made again.
+    for (let copies = 1; ; copies++) {
+      const logged = logLines(installer).length;
+      let changedAt = performance.now();
+      let stillest = 0;
+      /** The longest the folder may have been still is from a change's first moment to the end of the next one's. */
+      const change = async (write: () => Promise<void>) => {
+        const calledAt = performance.now();
+        await write();
+        stillest = Math.max(stillest, performance.now() - changedAt);
+        changedAt = calledAt;
+      };
+      await change(() => writeFile(join(folder, "release.yaml"), releaseYaml));
+      await change(() => appendFile(image, content.subarray(0, 32 * 1024)));
+      // The installer saw the copy begin: from here on it looks at a folder copied half-way.
+      const begun = await waitFor("the copy seen", async () => (await blockers(installer))?.find((b) => b.code.startsWith("PAYLOAD_") && b.code !== "PAYLOAD_NOT_LOADED"));
+      for (let offset = 32 * 1024; offset < content.length; offset += 32 * 1024) {
+        await new Promise((r) => setTimeout(r, 250)); // the copy's pace (slow, as over a network), not a wait for the installer
+        await change(() => appendFile(image, content.subarray(offset, offset + 32 * 1024)));
+      }
+      await untilNoBlockers(installer);
+      const judged = logLines(installer).slice(logged).map((line) => line.message);
+      if (stillest < SETTLE_MS) {
+        assert.ok(!judged.includes("payload refused"), `judged half-way: ${judged.join(", ")}`);
+        assert.equal(begun.code, "PAYLOAD_VERIFYING");
+        assert.ok(judged.includes("payload verified"), judged.join(", "));
+        break;
+      }
+      assert.ok(copies < 5, `5 copies in a row were still for ${SETTLE_MS} ms or more half-way (${Math.round(stillest)} ms the last)`);
+      await Promise.all([rm(join(folder, "release.yaml")), rm(image)]);
+      await until(installer, "PAYLOAD_NOT_LOADED");
     }
-    assert.ok(!seen.has("PAYLOAD_INVALID"), `judged half-way: ${[...seen].join(", ")}`);
-    assert.ok(seen.has("PAYLOAD_VERIFYING"));
-    await untilNoBlockers(installer);
   });
 });
