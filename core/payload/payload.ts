@@ -3,7 +3,7 @@ import type { Logger } from "../common/log.ts";
 import type { ReleaseModel } from "./release-model.ts";
 import { RELEASE_FILE, type ReleaseFile } from "./release-file.ts";
 import { payloadBlockers, payloadRelease, releaseFileOf, type PayloadState } from "./state.ts";
-import { checkChecksums, loadRelease, sizeProblem } from "./verify.ts";
+import { checkChecksums, loadRelease, sizeProblem, type LoadedRelease } from "./verify.ts";
 import { FolderWatch, type WatchSettings } from "./watch.ts";
 
 interface PayloadManagerDeps extends WatchSettings {
@@ -48,8 +48,8 @@ export function createPayloadManager(deps: PayloadManagerDeps): PayloadManager {
   };
 
   /** Reads release.yaml and checks sizes, then starts the checksum run and returns; its end sets the state. */
-  const judge = async () => {
-    const loaded = await loadRelease(folder);
+  const judge = async (loaded?: LoadedRelease) => {
+    loaded ??= await loadRelease(folder);
     if (loaded.kind !== "ready") {
       await watch.judged(payloadFiles(releaseFileOf(state)));
       return set(loaded);
@@ -77,7 +77,22 @@ export function createPayloadManager(deps: PayloadManagerDeps): PayloadManager {
     });
   };
 
-  const watch = new FolderWatch(deps, { files: () => payloadFiles(releaseFileOf(state)), changed, settled: judge });
+  /** A release.yaml read as the folder settled, listing files the watch did not sign: they settle before it is judged. */
+  let listed: ReleaseFile | undefined;
+  const watched = () => payloadFiles(listed ?? releaseFileOf(state));
+
+  /** The folder settled: judged, unless a release.yaml copied in before its images lists them (they went on coming in unwatched). */
+  const settled = async () => {
+    const loaded = await loadRelease(folder);
+    if (loaded.kind === "ready" && payloadFiles(loaded.release).join("\0") !== watched().join("\0")) {
+      listed = loaded.release;
+      return;
+    }
+    listed = undefined;
+    await judge(loaded);
+  };
+
+  const watch = new FolderWatch(deps, { files: watched, changed, settled });
 
   return {
     state: () => state,

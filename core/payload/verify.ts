@@ -5,7 +5,7 @@ import { HASH_WORKER_JS } from "../../build/worker-assets.ts";
 import { kindOf } from "../fs/private-dir.ts";
 import { RELEASE_FILE, readReleaseFile, type ReleaseFile } from "./release-file.ts";
 
-type LoadedRelease = { kind: "ready"; release: ReleaseFile } | { kind: "not-loaded"; detail: string };
+export type LoadedRelease = { kind: "ready"; release: ReleaseFile } | { kind: "not-loaded"; detail: string };
 
 /** What makes release.yaml readable again, by its read's error code: permissions only for a refusal. */
 function readRemedy(code: string): string {

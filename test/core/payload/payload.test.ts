@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -10,10 +10,10 @@ import { createPayloadManager, type PayloadManager } from "../../../core/payload
 import type { PayloadState } from "../../../core/payload/state.ts";
 import { BUILT_IN_RELEASE } from "../../../core/payload/release-model.ts";
 
-function manager(folder: string) {
+function manager(folder: string, monotonic?: () => number) {
   const logged: [string, Record<string, unknown> | undefined, "info" | "warn" | "error"][] = [];
   const log: Logger = { info: (m, f) => logged.push([m, f, "info"]), warn: (m, f) => logged.push([m, f, "warn"]), error: (m, f) => logged.push([m, f, "error"]) };
-  const payload = createPayloadManager({ folder, log, pollMs: 20, settleMs: 100 });
+  const payload = createPayloadManager({ folder, log, pollMs: 20, settleMs: 100, monotonic });
   const kinds: PayloadState["kind"][] = [];
   payload.onChange((state) => kinds.push(state.kind));
   return { payload, logged, kinds };
@@ -56,6 +56,32 @@ test("no payload, then one copied in: not loaded, settling while it changes, the
   await payload.stop();
   assert.deepEqual(kinds, ["not-loaded", "settling", "verifying", "ready"]);
   assert.equal(payload.release().release, "2026.11.4");
+});
+
+test("a release.yaml copied in before its images is not judged while they still come in, however long it has been still", async () => {
+  // The settle time's clock is the test's: moved 50 ms an append (half the settle time), past it once the copy is over.
+  let clock = 0;
+  const source = await mkdtemp(join(tmpdir(), "stratum-payload-"));
+  const { images, releaseYaml } = await makePayload(source, { images: [{ file: "images/big.tar", bytes: 64 * 1024 }] });
+  const content = await readFile(join(source, images[0]!.file));
+  const folder = join(await mkdtemp(join(tmpdir(), "stratum-payload-")), "payload");
+  const { payload, logged } = manager(folder, () => clock);
+  await payload.start();
+  await mkdir(join(folder, "images"), { recursive: true });
+  await writeFile(join(folder, "release.yaml"), releaseYaml);
+  for (let offset = 0; offset < content.length; offset += 4096) {
+    await appendFile(join(folder, images[0]!.file), content.subarray(offset, offset + 4096));
+    clock += 25;
+    await sleep(30); // the copy's pace: the watch looks at it half-way (its poll is 20 ms), not a wait it must win
+  }
+  assert.equal(payload.state().kind, "settling", "release.yaml, still for 400 ms of the clock, was judged with its image half-copied");
+  // The clock moves on at each look of the test's (the last append may be seen after it moved once).
+  for (const deadline = Date.now() + 5000; payload.state().kind !== "ready"; await sleep(20)) {
+    assert.ok(Date.now() < deadline, `still ${payload.state().kind}`);
+    clock += 200;
+  }
+  await payload.stop();
+  assert.deepEqual(logged.map(([message]) => message), ["payload verified"]);
 });
 
 test("a damaged image: invalid, and the log says so as a warning, naming the file (the journal told only of a payload verified)", async () => {
