@@ -13,10 +13,12 @@ async function watched(settleMs: number, monotonic?: () => number) {
   const folder = await mkdtemp(join(tmpdir(), "stratum-watch-"));
   await writeFile(join(folder, "release.yaml"), "release: 1\n");
   const calls: ("changed" | "settled")[] = [];
+  let looks = 0;
   const watch: FolderWatch = new FolderWatch(
     { folder, pollMs: 20, settleMs, ...(monotonic ? { monotonic } : {}) },
     {
-      files: () => FILES,
+      // Asked at each look at the folder, once the one before it has ended.
+      files: () => (looks++, FILES),
       changed: async () => {
         calls.push("changed");
       },
@@ -28,7 +30,12 @@ async function watched(settleMs: number, monotonic?: () => number) {
   );
   await watch.judged(FILES);
   watch.start();
-  return { folder, calls, watch };
+  /** Until the watch looked at the folder twice more: the second began after this call, and after the first ended. */
+  const twoMoreLooks = () => {
+    const from = looks;
+    return until("two more looks", () => looks >= from + 2);
+  };
+  return { folder, calls, watch, twoMoreLooks };
 }
 
 async function until(what: string, ok: () => boolean): Promise<void> {
@@ -38,17 +45,21 @@ async function until(what: string, ok: () => boolean): Promise<void> {
 }
 
 test("a still folder is neither changed nor settled", async () => {
-  const { calls, watch } = await watched(100);
-  await sleep(300);
+  let clock = 0;
+  const { calls, watch, twoMoreLooks } = await watched(100, () => clock);
+  clock += 1000;
+  await twoMoreLooks();
   watch.stop();
   assert.deepEqual(calls, []);
 });
 
 test("a change to a listed file: changed, then settled once it is still, once", async () => {
-  const { folder, calls, watch } = await watched(100);
+  let clock = 0;
+  const { folder, calls, watch, twoMoreLooks } = await watched(100, () => clock);
   await writeFile(join(folder, "release.yaml"), "release: 2\n");
-  await until("settled", () => calls.includes("settled"));
-  await sleep(300);
+  // The clock moves on at each look of the test's: a write may be seen in two parts, each a change.
+  await until("settled", () => ((clock += 1000), calls.includes("settled")));
+  await twoMoreLooks();
   watch.stop();
   assert.deepEqual([...new Set(calls)], ["changed", "settled"]);
   assert.equal(calls.indexOf("settled"), calls.length - 1, "settled once, last");
@@ -64,9 +75,11 @@ test("a file appearing that the release lists counts as a change", async () => {
 });
 
 test("a file the release does not list is not watched", async () => {
-  const { folder, calls, watch } = await watched(100);
+  let clock = 0;
+  const { folder, calls, watch, twoMoreLooks } = await watched(100, () => clock);
   await writeFile(join(folder, "notes.txt"), "hello");
-  await sleep(300);
+  clock += 1000;
+  await twoMoreLooks();
   watch.stop();
   assert.deepEqual(calls, []);
 });
@@ -93,7 +106,17 @@ test("a copy in progress is not settled until it stops changing", async () => {
 test("stop: later changes are not seen", async () => {
   const { folder, calls, watch } = await watched(100);
   watch.stop();
+  // A watch of the same folder and poll, started after the stop, sees the change and looks twice more: the stopped one,
+  // had it run on, looked as often.
+  let looks = 0;
+  const seen: string[] = [];
+  const witness = new FolderWatch({ folder, pollMs: 20, settleMs: 100 }, { files: () => (looks++, FILES), changed: async () => void seen.push("changed"), settled: async () => undefined });
+  await witness.judged(FILES);
+  witness.start();
   await writeFile(join(folder, "release.yaml"), "release: 3\n");
-  await sleep(300);
+  await until("the witness sees the change", () => seen.length > 0);
+  const from = looks;
+  await until("two more polls of the witness", () => looks >= from + 2);
+  witness.stop();
   assert.deepEqual(calls, []);
 });
