@@ -230,9 +230,15 @@ export async function bannerWithin(spawned: SpawnedInstaller, seconds: number): 
   return Promise.race([spawned.banner, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * How long the harness waits for a start before calling it hung. A start costs about 0.4 s of CPU; 24 at once (a fleet
+ * rig's 8, three files at a time) on the busy 2-core machine took 11 to 22 s each, none hung: 15 s failed such runs.
+ */
+const START_LIMIT_S = 60;
+
 /** Waits for the banner of a spawned installer and reads the URL, port, code and fingerprint from it. */
 async function listening(spawned: SpawnedInstaller): Promise<RunningInstaller> {
-  const banner = await bannerWithin(spawned, 15);
+  const banner = await bannerWithin(spawned, START_LIMIT_S);
   if (banner === undefined) throw new Error(`installer exited with ${await spawned.exited} before it listened${shown(spawned)}`);
   const url = /URL:\s+(\S+)/.exec(banner)![1]!;
   const port = Number(/listening on .*:(\d+)\)/.exec(banner)![1]);
