@@ -234,7 +234,7 @@ export async function bannerWithin(spawned: SpawnedInstaller, seconds: number): 
  * How long the harness waits for a start before calling it hung. A start costs about 0.4 s of CPU; 24 at once (a fleet
  * rig's 8, three files at a time) on the busy 2-core machine took 11 to 22 s each, none hung: 15 s failed such runs.
  */
-const START_LIMIT_S = 60;
+export const START_LIMIT_S = 60;
 
 /** Waits for the banner of a spawned installer and reads the URL, port, code and fingerprint from it. */
 async function listening(spawned: SpawnedInstaller): Promise<RunningInstaller> {
