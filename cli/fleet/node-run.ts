@@ -64,15 +64,15 @@ class InstalledMeanwhile extends Error {
 }
 
 /**
- * An attempt interrupted at firstboot (the installer killed as it ran): firstboot may have run to its end, and a retry
- * runs it again (it erases disks). Its verdict says retryInstall (SPEC §6), but the fleet never starts that by itself.
- */
-/**
  * A failed verdict as the run's note and the summary's detail say it: its code, its message, and what its next says to
  * do, the message cut to half of what is shown (a node's text may be megabytes) so that the next is never cut off.
  */
 const failureOf = (v: Verdict) => `${v.code ?? "FAILED"}: ${capText(v.message, MESSAGE_BYTES / 2).text} (next: ${v.next})`;
 
+/**
+ * An attempt interrupted at firstboot (the installer killed as it ran): firstboot may have run to its end, and a retry
+ * runs it again (it erases disks). Its verdict says retryInstall (SPEC §6), but the fleet never starts that by itself.
+ */
 const firstbootMayHaveRun = (v: Verdict) => v.outcome === "failed" && v.code === "INTERRUPTED" && v.step === "firstboot";
 
 /** After such a verdict's message (cut so that this stays within what the fleet shows of a message): what to do. */
