@@ -120,12 +120,20 @@ describe("offline payload", () => {
       };
       await change(() => writeFile(join(folder, "release.yaml"), releaseYaml));
       await change(() => appendFile(image, content.subarray(0, 32 * 1024)));
-      // The installer saw the copy begin: from here on it looks at a folder copied half-way.
-      const begun = await waitFor("the copy seen", async () => (await blockers(installer))?.find((b) => b.code.startsWith("PAYLOAD_") && b.code !== "PAYLOAD_NOT_LOADED"));
-      for (let offset = 32 * 1024; offset < content.length; offset += 32 * 1024) {
-        await new Promise((r) => setTimeout(r, 250)); // the copy's pace (slow, as over a network), not a wait for the installer
-        await change(() => appendFile(image, content.subarray(offset, offset + 32 * 1024)));
-      }
+      // The copy goes on at its pace while the test waits for the installer to see it begin (a copy paused for that
+      // wait was still for a poll of the installer's and more, and judged rightly half-way).
+      const copied = (async () => {
+        for (let offset = 32 * 1024; offset < content.length; offset += 32 * 1024) {
+          await new Promise((r) => setTimeout(r, 250)); // the copy's pace (slow, as over a network), not a wait for the installer
+          await change(() => appendFile(image, content.subarray(offset, offset + 32 * 1024)));
+        }
+      })();
+      // What the installer said once it saw the copy begin (none: it was already judged and cleared, seen too late).
+      const begun = await waitFor("the copy seen", async () => {
+        const now = await blockers(installer);
+        return now?.find((b) => b.code.startsWith("PAYLOAD_") && b.code !== "PAYLOAD_NOT_LOADED") ?? (now?.length ? undefined : { code: "none" });
+      });
+      await copied;
       await untilNoBlockers(installer);
       const judged = logLines(installer).slice(logged).map((line) => line.message);
       if (stillest < SETTLE_MS) {
