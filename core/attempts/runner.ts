@@ -342,9 +342,9 @@ export class AttemptRunner {
       ...(outcome.checks ? { checks: outcome.checks } : {}),
     };
     const finishedAt = this.deps.now().toISOString();
+    // Called once: the first of the two, written or refused, stops both.
     const ended = () => {
       stopWatching();
-      if (record.verdict === verdict) return;
       record.finishedAt = finishedAt;
       for (const step of record.steps) {
         if (step.state === "running") Object.assign(step, { state: "failed", finishedAt, message });
